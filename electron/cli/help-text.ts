@@ -1,0 +1,50 @@
+// What `clrscope --help` and `clrscope <command> --help` print.
+
+export const MAIN_HELP = `clrscope: a profiler for .NET programs
+
+Usage:
+  clrscope record [options] -- COMMAND [ARGS...]   profile a program from its start
+  clrscope demo [--seconds N]                      record the bundled demo program
+  clrscope help [COMMAND]                          show help
+
+Run 'clrscope record --help' for the recording options.
+`;
+
+export const RECORD_HELP = `Usage: clrscope record [options] -- COMMAND [ARGS...]
+
+Launches COMMAND with clrscope's profiler loaded into its .NET runtime
+(CORECLR_ENABLE_PROFILING / CORECLR_PROFILER / CORECLR_PROFILER_PATH) and
+records CPU time and wall time of every managed thread until the program
+exits, the duration ends, or Ctrl-C. The program's stdin, stdout and stderr
+are its own, and clrscope exits with the program's exit code (128+N when a
+signal N ended it).
+
+Options:
+  -o, --output FILE     where to write the recording (default: clrscope.pb.gz).
+                        The format follows the extension: .pb.gz, .pb or .pprof
+                        write gzipped pprof (go tool pprof -sample_index=cpu|wall).
+  --duration SECONDS    stop after this long; the program is then asked to exit
+                        as Ctrl-C would ask it (SIGINT, then SIGTERM, SIGKILL)
+  --interval MS         sampling period in milliseconds, 1 to 1000 (default 10):
+                        one CPU sample per MS of CPU a thread uses, one wall
+                        sample per MS of elapsed time per thread (at most 64
+                        threads per tick, in rotation)
+  --wall, --no-wall     take wall-time samples too (default) or CPU only
+  -h, --help            show this help
+
+When it ends, record prints to stderr the samples taken and dropped and the
+ten methods with the most CPU time and wall time. Self time is charged to the
+innermost managed frame, so time a thread spends waiting inside the runtime
+or libc counts against the managed method that waited.
+
+Example:
+  clrscope record -o app.pb.gz --duration 30 -- dotnet MyService.dll --port 5000
+  go tool pprof -top -sample_index=cpu app.pb.gz
+`;
+
+export const DEMO_HELP = `Usage: clrscope demo [--seconds N] [-o FILE]
+
+Records the bundled demo program (test/targets/Demo, a small order service
+with CPU-heavy, allocating, waiting and sleeping threads) for N seconds
+(default 10) and prints what it found.
+`;

@@ -1,0 +1,62 @@
+// The clrscope command line. Every failure a user can cause ends in one sentence on stderr and
+// a non-zero exit code; anything else is a bug and says so.
+
+import { UserError } from '../services/session/user-error.js';
+import { runDemo } from './demo-command.js';
+import { DEMO_HELP, MAIN_HELP, RECORD_HELP } from './help-text.js';
+import { runRecord } from './record-command.js';
+
+const HELP: Record<string, string> = { record: RECORD_HELP, demo: DEMO_HELP };
+
+function out(line: string): void {
+  process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
+}
+
+function err(line: string): void {
+  process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
+}
+
+/** Ctrl-C and SIGTERM stop the recording instead of killing clrscope, so what was recorded is written. */
+function interruptSignal(): AbortSignal {
+  const controller = new AbortController();
+  const onSignal = (): void => {
+    if (controller.signal.aborted) return;
+    err('clrscope: stopping; writing what was recorded...');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return controller.signal;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '-h':
+      case '--help':
+        out(MAIN_HELP);
+        return command === undefined ? 2 : 0;
+      case 'help': {
+        const topic = rest[0];
+        if (topic !== undefined && HELP[topic] === undefined) throw new UserError(`Unknown command '${topic}': see clrscope --help.`);
+        out(topic === undefined ? MAIN_HELP : HELP[topic]);
+        return 0;
+      }
+      case 'record':
+        return await runRecord(rest, { out, err, signal: interruptSignal() });
+      case 'demo':
+        return await runDemo(rest, { out, err, signal: interruptSignal() });
+      default:
+        throw new UserError(`Unknown command '${command}': see clrscope --help.`);
+    }
+  } catch (e) {
+    if (e instanceof UserError) {
+      err(`clrscope: ${e.message}`);
+      return e.exitCode;
+    }
+    err(`clrscope: internal error, please report it: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return 70;
+  }
+}

@@ -1,0 +1,129 @@
+// `clrscope record`: launch a program under the profiler, write what it recorded.
+
+import { existsSync, renameSync, writeFileSync, unlinkSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import { toPprof } from '../services/export/pprof.js';
+import { recordLaunch, type LaunchRecordingResult } from '../services/session/launch-recording.js';
+import { profilerLibraryPath } from '../services/session/profiler-env.js';
+import { UserError } from '../services/session/user-error.js';
+import { numberOption, parseCommandArgs } from './cli-args.js';
+import { RECORD_HELP } from './help-text.js';
+import { checkWritable, outputFormatOf } from './output-format.js';
+import { formatSummary } from './run-summary.js';
+import type { Recording } from '../../structs/profile/recording.js';
+
+interface RecordValues {
+  output?: string;
+  duration?: string;
+  interval?: string;
+  wall?: boolean;
+  'no-wall'?: boolean;
+  help?: boolean;
+}
+
+export interface RecordPlan {
+  command: string;
+  args: string[];
+  output: string;
+  durationMs: number | undefined;
+  intervalMs: number;
+  wall: boolean;
+}
+
+export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
+  const { values, positionals, rest } = parseCommandArgs<RecordValues>(argv, {
+    output: { type: 'string', short: 'o' },
+    duration: { type: 'string' },
+    interval: { type: 'string' },
+    wall: { type: 'boolean' },
+    'no-wall': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, 'record');
+  if (values.help) return 'help';
+  const commandLine = rest ?? positionals;
+  if (rest !== undefined && positionals.length > 0) {
+    throw new UserError(`Unexpected argument '${positionals[0]}' before '--' (see clrscope record --help).`);
+  }
+  if (commandLine.length === 0 || commandLine[0] === '') {
+    throw new UserError('No program to record: give it after --, e.g. clrscope record -- dotnet app.dll.');
+  }
+  if (values.wall && values['no-wall']) throw new UserError('--wall and --no-wall contradict each other.');
+  const durationS = numberOption(values.duration, 'duration', 0.001, 31 * 24 * 3600, false);
+  const intervalMs = numberOption(values.interval, 'interval', 1, 1000, true) ?? 10;
+  const output = values.output ?? 'clrscope.pb.gz';
+  outputFormatOf(output);
+  return {
+    command: commandLine[0],
+    args: commandLine.slice(1),
+    output,
+    durationMs: durationS === undefined ? undefined : Math.round(durationS * 1000),
+    intervalMs,
+    wall: !values['no-wall'],
+  };
+}
+
+/** Writes next to the target and renames, so a failure never leaves half a file under its name. */
+export function writeRecordingFile(path: string, rec: Recording): void {
+  const bytes = toPprof(rec);
+  const tmp = `${path}.partial-${process.pid}`;
+  try {
+    writeFileSync(tmp, bytes);
+    renameSync(tmp, path);
+  } catch (err) {
+    if (existsSync(tmp)) unlinkSync(tmp);
+    throw new UserError(`Cannot write ${path}: ${(err as Error).message}.`);
+  }
+}
+
+export function exitCodeOf(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): number {
+  if (result.exitCode !== null) return result.exitCode;
+  if (result.exitSignal !== null) return 128 + (osConstants.signals[result.exitSignal] ?? 0);
+  return 1;
+}
+
+export interface RecordIo {
+  err: (line: string) => void;
+  out: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export async function runRecord(argv: readonly string[], io: RecordIo): Promise<number> {
+  const plan = planRecord(argv);
+  if (plan === 'help') {
+    io.out(RECORD_HELP);
+    return 0;
+  }
+  return recordPlan(plan, io);
+}
+
+export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number> {
+  checkWritable(plan.output);
+  const libraryPath = profilerLibraryPath();
+  if (!existsSync(libraryPath)) {
+    throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
+  }
+  const result = await recordLaunch({
+    command: plan.command,
+    args: plan.args,
+    intervalMs: plan.intervalMs,
+    wall: plan.wall,
+    libraryPath,
+    durationMs: plan.durationMs,
+    signal: io.signal,
+    notice: (m) => io.err(`clrscope: ${m}`),
+  });
+  const code = exitCodeOf(result);
+  const stream = result.stream;
+  if (stream === undefined) {
+    io.err(`clrscope: no .NET runtime connected, so nothing was recorded and ${plan.output} was not written: ${plan.command} is not a .NET program, or its runtime did not load the profiler (DOTNET_EnableDiagnostics=0, or another profiler already loaded).`);
+    return code;
+  }
+  if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
+  io.err(formatSummary(stream.recording));
+  for (const other of result.otherStreams) {
+    io.err(`clrscope: pid ${other.pid ?? '?'} (started by the program) also streamed ${other.recording.sampleCount} samples; they are not in ${plan.output}.`);
+  }
+  writeRecordingFile(plan.output, stream.recording);
+  io.err(`clrscope: wrote ${plan.output} (pprof). Try: go tool pprof -top -sample_index=cpu ${plan.output}`);
+  return code;
+}

@@ -1,0 +1,70 @@
+// The end-of-run report `clrscope record` prints to stderr.
+
+import type { Recording, SampleMetric } from '../../structs/profile/recording.js';
+import { topMethods } from '../../structs/profile/top-methods.js';
+import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
+
+function seconds(ns: number): string {
+  if (ns >= 1e9) return `${(ns / 1e9).toFixed(2)} s`;
+  return `${(ns / 1e6).toFixed(1)} ms`;
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export interface SampleCounts {
+  samples: number;
+  cpu: number;
+  wall: number;
+  dropped: number;
+  droppedDetail: string;
+}
+
+export function sampleCounts(rec: Recording): SampleCounts {
+  let cpu = 0;
+  let wall = 0;
+  rec.forEachSample((_i, _mono, _thread, _stack, _cpuNs, _wallNs, flags) => {
+    if (flags & SampleFlags.Cpu) cpu++;
+    if (flags & SampleFlags.Wall) wall++;
+  });
+  const s = rec.stats;
+  const parts: string[] = [];
+  let dropped = 0;
+  if (s !== undefined) {
+    const detail: [number, string][] = [
+      [s.droppedRingFull, 'capture slots full'],
+      [s.droppedBufferFull, 'reader behind'],
+      [s.droppedWatchdog, 'thread did not answer'],
+      [s.droppedOther, 'thread gone or stack unknown'],
+    ];
+    for (const [n, why] of detail) {
+      dropped += n;
+      if (n > 0) parts.push(`${count(n)} ${why}`);
+    }
+  }
+  return { samples: rec.sampleCount, cpu, wall, dropped, droppedDetail: parts.join(', ') };
+}
+
+function table(rec: Recording, metric: SampleMetric, title: string): string[] {
+  const rows = topMethods(rec, metric, 10);
+  if (rows.length === 0) return [`${title}: no samples.`];
+  const lines = [`${title} (self = innermost managed frame):`, '   self%        self   total%  method'];
+  for (const r of rows) {
+    const self = seconds(r.selfValue).padStart(11);
+    lines.push(`  ${r.selfPct.toFixed(1).padStart(5)}% ${self}  ${r.totalPct.toFixed(1).padStart(6)}%  ${r.name}`);
+  }
+  return lines;
+}
+
+export function formatSummary(rec: Recording): string {
+  const meta = rec.meta;
+  const c = sampleCounts(rec);
+  const lines: string[] = [];
+  const runtime = meta !== undefined && meta.runtimeVersion !== '' ? ` (.NET ${meta.runtimeVersion})` : '';
+  lines.push(`clrscope: recorded pid ${meta?.pid ?? '?'}${runtime}: ${count(c.samples)} samples (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
+  if (rec.cut) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
+  lines.push(...table(rec, 'cpu', 'Top methods by CPU time'));
+  if (meta === undefined || (meta.flags & HelloFlags.Wall) !== 0) lines.push(...table(rec, 'wall', 'Top methods by wall time'));
+  return lines.join('\n');
+}

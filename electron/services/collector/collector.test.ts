@@ -1,0 +1,197 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, statSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, dirname } from 'node:path';
+import { toCollapsed } from '../../../structs/profile/collapsed.js';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { WireEncoder } from '../../../structs/wire/encoder.js';
+import { startCollector, type CollectedStream } from './collector.js';
+
+const FIXTURE_CPU = [
+  'App.Program.Main;App.Worker.Work;App.Worker.Hot 35',
+  'App.Program.Main;a_b 1',
+  '[incomplete stack];App.Worker.Work;App.Worker.Recurse;App.Worker.Recurse 4',
+  'start_thread;[libcoreclr.so] 7',
+  '',
+].join('\n');
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function open(path: string): Promise<Socket> {
+  const socket = connect(path);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  return socket;
+}
+
+function write(socket: Socket, bytes: Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => socket.write(bytes, (err) => (err ? reject(err) : resolve())));
+}
+
+/** Writes in chunk sizes cycling through `sizes`, pausing so the reader sees separate reads. */
+async function writeChunked(socket: Socket, bytes: Uint8Array, sizes: number[]): Promise<void> {
+  let p = 0;
+  for (let i = 0; p < bytes.length; i++) {
+    const size = sizes[i % sizes.length];
+    await write(socket, bytes.subarray(p, p + size));
+    p += size;
+    if (i % 4 === 0) await pause(1);
+  }
+}
+
+const endSocket = (socket: Socket): Promise<void> => new Promise((resolve) => socket.end(resolve));
+
+/** A second, different process: pid 999, one thread, one function, `samples` cpu samples of 3 ns. */
+function otherStream(samples: number): Uint8Array {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: 999, flags: 1, mono: 0, unixNs: 1n, intervalNs: 1000, wallThreadsPerTick: 0, runtimeVersion: '8.0.0', profilerVersion: 'p' })
+    .thread({ threadId: 4, osTid: 44, clrThreadId: 4, mono: 0, name: 'child' })
+    .function({ functionId: 1, kind: 0, name: 'Child.Main', module: 'Child.dll', file: '' });
+  for (let i = 0; i < samples; i++) enc.sample({ mono: i + 1, threadId: 4, flags: 1, cpuNs: 3, wallNs: 0, frames: [1] });
+  return enc.end({ mono: samples + 1, reason: 1 }).bytes().slice();
+}
+
+test('the socket lives in a fresh 0700 clrscope- directory and is 0600; close() removes both', async () => {
+  const collector = await startCollector();
+  assert.equal(dirname(collector.directory), tmpdir());
+  assert.match(basename(collector.directory), /^clrscope-/);
+  assert.equal(collector.socketPath, `${collector.directory}/sock`);
+  assert.equal(statSync(collector.directory).mode & 0o777, 0o700);
+  const sock = statSync(collector.socketPath);
+  assert.ok(sock.isSocket());
+  assert.equal(sock.mode & 0o777, 0o600);
+  await collector.close();
+  assert.equal(existsSync(collector.directory), false);
+  await collector.close(); // idempotent
+});
+
+test('a stream written in odd chunk sizes decodes completely and is announced with its pid', async () => {
+  const announced: [number | undefined, number][] = [];
+  const closed: CollectedStream[] = [];
+  const collector = await startCollector({
+    onStream: (s) => announced.push([s.pid, s.recording.sampleCount]),
+    onStreamClosed: (s) => closed.push(s),
+  });
+  try {
+    const client = await open(collector.socketPath);
+    const bytes = fixtureStream();
+    await writeChunked(client, bytes, [1, 3, 7, 2, 13, 5, 31, 64]);
+    await endSocket(client);
+    while (collector.streams.length === 0) await pause(1);
+    const [stream] = collector.streams;
+    await stream.closed;
+    assert.deepEqual(announced, [[4321, 0]]);
+    assert.deepEqual(closed, [stream]);
+    assert.equal(stream.id, 1);
+    assert.equal(stream.pid, 4321);
+    assert.equal(stream.state, 'ended');
+    assert.equal(stream.error, undefined);
+    assert.equal(stream.endedMidRecord, false);
+    assert.equal(stream.bytesReceived, bytes.length);
+    assert.equal(stream.recording.sampleCount, 8);
+    assert.equal(stream.recording.cut, false);
+    assert.equal(toCollapsed(stream.recording, { metric: 'cpu' }), FIXTURE_CPU);
+  } finally {
+    await collector.close();
+  }
+});
+
+test('two processes stream concurrently into separate recordings', async () => {
+  const collector = await startCollector();
+  try {
+    const [a, b] = await Promise.all([open(collector.socketPath), open(collector.socketPath)]);
+    await Promise.all([
+      writeChunked(a, fixtureStream(), [5, 17, 2]),
+      writeChunked(b, otherStream(500), [1000, 3, 999]),
+    ]);
+    await Promise.all([endSocket(a), endSocket(b)]);
+    while (collector.streams.length < 2) await pause(1);
+    await Promise.all(collector.streams.map((s) => s.closed));
+    const byPid = new Map(collector.streams.map((s) => [s.pid, s]));
+    assert.deepEqual([...byPid.keys()].sort((x, y) => (x ?? 0) - (y ?? 0)), [999, 4321]);
+    assert.equal(toCollapsed(byPid.get(4321)!.recording, { metric: 'cpu' }), FIXTURE_CPU);
+    const child = byPid.get(999)!;
+    assert.equal(child.state, 'ended');
+    assert.deepEqual(child.recording.end, { mono: 501, reason: 1 });
+    assert.equal(toCollapsed(child.recording, { metric: 'cpu', groupByThread: true }), 'child;Child.Main 1500\n');
+  } finally {
+    await collector.close();
+  }
+});
+
+test('an abrupt disconnect mid-record keeps every whole record as a cut stream', async () => {
+  const collector = await startCollector();
+  try {
+    const bytes = fixtureStream();
+    const client = await open(collector.socketPath);
+    // Stop 10 bytes into the 8th sample's record: 7 samples arrived whole.
+    const all = fixtureStream({ end: false });
+    const lastSample = 4 + 1 + 31 + 4 * 2;
+    const cutAt = all.length - lastSample + 10;
+    await writeChunked(client, bytes.subarray(0, cutAt), [9, 4]);
+    client.destroy();
+    while (collector.streams.length === 0) await pause(1);
+    const [stream] = collector.streams;
+    await stream.closed;
+    assert.equal(stream.state, 'cut');
+    assert.equal(stream.endedMidRecord, true);
+    assert.equal(stream.error, undefined);
+    assert.equal(stream.recording.sampleCount, 7);
+    assert.equal(stream.recording.cut, true);
+    assert.equal(stream.bytesReceived, cutAt);
+  } finally {
+    await collector.close();
+  }
+});
+
+test('a corrupt stream is closed with one sentence naming the byte; what came before is kept', async () => {
+  const collector = await startCollector();
+  try {
+    const good = fixtureStream({ end: false });
+    const framingError = new WireEncoder().rawBytes(good).rawBytes([0xff, 0xff, 0xff, 0x7f, 5]).sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes().slice();
+    const meaningError = new WireEncoder().rawBytes(good).sample({ mono: 1, threadId: 9, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes().slice();
+    const framing = await open(collector.socketPath);
+    const framingClosed = new Promise<void>((resolve) => framing.on('close', () => resolve()));
+    framing.on('error', () => undefined);
+    await writeChunked(framing, framingError, [100]);
+    await framingClosed; // the collector hung up on it
+    const meaning = await open(collector.socketPath);
+    meaning.on('error', () => undefined);
+    await writeChunked(meaning, meaningError, [3]);
+    while (collector.streams.length < 2) await pause(1);
+    await Promise.all(collector.streams.map((s) => s.closed));
+    const [s1, s2] = collector.streams;
+    assert.equal(s1.state, 'corrupt');
+    assert.equal(s1.error, `Corrupt clrscope stream: the record at byte ${good.length} declares a length of 2147483647 bytes, more than the 1 MiB (1048576) limit.`);
+    assert.equal(s1.recording.sampleCount, 8);
+    assert.equal(toCollapsed(s1.recording, { metric: 'cpu' }), FIXTURE_CPU);
+    assert.equal(s1.recording.cut, true);
+    assert.equal(s2.state, 'corrupt');
+    assert.equal(s2.error, `Corrupt clrscope stream: the record at byte ${good.length} is a SAMPLE naming thread 9, which no THREAD record defined.`);
+    assert.equal(s2.pid, 4321);
+    assert.equal(s2.recording.sampleCount, 8);
+  } finally {
+    await collector.close();
+  }
+});
+
+test('close() with a writer still connected hangs up, marks the stream cut and removes the directory', async () => {
+  const collector = await startCollector();
+  const client = await open(collector.socketPath);
+  const clientClosed = new Promise<void>((resolve) => client.on('close', () => resolve()));
+  client.on('error', () => undefined);
+  await write(client, otherStream(10).subarray(0, 200));
+  while (collector.streams.length === 0 || collector.streams[0].bytesReceived < 200) await pause(1);
+  await collector.close();
+  await clientClosed;
+  const [stream] = collector.streams;
+  assert.equal(stream.state, 'cut');
+  assert.equal(stream.pid, 999);
+  assert.ok(stream.recording.sampleCount > 0);
+  assert.equal(existsSync(collector.directory), false);
+  await assert.rejects(open(collector.socketPath));
+});

@@ -1,0 +1,158 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { Profile } from 'pprof-format';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
+import { WireEncoder } from '../../../structs/wire/encoder.js';
+import { toPprof } from './pprof.js';
+
+const rec = recordingFromStream([fixtureStream()]);
+const work = mkdtempSync(join(tmpdir(), 'clrscope-pprof-test-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+const profilePath = join(work, 'fixture.pb.gz');
+writeFileSync(profilePath, toPprof(rec));
+
+// The independent reader: Go's own pprof. Missing go fails under CI and skips (visibly) elsewhere.
+const goFound = spawnSync('go', ['version'], { encoding: 'utf8' }).status === 0;
+let warned = false;
+function requireGo(t: TestContext): boolean {
+  if (goFound) return true;
+  if (process.env.CI) assert.fail('`go` is not on PATH but CI is set: install golang-go so go tool pprof can check the exporter.');
+  t.skip('go not found: install golang-go to check the pprof export with go tool pprof');
+  if (!warned) console.warn('# pprof.test: SKIPPED the go tool pprof checks: `go` is not on PATH (apt-get install -y golang-go)');
+  warned = true;
+  return false;
+}
+
+function pprof(...args: string[]): string {
+  const r = spawnSync('go', ['tool', 'pprof', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: process.env.HOME ?? work, PPROF_TMPDIR: work },
+  });
+  assert.equal(r.status, 0, `go tool pprof ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Rows of `-top` as name -> [flat, cum]. */
+function topRows(text: string): Map<string, [string, string]> {
+  const rows = new Map<string, [string, string]>();
+  const header = text.split('\n').findIndex((l) => /^\s*flat\s+flat%\s+sum%\s+cum\s+cum%/.test(l));
+  assert.ok(header >= 0, `no -top table in:\n${text}`);
+  for (const line of text.split('\n').slice(header + 1)) {
+    const m = /^\s*(\S+)\s+\S+%\s+\S+%\s+(\S+)\s+\S+%\s+(.+)$/.exec(line);
+    if (m) rows.set(m[3], [m[1], m[2]]);
+  }
+  return rows;
+}
+
+test('the profile decodes with the fields set as specified', () => {
+  const p = Profile.decode(gunzipSync(toPprof(rec)));
+  const s = (i: unknown): string => p.stringTable.strings[Number(i)];
+  assert.deepEqual(p.sampleType.map((t) => `${s(t.type)}/${s(t.unit)}`), ['samples/count', 'wall/nanoseconds', 'cpu/nanoseconds']);
+  assert.equal(s(p.defaultSampleType), 'cpu');
+  assert.equal(`${s(p.periodType?.type)}/${s(p.periodType?.unit)}`, 'cpu/nanoseconds');
+  assert.equal(Number(p.period), 10_000_000);
+  assert.equal(BigInt(p.timeNanos), 1_700_000_000_123_456_789n);
+  assert.equal(Number(p.durationNanos), 8000);
+  // One function and one location per recording function (8 wire + the synthetic root).
+  assert.equal(p.function.length, 9);
+  assert.equal(p.location.length, 9);
+  const fn = p.function.find((f) => s(f.name) === 'App.Program.Main');
+  assert.ok(fn);
+  assert.equal(s(fn.systemName), 'App.Program.Main');
+  assert.equal(s(fn.filename), 'Program.cs');
+  const loc = p.location.find((l) => Number(l.line[0].functionId) === Number(fn.id));
+  assert.ok(loc);
+  assert.equal(Number(loc.address), 0);
+  assert.equal(s(p.mapping.find((m) => Number(m.id) === Number(loc.mappingId))?.filename), 'App.dll');
+  assert.deepEqual(p.mapping.map((m) => s(m.filename)), ['App.dll', 'libc.so.6', 'libcoreclr.so', 'Lib.dll']);
+  // 8 samples, two of them the same stack on the same thread -> 7 pprof samples.
+  assert.equal(p.sample.length, 7);
+  const first = p.sample[0];
+  assert.deepEqual(first.value.map(Number), [2, 0, 30]);
+  assert.deepEqual(first.label.map((l) => [s(l.key), Number(l.num), s(l.str)]), [['thread id', 100, ''], ['thread name', 0, 'main']]);
+  assert.deepEqual(first.locationId.map((id) => s(p.function[Number(id) - 1].name)), ['App.Worker.Hot', 'App.Worker.Work', 'App.Program.Main']);
+});
+
+test('go tool pprof -top -sample_index=cpu: self and cumulative cpu per function', (t) => {
+  if (!requireGo(t)) return;
+  const out = pprof('-top', '-sample_index=cpu', profilePath);
+  assert.match(out, /Type: cpu/);
+  assert.match(out, /Showing nodes accounting for 47ns, 100% of 47ns total/);
+  const rows = topRows(out);
+  assert.deepEqual(Object.fromEntries(rows), {
+    'App.Worker.Hot': ['35ns', '35ns'],
+    '[libcoreclr.so]': ['7ns', '7ns'],
+    'App.Worker.Recurse': ['4ns', '4ns'],
+    'a;b': ['1ns', '1ns'],
+    'App.Program.Main': ['0', '36ns'],
+    'App.Worker.Work': ['0', '39ns'],
+    '[incomplete stack]': ['0', '4ns'],
+    'start_thread': ['0', '7ns'],
+  });
+  const order = [...rows.keys()];
+  assert.deepEqual(order.slice(0, 4), ['App.Worker.Hot', '[libcoreclr.so]', 'App.Worker.Recurse', 'a;b']);
+});
+
+test('go tool pprof -top -sample_index=wall: wall per function', (t) => {
+  if (!requireGo(t)) return;
+  const out = pprof('-top', '-sample_index=wall', profilePath);
+  assert.match(out, /Type: wall/);
+  assert.deepEqual(Object.fromEntries(topRows(out)), {
+    'futex_wait': ['100ns', '100ns'],
+    'App.Worker.Hot': ['50ns', '50ns'],
+    '[incomplete stack]': ['30ns', '30ns'],
+    'App.Program.Main': ['0', '150ns'],
+    'App.Worker.Work': ['0', '150ns'],
+  });
+});
+
+test('go tool pprof -traces: merged samples carry thread id and name labels', (t) => {
+  if (!requireGo(t)) return;
+  const out = pprof('-traces', profilePath);
+  const blocks = out.split(/^-+\+-+$/m).slice(1).map((b) => b.trim()).filter((b) => b !== '');
+  assert.equal(blocks.length, 7);
+  const norm = (b: string): string => b.split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).join(' | ');
+  assert.deepEqual(blocks.map(norm), [
+    'thread name: main | thread id: 100 | 30ns App.Worker.Hot | App.Worker.Work | App.Program.Main',
+    'thread id: 200 | 0 futex_wait | App.Worker.Work | App.Program.Main',
+    'thread name: main | thread id: 300 | 5ns App.Worker.Hot | App.Worker.Work | App.Program.Main',
+    'thread id: 200 | 7ns [libcoreclr.so] | start_thread',
+    'thread name: main | thread id: 100 | 4ns App.Worker.Recurse | App.Worker.Recurse | App.Worker.Work | [incomplete stack]',
+    'thread id: 200 | 0 [incomplete stack]',
+    'thread name: main | thread id: 100 | 1ns a;b | App.Program.Main',
+  ]);
+});
+
+test('go tool pprof -raw: header fields, period and nanosecond start time', (t) => {
+  if (!requireGo(t)) return;
+  const out = pprof('-raw', profilePath);
+  assert.match(out, /^PeriodType: cpu nanoseconds$/m);
+  assert.match(out, /^Period: 10000000$/m);
+  assert.match(out, /^Time: 2023-11-14 22:13:20\.123456789 \+0000 UTC$/m);
+  assert.match(out, /^Duration: 8µs$/m);
+  assert.match(out, /^samples\/count wall\/nanoseconds cpu\/nanoseconds\[dflt\]$/m);
+  assert.match(out, /^\d+: 0x0\/0x0\/0x0 libcoreclr\.so \s*\[FN\]$/m);
+});
+
+test('go tool pprof reads realistic magnitudes: 3 s of cpu on two threads, one cut stream', (t) => {
+  if (!requireGo(t)) return;
+  const enc = new WireEncoder().preamble().hello({ pid: 7, flags: 1, mono: 0, unixNs: 0n, intervalNs: 10_000_000, wallThreadsPerTick: 0, runtimeVersion: 'x', profilerVersion: 'y' })
+    .function({ functionId: 0, kind: 0, name: 'Zero.Id', module: 'Z.dll', file: '' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 0, name: 'a' })
+    .thread({ threadId: 2, osTid: 22, clrThreadId: 2, mono: 0, name: 'b' });
+  for (let i = 0; i < 300; i++) enc.sample({ mono: (i + 1) * 10_000_000, threadId: 1 + (i % 2), flags: 1, cpuNs: 10_000_000, wallNs: 0, frames: [0] });
+  const path = join(work, 'big.pb.gz');
+  writeFileSync(path, toPprof(recordingFromStream([enc.bytes()])));
+  const out = pprof('-top', '-sample_index=cpu', '-unit=ms', path);
+  assert.deepEqual(topRows(out).get('Zero.Id'), ['3000ms', '3000ms']);
+  const traces = pprof('-traces', path);
+  assert.match(traces, /thread name:\s+a\s+thread id:\s+11\s+1\.50s\s+Zero\.Id/);
+  assert.match(traces, /thread name:\s+b\s+thread id:\s+22\s+1\.50s\s+Zero\.Id/);
+  assert.match(pprof('-raw', path), /^Comment: The stream was cut before its END record/m);
+});

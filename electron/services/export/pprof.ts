@@ -1,0 +1,92 @@
+// Recording -> gzipped pprof (profile.proto), readable by `go tool pprof` and anything else
+// that speaks pprof. Samples with the same stack on the same thread are merged, since pprof
+// keeps no timestamps per sample and one row per (stack, thread) is what its views need.
+
+import { gzipSync } from 'node:zlib';
+import {
+  Function as PprofFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType,
+} from 'pprof-format';
+import { sumByStackAndThread } from '../../../structs/profile/aggregate.js';
+import { frameLabel } from '../../../structs/profile/frame-label.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import { FunctionKind } from '../../../structs/wire/records.js';
+
+/** Builds the profile message; toPprof() encodes and gzips it. */
+export function buildPprofProfile(rec: Recording): Profile {
+  const strings = new StringTable();
+  const valueType = (type: string, unit: string): ValueType => new ValueType({ type: strings.dedup(type), unit: strings.dedup(unit) });
+  // Order matters to users: `-sample_index=cpu` / `=wall` select by name, tools default to index 0 otherwise.
+  const sampleType = [valueType('samples', 'count'), valueType('wall', 'nanoseconds'), valueType('cpu', 'nanoseconds')];
+
+  const mappingIdByModule = new Map<string, number>();
+  const mappings: Mapping[] = [];
+  const functions: PprofFunction[] = [];
+  const locations: Location[] = [];
+  // pprof ids must be non-zero; wire ids may be 0, so each function gets a dense id from 1.
+  const locationIdByFunction = new Map<number, number>();
+  const addMapping = (module: string): number => {
+    const mappingId = mappings.length + 1;
+    // hasFunctions tells pprof the names are already resolved, so it never tries to symbolize.
+    mappings.push(new Mapping({ id: mappingId, filename: strings.dedup(module), hasFunctions: true }));
+    mappingIdByModule.set(module, mappingId);
+    return mappingId;
+  };
+  // pprof presents the first mapping as the profiled program ("File: ..."): make it the
+  // assembly with the entry point rather than whichever library happened to come first.
+  const all = rec.functions();
+  const entry = all.find((fn) => fn.kind === FunctionKind.Managed && /\.<?Main>?(\$|$)/.test(fn.name) && fn.module !== '')
+    ?? all.find((fn) => fn.kind === FunctionKind.Managed && fn.module !== '');
+  if (entry !== undefined) addMapping(entry.module);
+  for (const fn of all) {
+    const id = functions.length + 1;
+    const name = strings.dedup(frameLabel(fn));
+    functions.push(new PprofFunction({ id, name, systemName: name, filename: strings.dedup(fn.file) }));
+    let mappingId = 0;
+    if (fn.module !== '') {
+      mappingId = mappingIdByModule.get(fn.module) ?? addMapping(fn.module);
+    }
+    locations.push(new Location({ id, mappingId, address: 0, line: [new Line({ functionId: id })] }));
+    locationIdByFunction.set(fn.id, id);
+  }
+
+  const threadIdKey = strings.dedup('thread id');
+  const threadNameKey = strings.dedup('thread name');
+  const samples: Sample[] = [];
+  let lastMono = Number.NEGATIVE_INFINITY;
+  for (const mono of rec.sampleColumns().mono) if (mono > lastMono) lastMono = mono;
+  for (const sum of sumByStackAndThread(rec)) {
+    const frames = rec.stackFrames(sum.stackId);
+    const locationId = Array.from(frames, (f) => locationIdByFunction.get(f) ?? 0);
+    const thread = rec.thread(sum.threadId);
+    const label = [new Label({ key: threadIdKey, num: thread?.osTid ?? sum.threadId })];
+    if (thread !== undefined && thread.name !== '') label.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
+    samples.push(new Sample({ locationId, value: [sum.samples, sum.wallNs, sum.cpuNs], label }));
+  }
+
+  const meta = rec.meta;
+  const comment: number[] = [];
+  if (meta !== undefined) {
+    comment.push(strings.dedup(`clrscope ${meta.profilerVersion}, pid ${meta.pid}, .NET runtime ${meta.runtimeVersion}${meta.attached ? ', attached' : ''}`));
+  }
+  if (rec.cut) comment.push(strings.dedup('The stream was cut before its END record: the process died or the connection broke.'));
+  const startMono = meta?.startMono ?? 0;
+  return new Profile({
+    sampleType,
+    sample: samples,
+    mapping: mappings,
+    location: locations,
+    function: functions,
+    stringTable: strings,
+    timeNanos: meta?.startUnixNs ?? 0,
+    durationNanos: lastMono > startMono ? lastMono - startMono : 0,
+    periodType: valueType('cpu', 'nanoseconds'),
+    period: meta?.intervalNs ?? 0,
+    comment,
+    defaultSampleType: strings.dedup('cpu'),
+  });
+}
+
+/** The recording as a gzipped pprof profile (the form `go tool pprof` and pprof UIs expect). */
+export function toPprof(rec: Recording): Uint8Array {
+  return gzipSync(buildPprofProfile(rec).encode());
+}

@@ -1,0 +1,66 @@
+// How a .NET process is told to load clrscope's profiler at startup, and where the library is.
+
+import { accessSync, constants } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The profiler's CLSID; native-profiler/shim/clsid.h holds the same value. */
+export const PROFILER_CLSID = '{03FD9B91-24D7-4053-BF50-EAA94807A91B}';
+
+export interface ProfilerSettings {
+  socketPath: string;
+  intervalMs: number;
+  wall: boolean;
+  cpu: boolean;
+}
+
+const LIBRARY_FILE = process.platform === 'win32' ? 'clrscope.dll' : process.platform === 'darwin' ? 'libclrscope.dylib' : 'libclrscope.so';
+
+/** The package root: two levels up from dist/electron/services/session (or from the source tree). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    try {
+      accessSync(join(dir, 'package.json'), constants.R_OK);
+      return dir;
+    } catch {
+      dir = dirname(dir);
+    }
+  }
+  return process.cwd();
+}
+
+/** Where the built profiler library is expected; CLRSCOPE_PROFILER_PATH overrides. */
+export function profilerLibraryPath(): string {
+  const override = process.env.CLRSCOPE_PROFILER_PATH;
+  if (override !== undefined && override !== '') return resolve(override);
+  return join(packageRoot(), 'native-profiler', 'build', LIBRARY_FILE);
+}
+
+/**
+ * Bitness-specific path variables win over CORECLR_PROFILER_PATH; a parent environment that
+ * carries one (another profiler's) would load that library instead of ours.
+ */
+export const SHADOWING_PATH_VARIABLES = ['CORECLR_PROFILER_PATH_32', 'CORECLR_PROFILER_PATH_64', 'CORECLR_PROFILER_PATH_ARM32', 'CORECLR_PROFILER_PATH_ARM64'];
+
+/** The environment variables that make a starting .NET runtime load the profiler and stream to us. */
+export function profilerEnvironment(settings: ProfilerSettings, libraryPath: string): Record<string, string> {
+  return {
+    CORECLR_ENABLE_PROFILING: '1',
+    CORECLR_PROFILER: PROFILER_CLSID,
+    CORECLR_PROFILER_PATH: libraryPath,
+    CLRSCOPE_SOCKET: settings.socketPath,
+    CLRSCOPE_INTERVAL_US: String(Math.round(settings.intervalMs * 1000)),
+    CLRSCOPE_WALL: settings.wall ? '1' : '0',
+    CLRSCOPE_CPU: settings.cpu ? '1' : '0',
+  };
+}
+
+/** The child's environment: ours on top of the parent's, minus variables that would shadow ours. */
+export function childEnvironment(base: NodeJS.ProcessEnv, settings: ProfilerSettings, libraryPath: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base, ...profilerEnvironment(settings, libraryPath) };
+  for (const name of SHADOWING_PATH_VARIABLES) delete env[name];
+  return env;
+}
+
+export { packageRoot };

@@ -1,0 +1,78 @@
+// Import directions from DESIGN.md, enforced here rather than hoped for.
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'net', 'child_process', 'crypto', 'zlib', 'http', 'https', 'url', 'worker_threads', 'stream'];
+
+export default tseslint.config(
+  {
+    ignores: ['dist/**', 'node_modules/**', '**/bin/**', '**/obj/**', 'native-profiler/**', 'test-artifacts/**', 'renderer/dist/**'],
+  },
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parser: tseslint.parser },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    // structs/ also runs in the renderer's workers: no Node built-ins outside its tests.
+    files: ['structs/**/*.ts'],
+    ignores: ['structs/**/*.test.ts', 'structs/ipcblock/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/electron/**', '**/renderer/**', '**/native-profiler/**', '**/scripts/**', '**/test/**'], message: 'structs/ imports nothing of the project outside structs/.' },
+          { group: ['koffi', 'electron'], message: 'Only structs/ipcblock may use koffi; only electron/main.ts and preload.ts import electron.' },
+          { group: nodeBuiltins, message: 'structs/ runs in browsers and workers too: no Node built-ins outside tests.' },
+        ],
+      }],
+    },
+  },
+  {
+    // structs/ is shared by every side: it imports nothing of the project outside structs/,
+    // and only structs/ipcblock may touch koffi (the main process alone loads it).
+    files: ['structs/**/*.test.ts'],
+    ignores: ['structs/ipcblock/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/electron/**', '**/renderer/**', '**/native-profiler/**', '**/scripts/**', '**/test/**'], message: 'structs/ imports nothing of the project outside structs/.' },
+          { group: ['koffi', 'electron'], message: 'Only structs/ipcblock may use koffi; only electron/main.ts and preload.ts import electron.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['structs/ipcblock/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/electron/**', '**/renderer/**', '**/scripts/**', '**/test/**', 'electron'], message: 'structs/ imports nothing of the project outside structs/.' }],
+      }],
+    },
+  },
+  {
+    files: ['electron/**/*.ts'],
+    ignores: ['electron/main.ts', 'electron/preload.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/renderer/**', '**/scripts/**', '**/test/**'], message: 'electron/ may import structs/ only.' },
+          { group: ['electron'], message: 'Only electron/main.ts and electron/preload.ts import electron, so everything else runs in plain Node.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/electron/**', 'electron'], message: 'The renderer sees only the API contract in structs/, never electron/.' },
+          { group: ['**/structs/ipcblock/**', 'koffi'], message: 'structs/ipcblock is main-process only.' },
+          { group: nodeBuiltins, message: 'The renderer never imports Node modules.' },
+        ],
+      }],
+    },
+  },
+);

@@ -1,0 +1,41 @@
+#include "core/capture_ring.h"
+
+#include <new>
+
+namespace clrscope {
+namespace {
+// A handler looks at this many slots past its starting point before giving up, which bounds
+// its time even when the consumer is far behind.
+constexpr uint32_t kProbes = 8;
+}  // namespace
+
+CaptureRing::CaptureRing(uint32_t slots) : slots_(slots == 0 ? 1 : slots) {
+  // Allocated up front: the handler must never allocate.
+  cells_ = new (std::nothrow) Cell[slots_];
+  if (cells_ == nullptr) {
+    slots_ = 0;
+    return;
+  }
+  for (uint32_t i = 0; i < slots_; ++i) cells_[i].state.store(kFree, std::memory_order_relaxed);
+}
+
+CaptureRing::~CaptureRing() { delete[] cells_; }
+
+Capture* CaptureRing::try_acquire(uint32_t* index) {
+  if (slots_ == 0) return nullptr;
+  const uint32_t start = cursor_.fetch_add(1, std::memory_order_relaxed);
+  for (uint32_t k = 0; k < kProbes && k < slots_; ++k) {
+    const uint32_t i = (start + k) % slots_;
+    Cell& cell = cells_[i];
+    uint32_t expected = kFree;
+    if (cell.state.compare_exchange_strong(expected, kWriting, std::memory_order_acquire, std::memory_order_relaxed)) {
+      *index = i;
+      return &cell.capture;
+    }
+  }
+  return nullptr;
+}
+
+void CaptureRing::publish(uint32_t index) { cells_[index].state.store(kReady, std::memory_order_release); }
+
+}  // namespace clrscope

@@ -1,0 +1,76 @@
+#pragma once
+// Fixed slots that signal handlers fill with raw captures and the sampler thread drains.
+// Producers and the consumer meet only through per-slot atomic states, so a handler never
+// waits: when no slot is free it drops the capture and counts it.
+#include <atomic>
+#include <cstdint>
+
+namespace clrscope {
+
+constexpr uint32_t kMaxFrames = 512;   // frames kept per capture
+constexpr uint32_t kTailFrames = 64;   // outermost frames kept when a stack is deeper
+
+enum CaptureKind : uint8_t {
+  kCaptureCpu = 1,
+  kCaptureWall = 2,
+};
+
+struct Capture {
+  uint64_t mono;
+  uint64_t cpu_ns;
+  uint64_t wall_ns;
+  uintptr_t sp;        // interrupted stack pointer, used to learn unknown stack bounds
+  uint32_t slot;       // thread registry slot
+  uint32_t wire_id;    // the thread's stream id when captured (slots are reused)
+  uint32_t count;
+  uint32_t gap_at;
+  uint32_t elided;
+  uint8_t kinds;       // CaptureKind bits
+  bool complete;
+  bool bounds_known;
+  uintptr_t frames[kMaxFrames];
+};
+
+class CaptureRing {
+ public:
+  explicit CaptureRing(uint32_t slots);
+  ~CaptureRing();
+  CaptureRing(const CaptureRing&) = delete;
+  CaptureRing& operator=(const CaptureRing&) = delete;
+
+  // Async-signal-safe. Returns a slot to fill (and its index for publish), or nullptr when
+  // the ring is full.
+  Capture* try_acquire(uint32_t* index);
+  // Async-signal-safe. Hands a filled slot to the consumer.
+  void publish(uint32_t index);
+  // Consumer side (one thread). Calls fn(const Capture&) for every published slot, then frees it.
+  template <typename Fn>
+  uint32_t drain(Fn&& fn);
+
+  uint32_t size() const { return slots_; }
+
+ private:
+  enum State : uint32_t { kFree = 0, kWriting = 1, kReady = 2 };
+  struct Cell {
+    std::atomic<uint32_t> state;
+    Capture capture;
+  };
+  uint32_t slots_;
+  Cell* cells_;
+  std::atomic<uint32_t> cursor_{0};
+};
+
+template <typename Fn>
+uint32_t CaptureRing::drain(Fn&& fn) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < slots_; ++i) {
+    Cell& cell = cells_[i];
+    if (cell.state.load(std::memory_order_acquire) != kReady) continue;
+    fn(static_cast<const Capture&>(cell.capture));
+    cell.state.store(kFree, std::memory_order_release);
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace clrscope

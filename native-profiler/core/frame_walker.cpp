@@ -1,0 +1,114 @@
+#include "core/frame_walker.h"
+
+#include "core/cfi_unwind.h"
+#include "core/module_table.h"
+
+namespace clrscope {
+namespace {
+
+// A walk that needs more than this many hops is treated as a corrupt chain: it bounds the
+// time spent in the handler even on a huge stack (an 8 MiB stack holds at most 512 Ki frames).
+constexpr uint32_t kMaxHops = 1u << 19;
+
+enum class Step { kNext, kRoot, kBroken };
+
+// One frame-pointer hop: the record at fp is (saved caller fp, return address).
+Step fp_step(WalkRegisters* r, const StackBounds& bounds) {
+  const uintptr_t fp = r->fp;
+  if (fp == 0) return Step::kRoot;
+  if ((fp & (sizeof(uintptr_t) - 1)) != 0 || fp < r->sp || fp < bounds.lo || bounds.hi < 2 * sizeof(uintptr_t) ||
+      fp > bounds.hi - 2 * sizeof(uintptr_t)) {
+    return Step::kBroken;
+  }
+  const uintptr_t* record = reinterpret_cast<const uintptr_t*>(fp);
+  const uintptr_t next = record[0];
+  const uintptr_t ret = record[1];
+  if (ret == 0) return Step::kRoot;
+  // Frames lie at higher addresses as we move outwards; anything else is a loop or garbage.
+  if (next != 0 && next <= fp) return Step::kBroken;
+  r->ip = ret;
+  r->sp = fp + 2 * sizeof(uintptr_t);
+  r->fp = next;
+  return Step::kNext;
+}
+
+}  // namespace
+
+WalkResult walk_frames(const WalkRegisters& regs, const StackBounds& bounds, uintptr_t* out, uint32_t max_frames,
+                       uint32_t tail_keep, const ModuleSnapshot* modules) {
+  WalkResult result{0, 0, 0, false};
+  if (max_frames == 0) return result;
+  if (tail_keep >= max_frames) tail_keep = max_frames - 1;
+  const uint32_t head_max = max_frames - tail_keep;
+
+  // Frames past head_max go round a ring in out[head_max..max_frames); `total` counts all.
+  uint64_t total = 0;
+  auto push = [&](uintptr_t pc) {
+    if (total < head_max) {
+      out[total] = pc;
+    } else if (tail_keep > 0) {
+      out[head_max + (total - head_max) % tail_keep] = pc;
+    }
+    ++total;
+  };
+
+  WalkRegisters r = regs;
+  push(r.ip);
+  bool complete = false;
+  for (uint32_t hop = 0; hop < kMaxHops; ++hop) {
+    // The interrupted frame's pc is exact; a caller's is a return address, one past its call.
+    const uintptr_t lookup = hop == 0 ? r.ip : r.ip - 1;
+    const CodeModule* m = modules != nullptr ? modules->find(lookup) : nullptr;
+    Step step = Step::kBroken;
+    bool stepped = false;
+    if (m != nullptr) {
+      WalkRegisters next = r;
+      const CfiStep c = cfi_step(*m, lookup, &next, bounds);
+      if (c == CfiStep::kOutermost) {
+        step = Step::kRoot;
+        stepped = true;
+      } else if (c == CfiStep::kOk && next.sp > r.sp) {
+        step = next.ip == 0 ? Step::kRoot : Step::kNext;
+        r = next;
+        stepped = true;
+      }
+    }
+    // No unwind table (JIT code, ReadyToRun images) or rules we cannot follow: frame pointers.
+    if (!stepped) step = fp_step(&r, bounds);
+    if (step == Step::kRoot) {
+      complete = true;
+      break;
+    }
+    if (step == Step::kBroken) break;
+    push(r.ip);
+  }
+
+  result.complete = complete;
+  if (total <= max_frames) {
+    result.count = static_cast<uint32_t>(total);
+    return result;
+  }
+  // Rotate the tail ring so the outermost frames are in order after the head.
+  result.count = max_frames;
+  result.gap_at = head_max;
+  result.elided = static_cast<uint32_t>(total - max_frames);
+  if (tail_keep > 0) {
+    const uint32_t start = static_cast<uint32_t>((total - head_max) % tail_keep);
+    // In-place rotation by reversal keeps the handler free of scratch buffers.
+    auto reverse = [&](uint32_t a, uint32_t b) {
+      while (a + 1 < b) {
+        --b;
+        const uintptr_t t = out[a];
+        out[a] = out[b];
+        out[b] = t;
+        ++a;
+      }
+    };
+    reverse(head_max, head_max + start);
+    reverse(head_max + start, max_frames);
+    reverse(head_max, max_frames);
+  }
+  return result;
+}
+
+}  // namespace clrscope

@@ -1,0 +1,86 @@
+#pragma once
+// The sampler thread: asks threads for wall-time captures in rotation, drains the capture
+// ring, symbolizes, encodes and sends. Everything slow happens here, never in a handler and
+// never on a thread of the target.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/outbox.h"
+#include "core/sampling_shared.h"
+#include "core/symbol_cache.h"
+#include "core/transport.h"
+#include "core/wire_writer.h"
+
+namespace clrscope {
+
+struct SamplerConfig {
+  uint64_t interval_ns = 10000000;
+  bool cpu = true;
+  bool wall = true;
+  uint32_t wall_threads_per_tick = 64;
+  // A wall request not answered within this time is abandoned (thread stopped, signal masked).
+  uint64_t watchdog_ns = 250000000;
+  size_t outbox_bytes = 8u << 20;
+  bool attached = false;
+  std::string runtime_version;
+  std::string profiler_version;
+};
+
+class Sampler {
+ public:
+  Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResolver* resolver,
+          std::unique_ptr<Transport> transport);
+  ~Sampler();
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  bool start();
+  // Ends the stream with an END record and waits up to timeout_ms for the thread to finish.
+  void stop(uint8_t end_reason, int timeout_ms);
+  bool quiet() const { return quiet_.load(std::memory_order_relaxed); }
+
+  // One iteration of the loop, exposed so tests can drive it without a thread.
+  void tick(uint64_t now);
+  void begin_stream();
+  void end_stream(uint8_t reason);
+
+ private:
+  void run();
+  void emit_thread_events();
+  void request_wall_samples(uint64_t now);
+  void drain_captures();
+  void emit_capture(const Capture& c);
+  void emit_stats(uint64_t now);
+  void go_quiet();
+
+  SamplerConfig config_;
+  SamplingShared* shared_;
+  std::unique_ptr<Transport> transport_;
+  Outbox outbox_;
+  WireWriter writer_;
+  SymbolCache symbols_;
+  uint32_t elided_id_ = 0;
+  std::vector<uint32_t> ids_;
+  std::vector<ThreadEvent> events_;
+  std::vector<bool> announced_;  // by wire id
+  uint32_t wall_cursor_ = 0;
+  uint64_t last_stats_mono_ = 0;
+  uint64_t samples_sent_ = 0;
+  uint64_t dropped_buffer_full_ = 0;
+
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_requested_ = false;
+  bool finished_ = false;
+  uint8_t end_reason_ = 0;
+  std::atomic<bool> quiet_{false};
+};
+
+}  // namespace clrscope

@@ -1,0 +1,43 @@
+#pragma once
+// State shared between the signal handler and the sampler thread. Set up once before the
+// handler is installed and never freed: a signal may arrive at any moment, even during exit.
+#include <atomic>
+#include <cstdint>
+
+#include "core/capture_ring.h"
+#include "core/frame_walker.h"
+#include "core/thread_registry.h"
+
+namespace clrscope {
+
+struct SamplingShared {
+  ThreadRegistry* registry = nullptr;
+  CaptureRing* ring = nullptr;
+  std::atomic<bool> active{false};
+  std::atomic<uint64_t> captures{0};
+  std::atomic<uint64_t> dropped_ring_full{0};
+  std::atomic<uint64_t> dropped_watchdog{0};
+  std::atomic<uint64_t> dropped_other{0};
+};
+
+SamplingShared* sampling_shared();
+void set_sampling_shared(SamplingShared* shared);
+
+// The portable half of a capture, called from the OS-specific handler with the interrupted
+// registers. `kinds` are CaptureKind bits; `cpu_now_ns` is the thread's CPU clock now (only
+// read for CPU captures). Async-signal-safe.
+void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds, uint64_t cpu_now_ns,
+                    const WalkRegisters& regs);
+
+// What a capture request carries to the handler, packed into one pointer-sized value
+// (siginfo's si_value on Linux): a tag so foreign signals are recognised, the kind, the slot
+// and the thread's wire id (slots are reused, wire ids are not).
+struct CaptureTicket {
+  uint8_t kinds;
+  uint32_t slot;
+  uint32_t wire_id;
+};
+uint64_t pack_ticket(const CaptureTicket& t);
+bool unpack_ticket(uint64_t v, CaptureTicket* t);
+
+}  // namespace clrscope

@@ -1,0 +1,56 @@
+#include "core/symbol_cache.h"
+
+#include <cstring>
+
+namespace clrscope {
+namespace {
+// Distinct pcs are bounded by the code the process has; this cap only guards against
+// pathological churn (e.g. endless dynamic methods). Function ids survive a reset.
+constexpr size_t kMaxCachedPcs = 1u << 20;
+}  // namespace
+
+SymbolCache::SymbolCache(FrameResolver* resolver, Define define) : resolver_(resolver), define_(std::move(define)) {
+  roots_.push_back(false);  // id 0 is never used
+}
+
+uint32_t SymbolCache::function_for_pc(uintptr_t pc) {
+  auto it = by_pc_.find(pc);
+  if (it != by_pc_.end()) return it->second;
+  ResolvedFrame f;
+  resolver_->resolve(pc, &f);
+  const uint32_t id = intern(f);
+  if (by_pc_.size() >= kMaxCachedPcs) by_pc_.clear();
+  by_pc_.emplace(pc, id);
+  return id;
+}
+
+uint32_t SymbolCache::synthetic(const std::string& name) {
+  ResolvedFrame f;
+  f.kind = 2;
+  f.name = name;
+  return intern(f);
+}
+
+uint32_t SymbolCache::intern(const ResolvedFrame& f) {
+  // Identity: kind and key, plus the name for frames without a key (synthetic, symbol-less).
+  std::string identity;
+  identity.reserve(16 + f.name.size() + f.module.size());
+  identity.push_back(static_cast<char>(f.kind));
+  char key[sizeof(f.key)];
+  std::memcpy(key, &f.key, sizeof key);
+  identity.append(key, sizeof key);
+  if (f.key == 0) {
+    identity.append(f.module);
+    identity.push_back('\0');
+    identity.append(f.name);
+  }
+  auto it = by_identity_.find(identity);
+  if (it != by_identity_.end()) return it->second;
+  const uint32_t id = next_id_++;
+  by_identity_.emplace(std::move(identity), id);
+  roots_.push_back(f.thread_root);
+  define_(id, f);
+  return id;
+}
+
+}  // namespace clrscope

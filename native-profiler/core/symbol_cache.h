@@ -1,0 +1,55 @@
+#pragma once
+// Turns raw instruction pointers into the stream's function ids, on the sampler thread (never
+// in a signal handler). Each distinct pc is resolved once; each distinct function gets one id
+// and one FUNCTION record.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace clrscope {
+
+struct ResolvedFrame {
+  uint8_t kind = 2;  // wire::FunctionKind
+  uint64_t key = 0;  // identity within its kind: FunctionID, symbol address, module base
+  std::string name;
+  std::string module;
+  std::string file;
+  // The frame is where a thread begins (libc's thread start, the process entry): a walk that
+  // ends here reached the root even if the frame chain beyond it is not readable.
+  bool thread_root = false;
+};
+
+class FrameResolver {
+ public:
+  virtual ~FrameResolver() = default;
+  // Fills `out` for the code at `pc` (already adjusted to lie inside the call instruction for
+  // return addresses). Unknown code becomes a synthetic frame.
+  virtual void resolve(uintptr_t pc, ResolvedFrame* out) = 0;
+};
+
+class SymbolCache {
+ public:
+  using Define = std::function<void(uint32_t id, const ResolvedFrame&)>;
+  SymbolCache(FrameResolver* resolver, Define define);
+
+  uint32_t function_for_pc(uintptr_t pc);
+  uint32_t synthetic(const std::string& name);
+  bool is_thread_root(uint32_t id) const { return id < roots_.size() && roots_[id]; }
+  size_t functions() const { return next_id_ - 1; }
+  // Defines every function again (a new stream after a reconnect would need them).
+  void forget_pcs() { by_pc_.clear(); }
+
+ private:
+  uint32_t intern(const ResolvedFrame& f);
+
+  FrameResolver* resolver_;
+  Define define_;
+  std::unordered_map<uintptr_t, uint32_t> by_pc_;
+  std::unordered_map<std::string, uint32_t> by_identity_;
+  std::vector<bool> roots_;
+  uint32_t next_id_ = 1;
+};
+
+}  // namespace clrscope

@@ -1,0 +1,171 @@
+// Stack capture by signal on Linux: a per-thread CPU-time timer for CPU samples and a queued
+// signal from the sampler thread for wall samples, both answered by one handler that walks
+// the interrupted frame chain into the capture ring.
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/platform.h"
+#include "core/sampling_shared.h"
+
+namespace clrscope::platform {
+namespace {
+
+int g_signal = 0;
+struct sigaction g_previous;
+std::atomic<bool> g_quiet{false};
+
+WalkRegisters registers_from(const ucontext_t* uc) {
+#if defined(__x86_64__)
+  return WalkRegisters{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
+                       static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
+                       static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP])};
+#elif defined(__aarch64__)
+  return WalkRegisters{static_cast<uintptr_t>(uc->uc_mcontext.pc), static_cast<uintptr_t>(uc->uc_mcontext.sp),
+                       static_cast<uintptr_t>(uc->uc_mcontext.regs[29])};
+#else
+#error "clrscope: no frame-pointer register mapping for this architecture"
+#endif
+}
+
+void chain_to_previous(int sig, siginfo_t* si, void* uc) {
+  // A signal that is not ours (another profiler's timer, a kill from outside) goes to whoever
+  // had the signal before us; with no previous handler it is swallowed rather than killing
+  // the process through the default action.
+  if (g_previous.sa_flags & SA_SIGINFO) {
+    if (g_previous.sa_sigaction != nullptr) g_previous.sa_sigaction(sig, si, uc);
+  } else if (g_previous.sa_handler != SIG_DFL && g_previous.sa_handler != SIG_IGN && g_previous.sa_handler != nullptr) {
+    g_previous.sa_handler(sig);
+  }
+}
+
+void on_capture_signal(int sig, siginfo_t* si, void* uc) {
+  const int saved_errno = errno;
+  CaptureTicket ticket;
+  const bool ours = si != nullptr && (si->si_code == SI_TIMER || si->si_code == SI_QUEUE) &&
+                    unpack_ticket(reinterpret_cast<uint64_t>(si->si_value.sival_ptr), &ticket);
+  if (!ours) {
+    chain_to_previous(sig, si, uc);
+  } else if (!g_quiet.load(std::memory_order_relaxed) && uc != nullptr) {
+    SamplingShared* shared = sampling_shared();
+    if (shared != nullptr) {
+      const uint64_t cpu = (ticket.kinds & kCaptureCpu) ? current_thread_cpu_ns() : 0;
+      record_capture(*shared, ticket.slot, ticket.wire_id, ticket.kinds, cpu,
+                     registers_from(static_cast<const ucontext_t*>(uc)));
+    }
+  }
+  errno = saved_errno;
+}
+
+bool disposition_free(int sig) {
+  struct sigaction cur;
+  if (sigaction(sig, nullptr, &cur) != 0) return false;
+  if (cur.sa_flags & SA_SIGINFO) return false;
+  return cur.sa_handler == SIG_DFL || cur.sa_handler == SIG_IGN;
+}
+
+int choose_signal() {
+  const std::string forced = env("CLRSCOPE_SIGNAL");
+  if (!forced.empty()) {
+    const int s = std::atoi(forced.c_str());
+    return s > 0 && s < NSIG ? s : 0;
+  }
+  if (disposition_free(SIGPROF)) return SIGPROF;
+  // SIGPROF belongs to someone else (another profiler, a runtime); take a real-time signal
+  // well clear of the ones glibc and CoreCLR reserve at the bottom of the range.
+  for (int s = SIGRTMIN + 8; s < SIGRTMAX - 2; ++s) {
+    if (disposition_free(s)) return s;
+  }
+  return 0;
+}
+
+}  // namespace
+
+CaptureInstall install_capture() {
+  if (g_signal != 0) return CaptureInstall::kOk;
+  const int sig = choose_signal();
+  if (sig == 0) return CaptureInstall::kSignalTaken;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_capture_signal;
+  // SA_RESTART: a sampled thread blocked in a system call resumes it instead of seeing EINTR.
+  // SA_ONSTACK: a thread with an alternate signal stack (the runtime gives its threads one for
+  // stack-overflow handling) runs the handler there, away from a nearly full stack.
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(sig, &sa, &g_previous) != 0) return CaptureInstall::kFailed;
+  g_signal = sig;
+  g_quiet.store(false, std::memory_order_release);
+  return CaptureInstall::kOk;
+}
+
+void quiesce_capture() { g_quiet.store(true, std::memory_order_release); }
+
+bool capture_still_installed() {
+  if (g_signal == 0) return true;  // nothing installed, nothing to lose
+  struct sigaction cur;
+  if (sigaction(g_signal, nullptr, &cur) != 0) return false;
+  return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_capture_signal;
+}
+
+bool arm_cpu_timer(ThreadSlot& slot, uint32_t slot_index, uint64_t interval_ns) {
+  if (g_signal == 0 || interval_ns == 0) return false;
+  const uint32_t tid = slot.os_tid.load(std::memory_order_acquire);
+  const uint32_t wire_id = slot.wire_id.load(std::memory_order_acquire);
+  if (tid == 0 || wire_id == 0) return false;
+  uint64_t cpu_now = 0;
+  if (!thread_cpu_ns(tid, &cpu_now)) return false;
+  slot.last_cpu_ns = cpu_now;
+
+  struct sigevent sev;
+  std::memset(&sev, 0, sizeof sev);
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = g_signal;
+  sev._sigev_un._tid = static_cast<pid_t>(tid);
+  sev.sigev_value.sival_ptr =
+      reinterpret_cast<void*>(pack_ticket(CaptureTicket{kCaptureCpu, slot_index, wire_id}));
+  const clockid_t clock = static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6);
+  timer_t timer;
+  if (timer_create(clock, &sev, &timer) != 0) return false;
+  struct itimerspec its;
+  its.it_interval.tv_sec = static_cast<time_t>(interval_ns / 1000000000ull);
+  its.it_interval.tv_nsec = static_cast<long>(interval_ns % 1000000000ull);
+  its.it_value = its.it_interval;
+  if (timer_settime(timer, 0, &its, nullptr) != 0) {
+    timer_delete(timer);
+    return false;
+  }
+  slot.timer = reinterpret_cast<uintptr_t>(timer);
+  return true;
+}
+
+void disarm_cpu_timer(ThreadSlot& slot) {
+  timer_delete(reinterpret_cast<timer_t>(slot.timer));
+  slot.timer = 0;
+}
+
+bool request_wall_sample(ThreadSlot& slot, uint32_t slot_index) {
+  if (g_signal == 0) return false;
+  const uint32_t tid = slot.os_tid.load(std::memory_order_acquire);
+  const uint32_t wire_id = slot.wire_id.load(std::memory_order_acquire);
+  if (tid == 0 || wire_id == 0) return false;
+  siginfo_t info;
+  std::memset(&info, 0, sizeof info);
+  info.si_signo = g_signal;
+  info.si_code = SI_QUEUE;
+  info.si_pid = getpid();
+  info.si_uid = getuid();
+  info.si_value.sival_ptr = reinterpret_cast<void*>(pack_ticket(CaptureTicket{kCaptureWall, slot_index, wire_id}));
+  // Queued to one thread of our own process, carrying the ticket that tells the handler what
+  // to record; tgkill cannot carry a value.
+  return syscall(SYS_rt_tgsigqueueinfo, getpid(), static_cast<pid_t>(tid), g_signal, &info) == 0;
+}
+
+}  // namespace clrscope::platform

@@ -1,0 +1,136 @@
+#include "shim/managed_names.h"
+
+#include "core/utf16.h"
+
+namespace clrscope {
+namespace {
+
+using namespace clr;
+
+constexpr uint32_t kMaxTypeArgs = 32;
+constexpr int kMaxDepth = 4;  // List<Dictionary<string, List<int>>> and no deeper
+
+std::string strip_arity(std::string name) {
+  // Metadata spells generic types with their arity ("List`1"); the arguments follow in <...>.
+  const size_t tick = name.find('`');
+  if (tick != std::string::npos) name.resize(tick);
+  return name;
+}
+
+}  // namespace
+
+const ManagedNames::ModuleInfo& ManagedNames::module(ModuleID id) {
+  auto it = modules_.find(id);
+  if (it != modules_.end()) return it->second;
+  ModuleInfo m;
+  IUnknown* unk = nullptr;
+  if (SUCCEEDED(info_->GetModuleMetaData(id, ofRead, IID_IMetaDataImport, &unk)) && unk != nullptr) {
+    m.metadata = static_cast<IMetaDataImport*>(unk);
+  }
+  WCHAR path[512];
+  ULONG len = 0;
+  LPCBYTE base = nullptr;
+  AssemblyID assembly = 0;
+  if (SUCCEEDED(info_->GetModuleInfo(id, &base, 512, &len, path, &assembly)) && len > 0) {
+    std::string p = utf16_to_utf8(reinterpret_cast<const char16_t*>(path), len);
+    const size_t slash = p.find_last_of("/\\");
+    m.file = slash == std::string::npos ? p : p.substr(slash + 1);
+  }
+  return modules_.emplace(id, m).first->second;
+}
+
+std::string ManagedNames::type_def_name(const ModuleInfo& m, mdTypeDef type) {
+  if (m.metadata == nullptr) return "?";
+  std::string name;
+  // Nested types carry only their own name; walk out through the enclosing types.
+  for (int hops = 0; hops < 8 && type != mdTokenNil; ++hops) {
+    WCHAR buf[512];
+    ULONG len = 0;
+    DWORD flags = 0;
+    mdToken extends = 0;
+    if (FAILED(m.metadata->GetTypeDefProps(type, buf, 512, &len, &flags, &extends))) break;
+    std::string part = strip_arity(utf16_to_utf8(reinterpret_cast<const char16_t*>(buf), len));
+    name = name.empty() ? part : part + "+" + name;
+    mdTypeDef outer = mdTokenNil;
+    if (FAILED(m.metadata->GetNestedClassProps(type, &outer))) break;
+    type = outer;
+  }
+  return name.empty() ? "?" : name;
+}
+
+std::string ManagedNames::type_args(const ClassID* args, uint32_t count, int depth) {
+  if (count == 0) return std::string();
+  std::string out = "<";
+  for (uint32_t i = 0; i < count; ++i) {
+    if (i > 0) out += ",";
+    out += class_name(args[i], depth + 1);
+  }
+  return out + ">";
+}
+
+std::string ManagedNames::class_name(ClassID id, int depth) {
+  if (id == 0) return "?";
+  if (depth > kMaxDepth) return "...";
+  auto it = classes_.find(id);
+  if (it != classes_.end()) return it->second;
+  std::string name;
+  ModuleID mod = 0;
+  mdTypeDef td = 0;
+  ClassID parent = 0;
+  ClassID args[kMaxTypeArgs];
+  ULONG32 nargs = 0;
+  CorElementType elem{};
+  ClassID element = 0;
+  ULONG rank = 0;
+  if (SUCCEEDED(info_->IsArrayClass(id, &elem, &element, &rank)) && element != 0) {
+    // IsArrayClass answers S_OK for arrays and S_FALSE otherwise.
+    name = class_name(element, depth + 1) + "[" + std::string(rank > 1 ? rank - 1 : 0, ',') + "]";
+  } else if (SUCCEEDED(info_->GetClassIDInfo2(id, &mod, &td, &parent, kMaxTypeArgs, &nargs, args))) {
+    name = type_def_name(module(mod), td) + type_args(args, nargs < kMaxTypeArgs ? nargs : kMaxTypeArgs, depth);
+  } else {
+    name = "?";
+  }
+  classes_.emplace(id, name);
+  return name;
+}
+
+bool ManagedNames::describe(FunctionID function, std::string* name, std::string* module_file) {
+  ClassID cls = 0;
+  ModuleID mod = 0;
+  mdToken token = 0;
+  ClassID method_args[kMaxTypeArgs];
+  ULONG32 nargs = 0;
+  if (FAILED(info_->GetFunctionInfo2(function, 0, &cls, &mod, &token, kMaxTypeArgs, &nargs, method_args))) {
+    // IL stubs and dynamic methods (LCG) have no metadata; the runtime still names them.
+    WCHAR buf[512];
+    ULONG len = 0;
+    ModuleID dyn_module = 0;
+    if (SUCCEEDED(info_->GetDynamicFunctionInfo(function, &dyn_module, nullptr, nullptr, 512, &len, buf)) && len > 0) {
+      *name = "[dynamic] " + utf16_to_utf8(reinterpret_cast<const char16_t*>(buf), len);
+      module_file->clear();
+      return true;
+    }
+    return false;
+  }
+  const ModuleInfo& m = module(mod);
+  *module_file = m.file;
+  std::string method = "?";
+  mdTypeDef owner = mdTokenNil;
+  if (m.metadata != nullptr) {
+    WCHAR buf[512];
+    ULONG len = 0;
+    DWORD attrs = 0, impl = 0;
+    PCCOR_SIGNATURE sig = nullptr;
+    ULONG sig_len = 0, rva = 0;
+    if (SUCCEEDED(m.metadata->GetMethodProps(token, &owner, buf, 512, &len, &attrs, &sig, &sig_len, &rva, &impl))) {
+      method = utf16_to_utf8(reinterpret_cast<const char16_t*>(buf), len);
+    }
+  }
+  // With an exact ClassID the type's own generic arguments are known; shared generic code has
+  // none (the runtime answers 0), and the definition's name is the honest answer.
+  const std::string type = cls != 0 ? class_name(cls, 0) : type_def_name(m, owner);
+  *name = type + "." + method + type_args(method_args, nargs < kMaxTypeArgs ? nargs : kMaxTypeArgs, 0);
+  return true;
+}
+
+}  // namespace clrscope

@@ -1,0 +1,35 @@
+#pragma once
+// Names of managed methods as a .NET developer reads them: Namespace.Type+Nested<Args>.Method,
+// built from the runtime's metadata on the sampler thread and cached per class and module.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "clr/corprof.h"
+#include "clr/metadata.h"
+
+namespace clrscope {
+
+class ManagedNames {
+ public:
+  explicit ManagedNames(clr::ICorProfilerInfo8* info) : info_(info) {}
+
+  // False when the runtime no longer knows the function (e.g. during shutdown).
+  bool describe(clr::FunctionID function, std::string* name, std::string* module);
+
+ private:
+  struct ModuleInfo {
+    clr::IMetaDataImport* metadata = nullptr;
+    std::string file;
+  };
+  const ModuleInfo& module(clr::ModuleID id);
+  std::string class_name(clr::ClassID id, int depth);
+  std::string type_def_name(const ModuleInfo& m, clr::mdTypeDef type);
+  std::string type_args(const clr::ClassID* args, uint32_t count, int depth);
+
+  clr::ICorProfilerInfo8* info_;
+  std::unordered_map<clr::ModuleID, ModuleInfo> modules_;
+  std::unordered_map<clr::ClassID, std::string> classes_;
+};
+
+}  // namespace clrscope

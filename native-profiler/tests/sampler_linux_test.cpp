@@ -1,0 +1,162 @@
+// The core end to end on real threads and real signals, without a CLR: threads register as
+// the runtime's callbacks would, the sampler captures them, and the stream is read back.
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "core/native_symbols.h"
+#include "core/platform.h"
+#include "core/sampler.h"
+#include "tests/wire_reader.h"
+
+extern "C" {
+// Exported (tests link with -rdynamic) so dladdr can name them.
+__attribute__((noinline, visibility("default"))) uint64_t clrscope_test_spin_inner(uint64_t n) {
+  volatile uint64_t x = 88172645463325252ull;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t v = x;
+    v ^= v << 13;
+    v ^= v >> 7;
+    v ^= v << 17;
+    x = v;
+  }
+  return x;
+}
+__attribute__((noinline, visibility("default"))) uint64_t clrscope_test_spin_outer(const std::atomic<bool>* stop) {
+  uint64_t acc = 0;
+  while (!stop->load(std::memory_order_relaxed)) acc += clrscope_test_spin_inner(100000);
+  return acc;
+}
+// libc keeps no frame pointers: only its unwind tables lead from nanosleep back to here.
+__attribute__((noinline, visibility("default"))) void clrscope_test_sleep_inner() {
+  timespec ts{0, 2000000};
+  nanosleep(&ts, nullptr);
+}
+__attribute__((noinline, visibility("default"))) void clrscope_test_sleep_outer(const std::atomic<bool>* stop) {
+  while (!stop->load(std::memory_order_relaxed)) clrscope_test_sleep_inner();
+}
+}
+
+namespace clrscope {
+namespace {
+
+class MemoryTransport final : public Transport {
+ public:
+  Status send(const uint8_t* data, size_t size, size_t* sent) override {
+    std::lock_guard<std::mutex> lock(mu);
+    bytes.insert(bytes.end(), data, data + size);
+    *sent = size;
+    return Status::kSent;
+  }
+  bool wait_writable(int) override { return true; }
+  std::mutex mu;
+  std::vector<uint8_t> bytes;
+};
+
+class NativeOnlyResolver final : public FrameResolver {
+ public:
+  void resolve(uintptr_t pc, ResolvedFrame* out) override {
+    if (!resolve_native(pc, out)) {
+      out->kind = 2;
+      out->name = "[unknown]";
+    }
+  }
+};
+
+TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
+  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+  static SamplingShared shared;  // never freed, as in the profiler
+  static ThreadRegistry registry;
+  static CaptureRing ring(256);
+  shared.registry = &registry;
+  shared.ring = &ring;
+  set_sampling_shared(&shared);
+  shared.active.store(true);
+  registry.configure_cpu_timers(true, 1000000);
+
+  auto* transport = new MemoryTransport;
+  NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 1000000;
+  config.runtime_version = "test";
+  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
+
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> spinner_cpu{0};
+  auto enter = [](uint64_t id, const char* name) {
+    registry.on_created(id);
+    registry.on_assigned_os_thread(id, platform::current_tid());
+    registry.on_name_changed(id, name);
+  };
+  ASSERT_TRUE(sampler.start());
+  std::thread spinner([&] {
+    enter(101, "spinner");
+    const uint64_t before = platform::current_thread_cpu_ns();
+    clrscope_test_spin_outer(&stop);
+    spinner_cpu = platform::current_thread_cpu_ns() - before;
+    registry.on_destroyed(101);
+  });
+  std::thread sleeper([&] {
+    enter(102, "sleeper");
+    clrscope_test_sleep_outer(&stop);
+    registry.on_destroyed(102);
+  });
+  timespec run{0, 400000000};
+  nanosleep(&run, nullptr);
+  stop = true;
+  spinner.join();
+  sleeper.join();
+  sampler.stop(wire::kEndShutdown, 5000);
+
+  const testing::ReadStream s = testing::read_stream(transport->bytes);
+  EXPECT_TRUE(s.ended);
+  EXPECT_EQ(s.end_reason, wire::kEndShutdown);
+  EXPECT_EQ(s.pid, platform::process_id());
+  uint32_t spin_id = 0, sleep_id = 0;
+  for (const auto& [id, name] : s.thread_names) {
+    if (name == "spinner") spin_id = id;
+    if (name == "sleeper") sleep_id = id;
+  }
+  ASSERT_NE(spin_id, 0u);
+  ASSERT_NE(sleep_id, 0u);
+  EXPECT_EQ(s.ended_threads.size(), 2u);
+
+  uint64_t spin_cpu = 0, spin_cpu_in_inner = 0, sleep_cpu = 0, sleep_wall = 0, sleep_wall_in_outer = 0;
+  size_t cpu_samples = 0;
+  for (const auto& smp : s.samples) {
+    if (smp.thread_id == spin_id && (smp.flags & wire::kSampleCpu)) {
+      ++cpu_samples;
+      spin_cpu += smp.cpu_ns;
+      if (s.stack_has(smp, "clrscope_test_spin_inner") && s.stack_has(smp, "clrscope_test_spin_outer")) {
+        spin_cpu_in_inner += smp.cpu_ns;
+      }
+    }
+    if (smp.thread_id == sleep_id) {
+      if (smp.flags & wire::kSampleCpu) sleep_cpu += smp.cpu_ns;
+      if (smp.flags & wire::kSampleWall) {
+        sleep_wall += smp.wall_ns;
+        if (s.stack_has(smp, "clrscope_test_sleep_inner") && s.stack_has(smp, "clrscope_test_sleep_outer") &&
+            !(smp.flags & wire::kSampleIncomplete)) {
+          sleep_wall_in_outer += smp.wall_ns;
+        }
+      }
+    }
+  }
+  ASSERT_GT(cpu_samples, 50u) << "a 1 ms CPU timer over ~400 ms of spinning";
+  // CPU values come from the thread's own CPU clock: their sum is the CPU it spent, less the
+  // last partial interval.
+  EXPECT_GT(spin_cpu, spinner_cpu.load() * 8 / 10);
+  EXPECT_LE(spin_cpu, spinner_cpu.load());
+  EXPECT_GT(spin_cpu_in_inner, spin_cpu * 9 / 10) << "stacks walked through both spin frames";
+  EXPECT_LT(sleep_cpu, spin_cpu / 20) << "a sleeping thread earns almost no CPU samples";
+  EXPECT_GT(sleep_wall, 300000000u) << "wall samples cover the sleeper's life";
+  EXPECT_GT(sleep_wall_in_outer, sleep_wall * 8 / 10);
+  EXPECT_EQ(s.stats_samples, s.samples.size());
+}
+
+}  // namespace
+}  // namespace clrscope

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds the C# target programs under test/targets/ (Release, offline, no NuGet packages).
+#
+# Output, one folder per program (set by test/targets/Directory.Build.props):
+#   test/targets/Scenarios/bin/out/Scenarios.dll   run: dotnet test/targets/Scenarios/bin/out/Scenarios.dll all --seconds 1
+#   test/targets/Demo/bin/out/Demo.dll             run: dotnet test/targets/Demo/bin/out/Demo.dll --seconds 10
+#   test/targets/CpuBench/bin/out/CpuBench.dll     run: dotnet test/targets/CpuBench/bin/out/CpuBench.dll --threads 2 --work 50000
+# Each folder also holds an apphost (e.g. bin/out/Scenarios) and the portable PDB.
+#
+# Usage: scripts/build-targets.sh [--force]
+#   Quiet on success; on failure prints the compiler errors and exits non-zero.
+#   Idempotent: if nothing under test/targets/ (sources, project files) nor this script changed since
+#   the last successful build, and all three outputs exist, it returns at once without running dotnet.
+#   --force (or CLRSCOPE_FORCE_BUILD=1) always runs the build.
+# Build servers are disabled (--disable-build-servers) so no MSBuild/compiler server outlives the
+# script and holds on to a CI pipe.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+targets="$root/test/targets"
+solution="$targets/Targets.slnx"
+stamp="$targets/obj/build-targets.stamp"
+programs=(Scenarios Demo CpuBench)
+
+force="${CLRSCOPE_FORCE_BUILD:-0}"
+for arg in "$@"; do
+  case "$arg" in
+    --force) force=1 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) echo "build-targets: unknown argument '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+if ! command -v dotnet >/dev/null 2>&1; then
+  echo "build-targets: dotnet is not on PATH; install the .NET 10 SDK" >&2
+  exit 1
+fi
+
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 \
+  DOTNET_CLI_WORKLOAD_UPDATE_NOTIFY_DISABLE=1 DOTNET_GENERATE_ASPNET_CERTIFICATE=false
+
+up_to_date() {
+  [[ -f "$stamp" ]] || return 1
+  local p
+  for p in "${programs[@]}"; do
+    [[ -f "$targets/$p/bin/out/$p.dll" && -f "$targets/$p/bin/out/$p.runtimeconfig.json" ]] || return 1
+  done
+  [[ "$0" -nt "$stamp" ]] && return 1
+  # Any input newer than the stamp? (bin/ and obj/ are outputs; README files do not affect the build.)
+  local newer
+  newer="$(find "$targets" \( -name bin -o -name obj -o -name node_modules \) -prune -o \
+    -type f \( -name '*.cs' -o -name '*.csproj' -o -name '*.props' -o -name '*.targets' -o -name '*.slnx' -o -name '*.json' \) \
+    -newer "$stamp" -print -quit)"
+  [[ -z "$newer" ]] || return 1
+  # Same SDK as last time?
+  [[ "$(cat "$stamp")" == "$(dotnet --version 2>/dev/null)" ]]
+}
+
+if [[ "$force" != 1 ]] && up_to_date; then
+  exit 0
+fi
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! dotnet build "$solution" -c Release --nologo --disable-build-servers -v quiet -clp:ErrorsOnly \
+  -p:TreatWarningsAsErrors=true >"$log" 2>&1; then
+  cat "$log" >&2
+  echo "build-targets: dotnet build failed for $solution" >&2
+  rm -f "$stamp"
+  exit 1
+fi
+
+for p in "${programs[@]}"; do
+  if [[ ! -f "$targets/$p/bin/out/$p.dll" ]]; then
+    echo "build-targets: expected output missing: test/targets/$p/bin/out/$p.dll" >&2
+    exit 1
+  fi
+done
+mkdir -p "$(dirname "$stamp")"
+dotnet --version >"$stamp"

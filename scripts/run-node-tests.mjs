@@ -1,0 +1,28 @@
+// Runs node's built-in test runner over the compiled tests (Node 20 has no --test globs).
+// unit: *.test.js beside their code under dist/structs and dist/electron.
+// integration: dist/test/**/*.test.js (real .NET processes, real Chromium, real go tool pprof).
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const kind = process.argv[2] ?? 'unit';
+const roots = kind === 'integration' ? ['dist/test'] : ['dist/structs', 'dist/electron'];
+const files = [];
+const walk = (dir) => {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p);
+    else if (name.endsWith('.test.js')) files.push(p);
+  }
+};
+roots.forEach(walk);
+files.sort();
+if (files.length === 0) {
+  console.error(`no ${kind} tests found under ${roots.join(', ')}; run npm run build first`);
+  process.exit(1);
+}
+const extra = process.argv.slice(3);
+const concurrency = kind === 'integration' ? ['--test-concurrency=1'] : [];
+const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', ...concurrency, '--test-reporter=spec', ...extra, ...files], { stdio: 'inherit' });
+process.exit(r.status ?? 1);

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine for clrscope and builds everything: system packages (apt), npm
+# packages, the TypeScript, the native profiler and the C# test and demo programs.
+# Idempotent: on a machine that is already set up it only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v g++ >/dev/null || need_apt+=(g++)
+[ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+# go tool pprof is the independent reader the tests check our pprof files with.
+command -v go >/dev/null || need_apt+=(golang-go)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]} (apt)"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" > /dev/null
+fi
+command -v dotnet >/dev/null || { echo "setup: the .NET SDK (dotnet) is required and not on PATH" >&2; exit 1; }
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages"
+  # The Electron binary cannot be downloaded on these machines; browser mode needs none.
+  ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+fi
+
+echo "setup: building TypeScript"
+npx tsc -p tsconfig.json
+echo "setup: building the native profiler"
+bash scripts/build-native.sh
+echo "setup: building the .NET test and demo programs"
+bash scripts/build-targets.sh
+echo "setup: done"

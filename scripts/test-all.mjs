@@ -1,0 +1,60 @@
+// `npm test`: every suite, in order, against fresh builds: lint, the native GoogleTest suite,
+// the unit tests, then the integration tests against real .NET processes. Prints one
+// "N passed, N failed" line at the end and exits non-zero if anything failed.
+import { spawn } from 'node:child_process';
+
+const suites = [
+  { name: 'build', cmd: 'npx', args: ['tsc', '-p', 'tsconfig.json'], count: false },
+  { name: 'native build', cmd: 'bash', args: ['scripts/build-native.sh'], count: false },
+  { name: 'targets build', cmd: 'bash', args: ['scripts/build-targets.sh'], count: false },
+  { name: 'lint', cmd: 'npx', args: ['eslint', '.'], count: false },
+  { name: 'native tests', cmd: 'native-profiler/build/clrscope_tests', args: ['--gtest_brief=1'], count: 'gtest' },
+  { name: 'unit tests', cmd: process.execPath, args: ['scripts/run-node-tests.mjs', 'unit'], count: 'node' },
+  { name: 'integration tests', cmd: process.execPath, args: ['scripts/run-node-tests.mjs', 'integration'], count: 'node' },
+];
+
+function run(suite) {
+  return new Promise((resolve) => {
+    const child = spawn(suite.cmd, suite.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    const take = (stream, sink) => stream.on('data', (d) => { text += d; sink.write(d); });
+    take(child.stdout, process.stdout);
+    take(child.stderr, process.stderr);
+    child.on('error', (e) => resolve({ code: 1, text: String(e) }));
+    child.on('close', (code) => resolve({ code: code ?? 1, text }));
+  });
+}
+
+function counts(kind, text) {
+  if (kind === 'gtest') {
+    // gtest: "[  PASSED  ] 35 tests." and, on failure, "[  FAILED  ] 2 tests, listed below:"
+    const passed = Number(/\[ {2}PASSED {2}\] (\d+) test/.exec(text)?.[1] ?? 0);
+    const failed = Number(/\[ {2}FAILED {2}\] (\d+) test/.exec(text)?.[1] ?? 0);
+    return { passed, failed };
+  }
+  const passed = Number(/ℹ pass (\d+)/.exec(text)?.[1] ?? 0);
+  const failed = Number(/ℹ fail (\d+)/.exec(text)?.[1] ?? 0);
+  return { passed, failed };
+}
+
+let passed = 0;
+let failed = 0;
+const broken = [];
+for (const suite of suites) {
+  process.stdout.write(`\n=== ${suite.name} ===\n`);
+  const r = await run(suite);
+  if (suite.count) {
+    const c = counts(suite.count, r.text);
+    passed += c.passed;
+    failed += c.failed;
+    if (r.code !== 0 && c.failed === 0) failed += 1;
+  }
+  if (r.code !== 0) {
+    broken.push(suite.name);
+    // Without a build, the suites after it would only test stale code.
+    if (!suite.count) break;
+  }
+}
+process.stdout.write(`\n${broken.length ? `failed suites: ${broken.join(', ')}\n` : ''}`);
+process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`);
+process.exit(broken.length === 0 ? 0 : 1);

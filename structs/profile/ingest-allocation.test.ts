@@ -1,0 +1,77 @@
+// The ingest path allocates nothing per sample of its own. This measures JS heap allocation
+// directly: heap growth outside collections (end - start + what each GC freed).
+//
+// One thing is outside our code: V8 passes a number >= 2^31 to a call it has not inlined as a
+// boxed 16-byte heap number. Whether TurboFan inlines Recording.onSample into the decoder varies
+// from run to run (tiering order), so the three u64 doubles (mono, cpuNs, wallNs) are either
+// free or cost 48 bytes of immediately-dead young garbage a sample; throughput is the same
+// either way. The bound below allows exactly that and nothing more: any object, array or copy
+// per sample made by our code would exceed it. (decoder-allocation.test.ts holds the decoder
+// alone to zero per sample.)
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
+import { WireDecoder } from '../wire/decoder.js';
+import { WireEncoder } from '../wire/encoder.js';
+import { Recording } from './recording.js';
+
+function heapBytesAllocatedBy(work: () => void): number {
+  const profiler = new GCProfiler();
+  profiler.start();
+  const start = getHeapStatistics().used_heap_size;
+  work();
+  const end = getHeapStatistics().used_heap_size;
+  let freed = 0;
+  for (const gc of profiler.stop().statistics) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+  return end - start + freed;
+}
+
+const SAMPLES = 400_000;
+const CHUNK = 64 * 1024;
+// Per-chunk work (a DataView, the chunk view) may allocate.
+const ALLOWED_PER_CHUNK = 2048;
+// Three heap numbers of 16 bytes (see above).
+const BOXED_U64_BYTES = 3 * 16;
+
+/** Samples at depth 32 over 200 distinct stacks, with u64 values above 2^32 so doubles are in play. */
+function stream(): Uint8Array {
+  const enc = new WireEncoder(SAMPLES * 170 + 65_536).preamble()
+    .hello({ pid: 1, flags: 3, mono: 0, unixNs: 0n, intervalNs: 1, wallThreadsPerTick: 1, runtimeVersion: '', profilerVersion: '' })
+    .thread({ threadId: 1, osTid: 1, clrThreadId: 1, mono: 0, name: 't' })
+    .thread({ threadId: 2, osTid: 2, clrThreadId: 2, mono: 0, name: 'u' });
+  for (let f = 1; f <= 300; f++) enc.function({ functionId: f, kind: 0, name: `F${f}`, module: 'M.dll', file: '' });
+  const stacks = Array.from({ length: 200 }, (_, s) => Uint32Array.from({ length: 32 }, (_, i) => 1 + ((s * 31 + i * 7) % 300)));
+  const sample = { mono: 0, threadId: 1, flags: 3, cpuNs: 0, wallNs: 0, frames: stacks[0] };
+  for (let i = 0; i < SAMPLES; i++) {
+    sample.mono = 6_000_000_000 + i * 1000;
+    sample.threadId = 1 + (i & 1);
+    sample.cpuNs = 5_000_000_000 + i;
+    sample.wallNs = 7_000_000_000 + i;
+    sample.frames = stacks[(i * 7) % stacks.length];
+    enc.sample(sample);
+  }
+  return enc.bytes();
+}
+
+const bytes = stream();
+const chunks = Math.ceil(bytes.length / CHUNK);
+
+function feed(sink: Recording): void {
+  const decoder = new WireDecoder(sink);
+  for (let p = 0; p < bytes.length; p += CHUNK) decoder.push(bytes.subarray(p, p + CHUNK));
+}
+
+test('decoding into a Recording allocates nothing per sample beyond V8 boxing the u64 numbers (after warm-up)', () => {
+  for (let i = 0; i < 3; i++) feed(new Recording());
+  let rec = new Recording();
+  const allocated = heapBytesAllocatedBy(() => {
+    rec = new Recording();
+    feed(rec);
+  });
+  assert.equal(rec.sampleCount, SAMPLES);
+  assert.equal(rec.stackCount, 200);
+  // Column and stack growth live in ArrayBuffers outside the JS heap.
+  const perSample = (allocated - chunks * ALLOWED_PER_CHUNK) / SAMPLES;
+  assert.ok(perSample < BOXED_U64_BYTES, `ingest allocated ${allocated} bytes for ${SAMPLES} samples: ${perSample.toFixed(1)} B/sample beyond per-chunk work, more than V8's boxing of the three u64 numbers (${BOXED_U64_BYTES})`);
+});

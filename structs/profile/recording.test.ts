@@ -1,0 +1,173 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { WireDecoder } from '../wire/decoder.js';
+import { WireEncoder } from '../wire/encoder.js';
+import { parseHexText } from '../wire/hex-text.js';
+import { INCOMPLETE_STACK_FUNCTION_ID, Recording } from './recording.js';
+import { RecordingError } from './recording-error.js';
+import { recordingFromStream } from './recording-from-stream.js';
+
+const basicBytes = parseHexText(readFileSync(new URL('../../../structs/wire/fixtures/basic.hex', import.meta.url), 'utf8'));
+const hello = { pid: 99, flags: 7, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.1', profilerVersion: '0.2.0' };
+
+/** HELLO, one thread (id 1) and functions 1..fnCount (managed, 'F<id>'). */
+function base(fnCount = 4): WireEncoder {
+  const enc = new WireEncoder().preamble().hello(hello).thread({ threadId: 1, osTid: 501, clrThreadId: 0x1000, mono: 1001, name: 'main' });
+  for (let id = 1; id <= fnCount; id++) enc.function({ functionId: id, kind: 0, name: `F${id}`, module: 'App.dll', file: '' });
+  return enc;
+}
+
+const stacksOf = (rec: Recording): number[][] => Array.from({ length: rec.sampleCount }, (_, i) => Array.from(rec.stackFrames(rec.sampleStackId(i))));
+
+function expectRecordingError(bytes: Uint8Array, reason: string): void {
+  const rec = new Recording();
+  const decoder = new WireDecoder(rec);
+  assert.throws(() => decoder.push(bytes), (err: unknown) => {
+    assert.ok(err instanceof RecordingError, String(err));
+    assert.equal(err.reason, reason);
+    assert.equal(err.message, `Corrupt clrscope stream: a record ${reason}.`);
+    return true;
+  });
+}
+
+test('basic.hex becomes meta, threads, functions, samples, stats and END', () => {
+  const rec = recordingFromStream([basicBytes]);
+  assert.deepEqual({ ...rec.meta }, {
+    pid: 4242, flags: 3, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12',
+    profilerVersion: '0.1.0', startMono: 1_000_000_000, startUnixNs: 1_700_000_000_000_000_000n, attached: false,
+  });
+  assert.deepEqual(rec.threads(), [{
+    id: 1, osTid: 4243, clrThreadId: 0x7f0012345678, name: '', firstSeenMono: 1_000_000_100, lastSeenMono: 1_060_000_000, ended: true,
+  }]);
+  assert.deepEqual(rec.functions().map((f) => [f.id, f.kind, f.name, f.module, f.file]), [
+    [INCOMPLETE_STACK_FUNCTION_ID, 2, '[incomplete stack]', '', ''],
+    [1, 0, 'Demo.Work.Hot', 'Demo.dll', ''],
+    [2, 1, 'start_thread', 'libc.so.6', ''],
+    [3, 2, '[frames elided]', '', ''],
+    [4, 0, 'Demo.Ünïcode+Nested<System.Int32>.Méthode', 'Demo.dll', 'Program.cs'],
+  ]);
+  assert.equal(rec.sampleCount, 3);
+  const c = rec.sampleColumns();
+  assert.deepEqual(Array.from(c.mono), [1_010_000_000, 1_020_000_000, 1_030_000_000]);
+  assert.deepEqual(Array.from(c.threadId), [1, 1, 1]);
+  assert.deepEqual(Array.from(c.cpuNs), [9_876_543, 0, 10_000_000]);
+  assert.deepEqual(Array.from(c.wallNs), [10_000_000, 20_000_000, 0]);
+  assert.deepEqual(Array.from(c.flags), [3, 6, 9]);
+  // The incomplete sample had no frames: it becomes the synthetic root alone.
+  assert.deepEqual(stacksOf(rec), [[1, 4, 2], [INCOMPLETE_STACK_FUNCTION_ID], [1, 3, 2]]);
+  assert.deepEqual({ ...rec.stats }, { mono: 1_040_000_000, samples: 3, droppedRingFull: 1, droppedBufferFull: 2, droppedWatchdog: 0, droppedOther: 5 });
+  assert.deepEqual({ ...rec.end }, { mono: 1_070_000_000, reason: 0 });
+  assert.equal(rec.cut, false);
+  assert.equal(rec.isFinished, true);
+});
+
+test('HELLO flag bit 2 means attached', () => {
+  const rec = recordingFromStream([new WireEncoder().preamble().hello(hello).bytes()]);
+  assert.equal(rec.meta?.attached, true);
+});
+
+test('a stream without END is cut once finished; a live one is not', () => {
+  const rec = new Recording();
+  new WireDecoder(rec).push(base().bytes());
+  assert.equal(rec.cut, false);
+  rec.finish();
+  assert.equal(rec.cut, true);
+  assert.throws(() => rec.onStats({ mono: 1, samples: 0, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0 }), RecordingError);
+});
+
+test('stacks are deduplicated; the incomplete flag appends the synthetic root', () => {
+  const s = (frames: number[], flags = 1) => ({ mono: 2000, threadId: 1, flags, cpuNs: 10, wallNs: 0, frames });
+  const bytes = base()
+    .sample(s([1, 2, 3])).sample(s([1, 2])).sample(s([1, 2, 3])).sample(s([1, 2], 5)).sample(s([1, 2], 5)).sample(s([3, 2, 1]))
+    .sample(s([1, 2, 3], 3))
+    .bytes();
+  const rec = recordingFromStream([bytes]);
+  assert.deepEqual(Array.from(rec.sampleColumns().stackId), [0, 1, 0, 2, 2, 3, 0]);
+  assert.equal(rec.stackCount, 4);
+  assert.deepEqual(stacksOf(rec)[3], [1, 2, INCOMPLETE_STACK_FUNCTION_ID]);
+  assert.deepEqual(Array.from(rec.sampleColumns().flags), [1, 1, 1, 5, 5, 1, 3]);
+});
+
+test('many distinct stacks survive table growth and rehashing intact', () => {
+  const enc = base(500);
+  const expected: number[][] = [];
+  let seed = 12345;
+  const rand = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  const distinct: number[][] = [];
+  for (let i = 0; i < 3000; i++) distinct.push(Array.from({ length: 1 + rand(40) }, () => 1 + rand(500)));
+  for (let i = 0; i < 20_000; i++) {
+    const frames = distinct[rand(distinct.length)];
+    expected.push(frames);
+    enc.sample({ mono: 5000 + i, threadId: 1, flags: 2, cpuNs: 0, wallNs: i, frames });
+  }
+  const rec = recordingFromStream([enc.bytes()]);
+  assert.equal(rec.sampleCount, 20_000);
+  assert.deepEqual(stacksOf(rec), expected);
+  assert.equal(rec.stackCount, new Set(expected.map((f) => f.join(','))).size);
+  let visited = 0;
+  rec.forEachSample((i, mono, threadId, stackId, cpuNs, wallNs, flags) => {
+    assert.equal(i, visited++);
+    assert.equal(mono, 5000 + i);
+    assert.equal(threadId, 1);
+    assert.equal(stackId, rec.sampleStackId(i));
+    assert.equal(cpuNs, 0);
+    assert.equal(wallNs, i);
+    assert.equal(flags, 2);
+  });
+  assert.equal(visited, 20_000);
+  // 32 768 slots * 33 bytes of columns alone; the estimate must at least cover them.
+  assert.ok(rec.byteSize() >= 32_768 * 33, `byteSize ${rec.byteSize()}`);
+});
+
+test('thread renames keep the latest name; samples move lastSeenMono', () => {
+  const rec = recordingFromStream([base()
+    .sample({ mono: 3000, threadId: 1, flags: 1, cpuNs: 5, wallNs: 0, frames: [1] })
+    .thread({ threadId: 1, osTid: 501, clrThreadId: 0x1000, mono: 3500, name: 'renamed' })
+    .sample({ mono: 4000, threadId: 1, flags: 1, cpuNs: 5, wallNs: 0, frames: [1] })
+    .bytes()]);
+  assert.deepEqual(rec.thread(1), { id: 1, osTid: 501, clrThreadId: 0x1000, name: 'renamed', firstSeenMono: 1001, lastSeenMono: 4000, ended: false });
+});
+
+test('a sample naming an undefined thread is rejected', () => {
+  expectRecordingError(base().sample({ mono: 1, threadId: 2, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes(), 'is a SAMPLE naming thread 2, which no THREAD record defined');
+});
+
+test('a sample naming an undefined function is rejected, also inside a stack seen before', () => {
+  expectRecordingError(base().sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1, 9] }).bytes(), 'is a SAMPLE naming function 9, which no FUNCTION record defined');
+  // The reserved id is not a wire function either.
+  expectRecordingError(base().sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [INCOMPLETE_STACK_FUNCTION_ID] }).bytes(), `is a SAMPLE naming function ${INCOMPLETE_STACK_FUNCTION_ID}, which no FUNCTION record defined`);
+  // The rejected stack was not stored: a second attempt is checked (and rejected) again.
+  const rec = new Recording();
+  new WireDecoder(rec).push(base().bytes());
+  assert.throws(() => rec.onSample(1, 1, 1, 1, 0, new Uint32Array([1, 9])), RecordingError);
+  assert.throws(() => rec.onSample(1, 1, 1, 1, 0, new Uint32Array([1, 9])), RecordingError);
+  assert.equal(rec.stackCount, 0);
+  assert.equal(rec.sampleCount, 0);
+});
+
+test('records out of order or redefined are rejected', () => {
+  const pre = () => new WireEncoder().preamble();
+  expectRecordingError(pre().thread({ threadId: 1, osTid: 1, clrThreadId: 1, mono: 1, name: '' }).bytes(), 'is a THREAD before the HELLO');
+  expectRecordingError(pre().function({ functionId: 1, kind: 0, name: 'x', module: '', file: '' }).bytes(), 'is a FUNCTION before the HELLO');
+  expectRecordingError(pre().hello(hello).hello(hello).bytes(), 'is a second HELLO');
+  expectRecordingError(base().function({ functionId: 2, kind: 0, name: 'again', module: '', file: '' }).bytes(), 'is a FUNCTION redefining function 2');
+  expectRecordingError(base().function({ functionId: INCOMPLETE_STACK_FUNCTION_ID, kind: 2, name: 'x', module: '', file: '' }).bytes(), 'is a FUNCTION with id 4294967295, which clrscope reserves for its [incomplete stack] frame');
+  expectRecordingError(base().threadEnd({ threadId: 7, mono: 5 }).bytes(), 'is a THREAD_END for thread 7, which no THREAD record defined');
+  expectRecordingError(base().end({ mono: 5, reason: 0 }).sample({ mono: 6, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes(), 'follows the END record');
+  expectRecordingError(base().end({ mono: 5, reason: 0 }).stats({ mono: 6, samples: 0, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0 }).bytes(), 'follows the END record');
+});
+
+test('what was decoded before a corrupt record stays in the recording', () => {
+  const rec = new Recording();
+  const decoder = new WireDecoder(rec);
+  const bytes = base().sample({ mono: 2, threadId: 1, flags: 1, cpuNs: 7, wallNs: 0, frames: [2, 1] }).sample({ mono: 3, threadId: 5, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes();
+  assert.throws(() => decoder.push(bytes), RecordingError);
+  rec.finish();
+  assert.equal(rec.sampleCount, 1);
+  assert.equal(rec.sampleCpuNs(0), 7);
+  assert.equal(rec.cut, true);
+});

@@ -1,0 +1,269 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { WireDecoder, type WireSink } from './decoder.js';
+import { WireEncoder } from './encoder.js';
+import { parseHexText } from './hex-text.js';
+import { WireFormatError } from './wire-format-error.js';
+
+// Tests run from dist/structs/wire/; the fixtures stay in the source tree.
+const fixtureUrl = (name: string): URL => new URL(`../../../structs/wire/fixtures/${name}`, import.meta.url);
+const basicBytes = parseHexText(readFileSync(fixtureUrl('basic.hex'), 'utf8'));
+const basicJson = JSON.parse(readFileSync(fixtureUrl('basic.json'), 'utf8')) as Record<string, unknown>[];
+
+type Json = Record<string, unknown>;
+
+/** Renders every callback as the fixture JSON does (u64 as decimal strings). */
+class JsonSink implements WireSink {
+  readonly records: Json[] = [];
+  readonly unknown: { type: number; length: number; index: number }[] = [];
+  readonly frameArrays: Uint32Array[] = [];
+  onHello(r: Parameters<WireSink['onHello']>[0]): void {
+    this.records.push({ type: 'hello', pid: r.pid, flags: r.flags, mono: String(r.mono), unixNs: String(r.unixNs), intervalNs: r.intervalNs, wallThreadsPerTick: r.wallThreadsPerTick, runtimeVersion: r.runtimeVersion, profilerVersion: r.profilerVersion });
+  }
+  onThread(r: Parameters<WireSink['onThread']>[0]): void {
+    this.records.push({ type: 'thread', threadId: r.threadId, osTid: r.osTid, clrThreadId: String(r.clrThreadId), mono: String(r.mono), name: r.name });
+  }
+  onThreadEnd(r: Parameters<WireSink['onThreadEnd']>[0]): void {
+    this.records.push({ type: 'threadEnd', threadId: r.threadId, mono: String(r.mono) });
+  }
+  onFunction(r: Parameters<WireSink['onFunction']>[0]): void {
+    this.records.push({ type: 'function', functionId: r.functionId, kind: r.kind, name: r.name, module: r.module, file: r.file });
+  }
+  onSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, frames: Uint32Array): void {
+    this.frameArrays.push(frames);
+    this.records.push({ type: 'sample', mono: String(mono), threadId, flags, cpuNs: String(cpuNs), wallNs: String(wallNs), frames: Array.from(frames) });
+  }
+  onStats(r: Parameters<WireSink['onStats']>[0]): void {
+    this.records.push({ type: 'stats', mono: String(r.mono), samples: String(r.samples), droppedRingFull: String(r.droppedRingFull), droppedBufferFull: String(r.droppedBufferFull), droppedWatchdog: String(r.droppedWatchdog), droppedOther: String(r.droppedOther) });
+  }
+  onEnd(r: Parameters<WireSink['onEnd']>[0]): void {
+    this.records.push({ type: 'end', mono: String(r.mono), reason: r.reason });
+  }
+  onUnknown(type: number, length: number): void {
+    this.unknown.push({ type, length, index: this.records.length });
+  }
+}
+
+function decodeChunks(chunks: Uint8Array[]): { sink: JsonSink; decoder: WireDecoder } {
+  const sink = new JsonSink();
+  const decoder = new WireDecoder(sink);
+  for (const c of chunks) decoder.push(c);
+  return { sink, decoder };
+}
+
+function assertBasic(sink: JsonSink, decoder: WireDecoder, how: string): void {
+  assert.deepEqual(sink.records, basicJson, how);
+  // The 0x42 record sits between STATS (record index 9) and the THREAD rename.
+  assert.deepEqual(sink.unknown, [{ type: 0x42, length: 4, index: 10 }], how);
+  assert.deepEqual(decoder.end(), { midRecord: false, offset: 578, totalBytes: 578 }, how);
+}
+
+/** Decodes `bytes` expecting a WireFormatError; returns it. */
+function decodeError(bytes: Uint8Array, chunkSize = bytes.length): WireFormatError {
+  const decoder = new WireDecoder(new JsonSink());
+  try {
+    for (let i = 0; i < bytes.length; i += chunkSize) decoder.push(bytes.subarray(i, i + chunkSize));
+  } catch (err) {
+    assert.ok(err instanceof WireFormatError, `expected WireFormatError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('the stream decoded without error');
+}
+
+const hello = { pid: 1, flags: 3, mono: 5, unixNs: 7n, intervalNs: 10, wallThreadsPerTick: 4, runtimeVersion: 'r', profilerVersion: 'p' };
+const withHello = (): WireEncoder => new WireEncoder().preamble().hello(hello);
+const HELLO_END = 16 + 4 + 1 + 32 + 5 + 5; // preamble + HELLO record above
+
+test('fixture is the 578 bytes the hex text spells', () => {
+  assert.equal(basicBytes.length, 578);
+  assert.deepEqual(Array.from(basicBytes.subarray(0, 16)), [0x43, 0x4c, 0x52, 0x53, 0x43, 0x4f, 0x50, 0x45, 1, 0, 16, 0, 0, 0, 0, 0]);
+});
+
+test('decodes basic.hex fed whole', () => {
+  const { sink, decoder } = decodeChunks([basicBytes]);
+  assertBasic(sink, decoder, 'whole');
+});
+
+test('decodes basic.hex fed one byte at a time', () => {
+  const chunks = Array.from(basicBytes, (_, i) => basicBytes.subarray(i, i + 1));
+  const { sink, decoder } = decodeChunks(chunks);
+  assertBasic(sink, decoder, 'bytewise');
+});
+
+test('decodes basic.hex split in two at every offset', () => {
+  for (let cut = 0; cut <= basicBytes.length; cut++) {
+    const { sink, decoder } = decodeChunks([basicBytes.subarray(0, cut), basicBytes.subarray(cut)]);
+    assertBasic(sink, decoder, `split at ${cut}`);
+  }
+});
+
+test('decodes basic.hex from unaligned copies in three-way splits', () => {
+  // Copies at odd byteOffsets make sure nothing assumes 4-byte alignment of the chunk.
+  for (let a = 1; a < basicBytes.length; a += 7) {
+    for (let b = a; b < basicBytes.length; b += 13) {
+      const parts = [basicBytes.slice(0, a), basicBytes.slice(a, b), basicBytes.slice(b)].map((p) => {
+        const host = new Uint8Array(p.length + 3);
+        host.set(p, 3);
+        return host.subarray(3);
+      });
+      const { sink, decoder } = decodeChunks(parts);
+      assertBasic(sink, decoder, `split at ${a},${b}`);
+    }
+  }
+});
+
+test('end() reports a stream cut inside the preamble or a record, naming where that record began', () => {
+  const boundaries = [0, 16, 73, 114, 157, 200, 237, 321, 369, 405, 453, 506, 514, 547, 564, 578];
+  for (let cut = 1; cut < basicBytes.length; cut++) {
+    const { decoder } = decodeChunks([basicBytes.subarray(0, cut)]);
+    const state = decoder.end();
+    const startOfPartial = boundaries.filter((b) => b <= cut).pop() ?? 0;
+    if (boundaries.includes(cut)) {
+      assert.deepEqual(state, { midRecord: false, offset: cut, totalBytes: cut }, `cut ${cut}`);
+    } else {
+      assert.deepEqual(state, { midRecord: true, offset: startOfPartial, totalBytes: cut }, `cut ${cut}`);
+    }
+  }
+  assert.deepEqual(decodeChunks([]).decoder.end(), { midRecord: false, offset: 0, totalBytes: 0 });
+});
+
+test('onSample hands out one reused view per depth: valid only during the call', () => {
+  const bytes = withHello()
+    .thread({ threadId: 1, osTid: 2, clrThreadId: 3, mono: 4, name: '' })
+    .sample({ mono: 10, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [7, 8] })
+    .sample({ mono: 11, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [9, 10] })
+    .sample({ mono: 12, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [11, 12, 13] })
+    .bytes();
+  const { sink } = decodeChunks([bytes]);
+  assert.deepEqual(sink.records.slice(2).map((r) => r.frames), [[7, 8], [9, 10], [11, 12, 13]]);
+  assert.equal(sink.frameArrays[0], sink.frameArrays[1], 'same depth, same view object');
+  assert.deepEqual(Array.from(sink.frameArrays[0]), [11, 12], 'the view now shows the last sample\'s leaf frames');
+  assert.equal(sink.frameArrays[0].buffer, sink.frameArrays[2].buffer, 'all views share the scratch buffer');
+});
+
+test('u64 fields are exact below 2^53 and rounded to the nearest double above; unixNs keeps all 64 bits', () => {
+  const bytes = new WireEncoder().preamble()
+    .hello({ ...hello, mono: 2n ** 53n - 1n, unixNs: 2n ** 64n - 1n })
+    .thread({ threadId: 1, osTid: 2, clrThreadId: 2n ** 53n + 1n, mono: 2n ** 64n - 1n, name: '' })
+    .bytes();
+  const { sink } = decodeChunks([bytes]);
+  assert.equal(sink.records[0].mono, String(2 ** 53 - 1));
+  assert.equal(sink.records[0].unixNs, String(2n ** 64n - 1n));
+  assert.equal(sink.records[1].clrThreadId, String(2 ** 53), '2^53+1 rounds to even');
+  assert.equal(sink.records[1].mono, String(2 ** 64));
+});
+
+test('ignores bytes appended to a known record body and skips an extended preamble', () => {
+  const preamble = [0x43, 0x4c, 0x52, 0x53, 0x43, 0x4f, 0x50, 0x45, 1, 0, 20, 0, 0, 0, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd];
+  const bytes = new WireEncoder().rawBytes(preamble)
+    .raw(0x03, [5, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0xee, 0xee])
+    .end({ mono: 1, reason: 1 })
+    .bytes();
+  for (let size = 1; size <= bytes.length; size++) {
+    const chunks: Uint8Array[] = [];
+    for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+    const { sink, decoder } = decodeChunks(chunks);
+    assert.deepEqual(sink.records, [{ type: 'threadEnd', threadId: 5, mono: '9' }, { type: 'end', mono: '1', reason: 1 }], `chunk ${size}`);
+    assert.equal(decoder.end().midRecord, false);
+  }
+  const cut = decodeChunks([bytes.subarray(0, 18)]).decoder.end();
+  assert.deepEqual(cut, { midRecord: true, offset: 0, totalBytes: 18 });
+});
+
+test('bad magic is rejected at byte 0, even when it arrives a byte at a time', () => {
+  const bytes = new WireEncoder().preamble().bytes();
+  bytes[3] = 0x78;
+  for (const size of [16, 1]) {
+    const err = decodeError(bytes, size);
+    assert.equal(err.offset, 0);
+    assert.equal(err.message, 'Not a clrscope stream: the first 8 bytes at byte 0 are not the magic "CLRSCOPE".');
+  }
+});
+
+test('an unknown version is rejected naming both versions and the byte', () => {
+  const err = decodeError(new WireEncoder().preamble(2).bytes());
+  assert.equal(err.offset, 8);
+  assert.equal(err.message, 'Unsupported clrscope stream version 2 at byte 8; this reader understands version 1.');
+});
+
+test('a preamble size below 16 is rejected', () => {
+  const bytes = new WireEncoder().preamble().bytes();
+  bytes[10] = 12;
+  const err = decodeError(bytes);
+  assert.equal(err.offset, 10);
+  assert.match(err.message, /^Corrupt clrscope stream: the preamble at byte 0 declares a size of 12 bytes/);
+});
+
+test('a record length above 1 MiB is rejected as soon as its length field is complete', () => {
+  const bytes = withHello().rawBytes([0x01, 0x00, 0x10, 0x00, 0x05]).bytes();
+  for (const size of [bytes.length, 1, 3]) {
+    const err = decodeError(bytes, size);
+    assert.equal(err.offset, HELLO_END);
+    assert.equal(err.message, `Corrupt clrscope stream: the record at byte ${HELLO_END} declares a length of 1048577 bytes, more than the 1 MiB (1048576) limit.`);
+  }
+  // Exactly 1 MiB is legal: a skipped unknown record of that size decodes.
+  const big = withHello().raw(0x55, new Uint8Array(1_048_575)).bytes();
+  const { sink } = decodeChunks([big.subarray(0, 100), big.subarray(100)]);
+  assert.deepEqual(sink.unknown, [{ type: 0x55, length: 1_048_576, index: 1 }]);
+});
+
+test('a record length of 0 is rejected', () => {
+  const err = decodeError(withHello().rawBytes([0, 0, 0, 0]).bytes());
+  assert.equal(err.message, `Corrupt clrscope stream: the record at byte ${HELLO_END} declares a length of 0, too short to hold its type byte.`);
+});
+
+test('a string longer than 65,535 bytes is rejected at the string', () => {
+  // FUNCTION id 1 kind 0, then a name whose length field says 65,536.
+  const body = [1, 0, 0, 0, 0, 0x00, 0x00, 0x01, 0x00, ...new Array<number>(65_536 + 8).fill(0x41)];
+  const err = decodeError(withHello().raw(0x04, body).bytes());
+  assert.equal(err.offset, HELLO_END + 10);
+  assert.equal(err.message, `Corrupt clrscope stream: the string at byte ${HELLO_END + 10} in the FUNCTION record at byte ${HELLO_END} is 65536 bytes long, more than the 65535 allowed.`);
+});
+
+test('a string running past its record body is rejected', () => {
+  const err = decodeError(withHello().raw(0x02, [1, 0, 0, 0, 2, 0, 0, 0, ...new Array<number>(16).fill(0), 9, 0, 0, 0, 0x61, 0x62]).bytes());
+  assert.equal(err.message, `Corrupt clrscope stream: the string at byte ${HELLO_END + 29} in the THREAD record at byte ${HELLO_END} claims 9 bytes but the record body has only 2 left.`);
+});
+
+test('a FUNCTION body that ends before its last string length is rejected', () => {
+  // 17 bytes, the fixed minimum, but the 1-byte name pushes the file's length field past the end.
+  const err = decodeError(withHello().raw(0x04, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0x41, 0, 0, 0, 0, 0, 0, 0]).bytes());
+  assert.equal(err.offset, HELLO_END + 19);
+  assert.equal(err.message, `Corrupt clrscope stream: the FUNCTION record at byte ${HELLO_END} ends at byte ${HELLO_END + 22}, before the string length it needs at byte ${HELLO_END + 19}.`);
+});
+
+test('every known record type with a body shorter than its fixed fields is rejected', () => {
+  const cases: [number, string, number][] = [
+    [0x01, 'HELLO', 40], [0x02, 'THREAD', 28], [0x03, 'THREAD_END', 12], [0x04, 'FUNCTION', 17],
+    [0x05, 'SAMPLE', 31], [0x06, 'STATS', 48], [0x7f, 'END', 9],
+  ];
+  for (const [type, name, need] of cases) {
+    // HELLO is tested as the first record, the rest after a valid HELLO.
+    const enc = type === 0x01 ? new WireEncoder().preamble() : withHello();
+    const at = type === 0x01 ? 16 : HELLO_END;
+    const err = decodeError(enc.raw(type, new Array<number>(need - 1).fill(0)).bytes());
+    assert.equal(err.offset, at, name);
+    assert.equal(err.message, `Corrupt clrscope stream: the ${name} record at byte ${at} has a ${need - 1}-byte body, shorter than the ${need} bytes its fields need.`);
+  }
+});
+
+test('a SAMPLE whose frameCount needs more bytes than its body has is rejected, across chunks too', () => {
+  const good = withHello().sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1, 2, 3] }).bytes();
+  const bad = good.slice();
+  bad[HELLO_END + 4 + 1 + 29] = 4; // frameCount 3 -> 4 with the body unchanged
+  for (const size of [bad.length, 5]) {
+    const err = decodeError(bad, size);
+    assert.equal(err.message, `Corrupt clrscope stream: the SAMPLE record at byte ${HELLO_END} has a 43-byte body, shorter than the 47 bytes its fields need.`);
+  }
+});
+
+test('after an error the decoder refuses more data; sink errors propagate and recordOffset names the record', () => {
+  const bytes = withHello().end({ mono: 1, reason: 0 }).bytes();
+  const sink = new JsonSink();
+  sink.onEnd = () => { throw new Error('sink says no'); };
+  const decoder = new WireDecoder(sink);
+  assert.throws(() => decoder.push(bytes), /sink says no/);
+  assert.equal(decoder.recordOffset, HELLO_END);
+  assert.throws(() => decoder.push(new Uint8Array(1)), (err: unknown) => err instanceof WireFormatError && /accepts no more data/.test(err.message));
+});

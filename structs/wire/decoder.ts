@@ -1,0 +1,358 @@
+// Streaming reader for wire v1 (PROTOCOL.md). Chunks arrive as the socket delivers them, so
+// any boundary is possible; records are parsed in place from the chunk and only a record that
+// straddles two chunks is copied (into `carry`) to be parsed whole.
+
+import {
+  MAX_RECORD_LENGTH, MAX_STRING_BYTES, PREAMBLE_SIZE, RecordType, WIRE_MAGIC, WIRE_VERSION,
+  recordTypeName,
+  type EndRecord, type FunctionRecord, type HelloRecord, type StatsRecord, type ThreadEndRecord,
+  type ThreadRecord,
+} from './records.js';
+import { WireFormatError } from './wire-format-error.js';
+
+export interface WireSink {
+  onHello(record: HelloRecord): void;
+  onThread(record: ThreadRecord): void;
+  onThreadEnd(record: ThreadEndRecord): void;
+  onFunction(record: FunctionRecord): void;
+  /**
+   * Called once per SAMPLE with primitives so the hot path allocates nothing. `frames` holds
+   * exactly `frameCount` function ids, leaf first. It is the decoder's scratch memory: it is
+   * valid only during this call and is overwritten by the next sample, so copy what you keep.
+   * u64 values are numbers (see HelloRecord for the rounding above 2^53).
+   *
+   * The decoder allocates nothing per sample. V8 itself boxes a number >= 2^31 passed to a
+   * call it has not inlined, so mono/cpuNs/wallNs may cost 48 bytes of short-lived garbage a
+   * sample when the optimizer does not inline this method (measured: no throughput change).
+   * Keep implementations small, with error paths in separate methods, to help it inline.
+   */
+  onSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, frames: Uint32Array): void;
+  onStats(record: StatsRecord): void;
+  onEnd(record: EndRecord): void;
+  /** A record type this reader does not know; `length` is the record's length field (type byte + body). */
+  onUnknown(type: number, length: number): void;
+}
+
+export interface WireEndState {
+  /** True when the stream stopped inside the preamble or inside a record. */
+  midRecord: boolean;
+  /** Stream offset where the unfinished preamble or record began; the total byte count otherwise. */
+  offset: number;
+  /** Bytes received in total. */
+  totalBytes: number;
+}
+
+const MAGIC_BYTES = Array.from(WIRE_MAGIC, (c) => c.charCodeAt(0));
+const TWO_POW_32 = 4294967296;
+const MAX_FRAMES = 0xffff;
+// Fixed-size prefixes of each body (strings counted as their 4-byte length only).
+const HELLO_MIN = 4 + 4 + 8 + 8 + 4 + 4 + 4 + 4;
+const THREAD_MIN = 4 + 4 + 8 + 8 + 4;
+const THREAD_END_MIN = 4 + 8;
+const FUNCTION_MIN = 4 + 1 + 4 + 4 + 4;
+const SAMPLE_MIN = 8 + 4 + 1 + 8 + 8 + 2;
+const STATS_MIN = 6 * 8;
+const END_MIN = 8 + 1;
+
+function u64(view: DataView, at: number): number {
+  return view.getUint32(at, true) + view.getUint32(at + 4, true) * TWO_POW_32;
+}
+
+export class WireDecoder {
+  private readonly sink: WireSink;
+  private readonly utf8 = new TextDecoder('utf-8');
+  private readonly frameScratch = new Uint32Array(MAX_FRAMES);
+  // One exact-length view per frame count seen, made once, so onSample can hand out a
+  // correctly sized Uint32Array without allocating per sample.
+  private readonly frameViews: (Uint32Array | undefined)[] = [];
+  private carry = new Uint8Array(256);
+  private carryView = new DataView(this.carry.buffer);
+  private carryLen = 0;
+  private carryOffset = 0;
+  private received = 0;
+  private preambleDone = false;
+  private skipBytes = 0;
+  private failure: Error | undefined;
+  // Stream offset of bytes[0] of the buffer being parsed, so messages can name stream offsets.
+  private bufferBase = 0;
+  private lastRecordOffset = 0;
+
+  constructor(sink: WireSink) {
+    this.sink = sink;
+  }
+
+  /**
+   * Stream offset of the record most recently handed to the sink. When a sink method throws
+   * (a Recording rejecting a sample, say), this names where the offending record starts.
+   */
+  get recordOffset(): number {
+    return this.lastRecordOffset;
+  }
+
+  /** Total bytes pushed so far. */
+  get bytesReceived(): number {
+    return this.received;
+  }
+
+  /** Feeds the next bytes of the stream. Throws WireFormatError on corruption; any error thrown by the sink propagates. Either way the decoder refuses further input. */
+  push(chunk: Uint8Array): void {
+    if (this.failure !== undefined) {
+      throw new WireFormatError(`The decoder stopped at an earlier error and accepts no more data (byte ${this.received}).`, this.received);
+    }
+    try {
+      this.consume(chunk);
+    } catch (err) {
+      this.failure = err instanceof Error ? err : new Error(String(err));
+      throw err;
+    }
+  }
+
+  /** Reports how the stream ended; call when the connection closes. */
+  end(): WireEndState {
+    if (this.carryLen > 0) return { midRecord: true, offset: this.carryOffset, totalBytes: this.received };
+    // Still skipping an extended preamble: the stream stopped inside it, and it starts at 0.
+    if (this.skipBytes > 0) return { midRecord: true, offset: 0, totalBytes: this.received };
+    return { midRecord: false, offset: this.received, totalBytes: this.received };
+  }
+
+  private consume(chunk: Uint8Array): void {
+    const n = chunk.length;
+    const base = this.received;
+    this.received += n;
+    let pos = 0;
+    if (this.carryLen > 0) {
+      pos = this.continueCarry(chunk);
+      if (this.carryLen > 0) return;
+    }
+    const view = new DataView(chunk.buffer, chunk.byteOffset, n);
+    while (pos < n) {
+      if (this.skipBytes > 0) {
+        const k = Math.min(this.skipBytes, n - pos);
+        this.skipBytes -= k;
+        pos += k;
+        continue;
+      }
+      const avail = n - pos;
+      this.bufferBase = base;
+      if (!this.preambleDone) {
+        if (avail < PREAMBLE_SIZE) break;
+        this.preamble(view, chunk, pos);
+        pos += PREAMBLE_SIZE;
+        continue;
+      }
+      if (avail < 4) break;
+      const length = view.getUint32(pos, true);
+      // Checked inline: a call taking `base + pos` would box that number once per record.
+      if (length > MAX_RECORD_LENGTH || length === 0) this.badLength(length, base + pos);
+      if (avail < 4 + length) break;
+      this.record(view, chunk, pos, length);
+      pos += 4 + length;
+    }
+    if (pos < n) this.startCarry(chunk, pos, base + pos);
+  }
+
+  private startCarry(chunk: Uint8Array, pos: number, offset: number): void {
+    this.carryOffset = offset;
+    this.carryLen = 0;
+    this.appendCarry(chunk, pos, chunk.length - pos);
+  }
+
+  private appendCarry(chunk: Uint8Array, pos: number, count: number): number {
+    const take = Math.min(count, chunk.length - pos);
+    const need = this.carryLen + take;
+    if (need > this.carry.length) {
+      let size = this.carry.length;
+      while (size < need) size *= 2;
+      const grown = new Uint8Array(size);
+      grown.set(this.carry.subarray(0, this.carryLen));
+      this.carry = grown;
+      this.carryView = new DataView(grown.buffer);
+    }
+    this.carry.set(chunk.subarray(pos, pos + take), this.carryLen);
+    this.carryLen += take;
+    return pos + take;
+  }
+
+  /** Completes the carried preamble or record from the new chunk; returns the chunk position after what it took. */
+  private continueCarry(chunk: Uint8Array): number {
+    const header = this.preambleDone ? 4 : PREAMBLE_SIZE;
+    let pos = 0;
+    if (this.carryLen < header) {
+      pos = this.appendCarry(chunk, pos, header - this.carryLen);
+      if (this.carryLen < header) return pos;
+    }
+    this.bufferBase = this.carryOffset;
+    if (!this.preambleDone) {
+      this.preamble(this.carryView, this.carry, 0);
+      this.carryLen = 0;
+      return pos;
+    }
+    const length = this.carryView.getUint32(0, true);
+    if (length > MAX_RECORD_LENGTH || length === 0) this.badLength(length, this.carryOffset);
+    const total = 4 + length;
+    if (this.carryLen < total) {
+      pos = this.appendCarry(chunk, pos, total - this.carryLen);
+      if (this.carryLen < total) return pos;
+    }
+    this.record(this.carryView, this.carry, 0, length);
+    this.carryLen = 0;
+    return pos;
+  }
+
+  private preamble(view: DataView, bytes: Uint8Array, at: number): void {
+    const offset = this.bufferBase + at;
+    for (let i = 0; i < MAGIC_BYTES.length; i++) {
+      if (bytes[at + i] !== MAGIC_BYTES[i]) {
+        throw new WireFormatError(`Not a clrscope stream: the first 8 bytes at byte ${offset} are not the magic "${WIRE_MAGIC}".`, offset);
+      }
+    }
+    const version = view.getUint16(at + 8, true);
+    if (version !== WIRE_VERSION) {
+      throw new WireFormatError(`Unsupported clrscope stream version ${version} at byte ${offset + 8}; this reader understands version ${WIRE_VERSION}.`, offset + 8);
+    }
+    const size = view.getUint16(at + 10, true);
+    if (size < PREAMBLE_SIZE) {
+      throw new WireFormatError(`Corrupt clrscope stream: the preamble at byte ${offset} declares a size of ${size} bytes, less than the ${PREAMBLE_SIZE} it must have.`, offset + 10);
+    }
+    // A larger preambleSize leaves room for a later revision to add fields; skip them unread.
+    this.skipBytes = size - PREAMBLE_SIZE;
+    this.preambleDone = true;
+  }
+
+  private badLength(length: number, offset: number): never {
+    if (length === 0) {
+      throw new WireFormatError(`Corrupt clrscope stream: the record at byte ${offset} declares a length of 0, too short to hold its type byte.`, offset);
+    }
+    throw new WireFormatError(`Corrupt clrscope stream: the record at byte ${offset} declares a length of ${length} bytes, more than the 1 MiB (${MAX_RECORD_LENGTH}) limit.`, offset);
+  }
+
+  /** Parses one whole record whose length field is at `at`. */
+  private record(view: DataView, bytes: Uint8Array, at: number, length: number): void {
+    const type = bytes[at + 4];
+    this.lastRecordOffset = this.bufferBase + at;
+    const body = at + 5;
+    const bodyLen = length - 1;
+    if (type === RecordType.Sample) {
+      this.sample(view, body, bodyLen, at);
+      return;
+    }
+    switch (type) {
+      case RecordType.Hello: this.hello(view, bytes, body, bodyLen, at); break;
+      case RecordType.Thread: this.thread(view, bytes, body, bodyLen, at); break;
+      case RecordType.ThreadEnd:
+        this.requireBody(type, bodyLen, THREAD_END_MIN, at);
+        this.sink.onThreadEnd({ threadId: view.getUint32(body, true), mono: u64(view, body + 4) });
+        break;
+      case RecordType.Function: this.function(view, bytes, body, bodyLen, at); break;
+      case RecordType.Stats:
+        this.requireBody(type, bodyLen, STATS_MIN, at);
+        this.sink.onStats({
+          mono: u64(view, body),
+          samples: u64(view, body + 8),
+          droppedRingFull: u64(view, body + 16),
+          droppedBufferFull: u64(view, body + 24),
+          droppedWatchdog: u64(view, body + 32),
+          droppedOther: u64(view, body + 40),
+        });
+        break;
+      case RecordType.End:
+        this.requireBody(type, bodyLen, END_MIN, at);
+        this.sink.onEnd({ mono: u64(view, body), reason: bytes[body + 8] });
+        break;
+      default:
+        this.sink.onUnknown(type, length);
+    }
+  }
+
+  private sample(view: DataView, body: number, bodyLen: number, at: number): void {
+    if (bodyLen < SAMPLE_MIN) this.short(RecordType.Sample, bodyLen, SAMPLE_MIN, at);
+    const count = view.getUint16(body + 29, true);
+    const need = SAMPLE_MIN + 4 * count;
+    if (bodyLen < need) this.short(RecordType.Sample, bodyLen, need, at);
+    const frames = this.frameScratch;
+    let p = body + SAMPLE_MIN;
+    for (let i = 0; i < count; i++, p += 4) frames[i] = view.getUint32(p, true);
+    let exact = this.frameViews[count];
+    if (exact === undefined) {
+      exact = frames.subarray(0, count);
+      this.frameViews[count] = exact;
+    }
+    this.sink.onSample(
+      u64(view, body),
+      view.getUint32(body + 8, true),
+      view.getUint8(body + 12),
+      u64(view, body + 13),
+      u64(view, body + 21),
+      exact,
+    );
+  }
+
+  private hello(view: DataView, bytes: Uint8Array, body: number, bodyLen: number, at: number): void {
+    this.requireBody(RecordType.Hello, bodyLen, HELLO_MIN, at);
+    const end = body + bodyLen;
+    const runtimeVersion = this.str(view, bytes, body + 32, end, RecordType.Hello, at);
+    const profilerVersion = this.str(view, bytes, runtimeVersion.next, end, RecordType.Hello, at);
+    this.sink.onHello({
+      pid: view.getUint32(body, true),
+      flags: view.getUint32(body + 4, true),
+      mono: u64(view, body + 8),
+      unixNs: view.getBigUint64(body + 16, true),
+      intervalNs: view.getUint32(body + 24, true),
+      wallThreadsPerTick: view.getUint32(body + 28, true),
+      runtimeVersion: runtimeVersion.value,
+      profilerVersion: profilerVersion.value,
+    });
+  }
+
+  private thread(view: DataView, bytes: Uint8Array, body: number, bodyLen: number, at: number): void {
+    this.requireBody(RecordType.Thread, bodyLen, THREAD_MIN, at);
+    const name = this.str(view, bytes, body + 24, body + bodyLen, RecordType.Thread, at);
+    this.sink.onThread({
+      threadId: view.getUint32(body, true),
+      osTid: view.getUint32(body + 4, true),
+      clrThreadId: u64(view, body + 8),
+      mono: u64(view, body + 16),
+      name: name.value,
+    });
+  }
+
+  private function(view: DataView, bytes: Uint8Array, body: number, bodyLen: number, at: number): void {
+    this.requireBody(RecordType.Function, bodyLen, FUNCTION_MIN, at);
+    const end = body + bodyLen;
+    const name = this.str(view, bytes, body + 5, end, RecordType.Function, at);
+    const module = this.str(view, bytes, name.next, end, RecordType.Function, at);
+    const file = this.str(view, bytes, module.next, end, RecordType.Function, at);
+    this.sink.onFunction({
+      functionId: view.getUint32(body, true),
+      kind: bytes[body + 4],
+      name: name.value,
+      module: module.value,
+      file: file.value,
+    });
+  }
+
+  /** Reads a `str` whose length field is at `p`; `end` is the end of the body. */
+  private str(view: DataView, bytes: Uint8Array, p: number, end: number, type: number, at: number): { value: string; next: number } {
+    const offset = this.bufferBase + p;
+    if (p + 4 > end) {
+      throw new WireFormatError(`Corrupt clrscope stream: the ${recordTypeName(type)} record at byte ${this.bufferBase + at} ends at byte ${this.bufferBase + end}, before the string length it needs at byte ${offset}.`, offset);
+    }
+    const length = view.getUint32(p, true);
+    if (length > MAX_STRING_BYTES) {
+      throw new WireFormatError(`Corrupt clrscope stream: the string at byte ${offset} in the ${recordTypeName(type)} record at byte ${this.bufferBase + at} is ${length} bytes long, more than the ${MAX_STRING_BYTES} allowed.`, offset);
+    }
+    if (p + 4 + length > end) {
+      throw new WireFormatError(`Corrupt clrscope stream: the string at byte ${offset} in the ${recordTypeName(type)} record at byte ${this.bufferBase + at} claims ${length} bytes but the record body has only ${end - p - 4} left.`, offset);
+    }
+    return { value: this.utf8.decode(bytes.subarray(p + 4, p + 4 + length)), next: p + 4 + length };
+  }
+
+  private requireBody(type: number, bodyLen: number, need: number, at: number): void {
+    if (bodyLen < need) this.short(type, bodyLen, need, at);
+  }
+
+  private short(type: number, bodyLen: number, need: number, at: number): never {
+    const offset = this.bufferBase + at;
+    throw new WireFormatError(`Corrupt clrscope stream: the ${recordTypeName(type)} record at byte ${offset} has a ${bodyLen}-byte body, shorter than the ${need} bytes its fields need.`, offset);
+  }
+}
