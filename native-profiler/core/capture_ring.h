@@ -19,6 +19,7 @@ struct Capture {
   uint64_t mono;
   uint64_t cpu_ns;
   uint64_t wall_ns;
+  uint64_t thread_cpu_after;  // the thread's CPU clock as the handler finished (wall captures)
   uintptr_t sp;        // interrupted stack pointer, used to learn unknown stack bounds
   uint32_t slot;       // thread registry slot
   uint32_t wire_id;    // the thread's stream id when captured (slots are reused)

@@ -40,6 +40,8 @@ void refresh_modules();
 // install_capture() must succeed before any arm/request call.
 enum class CaptureInstall { kOk, kSignalTaken, kFailed };
 CaptureInstall install_capture();
+// The signal captures use (0 before install_capture succeeded).
+int capture_signal_number();
 // Stop delivering captures; safe to call more than once. Leaves a quiet handler in place so
 // that a signal already in flight cannot hit a default disposition and kill the process.
 void quiesce_capture();

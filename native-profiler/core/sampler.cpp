@@ -2,9 +2,15 @@
 
 #include <chrono>
 
+#include "core/log.h"
 #include "core/platform.h"
 
 namespace clrscope {
+namespace {
+// CPU a thread may use after a wall capture and still count as not having run: the return
+// from the signal handler and the re-entry into its blocking call cost a few microseconds.
+constexpr uint64_t kIdleCpuNs = 20000;
+}  // namespace
 
 Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResolver* resolver,
                  std::unique_ptr<Transport> transport)
@@ -107,8 +113,10 @@ void Sampler::run() {
 
 void Sampler::tick(uint64_t now) {
   if (quiet()) return;
-  if (!platform::capture_still_installed()) {
+  if (!handler_lost_ && !platform::capture_still_installed()) {
     // Another library took the signal over; keep the stream but stop asking for captures.
+    handler_lost_ = true;
+    log_line("another library replaced clrscope's signal handler; sampling stopped");
     shared_->registry->disarm_all();
     config_.wall = false;
   }
@@ -130,9 +138,14 @@ void Sampler::end_stream(uint8_t reason) {
   emit_stats(now);
   writer_.end(now, reason);
   outbox_.drain(2000);
+  log_line("stream ended: %llu samples, %llu wall samples answered from idle threads' last stacks, %llu bytes sent",
+           static_cast<unsigned long long>(samples_sent_), static_cast<unsigned long long>(wall_reused_),
+           static_cast<unsigned long long>(outbox_.bytes_sent()));
 }
 
 void Sampler::go_quiet() {
+  log_line("the workstation stopped reading (%s); sampling stopped, the program carries on",
+           outbox_.broken() ? "connection closed" : "send buffer full");
   quiet_.store(true, std::memory_order_relaxed);
   shared_->active.store(false, std::memory_order_release);
   shared_->registry->disarm_all();
@@ -152,6 +165,7 @@ void Sampler::emit_thread_events() {
         break;
       case ThreadEvent::kEnded:
         writer_.thread_end(e.wire_id, e.mono);
+        wall_memo_.erase(e.wire_id);
         break;
     }
   }
@@ -165,8 +179,9 @@ void Sampler::request_wall_samples(uint64_t now) {
   // One pass over the slots at most, starting where the last tick stopped: with more live
   // threads than the per-tick cap, each is sampled every few ticks and its value covers the
   // whole time since its previous sample.
+  const uint32_t start = wall_cursor_;
   for (uint32_t k = 0; k < limit && asked < config_.wall_threads_per_tick; ++k) {
-    const uint32_t i = (wall_cursor_ + k) % limit;
+    const uint32_t i = (start + k) % limit;
     ThreadSlot& s = reg.slot(i);
     if (s.state.load(std::memory_order_acquire) != ThreadSlot::kLive) continue;
     const uint32_t wire_id = s.wire_id.load(std::memory_order_acquire);
@@ -179,6 +194,9 @@ void Sampler::request_wall_samples(uint64_t now) {
         shared_->dropped_watchdog.fetch_add(1, std::memory_order_relaxed);
       }
     }
+    ++asked;
+    wall_cursor_ = i + 1;
+    if (reuse_idle_stack(s, wire_id, now)) continue;
     const uint64_t wall = now > s.last_wall_mono ? now - s.last_wall_mono : 1;
     s.wall_requested_mono = now;
     s.pending_wall_ns.store(wall, std::memory_order_release);
@@ -187,9 +205,32 @@ void Sampler::request_wall_samples(uint64_t now) {
     } else {
       s.pending_wall_ns.store(0, std::memory_order_release);
     }
-    ++asked;
-    wall_cursor_ = i + 1;
   }
+}
+
+// A thread whose CPU clock has moved no further since its last wall capture than the return
+// from that capture costs has not run since: it is still where the capture found it (a thread
+// that did real work in between used more than kIdleCpuNs). Answering from the memo spares
+// a blocked thread a wake-up, a signal frame and a walk every tick, which is most of what wall
+// sampling costs in a process with many idle threads.
+bool Sampler::reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, uint64_t now) {
+  auto it = wall_memo_.find(wire_id);
+  if (it == wall_memo_.end()) return false;
+  uint64_t cpu = 0;
+  if (!platform::thread_cpu_ns(s.os_tid.load(std::memory_order_acquire), &cpu)) return false;
+  const WallMemo& m = it->second;
+  if (cpu < m.thread_cpu_after || cpu - m.thread_cpu_after >= kIdleCpuNs) return false;
+  const uint16_t n = static_cast<uint16_t>(m.frames.size());
+  if (!outbox_.room_for_sample(WireWriter::sample_size(n))) {
+    ++dropped_buffer_full_;
+    return true;
+  }
+  const uint64_t wall = now > s.last_wall_mono ? now - s.last_wall_mono : 1;
+  writer_.sample(now, wire_id, static_cast<uint8_t>(wire::kSampleWall | m.flags), 0, wall, m.frames.data(), n);
+  s.last_wall_mono = now;
+  ++samples_sent_;
+  ++wall_reused_;
+  return true;
 }
 
 void Sampler::drain_captures() {
@@ -237,6 +278,12 @@ void Sampler::emit_capture(const Capture& c) {
   }
   writer_.sample(c.mono, c.wire_id, flags, c.cpu_ns, c.wall_ns, ids_.data(), n);
   ++samples_sent_;
+  if (c.kinds & kCaptureWall) {
+    WallMemo& m = wall_memo_[c.wire_id];
+    m.thread_cpu_after = c.thread_cpu_after;
+    m.flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
+    m.frames.assign(ids_.begin(), ids_.end());
+  }
 }
 
 void Sampler::emit_stats(uint64_t now) {

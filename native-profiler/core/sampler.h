@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "core/outbox.h"
@@ -57,6 +58,7 @@ class Sampler {
   void drain_captures();
   void emit_capture(const Capture& c);
   void emit_stats(uint64_t now);
+  bool reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, uint64_t now);
   void go_quiet();
 
   SamplerConfig config_;
@@ -69,10 +71,20 @@ class Sampler {
   std::vector<uint32_t> ids_;
   std::vector<ThreadEvent> events_;
   std::vector<bool> announced_;  // by wire id
+  // The last wall capture of each thread, kept to answer for a thread that has not run since
+  // (see reuse_idle_stack).
+  struct WallMemo {
+    uint64_t thread_cpu_after = 0;
+    uint8_t flags = 0;  // incomplete / elided bits of that capture
+    std::vector<uint32_t> frames;
+  };
+  std::unordered_map<uint32_t, WallMemo> wall_memo_;
+  uint64_t wall_reused_ = 0;
   uint32_t wall_cursor_ = 0;
   uint64_t last_stats_mono_ = 0;
   uint64_t samples_sent_ = 0;
   uint64_t dropped_buffer_full_ = 0;
+  bool handler_lost_ = false;
 
   std::thread thread_;
   std::mutex mu_;

@@ -81,6 +81,8 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     c->elided = w.elided;
     c->complete = w.complete;
   }
+  // Read last, so that the handler's own cost is behind the sampler's idle test (sampler.cpp).
+  c->thread_cpu_after = (got & kCaptureWall) ? platform::current_thread_cpu_ns() : 0;
   shared.captures.fetch_add(1, std::memory_order_relaxed);
   shared.ring->publish(index);
 }

@@ -106,6 +106,8 @@ CaptureInstall install_capture() {
   return CaptureInstall::kOk;
 }
 
+int capture_signal_number() { return g_signal; }
+
 void quiesce_capture() { g_quiet.store(true, std::memory_order_release); }
 
 bool capture_still_installed() {

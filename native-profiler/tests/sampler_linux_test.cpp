@@ -4,6 +4,9 @@
 #include <time.h>
 
 #include <atomic>
+#include <map>
+#include <pthread.h>
+#include <signal.h>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -67,14 +70,27 @@ class NativeOnlyResolver final : public FrameResolver {
   }
 };
 
+// Process-wide, as in the profiler: installed once, never freed.
+struct Harness {
+  SamplingShared shared;
+  ThreadRegistry registry;
+  CaptureRing ring{256};
+  Harness() {
+    shared.registry = &registry;
+    shared.ring = &ring;
+    set_sampling_shared(&shared);
+  }
+};
+
+Harness& harness() {
+  static Harness* h = new Harness;
+  return *h;
+}
+
 TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
   ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
-  static SamplingShared shared;  // never freed, as in the profiler
-  static ThreadRegistry registry;
-  static CaptureRing ring(256);
-  shared.registry = &registry;
-  shared.ring = &ring;
-  set_sampling_shared(&shared);
+  SamplingShared& shared = harness().shared;
+  ThreadRegistry& registry = harness().registry;
   shared.active.store(true);
   registry.configure_cpu_timers(true, 1000000);
 
@@ -87,7 +103,7 @@ TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
 
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> spinner_cpu{0};
-  auto enter = [](uint64_t id, const char* name) {
+  auto enter = [&registry](uint64_t id, const char* name) {
     registry.on_created(id);
     registry.on_assigned_os_thread(id, platform::current_tid());
     registry.on_name_changed(id, name);
@@ -156,6 +172,95 @@ TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
   EXPECT_GT(sleep_wall, 300000000u) << "wall samples cover the sleeper's life";
   EXPECT_GT(sleep_wall_in_outer, sleep_wall * 8 / 10);
   EXPECT_EQ(s.stats_samples, s.samples.size());
+}
+
+}  // namespace
+}  // namespace clrscope
+
+namespace clrscope {
+namespace {
+
+TEST(SamplerLinux, AbandonsWallRequestsAThreadCannotAnswerAndCapsThreadsPerTick) {
+  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+  SamplingShared& shared = harness().shared;
+  ThreadRegistry& registry = harness().registry;
+  shared.active.store(true);
+  registry.configure_cpu_timers(false, 0);
+  const uint64_t watchdog_before = shared.dropped_watchdog.load();
+
+  auto* transport = new MemoryTransport;
+  NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 5000000;
+  config.cpu = false;
+  config.wall_threads_per_tick = 3;
+  config.watchdog_ns = 50000000;
+  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
+  ASSERT_TRUE(sampler.start());
+
+  constexpr int kIdle = 9;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  std::vector<uint64_t> lifetimes(kIdle, 0);
+  for (int k = 0; k < kIdle; ++k) {
+    threads.emplace_back([&, k] {
+      const uint64_t id = 300 + static_cast<uint64_t>(k);
+      registry.on_created(id);
+      registry.on_assigned_os_thread(id, platform::current_tid());
+      registry.on_name_changed(id, "idle-" + std::to_string(k));
+      const uint64_t t0 = platform::mono_now_ns();
+      clrscope_test_sleep_outer(&stop);
+      lifetimes[static_cast<size_t>(k)] = platform::mono_now_ns() - t0;
+      registry.on_destroyed(id);
+    });
+  }
+  // A thread that never answers: the capture signal stays blocked, as in a thread stopped by a
+  // debugger. Its requests must be abandoned, not waited on.
+  threads.emplace_back([&] {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, platform::capture_signal_number());
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    registry.on_created(399);
+    registry.on_assigned_os_thread(399, platform::current_tid());
+    registry.on_name_changed(399, "masked");
+    clrscope_test_sleep_outer(&stop);
+    registry.on_destroyed(399);
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  });
+  timespec run{0, 500000000};
+  nanosleep(&run, nullptr);
+  stop = true;
+  for (auto& t : threads) t.join();
+  sampler.stop(wire::kEndShutdown, 5000);
+
+  const testing::ReadStream s = testing::read_stream(transport->bytes);
+  uint32_t masked = 0;
+  std::map<uint32_t, uint64_t> wall_by_thread;
+  for (const auto& [id, name] : s.thread_names) {
+    if (name == "masked") masked = id;
+  }
+  ASSERT_NE(masked, 0u);
+  size_t masked_samples = 0;
+  for (const auto& smp : s.samples) {
+    if (smp.thread_id == masked) ++masked_samples;
+    wall_by_thread[smp.thread_id] += smp.wall_ns;
+  }
+  EXPECT_EQ(masked_samples, 0u);
+  EXPECT_GE(shared.dropped_watchdog.load() - watchdog_before, 3u) << "abandoned requests are counted";
+  // With 10 threads and 3 per tick each thread is visited every few ticks, and each sample
+  // carries the wall time since its previous one: the sums still cover the threads' lives.
+  uint64_t shortest = UINT64_MAX;
+  for (uint64_t l : lifetimes) shortest = std::min(shortest, l);
+  for (const auto& [id, name] : s.thread_names) {
+    if (name.rfind("idle-", 0) != 0) continue;
+    EXPECT_GT(wall_by_thread[id], shortest * 7 / 10) << name;
+    EXPECT_LT(wall_by_thread[id], shortest * 13 / 10 + 50000000) << name;
+  }
+  // At most 3 requests per 5 ms tick over ~0.5 s.
+  size_t wall_samples = 0;
+  for (const auto& smp : s.samples) wall_samples += (smp.flags & wire::kSampleWall) ? 1 : 0;
+  EXPECT_LE(wall_samples, 3u * 130u);
 }
 
 }  // namespace

@@ -35,8 +35,8 @@ function dotnetTrace() {
 const trace = dotnetTrace();
 const configs = [
   { name: 'plain', cmd: 'dotnet', args: benchArgs },
-  { name: 'clrscope 10ms', cmd: process.execPath, args: [join(root, 'bin/clrscope.js'), 'record', '--interval', '10', '-o', join(scratch, 'c10.pb.gz'), '--', 'dotnet', ...benchArgs] },
-  { name: 'clrscope 1ms', cmd: process.execPath, args: [join(root, 'bin/clrscope.js'), 'record', '--interval', '1', '-o', join(scratch, 'c1.pb.gz'), '--', 'dotnet', ...benchArgs] },
+  { name: 'clrscope 10ms', cmd: process.execPath, args: [join(root, 'electron/cli/clrscope.js'), 'record', '--interval', '10', '-o', join(scratch, 'c10.pb.gz'), '--', 'dotnet', ...benchArgs] },
+  { name: 'clrscope 1ms', cmd: process.execPath, args: [join(root, 'electron/cli/clrscope.js'), 'record', '--interval', '1', '-o', join(scratch, 'c1.pb.gz'), '--', 'dotnet', ...benchArgs] },
 ];
 if (trace.path !== undefined) {
   configs.push({ name: 'dotnet-trace default', cmd: trace.path, args: ['collect', '--show-child-io', '-o', join(scratch, 't.nettrace'), '--', 'dotnet', ...benchArgs] });

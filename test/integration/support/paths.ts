@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 /** Repository root (tests run from dist/test/integration/...). */
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
-export const CLI = join(ROOT, 'bin', 'clrscope.js');
+export const CLI = join(ROOT, 'electron', 'cli', 'clrscope.js');
 export const PROFILER = join(ROOT, 'native-profiler', 'build', 'libclrscope.so');
 
 export function targetDll(name: 'Scenarios' | 'Demo' | 'CpuBench'): string {

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/electron/cli/main.js', import.meta.url);
+const entry = new URL('../../dist/electron/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write("clrscope: not built yet: run 'npm run build' (or bash scripts/setup.sh) first.\n");
   process.exit(2);

@@ -1,0 +1,86 @@
+// Living with other users of signals. Each case runs in a fresh child process (a death test):
+// the capture handler is process-wide state.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/platform.h"
+
+namespace clrscope {
+namespace {
+
+void foreign_handler(int) {}
+
+void install_foreign(int sig) {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = foreign_handler;
+  sigaction(sig, &sa, nullptr);
+}
+
+class SignalConflicts : public ::testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+TEST_F(SignalConflicts, TakesSigprofWhenItIsFree) {
+  EXPECT_EXIT(
+      {
+        if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
+        std::_Exit(platform::capture_signal_number() == SIGPROF ? 0 : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(SignalConflicts, LeavesAnotherProfilersSigprofAlone) {
+  EXPECT_EXIT(
+      {
+        install_foreign(SIGPROF);
+        if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
+        const int sig = platform::capture_signal_number();
+        struct sigaction cur;
+        sigaction(SIGPROF, nullptr, &cur);
+        // Ours went to a real-time signal; theirs is untouched.
+        std::_Exit(sig >= SIGRTMIN && sig <= SIGRTMAX && cur.sa_handler == foreign_handler ? 0 : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(SignalConflicts, SwallowsAStraySignalInsteadOfDying) {
+  EXPECT_EXIT(
+      {
+        if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
+        // A kill from outside carries no capture ticket: with no previous handler to pass it to,
+        // it is dropped rather than taking the default action (terminate).
+        raise(platform::capture_signal_number());
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(SignalConflicts, NoticesWhenAnotherLibraryReplacesTheHandler) {
+  EXPECT_EXIT(
+      {
+        if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
+        if (!platform::capture_still_installed()) std::_Exit(2);
+        install_foreign(platform::capture_signal_number());
+        std::_Exit(platform::capture_still_installed() ? 3 : 0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(SignalConflicts, RespectsAnExplicitChoice) {
+  EXPECT_EXIT(
+      {
+        const int wanted = SIGRTMIN + 10;
+        setenv("CLRSCOPE_SIGNAL", std::to_string(wanted).c_str(), 1);
+        if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
+        std::_Exit(platform::capture_signal_number() == wanted ? 0 : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+}  // namespace
+}  // namespace clrscope
