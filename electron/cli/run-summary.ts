@@ -9,8 +9,9 @@ function seconds(ns: number): string {
   return `${(ns / 1e6).toFixed(1)} ms`;
 }
 
+/** 1234567 -> "1,234,567" (toLocaleString would load ICU's data for one line of output). */
 function count(n: number): string {
-  return n.toLocaleString('en-US');
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 export interface SampleCounts {

@@ -1,5 +1,6 @@
 #include "core/cfi_unwind.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace clrscope {
@@ -16,9 +17,12 @@ constexpr uint8_t kPeFormatMask = 0x0f;
 constexpr uint8_t kPeApplyMask = 0x70;
 constexpr uint8_t kPeIndirect = 0x80;
 
+// Reads unwind data within [at, end). The whole range is checked against the module's
+// readable segments once, up front; each read then only checks it stays inside the range.
 class Reader {
  public:
-  Reader(const CodeModule& m, uintptr_t at, uintptr_t end) : m_(m), at_(at), end_(end) {}
+  Reader(const CodeModule& m, uintptr_t at, uintptr_t end)
+      : m_(m), at_(at), end_(end), ok_(end >= at && module_readable(m, at, end - at)) {}
   bool ok() const { return ok_; }
   uintptr_t at() const { return at_; }
   uintptr_t end() const { return end_; }
@@ -27,7 +31,7 @@ class Reader {
 
   template <typename T>
   T fixed() {
-    if (!ok_ || at_ + sizeof(T) > end_ || !module_readable(m_, at_, sizeof(T))) {
+    if (!ok_ || at_ + sizeof(T) > end_) {
       ok_ = false;
       return T{};
     }
@@ -98,7 +102,7 @@ class Reader {
   const CodeModule& m_;
   uintptr_t at_;
   uintptr_t end_;
-  bool ok_ = true;
+  bool ok_;
 };
 
 enum class Rule : uint8_t { kSame, kUndefined, kOffset, kUnsupported };
@@ -313,23 +317,20 @@ bool find_fde(const CodeModule& m, uintptr_t pc, uintptr_t* fde) {
   // as 4-byte offsets from the header (datarel | sdata4).
   if (!r.ok() || table_enc != 0x3b || count == 0) return false;
   const uintptr_t table = r.at();
+  if (count > (UINTPTR_MAX - table) / 8 || !module_readable(m, table, count * 8)) return false;
+  const int32_t* entries = reinterpret_cast<const int32_t*>(table);
   uintptr_t lo = 0, hi = count;
   while (lo + 1 < hi) {
     const uintptr_t mid = lo + (hi - lo) / 2;
-    Reader e(m, table + mid * 8, table + mid * 8 + 4);
-    const uintptr_t start = hdr + static_cast<uintptr_t>(static_cast<int64_t>(e.fixed<int32_t>()));
-    if (!e.ok()) return false;
-    if (start <= pc) {
+    if (hdr + static_cast<uintptr_t>(static_cast<int64_t>(entries[2 * mid])) <= pc) {
       lo = mid;
     } else {
       hi = mid;
     }
   }
-  Reader e(m, table + lo * 8, table + lo * 8 + 8);
-  const uintptr_t start = hdr + static_cast<uintptr_t>(static_cast<int64_t>(e.fixed<int32_t>()));
-  const uintptr_t entry = hdr + static_cast<uintptr_t>(static_cast<int64_t>(e.fixed<int32_t>()));
-  if (!e.ok() || start > pc) return false;
-  *fde = entry;
+  const uintptr_t start = hdr + static_cast<uintptr_t>(static_cast<int64_t>(entries[2 * lo]));
+  if (start > pc) return false;
+  *fde = hdr + static_cast<uintptr_t>(static_cast<int64_t>(entries[2 * lo + 1]));
   return true;
 }
 
@@ -342,59 +343,155 @@ bool read_stack(const StackBounds& stack, uintptr_t addr, uintptr_t* out) {
   return true;
 }
 
-}  // namespace
 
-CfiStep cfi_step(const CodeModule& module, uintptr_t lookup_pc, WalkRegisters* regs, const StackBounds& stack) {
-  if (module.eh_frame_hdr == 0) return CfiStep::kNoInfo;
+// What the call-frame information says about one pc, independent of any register values: the
+// part worth caching.
+struct PcRules {
+  CfiStep status;
+  bool cfa_from_fp;  // CFA = fp + cfa_offset, else sp + cfa_offset
+  bool fp_saved;     // the caller's fp is at CFA + fp_offset, else unchanged
+  int64_t cfa_offset;
+  int64_t ra_offset;
+  int64_t fp_offset;
+};
+
+PcRules rules_for_pc(const CodeModule& module, uintptr_t lookup_pc) {
+  PcRules out{CfiStep::kNoInfo, false, false, 0, 0, 0};
+  if (module.eh_frame_hdr == 0) return out;
   uintptr_t fde = 0;
-  if (!find_fde(module, lookup_pc, &fde)) return CfiStep::kNoInfo;
+  if (!find_fde(module, lookup_pc, &fde)) return out;
 
   Reader r(module, fde, fde + 16);
   uint64_t length = r.fixed<uint32_t>();
-  if (!r.ok() || length == 0 || length == 0xffffffffu) return CfiStep::kNoInfo;
+  if (!r.ok() || length == 0 || length == 0xffffffffu) return out;
   const uintptr_t end = r.at() + length;
   const uintptr_t cie_field = r.at();
   const uint32_t cie_delta = r.fixed<uint32_t>();
-  if (!r.ok() || cie_delta == 0) return CfiStep::kNoInfo;
+  if (!r.ok() || cie_delta == 0) return out;
   Cie cie;
-  if (!parse_cie(module, cie_field - cie_delta, &cie)) return CfiStep::kBadRead;
+  out.status = CfiStep::kBadRead;
+  if (!parse_cie(module, cie_field - cie_delta, &cie)) return out;
 
   Reader f(module, r.at(), end);
   const uintptr_t pc_begin = f.encoded(cie.fde_encoding, 0);
   const uintptr_t pc_range = f.encoded(static_cast<uint8_t>(cie.fde_encoding & kPeFormatMask), 0);
-  if (!f.ok()) return CfiStep::kBadRead;
-  if (lookup_pc < pc_begin || lookup_pc - pc_begin >= pc_range) return CfiStep::kNoInfo;
+  if (!f.ok()) return out;
+  out.status = CfiStep::kNoInfo;
+  if (lookup_pc < pc_begin || lookup_pc - pc_begin >= pc_range) return out;
   if (cie.augmented) {
     const uint64_t aug = f.uleb();
     f.seek(f.at() + aug);
   }
 
+  out.status = CfiStep::kUnsupported;
   FrameRules initial;
   initial.ra = RegRule{Rule::kOffset, -8};
   Reader ci(module, cie.insns, cie.end);
-  if (!run_cfa(ci, cie, 0, UINTPTR_MAX, &initial, initial)) return CfiStep::kUnsupported;
+  if (!run_cfa(ci, cie, 0, UINTPTR_MAX, &initial, initial)) return out;
   FrameRules rules = initial;
-  if (!run_cfa(f, cie, pc_begin, lookup_pc, &rules, initial)) return CfiStep::kUnsupported;
-
-  if (!rules.cfa_ok) return CfiStep::kUnsupported;
-  uintptr_t base = 0;
-  if (rules.cfa_reg == kRegSp) {
-    base = regs->sp;
-  } else if (rules.cfa_reg == kRegFp) {
-    base = regs->fp;
-  } else {
-    return CfiStep::kUnsupported;
+  if (!run_cfa(f, cie, pc_begin, lookup_pc, &rules, initial)) return out;
+  if (!rules.cfa_ok || (rules.cfa_reg != kRegSp && rules.cfa_reg != kRegFp)) return out;
+  if (rules.ra.rule == Rule::kUndefined) {
+    out.status = CfiStep::kOutermost;
+    return out;
   }
-  const uintptr_t cfa = base + static_cast<uintptr_t>(rules.cfa_offset);
-  if (rules.ra.rule == Rule::kUndefined) return CfiStep::kOutermost;
-  if (rules.ra.rule != Rule::kOffset) return CfiStep::kUnsupported;
+  if (rules.ra.rule != Rule::kOffset || (rules.fp.rule != Rule::kOffset && rules.fp.rule != Rule::kSame)) return out;
+  out.status = CfiStep::kOk;
+  out.cfa_from_fp = rules.cfa_reg == kRegFp;
+  out.fp_saved = rules.fp.rule == Rule::kOffset;
+  out.cfa_offset = rules.cfa_offset;
+  out.ra_offset = rules.ra.offset;
+  out.fp_offset = rules.fp.offset;
+  return out;
+}
+
+// A walk steps through the same native return addresses over and over (every thread enters
+// the runtime the same way); interpreting their unwind programs each time is most of what a
+// capture costs. Results are kept per pc in a fixed table written by handlers themselves, one
+// writer per entry at a time (a sequence word claimed with compare-exchange); readers retry
+// nothing: a torn or busy entry is simply a miss. Entries carry the module table's generation,
+// so a library loaded where another was unloaded never inherits stale rules.
+constexpr uint32_t kCacheEntries = 4096;
+
+struct CacheEntry {
+  std::atomic<uint32_t> seq;  // odd while being written
+  std::atomic<uint32_t> generation;
+  std::atomic<uint64_t> pc;
+  std::atomic<uint64_t> packed;
+};
+
+CacheEntry g_cache[kCacheEntries];
+
+uint32_t cache_slot(uintptr_t pc) {
+  return static_cast<uint32_t>((static_cast<uint64_t>(pc) * 0x9E3779B97F4A7C15ull) >> 52) % kCacheEntries;
+}
+
+bool fits16(int64_t v) { return v >= INT16_MIN && v <= INT16_MAX; }
+
+// status 3 bits | cfa_from_fp | fp_saved | cfa_offset, ra_offset, fp_offset as 16-bit fields.
+bool pack(const PcRules& r, uint64_t* out) {
+  if (!fits16(r.cfa_offset) || !fits16(r.ra_offset) || !fits16(r.fp_offset)) return false;
+  *out = static_cast<uint64_t>(r.status) | (r.cfa_from_fp ? 8ull : 0ull) | (r.fp_saved ? 16ull : 0ull) |
+         (static_cast<uint64_t>(static_cast<uint16_t>(r.cfa_offset)) << 16) |
+         (static_cast<uint64_t>(static_cast<uint16_t>(r.ra_offset)) << 32) |
+         (static_cast<uint64_t>(static_cast<uint16_t>(r.fp_offset)) << 48);
+  return true;
+}
+
+PcRules unpack(uint64_t v) {
+  PcRules r;
+  r.status = static_cast<CfiStep>(v & 7);
+  r.cfa_from_fp = (v & 8) != 0;
+  r.fp_saved = (v & 16) != 0;
+  r.cfa_offset = static_cast<int16_t>(static_cast<uint16_t>(v >> 16));
+  r.ra_offset = static_cast<int16_t>(static_cast<uint16_t>(v >> 32));
+  r.fp_offset = static_cast<int16_t>(static_cast<uint16_t>(v >> 48));
+  return r;
+}
+
+bool cache_get(uintptr_t pc, uint32_t generation, PcRules* out) {
+  CacheEntry& e = g_cache[cache_slot(pc)];
+  const uint32_t s1 = e.seq.load(std::memory_order_acquire);
+  if (s1 & 1) return false;
+  const uint32_t gen = e.generation.load(std::memory_order_relaxed);
+  const uint64_t key = e.pc.load(std::memory_order_relaxed);
+  const uint64_t packed = e.packed.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (e.seq.load(std::memory_order_relaxed) != s1 || key != pc || gen != generation || packed == 0) return false;
+  *out = unpack(packed);
+  return true;
+}
+
+void cache_put(uintptr_t pc, uint32_t generation, const PcRules& r) {
+  uint64_t packed = 0;
+  if (!pack(r, &packed)) return;
+  CacheEntry& e = g_cache[cache_slot(pc)];
+  uint32_t s = e.seq.load(std::memory_order_relaxed);
+  if ((s & 1) || !e.seq.compare_exchange_strong(s, s + 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
+  std::atomic_thread_fence(std::memory_order_release);
+  e.generation.store(generation, std::memory_order_relaxed);
+  e.pc.store(pc, std::memory_order_relaxed);
+  e.packed.store(packed, std::memory_order_relaxed);
+  e.seq.store(s + 2, std::memory_order_release);
+}
+
+}  // namespace
+
+CfiStep cfi_step(const CodeModule& module, uint32_t generation, uintptr_t lookup_pc, WalkRegisters* regs,
+                 const StackBounds& stack) {
+  PcRules rules;
+  if (!cache_get(lookup_pc, generation, &rules)) {
+    rules = rules_for_pc(module, lookup_pc);
+    // A bad read may be a transient state of the module; everything else is a fact of the code.
+    if (rules.status != CfiStep::kBadRead) cache_put(lookup_pc, generation, rules);
+  }
+  if (rules.status != CfiStep::kOk) return rules.status;
+  const uintptr_t cfa = (rules.cfa_from_fp ? regs->fp : regs->sp) + static_cast<uintptr_t>(rules.cfa_offset);
   uintptr_t ra = 0;
-  if (!read_stack(stack, cfa + static_cast<uintptr_t>(rules.ra.offset), &ra)) return CfiStep::kBadRead;
+  if (!read_stack(stack, cfa + static_cast<uintptr_t>(rules.ra_offset), &ra)) return CfiStep::kBadRead;
   uintptr_t fp = regs->fp;
-  if (rules.fp.rule == Rule::kOffset) {
-    if (!read_stack(stack, cfa + static_cast<uintptr_t>(rules.fp.offset), &fp)) return CfiStep::kBadRead;
-  } else if (rules.fp.rule != Rule::kSame) {
-    return CfiStep::kUnsupported;
+  if (rules.fp_saved && !read_stack(stack, cfa + static_cast<uintptr_t>(rules.fp_offset), &fp)) {
+    return CfiStep::kBadRead;
   }
   regs->ip = ra;
   regs->sp = cfa;

@@ -20,7 +20,10 @@ enum class CfiStep {
 };
 
 // `lookup_pc` is the pc used to find the rules: the exact pc for the interrupted frame,
-// return address minus one for callers. On kOk, regs.ip/sp/fp hold the caller's values.
-CfiStep cfi_step(const CodeModule& module, uintptr_t lookup_pc, WalkRegisters* regs, const StackBounds& stack);
+// return address minus one for callers; `generation` is the module table's (cached rules are
+// only trusted for the table they were computed under). On kOk, regs.ip/sp/fp hold the
+// caller's values.
+CfiStep cfi_step(const CodeModule& module, uint32_t generation, uintptr_t lookup_pc, WalkRegisters* regs,
+                 const StackBounds& stack);
 
 }  // namespace clrscope

@@ -63,7 +63,7 @@ WalkResult walk_frames(const WalkRegisters& regs, const StackBounds& bounds, uin
     bool stepped = false;
     if (m != nullptr) {
       WalkRegisters next = r;
-      const CfiStep c = cfi_step(*m, lookup, &next, bounds);
+      const CfiStep c = cfi_step(*m, modules->generation, lookup, &next, bounds);
       if (c == CfiStep::kOutermost) {
         step = Step::kRoot;
         stepped = true;

@@ -13,13 +13,20 @@ std::mutex& log_mutex() {
   return *mu;
 }
 FILE* g_log = nullptr;
+// Append, and keep the file out of child processes. glibc spells the latter 'e' (O_CLOEXEC);
+// the Microsoft C runtime spells it 'N' and rejects modes it does not know.
+#if defined(_WIN32)
+constexpr const char kAppendPrivate[] = "aN";
+#else
+constexpr const char kAppendPrivate[] = "ae";
+#endif
 }  // namespace
 
 void log_open_from_env() {
   const std::string path = platform::env("CLRSCOPE_LOG");
   if (path.empty()) return;
   std::lock_guard<std::mutex> lock(log_mutex());
-  if (g_log == nullptr) g_log = std::fopen(path.c_str(), "ae");
+  if (g_log == nullptr) g_log = std::fopen(path.c_str(), kAppendPrivate);
 }
 
 void log_line(const char* fmt, ...) {

@@ -32,7 +32,11 @@ ModuleSnapshot* ModuleSnapshot::allocate(uint32_t count) {
 }
 
 const ModuleSnapshot* current_modules() { return g_modules.load(std::memory_order_acquire); }
-void publish_modules(const ModuleSnapshot* snapshot) { g_modules.store(snapshot, std::memory_order_release); }
+void publish_modules(ModuleSnapshot* snapshot) {
+  static uint32_t generation = 0;
+  snapshot->generation = ++generation;
+  g_modules.store(snapshot, std::memory_order_release);
+}
 
 bool module_readable(const CodeModule& m, uintptr_t addr, uintptr_t size) {
   for (uint32_t i = 0; i < m.readable_count; ++i) {

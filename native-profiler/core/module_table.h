@@ -24,6 +24,7 @@ struct CodeModule {
 };
 
 struct ModuleSnapshot {
+  uint32_t generation;  // set by publish_modules; distinguishes tables over time
   uint32_t count;
   CodeModule modules[1];  // `count` entries, sorted by text_lo
 
@@ -33,7 +34,7 @@ struct ModuleSnapshot {
 };
 
 const ModuleSnapshot* current_modules();
-void publish_modules(const ModuleSnapshot* snapshot);
+void publish_modules(ModuleSnapshot* snapshot);
 
 // True when [addr, addr + size) lies inside one readable segment of the module.
 bool module_readable(const CodeModule& m, uintptr_t addr, uintptr_t size);

@@ -25,6 +25,8 @@ bool current_thread_stack(uintptr_t* lo, uintptr_t* hi);
 // Bounds of the stack mapping that contains `sp`, for threads whose bounds could not be read
 // on the thread itself (e.g. threads that existed before an attach). Normal context only.
 bool stack_bounds_containing(uintptr_t sp, uintptr_t* lo, uintptr_t* hi);
+// Names the calling thread for debuggers and tools (at most 15 characters on Linux).
+void name_current_thread(const char* name);
 // Sleep until the given monotonic deadline.
 void sleep_until_mono_ns(uint64_t deadline);
 // Name of a shared library file from its path ("/usr/lib/libc.so.6" -> "libc.so.6").

@@ -80,6 +80,7 @@ void Sampler::stop(uint8_t end_reason, int timeout_ms) {
 }
 
 void Sampler::run() {
+  platform::name_current_thread("clrscope");
   uint64_t next = platform::mono_now_ns() + config_.interval_ns;
   for (;;) {
     {
@@ -138,9 +139,16 @@ void Sampler::end_stream(uint8_t reason) {
   emit_stats(now);
   writer_.end(now, reason);
   outbox_.drain(2000);
-  log_line("stream ended: %llu samples, %llu wall samples answered from idle threads' last stacks, %llu bytes sent",
+  // The profiler's own cost, for scripts/bench: time in the handler and the sampler thread's CPU
+  // (this runs on the sampler thread when the stream ends normally).
+  const uint64_t captures = shared_->captures.load(std::memory_order_relaxed);
+  const uint64_t handler_ns = shared_->capture_ns.load(std::memory_order_relaxed);
+  log_line("stream ended: %llu samples, %llu wall samples answered from idle threads' last stacks, %llu bytes sent; "
+           "%llu captures took %.1f us each in the handler (%.1f ms in all); the sampler thread used %.1f ms of CPU",
            static_cast<unsigned long long>(samples_sent_), static_cast<unsigned long long>(wall_reused_),
-           static_cast<unsigned long long>(outbox_.bytes_sent()));
+           static_cast<unsigned long long>(outbox_.bytes_sent()), static_cast<unsigned long long>(captures),
+           captures == 0 ? 0.0 : static_cast<double>(handler_ns) / 1000.0 / static_cast<double>(captures),
+           static_cast<double>(handler_ns) / 1e6, static_cast<double>(platform::current_thread_cpu_ns()) / 1e6);
 }
 
 void Sampler::go_quiet() {

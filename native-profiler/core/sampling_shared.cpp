@@ -55,7 +55,8 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     shared.dropped_ring_full.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  c->mono = platform::mono_now_ns();
+  const uint64_t started = platform::mono_now_ns();
+  c->mono = started;
   c->cpu_ns = cpu_ns;
   c->wall_ns = wall_ns;
   c->sp = regs.sp;
@@ -84,6 +85,7 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
   // Read last, so that the handler's own cost is behind the sampler's idle test (sampler.cpp).
   c->thread_cpu_after = (got & kCaptureWall) ? platform::current_thread_cpu_ns() : 0;
   shared.captures.fetch_add(1, std::memory_order_relaxed);
+  shared.capture_ns.fetch_add(platform::mono_now_ns() - started, std::memory_order_relaxed);
   shared.ring->publish(index);
 }
 

@@ -18,6 +18,8 @@ struct SamplingShared {
   std::atomic<uint64_t> dropped_ring_full{0};
   std::atomic<uint64_t> dropped_watchdog{0};
   std::atomic<uint64_t> dropped_other{0};
+  // Time spent inside record_capture, for the log's cost line.
+  std::atomic<uint64_t> capture_ns{0};
 };
 
 SamplingShared* sampling_shared();

@@ -33,6 +33,8 @@ bool thread_cpu_ns(uint32_t tid, uint64_t* out) {
   return true;
 }
 
+void name_current_thread(const char* name) { pthread_setname_np(pthread_self(), name); }
+
 void sleep_until_mono_ns(uint64_t deadline) {
   timespec ts;
   ts.tv_sec = static_cast<time_t>(deadline / 1000000000ull);

@@ -9,9 +9,13 @@ export interface FunctionInfo {
   readonly file: string;
 }
 
-/** The text views show for a frame: natives without a symbol still say which library they ran in. */
+/**
+ * The text views show for a frame. Native frames say which library they ran in
+ * (`libc.so.6!pthread_cond_wait`, or `[libcoreclr.so]` where the library has no symbol for
+ * the address); managed frames are their full method name.
+ */
 export function frameLabel(fn: FunctionInfo): string {
+  if (fn.kind === FunctionKind.Native && fn.module !== '') return fn.name !== '' ? `${fn.module}!${fn.name}` : `[${fn.module}]`;
   if (fn.name !== '') return fn.name;
-  if (fn.kind === FunctionKind.Native && fn.module !== '') return `[${fn.module}]`;
   return '[unknown]';
 }

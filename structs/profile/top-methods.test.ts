@@ -16,7 +16,7 @@ test('cpu: self goes to the innermost managed frame, else the leaf; recursion co
     { name: 'a;b', module: 'Lib.dll', selfValue: 1, selfPct: pct(1, 47), totalValue: 1, totalPct: pct(1, 47) },
     { name: 'App.Worker.Work', module: 'App.dll', selfValue: 0, selfPct: 0, totalValue: 39, totalPct: pct(39, 47) },
     { name: 'App.Program.Main', module: 'App.dll', selfValue: 0, selfPct: 0, totalValue: 36, totalPct: pct(36, 47) },
-    { name: 'start_thread', module: 'libc.so.6', selfValue: 0, selfPct: 0, totalValue: 7, totalPct: pct(7, 47) },
+    { name: 'libc.so.6!start_thread', module: 'libc.so.6', selfValue: 0, selfPct: 0, totalValue: 7, totalPct: pct(7, 47) },
     { name: '[incomplete stack]', module: '', selfValue: 0, selfPct: 0, totalValue: 4, totalPct: pct(4, 47) },
   ]);
 });
@@ -29,8 +29,8 @@ test('wall: the futex wait is charged to its managed caller; n limits the rows',
     ['[incomplete stack]', 30, 30],
   ]);
   assert.equal(rows[0].selfPct, pct(100, 180));
-  assert.equal(topMethods(rec, 'wall', 10).find((r) => r.name === 'futex_wait')?.totalValue, 100);
-  assert.equal(topMethods(rec, 'wall', 10).find((r) => r.name === 'futex_wait')?.selfValue, 0);
+  assert.equal(topMethods(rec, 'wall', 10).find((r) => r.name === 'libc.so.6!futex_wait')?.totalValue, 100);
+  assert.equal(topMethods(rec, 'wall', 10).find((r) => r.name === 'libc.so.6!futex_wait')?.selfValue, 0);
 });
 
 test('no samples, no rows', () => {

@@ -13,7 +13,7 @@ const FIXTURE_CPU = [
   'App.Program.Main;App.Worker.Work;App.Worker.Hot 35',
   'App.Program.Main;a_b 1',
   '[incomplete stack];App.Worker.Work;App.Worker.Recurse;App.Worker.Recurse 4',
-  'start_thread;[libcoreclr.so] 7',
+  'libc.so.6!start_thread;[libcoreclr.so] 7',
   '',
 ].join('\n');
 

@@ -93,7 +93,7 @@ test('go tool pprof -top -sample_index=cpu: self and cumulative cpu per function
     'App.Program.Main': ['0', '36ns'],
     'App.Worker.Work': ['0', '39ns'],
     '[incomplete stack]': ['0', '4ns'],
-    'start_thread': ['0', '7ns'],
+    'libc.so.6!start_thread': ['0', '7ns'],
   });
   const order = [...rows.keys()];
   assert.deepEqual(order.slice(0, 4), ['App.Worker.Hot', '[libcoreclr.so]', 'App.Worker.Recurse', 'a;b']);
@@ -104,7 +104,7 @@ test('go tool pprof -top -sample_index=wall: wall per function', (t) => {
   const out = pprof('-top', '-sample_index=wall', profilePath);
   assert.match(out, /Type: wall/);
   assert.deepEqual(Object.fromEntries(topRows(out)), {
-    'futex_wait': ['100ns', '100ns'],
+    'libc.so.6!futex_wait': ['100ns', '100ns'],
     'App.Worker.Hot': ['50ns', '50ns'],
     '[incomplete stack]': ['30ns', '30ns'],
     'App.Program.Main': ['0', '150ns'],
@@ -120,9 +120,9 @@ test('go tool pprof -traces: merged samples carry thread id and name labels', (t
   const norm = (b: string): string => b.split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).join(' | ');
   assert.deepEqual(blocks.map(norm), [
     'thread name: main | thread id: 100 | 30ns App.Worker.Hot | App.Worker.Work | App.Program.Main',
-    'thread id: 200 | 0 futex_wait | App.Worker.Work | App.Program.Main',
+    'thread id: 200 | 0 libc.so.6!futex_wait | App.Worker.Work | App.Program.Main',
     'thread name: main | thread id: 300 | 5ns App.Worker.Hot | App.Worker.Work | App.Program.Main',
-    'thread id: 200 | 7ns [libcoreclr.so] | start_thread',
+    'thread id: 200 | 7ns [libcoreclr.so] | libc.so.6!start_thread',
     'thread name: main | thread id: 100 | 4ns App.Worker.Recurse | App.Worker.Recurse | App.Worker.Work | [incomplete stack]',
     'thread id: 200 | 0 [incomplete stack]',
     'thread name: main | thread id: 100 | 1ns a;b | App.Program.Main',

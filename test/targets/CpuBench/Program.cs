@@ -81,6 +81,8 @@ public static class Bench
             ["minRoundMs"] = Math.Round(sorted[0], 2),
             ["medianRoundMs"] = Math.Round(sorted[sorted.Length / 2], 2),
             ["unitsPerSecond"] = elapsedMs > 0 ? Math.Round(work * (double)rounds / (elapsedMs / 1000.0)) : 0,
+            // Every thread of the process, a profiler's own included.
+            ["processCpuMs"] = Math.Round(Process.GetCurrentProcess().TotalProcessorTime.TotalMilliseconds, 1),
         };
         Console.WriteLine($"RESULT {result.ToJsonString()}");
         if (!consistent)

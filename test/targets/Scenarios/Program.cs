@@ -58,6 +58,8 @@ public static class Program
             ["seconds"] = options.Seconds,
             ["exitCode"] = options.ExitCode,
             ["elapsedMs"] = Math.Round(Stopwatch.GetElapsedTime(start).TotalMilliseconds, 1),
+            // Every thread of the process, a profiler's own included: what profiling costs.
+            ["processCpuMs"] = Math.Round(System.Diagnostics.Process.GetCurrentProcess().TotalProcessorTime.TotalMilliseconds, 1),
             ["kernelIterationsPerMs"] = Math.Round(Calibration.IterationsPerMs),
             ["scenarios"] = results,
             ["threads"] = ThreadFacts.ToJson(),

@@ -1,0 +1,25 @@
+// The module table on Windows: deliberately empty, so every walk follows frame pointers only.
+//
+// The table exists to step through native code with DWARF call-frame information, which PE
+// images do not carry: x64 Windows code describes its frames in .pdata/.xdata instead. The
+// system's reader for those (RtlLookupFunctionEntry, RtlVirtualUnwind) may take the loader lock
+// or call back into the runtime for JIT-compiled code, so it cannot run while the sampler holds
+// a thread suspended, and a lock-free reader of our own is future work. Until then a native
+// frame without a frame pointer (most of ntdll, kernel32 and the runtime itself) is skipped
+// over when it leaves RBP alone, and ends the walk (or now and then adds a bogus frame) when it
+// uses RBP as a scratch register. The same holds for JIT-compiled code: on x64 Windows the JIT
+// does not promise RBP frames (it does on Unix), so managed stacks can come out shorter than on
+// Linux.
+#include "core/module_table.h"
+#include "core/platform.h"
+
+namespace clrscope::platform {
+
+void refresh_modules() {
+  if (current_modules() != nullptr) return;
+  // Published once and never freed, like every snapshot (a walk may be reading it).
+  ModuleSnapshot* empty = ModuleSnapshot::allocate(0);
+  if (empty != nullptr) publish_modules(empty);
+}
+
+}  // namespace clrscope::platform

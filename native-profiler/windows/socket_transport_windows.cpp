@@ -1,0 +1,105 @@
+// The stream's socket on Windows: an AF_UNIX stream socket through Winsock (Windows 10 1803
+// and later), non-blocking and not inherited by the target's child processes. Windows has no
+// SIGPIPE, so a vanished workstation is just an error code. A path naming a pipe
+// (\\.\pipe\...) goes to the named-pipe transport instead: that is what Node listens on when
+// given a path on Windows.
+#include <winsock2.h>
+// winsock2.h first: afunix.h builds on its types.
+#include <afunix.h>
+
+#include <cstring>
+
+#include "core/transport.h"
+#include "windows/win_common.h"
+
+namespace clrscope {
+namespace {
+
+bool winsock_ready() {
+  // Started once and never cleaned up: WSACleanup would pull Winsock from under anyone else
+  // in the process whose WSAStartup came after ours.
+  static const bool ready = [] {
+    WSADATA data;
+    return WSAStartup(MAKEWORD(2, 2), &data) == 0;
+  }();
+  return ready;
+}
+
+bool names_pipe(const std::string& path) {
+  if (path.size() < 9) return false;
+  std::string head = path.substr(0, 9);
+  for (char& c : head) {
+    if (c == '/') c = '\\';
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return head == "\\\\.\\pipe\\" || head == "\\\\?\\pipe\\";
+}
+
+class SocketTransport final : public Transport {
+ public:
+  explicit SocketTransport(SOCKET s) : s_(s) {}
+  ~SocketTransport() override { closesocket(s_); }
+
+  Status send(const uint8_t* data, size_t size, size_t* sent) override {
+    *sent = 0;
+    while (*sent < size) {
+      const size_t left = size - *sent;
+      const int chunk = left > (1u << 30) ? (1 << 30) : static_cast<int>(left);
+      const int n = ::send(s_, reinterpret_cast<const char*>(data + *sent), chunk, 0);
+      if (n > 0) {
+        *sent += static_cast<size_t>(n);
+        continue;
+      }
+      if (n == SOCKET_ERROR) {
+        const int err = WSAGetLastError();
+        if (err == WSAEINTR) continue;
+        if (err == WSAEWOULDBLOCK) return Status::kWouldBlock;
+      }
+      return Status::kBroken;
+    }
+    return Status::kSent;
+  }
+
+  bool wait_writable(int timeout_ms) override {
+    fd_set writable;
+    FD_ZERO(&writable);
+    FD_SET(s_, &writable);
+    timeval tv;
+    tv.tv_sec = timeout_ms / 1000;
+    tv.tv_usec = (timeout_ms % 1000) * 1000;
+    // The first argument is ignored by Winsock.
+    return select(0, nullptr, &writable, nullptr, &tv) > 0 && FD_ISSET(s_, &writable);
+  }
+
+ private:
+  SOCKET s_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> connect_transport(const std::string& path) {
+  if (names_pipe(path)) return win::connect_named_pipe(path);
+  sockaddr_un addr;
+  std::memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  // UTF-8, as Windows expects sun_path to be; one byte stays free for the terminator.
+  if (path.empty() || path.size() >= sizeof addr.sun_path) return nullptr;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  if (!winsock_ready()) return nullptr;
+  const SOCKET s = WSASocketW(AF_UNIX, SOCK_STREAM, 0, nullptr, 0, WSA_FLAG_NO_HANDLE_INHERIT);
+  if (s == INVALID_SOCKET) return nullptr;
+  if (connect(s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    closesocket(s);
+    return nullptr;
+  }
+  const int sndbuf = 1 << 20;
+  setsockopt(s, SOL_SOCKET, SO_SNDBUF, reinterpret_cast<const char*>(&sndbuf), sizeof sndbuf);
+  u_long nonblocking = 1;
+  if (ioctlsocket(s, FIONBIO, &nonblocking) != 0) {
+    closesocket(s);
+    return nullptr;
+  }
+  return std::unique_ptr<Transport>(new SocketTransport(s));
+}
+
+}  // namespace clrscope
