@@ -30,10 +30,16 @@ Options:
                         sample per MS of elapsed time per thread (at most 64
                         threads per tick, in rotation)
   --wall, --no-wall     take wall-time samples too (default) or CPU only
+  --pauses FILE.json    also write every runtime suspension (GC pauses and
+                        others) as a JSON array of {startNs, durationNs,
+                        suspendNs, reason, generation, induced, aborted};
+                        generation is null for suspensions without a GC
   -h, --help            show this help
 
-When it ends, record prints to stderr the samples taken and dropped and the
-ten methods with the most CPU time and wall time. Self time is charged to the
+When it ends, record prints to stderr the samples taken and dropped, the
+ten methods with the most CPU time and wall time, and the GC pauses per
+generation (count, p50/p90/p99/max, total), measured exactly from the
+runtime's suspend and resume notifications. Self time is charged to the
 innermost managed frame, so time a thread spends waiting inside the runtime
 or libc counts against the managed method that waited.
 

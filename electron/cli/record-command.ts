@@ -11,9 +11,11 @@ import { RECORD_HELP } from './help-text.js';
 import { checkWritable, outputFormatOf } from './output-format.js';
 import { formatSummary } from './run-summary.js';
 import type { Recording } from '../../structs/profile/recording.js';
+import { pauseEntries } from '../../structs/profile/pause-summary.js';
 
 interface RecordValues {
   output?: string;
+  pauses?: string;
   duration?: string;
   interval?: string;
   wall?: boolean;
@@ -25,6 +27,8 @@ export interface RecordPlan {
   command: string;
   args: string[];
   output: string;
+  /** Where to write the GC pause list as JSON, if asked. */
+  pauses?: string;
   durationMs: number | undefined;
   intervalMs: number;
   wall: boolean;
@@ -33,6 +37,7 @@ export interface RecordPlan {
 export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
   const { values, positionals, rest } = parseCommandArgs<RecordValues>(argv, {
     output: { type: 'string', short: 'o' },
+    pauses: { type: 'string' },
     duration: { type: 'string' },
     interval: { type: 'string' },
     wall: { type: 'boolean' },
@@ -52,10 +57,14 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
   const intervalMs = numberOption(values.interval, 'interval', 1, 1000, true) ?? 10;
   const output = values.output ?? 'clrscope.pb.gz';
   outputFormatOf(output);
+  if (values.pauses !== undefined && !values.pauses.toLowerCase().endsWith('.json')) {
+    throw new UserError(`--pauses writes JSON: give it a .json file name, not ${values.pauses}.`);
+  }
   return {
     command: commandLine[0],
     args: commandLine.slice(1),
     output,
+    pauses: values.pauses,
     durationMs: durationS === undefined ? undefined : Math.round(durationS * 1000),
     intervalMs,
     wall: !values['no-wall'],
@@ -63,16 +72,19 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
 }
 
 /** Writes next to the target and renames, so a failure never leaves half a file under its name. */
-export function writeRecordingFile(path: string, rec: Recording): void {
-  const bytes = toPprof(rec);
+function writeTextFile(path: string, data: Uint8Array | string): void {
   const tmp = `${path}.partial-${process.pid}`;
   try {
-    writeFileSync(tmp, bytes);
+    writeFileSync(tmp, data);
     renameSync(tmp, path);
   } catch (err) {
     if (existsSync(tmp)) unlinkSync(tmp);
     throw new UserError(`Cannot write ${path}: ${(err as Error).message}.`);
   }
+}
+
+export function writeRecordingFile(path: string, rec: Recording): void {
+  writeTextFile(path, toPprof(rec));
 }
 
 export function exitCodeOf(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): number {
@@ -98,6 +110,7 @@ export async function runRecord(argv: readonly string[], io: RecordIo): Promise<
 
 export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number> {
   checkWritable(plan.output);
+  if (plan.pauses !== undefined) checkWritable(plan.pauses);
   const libraryPath = profilerLibraryPath();
   if (!existsSync(libraryPath)) {
     throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
@@ -125,5 +138,9 @@ export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number
   }
   writeRecordingFile(plan.output, stream.recording);
   io.err(`clrscope: wrote ${plan.output} (pprof). Try: go tool pprof -top -sample_index=cpu ${plan.output}`);
+  if (plan.pauses !== undefined) {
+    writeTextFile(plan.pauses, `${JSON.stringify(pauseEntries(stream.recording.suspensions(), stream.recording.meta?.startMono ?? 0), null, 1)}\n`);
+    io.err(`clrscope: wrote ${plan.pauses} (${stream.recording.suspensions().length} runtime suspensions).`);
+  }
   return code;
 }

@@ -2,6 +2,7 @@
 
 import type { Recording, SampleMetric } from '../../structs/profile/recording.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
+import { summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
 
 function seconds(ns: number): string {
@@ -58,6 +59,22 @@ function table(rec: Recording, metric: SampleMetric, title: string): string[] {
   return lines;
 }
 
+function pauseLine(label: string, p: PauseStats): string {
+  return `  ${label.padEnd(5)} ${String(p.count).padStart(6)}   p50 ${seconds(p.p50Ns).padStart(9)}   p90 ${seconds(p.p90Ns).padStart(9)}   p99 ${seconds(p.p99Ns).padStart(9)}   max ${seconds(p.maxNs).padStart(9)}   total ${seconds(p.totalNs).padStart(9)}`;
+}
+
+/** GC pauses per generation, measured from the runtime's suspend/resume notifications. */
+export function formatPauses(rec: Recording): string[] {
+  const sum = summarizePauses(rec.suspensions());
+  if (sum.gc.count === 0 && sum.other.count === 0) return ['GC pauses: none.'];
+  const lines = [`GC pauses: ${count(sum.gc.count)} (${count(sum.induced)} induced), ${seconds(sum.gc.totalNs)} paused in all:`];
+  sum.byGeneration.forEach((p, g) => {
+    if (p.count > 0) lines.push(pauseLine(`gen${g}`, p));
+  });
+  if (sum.other.count > 0) lines.push(`Other runtime suspensions (no GC): ${count(sum.other.count)}, ${seconds(sum.other.totalNs)} in all.`);
+  return lines;
+}
+
 export function formatSummary(rec: Recording): string {
   const meta = rec.meta;
   const c = sampleCounts(rec);
@@ -67,5 +84,6 @@ export function formatSummary(rec: Recording): string {
   if (rec.cut) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
   lines.push(...table(rec, 'cpu', 'Top methods by CPU time'));
   if (meta === undefined || (meta.flags & HelloFlags.Wall) !== 0) lines.push(...table(rec, 'wall', 'Top methods by wall time'));
+  lines.push(...formatPauses(rec));
   return lines.join('\n');
 }

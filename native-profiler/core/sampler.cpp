@@ -125,6 +125,7 @@ void Sampler::tick(uint64_t now) {
   emit_thread_events();
   if (config_.wall) request_wall_samples(now);
   drain_captures();
+  emit_suspensions();
   if (now - last_stats_mono_ >= 1000000000ull) emit_stats(now);
   if (!outbox_.within_capacity() || !outbox_.flush()) go_quiet();
 }
@@ -134,6 +135,7 @@ void Sampler::end_stream(uint8_t reason) {
   config_.wall = false;
   emit_thread_events();
   drain_captures();
+  emit_suspensions();
   shared_->active.store(false, std::memory_order_release);
   const uint64_t now = platform::mono_now_ns();
   emit_stats(now);
@@ -292,6 +294,15 @@ void Sampler::emit_capture(const Capture& c) {
     m.flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
     m.frames.assign(ids_.begin(), ids_.end());
   }
+}
+
+void Sampler::emit_suspensions() {
+  if (suspensions_ == nullptr) return;
+  suspension_batch_.clear();
+  suspensions_->take(&suspension_batch_);
+  // Pauses are few and are what a GC view is made of: kept like definitions, not dropped like
+  // samples when the reader lags.
+  for (const SuspensionRecord& r : suspension_batch_) writer_.suspension(r);
 }
 
 void Sampler::emit_stats(uint64_t now) {

@@ -14,6 +14,7 @@
 
 #include "core/outbox.h"
 #include "core/sampling_shared.h"
+#include "core/suspension_tracker.h"
 #include "core/symbol_cache.h"
 #include "core/transport.h"
 #include "core/wire_writer.h"
@@ -41,6 +42,9 @@ class Sampler {
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
+  // Suspensions to report on the stream (optional; set before start()).
+  void attach_suspensions(SuspensionTracker* tracker) { suspensions_ = tracker; }
+
   bool start();
   // Ends the stream with an END record and waits up to timeout_ms for the thread to finish.
   void stop(uint8_t end_reason, int timeout_ms);
@@ -58,6 +62,7 @@ class Sampler {
   void drain_captures();
   void emit_capture(const Capture& c);
   void emit_stats(uint64_t now);
+  void emit_suspensions();
   bool reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, uint64_t now);
   void go_quiet();
 
@@ -79,6 +84,8 @@ class Sampler {
     std::vector<uint32_t> frames;
   };
   std::unordered_map<uint32_t, WallMemo> wall_memo_;
+  SuspensionTracker* suspensions_ = nullptr;
+  std::vector<SuspensionRecord> suspension_batch_;
   uint64_t wall_reused_ = 0;
   uint32_t wall_cursor_ = 0;
   uint64_t last_stats_mono_ = 0;

@@ -125,6 +125,17 @@ void WireWriter::stats(const StatsRecord& st) {
   finish(s);
 }
 
+void WireWriter::suspension(const SuspensionRecord& r) {
+  const size_t s = begin(wire::kSuspension);
+  u64(r.mono);
+  u64(r.duration_ns);
+  u64(r.suspend_ns);
+  u8(r.reason);
+  u8(static_cast<uint8_t>(r.generation));
+  u8(r.flags);
+  finish(s);
+}
+
 void WireWriter::end(uint64_t mono, uint8_t reason) {
   const size_t s = begin(wire::kEnd);
   u64(mono);

@@ -20,6 +20,7 @@ enum RecordType : uint8_t {
   kFunction = 0x04,
   kSample = 0x05,
   kStats = 0x06,
+  kSuspension = 0x07,
   kEnd = 0x7F,
 };
 
@@ -27,6 +28,7 @@ enum HelloFlags : uint32_t { kHelloCpu = 1, kHelloWall = 2, kHelloAttached = 4 }
 enum SampleFlags : uint8_t { kSampleCpu = 1, kSampleWall = 2, kSampleIncomplete = 4, kSampleElided = 8 };
 enum FunctionKind : uint8_t { kManaged = 0, kNative = 1, kSynthetic = 2 };
 enum EndReason : uint8_t { kEndShutdown = 0, kEndDetach = 1, kEndStopped = 2 };
+enum SuspensionFlags : uint8_t { kSuspensionInduced = 1, kSuspensionAborted = 2 };
 }  // namespace wire
 
 struct HelloRecord {
@@ -38,6 +40,15 @@ struct HelloRecord {
   uint32_t wall_threads_per_tick;
   std::string runtime_version;
   std::string profiler_version;
+};
+
+struct SuspensionRecord {
+  uint64_t mono;         // RuntimeSuspendStarted
+  uint64_t duration_ns;  // until RuntimeResumeFinished
+  uint64_t suspend_ns;   // until RuntimeSuspendFinished
+  uint8_t reason;        // COR_PRF_SUSPEND_REASON
+  int8_t generation;     // highest generation collected, -1 none
+  uint8_t flags;         // wire::SuspensionFlags
 };
 
 struct StatsRecord {
@@ -62,6 +73,7 @@ class WireWriter {
   void sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
               const uint32_t* frames, uint16_t frame_count);
   void stats(const StatsRecord& s);
+  void suspension(const SuspensionRecord& s);
   void end(uint64_t mono, uint8_t reason);
   // A record of any type with an opaque body (tests; future record types).
   void raw(uint8_t type, const uint8_t* body, size_t size);

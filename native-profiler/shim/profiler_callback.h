@@ -24,6 +24,29 @@ class ProfilerCallback final : public CallbackDefaults {
   clr::HRESULT CLR_STDCALL ThreadAssignedToOSThread(clr::ThreadID thread, clr::DWORD os_thread) override;
   clr::HRESULT CLR_STDCALL ThreadNameChanged(clr::ThreadID thread, clr::ULONG cch, clr::WCHAR name[]) override;
 
+  // Runtime suspensions and GCs (core/suspension_tracker.h).
+  clr::HRESULT CLR_STDCALL RuntimeSuspendStarted(clr::COR_PRF_SUSPEND_REASON reason) override;
+  clr::HRESULT CLR_STDCALL RuntimeSuspendFinished() override;
+  clr::HRESULT CLR_STDCALL RuntimeSuspendAborted() override;
+  clr::HRESULT CLR_STDCALL RuntimeResumeFinished() override;
+  clr::HRESULT CLR_STDCALL GarbageCollectionStarted(int generations, clr::BOOL collected[],
+                                                    clr::COR_PRF_GC_REASON reason) override;
+  clr::HRESULT CLR_STDCALL GarbageCollectionFinished() override;
+
+  // Counters (core/runtime_counters.h).
+  clr::HRESULT CLR_STDCALL ExceptionThrown(clr::ObjectID thrown) override;
+  clr::HRESULT CLR_STDCALL ExceptionSearchFilterEnter(clr::FunctionID function) override;
+  clr::HRESULT CLR_STDCALL ExceptionUnwindFinallyEnter(clr::FunctionID function) override;
+  clr::HRESULT CLR_STDCALL JITCompilationStarted(clr::FunctionID function, clr::BOOL safe_to_block) override;
+  clr::HRESULT CLR_STDCALL JITCompilationFinished(clr::FunctionID function, clr::HRESULT status,
+                                                  clr::BOOL safe_to_block) override;
+  clr::HRESULT CLR_STDCALL ClassLoadFinished(clr::ClassID cls, clr::HRESULT status) override;
+  clr::HRESULT CLR_STDCALL AssemblyLoadFinished(clr::AssemblyID assembly, clr::HRESULT status) override;
+  clr::HRESULT CLR_STDCALL AssemblyUnloadFinished(clr::AssemblyID assembly, clr::HRESULT status) override;
+  clr::HRESULT CLR_STDCALL AppDomainCreationFinished(clr::AppDomainID domain, clr::HRESULT status) override;
+  clr::HRESULT CLR_STDCALL AppDomainShutdownFinished(clr::AppDomainID domain, clr::HRESULT status) override;
+  clr::HRESULT CLR_STDCALL ModuleLoadFinished(clr::ModuleID module, clr::HRESULT status) override;
+
  private:
   std::atomic<clr::ULONG> refs_{1};
   Engine* engine_ = nullptr;  // never freed: a signal may still arrive while the process exits

@@ -37,6 +37,22 @@ TEST(WireWriter, EncodesTheSharedFixtureByteForByte) {
   for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], expected[i]) << "first difference at byte " << i;
 }
 
+TEST(WireWriter, EncodesTheSuspensionFixtureByteForByte) {
+  std::vector<uint8_t> out;
+  WireWriter w(&out);
+  w.preamble();
+  w.hello(HelloRecord{7, 3, 2000000000ull, 1700000000500000000ull, 10000000, 64, "10.0.12", "0.1.0"});
+  w.suspension(SuspensionRecord{2100000000ull, 1234567, 45678, 1, 0, 0});
+  w.suspension(SuspensionRecord{2200000000ull, 8765432, 12345, 1, 2, wire::kSuspensionInduced});
+  w.suspension(SuspensionRecord{2300000000ull, 55000, 50000, 9, -1, 0});
+  w.suspension(SuspensionRecord{2400000000ull, 0, 0, 1, -1, wire::kSuspensionAborted});
+  w.end(2500000000ull, wire::kEndDetach);
+  const std::vector<uint8_t> expected = testing::read_hex_fixture("suspensions.hex");
+  ASSERT_GT(expected.size(), 50u) << "fixture not found or empty";
+  ASSERT_EQ(out.size(), expected.size());
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], expected[i]) << "first difference at byte " << i;
+}
+
 TEST(WireWriter, SampleSizeMatchesWhatSampleWrites) {
   std::vector<uint8_t> out;
   WireWriter w(&out);

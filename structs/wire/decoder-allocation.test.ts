@@ -56,7 +56,7 @@ function feed(sink: WireSink): void {
 test('decoding SAMPLE records allocates nothing per sample (after warm-up)', () => {
   const acc = new Float64Array(1);
   const sink: WireSink = {
-    onHello() {}, onThread() {}, onThreadEnd() {}, onFunction() {}, onStats() {}, onEnd() {}, onUnknown() {},
+    onHello() {}, onThread() {}, onThreadEnd() {}, onFunction() {}, onStats() {}, onSuspension() {}, onEnd() {}, onUnknown() {},
     onSample(mono, threadId, flags, cpuNs, wallNs, frames) { acc[0] += mono + threadId + flags + cpuNs + wallNs + frames[frames.length - 1]; },
   };
   for (let i = 0; i < 3; i++) feed(sink); // let the optimizing compiler take over

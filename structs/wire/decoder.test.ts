@@ -37,6 +37,9 @@ class JsonSink implements WireSink {
   onStats(r: Parameters<WireSink['onStats']>[0]): void {
     this.records.push({ type: 'stats', mono: String(r.mono), samples: String(r.samples), droppedRingFull: String(r.droppedRingFull), droppedBufferFull: String(r.droppedBufferFull), droppedWatchdog: String(r.droppedWatchdog), droppedOther: String(r.droppedOther) });
   }
+  onSuspension(r: Parameters<WireSink['onSuspension']>[0]): void {
+    this.records.push({ type: 'suspension', mono: String(r.mono), durationNs: String(r.durationNs), suspendNs: String(r.suspendNs), reason: r.reason, generation: r.generation, flags: r.flags });
+  }
   onEnd(r: Parameters<WireSink['onEnd']>[0]): void {
     this.records.push({ type: 'end', mono: String(r.mono), reason: r.reason });
   }
@@ -58,6 +61,19 @@ function assertBasic(sink: JsonSink, decoder: WireDecoder, how: string): void {
   assert.deepEqual(sink.unknown, [{ type: 0x42, length: 4, index: 10 }], how);
   assert.deepEqual(decoder.end(), { midRecord: false, offset: 578, totalBytes: 578 }, how);
 }
+
+test('suspensions.hex decodes to suspensions.json, whole and byte by byte', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('suspensions.hex'), 'utf8'));
+  const expected = JSON.parse(readFileSync(fixtureUrl('suspensions.json'), 'utf8')) as Record<string, unknown>[];
+  assert.deepEqual(decodeChunks([bytes]).sink.records, expected);
+  const single = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
+  assert.deepEqual(decodeChunks(single).sink.records, expected);
+});
+
+test('a SUSPENSION body shorter than its fields is corrupt', () => {
+  const bytes = withHello().raw(0x07, new Uint8Array(26)).bytes();
+  assert.match(decodeError(bytes).message, /SUSPENSION/);
+});
 
 /** Decodes `bytes` expecting a WireFormatError; returns it. */
 function decodeError(bytes: Uint8Array, chunkSize = bytes.length): WireFormatError {

@@ -5,7 +5,7 @@
 import {
   MAX_RECORD_LENGTH, MAX_STRING_BYTES, PREAMBLE_SIZE, RecordType, WIRE_MAGIC, WIRE_VERSION,
   recordTypeName,
-  type EndRecord, type FunctionRecord, type HelloRecord, type StatsRecord, type ThreadEndRecord,
+  type EndRecord, type FunctionRecord, type HelloRecord, type StatsRecord, type SuspensionRecord, type ThreadEndRecord,
   type ThreadRecord,
 } from './records.js';
 import { WireFormatError } from './wire-format-error.js';
@@ -28,6 +28,7 @@ export interface WireSink {
    */
   onSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, frames: Uint32Array): void;
   onStats(record: StatsRecord): void;
+  onSuspension(record: SuspensionRecord): void;
   onEnd(record: EndRecord): void;
   /** A record type this reader does not know; `length` is the record's length field (type byte + body). */
   onUnknown(type: number, length: number): void;
@@ -52,6 +53,7 @@ const THREAD_END_MIN = 4 + 8;
 const FUNCTION_MIN = 4 + 1 + 4 + 4 + 4;
 const SAMPLE_MIN = 8 + 4 + 1 + 8 + 8 + 2;
 const STATS_MIN = 6 * 8;
+const SUSPENSION_MIN = 3 * 8 + 3;
 const END_MIN = 8 + 1;
 
 function u64(view: DataView, at: number): number {
@@ -253,6 +255,17 @@ export class WireDecoder {
           droppedBufferFull: u64(view, body + 24),
           droppedWatchdog: u64(view, body + 32),
           droppedOther: u64(view, body + 40),
+        });
+        break;
+      case RecordType.Suspension:
+        this.requireBody(type, bodyLen, SUSPENSION_MIN, at);
+        this.sink.onSuspension({
+          mono: u64(view, body),
+          durationNs: u64(view, body + 8),
+          suspendNs: u64(view, body + 16),
+          reason: bytes[body + 24],
+          generation: view.getInt8(body + 25),
+          flags: bytes[body + 26],
         });
         break;
       case RecordType.End:

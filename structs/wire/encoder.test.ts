@@ -32,6 +32,9 @@ function encodeJsonRecord(enc: WireEncoder, r: Record<string, unknown>): void {
     case 'stats':
       enc.stats({ mono: big(r.mono), samples: big(r.samples), droppedRingFull: big(r.droppedRingFull), droppedBufferFull: big(r.droppedBufferFull), droppedWatchdog: big(r.droppedWatchdog), droppedOther: big(r.droppedOther) });
       break;
+    case 'suspension':
+      enc.suspension({ mono: big(r.mono), durationNs: big(r.durationNs), suspendNs: big(r.suspendNs), reason: num(r.reason), generation: num(r.generation), flags: num(r.flags) });
+      break;
     case 'end':
       enc.end({ mono: big(r.mono), reason: num(r.reason) });
       break;
@@ -39,6 +42,13 @@ function encodeJsonRecord(enc: WireEncoder, r: Record<string, unknown>): void {
       assert.fail(`unexpected fixture record type ${String(r.type)}`);
   }
 }
+
+test('encoding suspensions.json yields suspensions.hex byte for byte', () => {
+  const enc = new WireEncoder(8).preamble();
+  const records = JSON.parse(readFileSync(fixtureUrl('suspensions.json'), 'utf8')) as Record<string, unknown>[];
+  for (const r of records) encodeJsonRecord(enc, r);
+  assert.deepEqual(enc.bytes(), parseHexText(readFileSync(fixtureUrl('suspensions.hex'), 'utf8')));
+});
 
 test('encoding basic.json (plus the raw 0x42 record) yields basic.hex byte for byte', () => {
   const enc = new WireEncoder(8).preamble();

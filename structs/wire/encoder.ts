@@ -3,7 +3,7 @@
 
 import {
   MAX_STRING_BYTES, PREAMBLE_SIZE, RecordType, WIRE_MAGIC, WIRE_VERSION,
-  type EndRecord, type FunctionRecord, type ThreadEndRecord,
+  type EndRecord, type FunctionRecord, type SuspensionRecord, type ThreadEndRecord,
 } from './records.js';
 
 /** u64 input: a number must be a non-negative safe integer; use a bigint for anything larger. */
@@ -47,6 +47,7 @@ export interface StatsInput {
   droppedOther: U64;
 }
 
+export type SuspensionInput = Omit<SuspensionRecord, 'mono' | 'durationNs' | 'suspendNs'> & { mono: U64; durationNs: U64; suspendNs: U64 };
 export type ThreadEndInput = Omit<ThreadEndRecord, 'mono'> & { mono: U64 };
 export type EndInput = Omit<EndRecord, 'mono'> & { mono: U64 };
 export type FunctionInput = FunctionRecord;
@@ -162,6 +163,17 @@ export class WireEncoder {
     p = this.u64(p, r.droppedBufferFull);
     p = this.u64(p, r.droppedWatchdog);
     this.u64(p, r.droppedOther);
+    return this;
+  }
+
+  suspension(r: SuspensionInput): this {
+    let p = this.begin(RecordType.Suspension, 27);
+    p = this.u64(p, r.mono);
+    p = this.u64(p, r.durationNs);
+    p = this.u64(p, r.suspendNs);
+    this.buf[p] = r.reason;
+    this.view.setInt8(p + 1, r.generation);
+    this.buf[p + 2] = r.flags;
     return this;
   }
 

@@ -15,6 +15,7 @@ export const RecordType = {
   Function: 0x04,
   Sample: 0x05,
   Stats: 0x06,
+  Suspension: 0x07,
   End: 0x7f,
 } as const;
 
@@ -69,6 +70,24 @@ export interface StatsRecord {
   droppedOther: number;
 }
 
+/** One runtime suspension (PROTOCOL.md, SUSPENSION). */
+export interface SuspensionRecord {
+  /** When RuntimeSuspendStarted came, target CLOCK_MONOTONIC ns. */
+  mono: number;
+  /** Until RuntimeResumeFinished: the pause the program saw. */
+  durationNs: number;
+  /** Until RuntimeSuspendFinished: waiting for threads to reach a safe point. */
+  suspendNs: number;
+  /** COR_PRF_SUSPEND_REASON (1 = GC). */
+  reason: number;
+  /** Highest generation collected during the pause, -1 when no GC started in it. */
+  generation: number;
+  /** SuspensionFlags bits. */
+  flags: number;
+}
+
+export const SuspensionFlags = { Induced: 1, Aborted: 2 } as const;
+
 export interface EndRecord {
   mono: number;
   reason: number;
@@ -82,6 +101,7 @@ export function recordTypeName(type: number): string {
     case RecordType.Function: return 'FUNCTION';
     case RecordType.Sample: return 'SAMPLE';
     case RecordType.Stats: return 'STATS';
+    case RecordType.Suspension: return 'SUSPENSION';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }
