@@ -5,12 +5,13 @@
 #   test/targets/Scenarios/bin/out/Scenarios.dll   run: dotnet test/targets/Scenarios/bin/out/Scenarios.dll all --seconds 1
 #   test/targets/Demo/bin/out/Demo.dll             run: dotnet test/targets/Demo/bin/out/Demo.dll --seconds 10
 #   test/targets/CpuBench/bin/out/CpuBench.dll     run: dotnet test/targets/CpuBench/bin/out/CpuBench.dll --threads 2 --work 50000
+#   test/targets/GcLoad/bin/out/GcLoad.dll         run: dotnet test/targets/GcLoad/bin/out/GcLoad.dll --gen0 5 --gen1 3 --gen2 2 --allocate-mb 200 --exceptions 100
 # Each folder also holds an apphost (e.g. bin/out/Scenarios) and the portable PDB.
 #
 # Usage: scripts/build-targets.sh [--force]
 #   Quiet on success; on failure prints the compiler errors and exits non-zero.
 #   Idempotent: if nothing under test/targets/ (sources, project files) nor this script changed since
-#   the last successful build, and all three outputs exist, it returns at once without running dotnet.
+#   the last successful build, and all four outputs exist, it returns at once without running dotnet.
 #   --force (or CLRSCOPE_FORCE_BUILD=1) always runs the build.
 # Build servers are disabled (--disable-build-servers) so no MSBuild/compiler server outlives the
 # script and holds on to a CI pipe.
@@ -20,13 +21,13 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 targets="$root/test/targets"
 solution="$targets/Targets.slnx"
 stamp="$targets/obj/build-targets.stamp"
-programs=(Scenarios Demo CpuBench)
+programs=(Scenarios Demo CpuBench GcLoad)
 
 force="${CLRSCOPE_FORCE_BUILD:-0}"
 for arg in "$@"; do
   case "$arg" in
     --force) force=1 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "build-targets: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done

@@ -11,6 +11,11 @@ command -v g++ >/dev/null || need_apt+=(g++)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
 # go tool pprof is the independent reader the tests check our pprof files with.
 command -v go >/dev/null || need_apt+=(golang-go)
+# Cross compilers: the Windows DLL (64-bit), and the counters block's layout checked under the
+# 32-bit ABIs (Linux -m32, 32-bit Windows) as well as the native one.
+command -v x86_64-w64-mingw32-g++-posix >/dev/null || need_apt+=(g++-mingw-w64-x86-64-posix)
+command -v i686-w64-mingw32-g++-posix >/dev/null || need_apt+=(g++-mingw-w64-i686-posix)
+[ -d /usr/lib/gcc/x86_64-linux-gnu/12/32 ] || need_apt+=(g++-multilib)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} (apt)"
   sudo_cmd=""

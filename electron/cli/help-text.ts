@@ -4,6 +4,7 @@ export const MAIN_HELP = `clrscope: a profiler for .NET programs
 
 Usage:
   clrscope record [options] -- COMMAND [ARGS...]   profile a program from its start
+  clrscope counters (--pid PID | -- COMMAND...)     the runtime's counters, live
   clrscope demo [--seconds N]                      record the bundled demo program
   clrscope help [COMMAND]                          show help
 
@@ -53,4 +54,31 @@ export const DEMO_HELP = `Usage: clrscope demo [--seconds N] [-o FILE]
 Records the bundled demo program (test/targets/Demo, a small order service
 with CPU-heavy, allocating, waiting and sleeping threads) for N seconds
 (default 10) and prints what it found.
+`;
+
+export const COUNTERS_HELP = `Usage: clrscope counters (--pid PID | -- COMMAND [ARGS...]) [options]
+
+Shows the runtime's counters live: GC collections per generation, induced GCs,
+heap sizes per generation and the large object heap, promoted bytes, % time
+in GC, pinned objects and GC handles, exceptions thrown, filters and finallys
+executed, methods and IL bytes jitted, logical and physical threads, lock
+contentions, classes and assemblies loaded. They are read straight from the
+process's counters block: shared memory that clrscope's profiler writes in the
+layout of the .NET Framework's perf-counter IPC block. Reading costs the
+target nothing; there is no event session and no counter provider.
+
+With -- COMMAND, the program is started with the profiler (counters only, no
+stack sampling) and its own output goes to stderr; clrscope exits with its
+exit code. With --pid, the process must already carry the profiler (started
+by clrscope). Either way the last line printed holds the final values.
+
+Options:
+  -p, --pid PID          a process started under clrscope
+  --refresh MS           how often to read, 10 to 3600000 ms (default 1000)
+  --format FORMAT        table (default), json (one object per line per
+                         refresh: timestamp, pid, then gc, contexts, interop,
+                         loading, exceptions, locksAndThreads, jit, security
+                         with camelCase fields) or csv (a header, then a row
+                         per refresh)
+  -h, --help             show this help
 `;

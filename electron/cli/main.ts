@@ -3,10 +3,11 @@
 
 import { UserError } from '../services/session/user-error.js';
 import { runDemo } from './demo-command.js';
-import { DEMO_HELP, MAIN_HELP, RECORD_HELP } from './help-text.js';
+import { runCounters } from './counters-command.js';
+import { COUNTERS_HELP, DEMO_HELP, MAIN_HELP, RECORD_HELP } from './help-text.js';
 import { runRecord } from './record-command.js';
 
-const HELP: Record<string, string> = { record: RECORD_HELP, demo: DEMO_HELP };
+const HELP: Record<string, string> = { record: RECORD_HELP, counters: COUNTERS_HELP, demo: DEMO_HELP };
 
 function out(line: string): void {
   process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -46,6 +47,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
       case 'record':
         return await runRecord(rest, { out, err, signal: interruptSignal() });
+      case 'counters':
+        return await runCounters(rest, { out, err, signal: interruptSignal() });
       case 'demo':
         return await runDemo(rest, { out, err, signal: interruptSignal() });
       default:

@@ -38,6 +38,19 @@ std::string env(const char* name);
 // or unloaded since the last call. Sampler thread only.
 void refresh_modules();
 
+// Shared memory for the counters block, readable and writable by this user only, named after
+// the process ("clrscope-<pid>": /dev/shm/clrscope-<pid> on Linux). Normal context only.
+struct SharedMemory {
+  void* address = nullptr;
+  size_t size = 0;
+  uintptr_t handle = 0;
+};
+bool create_shared_memory(uint32_t pid, size_t size, SharedMemory* out);
+// Unmaps; with remove, also removes the name (readers that mapped it keep their view).
+void release_shared_memory(SharedMemory* memory, bool remove);
+// OS threads of this process, managed or not.
+uint32_t os_thread_count();
+
 // Stack capture by signal (Linux) or by suspending the thread (Windows).
 // install_capture() must succeed before any arm/request call.
 enum class CaptureInstall { kOk, kSignalTaken, kFailed };

@@ -36,10 +36,20 @@ struct RuntimeCounters {
   std::atomic<uint64_t> appdomains_loaded{};
   std::atomic<uint64_t> appdomains_unloaded{};
   std::atomic<uint64_t> modules_loaded{};
+  // From the runtime's GCHeapStats event (after each GC): bytes promoted out of gen 0 and gen 1,
+  // bytes kept alive for finalization, pinned objects, GC handles and sync blocks in use.
+  std::atomic<uint64_t> promoted[2]{};
+  std::atomic<uint64_t> finalization_promoted{};
+  std::atomic<uint64_t> finalization_promoted_count{};
+  std::atomic<uint64_t> pinned_objects{};
+  std::atomic<uint64_t> gc_handles{};
+  std::atomic<uint64_t> sync_blocks{};
   // Locks and threads.
   std::atomic<uint64_t> contentions{};
 
-  void add(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
+  // Release, with acquire reads in the publisher: counters bumped in a known order are read back
+  // consistently (counters_block.cpp) on any CPU, not just x86.
+  void add(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_release); }
 };
 
 }  // namespace clrscope

@@ -59,24 +59,25 @@ void Sampler::begin_stream() {
   outbox_.flush();
 }
 
-void Sampler::stop(uint8_t end_reason, int timeout_ms) {
+bool Sampler::stop(uint8_t end_reason, int timeout_ms) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stop_requested_) return;
+    if (stop_requested_) return finished_;
     stop_requested_ = true;
     end_reason_ = end_reason;
   }
   cv_.notify_all();
-  if (!thread_.joinable()) return;
+  if (!thread_.joinable()) return true;
   std::unique_lock<std::mutex> lock(mu_);
   // A sampler stuck inside the runtime (it symbolizes through it) must not hold up shutdown.
   if (cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] { return finished_; })) {
     lock.unlock();
     thread_.join();
-  } else {
-    lock.unlock();
-    thread_.detach();
+    return true;
   }
+  lock.unlock();
+  thread_.detach();
+  return false;
 }
 
 void Sampler::run() {
@@ -126,6 +127,7 @@ void Sampler::tick(uint64_t now) {
   if (config_.wall) request_wall_samples(now);
   drain_captures();
   emit_suspensions();
+  if (counters_ != nullptr) counters_->publish(now);
   if (now - last_stats_mono_ >= 1000000000ull) emit_stats(now);
   if (!outbox_.within_capacity() || !outbox_.flush()) go_quiet();
 }
@@ -138,6 +140,7 @@ void Sampler::end_stream(uint8_t reason) {
   emit_suspensions();
   shared_->active.store(false, std::memory_order_release);
   const uint64_t now = platform::mono_now_ns();
+  if (counters_ != nullptr) counters_->publish(now);
   emit_stats(now);
   writer_.end(now, reason);
   outbox_.drain(2000);

@@ -14,6 +14,7 @@
 
 #include "core/outbox.h"
 #include "core/sampling_shared.h"
+#include "core/counters_block.h"
 #include "core/suspension_tracker.h"
 #include "core/symbol_cache.h"
 #include "core/transport.h"
@@ -44,10 +45,13 @@ class Sampler {
 
   // Suspensions to report on the stream (optional; set before start()).
   void attach_suspensions(SuspensionTracker* tracker) { suspensions_ = tracker; }
+  // The counters block to refresh every tick (optional; set before start()).
+  void attach_counters(CountersBlock* block) { counters_ = block; }
 
   bool start();
   // Ends the stream with an END record and waits up to timeout_ms for the thread to finish.
-  void stop(uint8_t end_reason, int timeout_ms);
+  // False when it did not finish in time (it is then left running, detached).
+  bool stop(uint8_t end_reason, int timeout_ms);
   bool quiet() const { return quiet_.load(std::memory_order_relaxed); }
 
   // One iteration of the loop, exposed so tests can drive it without a thread.
@@ -85,6 +89,7 @@ class Sampler {
   };
   std::unordered_map<uint32_t, WallMemo> wall_memo_;
   SuspensionTracker* suspensions_ = nullptr;
+  CountersBlock* counters_ = nullptr;
   std::vector<SuspensionRecord> suspension_batch_;
   uint64_t wall_reused_ = 0;
   uint32_t wall_cursor_ = 0;

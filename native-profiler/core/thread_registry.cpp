@@ -47,6 +47,8 @@ void ThreadRegistry::register_locked(uint64_t clr_thread_id) {
   s.wire_id.store(wire_id, std::memory_order_release);
   // Live only once the OS tid is known: until then nobody can signal it.
   by_clr_id_[clr_thread_id] = Known{index, wire_id, std::string(), false};
+  live_.fetch_add(1, std::memory_order_relaxed);
+  seen_.fetch_add(1, std::memory_order_relaxed);
   if (index + 1 > slot_limit_.load(std::memory_order_relaxed)) slot_limit_.store(index + 1, std::memory_order_release);
   // Reserve the slot so claim_slot_locked skips it while the tid is unknown.
   s.state.store(ThreadSlot::kLive, std::memory_order_release);
@@ -94,6 +96,7 @@ void ThreadRegistry::on_destroyed(uint64_t clr_thread_id) {
   if (it == by_clr_id_.end()) return;
   const Known k = it->second;
   by_clr_id_.erase(it);
+  live_.fetch_sub(1, std::memory_order_relaxed);
   ThreadSlot& s = slots_[k.slot];
   disarm_locked(k.slot);
   const uint32_t tid = s.os_tid.load(std::memory_order_relaxed);

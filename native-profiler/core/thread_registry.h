@@ -65,6 +65,9 @@ class ThreadRegistry {
   // Stop every CPU timer (going quiet or shutting down).
   void disarm_all();
   uint64_t threads_refused() const { return refused_.load(std::memory_order_relaxed); }
+  // Managed threads the runtime has reported and not yet destroyed, and all it ever reported.
+  uint32_t live_threads() const { return live_.load(std::memory_order_relaxed); }
+  uint64_t threads_seen() const { return seen_.load(std::memory_order_relaxed); }
 
  private:
   struct Known {
@@ -81,6 +84,8 @@ class ThreadRegistry {
   ThreadSlot* slots_;
   std::atomic<uint32_t> slot_limit_{0};
   std::atomic<uint64_t> refused_{0};
+  std::atomic<uint32_t> live_{0};
+  std::atomic<uint64_t> seen_{0};
   std::mutex mu_;
   std::unordered_map<uint64_t, Known> by_clr_id_;
   std::vector<ThreadEvent> events_;

@@ -7,6 +7,7 @@
 #include "core/platform.h"
 #include "core/profiler_config.h"
 #include "core/runtime_counters.h"
+#include "core/runtime_event_payloads.h"
 #include "core/sampler.h"
 #include "core/suspension_tracker.h"
 #include "core/utf16.h"
@@ -23,6 +24,7 @@ struct Engine {
   SuspensionTracker suspensions{&counters};
   SamplingShared shared;
   ThreadRegistry registry;
+  CountersBlock counters_block{&counters, &registry};
   CaptureRing ring{512};
   ClrFrameResolver* resolver = nullptr;
   Sampler* sampler = nullptr;
@@ -44,12 +46,20 @@ bool is_callback_iid(const IID& riid) {
   return false;
 }
 
-std::string runtime_version(ICorProfilerInfo12* info) {
+struct RuntimeVersion {
   USHORT major = 0, minor = 0, build = 0, qfe = 0;
-  if (FAILED(info->GetRuntimeInformation(nullptr, nullptr, &major, &minor, &build, &qfe, 0, nullptr, nullptr))) {
-    return std::string();
+  std::string text() const {
+    return major == 0 ? std::string()
+                      : std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(build);
   }
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(build);
+};
+
+RuntimeVersion runtime_version(ICorProfilerInfo12* info) {
+  RuntimeVersion v;
+  if (FAILED(info->GetRuntimeInformation(nullptr, nullptr, &v.major, &v.minor, &v.build, &v.qfe, 0, nullptr, nullptr))) {
+    return RuntimeVersion{};
+  }
+  return v;
 }
 
 // Wraps a callback body: nothing may propagate across the COM boundary.
@@ -64,6 +74,21 @@ HRESULT guarded(const char* what, Fn&& fn) {
     log_line("%s: unexpected exception", what);
     return E_FAIL;
   }
+}
+
+// Contention has no profiler callback and GC heap statistics (promoted bytes, pinned objects,
+// handles) none either; the runtime's own events carry them. A profiler's EventPipe session
+// delivers them synchronously to EventPipeEventDelivered, on the thread that raised them.
+void start_runtime_events(ICorProfilerInfo12* info) {
+  static const char16_t kProvider[] = u"Microsoft-Windows-DotNETRuntime";
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{};
+  config.providerName = reinterpret_cast<const WCHAR*>(kProvider);
+  config.keywords = runtime_events::kGcKeyword | runtime_events::kContentionKeyword;
+  config.loggingLevel = runtime_events::kInformational;
+  config.filterData = nullptr;
+  EVENTPIPE_SESSION session = 0;
+  const HRESULT hr = info->EventPipeStartSession(1, &config, 0, &session);
+  if (FAILED(hr)) log_line("no runtime event session (0x%08x): contention and GC heap statistics stay zero", static_cast<unsigned>(hr));
 }
 
 }  // namespace
@@ -113,7 +138,7 @@ HRESULT ProfilerCallback::Initialize(IUnknown* unknown) {
     const DWORD low = COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_SUSPENDS | COR_PRF_MONITOR_EXCEPTIONS |
                       COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CLASS_LOADS | COR_PRF_MONITOR_MODULE_LOADS |
                       COR_PRF_MONITOR_ASSEMBLY_LOADS | COR_PRF_MONITOR_APPDOMAIN_LOADS;
-    const DWORD high = COR_PRF_HIGH_BASIC_GC;
+    const DWORD high = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
     const HRESULT hr = info->SetEventMask2(low, high);
     if (FAILED(hr)) {
       log_line("SetEventMask2 failed: 0x%08x", static_cast<unsigned>(hr));
@@ -141,10 +166,16 @@ HRESULT ProfilerCallback::Initialize(IUnknown* unknown) {
     sc.cpu = config.cpu;
     sc.wall = config.wall;
     sc.wall_threads_per_tick = config.wall_threads_per_tick;
-    sc.runtime_version = runtime_version(info);
+    const RuntimeVersion version = runtime_version(info);
+    sc.runtime_version = version.text();
     sc.profiler_version = kProfilerVersion;
     e->sampler = new Sampler(sc, &e->shared, e->resolver, std::move(transport));
     e->sampler->attach_suspensions(&e->suspensions);
+    if (e->counters_block.open(platform::process_id(), version.major, version.build)) {
+      e->sampler->attach_counters(&e->counters_block);
+    } else {
+      log_line("could not create the counters block in shared memory; counters are off");
+    }
     e->shared.active.store(true, std::memory_order_release);
     if (!e->sampler->start()) {
       log_line("could not start the sampler thread");
@@ -152,6 +183,7 @@ HRESULT ProfilerCallback::Initialize(IUnknown* unknown) {
       return E_FAIL;
     }
     engine_ = e;
+    start_runtime_events(info);
     log_line("profiling pid %u every %llu us (cpu %d, wall %d), runtime %s", platform::process_id(),
              static_cast<unsigned long long>(config.interval_ns / 1000), config.cpu, config.wall,
              sc.runtime_version.c_str());
@@ -162,7 +194,9 @@ HRESULT ProfilerCallback::Initialize(IUnknown* unknown) {
 HRESULT ProfilerCallback::Shutdown() {
   return guarded("Shutdown", [&]() -> HRESULT {
     if (engine_ != nullptr && engine_->sampler != nullptr) {
-      engine_->sampler->stop(wire::kEndShutdown, 3000);
+      // The sampler publishes the counters' final values as it ends; readers that mapped the
+      // block keep reading them after the name is gone.
+      if (engine_->sampler->stop(wire::kEndShutdown, 3000)) engine_->counters_block.close(true);
       log_line("stream ended at shutdown");
     }
     return S_OK;
@@ -331,6 +365,13 @@ HRESULT ProfilerCallback::AppDomainCreationFinished(AppDomainID, HRESULT status)
 
 HRESULT ProfilerCallback::AppDomainShutdownFinished(AppDomainID, HRESULT status) {
   if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.appdomains_unloaded);
+  return S_OK;
+}
+
+HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD event_id, DWORD event_version, ULONG,
+                                                  LPCBYTE, ULONG data_size, LPCBYTE data, LPCGUID, LPCGUID, ThreadID,
+                                                  ULONG, UINT_PTR[]) {
+  if (engine_ != nullptr) apply_runtime_event(event_id, event_version, data, data_size, &engine_->counters);
   return S_OK;
 }
 

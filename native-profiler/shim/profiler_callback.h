@@ -47,6 +47,14 @@ class ProfilerCallback final : public CallbackDefaults {
   clr::HRESULT CLR_STDCALL AppDomainShutdownFinished(clr::AppDomainID domain, clr::HRESULT status) override;
   clr::HRESULT CLR_STDCALL ModuleLoadFinished(clr::ModuleID module, clr::HRESULT status) override;
 
+  // The runtime's own events from our in-process EventPipe session (contention, GC heap stats).
+  clr::HRESULT CLR_STDCALL EventPipeEventDelivered(clr::EVENTPIPE_PROVIDER provider, clr::DWORD event_id,
+                                                   clr::DWORD event_version, clr::ULONG metadata_size,
+                                                   clr::LPCBYTE metadata, clr::ULONG data_size, clr::LPCBYTE data,
+                                                   clr::LPCGUID activity, clr::LPCGUID related_activity,
+                                                   clr::ThreadID thread, clr::ULONG frame_count,
+                                                   clr::UINT_PTR frames[]) override;
+
  private:
   std::atomic<clr::ULONG> refs_{1};
   Engine* engine_ = nullptr;  // never freed: a signal may still arrive while the process exits

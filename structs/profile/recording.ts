@@ -5,7 +5,7 @@
 import type { WireSink } from '../wire/decoder.js';
 import {
   FunctionKind, HelloFlags, SampleFlags,
-  type EndRecord, type FunctionRecord, type HelloRecord, type StatsRecord, type ThreadEndRecord,
+  type EndRecord, type FunctionRecord, type HelloRecord, type StatsRecord, type SuspensionRecord, type ThreadEndRecord,
   type ThreadRecord,
 } from '../wire/records.js';
 import type { FunctionInfo } from './frame-label.js';
@@ -80,6 +80,7 @@ export class Recording implements WireSink {
   private readonly threadMap = new Map<number, MutableThread>();
   private readonly functionMap = new Map<number, FunctionInfo>();
   private readonly columns = new SampleColumns();
+  private readonly suspensionList: SuspensionRecord[] = [];
   private readonly stacks: StackTable;
   private stringBytes = 0;
 
@@ -110,6 +111,11 @@ export class Recording implements WireSink {
 
   get isFinished(): boolean {
     return this.finished;
+  }
+
+  /** Every runtime suspension in order of its end; GC pauses have reason 1. */
+  suspensions(): readonly SuspensionRecord[] {
+    return this.suspensionList;
   }
 
   get sampleCount(): number {
@@ -247,6 +253,11 @@ export class Recording implements WireSink {
   onStats(r: StatsRecord): void {
     this.checkDefining('STATS');
     this.statsValue = Object.freeze({ ...r });
+  }
+
+  onSuspension(r: SuspensionRecord): void {
+    this.checkDefining('SUSPENSION');
+    this.suspensionList.push(Object.freeze({ ...r }));
   }
 
   onEnd(r: EndRecord): void {

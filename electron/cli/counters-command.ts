@@ -1,0 +1,192 @@
+// `clrscope counters`: the runtime's counters, live, read straight from the process's counters
+// block (shared memory laid out like the .NET Framework's perf-counter IPC block).
+
+import { existsSync } from 'node:fs';
+import { IpcBlockError } from '../../structs/ipcblock/ipc-block-error.js';
+import { blockPathForPid } from '../../structs/ipcblock/mapping.js';
+import { countersRecord, countersTable, csvHeader, csvRow, type CountersFormat } from '../services/counters/counters-format.js';
+import { CountersSource } from '../services/counters/counters-source.js';
+import { connectTimeoutMs } from '../services/session/launch-recording.js';
+import { delay, launchProfiled, type ProfiledLaunch } from '../services/session/profiled-launch.js';
+import { profilerLibraryPath } from '../services/session/profiler-env.js';
+import { UserError } from '../services/session/user-error.js';
+import { numberOption, parseCommandArgs } from './cli-args.js';
+import { exitCodeOf, type RecordIo } from './record-command.js';
+import { COUNTERS_HELP } from './help-text.js';
+
+interface CountersValues {
+  pid?: string;
+  refresh?: string;
+  format?: string;
+  help?: boolean;
+}
+
+export interface CountersPlan {
+  pid?: number;
+  command?: string[];
+  refreshMs: number;
+  format: CountersFormat;
+}
+
+export function planCounters(argv: readonly string[]): CountersPlan | 'help' {
+  const { values, positionals, rest } = parseCommandArgs<CountersValues>(argv, {
+    pid: { type: 'string', short: 'p' },
+    refresh: { type: 'string' },
+    format: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  }, 'counters');
+  if (values.help) return 'help';
+  if (positionals.length > 0) throw new UserError(`Unexpected argument '${positionals[0]}': give a program after -- (see clrscope counters --help).`);
+  const refreshMs = numberOption(values.refresh, 'refresh', 10, 3600000, true) ?? 1000;
+  const format = values.format ?? 'table';
+  if (format !== 'table' && format !== 'json' && format !== 'csv') throw new UserError(`--format must be table, json or csv, not '${format}'.`);
+  const pid = numberOption(values.pid, 'pid', 1, 2 ** 31 - 1, true);
+  const command = rest !== undefined && rest.length > 0 ? rest : undefined;
+  if ((pid === undefined) === (command === undefined)) {
+    throw new UserError('Give either --pid PID or a program after -- (see clrscope counters --help).');
+  }
+  return { pid, command, refreshMs, format };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+class Printer {
+  private headerDone = false;
+  constructor(private readonly plan: CountersPlan, private readonly io: RecordIo) {}
+
+  print(source: CountersSource): void {
+    const snapshot = userErrors(() => source.read());
+    const now = new Date();
+    switch (this.plan.format) {
+      case 'json':
+        this.io.out(JSON.stringify(countersRecord(snapshot, source.pid, now)));
+        break;
+      case 'csv':
+        if (!this.headerDone) this.io.out(csvHeader());
+        this.headerDone = true;
+        this.io.out(csvRow(snapshot, source.pid, now));
+        break;
+      default: {
+        const table = countersTable(snapshot, source.pid, this.plan.refreshMs, now);
+        // On a terminal, redraw in place; into a pipe or file, one table after another.
+        this.io.out(process.stdout.isTTY ? `\x1b[H\x1b[2J${table}` : `${table}\n`);
+      }
+    }
+  }
+}
+
+async function watch(source: CountersSource, plan: CountersPlan, io: RecordIo, done: () => boolean): Promise<void> {
+  const printer = new Printer(plan, io);
+  while (!done() && !io.signal?.aborted) {
+    printer.print(source);
+    await Promise.race([delay(plan.refreshMs), new Promise((r) => io.signal?.addEventListener('abort', r, { once: true }))]);
+  }
+  // The last line holds the final values: the profiler publishes them as the runtime shuts
+  // down, and our mapping outlives the process.
+  printer.print(source);
+}
+
+function openForPid(pid: number): CountersSource {
+  try {
+    return CountersSource.forPid(pid);
+  } catch (err) {
+    if (!(err instanceof IpcBlockError)) throw err;
+    if (err.kind !== 'missing') throw new UserError(err.message);
+    if (!processAlive(pid)) throw new UserError(`There is no process with pid ${pid}.`);
+    throw new UserError(`Process ${pid} has no clrscope counters block: start it under clrscope, e.g. clrscope counters -- dotnet app.dll.`);
+  }
+}
+
+/** A block that cannot be decoded (wrong version, corrupt) is the user's to hear about in one sentence. */
+function userErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof IpcBlockError) throw new UserError(err.message);
+    throw err;
+  }
+}
+
+async function waitForBlock(launch: ProfiledLaunch, command: string): Promise<CountersSource | undefined> {
+  const path = blockPathForPid(launch.pid);
+  let exited = false;
+  void launch.exited.then(() => { exited = true; });
+  const deadline = Date.now() + connectTimeoutMs();
+  while (!exited && Date.now() < deadline) {
+    if (process.platform === 'win32' || existsSync(path)) {
+      try {
+        const source = CountersSource.forPid(launch.pid);
+        if (source.written()) return source;
+        source.close();
+      } catch {
+        // not there yet
+      }
+    }
+    await delay(10);
+  }
+  if (!exited) throw new UserError(`No counters block appeared for ${command} (pid ${launch.pid}) within ${Math.round(connectTimeoutMs() / 1000)} s: it does not look like a .NET program, or its runtime did not load the profiler.`);
+  return undefined;
+}
+
+export async function runCounters(argv: readonly string[], io: RecordIo): Promise<number> {
+  const plan = planCounters(argv);
+  if (plan === 'help') {
+    io.out(COUNTERS_HELP);
+    return 0;
+  }
+  if (plan.pid !== undefined) {
+    const source = openForPid(plan.pid);
+    const pid = plan.pid;
+    try {
+      await watch(source, plan, io, () => !processAlive(pid));
+    } finally {
+      source.close();
+    }
+    return 0;
+  }
+  const command = plan.command ?? [];
+  const libraryPath = profilerLibraryPath();
+  if (!existsSync(libraryPath)) {
+    throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
+  }
+  // Counters only: no stack sampling; the sampler still ticks to publish the block. The
+  // program's own output goes to stderr so stdout carries nothing but counters.
+  const launch = await launchProfiled({
+    command: command[0],
+    args: command.slice(1),
+    intervalMs: Math.min(plan.refreshMs, 10),
+    wall: false,
+    cpu: false,
+    libraryPath,
+    output: (_stream, chunk) => process.stderr.write(chunk),
+  });
+  let exited = false;
+  void launch.exited.then(() => { exited = true; });
+  const onAbort = (): void => { void launch.stopProgram(); };
+  io.signal?.addEventListener('abort', onAbort, { once: true });
+  let source: CountersSource | undefined;
+  try {
+    source = await waitForBlock(launch, command[0]);
+    // watch() prints once more after the exit: the final values, published as the runtime
+    // shut down.
+    if (source !== undefined) await watch(source, plan, io, () => exited);
+  } finally {
+    io.signal?.removeEventListener('abort', onAbort);
+  }
+  if (!exited) await launch.stopProgram();
+  const exit = await launch.exited;
+  if (source !== undefined) {
+    source.close();
+  } else {
+    io.err(`clrscope: ${command[0]} exited before a .NET runtime published counters; nothing to show.`);
+  }
+  await launch.finish();
+  return exitCodeOf({ exitCode: exit.code, exitSignal: exit.signal });
+}

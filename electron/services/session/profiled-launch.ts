@@ -1,0 +1,92 @@
+// Starts a program with clrscope's profiler loaded and a collector listening for it: the part
+// every launching command shares (record, counters, the workstation's Launch...). The program's
+// stdio is its own unless an output callback takes it.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { startCollector, type Collector } from '../collector/collector.js';
+import { childEnvironment } from './profiler-env.js';
+import { UserError } from './user-error.js';
+
+export interface ProfiledLaunchOptions {
+  command: string;
+  args: readonly string[];
+  intervalMs: number;
+  wall: boolean;
+  cpu: boolean;
+  libraryPath: string;
+  /** Without it the program shares our stdin/stdout/stderr; with it, its output comes here. */
+  output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+}
+
+export interface ProgramExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ProfiledLaunch {
+  readonly pid: number;
+  readonly collector: Collector;
+  /** Resolves when the program has exited and its output pipes are closed. */
+  readonly exited: Promise<ProgramExit>;
+  /** Asks the program to stop as Ctrl-C would (SIGINT), then insists (SIGTERM, SIGKILL). */
+  stopProgram(): Promise<void>;
+  /** After the program exited: waits briefly for its streams to end, then closes the collector. */
+  finish(): Promise<void>;
+}
+
+const EXIT_GRACE_MS = 5000;
+const STREAM_DRAIN_MS = 3000;
+
+function waitForSpawn(child: ChildProcess, command: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') reject(new UserError(`Command not found: ${command}.`, 127));
+      else if (err.code === 'EACCES') reject(new UserError(`Permission denied running ${command}.`, 126));
+      else reject(new UserError(`Could not start ${command}: ${err.message}.`, 1));
+    });
+  });
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+export async function launchProfiled(options: ProfiledLaunchOptions): Promise<ProfiledLaunch> {
+  const collector = await startCollector();
+  let child: ChildProcess;
+  try {
+    const env = childEnvironment(process.env, { socketPath: collector.socketPath, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath);
+    const output = options.output;
+    child = spawn(options.command, [...options.args], { stdio: output === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'], env });
+    if (output !== undefined) {
+      child.stdout?.on('data', (d: Buffer) => output('stdout', d));
+      child.stderr?.on('data', (d: Buffer) => output('stderr', d));
+    }
+    await waitForSpawn(child, options.command);
+  } catch (err) {
+    await collector.close();
+    throw err;
+  }
+  // 'close' rather than 'exit': with piped output, the last bytes have arrived by then.
+  const exited = new Promise<ProgramExit>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  const pid = child.pid ?? 0;
+  return {
+    pid,
+    collector,
+    exited,
+    async stopProgram() {
+      for (const sig of ['SIGINT', 'SIGTERM', 'SIGKILL'] as const) {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill(sig);
+        if (await Promise.race([exited.then(() => true), delay(EXIT_GRACE_MS).then(() => false)])) return;
+      }
+    },
+    async finish() {
+      await Promise.race([Promise.all(collector.streams.map((s) => s.closed)), delay(STREAM_DRAIN_MS)]);
+      await collector.close();
+    },
+  };
+}

@@ -1,0 +1,144 @@
+#include "core/counters_block.h"
+
+#include <cstddef>
+#include <cstring>
+
+namespace clrscope {
+namespace {
+
+using clr::DWORD;
+using clr::SIZE_T;
+
+uint64_t get(const std::atomic<uint64_t>& a) { return a.load(std::memory_order_acquire); }
+DWORD dword(uint64_t v) { return static_cast<DWORD>(v); }
+SIZE_T size_t_of(uint64_t v) { return static_cast<SIZE_T>(v); }
+
+// The sequence lock's word, shared with readers in other processes: atomics on the raw int.
+void seq_store(clr::LONG* word, clr::LONG v) { __atomic_store_n(word, v, __ATOMIC_RELEASE); }
+clr::LONG seq_load(const clr::LONG* word) { return __atomic_load_n(word, __ATOMIC_RELAXED); }
+
+}  // namespace
+
+void CountersBlock::init_header(clr::IPCControlBlock* block, uint32_t pid, uint16_t runtime_major,
+                                uint16_t runtime_build) {
+  std::memset(block, 0, sizeof *block);
+  clr::IPCHeader& h = block->m_Header;
+  h.m_Counter = 0;  // 0: never written; the first publish makes it 2
+  h.m_RuntimeId = pid;
+  h.m_Version = clr::kIpcBlockVersion;
+  h.m_Flags = clr::kIpcFlagUsesFlags | clr::kIpcFlagInitialized | (sizeof(void*) == 4 ? clr::kIpcFlagX86 : 0);
+  h.m_blockSize = clr::kIpcBlockUsedSize;
+  h.m_BuildYear = runtime_major;
+  h.m_BuildNumber = runtime_build;
+  h.m_numEntries = clr::kIpcEntryCount;
+  h.m_table[clr::kIpcEntryPerfCounters].m_Offset = static_cast<DWORD>(offsetof(clr::IPCControlBlock, m_perf));
+  h.m_table[clr::kIpcEntryPerfCounters].m_Size = static_cast<DWORD>(sizeof(clr::PerfCounterIPCControlBlock));
+  block->m_perf.m_cBytes = static_cast<uint16_t>(sizeof(clr::PerfCounterIPCControlBlock));
+  block->m_perf.m_wAttrs = clr::kPerfAttrOn;
+}
+
+void CountersBlock::fill(clr::PerfCounterIPCControlBlock* perf, const RuntimeCounters& c, uint32_t pid,
+                         uint32_t live_threads, uint64_t threads_seen, uint32_t os_threads, const Window& w) {
+  clr::Perf_GC& gc = perf->m_GC;
+  // A GC bumps gen0, gen1, gen2 (as far as it went), then the induced count, while this may be
+  // running on another thread: reading them in the reverse order keeps every published set
+  // consistent (gen0 >= gen1 >= gen2, induced <= gen0) even mid-update.
+  gc.cInducedGCs = size_t_of(get(c.induced));
+  for (int g = 2; g >= 0; --g) gc.cGenCollections[g] = size_t_of(get(c.collections[g]));
+  gc.cbPromotedMem[0] = size_t_of(get(c.promoted[0]));
+  gc.cbPromotedMem[1] = size_t_of(get(c.promoted[1]));
+  gc.cbPromotedFinalizationMem = size_t_of(get(c.finalization_promoted));
+  gc.cProcessID = pid;
+  for (int g = 0; g < 3; ++g) gc.cGenHeapSize[g] = size_t_of(get(c.generation_size[g]));
+  uint64_t reserved = 0;
+  for (int g = 0; g < 5; ++g) reserved += get(c.generation_reserved[g]);
+  gc.cTotalCommittedBytes = 0;  // not reported by the profiling API (README lists it)
+  gc.cTotalReservedBytes = size_t_of(reserved);
+  gc.cLrgObjSize = size_t_of(get(c.generation_size[3]));
+  gc.cSurviveFinalize = size_t_of(get(c.finalization_promoted_count));
+  gc.cHandles = size_t_of(get(c.gc_handles));
+  gc.cbAlloc = 0;
+  gc.cbLargeAlloc = 0;
+  // % time in GC over the last second, as the perf counter's ratio: microseconds paused for GC
+  // over microseconds elapsed.
+  gc.timeInGC = dword(w.gc_paused_ns / 1000);
+  gc.timeInGCBase = dword(w.span_ns / 1000);
+  gc.cPinnedObj = size_t_of(get(c.pinned_objects));
+  gc.cSinkBlocks = size_t_of(get(c.sync_blocks));
+
+  clr::Perf_Loading& ld = perf->m_Loading;
+  ld.cClassesLoaded.Cur = dword(get(c.classes_loaded));
+  ld.cClassesLoaded.Total = dword(get(c.classes_loaded));
+  ld.cAppDomains.Cur = dword(get(c.appdomains_loaded) - get(c.appdomains_unloaded));
+  ld.cAppDomains.Total = dword(get(c.appdomains_loaded));
+  ld.cAssemblies.Cur = dword(get(c.assemblies_loaded) - get(c.assemblies_unloaded));
+  ld.cAssemblies.Total = dword(get(c.assemblies_loaded));
+  ld.cLoadFailures.Total = dword(get(c.class_load_failures));
+  ld.cAppDomainsUnloaded.Total = dword(get(c.appdomains_unloaded));
+
+  clr::Perf_Excep& ex = perf->m_Excep;
+  ex.cThrown.Total = dword(get(c.exceptions_thrown));
+  ex.cFiltersExecuted = dword(get(c.filters_executed));
+  ex.cFinallysExecuted = dword(get(c.finallys_executed));
+
+  clr::Perf_LocksAndThreads& lt = perf->m_LocksAndThreads;
+  lt.cContention.Total = dword(get(c.contentions));
+  lt.cCurrentThreadsLogical = live_threads;
+  lt.cCurrentThreadsPhysical = os_threads;
+  lt.cRecognizedThreads.Cur = live_threads;
+  lt.cRecognizedThreads.Total = dword(threads_seen);
+
+  clr::Perf_Jit& jit = perf->m_Jit;
+  jit.cMethodsJitted = dword(get(c.methods_jitted));
+  jit.cbILJitted.Cur = dword(get(c.il_bytes_jitted));
+  jit.cbILJitted.Total = dword(get(c.il_bytes_jitted));
+  jit.cJitFailures = dword(get(c.jit_failures));
+  jit.timeInJit = dword(w.jit_ns / 1000);
+  jit.timeInJitBase = dword(w.span_ns / 1000);
+}
+
+bool CountersBlock::open(uint32_t pid, uint16_t runtime_major, uint16_t runtime_build) {
+  if (!platform::create_shared_memory(pid, sizeof(clr::IPCControlBlock), &memory_)) return false;
+  block_ = static_cast<clr::IPCControlBlock*>(memory_.address);
+  pid_ = pid;
+  init_header(block_, pid, runtime_major, runtime_build);
+  return true;
+}
+
+CountersBlock::Window CountersBlock::last_second(uint64_t now) {
+  const Mark m{now, get(counters_->gc_paused_ns), get(counters_->jit_ns)};
+  marks_.push_back(m);
+  while (marks_.size() > 1 && now - marks_.front().mono > 1000000000ull) marks_.pop_front();
+  const Mark& first = marks_.front();
+  return Window{m.gc_paused_ns - first.gc_paused_ns, m.jit_ns - first.jit_ns, now - first.mono};
+}
+
+void CountersBlock::publish(uint64_t now) {
+  if (block_ == nullptr) return;
+  const Window w = last_second(now);
+  // Counting OS threads reads /proc; a few times a second is fresh enough.
+  if (os_threads_read_ == 0 || now - os_threads_read_ > 250000000ull) {
+    os_threads_ = platform::os_thread_count();
+    os_threads_read_ = now;
+  }
+  clr::LONG* seq = &block_->m_Header.m_Counter;
+  const clr::LONG before = seq_load(seq);
+  // Odd while writing; the fences keep the field stores between the two counter stores.
+  seq_store(seq, before + 1);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  fill(&block_->m_perf, *counters_, pid_, registry_->live_threads(), registry_->threads_seen(),
+       os_threads_, w);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  // Even again, skipping 0 ("never written") on wrap-around.
+  clr::LONG after = before + 2;
+  if (after == 0) after = 2;
+  seq_store(seq, after);
+}
+
+void CountersBlock::close(bool remove) {
+  if (block_ == nullptr) return;
+  block_ = nullptr;
+  platform::release_shared_memory(&memory_, remove);
+}
+
+}  // namespace clrscope

@@ -1,0 +1,72 @@
+// The counters block's shared memory on Linux: a POSIX shared memory object, mode 0600.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "core/platform.h"
+
+namespace clrscope::platform {
+namespace {
+void shm_name(uint32_t pid, char* out, size_t n) { std::snprintf(out, n, "/clrscope-%u", pid); }
+}  // namespace
+
+bool create_shared_memory(uint32_t pid, size_t size, SharedMemory* out) {
+  char name[64];
+  shm_name(pid, name, sizeof name);
+  // A leftover of an earlier process with the same pid is ours to replace.
+  shm_unlink(name);
+  const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, S_IRUSR | S_IWUSR);
+  if (fd < 0) return false;
+  // The umask can only narrow 0600; set it outright so the mode never depends on it.
+  fchmod(fd, S_IRUSR | S_IWUSR);
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    close(fd);
+    shm_unlink(name);
+    return false;
+  }
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) {
+    shm_unlink(name);
+    return false;
+  }
+  out->address = p;
+  out->size = size;
+  out->handle = pid;
+  return true;
+}
+
+void release_shared_memory(SharedMemory* memory, bool remove) {
+  if (memory->address != nullptr) munmap(memory->address, memory->size);
+  if (remove && memory->handle != 0) {
+    char name[64];
+    shm_name(static_cast<uint32_t>(memory->handle), name, sizeof name);
+    shm_unlink(name);
+  }
+  *memory = SharedMemory{};
+}
+
+uint32_t os_thread_count() {
+  // Field 20 of /proc/self/stat, after the command name in parentheses (which may hold spaces).
+  FILE* f = std::fopen("/proc/self/stat", "re");
+  if (f == nullptr) return 0;
+  char buf[1024];
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* p = std::strrchr(buf, ')');
+  if (p == nullptr) return 0;
+  unsigned long threads = 0;
+  // After ')': state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime
+  // stime cutime cstime priority nice num_threads(20).
+  if (std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %lu", &threads) != 1) {
+    return 0;
+  }
+  return static_cast<uint32_t>(threads);
+}
+
+}  // namespace clrscope::platform

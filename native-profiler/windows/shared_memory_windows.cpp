@@ -1,0 +1,51 @@
+// The counters block's shared memory on Windows: a named, pagefile-backed file mapping in the
+// session's namespace whose security descriptor admits only the creating user.
+#include "windows/win_common.h"
+
+#include <sddl.h>
+
+#include <cstdio>
+
+#include "core/platform.h"
+
+namespace clrscope::platform {
+
+bool create_shared_memory(uint32_t pid, size_t size, SharedMemory* out) {
+  wchar_t name[64];
+  std::swprintf(name, 64, L"Local\\clrscope-%u", pid);
+  // Owner only: generic all for the owner, nothing for anyone else.
+  SECURITY_ATTRIBUTES sa{};
+  sa.nLength = sizeof sa;
+  PSECURITY_DESCRIPTOR sd = nullptr;
+  if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(L"D:P(A;;GA;;;OW)", SDDL_REVISION_1, &sd, nullptr)) {
+    return false;
+  }
+  sa.lpSecurityDescriptor = sd;
+  HANDLE mapping = CreateFileMappingW(INVALID_HANDLE_VALUE, &sa, PAGE_READWRITE, 0, static_cast<DWORD>(size), name);
+  LocalFree(sd);
+  if (mapping == nullptr) return false;
+  void* p = MapViewOfFile(mapping, FILE_MAP_ALL_ACCESS, 0, 0, size);
+  if (p == nullptr) {
+    CloseHandle(mapping);
+    return false;
+  }
+  out->address = p;
+  out->size = size;
+  out->handle = reinterpret_cast<uintptr_t>(mapping);
+  return true;
+}
+
+void release_shared_memory(SharedMemory* memory, bool) {
+  // A named mapping disappears with its last handle; readers holding one keep their view.
+  if (memory->address != nullptr) UnmapViewOfFile(memory->address);
+  if (memory->handle != 0) CloseHandle(reinterpret_cast<HANDLE>(memory->handle));
+  *memory = SharedMemory{};
+}
+
+uint32_t os_thread_count() {
+  // Counting threads on Windows needs a toolhelp snapshot of the whole system; too heavy to do
+  // every publish. Left at zero here and listed as such in structs/ipcblock/README.md.
+  return 0;
+}
+
+}  // namespace clrscope::platform

@@ -1,0 +1,175 @@
+// `clrscope counters` against a real .NET program with known counts (test/targets/GcLoad): the
+// block's final values equal the program's own, snapshots are never torn, bad input is one
+// sentence.
+
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { CountersSource } from '../../electron/services/counters/counters-source.js';
+import { launchProfiled } from '../../electron/services/session/profiled-launch.js';
+import { blockPathForPid } from '../../structs/ipcblock/mapping.js';
+import { PROFILER, targetDll } from './support/paths.js';
+import { resultOf, runCli } from './support/run-cli.js';
+
+interface GcLoadResult {
+  pid: number;
+  gcCollectionCount: number[];
+  lockContentionCount: number;
+  exceptions: { thrown: number; filters: number; finallys: number };
+  inducedOutcome: Record<string, Record<string, number>>;
+}
+
+type Line = Record<string, Record<string, number>> & { timestamp: string; pid: number };
+
+const SECTIONS = ['gc', 'contexts', 'interop', 'loading', 'exceptions', 'locksAndThreads', 'jit', 'security'];
+
+describe('clrscope counters -- COMMAND', () => {
+  it('ends with the program\'s own final counts, one JSON object per refresh', async () => {
+    const r = await runCli(['counters', '--format', 'json', '--refresh', '50', '--', 'dotnet', targetDll('GcLoad'),
+      '--gen0', '5', '--gen1', '3', '--gen2', '2', '--allocate-mb', '100', '--exceptions', '100', '--threads', '10', '--lock-contention', '30', '--wait-start', '300']);
+    assert.equal(r.code, 0, r.stderr);
+    // The program's own output goes to stderr, so stdout is nothing but counters.
+    const result = resultOf(r.stderr) as unknown as GcLoadResult;
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    assert.ok(lines.length >= 3, `${lines.length} lines`);
+    for (const line of lines) {
+      assert.deepEqual(Object.keys(line), ['timestamp', 'pid', ...SECTIONS]);
+      assert.equal(line.pid, result.pid);
+      assert.ok(!Number.isNaN(Date.parse(line.timestamp)));
+    }
+    const last = lines[lines.length - 1];
+    assert.deepEqual([last.gc.genCollections0, last.gc.genCollections1, last.gc.genCollections2], result.gcCollectionCount);
+    const induced = Object.values(result.inducedOutcome).reduce((a, o) => a + o.gen0 + o.gen1 + o.gen2, 0);
+    assert.equal(last.gc.inducedGCs, induced);
+    assert.equal(last.gc.processID, result.pid);
+    assert.equal(last.exceptions.thrown, result.exceptions.thrown);
+    assert.equal(last.exceptions.filtersExecuted, result.exceptions.filters);
+    assert.equal(last.exceptions.finallysExecuted, result.exceptions.finallys);
+    assert.equal(last.locksAndThreads.contention, result.lockContentionCount);
+    assert.ok(last.jit.methodsJitted > 50, 'methods jitted');
+    assert.ok(last.loading.assembliesCurrent > 5, 'assemblies loaded');
+    assert.ok(last.locksAndThreads.currentThreadsPhysical >= last.locksAndThreads.currentThreadsLogical);
+    // The counts only go up while the program runs.
+    for (let i = 1; i < lines.length; i++) assert.ok(lines[i].gc.genCollections0 >= lines[i - 1].gc.genCollections0);
+  });
+
+  it('writes CSV with one header and one row per refresh, and a table', async () => {
+    const csv = await runCli(['counters', '--format', 'csv', '--refresh', '100', '--', 'dotnet', targetDll('GcLoad'), '--gen0', '2', '--wait-start', '300']);
+    assert.equal(csv.code, 0, csv.stderr);
+    const rows = csv.stdout.trim().split('\n');
+    assert.match(rows[0], /^timestamp,pid,gc\.genCollections0,gc\.genCollections1,/);
+    assert.equal(rows[0].split(',').length, rows[rows.length - 1].split(',').length);
+    assert.ok(rows.length >= 3);
+    const table = await runCli(['counters', '--refresh', '100', '--', 'dotnet', targetDll('GcLoad'), '--gen0', '2']);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /GC collections gen0 \/ gen1 \/ gen2\s+2 \/ \d+ \/ \d+/);
+  });
+});
+
+describe('the counters block under load', () => {
+  it('never yields a torn snapshot while the program collects', async () => {
+    const launch = await launchProfiled({
+      command: 'dotnet', args: [targetDll('GcLoad'), '--gen0', '200', '--duration', '2', '--repeat-every', '0'],
+      intervalMs: 1, wall: false, cpu: false, libraryPath: PROFILER, output: () => undefined,
+    });
+    try {
+      let source: CountersSource | undefined;
+      for (let i = 0; i < 500 && source === undefined; i++) {
+        try {
+          const s = CountersSource.forPid(launch.pid);
+          if (s.written()) source = s;
+          else s.close();
+        } catch {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+      assert.ok(source !== undefined, 'the block appeared');
+      let previous = 0;
+      let reads = 0;
+      const until = Date.now() + 1500;
+      while (Date.now() < until) {
+        const snap = source.read();
+        const g = snap.gc;
+        // One publish writes all of these together: a torn copy would break an invariant.
+        assert.ok(g.genCollections0 >= g.genCollections1 && g.genCollections1 >= g.genCollections2, JSON.stringify(g));
+        assert.ok(g.inducedGCs <= g.genCollections0);
+        assert.ok(g.genCollections0 >= previous, 'counts never go back');
+        assert.equal(snap.stable, true);
+        previous = g.genCollections0;
+        reads++;
+      }
+      source.close();
+      assert.ok(reads > 1000, `${reads} reads`);
+      assert.ok(previous > 10, `${previous} collections seen`);
+    } finally {
+      await launch.stopProgram();
+      await launch.exited;
+      await launch.finish();
+    }
+  });
+});
+
+describe('clrscope counters rejects bad input with one sentence', () => {
+  const fakePid = process.pid;
+
+  it('says so for a pid that does not exist or carries no block', async () => {
+    let r = await runCli(['counters', '--pid', 'abc']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /clrscope: --pid must be a whole number from 1 to \d+, not 'abc'\./);
+    r = await runCli(['counters', '--pid', '999999999']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^clrscope: There is no process with pid 999999999\.$/m);
+    r = await runCli(['counters', '--pid', String(fakePid)]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, new RegExp(`^clrscope: Process ${fakePid} has no clrscope counters block: start it under clrscope`, 'm'));
+  });
+
+  it('names what is wrong with a block that is truncated or of another version', async () => {
+    const path = blockPathForPid(fakePid);
+    try {
+      writeFileSync(path, new Uint8Array(100), { mode: 0o600 });
+      let r = await runCli(['counters', '--pid', String(fakePid)]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /^clrscope: The counters block at \/dev\/shm\/clrscope-\d+ has 100 bytes, fewer than the 2048 a block needs\.$/m);
+      // A 64-bit header that claims version 5.
+      const block = new Uint8Array(2048);
+      const v = new DataView(block.buffer);
+      v.setInt32(0, 2, true);
+      v.setUint32(4, fakePid, true);
+      v.setUint16(16, 5, true);
+      v.setUint16(18, 3, true);
+      v.setUint32(20, 424, true);
+      v.setUint32(28, 1, true);
+      v.setUint32(32, 40, true);
+      v.setUint32(36, 384, true);
+      v.setUint16(40, 384, true);
+      writeFileSync(path, block, { mode: 0o600 });
+      r = await runCli(['counters', '--pid', String(fakePid)]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /^clrscope: .*version 5.*4.*\.$/m);
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+    } finally {
+      rmSync(path, { force: true });
+    }
+  });
+
+  it('rejects bad options', async () => {
+    const cases: [string[], RegExp][] = [
+      [['counters'], /Give either --pid PID or a program after --/],
+      [['counters', '--pid', '1', '--', 'true'], /Give either --pid PID or a program after --/],
+      [['counters', '--refresh', '5', '--', 'true'], /--refresh must be a whole number from 10 to 3600000, not '5'\./],
+      [['counters', '--format', 'xml', '--', 'true'], /--format must be table, json or csv, not 'xml'\./],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = await runCli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, pattern);
+    }
+  });
+
+  it('says so when the program is not .NET, and still returns its exit code', async () => {
+    const r = await runCli(['counters', '--', 'sh', '-c', 'exit 3'], { env: { CLRSCOPE_CONNECT_TIMEOUT_MS: '2000' } });
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /exited before a \.NET runtime published counters/);
+  });
+});
