@@ -50,6 +50,9 @@ bool create_shared_memory(uint32_t pid, size_t size, SharedMemory* out);
 void release_shared_memory(SharedMemory* memory, bool remove);
 // OS threads of this process, managed or not.
 uint32_t os_thread_count();
+// The OS's name for a thread of this process (Linux: its comm, which the runtime sets from
+// Thread.Name and for its own threads), empty when unknown.
+std::string os_thread_name(uint32_t tid);
 
 // Stack capture by signal (Linux) or by suspending the thread (Windows).
 // install_capture() must succeed before any arm/request call.
@@ -60,6 +63,10 @@ int capture_signal_number();
 // Stop delivering captures; safe to call more than once. Leaves a quiet handler in place so
 // that a signal already in flight cannot hit a default disposition and kill the process.
 void quiesce_capture();
+// Before the library is unloaded (detach): stops captures, discards pending capture signals,
+// waits for handlers still running and gives the signal back to its previous owner. Call only
+// once no timer is armed and no capture is being requested.
+void uninstall_capture();
 // False once another library has replaced our signal handler; the sampler then stops asking
 // for captures rather than deliver signals to a handler that does not expect them.
 bool capture_still_installed();

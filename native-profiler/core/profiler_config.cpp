@@ -44,6 +44,28 @@ ProfilerConfig parse_profiler_config(const std::string& socket, const std::strin
   return c;
 }
 
+ProfilerConfig parse_client_data(const char* data, size_t size) {
+  std::string socket, interval, cpu, wall, threads;
+  const std::string text(data == nullptr ? "" : std::string(data, size));
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = line.substr(0, eq);
+    const std::string value = line.substr(eq + 1);
+    if (key == "socket") socket = value;
+    else if (key == "interval_us") interval = value;
+    else if (key == "cpu") cpu = value;
+    else if (key == "wall") wall = value;
+    else if (key == "wall_threads") threads = value;
+  }
+  return parse_profiler_config(socket, interval, cpu, wall, threads);
+}
+
 ProfilerConfig read_profiler_config() {
   return parse_profiler_config(platform::env("CLRSCOPE_SOCKET"), platform::env("CLRSCOPE_INTERVAL_US"),
                                platform::env("CLRSCOPE_CPU"), platform::env("CLRSCOPE_WALL"),

@@ -15,6 +15,10 @@ struct ProfilerConfig {
 
 // Reads the variables; out-of-range values fall back to defaults (and are logged).
 ProfilerConfig read_profiler_config();
+// The same settings as the attach command's client data (an attached profiler cannot see the
+// environment the workstation would have set): UTF-8 lines "socket=...", "interval_us=...",
+// "cpu=0|1", "wall=0|1", "wall_threads=N". Unknown keys are ignored.
+ProfilerConfig parse_client_data(const char* data, size_t size);
 // The same from explicit values, for tests.
 ProfilerConfig parse_profiler_config(const std::string& socket, const std::string& interval_us,
                                      const std::string& cpu, const std::string& wall,

@@ -111,6 +111,13 @@ void Sampler::run() {
     finished_ = true;
   }
   cv_.notify_all();
+  if (quiet() && quiet_hook_) quiet_hook_();
+}
+
+bool Sampler::join() {
+  if (!thread_.joinable() || thread_.get_id() == std::this_thread::get_id()) return false;
+  thread_.join();
+  return true;
 }
 
 void Sampler::tick(uint64_t now) {

@@ -4,6 +4,7 @@
 // never on a thread of the target.
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -47,6 +48,11 @@ class Sampler {
   void attach_suspensions(SuspensionTracker* tracker) { suspensions_ = tracker; }
   // The counters block to refresh every tick (optional; set before start()).
   void attach_counters(CountersBlock* block) { counters_ = block; }
+  // Runs on the sampler thread, as its last act, when the reader went away (an attached
+  // profiler detaches from there). Set before start().
+  void on_quiet(std::function<void()> hook) { quiet_hook_ = std::move(hook); }
+  // Joins the thread after it ended on its own (after on_quiet); false if it was not joinable.
+  bool join();
 
   bool start();
   // Ends the stream with an END record and waits up to timeout_ms for the thread to finish.
@@ -90,6 +96,7 @@ class Sampler {
   std::unordered_map<uint32_t, WallMemo> wall_memo_;
   SuspensionTracker* suspensions_ = nullptr;
   CountersBlock* counters_ = nullptr;
+  std::function<void()> quiet_hook_;
   std::vector<SuspensionRecord> suspension_batch_;
   uint64_t wall_reused_ = 0;
   uint32_t wall_cursor_ = 0;

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "core/platform.h"
 
@@ -67,6 +68,19 @@ uint32_t os_thread_count() {
     return 0;
   }
   return static_cast<uint32_t>(threads);
+}
+
+std::string os_thread_name(uint32_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
+  FILE* f = std::fopen(path, "re");
+  if (f == nullptr) return std::string();
+  char buf[64] = {0};
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  std::string name(buf, n);
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\0')) name.pop_back();
+  return name;
 }
 
 }  // namespace clrscope::platform

@@ -21,6 +21,8 @@ namespace {
 int g_signal = 0;
 struct sigaction g_previous;
 std::atomic<bool> g_quiet{false};
+// Handlers running right now: the library must not be unloaded under one.
+std::atomic<int> g_in_handler{0};
 
 WalkRegisters registers_from(const ucontext_t* uc) {
 #if defined(__x86_64__)
@@ -47,6 +49,7 @@ void chain_to_previous(int sig, siginfo_t* si, void* uc) {
 }
 
 void on_capture_signal(int sig, siginfo_t* si, void* uc) {
+  g_in_handler.fetch_add(1, std::memory_order_acq_rel);
   const int saved_errno = errno;
   CaptureTicket ticket;
   const bool ours = si != nullptr && (si->si_code == SI_TIMER || si->si_code == SI_QUEUE) &&
@@ -62,6 +65,7 @@ void on_capture_signal(int sig, siginfo_t* si, void* uc) {
     }
   }
   errno = saved_errno;
+  g_in_handler.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 bool disposition_free(int sig) {
@@ -107,6 +111,24 @@ CaptureInstall install_capture() {
 }
 
 int capture_signal_number() { return g_signal; }
+
+void uninstall_capture() {
+  g_quiet.store(true, std::memory_order_release);
+  if (g_signal == 0) return;
+  // Ignoring a signal discards its pending instances, so a request already queued cannot reach
+  // whatever comes next (the default action would kill the process).
+  struct sigaction ignore;
+  std::memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(g_signal, &ignore, nullptr);
+  for (int i = 0; i < 1000 && g_in_handler.load(std::memory_order_acquire) != 0; ++i) {
+    timespec ts{0, 1000000};
+    nanosleep(&ts, nullptr);
+  }
+  sigaction(g_signal, &g_previous, nullptr);
+  g_signal = 0;
+}
 
 void quiesce_capture() { g_quiet.store(true, std::memory_order_release); }
 

@@ -18,6 +18,9 @@ class ProfilerCallback final : public CallbackDefaults {
   clr::ULONG CLR_STDCALL Release() override;
 
   clr::HRESULT CLR_STDCALL Initialize(clr::IUnknown* info) override;
+  clr::HRESULT CLR_STDCALL InitializeForAttach(clr::IUnknown* info, void* client_data, clr::UINT size) override;
+  clr::HRESULT CLR_STDCALL ProfilerAttachComplete() override;
+  clr::HRESULT CLR_STDCALL ProfilerDetachSucceeded() override;
   clr::HRESULT CLR_STDCALL Shutdown() override;
   clr::HRESULT CLR_STDCALL ThreadCreated(clr::ThreadID thread) override;
   clr::HRESULT CLR_STDCALL ThreadDestroyed(clr::ThreadID thread) override;

@@ -30,5 +30,18 @@ TEST(ProfilerConfig, FallsBackOnOutOfRangeOrGarbage) {
   EXPECT_TRUE(parse_profiler_config("", "", "maybe", "", "").cpu);
 }
 
+TEST(ProfilerConfig, ReadsTheAttachClientData) {
+  const std::string data = "socket=/tmp/clrscope-x/sock\ninterval_us=2000\ncpu=1\nwall=0\nwall_threads=16\nfuture=1\n";
+  const ProfilerConfig c = parse_client_data(data.data(), data.size());
+  EXPECT_EQ(c.socket_path, "/tmp/clrscope-x/sock");
+  EXPECT_EQ(c.interval_ns, 2000000u);
+  EXPECT_TRUE(c.cpu);
+  EXPECT_FALSE(c.wall);
+  EXPECT_EQ(c.wall_threads_per_tick, 16u);
+  EXPECT_EQ(parse_client_data(nullptr, 0).socket_path, "");
+  const std::string no_newline = "socket=/s";
+  EXPECT_EQ(parse_client_data(no_newline.data(), no_newline.size()).socket_path, "/s");
+}
+
 }  // namespace
 }  // namespace clrscope

@@ -5,6 +5,7 @@
 #include <sddl.h>
 
 #include <cstdio>
+#include <string>
 
 #include "core/platform.h"
 
@@ -46,6 +47,11 @@ uint32_t os_thread_count() {
   // Counting threads on Windows needs a toolhelp snapshot of the whole system; too heavy to do
   // every publish. Left at zero here and listed as such in structs/ipcblock/README.md.
   return 0;
+}
+
+std::string os_thread_name(uint32_t) {
+  // GetThreadDescription needs a handle per thread; names arrive through ThreadNameChanged.
+  return std::string();
 }
 
 }  // namespace clrscope::platform

@@ -179,6 +179,10 @@ CaptureInstall install_capture() {
 // No signal is involved on Windows.
 int capture_signal_number() { return 0; }
 
+// Captures happen on the sampler thread itself (suspend, read, resume); once it stops asking,
+// nothing of ours runs on other threads.
+void uninstall_capture() { g_quiet.store(true, std::memory_order_release); }
+
 void quiesce_capture() { g_quiet.store(true, std::memory_order_release); }
 
 // Nothing another library could take over.

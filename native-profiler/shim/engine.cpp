@@ -1,0 +1,184 @@
+#include "shim/engine.h"
+
+#include <string>
+
+#include "core/log.h"
+#include "core/platform.h"
+#include "core/runtime_event_payloads.h"
+#include "shim/clsid.h"
+
+namespace clrscope {
+
+using namespace clr;
+
+namespace {
+
+struct RuntimeVersion {
+  USHORT major = 0, minor = 0, build = 0, qfe = 0;
+  std::string text() const {
+    return major == 0 ? std::string()
+                      : std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(build);
+  }
+};
+
+RuntimeVersion runtime_version(ICorProfilerInfo12* info) {
+  RuntimeVersion v;
+  if (FAILED(info->GetRuntimeInformation(nullptr, nullptr, &v.major, &v.minor, &v.build, &v.qfe, 0, nullptr, nullptr))) {
+    return RuntimeVersion{};
+  }
+  return v;
+}
+
+// Contention has no profiler callback and GC heap statistics (promoted bytes, pinned objects,
+// handles) none either; the runtime's own events carry them. A profiler's EventPipe session
+// delivers them synchronously to EventPipeEventDelivered, on the thread that raised them.
+EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info) {
+  static const char16_t kProvider[] = u"Microsoft-Windows-DotNETRuntime";
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{};
+  config.providerName = reinterpret_cast<const WCHAR*>(kProvider);
+  config.keywords = runtime_events::kGcKeyword | runtime_events::kContentionKeyword;
+  config.loggingLevel = runtime_events::kInformational;
+  config.filterData = nullptr;
+  EVENTPIPE_SESSION session = 0;
+  const HRESULT hr = info->EventPipeStartSession(1, &config, 0, &session);
+  if (FAILED(hr)) {
+    log_line("no runtime event session (0x%08x): contention and GC heap statistics stay zero", static_cast<unsigned>(hr));
+    return 0;
+  }
+  return session;
+}
+
+// Only notifications that cost nothing until they happen — no enter/leave hooks, no object
+// allocation callbacks, no moved-reference reports (BASIC_GC gives GC start/finish alone) —
+// and every one of them allowed after an attach, so both ways of loading behave the same.
+constexpr DWORD kEventsLow = COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_SUSPENDS | COR_PRF_MONITOR_EXCEPTIONS |
+                             COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CLASS_LOADS |
+                             COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |
+                             COR_PRF_MONITOR_APPDOMAIN_LOADS;
+constexpr DWORD kEventsHigh = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
+static_assert((kEventsLow & ~static_cast<DWORD>(COR_PRF_ALLOWABLE_AFTER_ATTACH)) == 0, "attach-safe low flags");
+static_assert((kEventsHigh & ~static_cast<DWORD>(COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH)) == 0, "attach-safe high flags");
+
+}  // namespace
+
+Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attached) {
+  if (config.socket_path.empty()) {
+    log_line(attached ? "the attach request carried no socket; staying inactive"
+                      : "CLRSCOPE_SOCKET is not set; staying inactive");
+    return nullptr;
+  }
+  void* raw = nullptr;
+  if (unknown == nullptr || FAILED(unknown->QueryInterface(IID_ICorProfilerInfo12, &raw)) || raw == nullptr) {
+    log_line("the runtime offers no ICorProfilerInfo12 (older than .NET 5?); staying inactive");
+    return nullptr;
+  }
+  auto* info = static_cast<ICorProfilerInfo12*>(raw);
+  std::unique_ptr<Transport> transport = connect_transport(config.socket_path);
+  if (!transport) {
+    log_line("nobody listens on %s; staying inactive", config.socket_path.c_str());
+    info->Release();
+    return nullptr;
+  }
+  const HRESULT hr = info->SetEventMask2(kEventsLow, kEventsHigh);
+  if (FAILED(hr)) {
+    log_line("SetEventMask2 failed: 0x%08x", static_cast<unsigned>(hr));
+    info->Release();
+    return nullptr;
+  }
+  const platform::CaptureInstall installed = platform::install_capture();
+  if (installed != platform::CaptureInstall::kOk) {
+    log_line(installed == platform::CaptureInstall::kSignalTaken
+                 ? "every candidate signal already has a handler; sampling is off"
+                 : "installing the capture signal handler failed; sampling is off");
+    info->Release();
+    return nullptr;
+  }
+
+  Engine* e = new Engine;
+  e->info = info;
+  e->attached = attached;
+  e->shared.registry = &e->registry;
+  e->shared.ring = &e->ring;
+  set_sampling_shared(&e->shared);
+  e->registry.configure_cpu_timers(config.cpu, config.interval_ns);
+  e->resolver = new ClrFrameResolver(info);
+  const RuntimeVersion version = runtime_version(info);
+  SamplerConfig sc;
+  sc.interval_ns = config.interval_ns;
+  sc.cpu = config.cpu;
+  sc.wall = config.wall;
+  sc.wall_threads_per_tick = config.wall_threads_per_tick;
+  sc.attached = attached;
+  sc.runtime_version = version.text();
+  sc.profiler_version = kProfilerVersion;
+  e->sampler = new Sampler(sc, &e->shared, e->resolver, std::move(transport));
+  e->sampler->attach_suspensions(&e->suspensions);
+  if (e->counters_block.open(platform::process_id(), version.major, version.build)) {
+    e->sampler->attach_counters(&e->counters_block);
+  } else {
+    log_line("could not create the counters block in shared memory; counters are off");
+  }
+  if (attached) e->sampler->on_quiet([e] { begin_detach(e); });
+  e->shared.active.store(true, std::memory_order_release);
+  e->event_session = start_runtime_events(info);
+  if (!e->sampler->start()) {
+    log_line("could not start the sampler thread");
+    e->shared.active.store(false);
+    return nullptr;
+  }
+  log_line("%s pid %u every %llu us (cpu %d, wall %d), runtime %s", attached ? "attached to" : "profiling",
+           platform::process_id(), static_cast<unsigned long long>(config.interval_ns / 1000), config.cpu, config.wall,
+           sc.runtime_version.c_str());
+  return e;
+}
+
+void register_existing_threads(Engine* e) {
+  ICorProfilerThreadEnum* threads = nullptr;
+  if (FAILED(e->info->EnumThreads(&threads)) || threads == nullptr) return;
+  const std::string process_name = platform::os_thread_name(platform::process_id());
+  ThreadID batch[64];
+  ULONG fetched = 0;
+  uint32_t count = 0;
+  while (SUCCEEDED(threads->Next(64, batch, &fetched)) && fetched > 0) {
+    for (ULONG i = 0; i < fetched; ++i) {
+      DWORD tid = 0;
+      if (FAILED(e->info->GetThreadInfo(batch[i], &tid)) || tid == 0) continue;
+      // The stack bounds of a thread we are not running on are learned from its first capture.
+      e->registry.on_assigned_os_thread(batch[i], tid);
+      // Names set before the attach were never reported to us; the runtime gave them to the OS
+      // too (Thread.Name, and its own threads' names), where they can still be read.
+      const std::string name = platform::os_thread_name(tid);
+      if (!name.empty() && name != process_name) e->registry.on_name_changed(batch[i], name);
+      ++count;
+    }
+  }
+  threads->Release();
+  log_line("attached: %u threads were already running", count);
+}
+
+void stop_engine_at_shutdown(Engine* e) {
+  // The sampler publishes the counters' final values as it ends; readers that mapped the block
+  // keep reading them after the name is gone.
+  if (e->sampler->stop(wire::kEndShutdown, 3000)) e->counters_block.close(true);
+  log_line("stream ended at shutdown");
+}
+
+void begin_detach(Engine* e) {
+  if (e->detaching.exchange(true)) return;
+  // Nothing of ours may run after the unload: no timer, no queued signal, no handler, no event
+  // session delivering to us, no shared memory left behind.
+  e->registry.disarm_all();
+  platform::uninstall_capture();
+  if (e->event_session != 0) e->info->EventPipeStopSession(e->event_session);
+  e->counters_block.close(true);
+  const HRESULT hr = e->info->RequestProfilerDetach(500);
+  log_line("the workstation went away: %s", SUCCEEDED(hr) ? "detaching" : "detach refused, staying quiet");
+}
+
+void finish_detach(Engine* e) {
+  // The sampler thread asked for the detach as its last act; make sure it has left our code.
+  e->sampler->join();
+  log_line("detached; the program carries on without clrscope");
+}
+
+}  // namespace clrscope

@@ -1,0 +1,53 @@
+#pragma once
+// Everything the profiler runs once it is loaded: the thread registry, the capture ring, the
+// sampler, the counters block, the GC pause tracker. Built by Initialize or
+// InitializeForAttach, never freed while the library stays loaded (a signal may arrive at any
+// time, even during exit); an attached profiler takes it apart to detach.
+#include <atomic>
+
+#include "clr/corprof.h"
+#include "core/capture_ring.h"
+#include "core/counters_block.h"
+#include "core/profiler_config.h"
+#include "core/runtime_counters.h"
+#include "core/sampler.h"
+#include "core/sampling_shared.h"
+#include "core/suspension_tracker.h"
+#include "core/thread_registry.h"
+#include "shim/clr_frame_resolver.h"
+
+namespace clrscope {
+
+struct Engine {
+  clr::ICorProfilerInfo12* info = nullptr;
+  bool attached = false;
+  RuntimeCounters counters;
+  SuspensionTracker suspensions{&counters};
+  SamplingShared shared;
+  ThreadRegistry registry;
+  CountersBlock counters_block{&counters, &registry};
+  CaptureRing ring{512};
+  ClrFrameResolver* resolver = nullptr;
+  Sampler* sampler = nullptr;
+  clr::EVENTPIPE_SESSION event_session = 0;
+  std::atomic<bool> detaching{false};
+};
+
+// Sets the event mask, connects the stream and starts sampling; nullptr (with a log line)
+// when the profiler must stay inactive, in which case the caller returns a failure HRESULT.
+Engine* start_engine(clr::IUnknown* info_unknown, const ProfilerConfig& config, bool attached);
+
+// After an attach: the threads that existed before it, which the runtime never announces.
+void register_existing_threads(Engine* engine);
+
+// Ends the stream at runtime shutdown and removes the counters block.
+void stop_engine_at_shutdown(Engine* engine);
+
+// The last act of an attached profiler whose reader went away (runs on the sampler thread):
+// stops everything that could run our code later, then asks the runtime to detach.
+void begin_detach(Engine* engine);
+
+// ProfilerDetachSucceeded: the runtime is about to unload us; the sampler thread must be gone.
+void finish_detach(Engine* engine);
+
+}  // namespace clrscope
