@@ -1,26 +1,34 @@
-// Maps a counters block into the main process, read-only. The one place besides layout.ts that
-// touches koffi, as DESIGN.md wants: reading a counter is reading this memory, no API between.
+// Maps a counters block into the main process, read-only. With layout.ts, native-memory.ts and
+// win32-api.ts, the only place that touches koffi, as DESIGN.md wants: reading a counter is
+// reading this memory, no API between — in place through a view where the runtime allows one
+// (plain Node), by one native copy per read where it does not (Electron's main process, whose
+// V8 memory cage forbids ArrayBuffers over outside memory); native-memory.ts chooses.
 //
 // Linux: clrscope's profiler publishes /dev/shm/clrscope-<pid> (mode 0600).
-// Windows: clrscope's profiler publishes the file mapping Local\clrscope-<pid>; a .NET Framework
-// process publishes its own block table as Cor_Private_IPCBlock_v4_<pid> (the runtime's writer
-// namespace), read here the same way. Windows paths are written but unverified (README).
+// Windows: clrscope's profiler publishes the file mapping Local\clrscope-<pid> (mapNamedBlock); a
+// .NET Framework 4.x process publishes its own block table Cor_SxSPublic_IPCBlock in a private
+// namespace (mapFrameworkBlock, through framework-opener.ts). The Windows paths are written,
+// type-checked and unit-tested with a fake Win32 API, but unverified on a live machine (README.md).
 
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import koffi, { type LibraryHandle } from 'koffi';
+import type { MappedBlock } from './block-memory.js';
+import type { BlockChoiceOptions } from './block-table.js';
+import { FILE_MAP_READ, type FrameworkBlock, openFrameworkBlock, win32ErrorText } from './framework-opener.js';
 import { IpcBlockError } from './ipc-block-error.js';
+import { type BlockAccessMode, nativeMemory } from './native-memory.js';
+import { win32Api } from './win32-api.js';
 
-export interface MappedBlock {
-  /** A live view of the shared memory: reads see the writer's latest stores. */
-  readonly bytes: Uint8Array;
-  /** Where it came from, for messages. */
-  readonly source: string;
-  close(): void;
+export type { BlockAccess, BlockMemory, MappedBlock } from './block-memory.js';
+export type { BlockAccessMode } from './native-memory.js';
+
+export interface MapOptions {
+  /** How reads reach the mapping: default CLRSCOPE_BLOCK_ACCESS, else `auto` (a view when allowed, else copies). */
+  readonly access?: BlockAccessMode;
 }
 
 const PROT_READ = 1;
 const MAP_SHARED = 1;
-const FILE_MAP_READ = 4;
 
 type NativeFunction = ReturnType<LibraryHandle['func']>;
 
@@ -39,7 +47,7 @@ export function blockPathForPid(pid: number): string {
 }
 
 /** Maps a file (a POSIX shared memory object) read-only; throws IpcBlockError with one sentence. */
-export function mapBlockFile(path: string, minimumBytes: number): MappedBlock {
+export function mapBlockFile(path: string, minimumBytes: number, options: MapOptions = {}): MappedBlock {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -59,46 +67,50 @@ export function mapBlockFile(path: string, minimumBytes: number): MappedBlock {
     if (address === null || koffi.address(address) === 0xffffffffffffffffn) {
       throw new IpcBlockError('missing', `Cannot map the counters block at ${path}.`);
     }
-    const bytes = new Uint8Array(koffi.view(address, size));
-    let open = true;
-    return {
-      bytes,
-      source: path,
-      close() {
-        if (!open) return;
-        open = false;
-        munmap(address, size);
-      },
-    };
+    try {
+      return nativeMemory(koffi.address(address), size, { source: path, access: options.access, release: () => munmap(address, size) });
+    } catch (err) {
+      munmap(address, size);
+      throw err;
+    }
   } finally {
     // The mapping keeps the memory; the descriptor is no longer needed.
     closeSync(fd);
   }
 }
 
-/** Windows: maps a named file mapping read-only. */
-export function mapNamedBlock(name: string, bytes: number): MappedBlock {
-  const kernel32 = koffi.load('kernel32.dll');
-  const OpenFileMappingW = kernel32.func('void * __stdcall OpenFileMappingW(uint32_t access, int inherit, const char16_t *name)');
-  const MapViewOfFile = kernel32.func('void * __stdcall MapViewOfFile(void *mapping, uint32_t access, uint32_t offsetHigh, uint32_t offsetLow, size_t bytes)');
-  const UnmapViewOfFile = kernel32.func('int __stdcall UnmapViewOfFile(void *address)');
-  const CloseHandle = kernel32.func('int __stdcall CloseHandle(void *handle)');
-  const mapping = OpenFileMappingW(FILE_MAP_READ, 0, name);
-  if (mapping === null) throw new IpcBlockError('missing', `There is no counters block named ${name}.`);
-  const address = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, bytes);
-  if (address === null) {
-    CloseHandle(mapping);
-    throw new IpcBlockError('missing', `Cannot map the counters block ${name}.`);
+/** Windows: maps `bytes` of a named file mapping read-only; IpcBlockError `missing` (one sentence) when it cannot. */
+export function mapNamedBlock(name: string, bytes: number, options: MapOptions = {}): MappedBlock {
+  const api = win32Api(options.access);
+  const mapping = api.openFileMapping(FILE_MAP_READ, name);
+  if (mapping === null) {
+    const code = api.lastError();
+    if (code === 2 || code === 3) throw new IpcBlockError('missing', `There is no counters block named ${name}.`);
+    throw new IpcBlockError('missing', `Cannot open the counters block ${name} (${win32ErrorText(code)}).`);
   }
-  let open = true;
-  return {
-    bytes: new Uint8Array(koffi.view(address, bytes)),
-    source: name,
-    close() {
-      if (!open) return;
-      open = false;
-      UnmapViewOfFile(address);
-      CloseHandle(mapping);
-    },
+  const address = api.mapViewOfFile(mapping, FILE_MAP_READ, bytes);
+  if (address === null) {
+    const code = api.lastError();
+    api.closeHandle(mapping);
+    throw new IpcBlockError('missing', `Cannot map the counters block ${name} (${win32ErrorText(code)}).`);
+  }
+  const release = (): void => {
+    api.unmapViewOfFile(address);
+    api.closeHandle(mapping);
   };
+  try {
+    return api.memory(address, bytes, name, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/**
+ * Windows: the perf-counter block of .NET Framework 4.x process `pid` (this process's own through
+ * Cor_CLR_WRITER, another's through the runtime's private namespace), chosen in its block table
+ * by block-table.ts. IpcBlockError (one sentence) when there is none to read.
+ */
+export function mapFrameworkBlock(pid: number, options: BlockChoiceOptions & MapOptions = {}): FrameworkBlock {
+  return openFrameworkBlock(win32Api(options.access), pid, options);
 }
