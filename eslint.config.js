@@ -65,6 +65,7 @@ export default tseslint.config(
   },
   {
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    ignores: ['renderer/**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [

@@ -6,12 +6,16 @@
 #   test/targets/Demo/bin/out/Demo.dll             run: dotnet test/targets/Demo/bin/out/Demo.dll --seconds 10
 #   test/targets/CpuBench/bin/out/CpuBench.dll     run: dotnet test/targets/CpuBench/bin/out/CpuBench.dll --threads 2 --work 50000
 #   test/targets/GcLoad/bin/out/GcLoad.dll         run: dotnet test/targets/GcLoad/bin/out/GcLoad.dll --gen0 5 --gen1 3 --gen2 2 --allocate-mb 200 --exceptions 100
+# and the two TraceEvent tools (they restore NuGet Microsoft.Diagnostics.Tracing.TraceEvent):
+#   test/tools/TraceCheck/bin/out/TraceCheck.dll           run: dotnet …/TraceCheck.dll FILE.nettrace|FILE.etlx [--top N]
+#   electron/tools/EtlxConverter/bin/out/EtlxConverter.dll run: dotnet …/EtlxConverter.dll IN.nettrace OUT.etlx
 # Each folder also holds an apphost (e.g. bin/out/Scenarios) and the portable PDB.
 #
 # Usage: scripts/build-targets.sh [--force]
 #   Quiet on success; on failure prints the compiler errors and exits non-zero.
 #   Idempotent: if nothing under test/targets/ (sources, project files) nor this script changed since
-#   the last successful build, and all four outputs exist, it returns at once without running dotnet.
+#   the last successful build, and all four outputs exist, it skips them without running dotnet; the
+#   two tools are checked the same way, each against its own folder.
 #   --force (or CLRSCOPE_FORCE_BUILD=1) always runs the build.
 # Build servers are disabled (--disable-build-servers) so no MSBuild/compiler server outlives the
 # script and holds on to a CI pipe.
@@ -57,25 +61,54 @@ up_to_date() {
   [[ "$(cat "$stamp")" == "$(dotnet --version 2>/dev/null)" ]]
 }
 
-if [[ "$force" != 1 ]] && up_to_date; then
-  exit 0
-fi
-
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-if ! dotnet build "$solution" -c Release --nologo --disable-build-servers -v quiet -clp:ErrorsOnly \
-  -p:TreatWarningsAsErrors=true >"$log" 2>&1; then
-  cat "$log" >&2
-  echo "build-targets: dotnet build failed for $solution" >&2
-  rm -f "$stamp"
-  exit 1
-fi
 
-for p in "${programs[@]}"; do
-  if [[ ! -f "$targets/$p/bin/out/$p.dll" ]]; then
-    echo "build-targets: expected output missing: test/targets/$p/bin/out/$p.dll" >&2
+build_targets() {
+  if ! dotnet build "$solution" -c Release --nologo --disable-build-servers -v quiet -clp:ErrorsOnly \
+    -p:TreatWarningsAsErrors=true >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "build-targets: dotnet build failed for $solution" >&2
+    rm -f "$stamp"
     exit 1
   fi
+
+  for p in "${programs[@]}"; do
+    if [[ ! -f "$targets/$p/bin/out/$p.dll" ]]; then
+      echo "build-targets: expected output missing: test/targets/$p/bin/out/$p.dll" >&2
+      exit 1
+    fi
+  done
+  mkdir -p "$(dirname "$stamp")"
+  dotnet --version >"$stamp"
+}
+
+if [[ "$force" == 1 ]] || ! up_to_date; then
+  build_targets
+fi
+
+# TraceEvent tools: one project each, each with its own stamp, rebuilt when its sources, this
+# script or the SDK changed. Unlike the targets they need NuGet (the package source or its cache).
+tools=(test/tools/TraceCheck/TraceCheck electron/tools/EtlxConverter/EtlxConverter)
+for t in "${tools[@]}"; do
+  dir="$root/$(dirname "$t")"
+  name="$(basename "$t")"
+  tool_stamp="$dir/obj/build-tool.stamp"
+  if [[ "$force" != 1 && -f "$tool_stamp" && -f "$dir/bin/out/$name.dll" && ! "$0" -nt "$tool_stamp" \
+        && "$(cat "$tool_stamp")" == "$(dotnet --version 2>/dev/null)" \
+        && -z "$(find "$dir" \( -name bin -o -name obj \) -prune -o -type f \( -name '*.cs' -o -name '*.csproj' \) -newer "$tool_stamp" -print -quit)" ]]; then
+    continue
+  fi
+  if ! dotnet build "$dir/$name.csproj" -c Release --nologo --disable-build-servers -v quiet -clp:ErrorsOnly >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "build-targets: dotnet build failed for ${t}.csproj (it needs NuGet package Microsoft.Diagnostics.Tracing.TraceEvent)" >&2
+    rm -f "$tool_stamp"
+    exit 1
+  fi
+  if [[ ! -f "$dir/bin/out/$name.dll" ]]; then
+    echo "build-targets: expected output missing: $(dirname "$t")/bin/out/$name.dll" >&2
+    exit 1
+  fi
+  mkdir -p "$dir/obj"
+  dotnet --version >"$tool_stamp"
 done
-mkdir -p "$(dirname "$stamp")"
-dotnet --version >"$stamp"

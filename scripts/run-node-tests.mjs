@@ -1,12 +1,12 @@
 // Runs node's built-in test runner over the compiled tests (Node 20 has no --test globs).
-// unit: *.test.js beside their code under dist/structs and dist/electron.
+// unit: *.test.js beside their code under dist/structs, dist/electron and dist/renderer (pure modules).
 // integration: dist/test/**/*.test.js (real .NET processes, real Chromium, real go tool pprof).
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 const kind = process.argv[2] ?? 'unit';
-const roots = kind === 'integration' ? ['dist/test'] : ['dist/structs', 'dist/electron'];
+const roots = kind === 'integration' ? ['dist/test'] : ['dist/structs', 'dist/electron', 'dist/renderer'];
 const files = [];
 const walk = (dir) => {
   if (!existsSync(dir)) return;

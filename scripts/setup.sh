@@ -11,6 +11,9 @@ command -v g++ >/dev/null || need_apt+=(g++)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
 # go tool pprof is the independent reader the tests check our pprof files with.
 command -v go >/dev/null || need_apt+=(golang-go)
+# Debian's Chromium: the browser the end-to-end tests drive through playwright-core (no
+# browser download: playwright-core uses this one).
+command -v chromium >/dev/null || need_apt+=(chromium)
 # Cross compilers: the Windows DLL (64-bit), and the counters block's layout checked under the
 # 32-bit ABIs (Linux -m32, 32-bit Windows) as well as the native one.
 command -v x86_64-w64-mingw32-g++-posix >/dev/null || need_apt+=(g++-mingw-w64-x86-64-posix)
@@ -31,8 +34,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
 fi
 
-echo "setup: building TypeScript"
-npx tsc -p tsconfig.json
+echo "setup: building TypeScript, the Electron shell and the renderer"
+npm run --silent build
 echo "setup: building the native profiler"
 bash scripts/build-native.sh
 echo "setup: building the .NET test and demo programs"

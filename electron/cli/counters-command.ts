@@ -7,6 +7,7 @@ import { blockPathForPid } from '../../structs/ipcblock/mapping.js';
 import { countersRecord, countersTable, csvHeader, csvRow, type CountersFormat } from '../services/counters/counters-format.js';
 import { CountersSource } from '../services/counters/counters-source.js';
 import { connectTimeoutMs } from '../services/session/launch-recording.js';
+import { attachProfiled, processAlive, type ProfiledAttach } from '../services/session/profiled-attach.js';
 import { delay, launchProfiled, type ProfiledLaunch } from '../services/session/profiled-launch.js';
 import { profilerLibraryPath } from '../services/session/profiler-env.js';
 import { UserError } from '../services/session/user-error.js';
@@ -48,15 +49,6 @@ export function planCounters(argv: readonly string[]): CountersPlan | 'help' {
   return { pid, command, refreshMs, format };
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 class Printer {
   private headerDone = false;
   constructor(private readonly plan: CountersPlan, private readonly io: RecordIo) {}
@@ -93,15 +85,59 @@ async function watch(source: CountersSource, plan: CountersPlan, io: RecordIo, d
   printer.print(source);
 }
 
-function openForPid(pid: number): CountersSource {
+/** The process's block if clrscope is already loaded in it; undefined when it has none (yet). */
+function existingBlock(pid: number): CountersSource | undefined {
   try {
     return CountersSource.forPid(pid);
   } catch (err) {
     if (!(err instanceof IpcBlockError)) throw err;
     if (err.kind !== 'missing') throw new UserError(err.message);
     if (!processAlive(pid)) throw new UserError(`There is no process with pid ${pid}.`);
-    throw new UserError(`Process ${pid} has no clrscope counters block: start it under clrscope, e.g. clrscope counters -- dotnet app.dll.`);
+    // On Windows the sentence says which of the blocks (clrscope's, the .NET Framework's) is missing and why.
+    if (process.platform === 'win32') throw new UserError(err.message);
+    return undefined;
   }
+}
+
+async function waitForWrittenBlock(pid: number, timeoutMs: number): Promise<CountersSource | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const source = CountersSource.forPid(pid);
+      if (source.written()) return source;
+      source.close();
+    } catch {
+      // not there yet
+    }
+    await delay(10);
+  }
+  return undefined;
+}
+
+/** --pid: read the block of a process already under clrscope, or attach (counters only) and detach at the end. */
+async function watchPid(plan: CountersPlan, pid: number, io: RecordIo): Promise<number> {
+  let source = existingBlock(pid);
+  let attach: ProfiledAttach | undefined;
+  if (source === undefined) {
+    const libraryPath = profilerLibraryPath();
+    if (!existsSync(libraryPath)) {
+      throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
+    }
+    attach = await attachProfiled({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath });
+    source = await waitForWrittenBlock(pid, connectTimeoutMs());
+    if (source === undefined) {
+      await attach.detach();
+      throw new UserError(`Process ${pid} loaded the profiler but published no counters.`);
+    }
+  }
+  try {
+    await watch(source, plan, io, () => !processAlive(pid));
+  } finally {
+    source.close();
+    // Detaching leaves the process as it was: the counters block goes with the profiler.
+    await attach?.detach();
+  }
+  return 0;
 }
 
 /** A block that cannot be decoded (wrong version, corrupt) is the user's to hear about in one sentence. */
@@ -141,16 +177,7 @@ export async function runCounters(argv: readonly string[], io: RecordIo): Promis
     io.out(COUNTERS_HELP);
     return 0;
   }
-  if (plan.pid !== undefined) {
-    const source = openForPid(plan.pid);
-    const pid = plan.pid;
-    try {
-      await watch(source, plan, io, () => !processAlive(pid));
-    } finally {
-      source.close();
-    }
-    return 0;
-  }
+  if (plan.pid !== undefined) return watchPid(plan, plan.pid, io);
   const command = plan.command ?? [];
   const libraryPath = profilerLibraryPath();
   if (!existsSync(libraryPath)) {

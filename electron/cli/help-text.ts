@@ -6,12 +6,15 @@ Usage:
   clrscope record [options] -- COMMAND [ARGS...]   profile a program from its start
   clrscope counters (--pid PID | -- COMMAND...)     the runtime's counters, live
   clrscope demo [--seconds N]                      record the bundled demo program
+  clrscope ps [--json]                             list .NET processes to attach to
+  clrscope convert IN -o OUT                       convert a recording between formats
   clrscope help [COMMAND]                          show help
 
 Run 'clrscope record --help' for the recording options.
 `;
 
 export const RECORD_HELP = `Usage: clrscope record [options] -- COMMAND [ARGS...]
+       clrscope record [options] --pid PID
 
 Launches COMMAND with clrscope's profiler loaded into its .NET runtime
 (CORECLR_ENABLE_PROFILING / CORECLR_PROFILER / CORECLR_PROFILER_PATH) and
@@ -20,10 +23,19 @@ exits, the duration ends, or Ctrl-C. The program's stdin, stdout and stderr
 are its own, and clrscope exits with the program's exit code (128+N when a
 signal N ended it).
 
+With --pid, clrscope attaches to a .NET process that is already running
+(through the runtime's diagnostics IPC), records until the duration ends,
+Ctrl-C or the process exits, then detaches: the process keeps running as if
+nothing happened, and can be attached again later.
+
 Options:
+  -p, --pid PID         attach to this running process instead of launching
   -o, --output FILE     where to write the recording (default: clrscope.pb.gz).
                         The format follows the extension: .pb.gz, .pb or .pprof
-                        write gzipped pprof (go tool pprof -sample_index=cpu|wall).
+                        write gzipped pprof (go tool pprof -sample_index=cpu|wall);
+                        .clrscope keeps everything (reopen or convert it later);
+                        .speedscope.json, .nettrace and .etlx as in clrscope
+                        convert --help.
   --duration SECONDS    stop after this long; the program is then asked to exit
                         as Ctrl-C would ask it (SIGINT, then SIGTERM, SIGKILL)
   --interval MS         sampling period in milliseconds, 1 to 1000 (default 10):
@@ -69,11 +81,13 @@ target nothing; there is no event session and no counter provider.
 
 With -- COMMAND, the program is started with the profiler (counters only, no
 stack sampling) and its own output goes to stderr; clrscope exits with its
-exit code. With --pid, the process must already carry the profiler (started
-by clrscope). Either way the last line printed holds the final values.
+exit code. With --pid, clrscope reads the block of a process already under
+clrscope, or attaches to it (counters only) and detaches when it stops, leaving
+the process as it was. Either way the last line printed holds the final values
+(after an attach, counts start at the attach).
 
 Options:
-  -p, --pid PID          a process started under clrscope
+  -p, --pid PID          a running .NET process
   --refresh MS           how often to read, 10 to 3600000 ms (default 1000)
   --format FORMAT        table (default), json (one object per line per
                          refresh: timestamp, pid, then gc, contexts, interop,
@@ -81,4 +95,54 @@ Options:
                          with camelCase fields) or csv (a header, then a row
                          per refresh)
   -h, --help             show this help
+`;
+
+export const PS_HELP = `Usage: clrscope ps [--json] [--timeout MS]
+
+Lists the .NET processes of this user: pid, name (the entry assembly), the
+runtime version, whether clrscope can attach to it, and its command line.
+Processes are found by their runtime's diagnostics socket
+($TMPDIR/dotnet-diagnostic-PID-KEY-socket) and by a .NET runtime in their
+memory maps; each runtime is asked for its details through that socket.
+A process clrscope cannot attach to says why: diagnostics turned off
+(DOTNET_EnableDiagnostics=0), another user's, another profiler or clrscope's
+own already loaded, or a runtime that does not answer (hung or stopped).
+
+Options:
+  --json          print a JSON array of {pid, name, commandLine,
+                  runtimeVersion, attachable, reason, clrscopeLoaded}
+                  (runtimeVersion and reason may be null)
+  --timeout MS    how long to wait for each runtime's answer, 10 to 60000
+                  (default 1500); processes are asked in parallel
+  -h, --help      show this help
+`;
+
+export const CONVERT_HELP = `Usage: clrscope convert INPUT -o OUTPUT [--metric cpu|wall|both]
+
+Reads a recording and writes it in another format, each picked by its file
+name's extension.
+
+Reads:   .clrscope          a saved clrscope recording (streamed: any size)
+         .nettrace          an EventPipe trace, e.g. from dotnet-trace
+         .pb.gz .pb .pprof  a pprof profile, gzipped or not
+         .speedscope.json   a speedscope file (sampled or evented profiles)
+Writes:  .clrscope          everything: every sample with its time, thread and
+                            values, the GC pauses, the counters readings
+         .nettrace .etlx    for PerfView and TraceEvent
+         .speedscope.json   one sampled profile per thread and metric
+         .pb.gz             gzipped pprof (go tool pprof)
+
+The output is checked before the input is read and written under a temporary
+name, then renamed, so a failure never leaves half a file. Progress goes to
+stderr. Formats other than .clrscope keep less than a recording holds: the
+last line says what was left out.
+
+Options:
+  -o, --output FILE     the file to write (required)
+  --metric METRIC       speedscope output: cpu, wall or both (default both)
+  -h, --help            show this help
+
+Example:
+  clrscope record -o app.clrscope -- dotnet MyService.dll
+  clrscope convert app.clrscope -o app.speedscope.json
 `;

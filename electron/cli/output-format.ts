@@ -3,14 +3,15 @@
 
 import { closeSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { extensionList, formatOfPath, type RecordingFileFormat } from '../services/export/recording-formats.js';
 import { UserError } from '../services/session/user-error.js';
 
-export type OutputFormat = 'pprof';
+export type OutputFormat = RecordingFileFormat;
 
 export function outputFormatOf(path: string): OutputFormat {
-  const lower = path.toLowerCase();
-  if (lower.endsWith('.pb.gz') || lower.endsWith('.pb') || lower.endsWith('.pprof')) return 'pprof';
-  throw new UserError(`Unknown output format for ${path}: use a .pb.gz, .pb or .pprof file name (pprof).`);
+  const format = formatOfPath(path, 'write');
+  if (format === undefined) throw new UserError(`Unknown output format for ${path}: use a ${extensionList('write')} file name.`);
+  return format;
 }
 
 const REASONS: Record<string, string> = {

@@ -2,18 +2,21 @@
 
 import { existsSync, renameSync, writeFileSync, unlinkSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { toPprof } from '../services/export/pprof.js';
+import { checkFormatAvailable, writeRecordingFile as writeInFormat } from '../services/export/recording-file.js';
+import { RECORDING_FORMATS } from '../services/export/recording-formats.js';
+import { recordAttach } from '../services/session/attach-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/session/launch-recording.js';
 import { profilerLibraryPath } from '../services/session/profiler-env.js';
 import { UserError } from '../services/session/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { RECORD_HELP } from './help-text.js';
-import { checkWritable, outputFormatOf } from './output-format.js';
+import { checkWritable, outputFormatOf, type OutputFormat } from './output-format.js';
 import { formatSummary } from './run-summary.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { pauseEntries } from '../../structs/profile/pause-summary.js';
 
 interface RecordValues {
+  pid?: string;
   output?: string;
   pauses?: string;
   duration?: string;
@@ -24,6 +27,8 @@ interface RecordValues {
 }
 
 export interface RecordPlan {
+  /** A running process to attach to, instead of a command to launch. */
+  pid?: number;
   command: string;
   args: string[];
   output: string;
@@ -36,6 +41,7 @@ export interface RecordPlan {
 
 export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
   const { values, positionals, rest } = parseCommandArgs<RecordValues>(argv, {
+    pid: { type: 'string', short: 'p' },
     output: { type: 'string', short: 'o' },
     pauses: { type: 'string' },
     duration: { type: 'string' },
@@ -49,8 +55,12 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
   if (rest !== undefined && positionals.length > 0) {
     throw new UserError(`Unexpected argument '${positionals[0]}' before '--' (see clrscope record --help).`);
   }
-  if (commandLine.length === 0 || commandLine[0] === '') {
-    throw new UserError('No program to record: give it after --, e.g. clrscope record -- dotnet app.dll.');
+  const pid = numberOption(values.pid, 'pid', 1, 2 ** 31 - 1, true);
+  if (pid !== undefined && commandLine.length > 0) {
+    throw new UserError('Give either --pid PID or a program after --, not both (see clrscope record --help).');
+  }
+  if (pid === undefined && (commandLine.length === 0 || commandLine[0] === '')) {
+    throw new UserError('No program to record: give it after --, e.g. clrscope record -- dotnet app.dll, or attach with --pid PID.');
   }
   if (values.wall && values['no-wall']) throw new UserError('--wall and --no-wall contradict each other.');
   const durationS = numberOption(values.duration, 'duration', 0.001, 31 * 24 * 3600, false);
@@ -61,7 +71,8 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     throw new UserError(`--pauses writes JSON: give it a .json file name, not ${values.pauses}.`);
   }
   return {
-    command: commandLine[0],
+    pid,
+    command: commandLine[0] ?? '',
     args: commandLine.slice(1),
     output,
     pauses: values.pauses,
@@ -83,9 +94,18 @@ function writeTextFile(path: string, data: Uint8Array | string): void {
   }
 }
 
-export function writeRecordingFile(path: string, rec: Recording): void {
-  writeTextFile(path, toPprof(rec));
+/** Writes the recording in the format the extension names (the CLI records no counters series). */
+export async function writeRecordingFile(path: string, rec: Recording): Promise<void> {
+  await writeInFormat(path, rec, []);
 }
+
+const OPEN_HINTS: Partial<Record<OutputFormat, (path: string) => string>> = {
+  pprof: (path) => `Try: go tool pprof -top -sample_index=cpu ${path}`,
+  speedscope: () => 'Open it at https://www.speedscope.app',
+  clrscope: (path) => `Convert it with: clrscope convert ${path} -o OTHER.pb.gz (or .speedscope.json, .nettrace, .etlx)`,
+  nettrace: () => 'Open it in PerfView or with TraceEvent',
+  etlx: () => 'Open it in PerfView',
+};
 
 export function exitCodeOf(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): number {
   if (result.exitCode !== null) return result.exitCode;
@@ -111,10 +131,13 @@ export async function runRecord(argv: readonly string[], io: RecordIo): Promise<
 export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number> {
   checkWritable(plan.output);
   if (plan.pauses !== undefined) checkWritable(plan.pauses);
+  // A format whose writer is not built yet must fail before the program runs, not after.
+  await checkFormatAvailable(outputFormatOf(plan.output), 'write');
   const libraryPath = profilerLibraryPath();
   if (!existsSync(libraryPath)) {
     throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
   }
+  if (plan.pid !== undefined) return recordAttached(plan, plan.pid, libraryPath, io);
   const result = await recordLaunch({
     command: plan.command,
     args: plan.args,
@@ -132,15 +155,34 @@ export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number
     return code;
   }
   if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
-  io.err(formatSummary(stream.recording));
+  io.err(formatSummary(stream.recording, stream.closedByCollector));
   for (const other of result.otherStreams) {
     io.err(`clrscope: pid ${other.pid ?? '?'} (started by the program) also streamed ${other.recording.sampleCount} samples; they are not in ${plan.output}.`);
   }
-  writeRecordingFile(plan.output, stream.recording);
-  io.err(`clrscope: wrote ${plan.output} (pprof). Try: go tool pprof -top -sample_index=cpu ${plan.output}`);
-  if (plan.pauses !== undefined) {
-    writeTextFile(plan.pauses, `${JSON.stringify(pauseEntries(stream.recording.suspensions(), stream.recording.meta?.startMono ?? 0), null, 1)}\n`);
-    io.err(`clrscope: wrote ${plan.pauses} (${stream.recording.suspensions().length} runtime suspensions).`);
-  }
+  await writeOutputs(plan, stream.recording, io);
   return code;
+}
+
+async function writeOutputs(plan: RecordPlan, rec: Recording, io: RecordIo): Promise<void> {
+  const format = outputFormatOf(plan.output);
+  await writeRecordingFile(plan.output, rec);
+  const hint = OPEN_HINTS[format]?.(plan.output);
+  io.err(`clrscope: wrote ${plan.output} (${RECORDING_FORMATS[format].name}).${hint !== undefined ? ` ${hint}` : ''}`);
+  if (plan.pauses !== undefined) {
+    writeTextFile(plan.pauses, `${JSON.stringify(pauseEntries(rec.suspensions(), rec.meta?.startMono ?? 0), null, 1)}\n`);
+    io.err(`clrscope: wrote ${plan.pauses} (${rec.suspensions().length} runtime suspensions).`);
+  }
+}
+
+async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string, io: RecordIo): Promise<number> {
+  io.err(`clrscope: attaching to pid ${pid}...`);
+  const result = await recordAttach({ pid, intervalMs: plan.intervalMs, wall: plan.wall, libraryPath, durationMs: plan.durationMs, signal: io.signal });
+  const rec = result.stream.recording;
+  if (result.stream.error !== undefined) io.err(`clrscope: ${result.stream.error} What arrived before it is kept.`);
+  io.err(formatSummary(rec, result.stream.closedByCollector));
+  io.err(result.reason === 'exited'
+    ? `clrscope: process ${pid} exited during the recording.`
+    : `clrscope: detached from pid ${pid}; it keeps running.`);
+  await writeOutputs(plan, rec, io);
+  return 0;
 }

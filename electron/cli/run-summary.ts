@@ -75,13 +75,14 @@ export function formatPauses(rec: Recording): string[] {
   return lines;
 }
 
-export function formatSummary(rec: Recording): string {
+/** `stoppedHere`: the recording was ended by clrscope (duration, Ctrl-C, detach), so a missing END is expected. */
+export function formatSummary(rec: Recording, stoppedHere = false): string {
   const meta = rec.meta;
   const c = sampleCounts(rec);
   const lines: string[] = [];
   const runtime = meta !== undefined && meta.runtimeVersion !== '' ? ` (.NET ${meta.runtimeVersion})` : '';
   lines.push(`clrscope: recorded pid ${meta?.pid ?? '?'}${runtime}: ${count(c.samples)} samples (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
-  if (rec.cut) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
+  if (rec.cut && !stoppedHere) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
   lines.push(...table(rec, 'cpu', 'Top methods by CPU time'));
   if (meta === undefined || (meta.flags & HelloFlags.Wall) !== 0) lines.push(...table(rec, 'wall', 'Top methods by wall time'));
   lines.push(...formatPauses(rec));

@@ -1,9 +1,12 @@
 // The counters block's shared memory on Linux: a POSIX shared memory object, mode 0600.
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -13,9 +16,30 @@
 namespace clrscope::platform {
 namespace {
 void shm_name(uint32_t pid, char* out, size_t n) { std::snprintf(out, n, "/clrscope-%u", pid); }
+
+// A process that died without shutting down (killed, crashed) leaves its block behind. Each new
+// one sweeps those of this user whose process is gone, so /dev/shm does not fill with them.
+void remove_stale_blocks() {
+  DIR* dir = opendir("/dev/shm");
+  if (dir == nullptr) return;
+  const uid_t me = getuid();
+  while (dirent* entry = readdir(dir)) {
+    unsigned pid = 0;
+    char tail = 0;
+    if (std::sscanf(entry->d_name, "clrscope-%u%c", &pid, &tail) != 1 || pid == 0) continue;
+    struct stat st;
+    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != me) continue;
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    char name[64];
+    shm_name(pid, name, sizeof name);
+    shm_unlink(name);
+  }
+  closedir(dir);
+}
 }  // namespace
 
 bool create_shared_memory(uint32_t pid, size_t size, SharedMemory* out) {
+  remove_stale_blocks();
   char name[64];
   shm_name(pid, name, sizeof name);
   // A leftover of an earlier process with the same pid is ours to replace.

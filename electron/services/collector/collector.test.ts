@@ -100,6 +100,51 @@ test('a stream written in odd chunk sizes decodes completely and is announced wi
   }
 });
 
+test('each connection reports its raw chunks in order, to the option and to listeners added later', async () => {
+  const fromOption = new Map<number, Uint8Array[]>();
+  const fromListener = new Map<number, Uint8Array[]>();
+  const collect = (into: Map<number, Uint8Array[]>) => (s: CollectedStream, chunk: Uint8Array): void => {
+    const list = into.get(s.id) ?? [];
+    list.push(chunk.slice());
+    into.set(s.id, list);
+  };
+  let chunksWithoutPid = 0;
+  const collector = await startCollector({ onChunk: collect(fromOption) });
+  const toListener = collect(fromListener);
+  const remove = collector.onChunk((s, chunk) => {
+    if (s.pid === undefined) chunksWithoutPid++;
+    toListener(s, chunk);
+  });
+  const concat = (parts: Uint8Array[] | undefined): Uint8Array => Uint8Array.from((parts ?? []).flatMap((p) => Array.from(p)));
+  try {
+    const [a, b] = await Promise.all([open(collector.socketPath), open(collector.socketPath)]);
+    const mine = fixtureStream();
+    const other = otherStream(300);
+    await Promise.all([writeChunked(a, mine, [3, 50, 1, 9]), writeChunked(b, other, [700, 2])]);
+    await Promise.all([endSocket(a), endSocket(b)]);
+    while (collector.streams.length < 2) await pause(1);
+    await Promise.all(collector.streams.map((s) => s.closed));
+    for (const stream of collector.streams) {
+      const expected = stream.pid === 4321 ? mine : other;
+      assert.deepEqual(concat(fromOption.get(stream.id)), expected, `stream ${stream.id}'s chunks are its bytes`);
+      assert.deepEqual(concat(fromListener.get(stream.id)), expected);
+    }
+    // Only chunks before HELLO was complete lack the pid: a few of the 3-byte ones at most.
+    assert.ok(chunksWithoutPid < 40, `${chunksWithoutPid} chunks before HELLO`);
+
+    remove();
+    const c = await open(collector.socketPath);
+    await writeChunked(c, otherStream(1), [1000]);
+    await endSocket(c);
+    while (collector.streams.length < 3) await pause(1);
+    await collector.streams[2].closed;
+    assert.deepEqual(concat(fromOption.get(3)), otherStream(1));
+    assert.equal(fromListener.get(3), undefined, 'a removed listener hears nothing more');
+  } finally {
+    await collector.close();
+  }
+});
+
 test('two processes stream concurrently into separate recordings', async () => {
   const collector = await startCollector();
   try {

@@ -25,6 +25,8 @@ export interface CollectedStream {
   readonly error: string | undefined;
   /** The connection closed part-way through a record (the partial record is dropped). */
   readonly endedMidRecord: boolean;
+  /** We hung up (the recording was stopped here), rather than the process or the connection ending it. */
+  readonly closedByCollector: boolean;
   readonly bytesReceived: number;
   /** Resolves once the connection has closed and `state` is final. */
   readonly closed: Promise<void>;
@@ -35,7 +37,15 @@ export interface CollectorOptions {
   onStream?: (stream: CollectedStream) => void;
   /** Called once per connection when it closes, whatever the reason. */
   onStreamClosed?: (stream: CollectedStream) => void;
+  /**
+   * Called with each chunk of raw bytes a connection delivered, in order, after it was decoded
+   * (so `pid` is known from the chunk that completed HELLO on). The chunk holding a corrupt
+   * record is still reported, so a second reader of the bytes meets the same error; nothing after it is.
+   */
+  onChunk?: ChunkListener;
 }
+
+export type ChunkListener = (stream: CollectedStream, chunk: Uint8Array) => void;
 
 export interface Collector {
   /** Pass this to the target as CLRSCOPE_SOCKET. */
@@ -46,6 +56,8 @@ export interface Collector {
   readonly streams: readonly CollectedStream[];
   /** Stops listening, closes open connections (their streams become 'cut') and removes the directory. */
   close(): Promise<void>;
+  /** Adds a chunk listener like the `onChunk` option, for a collector someone else started; returns its removal. */
+  onChunk(listener: ChunkListener): () => void;
 }
 
 // sun_path holds 108 bytes on Linux including the terminating NUL.
@@ -58,11 +70,12 @@ class Stream implements CollectedStream {
   state: StreamState = 'open';
   error: string | undefined;
   endedMidRecord = false;
+  closedByCollector = false;
   private readonly decoder = new WireDecoder(this.recording);
   private announced = false;
   private resolveClosed!: () => void;
 
-  constructor(readonly id: number, private readonly socket: Socket, private readonly options: CollectorOptions) {
+  constructor(readonly id: number, private readonly socket: Socket, private readonly options: CollectorOptions, private readonly chunkListeners: Set<ChunkListener>) {
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     // A reset connection is a cut stream, not a collector failure; 'close' follows.
@@ -75,6 +88,7 @@ class Stream implements CollectedStream {
   }
 
   destroy(): void {
+    if (this.state === 'open') this.closedByCollector = true;
     this.socket.destroy();
   }
 
@@ -93,6 +107,7 @@ class Stream implements CollectedStream {
       this.pid = meta.pid;
       this.options.onStream?.(this);
     }
+    for (const listener of this.chunkListeners) listener(this, chunk);
   }
 
   private onClose(): void {
@@ -124,8 +139,10 @@ export async function startCollector(options: CollectorOptions = {}): Promise<Co
     throw new Error(`The collector socket path ${socketPath} is longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket allows; set TMPDIR to a shorter directory.`);
   }
   const streams: Stream[] = [];
+  const chunkListeners = new Set<ChunkListener>();
+  if (options.onChunk !== undefined) chunkListeners.add(options.onChunk);
   const server: Server = createServer((socket) => {
-    streams.push(new Stream(streams.length + 1, socket, options));
+    streams.push(new Stream(streams.length + 1, socket, options, chunkListeners));
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -154,5 +171,12 @@ export async function startCollector(options: CollectorOptions = {}): Promise<Co
     return closing;
   };
 
-  return { socketPath, directory, streams, close };
+  const onChunk = (listener: ChunkListener): (() => void) => {
+    // A wrapper, so the same function added twice is removed once per call.
+    const entry: ChunkListener = (stream, chunk) => listener(stream, chunk);
+    chunkListeners.add(entry);
+    return () => { chunkListeners.delete(entry); };
+  };
+
+  return { socketPath, directory, streams, close, onChunk };
 }

@@ -1,0 +1,197 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import type { WsTextMessage } from '../../structs/api/ws-messages.js';
+import { createWorkstation, type Workstation } from '../services/workstation/workstation.js';
+import { cookieName } from './access.js';
+import { startBrowserMode, type BrowserMode } from './server.js';
+
+interface HttpResult {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+function get(port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The handshake's outcome: 'open', or the HTTP status the server refused it with. */
+function upgrade(url: string, headers: Record<string, string> = {}): Promise<{ outcome: 'open' | number; ws?: WebSocket }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once('open', () => resolve({ outcome: 'open', ws }));
+    ws.once('unexpected-response', (_req, res) => {
+      resolve({ outcome: res.statusCode ?? 0 });
+      ws.terminate();
+    });
+    ws.once('error', (err) => reject(err));
+  });
+}
+
+class Client {
+  private nextId = 1;
+  private readonly pending = new Map<number, (m: Extract<WsTextMessage, { kind: 'reply' }>) => void>();
+  readonly closed: Promise<{ code: number; reason: string }>;
+
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      const message = JSON.parse(String(data)) as WsTextMessage;
+      if (message.kind === 'reply') this.pending.get(message.id)?.(message);
+    });
+    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  }
+
+  call(op: string, args: unknown[]): Promise<Extract<WsTextMessage, { kind: 'reply' }>> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.ws.send(JSON.stringify({ id, op, args }));
+    });
+  }
+}
+
+describe('browser mode over real sockets', () => {
+  let workstation: Workstation;
+  let server: BrowserMode;
+  let dir: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'clrscope-renderer-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>clrscope</title>');
+    writeFileSync(join(dir, 'app.js'), 'console.log(1);');
+    writeFileSync(join(dir, '..', `${dir.split('/').pop()}-secret.txt`), 'secret');
+    // Any existing file stands in for the profiler library: no launch here gets as far as loading it.
+    workstation = createWorkstation({ listProcesses: async () => [], libraryPath: process.execPath });
+    server = await startBrowserMode({ workstation, rendererDir: dir });
+  });
+
+  after(async () => {
+    await server.close();
+    await workstation.shutdown();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(`${dir}-secret.txt`, { force: true });
+  });
+
+  it('listens on 127.0.0.1 with a long random token in the URL', () => {
+    assert.match(server.url, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/\\?token=[A-Za-z0-9_-]{43}$`));
+    assert.equal(server.origin, `http://127.0.0.1:${server.port}`);
+    assert.equal(server.wsUrl, `ws://127.0.0.1:${server.port}/ws`);
+  });
+
+  it('refuses every request without the token with 403', async () => {
+    for (const path of ['/', '/index.html', '/app.js', '/missing', '/?token=wrong', `/?token=${server.token}x`]) {
+      const r = await get(server.port, path);
+      assert.equal(r.status, 403, path);
+      assert.match(r.body, /^Forbidden: open the address with the token that clrscope printed when it started\.\n$/);
+      assert.equal(r.headers['set-cookie'], undefined);
+      assert.ok(String(r.headers['content-security-policy']).includes("default-src 'self'"));
+    }
+    const wrongCookie = await get(server.port, '/app.js', { cookie: `${cookieName(server.port)}=nope` });
+    assert.equal(wrongCookie.status, 403);
+  });
+
+  it('serves index.html for /?token=T and sets an HttpOnly, SameSite=Strict cookie', async () => {
+    const r = await get(server.port, `/?token=${server.token}`);
+    assert.equal(r.status, 200);
+    assert.equal(r.body, '<!doctype html><title>clrscope</title>');
+    assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
+    const cookie = String(r.headers['set-cookie']);
+    assert.equal(cookie, `${cookieName(server.port)}=${server.token}; Path=/; HttpOnly; SameSite=Strict`);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff');
+    assert.equal(r.headers['content-security-policy'],
+      `default-src 'self'; script-src 'self'; worker-src 'self'; connect-src 'self' ws://127.0.0.1:${server.port} ws://localhost:${server.port}; `
+      + "style-src 'self'; img-src 'self' data:; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  });
+
+  it('serves the renderer\'s files with the cookie, and nothing outside them', async () => {
+    const cookie = `other=1; ${cookieName(server.port)}=${server.token}`;
+    const js = await get(server.port, '/app.js', { cookie });
+    assert.equal(js.status, 200);
+    assert.equal(js.body, 'console.log(1);');
+    assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
+    assert.equal(js.headers['set-cookie'], undefined);
+    const secret = `${dir.split('/').pop()}-secret.txt`;
+    for (const path of [`/../${secret}`, `/%2e%2e/${secret}`, `/assets/..%2f..%2f${secret}`, '/assets', '/nothing.js']) {
+      const r = await get(server.port, path, { cookie });
+      assert.equal(r.status, 404, path);
+    }
+    const post = await get(server.port, '/app.js', { cookie }, 'POST');
+    assert.equal(post.status, 405);
+    const head = await get(server.port, '/app.js', { cookie }, 'HEAD');
+    assert.equal(head.status, 200);
+  });
+
+  it('answers only to 127.0.0.1:PORT and localhost:PORT in Host (DNS rebinding)', async () => {
+    const withToken = `/?token=${server.token}`;
+    for (const host of ['evil.example:' + server.port, `127.0.0.1:${server.port + 1}`, '127.0.0.1', `[::1]:${server.port}`]) {
+      const r = await get(server.port, withToken, { host });
+      assert.equal(r.status, 403, host);
+      assert.match(r.body, /^Forbidden: browser mode answers only to 127\.0\.0\.1 and localhost\.\n$/);
+    }
+    assert.equal((await get(server.port, withToken, { host: `localhost:${server.port}` })).status, 200);
+  });
+
+  it('refuses the WebSocket upgrade without the token, from another origin or host, or off /ws', async () => {
+    assert.equal((await upgrade(server.wsUrl)).outcome, 403);
+    assert.equal((await upgrade(`${server.wsUrl}?token=wrong`)).outcome, 403);
+    assert.equal((await upgrade(server.wsUrl, { cookie: `${cookieName(server.port)}=wrong` })).outcome, 403);
+    assert.equal((await upgrade(`${server.wsUrl}?token=${server.token}`, { origin: 'http://evil.example' })).outcome, 403);
+    assert.equal((await upgrade(`${server.wsUrl}?token=${server.token}`, { host: `attacker.example:${server.port}` })).outcome, 403);
+    assert.equal((await upgrade(`ws://127.0.0.1:${server.port}/other?token=${server.token}`)).outcome, 404);
+  });
+
+  it('accepts the WebSocket with the cookie (as the page does) or the token, and answers requests', async () => {
+    const { outcome, ws } = await upgrade(server.wsUrl, { cookie: `${cookieName(server.port)}=${server.token}`, origin: server.origin });
+    assert.equal(outcome, 'open');
+    const client = new Client(ws!);
+    assert.deepEqual(await client.call('listSessions', []), { kind: 'reply', id: 1, ok: true, result: [] });
+    assert.deepEqual(await client.call('listProcesses', []), { kind: 'reply', id: 2, ok: true, result: [] });
+    ws!.close();
+    const viaQuery = await upgrade(`${server.wsUrl}?token=${server.token}`);
+    assert.equal(viaQuery.outcome, 'open');
+    viaQuery.ws!.close();
+  });
+
+  it('answers a bad argument with the validation sentence, and an unknown operation too', async () => {
+    const { ws } = await upgrade(`${server.wsUrl}?token=${server.token}`);
+    const client = new Client(ws!);
+    assert.deepEqual(await client.call('attach', [{ pid: -3 }]), { kind: 'reply', id: 1, ok: false, error: 'The pid must be a positive whole number, not -3.' });
+    assert.deepEqual(await client.call('exportRecording', [{ sessionId: 's1', format: 'pprof', path: 'x.pb.gz' }]),
+      { kind: 'reply', id: 2, ok: false, error: 'There is no session "s1".' });
+    assert.deepEqual(await client.call('launch', [{ command: 'dotnet', args: 'app.dll' }]),
+      { kind: 'reply', id: 3, ok: false, error: 'The program\'s arguments (args) must be a list of text, not "app.dll".' });
+    assert.deepEqual(await client.call('eval', ['1']), { kind: 'reply', id: 4, ok: false, error: 'Unknown operation "eval".' });
+    assert.deepEqual(await client.call('launch', [{ command: 'clrscope-no-such-command-here', args: [] }]),
+      { kind: 'reply', id: 5, ok: false, error: 'Command not found: clrscope-no-such-command-here.' });
+    ws!.close();
+  });
+
+  it('closes a connection that sends something other than a JSON request', async () => {
+    for (const [payload, code] of [['not json', 1007], ['[1,2]', 1008], ['{"op":"listSessions","args":[]}', 1008]] as const) {
+      const { ws } = await upgrade(`${server.wsUrl}?token=${server.token}`);
+      const client = new Client(ws!);
+      ws!.send(payload);
+      assert.equal((await client.closed).code, code, payload);
+    }
+    const { ws } = await upgrade(`${server.wsUrl}?token=${server.token}`);
+    const client = new Client(ws!);
+    ws!.send(Buffer.from([1, 2, 3]), { binary: true });
+    assert.equal((await client.closed).code, 1003);
+  });
+});

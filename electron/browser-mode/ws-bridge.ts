@@ -1,0 +1,72 @@
+// One browser tab's WebSocket: JSON text requests (WsRequest) are validated and run against the
+// workstation, each answered by a WsReply; events follow as text frames, except a session's
+// stream bytes, which go as binary frames (structs/api/ws-messages.ts).
+
+import type { RawData, WebSocket } from 'ws';
+import { encodeStreamFrame, type WsTextMessage } from '../../structs/api/ws-messages.js';
+import { callOperation, errorSentence, logIfUnexpected } from '../services/api/dispatch.js';
+import type { Workstation } from '../services/workstation/workstation.js';
+
+/** More unsent output than this and the tab is not reading: it is dropped (it reconnects and subscribes again). */
+export const MAX_BUFFERED_BYTES = 512 * 1024 * 1024;
+
+function send(ws: WebSocket, message: WsTextMessage): void {
+  ws.send(JSON.stringify(message));
+}
+
+export function bridgeConnection(ws: WebSocket, workstation: Workstation): void {
+  const client = workstation.connect();
+  const stopEvents = client.onEvent((event) => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      ws.close(1013, 'The page fell too far behind the stream.');
+      return;
+    }
+    if (event.type === 'stream') ws.send(encodeStreamFrame(event.sessionId, event.offset, event.chunk), { binary: true });
+    else send(ws, { kind: 'event', event });
+  });
+
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    if (isBinary) {
+      ws.close(1003, 'Requests are JSON text frames.');
+      return;
+    }
+    let request: unknown;
+    try {
+      request = JSON.parse(rawText(data));
+    } catch {
+      ws.close(1007, 'A request was not JSON.');
+      return;
+    }
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+      ws.close(1008, 'A request must be a JSON object.');
+      return;
+    }
+    const { id, op, args } = request as { id?: unknown; op?: unknown; args?: unknown };
+    if (typeof id !== 'number' || !Number.isSafeInteger(id)) {
+      ws.close(1008, 'A request needs a whole-number id.');
+      return;
+    }
+    callOperation(client, op, args, workstation).then(
+      (result) => {
+        if (ws.readyState === ws.OPEN) send(ws, { kind: 'reply', id, ok: true, result: result ?? null });
+      },
+      (err: unknown) => {
+        logIfUnexpected(op, err);
+        if (ws.readyState === ws.OPEN) send(ws, { kind: 'reply', id, ok: false, error: errorSentence(err) });
+      },
+    );
+  });
+
+  ws.on('error', () => undefined);
+  ws.on('close', () => {
+    stopEvents();
+    client.close();
+  });
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}

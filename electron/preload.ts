@@ -1,0 +1,39 @@
+// The renderer's only door to the main process under Electron: one named function per operation
+// of the API contract, plus onEvent. Never ipcRenderer itself. Runs sandboxed, so it is bundled
+// to CommonJS (dist/electron/preload.cjs) with the contract's constants inlined.
+
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import {
+  IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type AttachRequest, type ExportRequest, type ExportResult, type LaunchRequest,
+  type Operation, type ProcessInfo, type SessionInfo, type WorkstationApi, type WorkstationEvent,
+} from '../structs/api/contract.js';
+import { isIpcReply } from './ipc-reply.js';
+
+async function call(op: Operation, ...args: unknown[]): Promise<unknown> {
+  const reply: unknown = await ipcRenderer.invoke(`${IPC_CHANNEL_PREFIX}${op}`, ...args);
+  if (!isIpcReply(reply)) throw new Error(`The workstation sent an unreadable answer to ${op}.`);
+  if (!reply.ok) throw new Error(reply.error);
+  return reply.result;
+}
+
+const api: WorkstationApi = {
+  listProcesses: async () => (await call('listProcesses')) as ProcessInfo[],
+  listSessions: async () => (await call('listSessions')) as SessionInfo[],
+  launch: async (request: LaunchRequest) => (await call('launch', request)) as SessionInfo,
+  launchDemo: async () => (await call('launchDemo')) as SessionInfo,
+  attach: async (request: AttachRequest) => (await call('attach', request)) as SessionInfo,
+  stop: async (sessionId: string) => (await call('stop', sessionId)) as SessionInfo,
+  subscribe: async (sessionId: string) => {
+    await call('subscribe', sessionId);
+  },
+  exportRecording: async (request: ExportRequest) => (await call('exportRecording', request)) as ExportResult,
+  onEvent(listener: (event: WorkstationEvent) => void) {
+    const handler = (_event: IpcRendererEvent, event: WorkstationEvent): void => listener(event);
+    ipcRenderer.on(IPC_EVENT_CHANNEL, handler);
+    return () => {
+      ipcRenderer.removeListener(IPC_EVENT_CHANNEL, handler);
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld(PRELOAD_GLOBAL, api);

@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OPERATIONS } from '../../../structs/api/contract.js';
+import { callOperation, errorSentence, type OperationTarget } from './dispatch.js';
+import { ValidationError, describeValue, isOperation, validateCall } from './validate.js';
+
+const known = { hasSession: (id: string) => id === 's1' };
+
+function rejects(op: unknown, args: unknown, message: string | RegExp): void {
+  assert.throws(() => validateCall(op, args, known), (err: unknown) => {
+    assert.ok(err instanceof ValidationError, `a ValidationError, not ${String(err)}`);
+    if (typeof message === 'string') assert.equal(err.message, message);
+    else assert.match(err.message, message);
+    // One sentence: a capital letter first, one full stop at the end, no line breaks or stack.
+    assert.match(err.message, /^[A-Z][^\n]*\.$/);
+    return true;
+  });
+}
+
+const launch = (fields: Record<string, unknown>): unknown[] => [{ command: 'dotnet', args: ['app.dll'], ...fields }];
+
+test('the operation allowlist is the contract\'s OPERATIONS, nothing else', () => {
+  for (const op of OPERATIONS) assert.equal(isOperation(op), true, op);
+  for (const op of ['', 'onEvent', 'constructor', '__proto__', 'toString', 'shutdown', 'connect', 'LAUNCH', 'launch ', 42, null, undefined]) {
+    assert.equal(isOperation(op), false, String(op));
+  }
+  rejects('shutdown', [], 'Unknown operation "shutdown".');
+  rejects('__proto__', [], 'Unknown operation "__proto__".');
+  rejects(7, [], 'Unknown operation 7.');
+});
+
+test('arguments must be a list with the operation\'s number of arguments', () => {
+  rejects('listSessions', 'x', 'The arguments of listSessions must be a list, not "x".');
+  rejects('listSessions', { 0: 1 }, 'The arguments of listSessions must be a list, not an object.');
+  rejects('listSessions', [1], 'The operation listSessions takes no arguments, not 1.');
+  rejects('launch', [], 'The operation launch takes one argument, not 0.');
+  rejects('stop', ['s1', 's1'], 'The operation stop takes one argument, not 2.');
+  // An omitted optional argument arrives as a trailing undefined over IPC: it does not count.
+  assert.deepEqual(validateCall('listProcesses', [undefined], known), { op: 'listProcesses', args: [] });
+  assert.deepEqual(validateCall('launchDemo', [], known), { op: 'launchDemo', args: [] });
+});
+
+test('bad pids are refused with one sentence', () => {
+  rejects('attach', [{ pid: 0 }], 'The pid must be a positive whole number, not 0.');
+  rejects('attach', [{ pid: -5 }], 'The pid must be a positive whole number, not -5.');
+  rejects('attach', [{ pid: 12.5 }], 'The pid must be a positive whole number, not 12.5.');
+  rejects('attach', [{ pid: '123' }], 'The pid must be a positive whole number, not "123".');
+  rejects('attach', [{ pid: Number.NaN }], 'The pid must be a positive whole number, not NaN.');
+  rejects('attach', [{ pid: Number.POSITIVE_INFINITY }], 'The pid must be a positive whole number, not Infinity.');
+  rejects('attach', [{ pid: 2 ** 31 }], 'The pid must be a positive whole number, not 2147483648.');
+  rejects('attach', [{}], 'The pid must be a positive whole number, not nothing.');
+  rejects('attach', [{ pid: null }], 'The pid must be a positive whole number, not null.');
+  rejects('attach', [123], 'The attach request must be an object, not 123.');
+  rejects('attach', [[123]], 'The attach request must be an object, not a list.');
+  rejects('attach', [{ pid: 1, intervalMs: 0 }], 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not 0.');
+  rejects('attach', [{ pid: 1, wall: 'yes' }], 'The wall-time switch (wall) must be true or false, not "yes".');
+  rejects('attach', [{ pid: 1, signal: 9 }], 'The attach request has an unknown field "signal".');
+  assert.deepEqual(validateCall('attach', [{ pid: 4242, intervalMs: 5, wall: false }], known), { op: 'attach', args: [{ pid: 4242, intervalMs: 5, wall: false }] });
+});
+
+test('launch requests: command, arguments, working directory and interval are checked', () => {
+  rejects('launch', launch({ command: '' }), 'The command must not be empty.');
+  rejects('launch', launch({ command: '   ' }), 'The command must not be empty.');
+  rejects('launch', launch({ command: 42 }), 'The command must be text, not 42.');
+  rejects('launch', launch({ command: 'dot\0net' }), 'The command must not contain a NUL character.');
+  rejects('launch', launch({ command: 'x'.repeat(5000) }), 'The command is 5000 characters long; at most 4096 are allowed.');
+  rejects('launch', launch({ args: 'app.dll' }), 'The program\'s arguments (args) must be a list of text, not "app.dll".');
+  rejects('launch', launch({ args: undefined }), 'The program\'s arguments (args) must be a list of text, not nothing.');
+  rejects('launch', launch({ args: ['ok', 3] }), 'Argument 2 of the program must be text, not 3.');
+  rejects('launch', launch({ args: ['a\0b'] }), 'Argument 1 of the program must not contain a NUL character.');
+  rejects('launch', launch({ args: ['x'.repeat(40000)] }), 'Argument 1 of the program is 40000 characters long; at most 32768 are allowed.');
+  rejects('launch', launch({ args: new Array(1001).fill('a') }), 'The program has 1001 arguments; at most 1000 are allowed.');
+  rejects('launch', launch({ args: new Array(10).fill('y'.repeat(30000)) }), 'The program\'s arguments add up to 300000 characters; at most 262144 are allowed.');
+  rejects('launch', launch({ cwd: 'relative/dir' }), 'The working directory (cwd) must be an absolute path, not "relative/dir".');
+  rejects('launch', launch({ cwd: '/tmp/a\0b' }), 'The working directory (cwd) must not contain a NUL character.');
+  rejects('launch', launch({ cwd: '' }), 'The working directory (cwd) must not be empty.');
+  rejects('launch', launch({ intervalMs: 1001 }), 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not 1001.');
+  rejects('launch', launch({ intervalMs: 2.5 }), 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not 2.5.');
+  rejects('launch', launch({ intervalMs: '10' }), 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not "10".');
+  rejects('launch', launch({ env: { X: '1' } }), 'The launch request has an unknown field "env".');
+  rejects('launch', [null], 'The launch request must be an object, not null.');
+  rejects('launch', [Object.create({ command: 'dotnet' })], 'The launch request must be a plain object.');
+  // Empty arguments are legitimate ("" passed to a program); only the fields the contract has survive.
+  const call = validateCall('launch', launch({ args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true }), known);
+  assert.deepEqual(call, { op: 'launch', args: [{ command: 'dotnet', args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true }] });
+});
+
+test('session ids must name a known session', () => {
+  rejects('stop', ['s9'], 'There is no session "s9".');
+  rejects('subscribe', [''], 'The session id must not be empty.');
+  rejects('subscribe', [1], 'The session id must be text, not 1.');
+  rejects('stop', ['s'.repeat(101)], 'The session id is 101 characters long; at most 100 are allowed.');
+  assert.deepEqual(validateCall('stop', ['s1'], known), { op: 'stop', args: ['s1'] });
+});
+
+test('export requests: a known session, a known format, an absolute path', () => {
+  rejects('exportRecording', [{ sessionId: 's2', format: 'pprof' }], 'There is no session "s2".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'speedscope' }], 'The export format must be one of pprof, not "speedscope".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'toString' }], 'The export format must be one of pprof, not "toString".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: 'out.pb.gz' }], 'The export path must be an absolute path, not "out.pb.gz".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '../../etc/passwd' }], 'The export path must be an absolute path, not "../../etc/passwd".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '/tmp/x\0.pb.gz' }], 'The export path must not contain a NUL character.');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: ['/tmp/x'] }], 'The export path must be text, not a list.');
+  assert.deepEqual(validateCall('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '/tmp/out.pb.gz' }], known), {
+    op: 'exportRecording', args: [{ sessionId: 's1', format: 'pprof', path: '/tmp/out.pb.gz' }],
+  });
+});
+
+test('values in messages are short and printable', () => {
+  assert.equal(describeValue('a\nb\u0000c'), '"a?b?c"');
+  assert.equal(describeValue('z'.repeat(100)), `"${'z'.repeat(40)}…"`);
+  assert.equal(describeValue(() => 1), 'a function');
+  assert.equal(describeValue(10n), '10');
+});
+
+test('callOperation validates before anything reaches the workstation', async () => {
+  const calls: string[] = [];
+  const target: OperationTarget = {
+    listProcesses: async () => { calls.push('listProcesses'); return []; },
+    listSessions: async () => { calls.push('listSessions'); return []; },
+    launch: async (r) => { calls.push(`launch ${r.command}`); throw new Error('never'); },
+    launchDemo: async () => { throw new Error('never'); },
+    attach: async () => { throw new Error('never'); },
+    stop: async () => { throw new Error('never'); },
+    subscribe: async (id) => { calls.push(`subscribe ${id}`); },
+    exportRecording: async () => { throw new Error('never'); },
+  };
+  await assert.rejects(callOperation(target, 'attach', [{ pid: -1 }], known), /^ValidationError: The pid must be a positive whole number, not -1\.$/);
+  await assert.rejects(callOperation(target, 'launch', [{ command: '', args: [] }], known), ValidationError);
+  assert.deepEqual(calls, []);
+  assert.deepEqual(await callOperation(target, 'listSessions', [], known), []);
+  assert.equal(await callOperation(target, 'subscribe', ['s1'], known), undefined);
+  assert.deepEqual(calls, ['listSessions', 'subscribe s1']);
+});
+
+test('errorSentence gives the renderer a sentence', () => {
+  assert.equal(errorSentence(new Error('Command not found: foo.')), 'Command not found: foo.');
+  assert.equal(errorSentence(new Error('socket hang up')), 'socket hang up.');
+  assert.equal(errorSentence('plain'), 'plain.');
+  assert.equal(errorSentence(new Error('')), 'The operation failed for an unknown reason.');
+});

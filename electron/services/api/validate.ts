@@ -1,0 +1,195 @@
+// Every argument the renderer sends is checked here before it reaches the workstation: the
+// operation name against the contract's allowlist, then each argument's type, range and shape.
+// A bad argument is a ValidationError whose message is one sentence for the user. Validated
+// requests are fresh objects holding only the contract's fields.
+
+import { isAbsolute } from 'node:path';
+import {
+  EXPORT_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type LaunchRequest, type Operation,
+  type WorkstationApi,
+} from '../../../structs/api/contract.js';
+
+export class ValidationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ValidationError';
+  }
+}
+
+/** The arguments of each operation, as the contract declares them. */
+export type OperationArgs<K extends Operation> = Parameters<WorkstationApi[K]>;
+
+/** A call that passed validation: the operation and its checked arguments. */
+export type ValidatedCall = { [K in Operation]: { op: K; args: OperationArgs<K> } }[Operation];
+
+export interface ValidationContext {
+  /** Whether a session with this id exists. */
+  hasSession(id: string): boolean;
+}
+
+/** Limits on what a launch may carry (Linux's ARG_MAX is 2 MiB in all; one argument at most 128 KiB). */
+export const LIMITS = {
+  commandChars: 4096,
+  pathChars: 4096,
+  argChars: 32768,
+  argCount: 1000,
+  argsTotalChars: 262144,
+  sessionIdChars: 100,
+  maxPid: 2 ** 31 - 1,
+} as const;
+
+const OPERATION_SET: ReadonlySet<string> = new Set(OPERATIONS);
+
+export function isOperation(name: unknown): name is Operation {
+  return typeof name === 'string' && OPERATION_SET.has(name);
+}
+
+/** A short, safe rendering of a value for an error sentence. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  const text = String(value);
+  const printable = text.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return JSON.stringify(printable.length > 40 ? `${printable.slice(0, 40)}…` : printable);
+}
+
+function fail(message: string): never {
+  throw new ValidationError(message);
+}
+
+function plainObject(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(`The ${what} must be an object, not ${describeValue(value)}.`);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) fail(`The ${what} must be a plain object.`);
+  return value as Record<string, unknown>;
+}
+
+function onlyFields(obj: Record<string, unknown>, allowed: readonly string[], what: string): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) fail(`The ${what} has an unknown field ${describeValue(key)}.`);
+  }
+}
+
+function text(value: unknown, name: string, maxChars: number, options: { empty?: boolean } = {}): string {
+  if (typeof value !== 'string') fail(`${name} must be text, not ${describeValue(value)}.`);
+  if (!options.empty && value.trim() === '') fail(`${name} must not be empty.`);
+  if (value.length > maxChars) fail(`${name} is ${value.length} characters long; at most ${maxChars} are allowed.`);
+  if (value.includes('\0')) fail(`${name} must not contain a NUL character.`);
+  return value;
+}
+
+function absolutePath(value: unknown, name: string): string {
+  const path = text(value, name, LIMITS.pathChars);
+  if (!isAbsolute(path)) fail(`${name} must be an absolute path, not ${describeValue(path)}.`);
+  return path;
+}
+
+function integerIn(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    fail(`${name} must be a whole number from ${min} to ${max}, not ${describeValue(value)}.`);
+  }
+  return value;
+}
+
+function bool(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') fail(`${name} must be true or false, not ${describeValue(value)}.`);
+  return value;
+}
+
+export function validatePid(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > LIMITS.maxPid) {
+    fail(`The pid must be a positive whole number, not ${describeValue(value)}.`);
+  }
+  return value;
+}
+
+export function validateIntervalMs(value: unknown): number {
+  return integerIn(value, 'The sampling interval (intervalMs)', 1, 1000);
+}
+
+export function validateSessionId(value: unknown, context: ValidationContext): string {
+  const id = text(value, 'The session id', LIMITS.sessionIdChars);
+  if (!context.hasSession(id)) fail(`There is no session ${describeValue(id)}.`);
+  return id;
+}
+
+export function validateLaunchRequest(value: unknown): LaunchRequest {
+  const obj = plainObject(value, 'launch request');
+  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall'], 'launch request');
+  const command = text(obj.command, 'The command', LIMITS.commandChars);
+  if (!Array.isArray(obj.args)) fail(`The program's arguments (args) must be a list of text, not ${describeValue(obj.args)}.`);
+  if (obj.args.length > LIMITS.argCount) fail(`The program has ${obj.args.length} arguments; at most ${LIMITS.argCount} are allowed.`);
+  const args: string[] = [];
+  let total = 0;
+  for (let i = 0; i < obj.args.length; i++) {
+    const arg = text(obj.args[i], `Argument ${i + 1} of the program`, LIMITS.argChars, { empty: true });
+    total += arg.length;
+    args.push(arg);
+  }
+  if (total > LIMITS.argsTotalChars) fail(`The program's arguments add up to ${total} characters; at most ${LIMITS.argsTotalChars} are allowed.`);
+  const request: LaunchRequest = { command, args };
+  if (obj.cwd !== undefined) request.cwd = absolutePath(obj.cwd, 'The working directory (cwd)');
+  if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
+  if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
+  return request;
+}
+
+export function validateAttachRequest(value: unknown): AttachRequest {
+  const obj = plainObject(value, 'attach request');
+  onlyFields(obj, ['pid', 'intervalMs', 'wall'], 'attach request');
+  const request: AttachRequest = { pid: validatePid(obj.pid) };
+  if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
+  if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
+  return request;
+}
+
+export function isExportFormat(value: unknown): value is ExportFormat {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(EXPORT_EXTENSIONS, value);
+}
+
+export function validateExportRequest(value: unknown, context: ValidationContext): ExportRequest {
+  const obj = plainObject(value, 'export request');
+  onlyFields(obj, ['sessionId', 'format', 'path'], 'export request');
+  const sessionId = validateSessionId(obj.sessionId, context);
+  if (!isExportFormat(obj.format)) {
+    fail(`The export format must be one of ${Object.keys(EXPORT_EXTENSIONS).join(', ')}, not ${describeValue(obj.format)}.`);
+  }
+  const request: ExportRequest = { sessionId, format: obj.format };
+  if (obj.path !== undefined) request.path = absolutePath(obj.path, 'The export path');
+  return request;
+}
+
+const ARITY: Record<Operation, number> = {
+  listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, exportRecording: 1,
+};
+
+/** Checks an operation name and its arguments as they came from the renderer. */
+export function validateCall(op: unknown, args: unknown, context: ValidationContext): ValidatedCall {
+  if (!isOperation(op)) fail(`Unknown operation ${describeValue(op)}.`);
+  if (!Array.isArray(args)) fail(`The arguments of ${op} must be a list, not ${describeValue(args)}.`);
+  const arity = ARITY[op];
+  // Trailing undefined (an omitted optional argument over IPC) does not count.
+  let given = args.length;
+  while (given > 0 && args[given - 1] === undefined) given--;
+  if (given !== arity) fail(`The operation ${op} takes ${arity === 0 ? 'no arguments' : arity === 1 ? 'one argument' : `${arity} arguments`}, not ${given}.`);
+  switch (op) {
+    case 'listProcesses':
+    case 'listSessions':
+    case 'launchDemo':
+      return { op, args: [] };
+    case 'launch':
+      return { op, args: [validateLaunchRequest(args[0])] };
+    case 'attach':
+      return { op, args: [validateAttachRequest(args[0])] };
+    case 'stop':
+      return { op, args: [validateSessionId(args[0], context)] };
+    case 'subscribe':
+      return { op, args: [validateSessionId(args[0], context)] };
+    case 'exportRecording':
+      return { op, args: [validateExportRequest(args[0], context)] };
+  }
+}

@@ -1,0 +1,107 @@
+// Where a .NET process's diagnostics socket is. The runtime creates
+// $TMPDIR/dotnet-diagnostic-{pid}-{key}-socket (TMPDIR of the target, /tmp when unset or empty;
+// key = the process start time in clock ticks, field 22 of /proc/{pid}/stat) with mode 0600.
+// Source: dotnet/runtime src/coreclr/pal/src/thread/process.cpp (PAL_GetTransportName,
+// GetProcessIdDisambiguationKey) and src/native/eventpipe/ds-ipc-pal-socket.c.
+
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PROC, readEnviron, readStat } from './proc.js';
+
+const SOCKET_NAME = /^dotnet-diagnostic-(\d+)-(\d+)-socket$/;
+
+export interface SocketEntry {
+  pid: number;
+  /** The start-time key in the name, as decimal text. */
+  key: string;
+  path: string;
+  /** Owner of the socket file. */
+  uid: number;
+}
+
+export function parseSocketName(name: string): { pid: number; key: string } | undefined {
+  const m = SOCKET_NAME.exec(name);
+  return m === null ? undefined : { pid: Number(m[1]), key: m[2] };
+}
+
+export function socketName(pid: number, key: string): string {
+  return `dotnet-diagnostic-${pid}-${key}-socket`;
+}
+
+/** The runtime's temp directory for a TMPDIR value: it when set and non-empty, else /tmp. */
+export function tempDirOf(tmpdir: string | undefined): string {
+  if (tmpdir === undefined || tmpdir === '') return '/tmp';
+  return tmpdir.length > 1 && tmpdir.endsWith('/') ? tmpdir.slice(0, -1) : tmpdir;
+}
+
+/** Ours and /tmp, without duplicates: where processes started from this session put their sockets. */
+export function defaultTempDirs(): string[] {
+  return [...new Set([tempDirOf(process.env.TMPDIR), '/tmp'])];
+}
+
+/** Every dotnet-diagnostic-*-socket in the directories (unreadable directories are skipped). */
+export async function listSockets(dirs: readonly string[]): Promise<SocketEntry[]> {
+  const out: SocketEntry[] = [];
+  const seen = new Set<string>();
+  await Promise.all(dirs.map(async (dir) => {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return;
+    }
+    await Promise.all(names.map(async (name) => {
+      const parsed = parseSocketName(name);
+      if (parsed === undefined) return;
+      const path = join(dir, name);
+      try {
+        const st = await stat(path);
+        if (!st.isSocket() || seen.has(path)) return;
+        seen.add(path);
+        out.push({ ...parsed, path, uid: st.uid });
+      } catch {
+        // removed meanwhile
+      }
+    }));
+  }));
+  return out.sort((a, b) => a.pid - b.pid || a.path.localeCompare(b.path));
+}
+
+export interface LocateOptions {
+  /** Directories to look in besides the target's own TMPDIR (default: ours and /tmp). */
+  tempDirs?: readonly string[];
+  proc?: string;
+}
+
+/** The directories a process's socket may be in: its own TMPDIR first (when we may read its environment), then ours and /tmp. */
+export async function candidateDirs(pid: number, options: LocateOptions = {}): Promise<string[]> {
+  const env = await readEnviron(pid, options.proc ?? PROC);
+  const own = env === undefined ? [] : [tempDirOf(env.get('TMPDIR'))];
+  return [...new Set([...own, ...(options.tempDirs ?? defaultTempDirs())])];
+}
+
+/**
+ * The socket of the live process `pid`: the name made of its start time. Only when /proc does
+ * not tell the start time, the newest socket carrying its pid. Undefined when there is none (a
+ * socket with the pid but another start time belongs to an earlier process with the same pid).
+ */
+export async function locateSocket(pid: number, options: LocateOptions = {}): Promise<SocketEntry | undefined> {
+  const dirs = await candidateDirs(pid, options);
+  const st = await readStat(pid, options.proc ?? PROC);
+  if (st !== undefined) {
+    for (const dir of dirs) {
+      const path = join(dir, socketName(pid, st.startTime));
+      try {
+        const s = await stat(path);
+        if (s.isSocket()) return { pid, key: st.startTime, path, uid: s.uid };
+      } catch {
+        // not here
+      }
+    }
+    return undefined;
+  }
+  const others = (await listSockets(dirs)).filter((s) => s.pid === pid);
+  const withTimes = await Promise.all(others.map(async (s) => ({ s, mtime: (await stat(s.path).catch(() => undefined))?.mtimeMs ?? 0 })));
+  withTimes.sort((a, b) => b.mtime - a.mtime);
+  return withTimes[0]?.s;
+}

@@ -1,0 +1,47 @@
+// Writes a file from pieces next to its final name and renames it into place at the end, so
+// a failure (full disk, Ctrl-C, a bad recording) never leaves half a file under the name the
+// user asked for, and a file of any size is written without holding it whole.
+
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
+import { UserError } from '../session/user-error.js';
+import { fsErrorText } from './fs-error-text.js';
+
+export type Piece = Uint8Array | string;
+
+/** The hidden name a file is written under before it is renamed; the extension stays last for tools that look at it. */
+function partialPathFor(path: string): string {
+  const ext = extname(path);
+  return join(dirname(path), `.${basename(path, ext)}.partial-${process.pid}${ext}`);
+}
+
+/** Writes `pieces` to `path`; returns the byte count. Errors of the file system become one sentence. */
+export async function writeFileAtomically(path: string, pieces: Iterable<Piece> | AsyncIterable<Piece>): Promise<number> {
+  const partial = partialPathFor(path);
+  let bytes = 0;
+  let phase: 'write' | 'produce' = 'write';
+  try {
+    const handle = await open(partial, 'w');
+    try {
+      const iterator = (Symbol.asyncIterator in pieces ? pieces[Symbol.asyncIterator]() : pieces[Symbol.iterator]()) as AsyncIterator<Piece> | Iterator<Piece>;
+      for (;;) {
+        phase = 'produce';
+        const next = await iterator.next();
+        phase = 'write';
+        if (next.done === true) break;
+        const data = typeof next.value === 'string' ? Buffer.from(next.value, 'utf8') : next.value;
+        await handle.write(data);
+        bytes += data.length;
+      }
+    } finally {
+      await handle.close();
+    }
+    await rename(partial, path);
+    return bytes;
+  } catch (err) {
+    await unlink(partial).catch(() => undefined);
+    // Errors of the code producing the pieces are not file system errors: they pass through.
+    if (phase === 'produce' || err instanceof UserError) throw err;
+    throw new UserError(`Cannot write ${path}: ${fsErrorText(err, path, 'write')}.`);
+  }
+}

@@ -1,0 +1,22 @@
+// File system errors as the end of one sentence ("Cannot read x: no such file."), so the
+// user reads what went wrong rather than an errno.
+
+import { dirname } from 'node:path';
+
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EISDIR: 'it is a folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  EFBIG: 'the file is too large for the file system',
+  EIO: 'the disk reported an input/output error',
+};
+
+export function fsErrorText(err: unknown, path: string, direction: 'read' | 'write'): string {
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  if (code === 'ENOENT') return direction === 'read' ? 'no such file' : `the folder ${dirname(path)} does not exist`;
+  return REASONS[code] ?? (err instanceof Error ? err.message : String(err)).replace(/[.\s]+$/, '');
+}

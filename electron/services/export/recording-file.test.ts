@@ -1,0 +1,106 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { CountersPoint } from '../../../structs/api/contract.js';
+import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
+import { dumpRecording } from '../../../structs/formats/clrscope-file/recording-dump.js';
+import { toCollapsed } from '../../../structs/profile/collapsed.js';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import { UserError } from '../session/user-error.js';
+import { writeFileAtomically } from './atomic-file.js';
+import { toPprof } from './pprof.js';
+import { readRecordingFile, writeRecordingFile } from './recording-file.js';
+import { extensionList, formatOfPath } from './recording-formats.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'clrscope-recording-file-test-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const rec = recordingFromStream([fixtureStream()]);
+const counters: CountersPoint[] = [{ timeMs: 1_700_000_000_124, values: { gc: { genCollections0: 2 } } }];
+const collapsed = (r: Recording, metric: 'cpu' | 'wall' | 'samples'): string => toCollapsed(r, { metric, groupByThread: true });
+
+test('formats follow the extension, longest match first', () => {
+  assert.equal(formatOfPath('a.speedscope.json', 'write'), 'speedscope');
+  assert.equal(formatOfPath('a.json', 'read'), 'speedscope');
+  assert.equal(formatOfPath('a.json', 'write'), undefined);
+  assert.equal(formatOfPath('A.PB.GZ', 'write'), 'pprof');
+  assert.equal(formatOfPath('x.etlx', 'read'), undefined);
+  assert.equal(formatOfPath('.clrscope', 'write'), undefined);
+  assert.equal(extensionList('write'), '.clrscope, .nettrace, .etlx, .speedscope.json, .pb.gz, .pb or .pprof');
+});
+
+test('.clrscope: written in pieces, read back with everything', async () => {
+  const path = join(dir, 'all.clrscope');
+  const steps: string[] = [];
+  await writeRecordingFile(path, rec, counters, { progress: (s, d, t) => steps.push(`${s} ${d}/${t}`) });
+  assert.deepEqual(steps, ['writing 8/8']);
+  const opened = await readRecordingFile(path, (s, d, t) => steps.push(`${s} ${d}/${t}`));
+  assert.equal(steps[steps.length - 1], `reading ${readFileSync(path).length}/${readFileSync(path).length}`);
+  assert.equal(opened.format, 'clrscope');
+  assert.equal(dumpRecording(opened.recording), dumpRecording(rec));
+  assert.deepEqual(opened.counters, counters);
+});
+
+test('pprof: our export imports back with the same cpu, wall and sample counts per thread, gzipped or not', async () => {
+  for (const name of ['p.pb.gz', 'p.pprof']) {
+    const path = join(dir, name);
+    await writeRecordingFile(path, rec, counters);
+    const back = (await readRecordingFile(path)).recording;
+    for (const metric of ['cpu', 'wall', 'samples'] as const) assert.equal(collapsed(back, metric), collapsed(rec, metric), `${name} ${metric}`);
+  }
+  writeFileSync(join(dir, 'plain.pb'), gunzipSync(toPprof(rec)));
+  const plain = (await readRecordingFile(join(dir, 'plain.pb'))).recording;
+  assert.equal(collapsed(plain, 'samples'), collapsed(rec, 'samples'));
+  assert.equal(collapsed(fromPprof(gunzipSync(toPprof(rec))), 'cpu'), collapsed(rec, 'cpu'));
+});
+
+test('speedscope: written in pieces; cpu and wall come back per thread', async () => {
+  const path = join(dir, 's.speedscope.json');
+  await writeRecordingFile(path, rec, counters, { metric: 'both' });
+  const back = (await readRecordingFile(path)).recording;
+  assert.equal(collapsed(back, 'cpu'), collapsed(rec, 'cpu'));
+  assert.equal(collapsed(back, 'wall'), collapsed(rec, 'wall'));
+  await writeRecordingFile(join(dir, 'w.speedscope.json'), rec, [], { metric: 'wall' });
+  assert.equal(collapsed((await readRecordingFile(join(dir, 'w.speedscope.json'))).recording, 'cpu'), '');
+});
+
+test('bad input: one sentence, naming the file', async () => {
+  const write = (name: string, bytes: Uint8Array | string): string => {
+    const p = join(dir, name);
+    writeFileSync(p, bytes);
+    return p;
+  };
+  const good = readFileSync(join(dir, 'all.clrscope'));
+  const pb = toPprof(rec);
+  const cases: [string, RegExp][] = [
+    [join(dir, 'missing.clrscope'), /^Cannot read .*missing\.clrscope: no such file\.$/],
+    [dir, /^Unknown input format for .*: use a \.clrscope, \.nettrace, \.speedscope\.json, \.pb\.gz, \.pb or \.pprof file\.$/],
+    [write('short.clrscope', good.subarray(0, good.length - 1)), /^Cannot read .*short\.clrscope: the clrscope file is truncated: it ends at byte \d+, inside the record that starts at byte \d+\.$/],
+    [write('magic.clrscope', 'CLRSCOPX and more bytes'), /^Cannot read .*magic\.clrscope: not a clrscope stream: the first 8 bytes at byte 0 are not the magic "CLRSCOPE"\.$/],
+    [write('newer.clrscope', (() => { const b = Buffer.from(good); b[8] = 9; return b; })()), /^Cannot read .*newer\.clrscope: unsupported clrscope stream version 9 at byte 8; this reader understands version 1\.$/],
+    [write('cut.pb.gz', pb.subarray(0, pb.length - 10)), /^Cannot read .*cut\.pb\.gz: its gzip data is truncated or corrupt \(unexpected end of file\)\.$/],
+    [write('text.pb', 'not protobuf at all, sorry'), /^Cannot read .*text\.pb: not a readable pprof profile: .*\.$/],
+    [write('cut.speedscope.json', readFileSync(join(dir, 's.speedscope.json'), 'utf8').slice(0, 50)), /^Cannot read .*cut\.speedscope\.json: not a readable speedscope file: the text is not valid JSON \(.*\)\.$/],
+    [write('empty.json', ''), /^Cannot read .*empty\.json: not a readable speedscope file: the text is not valid JSON/],
+  ];
+  for (const [path, message] of cases) {
+    await assert.rejects(readRecordingFile(path), (err: Error) => err instanceof UserError && message.test(err.message) && !err.message.includes('\n'), String(message));
+  }
+});
+
+test('a failed write leaves no file and no partial file behind', async () => {
+  const path = join(dir, 'never.clrscope');
+  function* failing(): Generator<Uint8Array> {
+    yield new Uint8Array([1, 2, 3]);
+    throw new Error('the writer broke');
+  }
+  await assert.rejects(writeFileAtomically(path, failing()), /the writer broke/);
+  assert.equal(existsSync(path), false);
+  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('partial')), []);
+  await assert.rejects(writeRecordingFile(join(dir, 'no', 'such', 'dir.pb.gz'), rec, []), /^UserError: Cannot write .*dir\.pb\.gz: the folder .* does not exist\.$/);
+  await assert.rejects(writeRecordingFile(join(dir, 'x.txt'), rec, []), /Unknown output format for .*x\.txt/);
+});

@@ -1,0 +1,186 @@
+// Reads and writes recording files in every format clrscope knows, picked by extension: the
+// file-system half of the pure codecs in structs/formats. .clrscope and .nettrace files are
+// streamed both ways (any size; memory bounded by the model); pprof and speedscope are parsed
+// whole, within limits that turn an impossible load into a sentence instead of a crash.
+
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
+import type { CountersPoint } from '../../../structs/api/contract.js';
+import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
+import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
+import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
+import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
+import { speedscopeJsonChunks, type SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import { UserError } from '../session/user-error.js';
+import { writeFileAtomically } from './atomic-file.js';
+import { fsErrorText } from './fs-error-text.js';
+import { etlxWriter, nettraceReader, nettraceWriter } from './pending-formats.js';
+import { toPprof } from './pprof.js';
+import { extensionList, formatOfPath, RECORDING_FORMATS, type RecordingFileFormat } from './recording-formats.js';
+
+export type FileProgress = (step: 'reading' | 'writing', done: number, total: number) => void;
+
+export interface OpenedRecordingFile {
+  format: RecordingFileFormat;
+  recording: Recording;
+  /** The counters time series; only .clrscope files carry one. */
+  counters: CountersPoint[];
+}
+
+const CHUNK = 1 << 20;
+const GIB = 1 << 30;
+/** Formats parsed whole are refused above this; their readers hold the bytes and the parsed form at once. */
+export const WHOLE_FILE_LIMIT = GIB;
+/** V8's longest string is just under 512 Mi characters; a speedscope file is parsed from one. */
+const SPEEDSCOPE_LIMIT = 512 * (1 << 20) - 64;
+
+function lowerFirst(s: string): string {
+  return /^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
+}
+
+/** An input that does not parse, as one sentence; errors that look like a reader's own bug say so. */
+function unreadable(path: string, format: RecordingFileFormat, err: unknown): UserError {
+  if (err instanceof UserError) return err;
+  const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim().replace(/[.\s]+$/, '');
+  const bug = err instanceof TypeError || err instanceof ReferenceError;
+  return new UserError(`Cannot read ${path}: ${lowerFirst(message)}${bug ? ` (this may be a bug in clrscope's ${RECORDING_FORMATS[format].name} reader; please report it)` : ''}.`);
+}
+
+export function readFormatOf(path: string): RecordingFileFormat {
+  const format = formatOfPath(path, 'read');
+  if (format === undefined) throw new UserError(`Unknown input format for ${path}: use a ${extensionList('read')} file.`);
+  return format;
+}
+
+/** Throws the "not available yet" sentence for a format whose implementation has not been built. */
+export async function checkFormatAvailable(format: RecordingFileFormat, direction: 'read' | 'write'): Promise<void> {
+  if (format === 'nettrace') await (direction === 'read' ? nettraceReader() : nettraceWriter());
+  if (format === 'etlx') await etlxWriter();
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    const s = await stat(path);
+    if (s.isDirectory()) throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
+    return s.size;
+  } catch (err) {
+    throw new UserError(`Cannot read ${path}: ${fsErrorText(err, path, 'read')}.`);
+  }
+}
+
+/** Streams the file through `onChunk`; file system errors and parse errors each become one sentence. */
+async function forEachChunk(path: string, format: RecordingFileFormat, size: number, progress: FileProgress | undefined, onChunk: (chunk: Uint8Array) => void): Promise<void> {
+  const stream = createReadStream(path, { highWaterMark: CHUNK });
+  let done = 0;
+  let parseError: unknown;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      try {
+        onChunk(chunk);
+      } catch (err) {
+        parseError = err;
+        break;
+      }
+      done += chunk.length;
+      progress?.('reading', done, size);
+    }
+  } catch (err) {
+    throw new UserError(`Cannot read ${path}: ${fsErrorText(err, path, 'read')}.`);
+  }
+  if (parseError !== undefined) throw unreadable(path, format, parseError);
+}
+
+function tooLarge(path: string, format: RecordingFileFormat, size: number, limit: number): UserError {
+  return new UserError(`Cannot read ${path}: it is ${(size / GIB).toFixed(1)} GiB, and ${RECORDING_FORMATS[format].name} files are read whole, up to ${(limit / GIB).toFixed(1)} GiB.`);
+}
+
+async function readWhole(path: string, format: RecordingFileFormat, size: number, limit: number, progress: FileProgress | undefined): Promise<Buffer> {
+  if (size > limit) throw tooLarge(path, format, size, limit);
+  const chunks: Buffer[] = [];
+  await forEachChunk(path, format, size, progress, (c) => chunks.push(c as Buffer));
+  return Buffer.concat(chunks);
+}
+
+export async function readRecordingFile(path: string, progress?: FileProgress): Promise<OpenedRecordingFile> {
+  const format = readFormatOf(path);
+  await checkFormatAvailable(format, 'read');
+  const size = await sizeOf(path);
+  if (format === 'clrscope') {
+    const reader = new RecordingFileReader();
+    await forEachChunk(path, format, size, progress, (c) => reader.push(c));
+    try {
+      return { format, ...reader.finish() };
+    } catch (err) {
+      throw unreadable(path, format, err);
+    }
+  }
+  if (format === 'nettrace') {
+    const nettrace = await nettraceReader();
+    if (!nettrace.streamed && size > WHOLE_FILE_LIMIT) throw tooLarge(path, format, size, WHOLE_FILE_LIMIT);
+    const reader = nettrace.open();
+    await forEachChunk(path, format, size, progress, (c) => reader.push(c));
+    try {
+      return { format, recording: await reader.finish(), counters: [] };
+    } catch (err) {
+      throw unreadable(path, format, err);
+    }
+  }
+  const limit = format === 'speedscope' ? SPEEDSCOPE_LIMIT : WHOLE_FILE_LIMIT;
+  const bytes = await readWhole(path, format, size, limit, progress);
+  try {
+    if (format === 'speedscope') return { format, recording: fromSpeedscope(bytes.toString('utf8')), counters: [] };
+    return { format, recording: fromPprof(gunzipIfNeeded(bytes)), counters: [] };
+  } catch (err) {
+    throw unreadable(path, format, err);
+  }
+}
+
+function gunzipIfNeeded(bytes: Buffer): Uint8Array {
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  try {
+    return gunzipSync(bytes, { maxOutputLength: WHOLE_FILE_LIMIT });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE') throw new Error('it decompresses to more than 1 GiB, more than clrscope reads whole');
+    throw new Error(`its gzip data is truncated or corrupt (${(err as Error).message})`);
+  }
+}
+
+export interface WriteOptions {
+  progress?: FileProgress;
+  /** speedscope: which profiles to write per thread (default both). */
+  metric?: SpeedscopeMetric;
+}
+
+/** Writes `rec` (and, for .clrscope, its counters) in the format `path`'s extension names; returns the byte count. */
+export async function writeRecordingFile(path: string, rec: Recording, counters: readonly CountersPoint[], options: WriteOptions = {}): Promise<number> {
+  const format = formatOfPath(path, 'write');
+  if (format === undefined) throw new UserError(`Unknown output format for ${path}: use a ${extensionList('write')} file name.`);
+  const progress = options.progress;
+  const step = (done: number, total: number): void => progress?.('writing', done, total);
+  switch (format) {
+    case 'clrscope':
+      return writeFileAtomically(path, recordingFileChunks(rec, counters, { progress: step }));
+    case 'speedscope':
+      return writeFileAtomically(path, speedscopeJsonChunks(rec, { metric: options.metric, progress: step }));
+    case 'pprof': {
+      step(0, 1);
+      const bytes = await writeFileAtomically(path, [toPprof(rec)]);
+      step(1, 1);
+      return bytes;
+    }
+    case 'nettrace': {
+      const nettraceChunks = await nettraceWriter();
+      return writeFileAtomically(path, nettraceChunks(rec, step));
+    }
+    case 'etlx': {
+      const toEtlx = await etlxWriter();
+      // The converter writes the file itself and renames it into place only when complete.
+      await toEtlx(rec, path, { onProgress: step });
+      step(1, 1);
+      return (await stat(path)).size;
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// Records a process that was started without clrscope: attach, record until the duration ends,
+// the user interrupts or the process exits, then detach and leave it running.
+
+import type { CollectedStream } from '../collector/collector.js';
+import { delay } from './profiled-launch.js';
+import { attachProfiled } from './profiled-attach.js';
+
+export interface AttachRecordingOptions {
+  pid: number;
+  intervalMs: number;
+  wall: boolean;
+  libraryPath: string;
+  durationMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface AttachRecordingResult {
+  reason: 'duration' | 'interrupted' | 'exited';
+  stream: CollectedStream;
+}
+
+export async function recordAttach(options: AttachRecordingOptions): Promise<AttachRecordingResult> {
+  const attach = await attachProfiled({ ...options, cpu: true });
+  const deadline = options.durationMs === undefined ? Infinity : Date.now() + options.durationMs;
+  let reason: AttachRecordingResult['reason'] = 'duration';
+  for (;;) {
+    if (options.signal?.aborted) {
+      reason = 'interrupted';
+      break;
+    }
+    if (!attach.alive() || attach.stream.state !== 'open') {
+      reason = 'exited';
+      break;
+    }
+    if (Date.now() >= deadline) break;
+    await delay(Math.min(100, Math.max(1, deadline - Date.now())));
+  }
+  await attach.detach();
+  return { reason, stream: attach.stream };
+}

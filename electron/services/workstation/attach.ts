@@ -1,0 +1,30 @@
+// Attaching clrscope's profiler to a running .NET process for a session: the settings travel as
+// the attach command's client data (session/profiled-attach.ts), the request goes over the
+// runtime's diagnostics IPC. Not attachProfiled() itself: it returns once the stream has begun,
+// and a session must see every byte from the first, so the session's collector is its own.
+
+import { attachProfiler } from '../diagnostics/client.js';
+import { appNameFromArgv, displayName, processExists, readCmdline, readStat } from '../diagnostics/proc.js';
+import { attachClientData } from '../session/profiled-attach.js';
+import { PROFILER_CLSID } from '../session/profiler-env.js';
+import { UserError } from '../session/user-error.js';
+
+/** "Scenarios (pid 123)": what the session list shows for an attached process. */
+export async function describeAttachTarget(pid: number): Promise<string> {
+  if (process.platform === 'linux' && !(await processExists(pid))) throw new UserError(`There is no process with pid ${pid}.`);
+  const argv = await readCmdline(pid);
+  const name = appNameFromArgv(argv) ?? displayName(await readStat(pid), argv, pid);
+  return name === `pid ${pid}` ? name : `${name} (pid ${pid})`;
+}
+
+export interface AttachSettings {
+  socketPath: string;
+  intervalMs: number;
+  wall: boolean;
+}
+
+/** Asks the runtime of `pid` to load the profiler, streaming to `socketPath`; a DiagnosticsError (one sentence) when it will not. */
+export async function requestAttach(pid: number, libraryPath: string, settings: AttachSettings): Promise<void> {
+  const clientData = attachClientData(settings.socketPath, settings.intervalMs, true, settings.wall);
+  await attachProfiler(pid, { clsid: PROFILER_CLSID, path: libraryPath, clientData });
+}

@@ -1,0 +1,79 @@
+// The workstation's internal emitter. Each adapter connection (an Electron window, a browser
+// tab's WebSocket) is one client: it hears every session, counters, export and output event,
+// and the 'stream' events of the sessions it subscribed to, so a tab that reloads and asks for
+// a session's bytes from 0 does not replay them into the other tabs.
+
+import type { WorkstationEvent } from '../../../structs/api/contract.js';
+
+export type StreamEvent = Extract<WorkstationEvent, { type: 'stream' }>;
+export type BroadcastEvent = Exclude<WorkstationEvent, { type: 'stream' }>;
+export type EventListener = (event: WorkstationEvent) => void;
+
+export class HubClient {
+  private readonly listeners = new Set<EventListener>();
+  private readonly subscriptions = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly hub: EventHub) {}
+
+  onEvent(listener: EventListener): () => void {
+    // A wrapper, so the same function registered twice is two registrations.
+    const entry: EventListener = (event) => listener(event);
+    this.listeners.add(entry);
+    return () => { this.listeners.delete(entry); };
+  }
+
+  isSubscribed(sessionId: string): boolean {
+    return this.subscriptions.has(sessionId);
+  }
+
+  /** From now on this client hears the session's live chunks (the caller replays what came before, synchronously). */
+  subscribe(sessionId: string): void {
+    if (!this.closed) this.subscriptions.add(sessionId);
+  }
+
+  deliver(event: WorkstationEvent): void {
+    if (this.closed) return;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (err) {
+        // One broken listener must not starve the others or the session that emitted.
+        console.error('clrscope: an event listener failed:', err);
+      }
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.listeners.clear();
+    this.subscriptions.clear();
+    this.hub.remove(this);
+  }
+}
+
+export class EventHub {
+  private readonly clients = new Set<HubClient>();
+
+  client(): HubClient {
+    const client = new HubClient(this);
+    this.clients.add(client);
+    return client;
+  }
+
+  remove(client: HubClient): void {
+    this.clients.delete(client);
+  }
+
+  /** Session, counters, export-progress and output events reach every client. */
+  broadcast(event: BroadcastEvent): void {
+    for (const client of [...this.clients]) client.deliver(event);
+  }
+
+  /** A live stream chunk reaches the clients subscribed to its session. */
+  stream(event: StreamEvent): void {
+    for (const client of [...this.clients]) {
+      if (client.isSubscribed(event.sessionId)) client.deliver(event);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import { Recording } from '../../../structs/profile/recording.js';
+import type { CollectedStream, Collector, StreamState } from '../collector/collector.js';
+import { Session } from './session.js';
+
+// No process has this pid (above pid_max), so the counters poller finds nothing to read.
+const NO_PID = 2 ** 30;
+
+class FakeStream implements CollectedStream {
+  // Only `end` is read by the session; a real Recording would refuse an END before a HELLO.
+  readonly recording = { end: undefined } as { end: { mono: number; reason: number } | undefined } & Recording;
+  state: StreamState = 'open';
+  error: string | undefined;
+  endedMidRecord = false;
+  closedByCollector = false;
+  bytesReceived = 0;
+  readonly closed: Promise<void>;
+  close!: () => void;
+  constructor(readonly id: number, public pid: number | undefined) {
+    this.closed = new Promise((resolve) => { this.close = () => { if (this.state === 'open') this.state = 'cut'; resolve(); }; });
+  }
+}
+
+function fakeCollector(streams: FakeStream[]): Collector & { closedCount: number } {
+  const collector = {
+    socketPath: '/nowhere/sock',
+    directory: '/nowhere',
+    streams,
+    closedCount: 0,
+    async close() {
+      collector.closedCount++;
+      for (const s of streams) s.close();
+      await Promise.all(streams.map((s) => s.closed));
+    },
+    onChunk: () => () => undefined,
+  };
+  return collector;
+}
+
+function newSession(attached: boolean): { session: Session; events: WorkstationEvent[]; states: () => string[] } {
+  const events: WorkstationEvent[] = [];
+  const session = new Session({ id: 's7', label: 'App (pid 1)', pid: NO_PID, intervalMs: 10, attached, emit: (e) => events.push(e), connectTimeoutMs: 60000 });
+  const states = (): string[] => events.filter((e): e is { type: 'session'; session: SessionInfo } => e.type === 'session').map((e) => `${e.session.state}${e.session.message === null ? '' : `: ${e.session.message}`}`);
+  return { session, events, states };
+}
+
+const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+test('a session follows the first runtime that says hello, keeps its bytes, and ignores the rest', async () => {
+  const { session, events, states } = newSession(false);
+  const early = new FakeStream(1, undefined);
+  const other = new FakeStream(2, NO_PID + 1);
+  session.useCollector(fakeCollector([early, other]));
+  session.begin();
+  session.onChunk(early, Uint8Array.from([1, 2])); // before its HELLO was complete
+  early.pid = NO_PID + 5;
+  session.onChunk(early, Uint8Array.from([3]));
+  session.onChunk(other, Uint8Array.from([9, 9])); // a second process: not this session's stream
+  session.onChunk(early, Uint8Array.from([4, 5, 6]));
+  const streamEvents = events.filter((e) => e.type === 'stream');
+  assert.deepEqual(streamEvents.map((e) => [e.offset, Array.from(e.chunk)]), [[0, [1, 2]], [2, [3]], [3, [4, 5, 6]]]);
+  assert.equal(session.bytes.length, 6);
+  assert.equal(session.recording, early.recording);
+  assert.equal(session.snapshot.pid, NO_PID + 5, 'the pid of the process actually profiled');
+  assert.deepEqual(states(), ['starting', 'recording']);
+
+  const stopped = await session.stop();
+  assert.equal(stopped.state, 'stopped');
+  assert.equal(stopped.message, 'Stopped. The profiler detaches; the program carries on.');
+  await flush();
+  assert.deepEqual(states(), ['starting', 'recording', 'stopped: Stopped. The profiler detaches; the program carries on.']);
+  assert.equal((await session.stop()).state, 'stopped', 'stopping twice is harmless');
+  await session.shutdown();
+});
+
+test('an attached session takes only its own pid\'s stream, and says how the stream ended', async () => {
+  const { session, states } = newSession(true);
+  const stranger = new FakeStream(1, 4);
+  const own = new FakeStream(2, NO_PID);
+  const collector = fakeCollector([stranger, own]);
+  session.useCollector(collector);
+  session.begin();
+  session.onChunk(stranger, Uint8Array.from([1]));
+  assert.equal(session.bytes.length, 0);
+  session.onChunk(own, Uint8Array.from([2]));
+  assert.equal(session.bytes.length, 1);
+  own.state = 'ended';
+  own.recording.end = { mono: 1, reason: 1 };
+  own.close();
+  await flush();
+  await flush();
+  assert.deepEqual(states(), ['starting', 'recording', 'stopped: The profiler detached.']);
+  assert.equal(collector.closedCount, 1, 'the collector is let go of');
+});
+
+test('a corrupt stream fails the session with its sentence; a failure before any stream too', async () => {
+  const { session, states } = newSession(true);
+  const own = new FakeStream(1, NO_PID);
+  session.useCollector(fakeCollector([own]));
+  session.begin();
+  session.onChunk(own, Uint8Array.from([2]));
+  own.state = 'corrupt';
+  own.error = 'Corrupt clrscope stream: the record at byte 9 is bad.';
+  own.close();
+  await flush();
+  assert.equal(states().at(-1), 'failed: Corrupt clrscope stream: the record at byte 9 is bad. What arrived before it is kept.');
+
+  const second = newSession(false);
+  second.session.begin();
+  second.session.fail('The profiler could not be loaded.');
+  assert.deepEqual(second.states(), ['starting', 'failed: The profiler could not be loaded.']);
+  await second.session.shutdown();
+});

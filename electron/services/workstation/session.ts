@@ -1,0 +1,300 @@
+// One recording session: a launched program or an attached process, its collector, the bytes
+// of the stream it follows, its counters and its state. Every change of what SessionInfo says
+// is announced once, through `emit`.
+
+import { constants as osConstants } from 'node:os';
+import { StringDecoder } from 'node:string_decoder';
+import type { SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import type { CollectedStream, Collector } from '../collector/collector.js';
+import { processAlive } from '../session/profiled-attach.js';
+import type { ProfiledLaunch, ProgramExit } from '../session/profiled-launch.js';
+import { CountersPoller } from './counters-poller.js';
+import { StreamBytes } from './stream-bytes.js';
+
+export type SessionEmit = (event: WorkstationEvent) => void;
+
+export interface SessionSetup {
+  id: string;
+  label: string;
+  pid: number;
+  intervalMs: number;
+  attached: boolean;
+  emit: SessionEmit;
+  countersIntervalMs?: number;
+  /** Seconds after which a session still waiting for a runtime says so. */
+  connectTimeoutMs: number;
+  /** The command the user launched, for messages. */
+  command?: string;
+}
+
+/** The exit code, or 128 + the signal's number for a program a signal ended (as a shell reports it). */
+export function exitCodeOf(exit: ProgramExit): number | null {
+  if (exit.code !== null) return exit.code;
+  const signal = exit.signal === null ? undefined : osConstants.signals[exit.signal];
+  return signal === undefined ? null : 128 + signal;
+}
+
+function exitText(exit: ProgramExit): string {
+  if (exit.code !== null) return `exited with code ${exit.code}`;
+  if (exit.signal !== null) return `was ended by ${exit.signal}`;
+  return 'exited';
+}
+
+export class Session {
+  readonly id: string;
+  readonly bytes = new StreamBytes();
+  private readonly info: SessionInfo;
+  private lastAnnounced = '';
+  private collector: Collector | undefined;
+  private launch: ProfiledLaunch | undefined;
+  private followed: CollectedStream | undefined;
+  private followedClosed = false;
+  /** Chunks of streams whose HELLO has not been decoded yet (usually none: HELLO comes whole in the first chunk). */
+  private readonly pending = new Map<CollectedStream, Uint8Array[]>();
+  private readonly ignored = new Set<CollectedStream>();
+  private exit: ProgramExit | undefined;
+  /** The program exited and its collector is closed (launched), or the collector is closed (attached). */
+  private finished = false;
+  private stopRequested = false;
+  private failure: string | undefined;
+  private waitingNotice: string | null = null;
+  private connectTimer: NodeJS.Timeout | undefined;
+  private readonly counters: CountersPoller;
+  private readonly outputDecoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+  private readonly settled: Promise<void>;
+  private resolveSettled!: () => void;
+
+  constructor(private readonly setup: SessionSetup) {
+    this.id = setup.id;
+    this.info = {
+      id: setup.id,
+      pid: setup.pid,
+      label: setup.label,
+      state: 'starting',
+      startedAtMs: Date.now(),
+      intervalMs: setup.intervalMs,
+      attached: setup.attached,
+      exitCode: null,
+      message: null,
+    };
+    this.settled = new Promise((resolve) => { this.resolveSettled = resolve; });
+    this.counters = new CountersPoller(setup.pid, {
+      intervalMs: setup.countersIntervalMs,
+      alive: () => this.processAlive(),
+      emit: (point) => setup.emit({ type: 'counters', sessionId: this.id, point }),
+    });
+  }
+
+  get snapshot(): SessionInfo {
+    return { ...this.info };
+  }
+
+  /** The recording of the followed stream, once a runtime connected. */
+  get recording(): Recording | undefined {
+    return this.followed?.recording;
+  }
+
+  /** Announces the new session and starts waiting for its runtime. */
+  begin(): void {
+    this.announce();
+    this.counters.start();
+    this.connectTimer = setTimeout(() => {
+      if (this.followed !== undefined || this.finished) return;
+      const seconds = Math.round(this.setup.connectTimeoutMs / 1000);
+      this.waitingNotice = this.setup.attached
+        ? `The profiler has not connected after ${seconds} s; still waiting.`
+        : `No .NET runtime has connected after ${seconds} s: ${this.setup.command ?? 'the program'} does not look like a .NET program (or it disabled profilers with DOTNET_EnableDiagnostics=0); still waiting.`;
+      this.update();
+    }, this.setup.connectTimeoutMs);
+    this.connectTimer.unref();
+  }
+
+  /** The program's output, as text, to every client. */
+  output(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    const text = this.outputDecoders[stream].write(chunk);
+    if (text !== '') this.setup.emit({ type: 'output', sessionId: this.id, stream, text });
+  }
+
+  /** A launched program: follows its collector and waits for its exit. */
+  followLaunch(launch: ProfiledLaunch): void {
+    this.launch = launch;
+    this.useCollector(launch.collector);
+    launch.collector.onChunk((stream, chunk) => this.onChunk(stream, chunk));
+    void launch.exited.then(async (exit) => {
+      this.exit = exit;
+      this.info.exitCode = exitCodeOf(exit);
+      for (const which of ['stdout', 'stderr'] as const) {
+        const rest = this.outputDecoders[which].end();
+        if (rest !== '') this.setup.emit({ type: 'output', sessionId: this.id, stream: which, text: rest });
+      }
+      this.counters.finish();
+      this.update();
+      await launch.finish();
+      this.finished = true;
+      this.update();
+      this.resolveSettled();
+    });
+  }
+
+  /** An attached process: its dedicated collector (the caller routes its chunks to onChunk). */
+  useCollector(collector: Collector): void {
+    this.collector = collector;
+  }
+
+  onChunk(stream: CollectedStream, chunk: Uint8Array): void {
+    if (this.followed === undefined) {
+      if (this.ignored.has(stream)) return;
+      if (stream.pid === undefined) {
+        const list = this.pending.get(stream) ?? [];
+        list.push(chunk.slice());
+        this.pending.set(stream, list);
+        return;
+      }
+      if (this.setup.attached && stream.pid !== this.setup.pid) {
+        this.ignored.add(stream);
+        this.pending.delete(stream);
+        return;
+      }
+      this.startFollowing(stream);
+      for (const early of this.pending.get(stream) ?? []) this.append(early);
+      this.pending.clear();
+    } else if (stream !== this.followed) {
+      return;
+    }
+    this.append(chunk);
+  }
+
+  private startFollowing(stream: CollectedStream): void {
+    this.followed = stream;
+    if (this.connectTimer !== undefined) clearTimeout(this.connectTimer);
+    this.waitingNotice = null;
+    // The first runtime to connect is the launched program itself, or the .NET process a host it
+    // started (a script, an apphost wrapper) runs: the session follows that one.
+    if (stream.pid !== undefined && stream.pid !== this.info.pid) {
+      this.info.pid = stream.pid;
+      this.counters.follow(stream.pid);
+    }
+    void stream.closed.then(async () => {
+      this.followedClosed = true;
+      this.update();
+      if (this.launch === undefined && !this.finished) {
+        // An attached process's stream ended on its own (it exited, or the profiler detached):
+        // read the counters once more and let go of the collector.
+        this.counters.finish();
+        await this.collector?.close();
+        this.finished = true;
+        this.update();
+        this.resolveSettled();
+      }
+    });
+    this.update();
+  }
+
+  private append(chunk: Uint8Array): void {
+    const stored = this.bytes.append(chunk);
+    this.setup.emit({ type: 'stream', sessionId: this.id, offset: stored.offset, chunk: stored.chunk });
+  }
+
+  /**
+   * Ends the recording now (the collector closes: the stream ends where it is); a launched
+   * program is then asked to exit as Ctrl-C would, an attached one is left running (the
+   * profiler notices the workstation went away and detaches).
+   */
+  async stop(): Promise<SessionInfo> {
+    if (!this.stopRequested && !this.finished) {
+      this.stopRequested = true;
+      if (this.connectTimer !== undefined) clearTimeout(this.connectTimer);
+      await this.collector?.close();
+      if (this.launch === undefined) {
+        this.counters.finish();
+        this.finished = true;
+        this.resolveSettled();
+      } else {
+        void this.launch.stopProgram();
+      }
+      this.update();
+    }
+    return this.snapshot;
+  }
+
+  /** Stops and waits until a launched program has exited (or an attached one was let go). */
+  async shutdown(): Promise<void> {
+    await this.stop();
+    await this.settled;
+    this.counters.stop();
+  }
+
+  /** The collector could not be set up or the attach failed: the session ends with this sentence. */
+  fail(message: string): void {
+    if (this.connectTimer !== undefined) clearTimeout(this.connectTimer);
+    this.counters.stop();
+    this.failure = message;
+    this.finished = true;
+    this.update();
+    this.resolveSettled();
+  }
+
+  private processAlive(): boolean {
+    if (this.launch !== undefined && this.info.pid === this.launch.pid) return this.exit === undefined;
+    if (this.setup.attached && this.stopRequested) return false;
+    return this.info.pid !== null && processAlive(this.info.pid);
+  }
+
+  /** Recomputes state and message from what happened, and announces a change. */
+  private update(): void {
+    const { state, message } = this.describe();
+    this.info.state = state;
+    this.info.message = message;
+    this.announce();
+  }
+
+  private describe(): Pick<SessionInfo, 'state' | 'message'> {
+    if (this.failure !== undefined) return { state: 'failed', message: this.failure };
+    const launched = this.launch !== undefined;
+    const exitClause = this.exit === undefined ? '' : `The program ${exitText(this.exit)}.`;
+    const stream = this.followed;
+    if (stream === undefined) {
+      if (this.stopRequested) {
+        return { state: 'stopped', message: join('Stopped before a .NET runtime connected; nothing was recorded.', exitClause) };
+      }
+      if (this.exit !== undefined) {
+        return {
+          state: 'failed',
+          message: `${this.setup.command ?? 'The program'} ${exitText(this.exit)} before a .NET runtime connected: it is not a .NET program, or its runtime did not load the profiler (DOTNET_EnableDiagnostics=0, or another profiler already loaded).`,
+        };
+      }
+      if (this.finished) return { state: 'stopped', message: 'Nothing was recorded.' };
+      return { state: 'starting', message: this.waitingNotice };
+    }
+    if (!this.followedClosed && !this.stopRequested) return { state: 'recording', message: null };
+    if (stream.state === 'corrupt') {
+      return { state: 'failed', message: join(`${stream.error ?? 'The stream was corrupt.'} What arrived before it is kept.`, exitClause) };
+    }
+    if (this.stopRequested) {
+      const after = launched
+        ? (exitClause === '' ? 'The program was asked to exit.' : exitClause)
+        : 'The profiler detaches; the program carries on.';
+      return { state: 'stopped', message: join('Stopped.', after) };
+    }
+    if (!this.followedClosed) return { state: 'recording', message: null };
+    const end = stream.recording.end;
+    let how: string;
+    if (end === undefined || stream.state === 'cut') how = 'The stream was cut before its end: the process died or the connection broke.';
+    else if (end.reason === 0) how = launched ? 'The runtime shut down.' : 'The process exited.';
+    else if (end.reason === 1) how = 'The profiler detached.';
+    else how = 'The profiler stopped itself (see its log).';
+    return { state: 'stopped', message: join(how, exitClause) };
+  }
+
+  private announce(): void {
+    const text = JSON.stringify(this.info);
+    if (text === this.lastAnnounced) return;
+    this.lastAnnounced = text;
+    this.setup.emit({ type: 'session', session: this.snapshot });
+  }
+}
+
+function join(...sentences: string[]): string {
+  return sentences.filter((s) => s !== '').join(' ');
+}

@@ -1,0 +1,260 @@
+// The workstation: the WorkstationApi (structs/api/contract.ts) over recording sessions. Both
+// adapters (Electron's IPC in electron/main.ts, browser mode's WebSocket) connect a client per
+// window or tab and validate the renderer's arguments before calling in (services/api/).
+
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type {
+  AttachRequest, ExportRequest, ExportResult, LaunchRequest, ProcessInfo, SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent,
+} from '../../../structs/api/contract.js';
+import { demoProgramPath } from '../../cli/demo-command.js';
+import { startCollector } from '../collector/collector.js';
+import { connectTimeoutMs } from '../session/launch-recording.js';
+import { launchProfiled } from '../session/profiled-launch.js';
+import { profilerLibraryPath } from '../session/profiler-env.js';
+import { UserError } from '../session/user-error.js';
+import { describeAttachTarget, requestAttach } from './attach.js';
+import { EventHub, type HubClient } from './event-hub.js';
+import { defaultExportName, defaultExportsDir, ensureExportsDir, writeExport } from './export-recording.js';
+import { resolveLaunch } from './launch-command.js';
+import { listProcesses as discoverProcesses } from './processes.js';
+import { Session } from './session.js';
+
+export const DEFAULT_INTERVAL_MS = 10;
+
+export interface WorkstationOptions {
+  /** The profiler library (default: native-profiler/build/, or CLRSCOPE_PROFILER_PATH). */
+  libraryPath?: string;
+  /** The bundled demo program (default test/targets/Demo/bin/out/Demo.dll in the checkout). */
+  demoProgramPath?: string;
+  /** The .NET host that runs the demo (default "dotnet" on PATH). */
+  dotnet?: string;
+  /** Where exports go when the request names no path (default <tmpdir>/clrscope-exports). */
+  exportsDir?: string;
+  /** How often counters are read (default 250 ms). */
+  countersIntervalMs?: number;
+  /** How long a session waits for a runtime before saying none connected (default 10 s, or CLRSCOPE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+  /** Lists .NET processes (default: the discovery service). */
+  listProcesses?: () => Promise<ProcessInfo[]>;
+}
+
+/** One adapter connection (a window, a tab): the API with its own stream subscriptions. */
+export interface WorkstationClient extends WorkstationApi {
+  /** Drops the client's listeners and subscriptions. */
+  close(): void;
+}
+
+export interface Workstation extends WorkstationApi {
+  /** A new client: it hears every event, and the 'stream' events of the sessions it subscribed to. */
+  connect(): WorkstationClient;
+  hasSession(id: string): boolean;
+  /** Stops every session, waits for launched programs to exit, and closes every client. */
+  shutdown(): Promise<void>;
+}
+
+class WorkstationCore {
+  readonly hub = new EventHub();
+  private readonly sessions = new Map<string, Session>();
+  private nextId = 1;
+  private shuttingDown = false;
+
+  constructor(private readonly options: WorkstationOptions) {}
+
+  hasSession(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  session(id: string): Session {
+    const session = this.sessions.get(id);
+    if (session === undefined) throw new UserError(`There is no session '${id}'.`);
+    return session;
+  }
+
+  listSessions(): SessionInfo[] {
+    return [...this.sessions.values()].map((s) => s.snapshot);
+  }
+
+  async listProcesses(): Promise<ProcessInfo[]> {
+    return (this.options.listProcesses ?? discoverProcesses)();
+  }
+
+  private libraryPath(): string {
+    const path = this.options.libraryPath ?? profilerLibraryPath();
+    if (!existsSync(path)) {
+      throw new UserError(`The clrscope profiler library is missing at ${path}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
+    }
+    return path;
+  }
+
+  private assertRunning(): void {
+    if (this.shuttingDown) throw new UserError('The workstation is shutting down.');
+  }
+
+  private newSession(label: string, pid: number, intervalMs: number, attached: boolean, command?: string): Session {
+    const id = `s${this.nextId++}`;
+    return new Session({
+      id,
+      label,
+      pid,
+      intervalMs,
+      attached,
+      command,
+      emit: (event) => this.emit(event),
+      countersIntervalMs: this.options.countersIntervalMs,
+      connectTimeoutMs: this.options.connectTimeoutMs ?? connectTimeoutMs(),
+    });
+  }
+
+  private emit(event: WorkstationEvent): void {
+    if (event.type === 'stream') this.hub.stream(event);
+    else this.hub.broadcast(event);
+  }
+
+  async launch(request: LaunchRequest, label?: string): Promise<SessionInfo> {
+    this.assertRunning();
+    const libraryPath = this.libraryPath();
+    const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
+    if (request.cwd !== undefined && !isAbsolute(request.cwd)) throw new UserError(`The working directory must be an absolute path, not ${request.cwd}.`);
+    const spawnable = await resolveLaunch(request.command, request.args, request.cwd);
+    let session: Session | undefined;
+    // The session is made in the same turn as the spawn, so no output should come before it;
+    // should some, it is kept and passed on rather than lost.
+    const early: ['stdout' | 'stderr', Buffer][] = [];
+    const launch = await launchProfiled({
+      command: spawnable.command,
+      args: spawnable.args,
+      intervalMs,
+      wall: request.wall ?? true,
+      cpu: true,
+      libraryPath,
+      output: (stream, chunk) => (session === undefined ? early.push([stream, chunk]) : session.output(stream, chunk)),
+    });
+    const created = this.newSession(label ?? commandLineOf(request.command, request.args), launch.pid, intervalMs, false, request.command);
+    session = created;
+    this.sessions.set(created.id, created);
+    created.followLaunch(launch);
+    created.begin();
+    for (const [stream, chunk] of early) created.output(stream, chunk);
+    // A shutdown that began while the program started: it missed this session, so stop it here.
+    if (this.shuttingDown) void created.shutdown();
+    return created.snapshot;
+  }
+
+  async launchDemo(): Promise<SessionInfo> {
+    const program = this.options.demoProgramPath ?? demoProgramPath();
+    if (!existsSync(program)) {
+      throw new UserError(`The demo program is not built (${program} is missing): run 'bash scripts/setup.sh' or 'npm run build:targets' first.`);
+    }
+    return this.launch({ command: this.options.dotnet ?? 'dotnet', args: [program] }, 'Demo order service (bundled demo)');
+  }
+
+  async attach(request: AttachRequest): Promise<SessionInfo> {
+    this.assertRunning();
+    const libraryPath = this.libraryPath();
+    const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
+    const label = await describeAttachTarget(request.pid);
+    const session = this.newSession(label, request.pid, intervalMs, true);
+    const collector = await startCollector({ onChunk: (stream, chunk) => session.onChunk(stream, chunk) });
+    session.useCollector(collector);
+    // Known before the attach returns, since the profiler may connect before the runtime replies.
+    this.sessions.set(session.id, session);
+    try {
+      await requestAttach(request.pid, libraryPath, { socketPath: collector.socketPath, intervalMs, wall: request.wall ?? true });
+    } catch (err) {
+      this.sessions.delete(session.id);
+      await collector.close();
+      throw err;
+    }
+    session.begin();
+    if (this.shuttingDown) void session.shutdown();
+    return session.snapshot;
+  }
+
+  async stop(id: string): Promise<SessionInfo> {
+    return this.session(id).stop();
+  }
+
+  /** Replays the session's bytes from 0 to this client, then keeps it subscribed to the live ones. */
+  subscribe(client: HubClient, id: string): void {
+    const session = this.session(id);
+    // Synchronous from the first replayed byte to the subscription: no live chunk can fall
+    // between them, so the client sees every byte once, in order.
+    for (const { offset, chunk } of session.bytes.replay()) {
+      client.deliver({ type: 'stream', sessionId: id, offset, chunk });
+    }
+    client.subscribe(id);
+  }
+
+  async exportRecording(request: ExportRequest): Promise<ExportResult> {
+    const session = this.session(request.sessionId);
+    const recording = session.recording;
+    if (recording === undefined) {
+      throw new UserError(`Session ${session.id} has nothing to export: no .NET runtime has connected to it.`);
+    }
+    let path = request.path;
+    if (path === undefined) {
+      const dir = await ensureExportsDir(this.options.exportsDir ?? defaultExportsDir());
+      path = join(dir, defaultExportName(session.snapshot.label, session.id, request.format));
+    } else if (!isAbsolute(path)) {
+      throw new UserError(`The export path must be absolute, not ${path}.`);
+    }
+    return writeExport(recording, request.format, path, (done, total) => {
+      this.emit({ type: 'export-progress', sessionId: session.id, done, total });
+    });
+  }
+
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    // Sessions that start meanwhile stop themselves (launch, attach); these are the rest.
+    await Promise.all([...this.sessions.values()].map((s) => s.shutdown()));
+  }
+}
+
+/** How a command line reads to the user: arguments with spaces or quotes quoted. */
+export function commandLineOf(command: string, args: readonly string[]): string {
+  const quote = (a: string): string => (a === '' || /[\s"'\\$`]/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a);
+  return [command, ...args].map(quote).join(' ');
+}
+
+function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient {
+  return {
+    listProcesses: () => core.listProcesses(),
+    listSessions: async () => core.listSessions(),
+    launch: (request) => core.launch(request),
+    launchDemo: () => core.launchDemo(),
+    attach: (request) => core.attach(request),
+    stop: (id) => core.stop(id),
+    subscribe: async (id) => core.subscribe(client, id),
+    exportRecording: (request) => core.exportRecording(request),
+    onEvent: (listener): Unsubscribe => client.onEvent(listener),
+    close: () => client.close(),
+  };
+}
+
+export function createWorkstation(options: WorkstationOptions = {}): Workstation {
+  const core = new WorkstationCore(options);
+  // The workstation is itself a client too, for callers that need no adapter (tests, the CLI).
+  const { close: _ownClose, ...own } = clientApi(core, core.hub.client());
+  const clients = new Set<WorkstationClient>();
+  return {
+    ...own,
+    connect(): WorkstationClient {
+      const client = clientApi(core, core.hub.client());
+      clients.add(client);
+      return {
+        ...client,
+        close: () => {
+          clients.delete(client);
+          client.close();
+        },
+      };
+    },
+    hasSession: (id) => core.hasSession(id),
+    async shutdown(): Promise<void> {
+      await core.shutdown();
+      for (const client of [...clients]) client.close();
+      clients.clear();
+    },
+  };
+}

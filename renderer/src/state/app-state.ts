@@ -1,0 +1,98 @@
+// The shape of everything the views show. Views read it; only the Workstation controller
+// writes it, so there is one place where API events, worker replies and user choices meet.
+
+import type { ExportFormat, ProcessInfo, SessionInfo } from '../../../structs/api/contract.js';
+import type { FlameMetric, FlatTree, ParallelTree, RecordingSummary } from '../worker/protocol.js';
+
+export type Tab = 'processes' | 'flame' | 'parallel' | 'counters' | 'gc' | 'export';
+
+export const TABS: readonly Tab[] = ['processes', 'flame', 'parallel', 'counters', 'gc', 'export'];
+
+/** Which part of the recording the flame graph (and the parallel stacks' window mode) covers. */
+export type WindowChoice =
+  | { kind: 'all' }
+  | { kind: 'last'; seconds: number }
+  /** Picked on the GC timeline; milliseconds from the recording's start. */
+  | { kind: 'range'; fromMs: number; toMs: number };
+
+export interface FlameOptions {
+  metric: FlameMetric;
+  window: WindowChoice;
+  /** Wire thread ids; null = every thread. */
+  threadIds: number[] | null;
+  inverted: boolean;
+  groupByThread: boolean;
+  search: string;
+}
+
+export interface FlameShape {
+  inverted: boolean;
+  groupByThread: boolean;
+}
+
+export type ParallelMode = 'current' | 'window';
+
+export interface ExportStatus {
+  format: ExportFormat;
+  state: 'running' | 'done' | 'failed';
+  done: number;
+  total: number;
+  path: string | null;
+  bytes: number | null;
+  message: string | null;
+}
+
+export interface AppState {
+  tab: Tab;
+  processes: ProcessInfo[] | null;
+  processesLoading: boolean;
+  sessions: SessionInfo[];
+  selectedSessionId: string | null;
+  summary: RecordingSummary | null;
+  flame: FlatTree | null;
+  /** How `flame` was built: its orientation and grouping may lag the options by one query. */
+  flameShape: FlameShape | null;
+  parallel: ParallelTree | null;
+  parallelMode: ParallelMode;
+  flameOptions: FlameOptions;
+  /** The zoomed frame as labels from the root (empty: not zoomed); indices change with each update, paths do not. */
+  flameZoom: string[];
+  /** Bumped whenever a counters point arrives; the points live in the controller's history. */
+  countersVersion: number;
+  /** Per session id. */
+  exports: Record<string, ExportStatus>;
+  /** One sentence for the user, or null. */
+  error: string | null;
+  /** Bytes of the selected session's stream handed to the worker. */
+  streamBytes: number;
+  /** A launch, attach or demo request is under way. */
+  starting: boolean;
+}
+
+export const DEFAULT_LAST_SECONDS = 10;
+
+export function initialState(): AppState {
+  return {
+    tab: 'processes',
+    processes: null,
+    processesLoading: false,
+    sessions: [],
+    selectedSessionId: null,
+    summary: null,
+    flame: null,
+    flameShape: null,
+    parallel: null,
+    parallelMode: 'current',
+    flameOptions: { metric: 'cpu', window: { kind: 'all' }, threadIds: null, inverted: false, groupByThread: false, search: '' },
+    flameZoom: [],
+    countersVersion: 0,
+    exports: {},
+    error: null,
+    streamBytes: 0,
+    starting: false,
+  };
+}
+
+export function isLive(session: SessionInfo | undefined): boolean {
+  return session !== undefined && (session.state === 'starting' || session.state === 'recording');
+}

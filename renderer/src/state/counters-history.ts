@@ -1,0 +1,29 @@
+// Counters points per session, kept outside the immutable app state: points arrive several
+// times a second and copying a long array on each would cost more than drawing it.
+
+import type { CountersPoint } from '../../../structs/api/contract.js';
+
+/** About an hour at one point a second; older points are dropped first. */
+export const MAX_POINTS = 3600;
+
+export class CountersHistory {
+  private readonly bySession = new Map<string, CountersPoint[]>();
+
+  add(sessionId: string, point: CountersPoint): void {
+    let points = this.bySession.get(sessionId);
+    if (points === undefined) {
+      points = [];
+      this.bySession.set(sessionId, points);
+    }
+    // Points can arrive twice (after a reconnect of the main process's reader); keep time order.
+    const last = points[points.length - 1];
+    if (last !== undefined && point.timeMs <= last.timeMs) return;
+    points.push(point);
+    if (points.length > MAX_POINTS) points.splice(0, points.length - MAX_POINTS);
+  }
+
+  points(sessionId: string | null): readonly CountersPoint[] {
+    if (sessionId === null) return [];
+    return this.bySession.get(sessionId) ?? [];
+  }
+}

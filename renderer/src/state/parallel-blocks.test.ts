@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { stackBlocks, threadStack, type StackBlock } from './parallel-blocks.js';
+import { parallelTreeFrom } from './test-trees.js';
+import { labelPath, nodeAtPath } from './tree-paths.js';
+import type { ParallelTree } from '../worker/protocol.js';
+
+function show(tree: ParallelTree, blocks: StackBlock[], indent = ''): string {
+  return blocks.map((b) => `${indent}${b.nodes.map((n) => tree.labels[tree.label[n]]).join(' > ')} [${b.threads.join(',')}]\n${show(tree, b.children, indent + '  ')}`).join('');
+}
+
+describe('stackBlocks', () => {
+  it('collapses a shared trunk into one block and branches where stacks diverge', () => {
+    const tree = parallelTreeFrom(`
+      start;run;Wait;Enter 1 @3
+      start;run;Wait;Enter 1 @4
+      start;run;Wait;Enter 1 @5
+      start;run;Hold;Sleep 1 @2
+      main;Join 1 @1
+    `);
+    assert.equal(show(tree, stackBlocks(tree)), [
+      'start > run [2,3,4,5]',
+      '  Wait > Enter [3,4,5]',
+      '  Hold > Sleep [2]',
+      'main > Join [1]',
+      '',
+    ].join('\n'));
+  });
+
+  it('splits a chain where a thread stops', () => {
+    const tree = parallelTreeFrom(`
+      a;b 1 @1
+      a;b;c;d 1 @2
+    `);
+    assert.equal(show(tree, stackBlocks(tree)), 'a > b [1,2]\n  c > d [2]\n');
+  });
+
+  it('gives a thread its own full stack', () => {
+    const tree = parallelTreeFrom(`
+      start;run;Wait;Enter 1 @3
+      start;run;Hold;Sleep 1 @2
+    `);
+    assert.deepEqual(threadStack(tree, 2).map((n) => tree.labels[tree.label[n]]), ['start', 'run', 'Hold', 'Sleep']);
+    assert.deepEqual(threadStack(tree, 9), []);
+  });
+});
+
+describe('tree paths', () => {
+  it('finds a node again by its labels in a rebuilt tree', () => {
+    const a = parallelTreeFrom('x;y;z 1\nx;w 2');
+    const z = nodeAtPath(a, ['x', 'y', 'z']);
+    assert.deepEqual(labelPath(a, z), ['x', 'y', 'z']);
+    const b = parallelTreeFrom('x;w 5\nq 1\nx;y;z 3');
+    assert.equal(b.labels[b.label[nodeAtPath(b, ['x', 'y', 'z'])]], 'z');
+    assert.equal(nodeAtPath(b, ['x', 'nope']), -1);
+    assert.equal(nodeAtPath(b, []), 0);
+  });
+});

@@ -1,0 +1,129 @@
+// The UI thread's side of the profile worker (worker/protocol.ts): request ids matched to
+// replies, stream chunks handed over without copying when their buffer is their own.
+
+import type { FlameQuery, FlatTree, ParallelQuery, ParallelTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
+
+/** What the client needs of a Worker, so tests can stand in for one. */
+export interface WorkerPort {
+  post(message: WorkerRequest, transfer: Transferable[]): void;
+  listen(onReply: (reply: WorkerReply) => void, onFailure: (message: string) => void): void;
+  terminate(): void;
+}
+
+export const WORKER_FAILED = 'The profile worker did not start, so recordings cannot be shown; rebuild the renderer (npm run build) and reload.';
+
+/** The real worker, bundled next to app.js as worker.js. */
+export function startProfileWorker(): WorkerPort {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    listen: (onReply, onFailure) => {
+      worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => onReply(event.data));
+      // A script that fails to load or throws at top level arrives here, not as a reply.
+      worker.addEventListener('error', (event: ErrorEvent) => {
+        event.preventDefault();
+        onFailure(WORKER_FAILED);
+      });
+      worker.addEventListener('messageerror', () => onFailure('The profile worker sent a reply the UI could not read.'));
+    },
+    terminate: () => worker.terminate(),
+  };
+}
+
+interface Pending {
+  resolve: (reply: WorkerReply) => void;
+  reject: (error: Error) => void;
+}
+
+export class ProfileWorkerClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private failure: string | null = null;
+  private readonly failureListeners = new Set<(message: string) => void>();
+
+  constructor(private readonly port: WorkerPort) {
+    port.listen((reply) => this.onReply(reply), (message) => this.fail(message));
+  }
+
+  /** Set once the worker is unusable; every later request rejects with it. */
+  get failed(): string | null {
+    return this.failure;
+  }
+
+  onFailure(listener: (message: string) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => { this.failureListeners.delete(listener); };
+  }
+
+  reset(): void {
+    this.port.post({ kind: 'reset' }, []);
+  }
+
+  chunk(offset: number, bytes: Uint8Array): void {
+    // Transferring a buffer hands all of it over: only do that when the chunk is the whole buffer.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
+      ? bytes
+      : bytes.slice();
+    this.port.post({ kind: 'chunk', offset, bytes: own }, [own.buffer as ArrayBuffer]);
+  }
+
+  async flame(query: FlameQuery): Promise<FlatTree> {
+    const reply = await this.request((requestId) => ({ kind: 'flame', requestId, query }));
+    if (reply.kind !== 'flame') throw new Error(`The profile worker answered a flame query with ${reply.kind}.`);
+    return reply.tree;
+  }
+
+  async parallel(query: ParallelQuery): Promise<ParallelTree> {
+    const reply = await this.request((requestId) => ({ kind: 'parallel', requestId, query }));
+    if (reply.kind !== 'parallel') throw new Error(`The profile worker answered a parallel-stacks query with ${reply.kind}.`);
+    return reply.tree;
+  }
+
+  async summary(): Promise<RecordingSummary> {
+    const reply = await this.request((requestId) => ({ kind: 'summary', requestId }));
+    if (reply.kind !== 'summary') throw new Error(`The profile worker answered a summary query with ${reply.kind}.`);
+    return reply.summary;
+  }
+
+  terminate(): void {
+    this.port.terminate();
+    this.fail('The profile worker was stopped.');
+  }
+
+  private request(make: (requestId: number) => WorkerRequest): Promise<WorkerReply> {
+    if (this.failure !== null) return Promise.reject(new Error(this.failure));
+    const requestId = this.nextId++;
+    return new Promise<WorkerReply>((resolve, reject) => {
+      this.pending.set(requestId, { resolve, reject });
+      this.port.post(make(requestId), []);
+    });
+  }
+
+  private onReply(reply: WorkerReply): void {
+    if (reply.kind === 'error') {
+      if (reply.requestId === null) {
+        this.notify(reply.message);
+        return;
+      }
+      const p = this.pending.get(reply.requestId);
+      this.pending.delete(reply.requestId);
+      p?.reject(new Error(reply.message));
+      return;
+    }
+    const p = this.pending.get(reply.requestId);
+    this.pending.delete(reply.requestId);
+    p?.resolve(reply);
+  }
+
+  private fail(message: string): void {
+    if (this.failure !== null) return;
+    this.failure = message;
+    for (const p of this.pending.values()) p.reject(new Error(message));
+    this.pending.clear();
+    this.notify(message);
+  }
+
+  private notify(message: string): void {
+    for (const l of [...this.failureListeners]) l(message);
+  }
+}

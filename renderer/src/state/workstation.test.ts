@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SessionInfo, WorkstationApi, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
+import { FakeTimers, settle } from './fake-timers.js';
+import type { WorkerPort } from './profile-worker-client.js';
+import { REFRESH_PERIOD_MS, Workstation } from './workstation.js';
+
+const session = (id: string, state: SessionInfo['state']): SessionInfo => ({
+  id, pid: 42, label: 'dotnet app.dll', state, startedAtMs: 0, intervalMs: 10, attached: false, exitCode: null, message: null,
+});
+
+const emptyTree = (): FlatTree => ({
+  nodeCount: 1, label: new Int32Array(1), parent: Int32Array.of(-1), depth: new Uint16Array(1), total: new Float64Array(1), self: new Float64Array(1),
+  labels: ['all'], labelKind: new Uint8Array(1), totalValue: 0, sampleCount: 0,
+});
+
+const summary = (): RecordingSummary => ({
+  pid: 42, runtimeVersion: '10.0.0', intervalNs: 1e7, durationMs: 1000, sampleCount: 1, droppedSamples: 0, threads: [], pauses: [], ended: false, error: null,
+});
+
+class FakeWorker implements WorkerPort {
+  readonly received: WorkerRequest[] = [];
+  private onReply: (reply: WorkerReply) => void = () => undefined;
+  post(message: WorkerRequest): void {
+    this.received.push(message);
+    const reply = ((): WorkerReply | null => {
+      switch (message.kind) {
+        case 'summary': return { kind: 'summary', requestId: message.requestId, summary: summary() };
+        case 'flame': return { kind: 'flame', requestId: message.requestId, tree: emptyTree() };
+        case 'parallel': return { kind: 'parallel', requestId: message.requestId, tree: { ...emptyTree(), threads: [[]] } };
+        default: return null;
+      }
+    })();
+    if (reply !== null) queueMicrotask(() => this.onReply(reply));
+  }
+  listen(onReply: (reply: WorkerReply) => void): void { this.onReply = onReply; }
+  terminate(): void {}
+  queries(kind: WorkerRequest['kind']): number { return this.received.filter((m) => m.kind === kind).length; }
+}
+
+class FakeApi implements WorkstationApi {
+  listener: (event: WorkstationEvent) => void = () => undefined;
+  subscribed: string[] = [];
+  listProcesses = async () => [];
+  listSessions = async (): Promise<SessionInfo[]> => [];
+  launch = async () => session('s1', 'recording');
+  launchDemo = async () => session('s1', 'recording');
+  attach = async () => session('s1', 'recording');
+  stop = async (id: string) => session(id, 'stopped');
+  subscribe = async (id: string) => { this.subscribed.push(id); };
+  exportRecording = async () => ({ path: '/tmp/x.pb.gz', bytes: 10 });
+  onEvent(listener: (event: WorkstationEvent) => void): () => void {
+    this.listener = listener;
+    return () => undefined;
+  }
+  emit(event: WorkstationEvent): void { this.listener(event); }
+}
+
+function setup(): { ws: Workstation; api: FakeApi; worker: FakeWorker; timers: FakeTimers } {
+  const api = new FakeApi();
+  const worker = new FakeWorker();
+  const timers = new FakeTimers();
+  const ws = new Workstation({ api, startWorker: () => worker, timers });
+  ws.start();
+  return { ws, api, worker, timers };
+}
+
+const chunk = (sessionId: string, offset: number, ...bytes: number[]): WorkstationEvent => ({ type: 'stream', sessionId, offset, chunk: Uint8Array.from(bytes) });
+
+describe('Workstation', () => {
+  it('launches, subscribes and hands the stream to the worker in order, once', async () => {
+    const { ws, api, worker } = setup();
+    await ws.launchDemo();
+    assert.deepEqual(api.subscribed, ['s1']);
+    assert.equal(ws.state.tab, 'flame');
+    api.emit(chunk('s1', 0, 1, 2, 3));
+    api.emit(chunk('s1', 0, 1, 2, 3));
+    api.emit(chunk('s1', 2, 3, 4));
+    api.emit(chunk('other', 0, 9));
+    const chunks = worker.received.filter((m) => m.kind === 'chunk').map((m) => (m.kind === 'chunk' ? [m.offset, ...m.bytes] : []));
+    assert.deepEqual(chunks, [[0, 1, 2, 3], [3, 4]]);
+    assert.equal(ws.state.streamBytes, 4);
+  });
+
+  it('re-queries at least twice a second while data arrives and stops when it stops', async () => {
+    const { ws, api, worker, timers } = setup();
+    await ws.launchDemo();
+    await timers.advance(0);
+    const before = worker.queries('flame');
+    let offset = 0;
+    for (let t = 0; t < 2000; t += 50) {
+      api.emit(chunk('s1', offset, 7));
+      offset++;
+      await timers.advance(50);
+    }
+    const during = worker.queries('flame') - before;
+    assert.ok(during >= 4 && during <= 2000 / REFRESH_PERIOD_MS + 1, `${during} flame queries in 2 s`);
+    assert.ok(ws.state.flame !== null && ws.state.summary !== null);
+    api.emit({ type: 'session', session: session('s1', 'stopped') });
+    await timers.advance(1000);
+    const afterStop = worker.queries('flame');
+    await timers.advance(5000);
+    assert.equal(worker.queries('flame'), afterStop, 'no queries once the recording stopped');
+    // Still interactive: a user change queries again.
+    ws.setFlameOptions({ metric: 'wall' });
+    await timers.advance(0);
+    await settle();
+    assert.equal(worker.queries('flame'), afterStop + 1);
+  });
+
+  it('resubscribes from byte 0 when bytes went missing', async () => {
+    const { ws, api, worker } = setup();
+    await ws.launchDemo();
+    api.emit(chunk('s1', 0, 1));
+    api.emit(chunk('s1', 5, 6));
+    await settle();
+    assert.deepEqual(api.subscribed, ['s1', 's1']);
+    assert.equal(worker.queries('reset'), 2);
+    assert.equal(ws.state.streamBytes, 0);
+  });
+
+  it('opens on a recording that is already running (a reload, or npm start -- --demo)', async () => {
+    const api = new FakeApi();
+    api.listSessions = async () => [session('old', 'stopped'), session('live', 'recording')];
+    const w = new Workstation({ api, startWorker: () => new FakeWorker(), timers: new FakeTimers() });
+    w.start();
+    await settle();
+    assert.equal(w.state.selectedSessionId, 'live');
+    assert.equal(w.state.tab, 'flame');
+    assert.deepEqual(api.subscribed, ['live']);
+  });
+
+  it('shows the API\'s sentence when a launch fails', async () => {
+    const { ws } = setup();
+    const api = new FakeApi();
+    api.launch = async () => { throw new Error('dotnet was not found on PATH.'); };
+    const w = new Workstation({ api, startWorker: () => new FakeWorker(), timers: new FakeTimers() });
+    await w.launch({ command: 'dotnet', args: [] });
+    assert.equal(w.state.error, 'dotnet was not found on PATH.');
+    assert.equal(ws.state.error, null);
+  });
+});

@@ -1,0 +1,312 @@
+// The UI's controller: it owns the API (through the bridge), the profile worker and the app
+// state. API events and user actions come in here; the selected session's stream goes to the
+// worker in order; the visible view is re-queried while data arrives.
+
+import type { AttachRequest, ExportFormat, LaunchRequest, SessionInfo, WorkstationApi, WorkstationEvent } from '../../../structs/api/contract.js';
+import { initialState, isLive, type AppState, type ExportStatus, type FlameOptions, type ParallelMode, type Tab } from './app-state.js';
+import { CountersHistory } from './counters-history.js';
+import { ProfileWorkerClient, type WorkerPort } from './profile-worker-client.js';
+import { RefreshScheduler, browserTimers, type Timers } from './refresh-scheduler.js';
+import { Store } from './store.js';
+import { StreamFeeder } from './stream-feeder.js';
+import { userMessage } from './user-message.js';
+import { flameQuery, parallelQuery } from './view-queries.js';
+
+/** How often live views refresh at most: well over the required twice a second, well under the worker's cost. */
+export const REFRESH_PERIOD_MS = 250;
+/** Resubscriptions after lost stream bytes before giving up with a message. */
+const MAX_RESYNCS = 3;
+
+export interface WorkstationOptions {
+  api: WorkstationApi;
+  startWorker: () => WorkerPort;
+  timers?: Timers;
+}
+
+export class Workstation {
+  readonly store = new Store<AppState>(initialState());
+  readonly counters = new CountersHistory();
+  private readonly api: WorkstationApi;
+  private readonly worker: ProfileWorkerClient;
+  private readonly feeder = new StreamFeeder();
+  private readonly refresher: RefreshScheduler;
+  private readonly unsubscribers: (() => void)[] = [];
+  // Bumped on every switch of session: replies and chunks of an older one are dropped.
+  private generation = 0;
+  private subscribing = false;
+  private resyncs = 0;
+  private queriedSummaryError: string | null = null;
+
+  constructor(options: WorkstationOptions) {
+    this.api = options.api;
+    this.worker = new ProfileWorkerClient(options.startWorker());
+    this.refresher = new RefreshScheduler(() => this.refreshViews(), REFRESH_PERIOD_MS, options.timers ?? browserTimers);
+  }
+
+  get state(): AppState {
+    return this.store.get();
+  }
+
+  /** Connects to the API's events and loads the lists. */
+  start(): void {
+    this.unsubscribers.push(this.api.onEvent((e) => this.onEvent(e)));
+    this.unsubscribers.push(this.worker.onFailure((message) => this.showError(message)));
+    void this.refreshProcesses();
+    void this.loadSessions();
+  }
+
+  dispose(): void {
+    for (const u of this.unsubscribers.splice(0)) u();
+    this.refresher.cancel();
+    this.worker.terminate();
+  }
+
+  selectedSession(): SessionInfo | undefined {
+    const { sessions, selectedSessionId } = this.state;
+    return sessions.find((s) => s.id === selectedSessionId);
+  }
+
+  // ---- user actions ----
+
+  setTab(tab: Tab): void {
+    this.store.update({ tab });
+    this.refresher.now();
+  }
+
+  showError(message: string): void {
+    this.store.update({ error: message });
+  }
+
+  dismissError(): void {
+    this.store.update({ error: null });
+  }
+
+  async refreshProcesses(): Promise<void> {
+    this.store.update({ processesLoading: true });
+    try {
+      this.store.update({ processes: await this.api.listProcesses() });
+    } catch (e) {
+      this.showError(userMessage(e, 'The list of .NET processes could not be read.'));
+    } finally {
+      this.store.update({ processesLoading: false });
+    }
+  }
+
+  launch(request: LaunchRequest): Promise<void> {
+    return this.begin(() => this.api.launch(request));
+  }
+
+  launchDemo(): Promise<void> {
+    return this.begin(() => this.api.launchDemo());
+  }
+
+  attach(request: AttachRequest): Promise<void> {
+    return this.begin(() => this.api.attach(request));
+  }
+
+  async stop(): Promise<void> {
+    const session = this.selectedSession();
+    if (session === undefined) return;
+    try {
+      this.upsertSession(await this.api.stop(session.id));
+    } catch (e) {
+      this.showError(userMessage(e, 'The recording could not be stopped.'));
+    }
+  }
+
+  /** Shows a session: its stream is asked for from byte 0 and replayed into a fresh worker state. */
+  select(sessionId: string | null): void {
+    if (sessionId === this.state.selectedSessionId) return;
+    this.generation++;
+    this.resyncs = 0;
+    this.queriedSummaryError = null;
+    this.refresher.cancel();
+    this.worker.reset();
+    this.feeder.reset();
+    this.store.update({
+      selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
+      flameOptions: { ...this.state.flameOptions, threadIds: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
+    });
+    if (sessionId !== null) void this.subscribe(sessionId);
+  }
+
+  setFlameOptions(patch: Partial<FlameOptions>): void {
+    const before = this.state.flameOptions;
+    const next = { ...before, ...patch };
+    // Flipping or regrouping the tree changes every frame's path: a zoom would land somewhere arbitrary.
+    const reshaped = next.inverted !== before.inverted || next.groupByThread !== before.groupByThread;
+    this.store.update({ flameOptions: next, ...(reshaped ? { flameZoom: [] } : {}) });
+    // The search is the renderer's business: the tree stays the same.
+    if (Object.keys(patch).some((k) => k !== 'search')) this.refresher.now();
+  }
+
+  setFlameZoom(flameZoom: string[]): void {
+    this.store.update({ flameZoom });
+  }
+
+  setParallelMode(parallelMode: ParallelMode): void {
+    this.store.update({ parallelMode });
+    this.refresher.now();
+  }
+
+  /** A range picked on the GC timeline becomes the flame graph's window. */
+  setRange(fromMs: number, toMs: number): void {
+    const lo = Math.max(0, Math.min(fromMs, toMs));
+    const hi = Math.max(fromMs, toMs);
+    this.setFlameOptions({ window: { kind: 'range', fromMs: lo, toMs: hi } });
+  }
+
+  async exportRecording(format: ExportFormat): Promise<void> {
+    const session = this.selectedSession();
+    if (session === undefined) return;
+    this.setExport(session.id, { format, state: 'running', done: 0, total: 0, path: null, bytes: null, message: null });
+    try {
+      const result = await this.api.exportRecording({ sessionId: session.id, format });
+      this.setExport(session.id, { format, state: 'done', done: 1, total: 1, path: result.path, bytes: result.bytes, message: null });
+    } catch (e) {
+      const message = userMessage(e, 'The export failed.');
+      this.setExport(session.id, { format, state: 'failed', done: 0, total: 0, path: null, bytes: null, message });
+    }
+  }
+
+  // ---- internals ----
+
+  private async begin(start: () => Promise<SessionInfo>): Promise<void> {
+    this.store.update({ starting: true });
+    try {
+      const session = await start();
+      this.upsertSession(session);
+      this.select(session.id);
+      this.setTab('flame');
+    } catch (e) {
+      this.showError(userMessage(e, 'The program could not be started under the profiler.'));
+    } finally {
+      this.store.update({ starting: false });
+    }
+  }
+
+  private async loadSessions(): Promise<void> {
+    try {
+      const sessions = await this.api.listSessions();
+      for (const s of sessions) this.upsertSession(s);
+      // A page opened on a running recording (a reload, or `npm start -- --demo`) shows it at once.
+      const live = sessions.filter((s) => isLive(s)).sort((a, b) => b.startedAtMs - a.startedAtMs)[0];
+      if (live !== undefined && this.state.selectedSessionId === null) {
+        this.select(live.id);
+        this.setTab('flame');
+      }
+    } catch (e) {
+      this.showError(userMessage(e, 'The list of recordings could not be read.'));
+    }
+  }
+
+  private async subscribe(sessionId: string): Promise<void> {
+    const generation = this.generation;
+    this.subscribing = true;
+    try {
+      await this.api.subscribe(sessionId);
+    } catch (e) {
+      if (generation === this.generation) this.showError(userMessage(e, 'The recording\'s data could not be requested.'));
+    } finally {
+      if (generation === this.generation) this.subscribing = false;
+    }
+    if (generation === this.generation) this.refresher.now();
+  }
+
+  private onEvent(event: WorkstationEvent): void {
+    switch (event.type) {
+      case 'session':
+        this.upsertSession(event.session);
+        break;
+      case 'stream':
+        if (event.sessionId === this.state.selectedSessionId) this.onChunk(event.offset, event.chunk);
+        break;
+      case 'counters':
+        this.counters.add(event.sessionId, event.point);
+        if (event.sessionId === this.state.selectedSessionId) this.store.update({ countersVersion: this.state.countersVersion + 1 });
+        break;
+      case 'export-progress': {
+        const current = this.state.exports[event.sessionId];
+        if (current?.state === 'running') this.setExport(event.sessionId, { ...current, done: event.done, total: event.total });
+        break;
+      }
+      case 'output':
+        // The program's own output is not shown in the UI yet (its exit and errors are, through the session's message).
+        break;
+    }
+  }
+
+  private onChunk(offset: number, chunk: Uint8Array): void {
+    const r = this.feeder.accept(offset, chunk);
+    if (r.kind === 'duplicate') return;
+    if (r.kind === 'gap') {
+      // Live chunks can overtake the replay a subscribe asked for; the replay fills them in.
+      if (this.subscribing) return;
+      this.resync();
+      return;
+    }
+    this.worker.chunk(r.offset, r.bytes);
+    this.store.update({ streamBytes: this.feeder.position });
+    this.refresher.dataChanged();
+  }
+
+  private resync(): void {
+    const id = this.state.selectedSessionId;
+    if (id === null) return;
+    if (++this.resyncs > MAX_RESYNCS) {
+      this.showError('Parts of this recording\'s data were lost on the way; the views show it only up to the loss.');
+      return;
+    }
+    this.generation++;
+    this.worker.reset();
+    this.feeder.reset();
+    this.store.update({ streamBytes: 0 });
+    void this.subscribe(id);
+  }
+
+  private upsertSession(session: SessionInfo): void {
+    const sessions = [...this.state.sessions];
+    const i = sessions.findIndex((s) => s.id === session.id);
+    const before = i >= 0 ? sessions[i] : undefined;
+    if (i >= 0) sessions[i] = session;
+    else sessions.push(session);
+    this.store.update({ sessions });
+    // The last bytes of a stopped session may come after its state changed: refresh once more.
+    if (session.id === this.state.selectedSessionId && isLive(before) && !isLive(session)) this.refresher.dataChanged();
+  }
+
+  private setExport(sessionId: string, status: ExportStatus): void {
+    this.store.update({ exports: { ...this.state.exports, [sessionId]: status } });
+  }
+
+  /** One refresh: the summary and the tree of the visible view, dropped if the session changed meanwhile. */
+  private async refreshViews(): Promise<void> {
+    if (this.state.selectedSessionId === null || this.worker.failed !== null) return;
+    const generation = this.generation;
+    const { tab, flameOptions, parallelMode, summary: lastSummary } = this.state;
+    try {
+      // The summary is cheap and the worker answers in order: show it without waiting for the tree.
+      const summaryP = this.worker.summary().then((summary) => {
+        if (generation !== this.generation) return;
+        this.store.update({ summary });
+        if (summary.error !== null && summary.error !== this.queriedSummaryError) {
+          this.queriedSummaryError = summary.error;
+          this.showError(summary.error);
+        }
+      });
+      const flameP = tab === 'flame' ? this.worker.flame(flameQuery(flameOptions, lastSummary)) : null;
+      const parallelP = tab === 'parallel' ? this.worker.parallel(parallelQuery(parallelMode, flameOptions.window, lastSummary)) : null;
+      const [, flame, parallel] = await Promise.all([summaryP, flameP, parallelP]);
+      if (generation !== this.generation) return;
+      const patch: Partial<AppState> = {};
+      if (flame !== null) {
+        patch.flame = flame;
+        patch.flameShape = { inverted: flameOptions.inverted, groupByThread: flameOptions.groupByThread };
+      }
+      if (parallel !== null) patch.parallel = parallel;
+      this.store.update(patch);
+    } catch (e) {
+      if (generation === this.generation) this.showError(userMessage(e, 'The profile worker could not answer.'));
+    }
+  }
+}

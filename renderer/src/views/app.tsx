@@ -1,0 +1,42 @@
+// The workstation's frame: the session bar, the tabs, one sentence of error when there is
+// one, the visible view and the recording's status line.
+
+import type { ReactElement } from 'react';
+import type { Tab } from '../state/app-state.js';
+import { CountersView } from './counters-view.js';
+import { ErrorBanner } from './error-banner.js';
+import { ExportView } from './export-view.js';
+import { FlameView } from './flame-view.js';
+import { GcTimelineView } from './gc-timeline-view.js';
+import { ParallelStacksView } from './parallel-stacks-view.js';
+import { ProcessPicker } from './process-picker.js';
+import { SessionBar } from './session-bar.js';
+import { StatusBar } from './status-bar.js';
+import { TabBar } from './tab-bar.js';
+import { useAppState } from './use-app-state.js';
+
+function TabView({ tab }: { tab: Tab }): ReactElement {
+  switch (tab) {
+    case 'processes': return <ProcessPicker />;
+    case 'flame': return <FlameView />;
+    case 'parallel': return <ParallelStacksView />;
+    case 'counters': return <CountersView />;
+    case 'gc': return <GcTimelineView />;
+    case 'export': return <ExportView />;
+  }
+}
+
+export function App(): ReactElement {
+  const tab = useAppState((s) => s.tab);
+  return (
+    <div className="app">
+      <SessionBar />
+      <TabBar />
+      <ErrorBanner />
+      <main className="content" data-testid={`view-${tab}`}>
+        <TabView tab={tab} />
+      </main>
+      <StatusBar />
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+// One button per export format; a long export shows its progress, a finished one its path.
+
+import type { ReactElement } from 'react';
+import { EXPORT_EXTENSIONS, type ExportFormat } from '../../../structs/api/contract.js';
+import { formatBytes, formatCount, formatMs } from './format.js';
+import { useAppState, useWorkstation } from './use-app-state.js';
+
+const FORMAT_NAMES: Record<ExportFormat, string> = { pprof: 'pprof' };
+const FORMAT_NOTES: Record<ExportFormat, string> = {
+  pprof: 'CPU and wall time per stack with thread labels; open it with go tool pprof or Speedscope.',
+};
+
+export function ExportView(): ReactElement {
+  const ws = useWorkstation();
+  const sessionId = useAppState((s) => s.selectedSessionId);
+  const exports = useAppState((s) => s.exports);
+  const sessions = useAppState((s) => s.sessions);
+  const summary = useAppState((s) => s.summary);
+  const session = sessions.find((s) => s.id === sessionId);
+  const status = sessionId === null ? undefined : exports[sessionId];
+  const running = status?.state === 'running';
+  const formats = Object.keys(EXPORT_EXTENSIONS) as ExportFormat[];
+  return (
+    <div className="export-view">
+      {session !== undefined && (
+        <p className="hint" data-testid="export-subject">
+          The recording of <strong>{session.label}</strong>
+          {summary !== null && <> as it is now: {formatMs(summary.durationMs)}, {formatCount(summary.sampleCount)} samples</>}
+          {session.state === 'recording' && '; recording goes on while it is written'}.
+        </p>
+      )}
+      <div className="export-formats">
+        {formats.map((f) => (
+          <div key={f} className="export-card">
+            <button type="button" className="primary" disabled={running} data-testid={`export-${f}`} onClick={() => void ws.exportRecording(f)}>
+              Export {FORMAT_NAMES[f]} ({EXPORT_EXTENSIONS[f]})
+            </button>
+            <p className="hint">{FORMAT_NOTES[f]}</p>
+          </div>
+        ))}
+      </div>
+      {status !== undefined && (
+        <div className={`export-status ${status.state}`} data-testid="export-status" data-state={status.state}>
+          {status.state === 'running' && (
+            <>
+              <span>Exporting {FORMAT_NAMES[status.format]}…</span>
+              <progress data-testid="export-progress" max={status.total > 0 ? status.total : undefined} value={status.total > 0 ? status.done : undefined} />
+              {status.total > 0 && <span>{Math.round((100 * status.done) / status.total)}%</span>}
+            </>
+          )}
+          {status.state === 'done' && (
+            <span>
+              Wrote <code data-testid="export-path">{status.path}</code>
+              {status.bytes !== null && <> ({formatBytes(status.bytes)})</>}
+            </span>
+          )}
+          {status.state === 'failed' && <span data-testid="export-error">{status.message}</span>}
+        </div>
+      )}
+    </div>
+  );
+}

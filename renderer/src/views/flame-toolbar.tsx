@@ -1,0 +1,60 @@
+// The flame graph's options: metric, time window, threads, search, icicle and per-thread roots.
+
+import type { ReactElement } from 'react';
+import { DEFAULT_LAST_SECONDS, type FlameOptions } from '../state/app-state.js';
+import { describeWindow } from '../state/view-queries.js';
+import { ThreadFilter } from './thread-filter.js';
+import { useAppState, useWorkstation } from './use-app-state.js';
+
+const LAST_CHOICES = [5, 10, 30, 60, 300];
+
+function windowValue(o: FlameOptions): string {
+  return o.window.kind === 'last' ? 'last' : o.window.kind;
+}
+
+export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoomed: boolean }): ReactElement {
+  const ws = useWorkstation();
+  const o = useAppState((s) => s.flameOptions);
+  const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
+  const lastSeconds = o.window.kind === 'last' ? o.window.seconds : DEFAULT_LAST_SECONDS;
+  return (
+    <div className="toolbar flame-toolbar">
+      <div className="segmented" role="group" aria-label="Metric">
+        <button type="button" className={o.metric === 'cpu' ? 'on' : ''} aria-pressed={o.metric === 'cpu'} data-testid="metric-cpu" onClick={() => set({ metric: 'cpu' })}>CPU</button>
+        <button type="button" className={o.metric === 'wall' ? 'on' : ''} aria-pressed={o.metric === 'wall'} data-testid="metric-wall" onClick={() => set({ metric: 'wall' })}>Wall</button>
+      </div>
+      <select
+        value={windowValue(o)} data-testid="window-select" aria-label="Time window"
+        onChange={(e) => set({ window: e.target.value === 'last' ? { kind: 'last', seconds: lastSeconds } : { kind: 'all' } })}
+      >
+        <option value="all">Whole recording</option>
+        <option value="last">Last…</option>
+        {o.window.kind === 'range' && <option value="range">{describeWindow(o.window)}</option>}
+      </select>
+      {o.window.kind === 'last' && (
+        <select value={lastSeconds} data-testid="window-seconds" aria-label="Seconds" onChange={(e) => set({ window: { kind: 'last', seconds: Number(e.target.value) } })}>
+          {LAST_CHOICES.map((n) => <option key={n} value={n}>{n} s</option>)}
+        </select>
+      )}
+      {o.window.kind === 'range' && (
+        <button type="button" className="chip" data-testid="window-clear" title="Back to the whole recording" onClick={() => set({ window: { kind: 'all' } })}>
+          GC range {describeWindow(o.window)} ✕
+        </button>
+      )}
+      <ThreadFilter />
+      <label className="check">
+        <input type="checkbox" checked={o.groupByThread} data-testid="group-by-thread" onChange={(e) => set({ groupByThread: e.target.checked })} />
+        by thread
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={o.inverted} data-testid="inverted" onChange={(e) => set({ inverted: e.target.checked })} />
+        inverted
+      </label>
+      <button type="button" disabled={!zoomed} data-testid="zoom-reset" onClick={onResetZoom}>Reset zoom</button>
+      <input
+        type="search" className="search" placeholder="Search frames, or /regex/" value={o.search} data-testid="flame-search"
+        onChange={(e) => set({ search: e.target.value })} spellCheck={false}
+      />
+    </div>
+  );
+}

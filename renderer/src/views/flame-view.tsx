@@ -1,0 +1,177 @@
+// The flame graph: the toolbar over a canvas drawn by the FlameRenderer, with a tooltip,
+// click-to-zoom and search highlighting with the matches' share. The renderer keeps its zoom
+// and search across live updates itself; the app state remembers the zoom so it survives a
+// switch of tabs (a new renderer).
+
+import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 'react';
+import { parseSearch } from '../canvas/flame-layout.js';
+import { FlameRenderer, type SearchResult } from '../canvas/flame-renderer.js';
+import { labelPath, nodeAtPath } from '../state/tree-paths.js';
+import type { FlatTree } from '../worker/protocol.js';
+import { FlameToolbar } from './flame-toolbar.js';
+import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
+import { formatNs, formatPercent } from './format.js';
+import { registerFlame } from './test-hook.js';
+import { useAppState, useWorkstation } from './use-app-state.js';
+
+/** Matches styles.css's --bg-input: the canvas is part of the dark page. */
+const CANVAS_BACKGROUND = '#12151a';
+
+export function FlameView(): ReactElement {
+  const ws = useWorkstation();
+  const tree = useAppState((s) => s.flame);
+  const shape = useAppState((s) => s.flameShape);
+  const metric = useAppState((s) => s.flameOptions.metric);
+  const search = useAppState((s) => s.flameOptions.search);
+  const zoomed = useAppState((s) => s.flameZoom.length > 0);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const boxRef = useRef<HTMLDivElement>(null);
+  const rendererRef = useRef<FlameRenderer | null>(null);
+  // The zoom in the app state is applied once per renderer; after that the renderer keeps it.
+  const zoomRestored = useRef(false);
+  const shownShape = useRef<string | null>(null);
+  const [tip, setTip] = useState<TooltipAt | null>(null);
+  const [found, setFound] = useState<SearchResult | null>(null);
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    const box = boxRef.current;
+    if (canvas === null || box === null) return;
+    const renderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND });
+    rendererRef.current = renderer;
+    zoomRestored.current = false;
+    shownShape.current = null;
+    const unregister = registerFlame(renderer, canvas);
+    const resize = new ResizeObserver(() => fitCanvas(renderer, canvas, box));
+    resize.observe(box);
+    return () => {
+      resize.disconnect();
+      unregister();
+      renderer.dispose();
+      rendererRef.current = null;
+    };
+  }, [ws]);
+
+  useEffect(() => {
+    const r = rendererRef.current;
+    const canvas = canvasRef.current;
+    const box = boxRef.current;
+    if (r === null || canvas === null || box === null || tree === null || shape === null) return;
+    r.setTree(tree, { inverted: shape.inverted });
+    const shapeKey = `${shape.inverted}/${shape.groupByThread}`;
+    const reshaped = shownShape.current !== null && shownShape.current !== shapeKey;
+    if (reshaped) r.resetZoom();
+    if (!zoomRestored.current) {
+      zoomRestored.current = true;
+      const path = ws.state.flameZoom;
+      const node = path.length > 0 ? nodeAtPath(tree, path) : -1;
+      if (node > 0) r.zoomTo(node);
+    }
+    fitCanvas(r, canvas, box);
+    // The root's end of the graph is where to look first: the bottom of a flame, the top of an icicle.
+    if (shownShape.current !== shapeKey) {
+      shownShape.current = shapeKey;
+      box.scrollTop = shape.inverted ? 0 : box.scrollHeight;
+    }
+  }, [ws, tree, shape]);
+
+  useEffect(() => {
+    const r = rendererRef.current;
+    if (r === null) return;
+    const query = parseSearch(search);
+    const result = r.search(query);
+    setFound(query === null ? null : result);
+  }, [search, tree]);
+
+  const nodeAt = (e: MouseEvent<HTMLCanvasElement>): { node: number; x: number; y: number } => {
+    const rect = e.currentTarget.getBoundingClientRect();
+    const x = e.clientX - rect.left;
+    const y = e.clientY - rect.top;
+    return { node: rendererRef.current?.hit(x, y) ?? -1, x, y };
+  };
+
+  const onMove = (e: MouseEvent<HTMLCanvasElement>): void => {
+    const { node } = nodeAt(e);
+    rendererRef.current?.setHover(node);
+    const box = boxRef.current;
+    if (node < 0 || box === null) {
+      setTip(null);
+      return;
+    }
+    const rect = box.getBoundingClientRect();
+    setTip({ node, x: e.clientX - rect.left, y: e.clientY - rect.top, width: rect.width, height: rect.height });
+  };
+
+  const onLeave = (): void => {
+    rendererRef.current?.setHover(-1);
+    setTip(null);
+  };
+
+  const onClick = (e: MouseEvent<HTMLCanvasElement>): void => {
+    const r = rendererRef.current;
+    const { node } = nodeAt(e);
+    if (r === null || tree === null || node < 0) return;
+    if (node === 0) {
+      resetZoom();
+      return;
+    }
+    r.zoomTo(node);
+    ws.setFlameZoom(labelPath(tree, node));
+  };
+
+  const resetZoom = (): void => {
+    rendererRef.current?.resetZoom();
+    ws.setFlameZoom([]);
+  };
+
+  const tooltip = tip === null ? null : rendererRef.current?.tooltip(tip.node) ?? null;
+  return (
+    <div className="flame-view">
+      <FlameToolbar onResetZoom={resetZoom} zoomed={zoomed} />
+      <div className="flame-info">
+        <FlameCaption tree={tree} metric={metric} />
+        {found !== null && (
+          <span className="search-share" data-testid="search-share">
+            {found.matchCount} matching {found.matchCount === 1 ? 'frame' : 'frames'}: {formatPercent(found.share)} of the time ({formatNs(found.matchedValue)})
+          </span>
+        )}
+        <span className="hint flame-hint">click a frame to zoom; double-click or click the root to zoom out</span>
+      </div>
+      <div className="flame-frame">
+        <div className="flame-box" ref={boxRef} data-testid="flame-box">
+          <canvas
+            ref={canvasRef} data-testid="flame-canvas" onMouseMove={onMove} onMouseLeave={onLeave} onClick={onClick} onDoubleClick={resetZoom}
+          />
+        </div>
+        {tooltip !== null && tip !== null && <FlameTooltipView tip={tooltip} at={tip} />}
+        {(tree === null || tree.nodeCount <= 1) && (
+          <div className="canvas-empty" data-testid="flame-empty">{tree === null ? 'Waiting for samples…' : 'No samples in this selection.'}</div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/**
+ * Sizes the canvas to the box's width and to the taller of the box and the tree's rows, so a
+ * deep tree scrolls instead of losing its deepest frames. A flame (root at the bottom) that
+ * was scrolled to the bottom stays there as it grows.
+ */
+function fitCanvas(r: FlameRenderer, canvas: HTMLCanvasElement, box: HTMLDivElement): void {
+  const atBottom = box.scrollTop + box.clientHeight >= box.scrollHeight - 2;
+  const width = box.clientWidth;
+  const height = Math.max(box.clientHeight, Math.ceil(r.contentHeight()));
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  r.resize(width, height);
+  if (atBottom) box.scrollTop = box.scrollHeight;
+}
+
+function FlameCaption({ tree, metric }: { tree: FlatTree | null; metric: 'cpu' | 'wall' }): ReactElement {
+  if (tree === null) return <span />;
+  return (
+    <span data-testid="flame-caption">
+      {metric === 'cpu' ? 'CPU time' : 'Wall time'}: {formatNs(tree.totalValue)} in {tree.sampleCount.toLocaleString()} samples, {tree.nodeCount.toLocaleString()} frames
+    </span>
+  );
+}

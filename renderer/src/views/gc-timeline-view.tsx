@@ -1,0 +1,71 @@
+// Every runtime pause of the recording: a timeline coloured by generation where a dragged
+// range becomes the flame graph's window, a histogram of durations and the percentiles.
+
+import type { ReactElement } from 'react';
+import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
+import { PAUSE_GROUPS, groupName, pauseRows } from '../state/pause-groups.js';
+import { describeWindow } from '../state/view-queries.js';
+import { formatNs } from './format.js';
+import { GcTimelineCanvas } from './gc-timeline-canvas.js';
+import { PauseHistogram } from './pause-histogram.js';
+import { useAppState, useWorkstation } from './use-app-state.js';
+
+export function GcTimelineView(): ReactElement {
+  const ws = useWorkstation();
+  const summary = useAppState((s) => s.summary);
+  const window = useAppState((s) => s.flameOptions.window);
+  const pauses = summary?.pauses ?? [];
+  const range = window.kind === 'range' ? window : null;
+  return (
+    <div className="gc-view">
+      <div className="toolbar">
+        <span className="legend">
+          {PAUSE_GROUPS.map((g) => <span key={String(g)}><i className={`swatch g-${String(g)}`} />{groupName(g)}</span>)}
+        </span>
+        <span className="hint grow">Drag across the timeline to show that time in the flame graph.</span>
+        {range !== null && (
+          <>
+            <span className="chip on" data-testid="gc-range">{describeWindow(range)}</span>
+            <button type="button" data-testid="gc-range-open" onClick={() => ws.setTab('flame')}>Open in flame graph</button>
+            <button type="button" data-testid="gc-range-clear" onClick={() => ws.setFlameOptions({ window: { kind: 'all' } })}>Clear</button>
+          </>
+        )}
+      </div>
+      <GcTimelineCanvas
+        pauses={pauses}
+        durationMs={summary?.durationMs ?? 0}
+        range={range}
+        onRange={(from, to) => ws.setRange(from, to)}
+      />
+      {pauses.length === 0 && <p className="empty" data-testid="gc-empty">{summary === null ? 'Waiting for data…' : 'No pauses recorded yet.'}</p>}
+      <div className="gc-bottom">
+        <PauseTable pauses={pauses} />
+        <PauseHistogram pauses={pauses} />
+      </div>
+    </div>
+  );
+}
+
+function PauseTable({ pauses }: { pauses: readonly PauseEntry[] }): ReactElement {
+  const rows = pauseRows(pauses);
+  return (
+    <table className="grid pause-table" data-testid="gc-stats">
+      <thead>
+        <tr><th /><th className="num">count</th><th className="num">p50</th><th className="num">p90</th><th className="num">p99</th><th className="num">max</th><th className="num">total</th></tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.key} data-testid={`gc-stats-${r.key}`} className={r.key === 'gc' ? 'strong' : ''}>
+            <th>{r.key.startsWith('gen') || r.key === 'other' ? <i className={`swatch g-${r.key === 'other' ? 'other' : r.key.slice(3)}`} /> : null}{r.label}</th>
+            <td className="num" data-testid={`gc-count-${r.key}`}>{r.stats.count}</td>
+            <td className="num">{r.stats.count > 0 ? formatNs(r.stats.p50Ns) : '–'}</td>
+            <td className="num">{r.stats.count > 0 ? formatNs(r.stats.p90Ns) : '–'}</td>
+            <td className="num">{r.stats.count > 0 ? formatNs(r.stats.p99Ns) : '–'}</td>
+            <td className="num" data-testid={`gc-max-${r.key}`}>{r.stats.count > 0 ? formatNs(r.stats.maxNs) : '–'}</td>
+            <td className="num">{r.stats.count > 0 ? formatNs(r.stats.totalNs) : '–'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,69 @@
+// "Launch…": a command, its arguments as one line, the sampling interval, wall time on or off.
+
+import { useState, type FormEvent, type ReactElement } from 'react';
+import { splitArguments } from '../state/command-line.js';
+import { userMessage } from '../state/user-message.js';
+import { useAppState, useWorkstation } from './use-app-state.js';
+
+interface Props {
+  intervalMs: number;
+  onIntervalChange(ms: number): void;
+  onClose(): void;
+}
+
+export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): ReactElement {
+  const ws = useWorkstation();
+  const starting = useAppState((s) => s.starting);
+  const [command, setCommand] = useState('dotnet');
+  const [args, setArgs] = useState('');
+  const [cwd, setCwd] = useState('');
+  const [wall, setWall] = useState(true);
+
+  const submit = (e: FormEvent): void => {
+    e.preventDefault();
+    let list: string[];
+    try {
+      list = splitArguments(args);
+    } catch (err) {
+      ws.showError(userMessage(err));
+      return;
+    }
+    if (command.trim() === '') {
+      ws.showError('Say which program to launch.');
+      return;
+    }
+    void ws.launch({ command: command.trim(), args: list, intervalMs, wall, ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
+  };
+
+  return (
+    <form className="launch-form" onSubmit={submit} data-testid="launch-form">
+      <label>
+        Command
+        <input value={command} onChange={(e) => setCommand(e.target.value)} data-testid="launch-command" spellCheck={false} />
+      </label>
+      <label className="wide">
+        Arguments
+        <input value={args} onChange={(e) => setArgs(e.target.value)} data-testid="launch-args" placeholder="MyService.dll --port 5000" spellCheck={false} />
+      </label>
+      <label>
+        Working directory
+        <input value={cwd} onChange={(e) => setCwd(e.target.value)} data-testid="launch-cwd" placeholder="(clrscope's own)" spellCheck={false} />
+      </label>
+      <label>
+        Interval (ms)
+        <input
+          type="number" min={1} max={1000} value={intervalMs} className="narrow" data-testid="launch-interval"
+          onChange={(e) => onIntervalChange(Math.min(1000, Math.max(1, Number(e.target.value) || 10)))}
+        />
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={wall} onChange={(e) => setWall(e.target.checked)} data-testid="launch-wall" />
+        wall time
+      </label>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={starting} data-testid="launch-submit">Launch and record</button>
+        <button type="button" onClick={onClose}>Cancel</button>
+      </div>
+    </form>
+  );
+}

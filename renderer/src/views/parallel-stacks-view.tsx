@@ -1,0 +1,61 @@
+// Parallel stacks: the threads' stacks merged into one tree of blocks, each block a run of
+// frames the same threads share, with those threads listed; a thread's chip opens its stack.
+
+import { useMemo, useState, type ReactElement } from 'react';
+import type { ParallelMode } from '../state/app-state.js';
+import { stackBlocks, threadStack } from '../state/parallel-blocks.js';
+import { describeWindow } from '../state/view-queries.js';
+import type { ParallelTree, ThreadSummary } from '../worker/protocol.js';
+import { StackBlockView } from './stack-block.js';
+import { ThreadStackPanel } from './thread-stack-panel.js';
+import { useAppState, useWorkstation } from './use-app-state.js';
+
+export function ParallelStacksView(): ReactElement {
+  const ws = useWorkstation();
+  const tree = useAppState((s) => s.parallel);
+  const mode = useAppState((s) => s.parallelMode);
+  const window = useAppState((s) => s.flameOptions.window);
+  const summary = useAppState((s) => s.summary);
+  const [thread, setThread] = useState<number | null>(null);
+  const blocks = useMemo(() => (tree === null ? [] : stackBlocks(tree)), [tree]);
+  const threads = useMemo(() => new Map<number, ThreadSummary>((summary?.threads ?? []).map((t) => [t.id, t])), [summary]);
+
+  const modeButton = (m: ParallelMode, text: string): ReactElement => (
+    <button type="button" className={mode === m ? 'on' : ''} aria-pressed={mode === m} data-testid={`parallel-mode-${m}`} onClick={() => ws.setParallelMode(m)}>
+      {text}
+    </button>
+  );
+
+  return (
+    <div className="parallel-view">
+      <div className="toolbar">
+        <div className="segmented" role="group" aria-label="Mode">
+          {modeButton('current', 'Current stacks')}
+          {modeButton('window', 'Over time')}
+        </div>
+        <span className="hint">
+          {mode === 'current'
+            ? 'Each thread\'s latest stack, refreshed live.'
+            : `Every sampled stack in the ${describeWindow(window)} (set in the flame graph or on the GC timeline).`}
+        </span>
+        {tree !== null && <span className="hint" data-testid="parallel-thread-count">{tree.threads[0]?.length ?? 0} threads</span>}
+      </div>
+      <div className="parallel-body">
+        <div className="parallel-tree" data-testid="parallel-tree">
+          {tree === null && <p className="empty">Waiting for samples…</p>}
+          {tree !== null && blocks.length === 0 && <p className="empty">No stacks in this selection.</p>}
+          {tree !== null && blocks.map((b) => (
+            <StackBlockView key={tree.labels[tree.label[b.nodes[0]]]} tree={tree} block={b} threads={threads} selectedThread={thread} onThread={setThread} />
+          ))}
+        </div>
+        {tree !== null && thread !== null && (
+          <ThreadStackPanel tree={tree} threadId={thread} thread={threads.get(thread)} frames={stackOf(tree, thread)} onClose={() => setThread(null)} />
+        )}
+      </div>
+    </div>
+  );
+}
+
+function stackOf(tree: ParallelTree, threadId: number): string[] {
+  return threadStack(tree, threadId).map((n) => tree.labels[tree.label[n]] ?? '');
+}

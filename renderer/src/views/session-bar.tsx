@@ -1,0 +1,43 @@
+// The top bar: which recording the views show (switchable), its state, and Stop.
+
+import type { ReactElement } from 'react';
+import type { SessionInfo } from '../../../structs/api/contract.js';
+import { useAppState, useWorkstation } from './use-app-state.js';
+
+export function sessionTitle(s: SessionInfo): string {
+  return `${s.label}${s.pid !== null ? ` (pid ${s.pid})` : ''}`;
+}
+
+export function StateBadge({ state, testId }: { state: SessionInfo['state']; testId?: string }): ReactElement {
+  return <span className={`badge state-${state}`} data-testid={testId}>{state}</span>;
+}
+
+export function SessionBar(): ReactElement {
+  const ws = useWorkstation();
+  const sessions = useAppState((s) => s.sessions);
+  const selectedId = useAppState((s) => s.selectedSessionId);
+  const selected = sessions.find((s) => s.id === selectedId);
+  const live = selected !== undefined && (selected.state === 'recording' || selected.state === 'starting');
+  return (
+    <header className="topbar">
+      <span className="brand">clrscope</span>
+      <select
+        className="session-select"
+        data-testid="session-select"
+        value={selectedId ?? ''}
+        onChange={(e) => ws.select(e.target.value === '' ? null : e.target.value)}
+        aria-label="Recording"
+      >
+        <option value="">{sessions.length === 0 ? 'No recordings yet' : 'Choose a recording…'}</option>
+        {[...sessions].reverse().map((s) => (
+          <option key={s.id} value={s.id}>{`${sessionTitle(s)} — ${s.state}`}</option>
+        ))}
+      </select>
+      {selected !== undefined && <StateBadge state={selected.state} testId="session-state" />}
+      {live && (
+        <button type="button" className="danger" data-testid="session-stop" onClick={() => void ws.stop()}>Stop</button>
+      )}
+      {selected?.message != null && <span className="session-message" data-testid="session-message">{selected.message}</span>}
+    </header>
+  );
+}

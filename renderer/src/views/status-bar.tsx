@@ -1,0 +1,28 @@
+// The recording at a glance: what the worker has decoded so far.
+
+import type { ReactElement } from 'react';
+import { formatBytes, formatCount, formatMs } from './format.js';
+import { useAppState } from './use-app-state.js';
+
+export function StatusBar(): ReactElement {
+  const summary = useAppState((s) => s.summary);
+  const bytes = useAppState((s) => s.streamBytes);
+  const selected = useAppState((s) => s.selectedSessionId);
+  if (selected === null || summary === null) {
+    return <footer className="statusbar" data-testid="status-bar"><span>{selected === null ? 'No recording selected' : 'Waiting for data…'}</span></footer>;
+  }
+  return (
+    <footer className="statusbar" data-testid="status-bar">
+      <span data-testid="status-samples">{formatCount(summary.sampleCount)} samples</span>
+      <span data-testid="status-duration">{formatMs(summary.durationMs)}</span>
+      <span>{summary.threads.length} threads</span>
+      <span>{summary.pauses.length} pauses</span>
+      {summary.droppedSamples > 0 && <span className="warn">{formatCount(summary.droppedSamples)} dropped</span>}
+      <span>{formatBytes(bytes)} received</span>
+      {summary.pid !== null && <span>pid {summary.pid}</span>}
+      {summary.runtimeVersion !== null && <span>.NET {summary.runtimeVersion}</span>}
+      <span>every {summary.intervalNs / 1e6} ms</span>
+      {summary.ended && <span>ended</span>}
+    </footer>
+  );
+}

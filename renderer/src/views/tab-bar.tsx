@@ -1,0 +1,38 @@
+// The views of the selected recording; the views that need one are disabled until one is chosen.
+
+import type { ReactElement } from 'react';
+import { TABS, type Tab } from '../state/app-state.js';
+import { useAppState, useWorkstation } from './use-app-state.js';
+
+const TITLES: Record<Tab, string> = {
+  processes: 'Processes',
+  flame: 'Flame graph',
+  parallel: 'Parallel stacks',
+  counters: 'Counters',
+  gc: 'GC pauses',
+  export: 'Export',
+};
+
+export function TabBar(): ReactElement {
+  const ws = useWorkstation();
+  const tab = useAppState((s) => s.tab);
+  const hasSession = useAppState((s) => s.selectedSessionId !== null);
+  return (
+    <nav className="tabs" role="tablist">
+      {TABS.map((t) => (
+        <button
+          key={t}
+          type="button"
+          role="tab"
+          aria-selected={t === tab}
+          className={t === tab ? 'tab active' : 'tab'}
+          disabled={t !== 'processes' && !hasSession}
+          data-testid={`tab-${t}`}
+          onClick={() => ws.setTab(t)}
+        >
+          {TITLES[t]}
+        </button>
+      ))}
+    </nav>
+  );
+}

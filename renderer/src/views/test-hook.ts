@@ -1,0 +1,108 @@
+// A read-only window into the UI for the end-to-end test, installed only when the page's URL
+// has `?test`: the state the views render, the trees they draw and the flame canvas's own
+// hit-testing, so the test checks what is on screen rather than re-deriving it.
+
+import type { FlameRenderer } from '../canvas/flame-renderer.js';
+import type { AppState } from '../state/app-state.js';
+import { labelPath } from '../state/tree-paths.js';
+import type { Workstation } from '../state/workstation.js';
+import type { FlatTree, ParallelTree } from '../worker/protocol.js';
+
+interface FlameHandle {
+  renderer: FlameRenderer;
+  canvas: HTMLCanvasElement;
+}
+
+let flame: FlameHandle | null = null;
+
+/** The flame view registers its renderer while it is mounted. */
+export function registerFlame(renderer: FlameRenderer, canvas: HTMLCanvasElement): () => void {
+  const handle = { renderer, canvas };
+  flame = handle;
+  return () => { if (flame === handle) flame = null; };
+}
+
+export interface TestNode {
+  index: number;
+  label: string;
+  kind: number;
+  parent: number;
+  depth: number;
+  total: number;
+  self: number;
+}
+
+export interface TestParallelNode extends TestNode {
+  threads: number[];
+}
+
+export interface TestHit extends TestNode {
+  /** Labels from below the root down to this node. */
+  path: string[];
+}
+
+export interface ClrscopeTestHook {
+  state(): Pick<AppState, 'tab' | 'selectedSessionId' | 'sessions' | 'summary' | 'streamBytes' | 'error' | 'flameOptions' | 'parallelMode' | 'exports'>;
+  flameNodes(): TestNode[];
+  parallelNodes(): TestParallelNode[];
+  /** The canvas's size in CSS pixels, or null when the flame view is not shown. */
+  flameCanvas(): { width: number; height: number } | null;
+  /** Which rows of the (possibly taller) canvas its scrolling box shows: canvas y from `top`, `height` pixels. */
+  flameVisible(): { top: number; height: number } | null;
+  /** The renderer's hit test at CSS pixel (x, y) of the canvas. */
+  flameHit(x: number, y: number): TestHit | null;
+  /** The same, just the node index (-1 for none): cheap enough to scan the whole canvas. */
+  flameHitIndex(x: number, y: number): number;
+  /** Labels from below the root to `node` in the tree the renderer draws now (indices change with every live update). */
+  flamePath(node: number): string[];
+  counterPoints(): number;
+}
+
+function node(tree: FlatTree, i: number): TestNode {
+  return {
+    index: i, label: tree.labels[tree.label[i]] ?? '', kind: tree.labelKind[tree.label[i]] ?? 0,
+    parent: tree.parent[i], depth: tree.depth[i], total: tree.total[i], self: tree.self[i],
+  };
+}
+
+function nodes(tree: FlatTree | null): TestNode[] {
+  if (tree === null) return [];
+  return Array.from({ length: tree.nodeCount }, (_, i) => node(tree, i));
+}
+
+export function installTestHook(ws: Workstation): void {
+  const hook: ClrscopeTestHook = {
+    state: () => {
+      const s = ws.state;
+      return {
+        tab: s.tab, selectedSessionId: s.selectedSessionId, sessions: s.sessions, summary: s.summary, streamBytes: s.streamBytes,
+        error: s.error, flameOptions: s.flameOptions, parallelMode: s.parallelMode, exports: s.exports,
+      };
+    },
+    flameNodes: () => nodes(ws.state.flame),
+    parallelNodes: () => {
+      const tree: ParallelTree | null = ws.state.parallel;
+      if (tree === null) return [];
+      return nodes(tree).map((n) => ({ ...n, threads: [...(tree.threads[n.index] ?? [])] }));
+    },
+    flameCanvas: () => (flame === null ? null : { width: flame.canvas.clientWidth, height: flame.canvas.clientHeight }),
+    flameVisible: () => {
+      const box = flame?.canvas.parentElement ?? null;
+      return box === null ? null : { top: box.scrollTop, height: box.clientHeight };
+    },
+    flameHit: (x, y) => {
+      const tree = flame?.renderer.tree ?? null;
+      if (flame === null || tree === null) return null;
+      const i = flame.renderer.hit(x, y);
+      if (i < 0 || i >= tree.nodeCount) return null;
+      return { ...node(tree, i), path: labelPath(tree, i) };
+    },
+    flameHitIndex: (x, y) => (flame === null ? -1 : flame.renderer.hit(x, y)),
+    flamePath: (node) => {
+      const tree = flame?.renderer.tree ?? null;
+      return tree === null || node < 0 || node >= tree.nodeCount ? [] : labelPath(tree, node);
+    },
+    counterPoints: () => ws.counters.points(ws.state.selectedSessionId).length,
+  };
+  (window as unknown as { __clrscopeTest: ClrscopeTestHook }).__clrscopeTest = hook;
+}

@@ -1,0 +1,112 @@
+// The flame graph's call tree for one query. Two passes keep per-sample work tiny: first the
+// samples are summed per distinct stack (per (stack, thread group) when grouped by thread) —
+// a few typed-array reads per sample — then each distinct stack is merged into the tree once
+// (tree-merge.ts). A recording has far fewer distinct stacks than samples, so the
+// frame-by-frame work is paid per stack, not per sample.
+
+import type { Recording } from '../../../structs/profile/recording.js';
+import type { FlameQuery, FlatTree } from './protocol.js';
+import { LabelTable } from './label-table.js';
+import { PairTable, growFloat64 } from './pair-table.js';
+import { monoBounds, ThreadSlots, type MonoBounds } from './sample-filter.js';
+import { MergeKeys, mergeKeys } from './tree-merge.js';
+
+// Grouped sums use a dense stack x group matrix up to this many cells (16 MiB), a hash above.
+const DENSE_CELLS = 1 << 21;
+
+/**
+ * Builds the tree of `query`. Node values are ns of the metric (CPU or wall). Not inverted:
+ * root, then each stack's outermost frame down to its leaf. Inverted: root, then leaf up to
+ * the outermost caller, so a node's total is the time of the stacks that end in its path.
+ * groupByThread puts one node per thread name between the root and the frames (threads that
+ * share a name share the node, as in collapsed-stack text). Samples whose metric value is 0
+ * (a wall-only sample in a CPU tree) are left out and not counted in sampleCount.
+ */
+export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelTable = new LabelTable(rec)): FlatTree {
+  const keys = new MergeKeys();
+  let sampleCount = 0;
+  const meta = rec.meta;
+  if (meta !== undefined && rec.sampleCount > 0) {
+    const bounds = monoBounds(meta.startMono, query);
+    const slots = new ThreadSlots(rec);
+    sampleCount = query.groupByThread
+      ? sumByStackAndGroup(rec, query, bounds, slots, labels, keys)
+      : sumByStack(rec, query, bounds, slots, keys);
+  }
+  return mergeKeys(rec, labels, keys, query.inverted, sampleCount).tree;
+}
+
+function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, keys: MergeKeys): number {
+  const cols = rec.sampleColumns();
+  const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
+  const { mono, threadId, stackId } = cols;
+  const allowed = slots.mask(query.threadIds);
+  const filterThreads = query.threadIds !== null;
+  const dense = slots.dense;
+  const sums = new Float64Array(rec.stackCount);
+  let count = 0;
+  for (let i = 0; i < stackId.length; i++) {
+    const v = values[i];
+    if (v === 0) continue;
+    const m = mono[i];
+    if (m < from || m >= to) continue;
+    if (filterThreads) {
+      const t = threadId[i];
+      const s = t < dense.length ? dense[t] : slots.slot(t);
+      if (s < 0 || allowed[s] === 0) continue;
+    }
+    sums[stackId[i]] += v;
+    count++;
+  }
+  for (let s = 0; s < sums.length; s++) if (sums[s] !== 0) keys.add(s, -1, sums[s]);
+  return count;
+}
+
+/** Sums per (stack, thread label): threads sharing a name fall into one group already here. */
+function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): number {
+  const cols = rec.sampleColumns();
+  const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
+  const { mono, threadId, stackId } = cols;
+  const allowed = slots.mask(query.threadIds);
+  const groupLabels: number[] = [];
+  const groupOfLabel = new Map<number, number>();
+  const groupOf = new Int32Array(slots.count);
+  slots.ids.forEach((id, s) => {
+    const label = labels.ofThread(id);
+    let g = groupOfLabel.get(label);
+    if (g === undefined) {
+      g = groupLabels.length;
+      groupOfLabel.set(label, g);
+      groupLabels.push(label);
+    }
+    groupOf[s] = g;
+  });
+  const groups = Math.max(1, groupLabels.length);
+  const dense = rec.stackCount * groups <= DENSE_CELLS;
+  const cells = dense ? new Float64Array(rec.stackCount * groups) : new Float64Array(0);
+  const pairs = new PairTable(dense ? 16 : 1 << 16);
+  let pairSums = new Float64Array(dense ? 0 : pairs.first.length);
+  let count = 0;
+  for (let i = 0; i < stackId.length; i++) {
+    const v = values[i];
+    if (v === 0) continue;
+    const m = mono[i];
+    if (m < from || m >= to) continue;
+    const s = slots.slot(threadId[i]);
+    if (s < 0 || allowed[s] === 0) continue;
+    if (dense) {
+      cells[stackId[i] * groups + groupOf[s]] += v;
+    } else {
+      const p = pairs.intern(stackId[i], groupOf[s]);
+      if (p >= pairSums.length) pairSums = growFloat64(pairSums, p + 1);
+      pairSums[p] += v;
+    }
+    count++;
+  }
+  if (dense) {
+    for (let c = 0; c < cells.length; c++) if (cells[c] !== 0) keys.add(Math.floor(c / groups), groupLabels[c % groups], cells[c]);
+  } else {
+    for (let p = 0; p < pairs.size; p++) keys.add(pairs.first[p], groupLabels[pairs.second[p]], pairSums[p]);
+  }
+  return count;
+}

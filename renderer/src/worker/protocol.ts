@@ -1,0 +1,93 @@
+// Messages between the renderer's UI thread and its profile worker. The worker owns the
+// recording: it decodes the session's wire stream (the same decoder the collector uses) and
+// answers queries with trees in flat typed arrays, which cross the thread boundary without
+// copying object graphs.
+
+import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
+
+export type FlameMetric = 'cpu' | 'wall';
+
+export interface TimeWindow {
+  /** Milliseconds from the recording's start (HELLO), inclusive; absent = from the start. */
+  fromMs?: number;
+  /** Exclusive; absent = to the end. */
+  toMs?: number;
+}
+
+export interface FlameQuery extends TimeWindow {
+  metric: FlameMetric;
+  /** Wire thread ids to include; null = every thread. */
+  threadIds: number[] | null;
+  /** Icicle: leaves at the root, callers below. */
+  inverted: boolean;
+  /** One root per thread under the "all" root (thread names as frames). */
+  groupByThread: boolean;
+}
+
+/**
+ * A call tree flattened in depth-first preorder: node 0 is the synthetic root; a node's
+ * children follow it, its subtree ends where the next node of its depth or less begins.
+ * `label` indexes `labels`; `total` includes the node's descendants, `self` does not.
+ */
+export interface FlatTree {
+  nodeCount: number;
+  label: Int32Array;
+  parent: Int32Array;
+  depth: Uint16Array;
+  total: Float64Array;
+  self: Float64Array;
+  labels: string[];
+  /** Per label: 0 managed, 1 native, 2 synthetic (FunctionKind), 3 thread. */
+  labelKind: Uint8Array;
+  /** The sum over the root: all time in the query. */
+  totalValue: number;
+  sampleCount: number;
+}
+
+export interface ParallelQuery extends TimeWindow {
+  /** 'current': each thread's latest stack; 'window': every sample's stack in the window. */
+  mode: 'current' | 'window';
+}
+
+/** Parallel stacks: a tree like FlatTree whose nodes also say which threads pass through them. */
+export interface ParallelTree extends FlatTree {
+  /** Per node, the wire thread ids through it (sorted). */
+  threads: number[][];
+}
+
+export interface ThreadSummary {
+  id: number;
+  osTid: number;
+  name: string;
+  ended: boolean;
+  cpuNs: number;
+  wallNs: number;
+}
+
+export interface RecordingSummary {
+  pid: number | null;
+  runtimeVersion: string | null;
+  intervalNs: number;
+  /** Milliseconds from the first to the last sample or event. */
+  durationMs: number;
+  sampleCount: number;
+  droppedSamples: number;
+  threads: ThreadSummary[];
+  pauses: PauseEntry[];
+  ended: boolean;
+  /** A sentence when the stream was corrupt. */
+  error: string | null;
+}
+
+export type WorkerRequest =
+  | { kind: 'reset' }
+  | { kind: 'chunk'; offset: number; bytes: Uint8Array }
+  | { kind: 'flame'; requestId: number; query: FlameQuery }
+  | { kind: 'parallel'; requestId: number; query: ParallelQuery }
+  | { kind: 'summary'; requestId: number };
+
+export type WorkerReply =
+  | { kind: 'flame'; requestId: number; tree: FlatTree }
+  | { kind: 'parallel'; requestId: number; tree: ParallelTree }
+  | { kind: 'summary'; requestId: number; summary: RecordingSummary }
+  | { kind: 'error'; requestId: number | null; message: string };

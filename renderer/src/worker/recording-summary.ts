@@ -1,0 +1,108 @@
+// The recording's overview for the views: identity, duration, per-thread CPU and wall time,
+// every pause, drops and how the stream ended. Views ask for it every refresh, so per-thread
+// totals are kept incrementally: each sample is counted once, not once per request.
+
+import { pauseEntries } from '../../../structs/profile/pause-summary.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import type { RecordingSummary, ThreadSummary } from './protocol.js';
+
+const NS_PER_MS = 1e6;
+const DENSE_LIMIT = 1 << 20;
+
+export class SummaryTracker {
+  private readonly rec: Recording;
+  private counted = 0;
+  private latestSampleMono = -Infinity;
+  // Per-thread sums indexed by thread id (writers number threads from 1), grown as needed;
+  // ids too large for an array go to the Map.
+  private cpu = new Float64Array(64);
+  private wall = new Float64Array(64);
+  private readonly sparse = new Map<number, { cpuNs: number; wallNs: number }>();
+
+  constructor(rec: Recording) {
+    this.rec = rec;
+  }
+
+  /** `error` is the sentence describing why the stream stopped being readable, if it did. */
+  summarize(error: string | null): RecordingSummary {
+    const rec = this.rec;
+    this.countNewSamples();
+    const meta = rec.meta;
+    const threads: ThreadSummary[] = rec.threads()
+      .map((t) => ({ id: t.id, osTid: t.osTid, name: t.name, ended: t.ended, ...this.totalsOf(t.id) }))
+      .sort((a, b) => a.id - b.id);
+    const stats = rec.stats;
+    const dropped = stats === undefined ? 0 : stats.droppedRingFull + stats.droppedBufferFull + stats.droppedWatchdog + stats.droppedOther;
+    return {
+      pid: meta?.pid ?? null,
+      runtimeVersion: meta?.runtimeVersion ?? null,
+      intervalNs: meta?.intervalNs ?? 0,
+      durationMs: meta === undefined ? 0 : Math.max(0, this.latestMono() - meta.startMono) / NS_PER_MS,
+      sampleCount: rec.sampleCount,
+      droppedSamples: dropped,
+      threads,
+      pauses: meta === undefined ? [] : pauseEntries(rec.suspensions(), meta.startMono),
+      ended: rec.end !== undefined,
+      error,
+    };
+  }
+
+  private totalsOf(id: number): { cpuNs: number; wallNs: number } {
+    if (id < DENSE_LIMIT) return id < this.cpu.length ? { cpuNs: this.cpu[id], wallNs: this.wall[id] } : { cpuNs: 0, wallNs: 0 };
+    return this.sparse.get(id) ?? { cpuNs: 0, wallNs: 0 };
+  }
+
+  private countNewSamples(): void {
+    const { mono, threadId, cpuNs, wallNs } = this.rec.sampleColumns();
+    for (const t of this.rec.threads()) {
+      if (t.id < DENSE_LIMIT && t.id >= this.cpu.length) this.grow(t.id + 1);
+    }
+    const cpu = this.cpu;
+    const wall = this.wall;
+    let latest = this.latestSampleMono;
+    for (let i = this.counted; i < mono.length; i++) {
+      const id = threadId[i];
+      if (id < cpu.length) {
+        cpu[id] += cpuNs[i];
+        wall[id] += wallNs[i];
+      } else {
+        this.addSparse(id, cpuNs[i], wallNs[i]);
+      }
+      if (mono[i] > latest) latest = mono[i];
+    }
+    this.latestSampleMono = latest;
+    this.counted = mono.length;
+  }
+
+  private addSparse(id: number, cpuNs: number, wallNs: number): void {
+    let sums = this.sparse.get(id);
+    if (sums === undefined) {
+      sums = { cpuNs: 0, wallNs: 0 };
+      this.sparse.set(id, sums);
+    }
+    sums.cpuNs += cpuNs;
+    sums.wallNs += wallNs;
+  }
+
+  private grow(need: number): void {
+    let size = this.cpu.length;
+    while (size < need) size *= 2;
+    const cpu = new Float64Array(size);
+    cpu.set(this.cpu);
+    this.cpu = cpu;
+    const wall = new Float64Array(size);
+    wall.set(this.wall);
+    this.wall = wall;
+  }
+
+  /** The latest target time any record speaks of: a sample, a thread event, a pause's end, STATS or END. */
+  private latestMono(): number {
+    const rec = this.rec;
+    let latest = this.latestSampleMono;
+    for (const t of rec.threads()) latest = Math.max(latest, t.lastSeenMono);
+    for (const s of rec.suspensions()) latest = Math.max(latest, s.mono + s.durationNs);
+    if (rec.stats !== undefined) latest = Math.max(latest, rec.stats.mono);
+    if (rec.end !== undefined) latest = Math.max(latest, rec.end.mono);
+    return latest;
+  }
+}

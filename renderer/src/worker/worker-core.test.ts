@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WireEncoder } from '../../../structs/wire/encoder.js';
+import { streamFromCollapsed } from './collapsed-stream.js';
+import { flatTreeToCollapsed } from './flat-tree-text.js';
+import type { FlameQuery, WorkerReply } from './protocol.js';
+import { ProfileWorkerCore } from './worker-core.js';
+
+const query: FlameQuery = { metric: 'cpu', threadIds: null, inverted: false, groupByThread: false };
+
+function send(core: ProfileWorkerCore, bytes: Uint8Array, chunk = 50): (WorkerReply | null)[] {
+  const replies: (WorkerReply | null)[] = [];
+  for (let at = 0; at < bytes.length; at += chunk) replies.push(core.handle({ kind: 'chunk', offset: at, bytes: bytes.slice(at, at + chunk) })?.reply ?? null);
+  return replies;
+}
+
+test('chunks, then flame, parallel and summary replies carrying the request id', () => {
+  const core = new ProfileWorkerCore();
+  const bytes = streamFromCollapsed('t;A;B 10\nt;A;C 5\nu;A;B 1');
+  assert.ok(send(core, bytes).every((r) => r === null));
+  const flame = core.handle({ kind: 'flame', requestId: 7, query });
+  assert.ok(flame !== null && flame.reply.kind === 'flame');
+  assert.equal(flame.reply.requestId, 7);
+  assert.equal(flatTreeToCollapsed(flame.reply.tree), 'A;B 11\nA;C 5\n');
+  // The tree's typed arrays go as transferables, each buffer once.
+  assert.equal(flame.transfer.length, 6);
+  assert.ok(flame.transfer.includes(flame.reply.tree.total.buffer as ArrayBuffer));
+  const par = core.handle({ kind: 'parallel', requestId: 8, query: { mode: 'current' } });
+  assert.ok(par !== null && par.reply.kind === 'parallel');
+  assert.deepEqual(par.reply.tree.threads[0], [1, 2]);
+  const sum = core.handle({ kind: 'summary', requestId: 9 });
+  assert.ok(sum !== null && sum.reply.kind === 'summary');
+  assert.equal(sum.reply.requestId, 9);
+  assert.equal(sum.reply.summary.sampleCount, 3);
+});
+
+test('reset starts a new recording; a re-sent stream from byte 0 then decodes again', () => {
+  const core = new ProfileWorkerCore();
+  const bytes = streamFromCollapsed('t;A 10');
+  send(core, bytes);
+  core.handle({ kind: 'reset' });
+  const empty = core.handle({ kind: 'summary', requestId: 1 });
+  assert.ok(empty !== null && empty.reply.kind === 'summary');
+  assert.equal(empty.reply.summary.pid, null);
+  assert.equal(empty.reply.summary.sampleCount, 0);
+  assert.ok(send(core, bytes, 13).every((r) => r === null));
+  const flame = core.handle({ kind: 'flame', requestId: 2, query });
+  assert.ok(flame !== null && flame.reply.kind === 'flame');
+  assert.equal(flame.reply.tree.totalValue, 10);
+});
+
+test('a corrupt stream: one error reply with no request id, the sentence also in the summary', () => {
+  const core = new ProfileWorkerCore();
+  const good = streamFromCollapsed('t;A 10');
+  const enc = new WireEncoder().rawBytes(good).rawBytes([0, 0, 0, 0]);
+  const replies = send(core, enc.bytes().slice(), 1000).filter((r) => r !== null);
+  const message = `Corrupt clrscope stream: the record at byte ${good.length} declares a length of 0, too short to hold its type byte.`;
+  assert.deepEqual(replies, [{ kind: 'error', requestId: null, message }]);
+  assert.equal(core.handle({ kind: 'chunk', offset: good.length + 4, bytes: new Uint8Array(8) }), null);
+  const sum = core.handle({ kind: 'summary', requestId: 3 });
+  assert.ok(sum !== null && sum.reply.kind === 'summary');
+  assert.equal(sum.reply.summary.error, message);
+  // What was recorded before the corruption is still there.
+  assert.equal(sum.reply.summary.sampleCount, 1);
+});
+
+test('an unknown request kind gets an error reply naming it', () => {
+  const core = new ProfileWorkerCore();
+  const out = core.handle(JSON.parse('{"kind":"bogus","requestId":4}'));
+  assert.deepEqual(out?.reply, { kind: 'error', requestId: 4, message: 'The profile worker does not know the request kind "bogus".' });
+});

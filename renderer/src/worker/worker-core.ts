@@ -1,0 +1,78 @@
+// Everything the profile worker does, minus the Worker itself: one session's stream, and the
+// answers to queries over it. Kept apart from profile-worker.ts so node tests drive it
+// directly with the same messages the UI thread sends.
+
+import type { FlatTree, WorkerReply, WorkerRequest } from './protocol.js';
+import { buildFlameTree } from './flame-tree.js';
+import { LabelTable } from './label-table.js';
+import { buildParallelTree } from './parallel-stacks.js';
+import { SummaryTracker } from './recording-summary.js';
+import { StreamFeed } from './stream-feed.js';
+
+export interface WorkerOutput {
+  reply: WorkerReply;
+  /** Buffers to move, not copy, to the UI thread (the tree's typed arrays). */
+  transfer: ArrayBuffer[];
+}
+
+export class ProfileWorkerCore {
+  private feed = new StreamFeed();
+  private labels = new LabelTable(this.feed.recording);
+  private summary = new SummaryTracker(this.feed.recording);
+
+  /** The reply to send for `request`, or null when it needs none ('reset', a chunk that decoded). */
+  handle(request: WorkerRequest): WorkerOutput | null {
+    switch (request.kind) {
+      case 'reset':
+        this.feed = new StreamFeed();
+        this.labels = new LabelTable(this.feed.recording);
+        this.summary = new SummaryTracker(this.feed.recording);
+        return null;
+      case 'chunk': {
+        if (!(request.bytes instanceof Uint8Array)) return this.error(null, 'A stream chunk arrived without its bytes (a Uint8Array).');
+        const failure = this.feed.push(request.offset, request.bytes);
+        return failure === null ? null : this.error(null, failure);
+      }
+      case 'flame':
+        return this.answer(request.requestId, () => {
+          const tree = buildFlameTree(this.feed.recording, request.query, this.labels);
+          return { reply: { kind: 'flame', requestId: request.requestId, tree }, transfer: treeBuffers(tree) };
+        });
+      case 'parallel':
+        return this.answer(request.requestId, () => {
+          const tree = buildParallelTree(this.feed.recording, request.query, this.labels);
+          return { reply: { kind: 'parallel', requestId: request.requestId, tree }, transfer: treeBuffers(tree) };
+        });
+      case 'summary':
+        return this.answer(request.requestId, () => ({
+          reply: { kind: 'summary', requestId: request.requestId, summary: this.summary.summarize(this.feed.error) },
+          transfer: [],
+        }));
+      default: {
+        const unknown: { kind?: unknown; requestId?: unknown } = request;
+        const requestId = typeof unknown.requestId === 'number' ? unknown.requestId : null;
+        return this.error(requestId, `The profile worker does not know the request kind ${JSON.stringify(unknown.kind)}.`);
+      }
+    }
+  }
+
+  private answer(requestId: number, build: () => WorkerOutput): WorkerOutput {
+    try {
+      return build();
+    } catch (err) {
+      // A bug of ours, not of the stream: say so in one sentence rather than leave the view waiting.
+      return this.error(requestId, `The profile worker failed to answer: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private error(requestId: number | null, message: string): WorkerOutput {
+    return { reply: { kind: 'error', requestId, message }, transfer: [] };
+  }
+}
+
+function treeBuffers(tree: FlatTree): ArrayBuffer[] {
+  const arrays = [tree.label, tree.parent, tree.depth, tree.total, tree.self, tree.labelKind];
+  const buffers: ArrayBuffer[] = [];
+  for (const a of arrays) if (a.buffer instanceof ArrayBuffer && !buffers.includes(a.buffer)) buffers.push(a.buffer);
+  return buffers;
+}

@@ -1,0 +1,117 @@
+// The one API between the renderer and the main process. The renderer only ever sees this
+// contract; Electron's preload and browser mode's WebSocket are two thin adapters of it, and
+// the main process validates every argument it receives (electron/services/api/validate.ts).
+//
+// Profiles travel as the profiler's own wire stream (structs/wire/PROTOCOL.md): the main
+// process forwards a session's bytes in order and the renderer's worker decodes them with the
+// same decoder the collector uses. Counters travel as points read from the counters block.
+
+/** A local .NET process, as `clrscope ps` lists it. */
+export interface ProcessInfo {
+  pid: number;
+  name: string;
+  commandLine: string;
+  /** The CLR's version ("10.0.12"), null when it could not be asked. */
+  runtimeVersion: string | null;
+  attachable: boolean;
+  /** Why it is not attachable (one sentence), null when it is. */
+  reason: string | null;
+  /** clrscope's profiler is already loaded in it. */
+  clrscopeLoaded: boolean;
+}
+
+export interface LaunchRequest {
+  /** The program to run (looked up on PATH), e.g. "dotnet". */
+  command: string;
+  args: string[];
+  /** Working directory; the workstation's own when absent. */
+  cwd?: string;
+  /** Sampling period, 1..1000 ms (default 10). */
+  intervalMs?: number;
+  /** Wall-time samples too (default true). */
+  wall?: boolean;
+}
+
+export interface AttachRequest {
+  pid: number;
+  intervalMs?: number;
+  wall?: boolean;
+}
+
+export type SessionState = 'starting' | 'recording' | 'stopped' | 'failed';
+
+export interface SessionInfo {
+  id: string;
+  /** The profiled process, once known. */
+  pid: number | null;
+  /** What the user sees: the command line or the process name. */
+  label: string;
+  state: SessionState;
+  /** Unix epoch ms when the session began. */
+  startedAtMs: number;
+  intervalMs: number;
+  attached: boolean;
+  /** The program's exit code once it exited (launched sessions). */
+  exitCode: number | null;
+  /** A sentence for the user: why it failed, or what happened at the end. */
+  message: string | null;
+}
+
+export type ExportFormat = 'pprof';
+
+export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { pprof: '.pb.gz' };
+
+export interface ExportRequest {
+  sessionId: string;
+  format: ExportFormat;
+  /** Absolute path to write; the workstation picks one in its exports folder when absent. */
+  path?: string;
+}
+
+export interface ExportResult {
+  path: string;
+  bytes: number;
+}
+
+/** One reading of a process's counters block: sections of camelCase counters, as `clrscope counters --format json` prints them. */
+export interface CountersPoint {
+  /** Unix epoch ms of the reading. */
+  timeMs: number;
+  values: Record<string, Record<string, number>>;
+}
+
+export type WorkstationEvent =
+  | { type: 'session'; session: SessionInfo }
+  /** Wire-stream bytes of a session, in order; `offset` is the position of the chunk's first byte. */
+  | { type: 'stream'; sessionId: string; offset: number; chunk: Uint8Array }
+  | { type: 'counters'; sessionId: string; point: CountersPoint }
+  | { type: 'export-progress'; sessionId: string; done: number; total: number }
+  /** Output of a launched program. */
+  | { type: 'output'; sessionId: string; stream: 'stdout' | 'stderr'; text: string };
+
+export type Unsubscribe = () => void;
+
+/** What the renderer may ask of the main process. Every method is async and may reject with an Error whose message is one sentence for the user. */
+export interface WorkstationApi {
+  listProcesses(): Promise<ProcessInfo[]>;
+  listSessions(): Promise<SessionInfo[]>;
+  launch(request: LaunchRequest): Promise<SessionInfo>;
+  /** Launches the bundled demo program (a small order service). */
+  launchDemo(): Promise<SessionInfo>;
+  attach(request: AttachRequest): Promise<SessionInfo>;
+  stop(sessionId: string): Promise<SessionInfo>;
+  /** Asks for a session's stream from byte 0 (a renderer that reloads starts over). */
+  subscribe(sessionId: string): Promise<void>;
+  exportRecording(request: ExportRequest): Promise<ExportResult>;
+  onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe;
+}
+
+/** The operations by name: the channel names of Electron's IPC and the `op` of browser mode's requests. */
+export const OPERATIONS = ['listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'exportRecording'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export const IPC_CHANNEL_PREFIX = 'clrscope:';
+export const IPC_EVENT_CHANNEL = 'clrscope:event';
+
+/** The global the Electron preload exposes (contextBridge) and the renderer's bridge looks for. */
+export const PRELOAD_GLOBAL = 'clrscope';

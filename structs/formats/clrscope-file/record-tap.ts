@@ -1,0 +1,89 @@
+// Follows the record framing of a wire stream next to the WireDecoder and hands over the whole
+// body of each record of one type. The decoder reports types it does not know only by their
+// length, and a saved file's COUNTERS records are such a type; re-framing is cheap (one jump
+// per record) and keeps structs/wire's decoder free of workstation-side record types.
+//
+// Feed it the same chunks after the decoder accepted them: the decoder has then already
+// checked the preamble and every length, so the tap trusts them.
+
+import { PREAMBLE_SIZE } from '../../wire/records.js';
+
+export type TapHandler = (body: Uint8Array, recordOffset: number) => void;
+
+export class RecordTap {
+  private offset = 0;
+  private inPreamble = true;
+  private preambleTotal = PREAMBLE_SIZE;
+  private preambleSeen = 0;
+  private preambleSizeLow = 0;
+  private header = new Uint8Array(5);
+  private headerLen = 0;
+  private bodyLeft = 0;
+  private body: Uint8Array | undefined;
+  private bodyLen = 0;
+  private recordOffset = 0;
+
+  constructor(private readonly type: number, private readonly onRecord: TapHandler) {}
+
+  push(chunk: Uint8Array): void {
+    const n = chunk.length;
+    let p = 0;
+    while (p < n) {
+      if (this.inPreamble) {
+        p = this.preamble(chunk, p);
+        continue;
+      }
+      if (this.bodyLeft > 0) {
+        const take = Math.min(this.bodyLeft, n - p);
+        if (this.body !== undefined) this.body.set(chunk.subarray(p, p + take), this.bodyLen);
+        this.bodyLen += take;
+        this.bodyLeft -= take;
+        p += take;
+        if (this.bodyLeft === 0) this.finishBody();
+        continue;
+      }
+      if (this.headerLen === 0 && n - p >= 5) {
+        // The common case: the whole header is in this chunk, so no copy is needed.
+        const length = (chunk[p] | (chunk[p + 1] << 8) | (chunk[p + 2] << 16) | (chunk[p + 3] << 24)) >>> 0;
+        this.startRecord(this.offset + p, length, chunk[p + 4]);
+        p += 5;
+        continue;
+      }
+      this.header[this.headerLen++] = chunk[p++];
+      if (this.headerLen === 5) {
+        const h = this.header;
+        const length = (h[0] | (h[1] << 8) | (h[2] << 16) | (h[3] << 24)) >>> 0;
+        this.startRecord(this.offset + p - 5, length, h[4]);
+        this.headerLen = 0;
+      }
+    }
+    this.offset += n;
+  }
+
+  private preamble(chunk: Uint8Array, p: number): number {
+    // Byte by byte: the preamble comes once, and its size field may straddle two chunks.
+    while (p < chunk.length && this.preambleSeen < this.preambleTotal) {
+      const b = chunk[p++];
+      if (this.preambleSeen === 10) this.preambleSizeLow = b;
+      // A longer preamble (a later revision's fields) is skipped, as the decoder skips it.
+      if (this.preambleSeen === 11) this.preambleTotal = Math.max(PREAMBLE_SIZE, this.preambleSizeLow | (b << 8));
+      this.preambleSeen++;
+    }
+    if (this.preambleSeen === this.preambleTotal) this.inPreamble = false;
+    return p;
+  }
+
+  private startRecord(offset: number, length: number, type: number): void {
+    this.recordOffset = offset;
+    this.bodyLeft = Math.max(0, length - 1);
+    this.bodyLen = 0;
+    this.body = type === this.type ? new Uint8Array(this.bodyLeft) : undefined;
+    if (this.bodyLeft === 0) this.finishBody();
+  }
+
+  private finishBody(): void {
+    const body = this.body;
+    this.body = undefined;
+    if (body !== undefined) this.onRecord(body, this.recordOffset);
+  }
+}

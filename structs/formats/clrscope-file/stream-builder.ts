@@ -1,0 +1,132 @@
+// Every importer builds its Recording through here: it writes the clrscope stream (what a
+// .clrscope file holds) with WireEncoder and feeds it to the same decoder and model the
+// collector uses, so an imported profile is checked by the same rules and the rest of
+// clrscope sees one model. The stream is decoded in pieces of about 1 MiB as it is written,
+// so an import never holds more than one piece of encoded bytes.
+
+import { INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK_NAME, Recording } from '../../profile/recording.js';
+import { WireDecoder } from '../../wire/decoder.js';
+import { WireEncoder, type U64 } from '../../wire/encoder.js';
+import { EndReason, FunctionKind, SampleFlags } from '../../wire/records.js';
+import { frameFromLabel } from './frame-from-label.js';
+
+export interface BuilderMeta {
+  /** HelloFlags: which metrics the source had. */
+  flags: number;
+  /** Unix epoch ns of mono 0, when the source knows it. */
+  startUnixNs?: bigint;
+  intervalNs?: number;
+  /** Where the profile came from ("speedscope", "pprof"), shown where clrscope names its profiler's version. */
+  source: string;
+}
+
+const PIECE_BYTES = 1 << 20;
+const MAX_FRAMES = 0xffff;
+const ELIDED_NAME = '[frames elided]';
+
+function u64(v: number): U64 {
+  return Number.isSafeInteger(v) ? v : BigInt(Math.round(v));
+}
+
+export class RecordingBuilder {
+  private enc = new WireEncoder(PIECE_BYTES + 4096);
+  private readonly recording = new Recording();
+  private readonly decoder = new WireDecoder(this.recording);
+  private readonly functionIds = new Map<string, number>();
+  private readonly threadIds = new Map<string, number>();
+  private nextFunction = 1;
+  private nextThread = 1;
+  private lastMono = 0;
+  private readonly frameBuffer: number[] = [];
+
+  constructor(meta: BuilderMeta) {
+    this.enc.preamble().hello({
+      pid: 0, flags: meta.flags, mono: 0, unixNs: meta.startUnixNs ?? 0n,
+      intervalNs: Math.min(0xffffffff, Math.max(0, Math.round(meta.intervalNs ?? 0))), wallThreadsPerTick: 0,
+      runtimeVersion: '', profilerVersion: meta.source,
+    });
+  }
+
+  /**
+   * The function id of a frame known by its display text (see frameFromLabel). The label
+   * `[incomplete stack]` gives INCOMPLETE_STACK_FUNCTION_ID: as a stack's root, sample()
+   * turns it back into the incomplete flag the recording had.
+   */
+  frame(label: string, file = '', module = '', identity?: string): number {
+    if (label === INCOMPLETE_STACK_NAME && module === '') return INCOMPLETE_STACK_FUNCTION_ID;
+    const parts = frameFromLabel(label, module);
+    return this.function(parts.kind, parts.name, parts.module, file, identity);
+  }
+
+  /**
+   * The function id of a frame with known parts; each distinct one is defined once. `identity`,
+   * when the source has its own function ids, keeps apart functions that share a name (two
+   * unsymbolized addresses in one library, say), as the recording that was exported had them.
+   */
+  function(kind: number, name: string, module: string, file: string, identity?: string): number {
+    const key = identity !== undefined ? `#${identity}` : `${kind}\u0000${name}\u0000${module}\u0000${file}`;
+    let id = this.functionIds.get(key);
+    if (id === undefined) {
+      id = this.nextFunction++;
+      this.functionIds.set(key, id);
+      this.enc.function({ functionId: id, kind, name, module, file });
+    }
+    return id;
+  }
+
+  /** The thread id for a (name, OS thread id) pair; each distinct pair is one thread. */
+  thread(name: string, osTid: number): number {
+    const key = `${osTid}\u0000${name}`;
+    let id = this.threadIds.get(key);
+    if (id === undefined) {
+      id = this.nextThread++;
+      this.threadIds.set(key, id);
+      this.enc.thread({ threadId: id, osTid: osTid >>> 0, clrThreadId: 0, mono: 0, name });
+    }
+    return id;
+  }
+
+  /**
+   * One sample; `frames` are ids from frame(), leaf first. A root of INCOMPLETE_STACK_FUNCTION_ID
+   * becomes the incomplete flag; anywhere else it becomes an ordinary synthetic frame.
+   */
+  sample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, frames: ArrayLike<number>): void {
+    const out = this.frameBuffer;
+    out.length = 0;
+    let n = frames.length;
+    if (n > 0 && frames[n - 1] === INCOMPLETE_STACK_FUNCTION_ID) {
+      flags |= SampleFlags.Incomplete;
+      n--;
+    }
+    for (let i = 0; i < n; i++) {
+      const id = frames[i];
+      out.push(id === INCOMPLETE_STACK_FUNCTION_ID ? this.function(FunctionKind.Synthetic, INCOMPLETE_STACK_NAME, '', '') : id);
+    }
+    if (out.length > MAX_FRAMES) {
+      // The wire's limit; cut the middle as the profiler does, keeping leaf and root ends.
+      const keepLeaf = (MAX_FRAMES - 1) >> 1;
+      const keepRoot = MAX_FRAMES - 1 - keepLeaf;
+      out.splice(keepLeaf, out.length - keepLeaf - keepRoot, this.function(FunctionKind.Synthetic, ELIDED_NAME, '', ''));
+      flags |= SampleFlags.Elided;
+    }
+    if (out.length === 0) flags |= SampleFlags.Incomplete;
+    const at = Math.max(0, Math.round(mono));
+    if (at > this.lastMono) this.lastMono = at;
+    this.enc.sample({ mono: u64(at), threadId, flags, cpuNs: u64(Math.max(0, Math.round(cpuNs))), wallNs: u64(Math.max(0, Math.round(wallNs))), frames: out });
+    if (this.enc.byteLength >= PIECE_BYTES) this.flush();
+  }
+
+  /** Ends the stream (cleanly, with END) and returns the finished Recording. */
+  finish(): Recording {
+    this.enc.end({ mono: u64(this.lastMono), reason: EndReason.RuntimeShutdown });
+    this.flush();
+    this.decoder.end();
+    this.recording.finish();
+    return this.recording;
+  }
+
+  private flush(): void {
+    this.decoder.push(this.enc.bytes());
+    this.enc = new WireEncoder(PIECE_BYTES + 4096);
+  }
+}

@@ -1,0 +1,75 @@
+// The events clrscope writes, described the way the runtime describes them in a MetadataBlock:
+// runtime events carry no field list (readers know their layouts by provider and id), so
+// TraceEvent parses them with its built-in templates exactly as it parses a dotnet-trace file.
+// Keywords, versions and levels are the ones the .NET 10 runtime writes (read from a
+// dotnet-trace recording).
+
+import { ByteWriter } from './byte-writer.js';
+import { ClrscopeEvent, Keyword, Level, Provider, RundownEvent, RuntimeEvent, TypeCode } from './constants.js';
+
+export interface FieldDefinition {
+  typeCode: number;
+  name: string;
+}
+
+export interface EventDefinition {
+  provider: string;
+  eventId: number;
+  /** Runtime events have an empty name; TraceEvent names them from its own manifest. */
+  name: string;
+  keywords: bigint;
+  version: number;
+  level: number;
+  fields: readonly FieldDefinition[];
+}
+
+function runtime(eventId: number, keywords: number, version: number): EventDefinition {
+  return { provider: Provider.Runtime, eventId, name: '', keywords: BigInt(keywords), version, level: Level.Informational, fields: [] };
+}
+
+export const ThreadSampleEvent: EventDefinition = {
+  provider: Provider.SampleProfiler, eventId: 0, name: '', keywords: 0n, version: 0, level: Level.Informational, fields: [],
+};
+export const GCSuspendEEBeginEvent = runtime(RuntimeEvent.GCSuspendEEBegin, Keyword.GC, 1);
+export const GCSuspendEEEndEvent = runtime(RuntimeEvent.GCSuspendEEEnd, Keyword.GC, 1);
+export const GCStartEvent = runtime(RuntimeEvent.GCStart, Keyword.GC, 2);
+export const GCEndEvent = runtime(RuntimeEvent.GCEnd, Keyword.GC, 1);
+export const GCRestartEEBeginEvent = runtime(RuntimeEvent.GCRestartEEBegin, Keyword.GC, 1);
+export const GCRestartEEEndEvent = runtime(RuntimeEvent.GCRestartEEEnd, Keyword.GC, 1);
+
+export const MethodDCEndVerboseEvent: EventDefinition = {
+  provider: Provider.Rundown, eventId: RundownEvent.MethodDCEndVerbose, name: '',
+  keywords: BigInt(Keyword.Jit | Keyword.NGen), version: 1, level: Level.Informational, fields: [],
+};
+export const ModuleDCEndEvent: EventDefinition = {
+  provider: Provider.Rundown, eventId: RundownEvent.ModuleDCEnd, name: '',
+  keywords: 0x20000008n, version: 2, level: Level.Informational, fields: [],
+};
+
+/** clrscope's own: a thread's name, which format 4/5 has no place for. */
+export const ClrscopeThreadInfoEvent: EventDefinition = {
+  provider: Provider.Clrscope, eventId: ClrscopeEvent.ThreadInfo, name: 'ThreadInfo', keywords: 0n, version: 0, level: Level.Informational,
+  fields: [{ typeCode: TypeCode.UInt64, name: 'OSThreadId' }, { typeCode: TypeCode.String, name: 'Name' }],
+};
+
+/** clrscope's own: what HELLO said, so reading the file back restores it. */
+export const ClrscopeRecordingInfoEvent: EventDefinition = {
+  provider: Provider.Clrscope, eventId: ClrscopeEvent.RecordingInfo, name: 'RecordingInfo', keywords: 0n, version: 0, level: Level.Informational,
+  fields: [
+    { typeCode: TypeCode.UInt64, name: 'StartMonoNs' },
+    { typeCode: TypeCode.String, name: 'RuntimeVersion' },
+    { typeCode: TypeCode.String, name: 'ProfilerVersion' },
+    { typeCode: TypeCode.UInt32, name: 'Flags' },
+    { typeCode: TypeCode.UInt32, name: 'WallThreadsPerTick' },
+  ],
+};
+
+/** A MetadataBlock record's payload (format 4 layout: V1 field list, no tags). */
+export function encodeMetadataPayload(metadataId: number, def: EventDefinition): Uint8Array {
+  const w = new ByteWriter(128);
+  w.i32(metadataId).utf16z(def.provider).i32(def.eventId).utf16z(def.name);
+  w.u64(def.keywords).i32(def.version).i32(def.level);
+  w.i32(def.fields.length);
+  for (const f of def.fields) w.i32(f.typeCode).utf16z(f.name);
+  return w.take();
+}

@@ -1,0 +1,144 @@
+// Turns what a .nettrace file said into clrscope's model by writing it as a wire v1 stream and
+// decoding that into a Recording, so an imported trace is held and viewed exactly like a live
+// recording. The stream is fed to the decoder in ~1 MiB batches, never built whole.
+//
+// Sample values (README.md): the sample profiler takes one sample per thread per interval, so
+// every ThreadSample is a wall sample worth one interval; a type 2 (managed) sample, a thread
+// running managed code, also counts one interval of CPU. Type 1 (external) threads were in
+// native code or blocked, which the file cannot tell apart, so they count no CPU.
+
+import { Recording } from '../../profile/recording.js';
+import { WireDecoder } from '../../wire/decoder.js';
+import { WireEncoder, type SampleInput } from '../../wire/encoder.js';
+import { EndReason, FunctionKind, HelloFlags, SampleFlags, type SuspensionRecord } from '../../wire/records.js';
+import { ThreadSampleType } from './constants.js';
+import { ELIDED_FRAMES_NAME } from './method-layout.js';
+import type { NettraceImport } from './nettrace-import.js';
+import { StackInterner } from './stack-interner.js';
+import { UNKNOWN_FRAME_NAME, type FunctionShape } from './symbolizer.js';
+
+/** HELLO.profilerVersion of a trace clrscope did not record. */
+export const IMPORTED_PROFILER_VERSION = 'EventPipe SampleProfiler (imported .nettrace)';
+/** The runtime's sample profiler period when the header does not say. */
+export const DEFAULT_INTERVAL_NS = 1_000_000;
+const INCOMPLETE_NAME = '[incomplete stack]';
+const BATCH_BYTES = 1 << 20;
+
+class FunctionTable {
+  readonly list: (FunctionShape & { id: number })[] = [];
+  private readonly byKey = new Map<string, number>();
+
+  idOf(shape: FunctionShape): number {
+    const key = `${shape.kind}\u0000${shape.module}\u0000${shape.name}`;
+    let id = this.byKey.get(key);
+    if (id === undefined) {
+      id = this.list.length + 1;
+      this.list.push({ ...shape, id });
+      this.byKey.set(key, id);
+    }
+    return id;
+  }
+}
+
+interface ResolvedStack {
+  frames: Uint32Array;
+  flags: number;
+}
+
+function resolveStacks(imp: NettraceImport, used: Uint8Array, functions: FunctionTable): (ResolvedStack | undefined)[] {
+  const byAddress = new Map<number, number>();
+  const unknown: FunctionShape = { kind: FunctionKind.Synthetic, name: UNKNOWN_FRAME_NAME, module: '', file: '' };
+  const resolved: (ResolvedStack | undefined)[] = [];
+  for (let s = 0; s < imp.stacks.count; s++) {
+    if (used[s] === 0) continue;
+    const ips = imp.stacks.frames(s);
+    const ids: number[] = [];
+    let flags = 0;
+    for (let i = 0; i < ips.length; i++) {
+      let id = byAddress.get(ips[i]);
+      if (id === undefined) {
+        id = functions.idOf(imp.symbolizer.lookup(ips[i]) ?? unknown);
+        byAddress.set(ips[i], id);
+      }
+      ids.push(id);
+    }
+    // clrscope's own markers come back as flags: the Recording re-adds the incomplete root.
+    const root = ids.length > 0 ? functions.list[ids[ids.length - 1] - 1] : undefined;
+    if (root !== undefined && root.kind === FunctionKind.Synthetic && root.name === INCOMPLETE_NAME) {
+      ids.pop();
+      flags |= SampleFlags.Incomplete;
+    }
+    if (ids.some((id) => functions.list[id - 1].kind === FunctionKind.Synthetic && functions.list[id - 1].name === ELIDED_FRAMES_NAME)) flags |= SampleFlags.Elided;
+    if (ids.length === 0) flags |= SampleFlags.Incomplete;
+    resolved[s] = { frames: Uint32Array.from(ids), flags };
+  }
+  return resolved;
+}
+
+export function importToRecording(imp: NettraceImport): Recording {
+  const header = imp.header;
+  if (header === undefined) throw new Error('importToRecording needs the Trace object first.');
+  const scale = header.qpcFrequency > 0 ? 1e9 / header.qpcFrequency : 1;
+  const toNs = (ticks: number): number => Math.max(0, Math.round(ticks * scale));
+  const intervalNs = header.expectedCpuSamplingRate > 0 ? header.expectedCpuSamplingRate : DEFAULT_INTERVAL_NS;
+  const info = imp.recordingInfo;
+
+  const samples = imp.samples;
+  const used = new Uint8Array(imp.stacks.count);
+  for (let i = 0; i < samples.count; i++) used[samples.stack[i]] = 1;
+  used[StackInterner.EMPTY] = 1;
+  const functions = new FunctionTable();
+  const stacks = resolveStacks(imp, used, functions);
+
+  const rec = new Recording();
+  const decoder = new WireDecoder(rec);
+  let enc = new WireEncoder(BATCH_BYTES + 65536);
+  const flush = (force: boolean): void => {
+    if (!force && enc.byteLength < BATCH_BYTES) return;
+    decoder.push(enc.bytes());
+    enc = new WireEncoder(BATCH_BYTES + 65536);
+  };
+
+  const syncNs = toNs(header.syncTimeQpc);
+  const startMono = info?.startMonoNs ?? syncNs;
+  enc.preamble().hello({
+    pid: header.processId >>> 0,
+    flags: info?.flags ?? (HelloFlags.Cpu | HelloFlags.Wall),
+    mono: startMono,
+    unixNs: BigInt(header.syncTimeUnixMs) * 1_000_000n + BigInt(startMono - syncNs),
+    intervalNs,
+    wallThreadsPerTick: info?.wallThreadsPerTick ?? 0,
+    runtimeVersion: info?.runtimeVersion || imp.runtimeVersion,
+    profilerVersion: info?.profilerVersion ?? IMPORTED_PROFILER_VERSION,
+  });
+  for (const t of imp.threads) {
+    enc.thread({ threadId: t.index + 1, osTid: t.osTid >>> 0, clrThreadId: 0, mono: toNs(t.firstTimestamp), name: imp.threadName(t.osTid) });
+  }
+  for (const f of functions.list) enc.function({ functionId: f.id, kind: f.kind, name: f.name, module: f.module, file: f.file });
+
+  const order = samples.timeOrder();
+  // One input object for every sample: millions of them, no garbage.
+  const input: SampleInput = { mono: 0, threadId: 0, flags: 0, cpuNs: 0, wallNs: intervalNs, frames: new Uint32Array(0) };
+  for (let k = 0; k < samples.count; k++) {
+    const i = order === undefined ? k : order[k];
+    const stack = stacks[samples.stack[i]] as ResolvedStack;
+    const managed = samples.type[i] === ThreadSampleType.Managed;
+    input.mono = toNs(samples.timestamp[i]);
+    input.threadId = samples.thread[i] + 1;
+    input.flags = SampleFlags.Wall | (managed ? SampleFlags.Cpu : 0) | stack.flags;
+    input.cpuNs = managed ? intervalNs : 0;
+    input.frames = stack.frames;
+    enc.sample(input);
+    flush(false);
+  }
+  for (const s of imp.suspensions.build()) enc.suspension(scaleSuspension(s, toNs, scale));
+  enc.end({ mono: Number.isFinite(imp.lastTimestamp) ? toNs(imp.lastTimestamp) : startMono, reason: EndReason.Detached });
+  flush(true);
+  decoder.end();
+  rec.finish();
+  return rec;
+}
+
+function scaleSuspension(s: SuspensionRecord, toNs: (ticks: number) => number, scale: number): SuspensionRecord {
+  return { ...s, mono: toNs(s.mono), durationNs: Math.round(s.durationNs * scale), suspendNs: Math.round(s.suspendNs * scale) };
+}

@@ -1,0 +1,162 @@
+// Recording → .nettrace (EventPipe format 4, as the .NET runtime writes it), streamed as chunks
+// so a recording of any size is written without holding the whole file.
+//
+// What goes in (README.md has the reasons):
+// - every sample as one Microsoft-DotNETCore-SampleProfiler ThreadSample event at its time, on
+//   its thread's OS id, with its stack; type 2 (managed, PerfView's CPU_TIME) for samples with
+//   the CPU flag, type 1 (external) for wall-only samples;
+// - one made-up address range per function, defined by rundown MethodDCEndVerbose events (and
+//   ModuleDCEnd per module) at the end of the trace, as the runtime's rundown does;
+// - each suspension as the runtime's GC suspend/restart events (and GCStart/GCEnd for a GC);
+// - clrscope's own ThreadInfo and RecordingInfo events for thread names and HELLO's facts.
+
+import type { Recording } from '../../profile/recording.js';
+import { SampleFlags } from '../../wire/records.js';
+import { ThreadSampleType } from './constants.js';
+import {
+  ClrscopeRecordingInfoEvent, ClrscopeThreadInfoEvent, MethodDCEndVerboseEvent, ModuleDCEndEvent, ThreadSampleEvent,
+} from './event-definitions.js';
+import { gcEventsOf } from './gc-events.js';
+import { MethodLayout } from './method-layout.js';
+import { NettraceFileWriter, type NettraceFileWriterOptions } from './nettrace-file-writer.js';
+import {
+  clrscopeRecordingInfoPayload, clrscopeThreadInfoPayload, methodVerbosePayload, modulePayload, threadSamplePayload,
+} from './runtime-payloads.js';
+import { syncPoint } from './sync-time.js';
+
+/**
+ * Deepest stack written. TraceEvent keeps a stack's byte size in a 16-bit field (at most 8,190
+ * frames); deeper stacks keep their innermost frames and their outermost STACK_KEEP_OUTER frames
+ * around a `[frames elided]` frame.
+ */
+export const MAX_STACK_FRAMES = 4096;
+export const STACK_KEEP_OUTER = 64;
+/** The runtime's QPC on Linux is CLOCK_MONOTONIC in ns, the clock clrscope's `mono` is. */
+export const QPC_FREQUENCY = 1_000_000_000;
+
+export interface NettraceWriteOptions extends NettraceFileWriterOptions {
+  /** Called now and then with the samples written so far and the total. */
+  onProgress?: (samplesWritten: number, totalSamples: number) => void;
+}
+
+const MANAGED_SAMPLE = threadSamplePayload(ThreadSampleType.Managed);
+const EXTERNAL_SAMPLE = threadSamplePayload(ThreadSampleType.External);
+const PROGRESS_EVERY = 1 << 16;
+
+/** Sample indexes in time order, or undefined when the samples already are (the usual case). */
+function timeOrder(mono: Float64Array): Uint32Array | undefined {
+  let sorted = true;
+  for (let i = 1; i < mono.length && sorted; i++) sorted = mono[i] >= mono[i - 1];
+  if (sorted) return undefined;
+  const order = new Uint32Array(mono.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  return order.sort((a, b) => mono[a] - mono[b] || a - b);
+}
+
+function stackAddresses(frames: Uint32Array, layout: MethodLayout): number[] {
+  const ips: number[] = [];
+  const push = (functionId: number): void => {
+    const ip = layout.address(functionId);
+    if (ip === undefined) throw new RangeError(`The recording's stacks name function ${functionId}, which it does not define.`);
+    ips.push(ip);
+  };
+  if (frames.length <= MAX_STACK_FRAMES) {
+    for (let i = 0; i < frames.length; i++) push(frames[i]);
+    return ips;
+  }
+  const inner = MAX_STACK_FRAMES - STACK_KEEP_OUTER - 1;
+  for (let i = 0; i < inner; i++) push(frames[i]);
+  ips.push(layout.elidedAddress());
+  for (let i = frames.length - STACK_KEEP_OUTER; i < frames.length; i++) push(frames[i]);
+  return ips;
+}
+
+/** The file as a sequence of chunks (about `chunkBytes` each, 1 MiB by default). */
+export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = {}): Generator<Uint8Array, void, undefined> {
+  const meta = rec.meta;
+  const cols = rec.sampleColumns();
+  const total = cols.mono.length;
+  const gcEvents = gcEventsOf(rec.suspensions());
+  const order = timeOrder(cols.mono);
+  const firstSample = total > 0 ? cols.mono[order === undefined ? 0 : order[0]] : Number.POSITIVE_INFINITY;
+  const firstGc = gcEvents.length > 0 ? gcEvents[0].timestamp : Number.POSITIVE_INFINITY;
+  const fallbackStart = Math.min(firstSample, firstGc);
+  const startMono = meta?.startMono ?? (Number.isFinite(fallbackStart) ? fallbackStart : 0);
+  const sync = syncPoint(startMono, meta?.startUnixNs ?? 0n);
+  const writer = new NettraceFileWriter({
+    syncTimeUnixMs: sync.unixMs,
+    syncTimeQpc: sync.qpc,
+    qpcFrequency: QPC_FREQUENCY,
+    pointerSize: 8,
+    processId: meta?.pid ?? 0,
+    // Not recorded; 1 keeps per-processor ratios in viewers finite.
+    numberOfProcessors: 1,
+    expectedCpuSamplingRate: meta?.intervalNs ?? 0,
+  }, options);
+
+  const layout = new MethodLayout(rec.functions());
+  const threads = rec.threads();
+  const osTidOf: number[] = [];
+  for (const t of threads) osTidOf[t.id] = t.osTid;
+  // Runtime-wide events (GC, rundown) name no particular thread in a recording; the runtime
+  // writes them on whichever thread raised them, often the main one, the first clrscope saw.
+  const runtimeThread = threads.length > 0 ? threads[0].osTid : 0;
+
+  let now = Math.min(sync.qpc, startMono, fallbackStart);
+  writer.writeEvent(ClrscopeRecordingInfoEvent, runtimeThread, 0, now, clrscopeRecordingInfoPayload(
+    startMono, meta?.runtimeVersion ?? '', meta?.profilerVersion ?? '', meta?.flags ?? 0, meta?.wallThreadsPerTick ?? 0,
+  ));
+  for (const t of threads) writer.writeEvent(ClrscopeThreadInfoEvent, t.osTid, 0, now, clrscopeThreadInfoPayload(t.osTid, t.name));
+
+  let g = 0;
+  const { threadId, stackId, flags, mono } = cols;
+  for (let k = 0; k < total; k++) {
+    const i = order === undefined ? k : order[k];
+    const ts = mono[i];
+    for (; g < gcEvents.length && gcEvents[g].timestamp <= ts; g++) {
+      writer.writeEvent(gcEvents[g].def, runtimeThread, 0, gcEvents[g].timestamp, gcEvents[g].payload);
+    }
+    const key = stackId[i];
+    const sid = writer.stackId(key, () => stackAddresses(rec.stackFrames(key), layout));
+    writer.writeEvent(ThreadSampleEvent, osTidOf[threadId[i]] ?? 0, sid, ts, (flags[i] & SampleFlags.Cpu) !== 0 ? MANAGED_SAMPLE : EXTERNAL_SAMPLE);
+    now = ts;
+    writer.maybeSequencePoint();
+    const chunk = writer.out.takeChunk();
+    if (chunk !== undefined) yield chunk;
+    if ((k + 1) % PROGRESS_EVERY === 0) options.onProgress?.(k + 1, total);
+  }
+  for (; g < gcEvents.length; g++) {
+    writer.writeEvent(gcEvents[g].def, runtimeThread, 0, gcEvents[g].timestamp, gcEvents[g].payload);
+    now = gcEvents[g].timestamp;
+  }
+
+  // The rundown, as the runtime writes it when a session ends: every method, then every module.
+  for (const m of layout.methods) {
+    writer.writeEvent(MethodDCEndVerboseEvent, runtimeThread, 0, now, methodVerbosePayload({
+      methodId: m.methodId, moduleId: m.moduleId, startAddress: m.startAddress, size: m.size, token: 0, flags: m.flags,
+      namespace: m.namespace, name: m.name, signature: '',
+    }));
+  }
+  for (const m of layout.modules) writer.writeEvent(ModuleDCEndEvent, runtimeThread, 0, now, modulePayload(m.moduleId, m.path));
+  writer.finish();
+  let chunk: Uint8Array | undefined;
+  while ((chunk = writer.out.takeChunk(true)) !== undefined) yield chunk;
+  options.onProgress?.(total, total);
+}
+
+/** The whole file in one buffer; use nettraceChunks to stream a large recording to disk. */
+export function toNettrace(rec: Recording, onProgress?: (samplesWritten: number, totalSamples: number) => void): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (const c of nettraceChunks(rec, { onProgress })) {
+    chunks.push(c);
+    size += c.length;
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

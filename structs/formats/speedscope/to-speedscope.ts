@@ -1,0 +1,154 @@
+// Recording -> speedscope JSON: shared frames, and one sampled profile per thread and metric
+// (cpu, wall; nanoseconds) whose samples are in the order they were taken, so speedscope's
+// time-order view replays each thread. Runs of the same stack on the same thread are written
+// as one sample with their summed weight: speedscope draws such a run as one box anyway, and it
+// keeps files of long steady recordings small. The text is produced in pieces so a recording
+// of any size is written without one giant string.
+
+import { threadLabel } from '../../profile/collapsed.js';
+import { frameLabel } from '../../profile/frame-label.js';
+import type { Recording } from '../../profile/recording.js';
+import { profileName, type TimeMetric } from './profile-name.js';
+import { SPEEDSCOPE_SCHEMA_URL, type SpeedscopeFile } from './speedscope-file.js';
+
+export type SpeedscopeMetric = TimeMetric | 'both';
+
+export interface SpeedscopeOptions {
+  /** Which profiles to write per thread (default both: cpu and wall). */
+  metric?: SpeedscopeMetric;
+  /** The profile group's name (speedscope's title); default names the process. */
+  name?: string;
+  /** The `exporter` field; the importer recognizes clrscope's own files by its `clrscope` prefix. */
+  exporter?: string;
+  /** Samples written so far, of the total; called about once per piece. */
+  progress?: (done: number, total: number) => void;
+}
+
+const PIECE_CHARS = 1 << 20;
+
+interface ProfilePlan {
+  thread: number;
+  metric: TimeMetric;
+  total: number;
+}
+
+/** Sample indexes grouped by thread (a counting sort), so each profile walks only its thread's samples. */
+function samplesByThread(rec: Recording, threadIndex: Map<number, number>): { order: Uint32Array; starts: Uint32Array } {
+  const { threadId } = rec.sampleColumns();
+  const starts = new Uint32Array(threadIndex.size + 1);
+  for (let i = 0; i < threadId.length; i++) starts[(threadIndex.get(threadId[i]) ?? 0) + 1]++;
+  for (let t = 0; t < threadIndex.size; t++) starts[t + 1] += starts[t];
+  const fill = starts.slice(0, threadIndex.size);
+  const order = new Uint32Array(threadId.length);
+  for (let i = 0; i < threadId.length; i++) order[fill[threadIndex.get(threadId[i]) ?? 0]++] = i;
+  return { order, starts };
+}
+
+export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions = {}): Generator<string> {
+  const metrics: TimeMetric[] = options.metric === 'cpu' ? ['cpu'] : options.metric === 'wall' ? ['wall'] : ['cpu', 'wall'];
+  const threads = rec.threads();
+  const threadIndex = new Map<number, number>();
+  threads.forEach((t, i) => threadIndex.set(t.id, i));
+  const { order, starts } = samplesByThread(rec, threadIndex);
+  const cols = rec.sampleColumns();
+
+  // Frames: one per distinct (label, file) among the functions stacks use, in function order.
+  const used = new Set<number>();
+  for (let s = 0; s < rec.stackCount; s++) for (const f of rec.stackFrames(s)) used.add(f);
+  const frameOfFunction = new Map<number, number>();
+  const frameKeys = new Map<string, number>();
+  const frames: string[] = [];
+  for (const fn of rec.functions()) {
+    if (!used.has(fn.id)) continue;
+    const name = frameLabel(fn);
+    const key = `${name}\u0000${fn.file}`;
+    let index = frameKeys.get(key);
+    if (index === undefined) {
+      index = frames.length;
+      frameKeys.set(key, index);
+      frames.push(fn.file !== '' ? `{"name":${JSON.stringify(name)},"file":${JSON.stringify(fn.file)}}` : `{"name":${JSON.stringify(name)}}`);
+    }
+    frameOfFunction.set(fn.id, index);
+  }
+  const stackText: (string | undefined)[] = [];
+  const stackJson = (stackId: number): string => {
+    let text = stackText[stackId];
+    if (text === undefined) {
+      const f = rec.stackFrames(stackId);
+      const parts: number[] = [];
+      for (let i = f.length - 1; i >= 0; i--) parts.push(frameOfFunction.get(f[i]) ?? 0);
+      text = `[${parts.join(',')}]`;
+      stackText[stackId] = text;
+    }
+    return text;
+  };
+
+  const plans: ProfilePlan[] = [];
+  for (const metric of metrics) {
+    const values = metric === 'cpu' ? cols.cpuNs : cols.wallNs;
+    threads.forEach((_t, thread) => {
+      let total = 0;
+      for (let k = starts[thread]; k < starts[thread + 1]; k++) total += values[order[k]];
+      if (total > 0) plans.push({ thread, metric, total });
+    });
+  }
+  let active = 0;
+  plans.forEach((p, i) => { if (p.metric === plans[0].metric && p.total > plans[active].total) active = i; });
+  const work = plans.reduce((n, p) => n + starts[p.thread + 1] - starts[p.thread], 0);
+  let done = 0;
+
+  let piece = `{"$schema":${JSON.stringify(SPEEDSCOPE_SCHEMA_URL)},"shared":{"frames":[${frames.join(',')}]},"profiles":[`;
+  for (let p = 0; p < plans.length; p++) {
+    const { thread, metric, total } = plans[p];
+    const t = threads[thread];
+    const values = metric === 'cpu' ? cols.cpuNs : cols.wallNs;
+    const name = profileName(threadLabel(t, t.id), t.osTid, metric);
+    piece += `${p > 0 ? ',' : ''}{"type":"sampled","name":${JSON.stringify(name)},"unit":"nanoseconds","startValue":0,"endValue":${total},"samples":[`;
+    // Two walks with the same run merging: samples first, then their weights.
+    for (const field of ['samples', 'weights'] as const) {
+      if (field === 'weights') piece += '],"weights":[';
+      let first = true;
+      let runStack = -1;
+      let runWeight = 0;
+      const emit = (): void => {
+        piece += `${first ? '' : ','}${field === 'samples' ? stackJson(runStack) : String(runWeight)}`;
+        first = false;
+      };
+      for (let k = starts[thread]; k < starts[thread + 1]; k++) {
+        const i = order[k];
+        const v = values[i];
+        if (v <= 0) continue;
+        const s = cols.stackId[i];
+        if (s === runStack) {
+          runWeight += v;
+          continue;
+        }
+        if (runStack >= 0) emit();
+        runStack = s;
+        runWeight = v;
+        if (piece.length >= PIECE_CHARS) {
+          yield piece;
+          piece = '';
+        }
+      }
+      if (runStack >= 0) emit();
+    }
+    piece += ']}';
+    done += starts[thread + 1] - starts[thread];
+    options.progress?.(done, work);
+  }
+  const meta = rec.meta;
+  const groupName = options.name ?? (meta !== undefined && meta.pid !== 0 ? `clrscope recording of pid ${meta.pid}` : 'clrscope recording');
+  piece += `],"name":${JSON.stringify(groupName)},"activeProfileIndex":${active},"exporter":${JSON.stringify(options.exporter ?? 'clrscope')}}`;
+  yield piece;
+}
+
+/** The speedscope file as one JSON string. */
+export function toSpeedscopeJson(rec: Recording, options: SpeedscopeOptions = {}): string {
+  return Array.from(speedscopeJsonChunks(rec, options)).join('');
+}
+
+/** The speedscope file as an object (parsed back from the same text the streaming writer produces). */
+export function toSpeedscope(rec: Recording, options: SpeedscopeOptions = {}): SpeedscopeFile {
+  return JSON.parse(toSpeedscopeJson(rec, options)) as SpeedscopeFile;
+}

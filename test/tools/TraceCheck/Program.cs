@@ -1,0 +1,87 @@
+// TraceCheck FILE.nettrace|FILE.etlx [--top N]
+// Opens the file with TraceEvent's TraceLog (a .nettrace is converted to a temporary .etlx first,
+// the way PerfView does) and prints one JSON object: sample counts from TraceEvent's stack source,
+// per-method inclusive/exclusive counts, threads and the GC events TraceEvent parsed.
+// Exit 1 with one sentence on stderr when the file cannot be read.
+
+using System.Text.Json;
+using Microsoft.Diagnostics.Tracing.Etlx;
+
+namespace Clrscope.Tools.TraceCheck;
+
+public static class Program
+{
+    public static int Main(string[] args)
+    {
+        string? path = null;
+        int top = 20;
+        for (int i = 0; i < args.Length; i++)
+        {
+            if (args[i] == "--top" && i + 1 < args.Length && int.TryParse(args[i + 1], out int n)) { top = n; i++; }
+            else if (path == null) path = args[i];
+            else return Usage($"unexpected argument '{args[i]}'");
+        }
+        if (path == null) return Usage("no file given");
+        if (!File.Exists(path)) return Fail($"{path} does not exist.");
+
+        string? tempEtlx = null;
+        try
+        {
+            bool isEtlx = path.EndsWith(".etlx", StringComparison.OrdinalIgnoreCase);
+            string etlx = path;
+            if (!isEtlx)
+            {
+                tempEtlx = Path.Combine(Path.GetTempPath(), $"tracecheck-{Environment.ProcessId}-{Guid.NewGuid():N}.etlx");
+                etlx = TraceLog.CreateFromEventPipeDataFile(path, tempEtlx);
+            }
+            using var log = new TraceLog(etlx);
+            var samples = SampleTally.Collect(log);
+            var gc = GcTally.Collect(log);
+            using var stdout = Console.OpenStandardOutput();
+            using var json = new Utf8JsonWriter(stdout, new JsonWriterOptions { Indented = false });
+            json.WriteStartObject();
+            json.WriteString("file", Path.GetFullPath(path));
+            json.WriteString("kind", isEtlx ? "etlx" : "nettrace");
+            json.WriteNumber("events", log.EventCount);
+            json.WriteNumber("eventsLost", log.EventsLost);
+            json.WriteNumber("pointerSize", log.PointerSize);
+            json.WriteNumber("sampleIntervalMs", log.SampleProfileInterval.TotalMilliseconds);
+            json.WriteString("sessionStartUtc", log.SessionStartTime.ToUniversalTime().ToString("O"));
+            json.WriteNumber("sessionDurationMs", log.SessionDuration.TotalMilliseconds);
+            json.WriteStartArray("processes");
+            foreach (var p in log.Processes) json.WriteNumberValue(p.ProcessID);
+            json.WriteEndArray();
+            samples.Write(json, top);
+            gc.Write(json);
+            json.WriteEndObject();
+            json.Flush();
+            stdout.WriteByte((byte)'\n');
+            return 0;
+        }
+        catch (Exception e) // any failure of TraceEvent becomes one sentence, never a stack trace
+        {
+            return Fail($"TraceEvent could not read {path}: {e.Message}");
+        }
+        finally
+        {
+            if (tempEtlx != null) TryDelete(tempEtlx);
+        }
+    }
+
+    private static void TryDelete(string file)
+    {
+        try { File.Delete(file); } catch (IOException) { } catch (UnauthorizedAccessException) { }
+    }
+
+    private static int Usage(string why)
+    {
+        Console.Error.WriteLine($"TraceCheck: {why}; usage: TraceCheck FILE.nettrace|FILE.etlx [--top N]");
+        return 2;
+    }
+
+    private static int Fail(string sentence)
+    {
+        Console.Error.WriteLine(sentence);
+        return 1;
+    }
+}
