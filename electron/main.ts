@@ -6,14 +6,16 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  app, BrowserWindow, ipcMain, protocol, session, type BrowserWindowConstructorOptions, type IpcMainInvokeEvent, type WebContents,
+  app, BrowserWindow, dialog, ipcMain, protocol, session, type BrowserWindowConstructorOptions, type IpcMainInvokeEvent, type WebContents,
 } from 'electron';
-import { IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, OPERATIONS } from '../structs/api/contract.js';
+import { IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, OPERATIONS, type ShellOperation } from '../structs/api/contract.js';
 import { defaultRendererDir } from './browser-mode/server.js';
 import type { IpcReply } from './ipc-reply.js';
+import { chosenPath, openRecordingDialogOptions } from './open-dialog-options.js';
 import { securityHeaders } from './security/content-security-policy.js';
 import { contentTypeOf, resolveRendererFile } from './security/renderer-files.js';
 import { callOperation, errorSentence, logIfUnexpected } from './services/api/dispatch.js';
+import { ETLX_CONVERTER_ENV } from './services/export/etlx.js';
 import { createWorkstation, type Workstation, type WorkstationClient, type WorkstationOptions } from './services/workstation/workstation.js';
 import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, ELECTRON_CSP, isAppUrl, mainWindowOptions } from './window-options.js';
 
@@ -23,11 +25,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 // the renderer (same-origin rules, module workers, fetch), without touching the network.
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
-/** In an installed app the profiler and the demo sit in resources/ (outside the asar archive, where a .NET process can read them). */
+/** In an installed app the profiler, the demo and the .etlx converter sit in resources/ (outside the asar archive, where .NET can load them). */
 function setupPaths(): WorkstationOptions {
   if (!app.isPackaged) return {};
   const library = process.platform === 'win32' ? 'clrscope.dll' : 'libclrscope.so';
   process.env.CLRSCOPE_PROFILER_PATH ??= join(process.resourcesPath, 'native-profiler', library);
+  process.env[ETLX_CONVERTER_ENV] ??= join(process.resourcesPath, 'etlx-converter', 'EtlxConverter.dll');
   return { demoProgramPath: join(process.resourcesPath, 'demo', 'Demo.dll') };
 }
 
@@ -71,6 +74,13 @@ function setupSecurity(): void {
   });
 }
 
+/** Only the app's own top-level page may call the main process. */
+function fromAppPage(event: IpcMainInvokeEvent): boolean {
+  return isAppUrl(event.senderFrame?.url ?? '') && event.senderFrame?.parent === null;
+}
+
+const NOT_OUR_PAGE: IpcReply = { ok: false, error: 'Only the clrscope window may use the workstation.' };
+
 /** One handler per operation: the sender must be our page; its arguments are validated; the outcome comes back as an IpcReply. */
 function setupIpc(workstation: Workstation): void {
   const clients = new Map<number, WorkstationClient>();
@@ -95,10 +105,7 @@ function setupIpc(workstation: Workstation): void {
   };
   for (const op of OPERATIONS) {
     ipcMain.handle(`${IPC_CHANNEL_PREFIX}${op}`, async (event: IpcMainInvokeEvent, ...args: unknown[]): Promise<IpcReply> => {
-      const frameUrl = event.senderFrame?.url ?? '';
-      if (!isAppUrl(frameUrl) || event.senderFrame?.parent !== null) {
-        return { ok: false, error: 'Only the clrscope window may use the workstation.' };
-      }
+      if (!fromAppPage(event)) return NOT_OUR_PAGE;
       try {
         return { ok: true, result: (await callOperation(clientFor(event.sender), op, args, workstation)) ?? null };
       } catch (err) {
@@ -107,6 +114,26 @@ function setupIpc(workstation: Workstation): void {
       }
     });
   }
+}
+
+/**
+ * The shell's own operation: the native open dialog, modal to the asking window. It takes no
+ * arguments and only answers a path; opening it is openRecording's job, validated as usual.
+ */
+function setupDialogs(): void {
+  const op: ShellOperation = 'chooseRecordingFile';
+  ipcMain.handle(`${IPC_CHANNEL_PREFIX}${op}`, async (event: IpcMainInvokeEvent): Promise<IpcReply> => {
+    if (!fromAppPage(event)) return NOT_OUR_PAGE;
+    const window = BrowserWindow.fromWebContents(event.sender);
+    const options = openRecordingDialogOptions();
+    try {
+      const result = window === null ? await dialog.showOpenDialog(options) : await dialog.showOpenDialog(window, options);
+      return { ok: true, result: chosenPath(result) };
+    } catch (err) {
+      logIfUnexpected(op, err);
+      return { ok: false, error: 'The file dialog could not be shown; type the recording\'s path instead.' };
+    }
+  });
 }
 
 function setupWindow(): BrowserWindow {
@@ -147,6 +174,7 @@ async function main(): Promise<void> {
   const workstation = createWorkstation(setupPaths());
   setupSecurity();
   setupIpc(workstation);
+  setupDialogs();
   setupLifecycle(workstation);
   await app.whenReady();
   setupProtocol(defaultRendererDir());

@@ -1,15 +1,17 @@
 // The renderer's only door to the main process under Electron: one named function per operation
-// of the API contract, plus onEvent. Never ipcRenderer itself. Runs sandboxed, so it is bundled
-// to CommonJS (dist/electron/preload.cjs) with the contract's constants inlined.
+// of the API contract, the shell's own chooseRecordingFile (the native open dialog), plus
+// onEvent. Never ipcRenderer itself. Runs sandboxed, so it is bundled to CommonJS
+// (dist/electron/preload.cjs) with the contract's constants inlined.
 
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import {
-  IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type AttachRequest, type ExportRequest, type ExportResult, type LaunchRequest,
-  type Operation, type ProcessInfo, type SessionInfo, type WorkstationApi, type WorkstationEvent,
+  IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type AttachRequest, type CountersPoint, type ExportRequest, type ExportResult,
+  type LaunchRequest, type OpenRecordingRequest, type Operation, type ProcessInfo, type SessionInfo, type ShellOperation, type WorkstationApi,
+  type WorkstationEvent,
 } from '../structs/api/contract.js';
 import { isIpcReply } from './ipc-reply.js';
 
-async function call(op: Operation, ...args: unknown[]): Promise<unknown> {
+async function call(op: Operation | ShellOperation, ...args: unknown[]): Promise<unknown> {
   const reply: unknown = await ipcRenderer.invoke(`${IPC_CHANNEL_PREFIX}${op}`, ...args);
   if (!isIpcReply(reply)) throw new Error(`The workstation sent an unreadable answer to ${op}.`);
   if (!reply.ok) throw new Error(reply.error);
@@ -27,6 +29,9 @@ const api: WorkstationApi = {
     await call('subscribe', sessionId);
   },
   exportRecording: async (request: ExportRequest) => (await call('exportRecording', request)) as ExportResult,
+  openRecording: async (request: OpenRecordingRequest) => (await call('openRecording', request)) as SessionInfo,
+  countersHistory: async (sessionId: string) => (await call('countersHistory', sessionId)) as CountersPoint[],
+  chooseRecordingFile: async () => (await call('chooseRecordingFile')) as string | null,
   onEvent(listener: (event: WorkstationEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WorkstationEvent): void => listener(event);
     ipcRenderer.on(IPC_EVENT_CHANNEL, handler);

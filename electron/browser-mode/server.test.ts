@@ -5,7 +5,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import type { WsTextMessage } from '../../structs/api/ws-messages.js';
+import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../structs/api/contract.js';
+import { decodeStreamFrame, type WsTextMessage } from '../../structs/api/ws-messages.js';
+import { dumpRecording } from '../../structs/formats/clrscope-file/recording-dump.js';
+import { fixtureStream } from '../../structs/profile/fixture-stream.js';
+import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
+import { writeRecordingFile } from '../services/export/recording-file.js';
 import { createWorkstation, type Workstation } from '../services/workstation/workstation.js';
 import { cookieName } from './access.js';
 import { startBrowserMode, type BrowserMode } from './server.js';
@@ -46,12 +51,18 @@ class Client {
   private nextId = 1;
   private readonly pending = new Map<number, (m: Extract<WsTextMessage, { kind: 'reply' }>) => void>();
   readonly closed: Promise<{ code: number; reason: string }>;
+  /** Every event heard, stream frames decoded. */
+  readonly events: WorkstationEvent[] = [];
 
   constructor(readonly ws: WebSocket) {
     ws.on('message', (data, isBinary) => {
-      if (isBinary) return;
+      if (isBinary) {
+        this.events.push(decodeStreamFrame(new Uint8Array(data as Buffer)));
+        return;
+      }
       const message = JSON.parse(String(data)) as WsTextMessage;
       if (message.kind === 'reply') this.pending.get(message.id)?.(message);
+      else this.events.push(message.event);
     });
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   }
@@ -179,6 +190,28 @@ describe('browser mode over real sockets', () => {
     assert.deepEqual(await client.call('eval', ['1']), { kind: 'reply', id: 4, ok: false, error: 'Unknown operation "eval".' });
     assert.deepEqual(await client.call('launch', [{ command: 'clrscope-no-such-command-here', args: [] }]),
       { kind: 'reply', id: 5, ok: false, error: 'Command not found: clrscope-no-such-command-here.' });
+    ws!.close();
+  });
+
+  it('opens a recording file over the socket: progress and session as text, the stream as binary frames, the counters on request', async () => {
+    const rec = recordingFromStream([fixtureStream({ end: true })]);
+    const counters: CountersPoint[] = [{ timeMs: 1_700_000_000_300, values: { gc: { genCollections0: 2 } } }];
+    const path = join(dir, 'over-ws.clrscope');
+    await writeRecordingFile(path, rec, counters);
+    const { ws } = await upgrade(`${server.wsUrl}?token=${server.token}`);
+    const client = new Client(ws!);
+    const opened = await client.call('openRecording', [{ path }]);
+    assert.equal(opened.ok, true, JSON.stringify(opened));
+    const info = (opened as { result: SessionInfo }).result;
+    assert.equal(info.source, 'file');
+    assert.ok(client.events.some((e) => e.type === 'open-progress' && e.path === path && e.phase === 'reading'));
+    assert.ok(client.events.some((e) => e.type === 'session' && e.session.id === info.id));
+    await client.call('subscribe', [info.id]);
+    const stream = client.events.flatMap((e) => (e.type === 'stream' && e.sessionId === info.id ? [e.chunk] : []));
+    assert.equal(dumpRecording(recordingFromStream(stream)), dumpRecording(rec));
+    assert.deepEqual(await client.call('countersHistory', [info.id]), { kind: 'reply', id: 3, ok: true, result: counters });
+    assert.deepEqual(await client.call('openRecording', [{ path: 'x.clrscope' }]),
+      { kind: 'reply', id: 4, ok: false, error: 'The recording path must be an absolute path, not "x.clrscope".' });
     ws!.close();
   });
 

@@ -4,12 +4,18 @@
 import { existsSync } from 'node:fs';
 import { IpcBlockError } from '../../structs/ipcblock/ipc-block-error.js';
 import { blockPathForPid } from '../../structs/ipcblock/mapping.js';
-import { countersRecord, countersTable, csvHeader, csvRow, type CountersFormat } from '../services/counters/counters-format.js';
+import {
+  countersRecordOf, countersTableOf, csvHeader, csvRowOf, snapshotSections, type CounterSections, type CountersFormat,
+} from '../services/counters/counters-format.js';
 import { CountersSource } from '../services/counters/counters-source.js';
+import { EventCountersValues } from '../services/counters/event-counters-values.js';
+import { readThreadCount } from '../services/diagnostics/proc.js';
+import { EventPipeSession } from '../services/session/eventpipe-session.js';
 import { connectTimeoutMs } from '../services/session/launch-recording.js';
 import { attachProfiled, processAlive, type ProfiledAttach } from '../services/session/profiled-attach.js';
 import { delay, launchProfiled, type ProfiledLaunch } from '../services/session/profiled-launch.js';
 import { profilerLibraryPath } from '../services/session/profiler-env.js';
+import { fallbackSentence } from '../services/session/profiler-refusal.js';
 import { UserError } from '../services/session/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { exitCodeOf, type RecordIo } from './record-command.js';
@@ -53,20 +59,20 @@ class Printer {
   private headerDone = false;
   constructor(private readonly plan: CountersPlan, private readonly io: RecordIo) {}
 
-  print(source: CountersSource): void {
-    const snapshot = userErrors(() => source.read());
+  /** `source`: where the values come from, when not from the counters block (the table's title says it). */
+  print(sections: CounterSections, pid: number, source = ''): void {
     const now = new Date();
     switch (this.plan.format) {
       case 'json':
-        this.io.out(JSON.stringify(countersRecord(snapshot, source.pid, now)));
+        this.io.out(JSON.stringify(countersRecordOf(sections, pid, now)));
         break;
       case 'csv':
         if (!this.headerDone) this.io.out(csvHeader());
         this.headerDone = true;
-        this.io.out(csvRow(snapshot, source.pid, now));
+        this.io.out(csvRowOf(sections, pid, now));
         break;
       default: {
-        const table = countersTable(snapshot, source.pid, this.plan.refreshMs, now);
+        const table = countersTableOf(sections, pid, this.plan.refreshMs, now, source);
         // On a terminal, redraw in place; into a pipe or file, one table after another.
         this.io.out(process.stdout.isTTY ? `\x1b[H\x1b[2J${table}` : `${table}\n`);
       }
@@ -74,15 +80,53 @@ class Printer {
   }
 }
 
+/**
+ * Waits one refresh, or less when Ctrl-C comes. The timer keeps Node running (delay()'s does
+ * not): reading a block that is already there holds nothing else open.
+ */
+function pause(plan: CountersPlan, io: RecordIo): Promise<unknown> {
+  return Promise.race([new Promise((r) => setTimeout(r, plan.refreshMs)), new Promise((r) => io.signal?.addEventListener('abort', r, { once: true }))]);
+}
+
 async function watch(source: CountersSource, plan: CountersPlan, io: RecordIo, done: () => boolean): Promise<void> {
   const printer = new Printer(plan, io);
+  const print = (): void => printer.print(snapshotSections(userErrors(() => source.read())), source.pid);
   while (!done() && !io.signal?.aborted) {
-    printer.print(source);
-    await Promise.race([delay(plan.refreshMs), new Promise((r) => io.signal?.addEventListener('abort', r, { once: true }))]);
+    print();
+    await pause(plan, io);
   }
   // The last line holds the final values: the profiler publishes them as the runtime shuts
   // down, and our mapping outlives the process.
-  printer.print(source);
+  print();
+}
+
+/**
+ * --pid on a process whose runtime will not load the profiler: System.Runtime's EventCounters
+ * through an EventPipe session, printed like block readings (the fields they do not cover stay
+ * empty). They come once per whole second, so a shorter --refresh repeats the latest values.
+ */
+async function watchEventCounters(plan: CountersPlan, pid: number, io: RecordIo): Promise<number> {
+  const values = new EventCountersValues();
+  const intervalSec = Math.max(1, Math.round(plan.refreshMs / 1000));
+  const session = await EventPipeSession.start({ pid, samples: false, counterIntervalSec: intervalSec, onCounter: (c) => values.add(c) });
+  const printer = new Printer(plan, io);
+  const print = async (): Promise<void> => printer.print(values.sections(await readThreadCount(pid)), pid, 'from System.Runtime EventCounters');
+  const over = (): boolean => io.signal?.aborted === true || session.isEnded || !processAlive(pid);
+  try {
+    // The first values come about one interval after the session starts.
+    const firstBy = Date.now() + intervalSec * 1000 + connectTimeoutMs();
+    while (!values.any && !over() && Date.now() < firstBy) await delay(20);
+    while (!over()) {
+      await print();
+      await pause(plan, io);
+    }
+  } finally {
+    const outcome = await session.stop();
+    if (outcome.problem !== undefined) io.err(`clrscope: ${outcome.problem}`);
+  }
+  if (values.any) await print();
+  else io.err(`clrscope: process ${pid} sent no counters before the session ended.`);
+  return 0;
 }
 
 /** The process's block if clrscope is already loaded in it; undefined when it has none (yet). */
@@ -123,7 +167,14 @@ async function watchPid(plan: CountersPlan, pid: number, io: RecordIo): Promise<
     if (!existsSync(libraryPath)) {
       throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
     }
-    attach = await attachProfiled({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath });
+    try {
+      attach = await attachProfiled({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath });
+    } catch (err) {
+      const sentence = await fallbackSentence(err, pid, 'counters');
+      if (sentence === undefined) throw err;
+      io.err(`clrscope: ${sentence}`);
+      return watchEventCounters(plan, pid, io);
+    }
     source = await waitForWrittenBlock(pid, connectTimeoutMs());
     if (source === undefined) {
       await attach.detach();

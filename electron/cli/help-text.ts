@@ -26,7 +26,13 @@ signal N ended it).
 With --pid, clrscope attaches to a .NET process that is already running
 (through the runtime's diagnostics IPC), records until the duration ends,
 Ctrl-C or the process exits, then detaches: the process keeps running as if
-nothing happened, and can be attached again later.
+nothing happened, and can be attached again later. When the runtime refuses
+clrscope's profiler (another profiler is already loaded) but its diagnostics
+socket answers, clrscope says so and records through an EventPipe session
+instead: the runtime's sample profiler for stacks (about one sample per
+thread every few milliseconds; --interval and --no-wall do not apply), its
+GC events for pauses, and System.Runtime's counters. CPU time is then
+approximate: a sample counts as CPU when its thread was in managed code.
 
 Options:
   -p, --pid PID         attach to this running process instead of launching
@@ -43,6 +49,8 @@ Options:
                         sample per MS of elapsed time per thread (at most 64
                         threads per tick, in rotation)
   --wall, --no-wall     take wall-time samples too (default) or CPU only
+  --no-fallback         with --pid: fail as before when the runtime refuses the
+                        profiler, instead of recording through EventPipe
   --pauses FILE.json    also write every runtime suspension (GC pauses and
                         others) as a JSON array of {startNs, durationNs,
                         suspendNs, reason, generation, induced, aborted};
@@ -84,7 +92,13 @@ stack sampling) and its own output goes to stderr; clrscope exits with its
 exit code. With --pid, clrscope reads the block of a process already under
 clrscope, or attaches to it (counters only) and detaches when it stops, leaving
 the process as it was. Either way the last line printed holds the final values
-(after an attach, counts start at the attach).
+(after an attach, counts start at the attach). When the runtime refuses the
+profiler (another profiler is already loaded), clrscope says so and reads
+System.Runtime's EventCounters through an EventPipe session instead, once per
+whole second: they fill the GC counts, heap sizes, % time in GC, exceptions,
+lock contentions, methods and IL bytes jitted, assemblies and OS threads;
+the other fields stay empty (no value in JSON, empty CSV cells, '–' in the
+table), and JSON adds a systemRuntime object with every counter as sent.
 
 Options:
   -p, --pid PID          a running .NET process

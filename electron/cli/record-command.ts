@@ -4,9 +4,11 @@ import { existsSync, renameSync, writeFileSync, unlinkSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { checkFormatAvailable, writeRecordingFile as writeInFormat } from '../services/export/recording-file.js';
 import { RECORDING_FORMATS } from '../services/export/recording-formats.js';
-import { recordAttach } from '../services/session/attach-recording.js';
+import { recordAttach, type AttachRecordingResult } from '../services/session/attach-recording.js';
+import { recordEventPipe } from '../services/session/eventpipe-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/session/launch-recording.js';
 import { profilerLibraryPath } from '../services/session/profiler-env.js';
+import { fallbackSentence } from '../services/session/profiler-refusal.js';
 import { UserError } from '../services/session/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { RECORD_HELP } from './help-text.js';
@@ -23,6 +25,7 @@ interface RecordValues {
   interval?: string;
   wall?: boolean;
   'no-wall'?: boolean;
+  'no-fallback'?: boolean;
   help?: boolean;
 }
 
@@ -37,6 +40,8 @@ export interface RecordPlan {
   durationMs: number | undefined;
   intervalMs: number;
   wall: boolean;
+  /** --pid: record through an EventPipe session when the runtime refuses the profiler (default true; --no-fallback). */
+  fallback?: boolean;
 }
 
 export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
@@ -48,6 +53,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     interval: { type: 'string' },
     wall: { type: 'boolean' },
     'no-wall': { type: 'boolean' },
+    'no-fallback': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, 'record');
   if (values.help) return 'help';
@@ -79,6 +85,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     durationMs: durationS === undefined ? undefined : Math.round(durationS * 1000),
     intervalMs,
     wall: !values['no-wall'],
+    fallback: values['no-fallback'] !== true,
   };
 }
 
@@ -176,13 +183,35 @@ async function writeOutputs(plan: RecordPlan, rec: Recording, io: RecordIo): Pro
 
 async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string, io: RecordIo): Promise<number> {
   io.err(`clrscope: attaching to pid ${pid}...`);
-  const result = await recordAttach({ pid, intervalMs: plan.intervalMs, wall: plan.wall, libraryPath, durationMs: plan.durationMs, signal: io.signal });
+  let result: AttachRecordingResult;
+  try {
+    result = await recordAttach({ pid, intervalMs: plan.intervalMs, wall: plan.wall, libraryPath, durationMs: plan.durationMs, signal: io.signal });
+  } catch (err) {
+    const sentence = plan.fallback !== false ? await fallbackSentence(err, pid, 'recording') : undefined;
+    if (sentence === undefined) throw err;
+    io.err(`clrscope: ${sentence}`);
+    return recordThroughEventPipe(plan, pid, io);
+  }
   const rec = result.stream.recording;
   if (result.stream.error !== undefined) io.err(`clrscope: ${result.stream.error} What arrived before it is kept.`);
   io.err(formatSummary(rec, result.stream.closedByCollector));
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: detached from pid ${pid}; it keeps running.`);
+  await writeOutputs(plan, rec, io);
+  return 0;
+}
+
+/** The runtime would not load the profiler but its diagnostics socket answers: the runtime's own sampler records. */
+async function recordThroughEventPipe(plan: RecordPlan, pid: number, io: RecordIo): Promise<number> {
+  const result = await recordEventPipe({ pid, durationMs: plan.durationMs, signal: io.signal });
+  if (result.problem !== undefined) io.err(`clrscope: ${result.problem}`);
+  const rec = result.recording;
+  if (rec === undefined) throw new UserError(`Nothing was recorded from process ${pid}, so ${plan.output} was not written.`);
+  io.err(formatSummary(rec, result.reason !== 'exited'));
+  io.err(result.reason === 'exited'
+    ? `clrscope: process ${pid} exited during the recording.`
+    : `clrscope: stopped the EventPipe session in pid ${pid}; it keeps running.`);
   await writeOutputs(plan, rec, io);
   return 0;
 }

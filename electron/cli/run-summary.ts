@@ -5,6 +5,9 @@ import { topMethods } from '../../structs/profile/top-methods.js';
 import { summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
 
+/** The one line that says a recording's CPU values are estimates (HELLO flag ApproximateCpu). */
+export const APPROXIMATE_CPU_LINE = 'clrscope: CPU time is approximate: the runtime\'s sample profiler took these samples, and a sample counts as CPU when its thread was in managed code (time in native code counts as none).';
+
 function seconds(ns: number): string {
   if (ns >= 1e9) return `${(ns / 1e9).toFixed(2)} s`;
   return `${(ns / 1e6).toFixed(1)} ms`;
@@ -83,6 +86,7 @@ export function formatSummary(rec: Recording, stoppedHere = false): string {
   const runtime = meta !== undefined && meta.runtimeVersion !== '' ? ` (.NET ${meta.runtimeVersion})` : '';
   lines.push(`clrscope: recorded pid ${meta?.pid ?? '?'}${runtime}: ${count(c.samples)} samples (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
   if (rec.cut && !stoppedHere) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
+  if (meta?.approximateCpu === true) lines.push(APPROXIMATE_CPU_LINE);
   lines.push(...table(rec, 'cpu', 'Top methods by CPU time'));
   if (meta === undefined || (meta.flags & HelloFlags.Wall) !== 0) lines.push(...table(rec, 'wall', 'Top methods by wall time'));
   lines.push(...formatPauses(rec));

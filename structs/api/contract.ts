@@ -4,7 +4,9 @@
 //
 // Profiles travel as the profiler's own wire stream (structs/wire/PROTOCOL.md): the main
 // process forwards a session's bytes in order and the renderer's worker decodes them with the
-// same decoder the collector uses. Counters travel as points read from the counters block.
+// same decoder the collector uses. Counters travel as points read from the counters block:
+// live ones as events, the ones before a page looked through countersHistory. A recording file
+// opened with openRecording is a session like the others, its stream the recording re-encoded.
 
 /** A local .NET process, as `clrscope ps` lists it. */
 export interface ProcessInfo {
@@ -40,6 +42,9 @@ export interface AttachRequest {
 
 export type SessionState = 'starting' | 'recording' | 'stopped' | 'failed';
 
+/** Where a session's recording comes from: a program clrscope launched, a process it attached to, or a recording file it opened. */
+export type SessionSource = 'launch' | 'attach' | 'file';
+
 export interface SessionInfo {
   id: string;
   /** The profiled process, once known. */
@@ -49,17 +54,32 @@ export interface SessionInfo {
   state: SessionState;
   /** Unix epoch ms when the session began. */
   startedAtMs: number;
+  /** The sampling interval; 0 when a recording file did not say. */
   intervalMs: number;
+  /** Same as `source === 'attach'`. */
   attached: boolean;
+  source: SessionSource;
+  /**
+   * The CPU times are estimates rather than measured per sample (e.g. counted from samples that
+   * were in managed code, as a nettrace from dotnet-trace allows), whatever the session's source.
+   */
+  approximateCpu: boolean;
   /** The program's exit code once it exited (launched sessions). */
   exitCode: number | null;
   /** A sentence for the user: why it failed, or what happened at the end. */
   message: string | null;
 }
 
-export type ExportFormat = 'pprof';
+export type ExportFormat = 'pprof' | 'clrscope' | 'speedscope' | 'nettrace' | 'etlx';
 
-export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { pprof: '.pb.gz' };
+/** Every export format and the extension of the file it writes, in the order the UI offers them. */
+export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = {
+  pprof: '.pb.gz',
+  clrscope: '.clrscope',
+  speedscope: '.speedscope.json',
+  nettrace: '.nettrace',
+  etlx: '.etlx',
+};
 
 export interface ExportRequest {
   sessionId: string;
@@ -71,6 +91,14 @@ export interface ExportRequest {
 export interface ExportResult {
   path: string;
   bytes: number;
+}
+
+/** The recording files openRecording takes, by the end of their names (lower case). */
+export const OPENABLE_EXTENSIONS: readonly string[] = ['.clrscope', '.nettrace', '.pb.gz', '.pb', '.pprof', '.speedscope.json'];
+
+export interface OpenRecordingRequest {
+  /** Absolute path of a recording file with one of OPENABLE_EXTENSIONS. */
+  path: string;
 }
 
 /** One reading of a process's counters block: sections of camelCase counters, as `clrscope counters --format json` prints them. */
@@ -86,6 +114,8 @@ export type WorkstationEvent =
   | { type: 'stream'; sessionId: string; offset: number; chunk: Uint8Array }
   | { type: 'counters'; sessionId: string; point: CountersPoint }
   | { type: 'export-progress'; sessionId: string; done: number; total: number }
+  /** openRecording at work on `path`: reading the file (bytes), then preparing its stream (samples). */
+  | { type: 'open-progress'; path: string; phase: 'reading' | 'preparing'; done: number; total: number }
   /** Output of a launched program. */
   | { type: 'output'; sessionId: string; stream: 'stdout' | 'stderr'; text: string };
 
@@ -103,12 +133,32 @@ export interface WorkstationApi {
   /** Asks for a session's stream from byte 0 (a renderer that reloads starts over). */
   subscribe(sessionId: string): Promise<void>;
   exportRecording(request: ExportRequest): Promise<ExportResult>;
+  /** Opens a recording file as a new session: stopped from the start, no pid, its stream the recording as a .clrscope stream. */
+  openRecording(request: OpenRecordingRequest): Promise<SessionInfo>;
+  /**
+   * Every counters point the session has so far (a live session's, or a file's). 'counters'
+   * events bring only new points, so a page that shows a session asks for this once and merges
+   * by time.
+   */
+  countersHistory(sessionId: string): Promise<CountersPoint[]>;
+  /**
+   * The Electron shell's native open dialog: the chosen file's path, or null when cancelled.
+   * Absent in browser mode (a page cannot see paths); the path then goes to openRecording,
+   * which validates it like any other.
+   */
+  chooseRecordingFile?(): Promise<string | null>;
   onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe;
 }
 
 /** The operations by name: the channel names of Electron's IPC and the `op` of browser mode's requests. */
-export const OPERATIONS = ['listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'exportRecording'] as const;
+export const OPERATIONS = [
+  'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'exportRecording', 'openRecording', 'countersHistory',
+] as const;
 export type Operation = (typeof OPERATIONS)[number];
+
+/** Operations only the Electron shell offers (main.ts handles them on their own channels; browser mode has none). */
+export const SHELL_OPERATIONS = ['chooseRecordingFile'] as const;
+export type ShellOperation = (typeof SHELL_OPERATIONS)[number];
 
 export const IPC_CHANNEL_PREFIX = 'clrscope:';
 export const IPC_EVENT_CHANNEL = 'clrscope:event';

@@ -88,3 +88,41 @@ export interface AttachProfilerRequest {
    */
   timeoutMs: number;
 }
+
+export const EventPipeCommand = {
+  StopTracing: 0x01,
+  CollectTracing: 0x02,
+  CollectTracing2: 0x03,
+  CollectTracing3: 0x04,
+  CollectTracing4: 0x05,
+  CollectTracing5: 0x06,
+} as const;
+
+/** CollectTracing's serialization format: 1 is the nettrace stream (format 4, what clrscope reads). */
+export const EventPipeFormat = { NetPerf: 0, NetTrace: 1 } as const;
+
+/** EventPipe levels (the runtime rejects anything above Verbose). */
+export const EventLevel = { LogAlways: 0, Critical: 1, Error: 2, Warning: 3, Informational: 4, Verbose: 5 } as const;
+
+/** One provider of an EventPipe session, as CollectTracing carries it. */
+export interface EventPipeProviderConfig {
+  /** e.g. "Microsoft-Windows-DotNETRuntime". */
+  name: string;
+  /** u64 keyword mask. */
+  keywords: bigint;
+  /** EventLevel, 0..5. */
+  level: number;
+  /** The provider's arguments, "Key=Value;Key2=Value2" (e.g. "EventCounterIntervalSec=1"); absent = none. */
+  filterData?: string;
+}
+
+/** The CollectTracing2 (0x02/0x03) request. */
+export interface CollectTracing2Request {
+  /** Size of the session's buffer in the target, MiB (at least 1). */
+  circularBufferMB: number;
+  /** EventPipeFormat; clrscope always asks for NetTrace. */
+  format: number;
+  /** Whether the runtime writes its rundown (every loaded method and module) when the session stops. */
+  requestRundown: boolean;
+  providers: readonly EventPipeProviderConfig[];
+}

@@ -36,6 +36,7 @@ test('basic.hex becomes meta, threads, functions, samples, stats and END', () =>
   assert.deepEqual({ ...rec.meta }, {
     pid: 4242, flags: 3, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12',
     profilerVersion: '0.1.0', startMono: 1_000_000_000, startUnixNs: 1_700_000_000_000_000_000n, attached: false,
+    approximateCpu: false,
   });
   assert.deepEqual(rec.threads(), [{
     id: 1, osTid: 4243, clrThreadId: 0x7f0012345678, name: '', firstSeenMono: 1_000_000_100, lastSeenMono: 1_060_000_000, ended: true,
@@ -65,6 +66,14 @@ test('basic.hex becomes meta, threads, functions, samples, stats and END', () =>
 test('HELLO flag bit 2 means attached', () => {
   const rec = recordingFromStream([new WireEncoder().preamble().hello(hello).bytes()]);
   assert.equal(rec.meta?.attached, true);
+});
+
+test('HELLO flag bit 3 means approximate CPU (approximate-cpu.hex)', () => {
+  const bytes = parseHexText(readFileSync(new URL('../../../structs/wire/fixtures/approximate-cpu.hex', import.meta.url), 'utf8'));
+  const rec = recordingFromStream([bytes]);
+  assert.equal(rec.meta?.approximateCpu, true);
+  assert.equal(rec.meta?.attached, true);
+  assert.equal(recordingFromStream([new WireEncoder().preamble().hello(hello).bytes()]).meta?.approximateCpu, false);
 });
 
 test('a stream without END is cut once finished; a live one is not', () => {

@@ -37,6 +37,8 @@ export interface RecordingMeta {
   readonly startUnixNs: bigint;
   /** The profiler was attached to a running process rather than loaded at startup. */
   readonly attached: boolean;
+  /** CPU values are estimates (HELLO flag ApproximateCpu): e.g. the runtime's EventPipe sample profiler counted them from samples in managed code. */
+  readonly approximateCpu: boolean;
 }
 
 export interface ThreadInfo {
@@ -199,6 +201,7 @@ export class Recording implements WireSink {
       startMono: r.mono,
       startUnixNs: r.unixNs,
       attached: (r.flags & HelloFlags.Attached) !== 0,
+      approximateCpu: (r.flags & HelloFlags.ApproximateCpu) !== 0,
     });
   }
 

@@ -70,6 +70,13 @@ test('suspensions.hex decodes to suspensions.json, whole and byte by byte', () =
   assert.deepEqual(decodeChunks(single).sink.records, expected);
 });
 
+test('approximate-cpu.hex decodes to approximate-cpu.json: HELLO flag bit 3 is an ordinary flag bit', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('approximate-cpu.hex'), 'utf8'));
+  const expected = JSON.parse(readFileSync(fixtureUrl('approximate-cpu.json'), 'utf8')) as Record<string, unknown>[];
+  assert.equal(bytes.length, 16 + 61 + 14);
+  assert.deepEqual(decodeChunks([bytes]).sink.records, expected);
+});
+
 test('a SUSPENSION body shorter than its fields is corrupt', () => {
   const bytes = withHello().raw(0x07, new Uint8Array(26)).bytes();
   assert.match(decodeError(bytes).message, /SUSPENSION/);

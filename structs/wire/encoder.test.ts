@@ -50,6 +50,13 @@ test('encoding suspensions.json yields suspensions.hex byte for byte', () => {
   assert.deepEqual(enc.bytes(), parseHexText(readFileSync(fixtureUrl('suspensions.hex'), 'utf8')));
 });
 
+test('encoding approximate-cpu.json yields approximate-cpu.hex byte for byte', () => {
+  const enc = new WireEncoder(8).preamble();
+  const records = JSON.parse(readFileSync(fixtureUrl('approximate-cpu.json'), 'utf8')) as Record<string, unknown>[];
+  for (const r of records) encodeJsonRecord(enc, r);
+  assert.deepEqual(enc.bytes(), parseHexText(readFileSync(fixtureUrl('approximate-cpu.hex'), 'utf8')));
+});
+
 test('encoding basic.json (plus the raw 0x42 record) yields basic.hex byte for byte', () => {
   const enc = new WireEncoder(8).preamble();
   basicJson.forEach((r, i) => {

@@ -19,7 +19,8 @@ export const RecordType = {
   End: 0x7f,
 } as const;
 
-export const HelloFlags = { Cpu: 1, Wall: 2, Attached: 4 } as const;
+/** HELLO flags (PROTOCOL.md). ApproximateCpu is set by clrscope's own writers only, never by the profiler. */
+export const HelloFlags = { Cpu: 1, Wall: 2, Attached: 4, ApproximateCpu: 8 } as const;
 export const SampleFlags = { Cpu: 1, Wall: 2, Incomplete: 4, Elided: 8 } as const;
 export const FunctionKind = { Managed: 0, Native: 1, Synthetic: 2 } as const;
 export const EndReason = { RuntimeShutdown: 0, Detached: 1, ProfilerStopped: 2 } as const;

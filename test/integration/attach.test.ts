@@ -7,8 +7,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { processAlive } from '../../electron/services/session/profiled-attach.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
-import { targetDll } from './support/paths.js';
+import { CLI, targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-attach-'));
@@ -36,6 +37,42 @@ async function startTarget(dll: string, args: string[], env: NodeJS.ProcessEnv =
 
 function libclrscopeMapped(pid: number): boolean {
   return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libclrscope');
+}
+
+interface UnderClrscope {
+  /** The `clrscope record -- dotnet …` process. */
+  child: ChildProcess;
+  /** The target's own pid (from its READY line). */
+  pid: number;
+  stdout: () => string;
+  stderr: () => string;
+  /** clrscope's exit code: the target's own. */
+  exited: Promise<number | null>;
+}
+
+/** A target launched under `clrscope record`: clrscope's profiler, loaded at startup, is the other profiler the runtime already has. */
+async function startUnderClrscope(dll: string, args: string[], output: string): Promise<UnderClrscope> {
+  const child = spawn(process.execPath, [CLI, 'record', '-o', output, '--', 'dotnet', dll, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const deadline = Date.now() + 20000;
+  while (!out.includes('READY') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const pid = Number(/READY \{"pid":(\d+)/.exec(out)?.[1]);
+  assert.ok(pid > 0, `no READY line: ${out}\n${err}`);
+  return { child, pid, stdout: () => out, stderr: () => err, exited };
+}
+
+const FALLBACK_SENTENCE = /^clrscope: Process (\d+) already has another profiler loaded, so clrscope cannot load its own; recording with the runtime's EventPipe sample profiler instead \(CPU time is approximate\)\.$/m;
+
+/** Heavy's share of the CPU samples' time among the target's own methods, from go tool pprof. */
+function heavyShare(file: string): { top: string; share: number } {
+  const rows = parseTop(goPprof(['-top', '-sample_index=cpu'], file)).filter((row) => row.name.startsWith('Clrscope.'));
+  const total = rows.reduce((a, r) => a + r.flat, 0);
+  const heavy = rows.find((r) => r.name === 'Clrscope.Targets.Scenarios.CpuWork.Heavy')?.flat ?? 0;
+  return { top: rows[0]?.name ?? '', share: total > 0 ? heavy / total : 0 };
 }
 
 describe('record --pid on a process started normally', () => {
@@ -118,23 +155,105 @@ describe('attach refuses with one sentence', () => {
     }
   });
 
-  it('for a process that already carries a profiler', async () => {
+  it('for a process that already carries a profiler, with --no-fallback', async () => {
     // clrscope itself loaded at startup is the other profiler here: the runtime takes only one.
-    const first = spawn(process.execPath, [join(import.meta.dirname, '../../../electron/cli/clrscope.js'), 'record', '-o', join(dir, 'first.pb.gz'), '--', 'dotnet', targetDll('Scenarios'), 'sleep', '--seconds', '15'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    first.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-    first.stderr?.on('data', () => undefined);
+    const first = await startUnderClrscope(targetDll('Scenarios'), ['sleep', '--seconds', '15'], join(dir, 'first.pb.gz'));
     try {
-      const deadline = Date.now() + 20000;
-      while (!out.includes('READY') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      const pid = Number(/"pid":(\d+)/.exec(out)?.[1]);
-      assert.ok(pid > 0, out);
-      const r = await runCli(['record', '--pid', String(pid), '-o', join(dir, 'second.pb.gz')]);
+      const r = await runCli(['record', '--pid', String(first.pid), '--no-fallback', '-o', join(dir, 'second.pb.gz')]);
       assert.notEqual(r.code, 0);
-      assert.match(r.stderr, /^clrscope: .*profiler.*\.$/im);
+      assert.match(r.stderr, /^clrscope: .*another profiler is already loaded in it.*\.$/im);
+      assert.doesNotMatch(r.stderr, /EventPipe/);
+      assert.ok(!existsSync(join(dir, 'second.pb.gz')));
     } finally {
-      first.kill('SIGINT');
-      await new Promise((r) => first.on('close', r));
+      first.child.kill('SIGINT');
+      await first.exited;
     }
   });
 });
+
+describe('record --pid when the runtime refuses clrscope\'s profiler: an EventPipe session instead', () => {
+  it('records the hot method with approximate CPU, survives being killed, records again, and the program finishes as if nothing happened', async (t) => {
+    const first = await startUnderClrscope(targetDll('Scenarios'), ['cpu-ratio', '--seconds', '16', '--exit-code', '6'], join(dir, 'profiler.pb.gz'));
+    try {
+      for (const round of [1, 2]) {
+        const file = join(dir, `eventpipe-${round}.pb.gz`);
+        const pauses = join(dir, `eventpipe-${round}.json`);
+        const r = await runCli(['record', '--pid', String(first.pid), '--duration', '2', '-o', file, '--pauses', pauses]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(FALLBACK_SENTENCE.exec(r.stderr)?.[1], String(first.pid), r.stderr);
+        assert.match(r.stderr, /^clrscope: CPU time is approximate: /m);
+        assert.match(r.stderr, new RegExp(`stopped the EventPipe session in pid ${first.pid}; it keeps running`));
+        assert.match(r.stderr, /Top methods by CPU time[^\n]*\n[^\n]*\n\s+[\d.]+%\s+\S+ m?s\s+[\d.]+%\s+Clrscope\.Targets\.Scenarios\.CpuWork\.Heavy/);
+        // The sampler's own suspensions (one per tick) are not the program's pauses.
+        assert.ok(!(JSON.parse(readFileSync(pauses, 'utf8')) as { reason: number }[]).some((p) => p.reason === 0), 'no sampler suspensions');
+        if (goAvailable()) {
+          const raw = goPprof(['-raw'], file);
+          assert.match(raw, /^Comment: CPU time is approximate/m);
+          const { top, share } = heavyShare(file);
+          assert.equal(top, 'Clrscope.Targets.Scenarios.CpuWork.Heavy', `round ${round}`);
+          t.diagnostic(`EventPipe round ${round}: Heavy ${(100 * share).toFixed(1)} % of the target's CPU samples`);
+        }
+        if (round === 1) {
+          // Killed mid-session: the runtime ends the session itself when its socket goes away.
+          const killed = await runCli(['record', '--pid', String(first.pid), '--duration', '30', '-o', join(dir, 'killed.pb.gz')], {
+            started: (child) => setTimeout(() => child.kill('SIGKILL'), 2500),
+          });
+          assert.equal(killed.signal, 'SIGKILL');
+          assert.match(killed.stderr, FALLBACK_SENTENCE);
+          assert.ok(processAlive(first.pid), 'the target outlives a killed clrscope');
+        }
+      }
+      const code = await first.exited;
+      assert.equal(code, 6, `the exit code is the program's own: ${first.stderr()}`);
+      const result = resultOf(first.stdout());
+      const scen = result.scenarios as Record<string, Record<string, number>>;
+      assert.equal(scen['cpu-ratio'].heavyCalls, scen['cpu-ratio'].lightCalls, 'the work completed');
+      if (goAvailable()) {
+        const profiler = heavyShare(join(dir, 'profiler.pb.gz'));
+        assert.equal(profiler.top, 'Clrscope.Targets.Scenarios.CpuWork.Heavy');
+        t.diagnostic(`clrscope's profiler, whole run: Heavy ${(100 * profiler.share).toFixed(1)} % of the target's CPU samples`);
+      }
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+  });
+
+  it('finds the GC pauses of a program that collects', async () => {
+    const first = await startUnderClrscope(targetDll('GcLoad'), ['--gen0', '20', '--allocate-mb', '20', '--duration', '8', '--repeat-every', '100'], join(dir, 'gc-profiler.pb.gz'));
+    try {
+      const pauses = join(dir, 'gc-eventpipe.json');
+      const r = await runCli(['record', '--pid', String(first.pid), '--duration', '2', '-o', join(dir, 'gc-eventpipe.pb.gz'), '--pauses', pauses]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, FALLBACK_SENTENCE);
+      assert.match(r.stderr, /^GC pauses: [1-9][\d,]* \([1-9][\d,]* induced\)/m);
+      assert.match(r.stderr, /^\s+gen0\s+[1-9]/m);
+      const list = JSON.parse(readFileSync(pauses, 'utf8')) as { generation: number | null; durationNs: number; induced: boolean }[];
+      assert.ok(list.length >= 10, `${list.length} pauses`);
+      assert.ok(list.every((p) => p.generation !== null && p.durationNs > 0), 'every pause kept is a GC');
+      const code = await first.exited;
+      assert.equal(code, 0, first.stderr());
+      assert.match(first.stdout(), /^RESULT /m);
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+  });
+
+  it('a process started with DOTNET_EnableDiagnostics_Profiler=0 is still recorded', async () => {
+    // The setting keeps startup profilers out (ProfilingAPIUtility::InitializeProfiling); .NET
+    // 10.0.12 does not check it for an attach, so clrscope's own profiler loads. Should a runtime
+    // refuse, the fallback takes over and names the setting.
+    const target = await startTarget(targetDll('Scenarios'), ['cpu-ratio', '--seconds', '6'], { DOTNET_EnableDiagnostics_Profiler: '0' });
+    try {
+      const file = join(dir, 'profiler-off.pb.gz');
+      const r = await runCli(['record', '--pid', String(target.pid), '--duration', '1.5', '-o', file]);
+      assert.equal(r.code, 0, r.stderr);
+      if (/EventPipe/.test(r.stderr)) assert.match(r.stderr, /was started with DOTNET_EnableDiagnostics_Profiler=0, so its runtime would not load clrscope's profiler; recording with the runtime's EventPipe sample profiler instead/);
+      else assert.match(r.stderr, new RegExp(`detached from pid ${target.pid}; it keeps running`));
+      if (goAvailable()) assert.equal(heavyShare(file).top, 'Clrscope.Targets.Scenarios.CpuWork.Heavy');
+      assert.equal(await target.exited, 0);
+    } finally {
+      target.child.kill('SIGKILL');
+    }
+  });
+});
+

@@ -23,6 +23,7 @@ import { FunctionKind } from '../../structs/wire/records.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { ROOT, targetDll } from './support/paths.js';
 import { recordTarget, type TargetRun } from './support/record-target.js';
+import { traceCheck, type TraceCheck, type TraceCheckMethod } from './support/trace-check.js';
 
 /** A method's name as go tool pprof prints it: generic argument lists that follow a name are left out. */
 function pprofName(name: string): string {
@@ -37,33 +38,8 @@ function pprofName(name: string): string {
   return out;
 }
 
-const TRACE_CHECK = join(ROOT, 'test', 'tools', 'TraceCheck', 'bin', 'out', 'TraceCheck.dll');
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-nettrace-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-interface TraceCheckMethod { frame: string; method: string; module: string; exclusive: number; inclusive: number }
-interface TraceCheckPause { startMs: number; durationMs: number; reason: number; generation: number; induced: boolean }
-interface TraceCheck {
-  events: number;
-  eventsLost: number;
-  samples: number;
-  samplesByType: { managed: number; external: number; other: number };
-  stackSourceSamples: number;
-  unresolvedFrames: number;
-  sessionStartUtc: string;
-  firstSampleUtc: string;
-  processes: number[];
-  threads: { tid: number; samples: number }[];
-  methods: TraceCheckMethod[];
-  gc: { suspendEEStart?: number; suspendEEStop?: number; gcStart?: number; gcEnd?: number; restartEEStart?: number; restartEEStop?: number; generations: number[]; pausesWithoutGc: number; pauses: TraceCheckPause[] };
-}
-
-function traceCheck(file: string): TraceCheck {
-  assert.ok(existsSync(TRACE_CHECK), `${TRACE_CHECK} is missing: run bash scripts/build-targets.sh`);
-  const r = spawnSync('dotnet', [TRACE_CHECK, file, '--top', '0'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  assert.equal(r.status, 0, `TraceCheck ${file} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as TraceCheck;
-}
 
 function writeNettrace(rec: Recording, file: string): void {
   const fd = openSync(file, 'w');

@@ -134,7 +134,7 @@ describe('the workstation in browser mode, with real .NET targets', { timeout: 2
     assert.equal(result.path, path);
     assert.equal(result.bytes, statSync(path).size);
     const progress = client.events.flatMap((e) => (e.type === 'export-progress' && e.sessionId === launched.id ? [`${e.done}/${e.total}`] : []));
-    assert.deepEqual(progress, ['0/4', '1/4', '2/4', '3/4', '4/4']);
+    assert.deepEqual(progress, ['0/1', '1/1']);
     const fallback = await client.call<ExportResult>('exportRecording', { sessionId: launched.id, format: 'pprof' });
     assert.match(fallback.path, new RegExp(`^${join(dir, 'exports')}/Scenarios-${launched.id}-\\d{8}T\\d{6}Z\\.pb\\.gz$`));
     assert.ok(existsSync(fallback.path));

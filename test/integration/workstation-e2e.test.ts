@@ -22,7 +22,8 @@ import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { startPlainTarget, type PlainTarget } from './support/plain-target.js';
 import {
-  appState, checkedScreenshot, flameNodes, flamePixelWidths, flamePointOf, flameVisibleBottom, hookReady, parallelNodes, pathKey, until, type HookNode, type HookState,
+  appState, checkedScreenshot, flameNodes, flamePixelWidths, flamePointOf, flameVisibleBottom, hookReady, parallelNodes, pathKey, until, widestBesidesCallers,
+  type HookState,
 } from './support/workstation-page.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -51,13 +52,6 @@ if (skip) process.stderr.write(`workstation-e2e: SKIPPED, missing: ${missing.joi
 
 function session(state: HookState, id: string | null): HookState['sessions'][number] | undefined {
   return state.sessions.find((s) => s.id === id);
-}
-
-function descendants(nodes: HookNode[], root: number): HookNode[] {
-  const out: HookNode[] = [];
-  // Preorder: the subtree is the run of deeper nodes right after the root.
-  for (let i = root + 1; i < nodes.length && nodes[i].depth > nodes[root].depth; i++) out.push(nodes[i]);
-  return out;
 }
 
 describe('the workstation in browser mode, driven in Chromium against real .NET programs', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
@@ -153,14 +147,9 @@ describe('the workstation in browser mode, driven in Chromium against real .NET 
     }, 30000);
     const thread = nodes.find((x) => x.depth === 1 && x.label === 'burn-heavy');
     assert.ok(thread !== undefined);
-    const under = descendants(nodes, thread.index);
-    const heavy = under.filter((n) => n.label === HEAVY);
-    const onPath = new Set<number>();
-    for (const h of heavy) for (let p = h.parent; p !== thread.index && p >= 0; p = nodes[p].parent) onPath.add(p);
     // Frames that are not callers of Heavy: Heavy must be the widest of them.
-    const candidates = under.filter((n) => !onPath.has(n.index));
-    const widest = candidates.reduce((a, b) => (b.total > a.total ? b : a));
-    assert.equal(widest.label, HEAVY, `widest frame under burn-heavy in the tree: ${widest.label}`);
+    const widest = widestBesidesCallers(nodes, thread.index, HEAVY);
+    assert.equal(widest?.label, HEAVY, `widest frame under burn-heavy in the tree: ${widest?.label}`);
 
     // And on screen: the renderer's own hit test finds Heavy wider than any other such frame.
     const px = await flamePixelWidths(page);

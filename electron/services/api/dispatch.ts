@@ -20,6 +20,8 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'stop': return target.stop(...call.args);
     case 'subscribe': return target.subscribe(...call.args);
     case 'exportRecording': return target.exportRecording(...call.args);
+    case 'openRecording': return target.openRecording(...call.args);
+    case 'countersHistory': return target.countersHistory(...call.args);
   }
 }
 

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OPERATIONS } from '../../../structs/api/contract.js';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EXPORT_EXTENSIONS, OPENABLE_EXTENSIONS, OPERATIONS } from '../../../structs/api/contract.js';
+import { formatOfPath } from '../export/recording-formats.js';
 import { callOperation, errorSentence, type OperationTarget } from './dispatch.js';
 import { ValidationError, describeValue, isOperation, validateCall } from './validate.js';
 
@@ -95,8 +99,10 @@ test('session ids must name a known session', () => {
 
 test('export requests: a known session, a known format, an absolute path', () => {
   rejects('exportRecording', [{ sessionId: 's2', format: 'pprof' }], 'There is no session "s2".');
-  rejects('exportRecording', [{ sessionId: 's1', format: 'speedscope' }], 'The export format must be one of pprof, not "speedscope".');
-  rejects('exportRecording', [{ sessionId: 's1', format: 'toString' }], 'The export format must be one of pprof, not "toString".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'svg' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, not "svg".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'toString' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, not "toString".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'nettrace', path: '/tmp/out.pb.gz' }], 'The export path must end in .nettrace for the nettrace format, not "out.pb.gz".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '/tmp/out.json' }], 'The export path must end in .pb.gz, .pb or .pprof for the pprof format, not "out.json".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: 'out.pb.gz' }], 'The export path must be an absolute path, not "out.pb.gz".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '../../etc/passwd' }], 'The export path must be an absolute path, not "../../etc/passwd".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '/tmp/x\0.pb.gz' }], 'The export path must not contain a NUL character.');
@@ -104,6 +110,60 @@ test('export requests: a known session, a known format, an absolute path', () =>
   assert.deepEqual(validateCall('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '/tmp/out.pb.gz' }], known), {
     op: 'exportRecording', args: [{ sessionId: 's1', format: 'pprof', path: '/tmp/out.pb.gz' }],
   });
+});
+
+test('every export format the contract lists is accepted, with a path in its own extension', () => {
+  assert.deepEqual(Object.keys(EXPORT_EXTENSIONS), ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx']);
+  assert.deepEqual(Object.values(EXPORT_EXTENSIONS), ['.pb.gz', '.clrscope', '.speedscope.json', '.nettrace', '.etlx']);
+  for (const [format, ext] of Object.entries(EXPORT_EXTENSIONS)) {
+    const request = { sessionId: 's1', format, path: `/tmp/out${ext}` };
+    assert.deepEqual(validateCall('exportRecording', [request], known), { op: 'exportRecording', args: [request] });
+    assert.deepEqual(validateCall('exportRecording', [{ sessionId: 's1', format }], known), { op: 'exportRecording', args: [{ sessionId: 's1', format }] });
+  }
+});
+
+test('open requests: an absolute path to an existing recording file with a known extension', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'clrscope-validate-open-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string): string => {
+    writeFileSync(join(dir, name), 'x');
+    return join(dir, name);
+  };
+  for (const name of ['a.clrscope', 'b.nettrace', 'c.pb.gz', 'd.pb', 'e.pprof', 'f.speedscope.json', 'G.NETTRACE']) {
+    const path = file(name);
+    assert.deepEqual(validateCall('openRecording', [{ path }], known), { op: 'openRecording', args: [{ path }] });
+  }
+  const known6 = '.clrscope, .nettrace, .pb.gz, .pb, .pprof or .speedscope.json';
+  // What validation lets through, the file readers can read.
+  for (const ext of OPENABLE_EXTENSIONS) assert.notEqual(formatOfPath(`/t/x${ext}`, 'read'), undefined, ext);
+  rejects('openRecording', [{ path: 'traces/a.clrscope' }], 'The recording path must be an absolute path, not "traces/a.clrscope".');
+  rejects('openRecording', [{ path: '' }], 'The recording path must not be empty.');
+  rejects('openRecording', [{ path: 42 }], 'The recording path must be text, not 42.');
+  rejects('openRecording', [{ path: ['/tmp/a.clrscope'] }], 'The recording path must be text, not a list.');
+  rejects('openRecording', [{}], 'The recording path must be text, not nothing.');
+  rejects('openRecording', [{ path: '/tmp/a\0.clrscope' }], 'The recording path must not contain a NUL character.');
+  rejects('openRecording', ['/tmp/a.clrscope'], 'The open request must be an object, not "/tmp/a.clrscope".');
+  rejects('openRecording', [{ path: file('a.clrscope'), format: 'nettrace' }], 'The open request has an unknown field "format".');
+  rejects('openRecording', [{ path: file('notes.txt') }], `The recording path must end in ${known6}, not "notes.txt".`);
+  rejects('openRecording', [{ path: file('trace.json') }], `The recording path must end in ${known6}, not "trace.json".`);
+  rejects('openRecording', [{ path: file('x.etlx') }], `The recording path must end in ${known6}, not "x.etlx".`);
+  rejects('openRecording', [{ path: join(dir, '.clrscope') }], `The recording path must end in ${known6}, not ".clrscope".`);
+  rejects('openRecording', [{ path: join(dir, 'missing.nettrace') }], `There is no file at ${join(dir, 'missing.nettrace')}.`);
+  mkdirSync(join(dir, 'folder.clrscope'));
+  rejects('openRecording', [{ path: join(dir, 'folder.clrscope') }], `The recording path ${join(dir, 'folder.clrscope')} is a folder, not a file.`);
+  if (process.getuid?.() !== 0) {
+    mkdirSync(join(dir, 'locked'));
+    writeFileSync(join(dir, 'locked', 'r.clrscope'), 'x');
+    chmodSync(join(dir, 'locked'), 0o000);
+    t.after(() => chmodSync(join(dir, 'locked'), 0o700));
+    rejects('openRecording', [{ path: join(dir, 'locked', 'r.clrscope') }], `Cannot read ${join(dir, 'locked', 'r.clrscope')}: permission denied.`);
+  }
+});
+
+test('counters history asks for a known session', () => {
+  rejects('countersHistory', ['s2'], 'There is no session "s2".');
+  rejects('countersHistory', [], 'The operation countersHistory takes one argument, not 0.');
+  assert.deepEqual(validateCall('countersHistory', ['s1'], known), { op: 'countersHistory', args: ['s1'] });
 });
 
 test('values in messages are short and printable', () => {
@@ -124,10 +184,15 @@ test('callOperation validates before anything reaches the workstation', async ()
     stop: async () => { throw new Error('never'); },
     subscribe: async (id) => { calls.push(`subscribe ${id}`); },
     exportRecording: async () => { throw new Error('never'); },
+    openRecording: async () => { throw new Error('never'); },
+    countersHistory: async (id) => { calls.push(`countersHistory ${id}`); return []; },
   };
   await assert.rejects(callOperation(target, 'attach', [{ pid: -1 }], known), /^ValidationError: The pid must be a positive whole number, not -1\.$/);
   await assert.rejects(callOperation(target, 'launch', [{ command: '', args: [] }], known), ValidationError);
+  await assert.rejects(callOperation(target, 'openRecording', [{ path: 'relative.clrscope' }], known), ValidationError);
   assert.deepEqual(calls, []);
+  assert.deepEqual(await callOperation(target, 'countersHistory', ['s1'], known), []);
+  calls.length = 0;
   assert.deepEqual(await callOperation(target, 'listSessions', [], known), []);
   assert.equal(await callOperation(target, 'subscribe', ['s1'], known), undefined);
   assert.deepEqual(calls, ['listSessions', 'subscribe s1']);

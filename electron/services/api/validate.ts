@@ -3,11 +3,14 @@
 // A bad argument is a ValidationError whose message is one sentence for the user. Validated
 // requests are fresh objects holding only the contract's fields.
 
-import { isAbsolute } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, isAbsolute } from 'node:path';
 import {
-  EXPORT_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type LaunchRequest, type Operation,
-  type WorkstationApi,
+  EXPORT_EXTENSIONS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type LaunchRequest,
+  type OpenRecordingRequest, type Operation, type WorkstationApi,
 } from '../../../structs/api/contract.js';
+import { fsErrorText } from '../export/fs-error-text.js';
+import { exportPathMismatch } from '../workstation/export-recording.js';
 
 export class ValidationError extends Error {
   constructor(message: string) {
@@ -159,12 +162,49 @@ export function validateExportRequest(value: unknown, context: ValidationContext
     fail(`The export format must be one of ${Object.keys(EXPORT_EXTENSIONS).join(', ')}, not ${describeValue(obj.format)}.`);
   }
   const request: ExportRequest = { sessionId, format: obj.format };
-  if (obj.path !== undefined) request.path = absolutePath(obj.path, 'The export path');
+  if (obj.path !== undefined) {
+    request.path = absolutePath(obj.path, 'The export path');
+    const mismatch = exportPathMismatch(obj.format, request.path);
+    if (mismatch !== undefined) fail(mismatch);
+  }
   return request;
 }
 
+/** "a.clrscope, … or b.speedscope.json": the extensions openRecording takes, for sentences. */
+function openableList(): string {
+  return `${OPENABLE_EXTENSIONS.slice(0, -1).join(', ')} or ${OPENABLE_EXTENSIONS[OPENABLE_EXTENSIONS.length - 1]}`;
+}
+
+/**
+ * An absolute path to an existing file whose name ends in one of OPENABLE_EXTENSIONS. The file
+ * is looked at here so the user hears about a typo at once; reading it may still fail (it
+ * changed, or it is not what its name says), and that too is one sentence.
+ */
+export function validateOpenRequest(value: unknown): OpenRecordingRequest {
+  const obj = plainObject(value, 'open request');
+  onlyFields(obj, ['path'], 'open request');
+  const path = absolutePath(obj.path, 'The recording path');
+  const name = basename(path).toLowerCase();
+  if (!OPENABLE_EXTENSIONS.some((ext) => name.endsWith(ext) && name.length > ext.length)) {
+    // The file's name, not the whole path: its end is what is wrong, and long values are cut short.
+    fail(`The recording path must end in ${openableList()}, not ${describeValue(basename(path))}.`);
+  }
+  let kind: 'file' | 'folder' | 'other';
+  try {
+    const s = statSync(path);
+    kind = s.isFile() ? 'file' : s.isDirectory() ? 'folder' : 'other';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') fail(`There is no file at ${path}.`);
+    fail(`Cannot read ${path}: ${fsErrorText(err, path, 'read')}.`);
+  }
+  if (kind === 'folder') fail(`The recording path ${path} is a folder, not a file.`);
+  if (kind === 'other') fail(`The recording path ${path} is not a regular file.`);
+  return { path };
+}
+
 const ARITY: Record<Operation, number> = {
-  listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, exportRecording: 1,
+  listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, exportRecording: 1, openRecording: 1,
+  countersHistory: 1,
 };
 
 /** Checks an operation name and its arguments as they came from the renderer. */
@@ -191,5 +231,9 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
       return { op, args: [validateSessionId(args[0], context)] };
     case 'exportRecording':
       return { op, args: [validateExportRequest(args[0], context)] };
+    case 'openRecording':
+      return { op, args: [validateOpenRequest(args[0])] };
+    case 'countersHistory':
+      return { op, args: [validateSessionId(args[0], context)] };
   }
 }

@@ -8,6 +8,7 @@ import {
   encodeProcessInfoRequest,
 } from '../../../structs/diagnostics/codec.js';
 import { DiagnosticsProtocolError } from '../../../structs/diagnostics/diagnostics-protocol-error.js';
+import { decodeSessionIdPayload, encodeStopTracingRequest } from '../../../structs/diagnostics/eventpipe-codec.js';
 import { describeHresult, formatHresult } from '../../../structs/diagnostics/hresults.js';
 import type { ProcessInfo, ProcessInfo2 } from '../../../structs/diagnostics/protocol.js';
 import { DiagnosticsError, type DiagnosticsFailure } from './diagnostics-error.js';
@@ -65,7 +66,7 @@ export interface MissingSocket {
 }
 
 /** An inner sentence continued after a colon: "The reply…" becomes "the reply…". */
-function clause(message: string): string {
+export function clause(message: string): string {
   return /^[A-Z](?![A-Z])/.test(message) ? message[0].toLowerCase() + message.slice(1) : message;
 }
 
@@ -111,7 +112,8 @@ export async function diagnosticsSocket(pid: number, options: { tempDirs?: reado
   throw await missingSocketError(pid, await candidateDirs(pid, options));
 }
 
-async function transportError(err: TransportError, pid: number, socketPath: string, command: string, timeoutMs: number): Promise<DiagnosticsError> {
+/** A failed exchange with `pid`'s socket as one sentence for the user. */
+export async function transportError(err: TransportError, pid: number, socketPath: string, command: string, timeoutMs: number): Promise<DiagnosticsError> {
   switch (err.failure) {
     case 'missing':
       return new DiagnosticsError(`Process ${pid}'s diagnostics socket ${socketPath} disappeared: the process has exited.`, 'exited', pid);
@@ -205,4 +207,21 @@ export async function attachProfiler(pid: number, options: AttachProfilerOptions
   if (hresult !== 0) {
     throw new DiagnosticsError(`Process ${pid} answered AttachProfiler with OK but status ${formatHresult(hresult)}: ${describeHresult(hresult)}.`, 'runtime-error', pid, hresult);
   }
+}
+
+/**
+ * StopTracing (0x02/0x01): ends EventPipe session `sessionId` (started by CollectTracing*, see
+ * eventpipe-stream.ts). The runtime answers once the session is disabled; its own stream then
+ * carries the rundown, if one was requested, and closes.
+ */
+export async function stopTracing(pid: number, sessionId: bigint, options: DiagnosticsRequestOptions = {}): Promise<void> {
+  let bytes: Uint8Array;
+  try {
+    bytes = encodeStopTracingRequest(sessionId);
+  } catch (err) {
+    if (err instanceof DiagnosticsProtocolError) throw new DiagnosticsError(`Cannot ask process ${pid} to stop its EventPipe session: ${clause(err.message)}`, 'protocol', pid);
+    throw err;
+  }
+  const payload = await request(pid, 'StopTracing', bytes, options, `Process ${pid} did not stop its EventPipe session`);
+  decoded(pid, 'StopTracing', () => decodeSessionIdPayload(payload));
 }

@@ -65,6 +65,13 @@ export async function readUid(pid: number, proc = PROC): Promise<number | undefi
   return m === null ? undefined : Number(m[1]);
 }
 
+/** How many OS threads the process has now (the Threads: line of /proc/PID/status). */
+export async function readThreadCount(pid: number, proc = PROC): Promise<number | undefined> {
+  const text = await readText(`${proc}/${pid}/status`);
+  const m = text === undefined ? null : /^Threads:\s+(\d+)/m.exec(text);
+  return m === null ? undefined : Number(m[1]);
+}
+
 /** The environment the process started with; undefined when it is not ours to read. */
 export async function readEnviron(pid: number, proc = PROC): Promise<Map<string, string> | undefined> {
   const text = await readText(`${proc}/${pid}/environ`);

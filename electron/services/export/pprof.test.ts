@@ -9,7 +9,7 @@ import { Profile } from 'pprof-format';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { toPprof } from './pprof.js';
+import { APPROXIMATE_CPU_COMMENT, toPprof } from './pprof.js';
 
 const rec = recordingFromStream([fixtureStream()]);
 const work = mkdtempSync(join(tmpdir(), 'clrscope-pprof-test-'));
@@ -155,4 +155,19 @@ test('go tool pprof reads realistic magnitudes: 3 s of cpu on two threads, one c
   assert.match(traces, /thread name:\s+a\s+thread id:\s+11\s+1\.50s\s+Zero\.Id/);
   assert.match(traces, /thread name:\s+b\s+thread id:\s+22\s+1\.50s\s+Zero\.Id/);
   assert.match(pprof('-raw', path), /^Comment: The stream was cut before its END record/m);
+});
+
+test('a recording whose CPU is estimated says so in a comment; a measured one does not', (t) => {
+  const hello = { pid: 7, flags: 15, mono: 0, unixNs: 0n, intervalNs: 4_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'EventPipe' };
+  const estimated = recordingFromStream([new WireEncoder().preamble().hello(hello).end({ mono: 1, reason: 1 }).bytes()]);
+  const comments = (r: typeof rec): string[] => {
+    const p = Profile.decode(gunzipSync(toPprof(r)));
+    return p.comment.map((i) => p.stringTable.strings[Number(i)]);
+  };
+  assert.deepEqual(comments(estimated), ['clrscope EventPipe, pid 7, .NET runtime 10.0.12, attached', APPROXIMATE_CPU_COMMENT]);
+  assert.ok(!comments(rec).includes(APPROXIMATE_CPU_COMMENT));
+  if (!requireGo(t)) return;
+  const path = join(work, 'estimated.pb.gz');
+  writeFileSync(path, toPprof(estimated));
+  assert.match(pprof('-raw', path), /^Comment: CPU time is approximate/m);
 });

@@ -11,6 +11,9 @@ import { frameLabel } from '../../../structs/profile/frame-label.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { FunctionKind } from '../../../structs/wire/records.js';
 
+/** The comment a profile whose CPU values are estimates carries (HELLO flag ApproximateCpu). */
+export const APPROXIMATE_CPU_COMMENT = 'CPU time is approximate: sampled by the runtime\'s EventPipe sample profiler; a sample counts as CPU when its thread was in managed code.';
+
 /** Builds the profile message; toPprof() encodes and gzips it. */
 export function buildPprofProfile(rec: Recording): Profile {
   const strings = new StringTable();
@@ -69,6 +72,7 @@ export function buildPprofProfile(rec: Recording): Profile {
     comment.push(strings.dedup(`clrscope ${meta.profilerVersion}, pid ${meta.pid}, .NET runtime ${meta.runtimeVersion}${meta.attached ? ', attached' : ''}`));
   }
   if (rec.cut) comment.push(strings.dedup('The stream was cut before its END record: the process died or the connection broke.'));
+  if (meta?.approximateCpu === true) comment.push(strings.dedup(APPROXIMATE_CPU_COMMENT));
   const startMono = meta?.startMono ?? 0;
   return new Profile({
     sampleType,

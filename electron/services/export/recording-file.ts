@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import type { CountersPoint } from '../../../structs/api/contract.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
+import { NettraceReader, nettraceChunks } from '../../../structs/formats/nettrace/index.js';
 import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
 import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
 import { speedscopeJsonChunks, type SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
@@ -16,7 +17,7 @@ import type { Recording } from '../../../structs/profile/recording.js';
 import { UserError } from '../session/user-error.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { fsErrorText } from './fs-error-text.js';
-import { etlxWriter, nettraceReader, nettraceWriter } from './pending-formats.js';
+import { etlxConverterPath, toEtlx } from './etlx.js';
 import { toPprof } from './pprof.js';
 import { extensionList, formatOfPath, RECORDING_FORMATS, type RecordingFileFormat } from './recording-formats.js';
 
@@ -54,10 +55,16 @@ export function readFormatOf(path: string): RecordingFileFormat {
   return format;
 }
 
-/** Throws the "not available yet" sentence for a format whose implementation has not been built. */
+/**
+ * Throws one sentence when a format cannot be used here, before any work that would be wasted
+ * (a recording made only to fail at the end): writing .etlx needs the converter built beside
+ * clrscope. Every other format is pure code and always available.
+ */
 export async function checkFormatAvailable(format: RecordingFileFormat, direction: 'read' | 'write'): Promise<void> {
-  if (format === 'nettrace') await (direction === 'read' ? nettraceReader() : nettraceWriter());
-  if (format === 'etlx') await etlxWriter();
+  if (format !== 'etlx' || direction !== 'write') return;
+  const converter = etlxConverterPath();
+  const found = await stat(converter).then((s) => s.isFile(), () => false);
+  if (!found) throw new UserError(`Writing .etlx files needs the .etlx converter, which is not built at ${converter}; run scripts/setup.sh (or bash scripts/build-targets.sh).`);
 }
 
 async function sizeOf(path: string): Promise<number> {
@@ -117,12 +124,10 @@ export async function readRecordingFile(path: string, progress?: FileProgress): 
     }
   }
   if (format === 'nettrace') {
-    const nettrace = await nettraceReader();
-    if (!nettrace.streamed && size > WHOLE_FILE_LIMIT) throw tooLarge(path, format, size, WHOLE_FILE_LIMIT);
-    const reader = nettrace.open();
+    const reader = new NettraceReader();
     await forEachChunk(path, format, size, progress, (c) => reader.push(c));
     try {
-      return { format, recording: await reader.finish(), counters: [] };
+      return { format, recording: reader.finish(), counters: [] };
     } catch (err) {
       throw unreadable(path, format, err);
     }
@@ -171,12 +176,9 @@ export async function writeRecordingFile(path: string, rec: Recording, counters:
       step(1, 1);
       return bytes;
     }
-    case 'nettrace': {
-      const nettraceChunks = await nettraceWriter();
-      return writeFileAtomically(path, nettraceChunks(rec, step));
-    }
+    case 'nettrace':
+      return writeFileAtomically(path, nettraceChunks(rec, { onProgress: step }));
     case 'etlx': {
-      const toEtlx = await etlxWriter();
       // The converter writes the file itself and renames it into place only when complete.
       await toEtlx(rec, path, { onProgress: step });
       step(1, 1);

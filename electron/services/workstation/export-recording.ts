@@ -1,18 +1,15 @@
-// Writes a session's recording in an export format, reporting progress in steps, and turns any
-// failure into one sentence. Writes next to the target and renames, so a failure never leaves
-// half a file under the name the user asked for.
+// Writes a session's recording in an export format through the recording-file writers (the
+// same ones `clrscope convert` uses: atomic, in pieces, one sentence on failure), reporting
+// their progress, plus the file names exports get when the user names none.
 
-import { mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
-import { gzip } from 'node:zlib';
-import { promisify } from 'node:util';
-import { EXPORT_EXTENSIONS, type ExportFormat, type ExportResult } from '../../../structs/api/contract.js';
+import { basename, join } from 'node:path';
+import { EXPORT_EXTENSIONS, type CountersPoint, type ExportFormat, type ExportResult } from '../../../structs/api/contract.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import { buildPprofProfile } from '../export/pprof.js';
+import { writeRecordingFile } from '../export/recording-file.js';
+import { formatOfPath, RECORDING_FORMATS } from '../export/recording-formats.js';
 import { UserError } from '../session/user-error.js';
-
-const gzipAsync = promisify(gzip);
 
 export function defaultExportsDir(): string {
   return join(tmpdir(), 'clrscope-exports');
@@ -24,7 +21,8 @@ export function defaultExportName(label: string, sessionId: string, format: Expo
   // first word. Quoted paths with spaces are split too; their last part still ends in .dll.
   const words = label.split(/\s+/).map((w) => w.replace(/['"]/g, '')).filter((w) => w !== '');
   const program = words.find((w) => /\.(dll|exe)$/i.test(w)) ?? words[0] ?? '';
-  const name = basename(program.replace(/\\/g, '/')).replace(/\.(dll|exe)$/i, '');
+  // A file session's label is the file's name: its recording extension goes too.
+  const name = basename(program.replace(/\\/g, '/')).replace(/\.(dll|exe|clrscope|nettrace|pb\.gz|pb|pprof|speedscope\.json)$/i, '');
   const slug = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._-]+/, '').slice(0, 60) || 'recording';
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `${slug}-${sessionId}-${stamp}${EXPORT_EXTENSIONS[format]}`;
@@ -32,45 +30,34 @@ export function defaultExportName(label: string, sessionId: string, format: Expo
 
 export type ExportProgress = (done: number, total: number) => void;
 
-/** The steps of a pprof export: build the profile, encode it, compress it, write it. */
-export const PPROF_STEPS = 4;
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-function writeFailure(path: string, err: unknown): UserError {
-  const code = (err as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? `the folder ${dirname(path)} does not exist`
-    : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-      : code === 'EISDIR' ? 'it is a folder'
-        : code === 'ENOSPC' ? 'the disk is full'
-          : code === 'EROFS' ? 'the file system is read-only'
-            : (err as Error).message.replace(/[.\s]+$/, '');
-  return new UserError(`Cannot write ${path}: ${why}.`);
+/** The sentence for an export path whose extension names another format than the one asked for, or undefined when they agree. */
+export function exportPathMismatch(format: ExportFormat, path: string): string | undefined {
+  if (formatOfPath(path, 'write') === format) return undefined;
+  const exts = RECORDING_FORMATS[format].write;
+  const list = exts.length === 1 ? exts[0] : `${exts.slice(0, -1).join(', ')} or ${exts[exts.length - 1]}`;
+  return `The export path must end in ${list} for the ${format} format, not ${JSON.stringify(basename(path))}.`;
 }
 
-export async function writeExport(rec: Recording, format: ExportFormat, path: string, progress: ExportProgress): Promise<ExportResult> {
-  if (format !== 'pprof') throw new UserError(`Exporting as ${String(format)} is not supported yet.`);
+/**
+ * Writes `rec` as `format` at `path`; .clrscope files keep `counters` too. Progress starts at
+ * 0 of 1, then follows the writer (samples written of the total).
+ */
+export async function writeExport(rec: Recording, counters: readonly CountersPoint[], format: ExportFormat, path: string, progress: ExportProgress): Promise<ExportResult> {
+  const mismatch = exportPathMismatch(format, path);
+  if (mismatch !== undefined) throw new UserError(mismatch);
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new UserError(`Cannot write ${path}: it is a folder.`);
-  progress(0, PPROF_STEPS);
-  await nextTurn();
-  const profile = buildPprofProfile(rec);
-  progress(1, PPROF_STEPS);
-  await nextTurn();
-  const encoded = profile.encode();
-  progress(2, PPROF_STEPS);
-  const bytes = await gzipAsync(encoded);
-  progress(3, PPROF_STEPS);
-  const partial = join(dirname(path), `.${basename(path)}.partial-${process.pid}`);
-  try {
-    await writeFile(partial, bytes);
-    await rename(partial, path);
-  } catch (err) {
-    await unlink(partial).catch(() => undefined);
-    throw writeFailure(path, err);
-  }
-  progress(4, PPROF_STEPS);
-  return { path, bytes: bytes.length };
+  let last = '';
+  const report = (done: number, total: number): void => {
+    // Writers may repeat a step (pprof starts at 0 of 1 too): each one is reported once.
+    const key = `${done}/${total}`;
+    if (key === last) return;
+    last = key;
+    progress(done, total);
+  };
+  report(0, 1);
+  const bytes = await writeRecordingFile(path, rec, counters, { progress: (_step, done, total) => report(done, total) });
+  return { path, bytes };
 }
 
 /** The exports folder, created when needed; one sentence when it cannot be. */

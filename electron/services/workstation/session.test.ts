@@ -1,8 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import { decodeBlock } from '../../../structs/ipcblock/decode.js';
+import { buildGoldenBlock } from '../../../structs/ipcblock/golden-fixtures.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import type { CollectedStream, Collector, StreamState } from '../collector/collector.js';
+import type { CountersSource } from '../counters/counters-source.js';
 import { Session } from './session.js';
 
 // No process has this pid (above pid_max), so the counters poller finds nothing to read.
@@ -112,4 +115,42 @@ test('a corrupt stream fails the session with its sentence; a failure before any
   second.session.fail('The profiler could not be loaded.');
   assert.deepEqual(second.states(), ['starting', 'failed: The profiler could not be loaded.']);
   await second.session.shutdown();
+});
+
+test('a session keeps its counters history for pages that come later, and says where it came from', async () => {
+  const snapshot = decodeBlock(buildGoldenBlock({ bitness: 64, runtimeId: 7, counters: { 'm_GC.cGenCollections[0]': 4 } }), 64);
+  const source = { pid: process.pid, read: () => snapshot, written: () => true, close: () => undefined } as unknown as CountersSource;
+  const events: WorkstationEvent[] = [];
+  // This test's own process is alive, so the poller keeps reading until the session stops.
+  const session = new Session({
+    id: 's8', label: 'App', pid: process.pid, intervalMs: 10, attached: true, emit: (e) => events.push(e), connectTimeoutMs: 60000,
+    countersIntervalMs: 5, openCounters: () => source,
+  });
+  assert.equal(session.snapshot.source, 'attach');
+  assert.equal(session.snapshot.approximateCpu, false);
+  session.begin();
+  const heard = (): CountersPoint[] => events.flatMap((e) => (e.type === 'counters' ? [e.point] : []));
+  while (heard().length < 3) await new Promise((r) => setTimeout(r, 5));
+  await session.shutdown();
+  assert.deepEqual(session.countersHistory(), heard(), 'every point broadcast is in the history');
+  assert.equal(session.countersHistory()[0].values.gc.genCollections0, 4);
+
+  session.setApproximateCpu(true);
+  const last = events.filter((e): e is { type: 'session'; session: SessionInfo } => e.type === 'session').at(-1);
+  assert.equal(last?.session.approximateCpu, true, 'the change is announced');
+  assert.equal(newSession(false).session.snapshot.source, 'launch');
+});
+
+test('a stream whose HELLO says its CPU is estimated makes the session say so', async () => {
+  const { session, events } = newSession(true);
+  const stream = new FakeStream(1, NO_PID);
+  Object.assign(stream.recording, { meta: { approximateCpu: true } });
+  session.useCollector(fakeCollector([stream]));
+  session.begin();
+  assert.equal(session.snapshot.approximateCpu, false);
+  session.onChunk(stream, Uint8Array.from([1]));
+  assert.equal(session.snapshot.approximateCpu, true);
+  const announced = events.filter((e): e is { type: 'session'; session: SessionInfo } => e.type === 'session').at(-1);
+  assert.equal(announced?.session.approximateCpu, true);
+  await session.shutdown();
 });

@@ -4,13 +4,16 @@
 
 import { constants as osConstants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
-import type { SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { CollectedStream, Collector } from '../collector/collector.js';
+import type { CountersSource } from '../counters/counters-source.js';
 import { processAlive } from '../session/profiled-attach.js';
 import type { ProfiledLaunch, ProgramExit } from '../session/profiled-launch.js';
 import { CountersPoller } from './counters-poller.js';
+import { CountersSeries } from './counters-series.js';
 import { StreamBytes } from './stream-bytes.js';
+import type { WorkstationSession } from './workstation-session.js';
 
 export type SessionEmit = (event: WorkstationEvent) => void;
 
@@ -22,10 +25,14 @@ export interface SessionSetup {
   attached: boolean;
   emit: SessionEmit;
   countersIntervalMs?: number;
+  /** Opens the process's counters block (tests); the poller's own by default. */
+  openCounters?: (pid: number) => CountersSource | undefined;
   /** Seconds after which a session still waiting for a runtime says so. */
   connectTimeoutMs: number;
   /** The command the user launched, for messages. */
   command?: string;
+  /** CPU times that are estimates from the start (see SessionInfo.approximateCpu); setApproximateCpu changes it later. */
+  approximateCpu?: boolean;
 }
 
 /** The exit code, or 128 + the signal's number for a program a signal ended (as a shell reports it). */
@@ -41,9 +48,10 @@ function exitText(exit: ProgramExit): string {
   return 'exited';
 }
 
-export class Session {
+export class Session implements WorkstationSession {
   readonly id: string;
   readonly bytes = new StreamBytes();
+  private readonly countersSeries = new CountersSeries();
   private readonly info: SessionInfo;
   private lastAnnounced = '';
   private collector: Collector | undefined;
@@ -59,6 +67,7 @@ export class Session {
   private stopRequested = false;
   private failure: string | undefined;
   private waitingNotice: string | null = null;
+  private approximateCpu: boolean;
   private connectTimer: NodeJS.Timeout | undefined;
   private readonly counters: CountersPoller;
   private readonly outputDecoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
@@ -75,14 +84,21 @@ export class Session {
       startedAtMs: Date.now(),
       intervalMs: setup.intervalMs,
       attached: setup.attached,
+      source: setup.attached ? 'attach' : 'launch',
+      approximateCpu: setup.approximateCpu ?? false,
       exitCode: null,
       message: null,
     };
+    this.approximateCpu = setup.approximateCpu ?? false;
     this.settled = new Promise((resolve) => { this.resolveSettled = resolve; });
     this.counters = new CountersPoller(setup.pid, {
       intervalMs: setup.countersIntervalMs,
+      open: setup.openCounters,
       alive: () => this.processAlive(),
-      emit: (point) => setup.emit({ type: 'counters', sessionId: this.id, point }),
+      emit: (point) => {
+        this.countersSeries.add(point);
+        setup.emit({ type: 'counters', sessionId: this.id, point });
+      },
     });
   }
 
@@ -93,6 +109,17 @@ export class Session {
   /** The recording of the followed stream, once a runtime connected. */
   get recording(): Recording | undefined {
     return this.followed?.recording;
+  }
+
+  /** Every counters point read so far (bounded: see CountersSeries). */
+  countersHistory(): CountersPoint[] {
+    return this.countersSeries.all();
+  }
+
+  /** The session's CPU times turned out to be estimates (or measured after all); announced once. */
+  setApproximateCpu(approximate: boolean): void {
+    this.approximateCpu = approximate;
+    this.update();
   }
 
   /** Announces the new session and starts waiting for its runtime. */
@@ -246,6 +273,8 @@ export class Session {
     const { state, message } = this.describe();
     this.info.state = state;
     this.info.message = message;
+    // Whoever made the stream may say so in its HELLO (an EventPipe recording, say).
+    this.info.approximateCpu = this.approximateCpu || this.followed?.recording.meta?.approximateCpu === true;
     this.announce();
   }
 

@@ -22,6 +22,11 @@ test('default export names come from the program, the session and the time', () 
   assert.equal(defaultExportName('Demo order service (bundled demo)', 's2', 'pprof', at), 'Demo-s2-20260304T050607Z.pb.gz');
   assert.equal(defaultExportName('/usr/bin/../x', 's4', 'pprof', at), 'x-s4-20260304T050607Z.pb.gz');
   assert.equal(defaultExportName('', 's5', 'pprof', at), 'recording-s5-20260304T050607Z.pb.gz');
+  // Every format has its extension; a file session's label loses the file's own.
+  assert.equal(defaultExportName('dotnet /srv/Scenarios.dll', 's1', 'clrscope', at), 'Scenarios-s1-20260304T050607Z.clrscope');
+  assert.equal(defaultExportName('trace.nettrace', 's6', 'speedscope', at), 'trace-s6-20260304T050607Z.speedscope.json');
+  assert.equal(defaultExportName('app.pb.gz', 's7', 'nettrace', at), 'app-s7-20260304T050607Z.nettrace');
+  assert.equal(defaultExportName('run.clrscope', 's8', 'etlx', at), 'run-s8-20260304T050607Z.etlx');
 });
 
 test('command lines read like a shell would take them', () => {

@@ -1,24 +1,31 @@
-// The workstation: the WorkstationApi (structs/api/contract.ts) over recording sessions. Both
+// The workstation: the WorkstationApi (structs/api/contract.ts) over recording sessions, live
+// ones (session.ts) and recording files opened as sessions (file-session.ts). Both
 // adapters (Electron's IPC in electron/main.ts, browser mode's WebSocket) connect a client per
 // window or tab and validate the renderer's arguments before calling in (services/api/).
 
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type {
-  AttachRequest, ExportRequest, ExportResult, LaunchRequest, ProcessInfo, SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent,
+  AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, ProcessInfo, SessionInfo, Unsubscribe,
+  WorkstationApi, WorkstationEvent,
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../../cli/demo-command.js';
 import { startCollector } from '../collector/collector.js';
+import { readRecordingFile } from '../export/recording-file.js';
 import { connectTimeoutMs } from '../session/launch-recording.js';
 import { launchProfiled } from '../session/profiled-launch.js';
 import { profilerLibraryPath } from '../session/profiler-env.js';
 import { UserError } from '../session/user-error.js';
+import { fallbackSentence } from '../session/profiler-refusal.js';
 import { describeAttachTarget, requestAttach } from './attach.js';
 import { EventHub, type HubClient } from './event-hub.js';
+import { FallbackSession } from './fallback-session.js';
 import { defaultExportName, defaultExportsDir, ensureExportsDir, writeExport } from './export-recording.js';
+import { FileSession } from './file-session.js';
 import { resolveLaunch } from './launch-command.js';
 import { listProcesses as discoverProcesses } from './processes.js';
 import { Session } from './session.js';
+import type { WorkstationSession } from './workstation-session.js';
 
 export const DEFAULT_INTERVAL_MS = 10;
 
@@ -55,7 +62,7 @@ export interface Workstation extends WorkstationApi {
 
 class WorkstationCore {
   readonly hub = new EventHub();
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions = new Map<string, WorkstationSession>();
   private nextId = 1;
   private shuttingDown = false;
 
@@ -65,7 +72,7 @@ class WorkstationCore {
     return this.sessions.has(id);
   }
 
-  session(id: string): Session {
+  session(id: string): WorkstationSession {
     const session = this.sessions.get(id);
     if (session === undefined) throw new UserError(`There is no session '${id}'.`);
     return session;
@@ -91,10 +98,13 @@ class WorkstationCore {
     if (this.shuttingDown) throw new UserError('The workstation is shutting down.');
   }
 
+  private newId(): string {
+    return `s${this.nextId++}`;
+  }
+
   private newSession(label: string, pid: number, intervalMs: number, attached: boolean, command?: string): Session {
-    const id = `s${this.nextId++}`;
     return new Session({
-      id,
+      id: this.newId(),
       label,
       pid,
       intervalMs,
@@ -164,7 +174,13 @@ class WorkstationCore {
     } catch (err) {
       this.sessions.delete(session.id);
       await collector.close();
-      throw err;
+      // Refused, but the runtime's diagnostics socket answers: record through EventPipe instead.
+      const notice = await fallbackSentence(err, request.pid, 'recording');
+      if (notice === undefined) throw err;
+      const fallback = await FallbackSession.start({ id: session.id, pid: request.pid, label, notice, emit: (event) => this.emit(event) });
+      this.sessions.set(fallback.id, fallback);
+      if (this.shuttingDown) void fallback.shutdown();
+      return fallback.snapshot;
     }
     session.begin();
     if (this.shuttingDown) void session.shutdown();
@@ -173,6 +189,26 @@ class WorkstationCore {
 
   async stop(id: string): Promise<SessionInfo> {
     return this.session(id).stop();
+  }
+
+  /** Reads a recording file into a new, stopped session; progress goes to every client. */
+  async openRecording(request: OpenRecordingRequest): Promise<SessionInfo> {
+    this.assertRunning();
+    const { path } = request;
+    if (!isAbsolute(path)) throw new UserError(`The recording path must be absolute, not ${path}.`);
+    const opened = await readRecordingFile(path, (_step, done, total) => {
+      this.emit({ type: 'open-progress', path, phase: 'reading', done, total });
+    });
+    const session = await FileSession.create(this.newId(), path, opened, (done, total) => {
+      this.emit({ type: 'open-progress', path, phase: 'preparing', done, total });
+    });
+    this.sessions.set(session.id, session);
+    this.emit({ type: 'session', session: session.snapshot });
+    return session.snapshot;
+  }
+
+  countersHistory(id: string): CountersPoint[] {
+    return this.session(id).countersHistory();
   }
 
   /** Replays the session's bytes from 0 to this client, then keeps it subscribed to the live ones. */
@@ -199,7 +235,7 @@ class WorkstationCore {
     } else if (!isAbsolute(path)) {
       throw new UserError(`The export path must be absolute, not ${path}.`);
     }
-    return writeExport(recording, request.format, path, (done, total) => {
+    return writeExport(recording, session.countersHistory(), request.format, path, (done, total) => {
       this.emit({ type: 'export-progress', sessionId: session.id, done, total });
     });
   }
@@ -227,6 +263,8 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     stop: (id) => core.stop(id),
     subscribe: async (id) => core.subscribe(client, id),
     exportRecording: (request) => core.exportRecording(request),
+    openRecording: (request) => core.openRecording(request),
+    countersHistory: async (id) => core.countersHistory(id),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
   };

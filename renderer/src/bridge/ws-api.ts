@@ -3,8 +3,8 @@
 // No reconnect: if the socket closes, the workstation is gone and the page says so once.
 
 import type {
-  AttachRequest, ExportRequest, ExportResult, LaunchRequest, Operation, ProcessInfo, SessionInfo, Unsubscribe, WorkstationApi,
-  WorkstationEvent,
+  AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, Operation, ProcessInfo, SessionInfo,
+  Unsubscribe, WorkstationApi, WorkstationEvent,
 } from '../../../structs/api/contract.js';
 import { decodeStreamFrame, type WsRequest, type WsTextMessage } from '../../../structs/api/ws-messages.js';
 
@@ -54,6 +54,9 @@ export class WsApi implements WorkstationApi {
   stop(sessionId: string): Promise<SessionInfo> { return this.call('stop', [sessionId]); }
   subscribe(sessionId: string): Promise<void> { return this.call('subscribe', [sessionId]); }
   exportRecording(request: ExportRequest): Promise<ExportResult> { return this.call('exportRecording', [request]); }
+  openRecording(request: OpenRecordingRequest): Promise<SessionInfo> { return this.call('openRecording', [request]); }
+  countersHistory(sessionId: string): Promise<CountersPoint[]> { return this.call('countersHistory', [sessionId]); }
+  // No chooseRecordingFile: a page in a browser cannot learn a file's path, so the user types it.
 
   onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe {
     this.listeners.add(listener);

@@ -42,6 +42,14 @@ export interface ExportStatus {
   message: string | null;
 }
 
+/** A recording file being opened: what openRecording's progress events said last. */
+export interface OpeningStatus {
+  path: string;
+  phase: 'reading' | 'preparing';
+  done: number;
+  total: number;
+}
+
 export interface AppState {
   tab: Tab;
   processes: ProcessInfo[] | null;
@@ -67,6 +75,8 @@ export interface AppState {
   streamBytes: number;
   /** A launch, attach or demo request is under way. */
   starting: boolean;
+  /** A recording file is being opened, or null. */
+  opening: OpeningStatus | null;
 }
 
 export const DEFAULT_LAST_SECONDS = 10;
@@ -90,6 +100,7 @@ export function initialState(): AppState {
     error: null,
     streamBytes: 0,
     starting: false,
+    opening: null,
   };
 }
 

@@ -22,6 +22,19 @@ export class CountersHistory {
     if (points.length > MAX_POINTS) points.splice(0, points.length - MAX_POINTS);
   }
 
+  /**
+   * Merges a session's history (asked for when the page shows it) with the points heard live
+   * meanwhile: one point per time, in time order, the newest MAX_POINTS kept.
+   */
+  merge(sessionId: string, history: readonly CountersPoint[]): void {
+    const byTime = new Map<number, CountersPoint>();
+    for (const p of history) byTime.set(p.timeMs, p);
+    for (const p of this.bySession.get(sessionId) ?? []) byTime.set(p.timeMs, p);
+    const points = [...byTime.values()].sort((a, b) => a.timeMs - b.timeMs);
+    if (points.length > MAX_POINTS) points.splice(0, points.length - MAX_POINTS);
+    this.bySession.set(sessionId, points);
+  }
+
   points(sessionId: string | null): readonly CountersPoint[] {
     if (sessionId === null) return [];
     return this.bySession.get(sessionId) ?? [];

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SessionInfo, WorkstationApi, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { CountersPoint, OpenRecordingRequest, SessionInfo, WorkstationApi, WorkstationEvent } from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import { FakeTimers, settle } from './fake-timers.js';
 import type { WorkerPort } from './profile-worker-client.js';
 import { REFRESH_PERIOD_MS, Workstation } from './workstation.js';
 
 const session = (id: string, state: SessionInfo['state']): SessionInfo => ({
-  id, pid: 42, label: 'dotnet app.dll', state, startedAtMs: 0, intervalMs: 10, attached: false, exitCode: null, message: null,
+  id, pid: 42, label: 'dotnet app.dll', state, startedAtMs: 0, intervalMs: 10, attached: false, source: 'launch', approximateCpu: false,
+  exitCode: null, message: null,
 });
 
 const emptyTree = (): FlatTree => ({
@@ -50,6 +51,11 @@ class FakeApi implements WorkstationApi {
   stop = async (id: string) => session(id, 'stopped');
   subscribe = async (id: string) => { this.subscribed.push(id); };
   exportRecording = async () => ({ path: '/tmp/x.pb.gz', bytes: 10 });
+  openRecording = async (request: OpenRecordingRequest): Promise<SessionInfo> => ({
+    ...session('f1', 'stopped'), pid: null, label: request.path.slice(request.path.lastIndexOf('/') + 1), source: 'file', approximateCpu: true,
+  });
+  history: Record<string, CountersPoint[]> = {};
+  countersHistory = async (id: string): Promise<CountersPoint[]> => this.history[id] ?? [];
   onEvent(listener: (event: WorkstationEvent) => void): () => void {
     this.listener = listener;
     return () => undefined;
@@ -129,6 +135,67 @@ describe('Workstation', () => {
     assert.equal(w.state.selectedSessionId, 'live');
     assert.equal(w.state.tab, 'flame');
     assert.deepEqual(api.subscribed, ['live']);
+  });
+
+  it('merges a session\'s counters history with the points heard live, once per time', async () => {
+    const { ws, api } = setup();
+    const point = (timeMs: number, gen0: number): CountersPoint => ({ timeMs, values: { gc: { genCollections0: gen0 } } });
+    api.history.s1 = [point(1000, 1), point(1250, 2), point(1500, 3)];
+    // A live point that came before the history's answer, and one the history holds too.
+    api.emit({ type: 'counters', sessionId: 's1', point: point(1500, 3) });
+    api.emit({ type: 'counters', sessionId: 's1', point: point(1750, 4) });
+    await ws.launchDemo();
+    await settle();
+    assert.deepEqual(ws.counters.points('s1').map((p) => p.timeMs), [1000, 1250, 1500, 1750]);
+    api.emit({ type: 'counters', sessionId: 's1', point: point(2000, 5) });
+    assert.deepEqual(ws.counters.points('s1').map((p) => p.values.gc.genCollections0), [1, 2, 3, 4, 5]);
+  });
+
+  it('opens a recording file: progress while it reads, then the session shown like any other', async () => {
+    const { ws, api } = setup();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const open = api.openRecording;
+    api.openRecording = async (request) => {
+      await gate;
+      return open(request);
+    };
+    api.history.f1 = [{ timeMs: 5, values: { gc: { genCollections0: 1 } } }];
+    const done = ws.openRecording('/traces/app.nettrace');
+    assert.deepEqual(ws.state.opening, { path: '/traces/app.nettrace', phase: 'reading', done: 0, total: 0 });
+    api.emit({ type: 'open-progress', path: '/traces/other.nettrace', phase: 'reading', done: 1, total: 9 });
+    api.emit({ type: 'open-progress', path: '/traces/app.nettrace', phase: 'preparing', done: 3, total: 10 });
+    assert.deepEqual(ws.state.opening, { path: '/traces/app.nettrace', phase: 'preparing', done: 3, total: 10 });
+    release();
+    await done;
+    await settle();
+    assert.equal(ws.state.opening, null);
+    assert.equal(ws.state.selectedSessionId, 'f1');
+    assert.equal(ws.state.tab, 'flame');
+    assert.deepEqual(api.subscribed, ['f1']);
+    assert.equal(ws.selectedSession()?.approximateCpu, true);
+    assert.equal(ws.counters.points('f1').length, 1);
+  });
+
+  it('shows the API\'s sentence when a file cannot be opened, and offers a dialog only when the shell has one', async () => {
+    const { ws, api } = setup();
+    api.openRecording = async () => { throw new Error('Cannot read /t/x.clrscope: the clrscope file is truncated.'); };
+    await ws.openRecording('/t/x.clrscope');
+    assert.equal(ws.state.error, 'Cannot read /t/x.clrscope: the clrscope file is truncated.');
+    assert.equal(ws.state.opening, null);
+    assert.equal(ws.canChooseFile, false);
+    const shell = new FakeApi();
+    const asked: string[] = [];
+    let answer: string | null = null;
+    Object.assign(shell, { chooseRecordingFile: async () => answer });
+    shell.openRecording = async (request) => { asked.push(request.path); return session('f2', 'stopped'); };
+    const w = new Workstation({ api: shell, startWorker: () => new FakeWorker(), timers: new FakeTimers() });
+    assert.equal(w.canChooseFile, true);
+    await w.chooseAndOpenRecording();
+    assert.deepEqual(asked, [], 'a cancelled dialog opens nothing');
+    answer = '/t/y.pb.gz';
+    await w.chooseAndOpenRecording();
+    assert.deepEqual(asked, ['/t/y.pb.gz']);
   });
 
   it('shows the API\'s sentence when a launch fails', async () => {

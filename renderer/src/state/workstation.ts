@@ -96,6 +96,35 @@ export class Workstation {
     return this.begin(() => this.api.launch(request));
   }
 
+  /** Opens a recording file (an absolute path) as a new session and shows it. */
+  async openRecording(path: string): Promise<void> {
+    if (this.state.opening !== null) return;
+    this.store.update({ opening: { path, phase: 'reading', done: 0, total: 0 } });
+    try {
+      await this.begin(() => this.api.openRecording({ path }), 'The recording could not be opened.');
+    } finally {
+      this.store.update({ opening: null });
+    }
+  }
+
+  /** Whether the shell offers a native file dialog (Electron does; a browser page cannot see paths). */
+  get canChooseFile(): boolean {
+    return typeof this.api.chooseRecordingFile === 'function';
+  }
+
+  /** The native dialog, then openRecording with the chosen path; nothing when the user cancels. */
+  async chooseAndOpenRecording(): Promise<void> {
+    if (this.api.chooseRecordingFile === undefined) return;
+    let path: string | null;
+    try {
+      path = await this.api.chooseRecordingFile();
+    } catch (e) {
+      this.showError(userMessage(e, 'The file dialog could not be shown; type the recording\'s path instead.'));
+      return;
+    }
+    if (path !== null) await this.openRecording(path);
+  }
+
   launchDemo(): Promise<void> {
     return this.begin(() => this.api.launchDemo());
   }
@@ -127,7 +156,10 @@ export class Workstation {
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
       flameOptions: { ...this.state.flameOptions, threadIds: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
     });
-    if (sessionId !== null) void this.subscribe(sessionId);
+    if (sessionId !== null) {
+      void this.subscribe(sessionId);
+      void this.loadCounters(sessionId);
+    }
   }
 
   setFlameOptions(patch: Partial<FlameOptions>): void {
@@ -171,7 +203,7 @@ export class Workstation {
 
   // ---- internals ----
 
-  private async begin(start: () => Promise<SessionInfo>): Promise<void> {
+  private async begin(start: () => Promise<SessionInfo>, failure = 'The program could not be started under the profiler.'): Promise<void> {
     this.store.update({ starting: true });
     try {
       const session = await start();
@@ -179,7 +211,7 @@ export class Workstation {
       this.select(session.id);
       this.setTab('flame');
     } catch (e) {
-      this.showError(userMessage(e, 'The program could not be started under the profiler.'));
+      this.showError(userMessage(e, failure));
     } finally {
       this.store.update({ starting: false });
     }
@@ -213,6 +245,17 @@ export class Workstation {
     if (generation === this.generation) this.refresher.now();
   }
 
+  /** The session's counters so far: 'counters' events bring only new points, and a file session has no live ones at all. */
+  private async loadCounters(sessionId: string): Promise<void> {
+    try {
+      this.counters.merge(sessionId, await this.api.countersHistory(sessionId));
+    } catch {
+      // The views work without the history (live points still arrive); the stream's own errors are the ones to show.
+      return;
+    }
+    if (sessionId === this.state.selectedSessionId) this.store.update({ countersVersion: this.state.countersVersion + 1 });
+  }
+
   private onEvent(event: WorkstationEvent): void {
     switch (event.type) {
       case 'session':
@@ -228,6 +271,11 @@ export class Workstation {
       case 'export-progress': {
         const current = this.state.exports[event.sessionId];
         if (current?.state === 'running') this.setExport(event.sessionId, { ...current, done: event.done, total: event.total });
+        break;
+      }
+      case 'open-progress': {
+        const opening = this.state.opening;
+        if (opening !== null && opening.path === event.path) this.store.update({ opening: { path: event.path, phase: event.phase, done: event.done, total: event.total } });
         break;
       }
       case 'output':

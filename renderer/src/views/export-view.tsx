@@ -1,13 +1,20 @@
-// One button per export format; a long export shows its progress, a finished one its path.
+// One button per export format, each with what the format keeps of the recording; a long export
+// shows its progress, a finished one its path.
 
 import type { ReactElement } from 'react';
 import { EXPORT_EXTENSIONS, type ExportFormat } from '../../../structs/api/contract.js';
 import { formatBytes, formatCount, formatMs } from './format.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
-const FORMAT_NAMES: Record<ExportFormat, string> = { pprof: 'pprof' };
+const FORMAT_NAMES: Record<ExportFormat, string> = {
+  pprof: 'pprof', clrscope: 'clrscope', speedscope: 'speedscope', nettrace: 'nettrace', etlx: 'PerfView etlx',
+};
 const FORMAT_NOTES: Record<ExportFormat, string> = {
-  pprof: 'CPU and wall time per stack with thread labels; open it with go tool pprof or Speedscope.',
+  pprof: 'CPU and wall time per stack and thread, for go tool pprof or Speedscope; sample times, GC pauses and counters are left out.',
+  clrscope: 'Everything: every sample with its time, the threads, the GC pauses and the counters; reopen it here with Open recording….',
+  speedscope: 'CPU and wall time per thread, for speedscope.app; sample times, GC pauses and counters are left out.',
+  nettrace: 'An EventPipe trace for PerfView and TraceEvent: samples as sample-profiler events, GC pauses as the runtime\'s GC events; no counters.',
+  etlx: 'PerfView\'s own format (converted by TraceEvent, needs dotnet): samples as sample-profiler events, GC pauses as GC events; no counters.',
 };
 
 export function ExportView(): ReactElement {
@@ -35,7 +42,7 @@ export function ExportView(): ReactElement {
             <button type="button" className="primary" disabled={running} data-testid={`export-${f}`} onClick={() => void ws.exportRecording(f)}>
               Export {FORMAT_NAMES[f]} ({EXPORT_EXTENSIONS[f]})
             </button>
-            <p className="hint">{FORMAT_NOTES[f]}</p>
+            <p className="hint" data-testid={`export-note-${f}`}>{FORMAT_NOTES[f]}</p>
           </div>
         ))}
       </div>

@@ -11,7 +11,7 @@ import type { FlatTree } from '../worker/protocol.js';
 import { FlameToolbar } from './flame-toolbar.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
 import { formatNs, formatPercent } from './format.js';
-import { registerFlame } from './test-hook.js';
+import { noteFlameDraw, registerFlame } from './test-hook.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
 /** Matches styles.css's --bg-input: the canvas is part of the dark page. */
@@ -37,7 +37,7 @@ export function FlameView(): ReactElement {
     const canvas = canvasRef.current;
     const box = boxRef.current;
     if (canvas === null || box === null) return;
-    const renderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND });
+    const renderer: FlameRenderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND, onDraw: () => noteFlameDraw(renderer.tree) });
     rendererRef.current = renderer;
     zoomRestored.current = false;
     shownShape.current = null;

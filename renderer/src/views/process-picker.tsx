@@ -1,8 +1,9 @@
-// The start screen: run the demo, launch a program, or pick a running .NET process; and the
-// recordings made so far.
+// The start screen: run the demo, launch a program, pick a running .NET process or open a
+// recording file; and the recordings made so far.
 
 import { useState, type ReactElement } from 'react';
 import { LaunchForm } from './launch-form.js';
+import { OpenRecordingForm } from './open-recording-form.js';
 import { ProcessTable } from './process-table.js';
 import { SessionsList } from './sessions-list.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -12,6 +13,7 @@ export function ProcessPicker(): ReactElement {
   const starting = useAppState((s) => s.starting);
   const [intervalMs, setIntervalMs] = useState(10);
   const [launching, setLaunching] = useState(false);
+  const [opening, setOpening] = useState(false);
   return (
     <div className="picker">
       <section className="picker-main">
@@ -35,8 +37,10 @@ export function ProcessPicker(): ReactElement {
             ms
           </label>
           <button type="button" data-testid="launch-open" onClick={() => setLaunching(!launching)} aria-expanded={launching}>Launch…</button>
+          <button type="button" data-testid="recording-open" onClick={() => setOpening(!opening)} aria-expanded={opening}>Open recording…</button>
         </div>
         {launching && <LaunchForm intervalMs={intervalMs} onIntervalChange={setIntervalMs} onClose={() => setLaunching(false)} />}
+        {opening && <OpenRecordingForm onClose={() => setOpening(false)} />}
         <ProcessTable intervalMs={intervalMs} />
       </section>
       <aside className="picker-side">

@@ -1,4 +1,5 @@
-// The top bar: which recording the views show (switchable), its state, and Stop.
+// The top bar: which recording the views show (switchable), its state, where it came from when
+// that was a file, whether its CPU times are estimates, and Stop.
 
 import type { ReactElement } from 'react';
 import type { SessionInfo } from '../../../structs/api/contract.js';
@@ -6,6 +7,13 @@ import { useAppState, useWorkstation } from './use-app-state.js';
 
 export function sessionTitle(s: SessionInfo): string {
   return `${s.label}${s.pid !== null ? ` (pid ${s.pid})` : ''}`;
+}
+
+/** What the approximate-CPU badge means, whatever made the estimate (an imported file, an EventPipe fallback). */
+export const APPROXIMATE_CPU_NOTE = 'This recording\'s CPU times are estimates counted from its samples, not CPU time measured per sample: compare frames with each other rather than reading them as exact times.';
+
+export function ApproximateCpuBadge({ testId }: { testId?: string }): ReactElement {
+  return <span className="badge approximate" data-testid={testId} title={APPROXIMATE_CPU_NOTE}>CPU estimated</span>;
 }
 
 export function StateBadge({ state, testId }: { state: SessionInfo['state']; testId?: string }): ReactElement {
@@ -34,6 +42,8 @@ export function SessionBar(): ReactElement {
         ))}
       </select>
       {selected !== undefined && <StateBadge state={selected.state} testId="session-state" />}
+      {selected?.source === 'file' && <span className="badge source-file" data-testid="session-source">file</span>}
+      {selected?.approximateCpu === true && <ApproximateCpuBadge testId="session-approximate-cpu" />}
       {live && (
         <button type="button" className="danger" data-testid="session-stop" onClick={() => void ws.stop()}>Stop</button>
       )}

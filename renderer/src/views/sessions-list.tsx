@@ -1,8 +1,11 @@
-// Recordings made in this workstation run; picking one shows it in every view.
+// Recordings made or opened in this workstation run; picking one shows it in every view.
 
 import type { ReactElement } from 'react';
-import { sessionTitle, StateBadge } from './session-bar.js';
+import type { SessionInfo } from '../../../structs/api/contract.js';
+import { ApproximateCpuBadge, sessionTitle, StateBadge } from './session-bar.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
+
+const SOURCE_TEXT: Record<SessionInfo['source'], string> = { launch: 'launched', attach: 'attached', file: 'opened file' };
 
 export function SessionsList(): ReactElement {
   const ws = useWorkstation();
@@ -11,7 +14,7 @@ export function SessionsList(): ReactElement {
   return (
     <div className="sessions" data-testid="sessions-list">
       <h2>Recordings</h2>
-      {sessions.length === 0 && <p className="empty">None yet: the recordings you start appear here.</p>}
+      {sessions.length === 0 && <p className="empty">None yet: the recordings you start or open appear here.</p>}
       <ul>
         {[...sessions].reverse().map((s) => (
           <li key={s.id}>
@@ -26,8 +29,9 @@ export function SessionsList(): ReactElement {
               <span className="session-meta">
                 <StateBadge state={s.state} />
                 <span>{new Date(s.startedAtMs).toLocaleTimeString()}</span>
-                <span>{s.attached ? 'attached' : 'launched'}</span>
-                <span>{s.intervalMs} ms</span>
+                <span>{SOURCE_TEXT[s.source]}</span>
+                {s.intervalMs > 0 && <span>{s.intervalMs} ms</span>}
+                {s.approximateCpu && <ApproximateCpuBadge />}
               </span>
               {s.message !== null && <span className="session-note">{s.message}</span>}
             </button>

@@ -15,6 +15,31 @@ interface FlameHandle {
 
 let flame: FlameHandle | null = null;
 
+/** One draw of the flame canvas: how old the freshest data on screen was (scripts/bench/latency.mjs). */
+export interface FlameDraw {
+  /** Numbers every draw since the hook was installed, so a poller can tell which it has seen. */
+  seq: number;
+  /** Unix-epoch ms when draw() had issued the frame's pixels. */
+  drawnAtUnixMs: number;
+  /** The drawn tree's newestSampleUnixMs; null for an empty tree or none. */
+  newestSampleUnixMs: number | null;
+}
+
+// A bounded ring: the hook may stay installed through hours of live redraws.
+const FLAME_DRAWS_KEPT = 256;
+const flameDraws: FlameDraw[] = [];
+let flameDrawSeq = 0;
+let recordingDraws = false;
+
+/** The flame view calls this after every draw; without the hook it returns at once. */
+export function noteFlameDraw(tree: FlatTree | null): void {
+  if (!recordingDraws) return;
+  flameDraws[flameDrawSeq % FLAME_DRAWS_KEPT] = {
+    seq: flameDrawSeq, drawnAtUnixMs: performance.timeOrigin + performance.now(), newestSampleUnixMs: tree?.newestSampleUnixMs ?? null,
+  };
+  flameDrawSeq++;
+}
+
 /** The flame view registers its renderer while it is mounted. */
 export function registerFlame(renderer: FlameRenderer, canvas: HTMLCanvasElement): () => void {
   const handle = { renderer, canvas };
@@ -42,7 +67,7 @@ export interface TestHit extends TestNode {
 }
 
 export interface ClrscopeTestHook {
-  state(): Pick<AppState, 'tab' | 'selectedSessionId' | 'sessions' | 'summary' | 'streamBytes' | 'error' | 'flameOptions' | 'parallelMode' | 'exports'>;
+  state(): Pick<AppState, 'tab' | 'selectedSessionId' | 'sessions' | 'summary' | 'streamBytes' | 'error' | 'flameOptions' | 'parallelMode' | 'exports' | 'opening'>;
   flameNodes(): TestNode[];
   parallelNodes(): TestParallelNode[];
   /** The canvas's size in CSS pixels, or null when the flame view is not shown. */
@@ -56,6 +81,8 @@ export interface ClrscopeTestHook {
   /** Labels from below the root to `node` in the tree the renderer draws now (indices change with every live update). */
   flamePath(node: number): string[];
   counterPoints(): number;
+  /** The last draws of the flame canvas (at most 256), oldest first. */
+  flameDraws(): FlameDraw[];
 }
 
 function node(tree: FlatTree, i: number): TestNode {
@@ -76,7 +103,7 @@ export function installTestHook(ws: Workstation): void {
       const s = ws.state;
       return {
         tab: s.tab, selectedSessionId: s.selectedSessionId, sessions: s.sessions, summary: s.summary, streamBytes: s.streamBytes,
-        error: s.error, flameOptions: s.flameOptions, parallelMode: s.parallelMode, exports: s.exports,
+        error: s.error, flameOptions: s.flameOptions, parallelMode: s.parallelMode, exports: s.exports, opening: s.opening,
       };
     },
     flameNodes: () => nodes(ws.state.flame),
@@ -103,6 +130,8 @@ export function installTestHook(ws: Workstation): void {
       return tree === null || node < 0 || node >= tree.nodeCount ? [] : labelPath(tree, node);
     },
     counterPoints: () => ws.counters.points(ws.state.selectedSessionId).length,
+    flameDraws: () => [...flameDraws].sort((a, b) => a.seq - b.seq),
   };
+  recordingDraws = true;
   (window as unknown as { __clrscopeTest: ClrscopeTestHook }).__clrscopeTest = hook;
 }

@@ -4,7 +4,7 @@ import { recordingFromStream } from '../../../structs/profile/recording-from-str
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { toCollapsed } from '../../../structs/profile/collapsed.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import { streamFromCollapsed } from './collapsed-stream.js';
+import { COLLAPSED_UNIX_NS, streamFromCollapsed } from './collapsed-stream.js';
 import { flatTreeProblems, flatTreeToCollapsed } from './flat-tree-text.js';
 import { buildFlameTree } from './flame-tree.js';
 import { LabelTable } from './label-table.js';
@@ -83,6 +83,15 @@ test('time window: from inclusive, to exclusive, in ms after HELLO', () => {
   assert.equal(empty.nodeCount, 1);
   assert.equal(empty.totalValue, 0);
   assert.equal(empty.sampleCount, 0);
+});
+
+test('the tree says when its newest sample was taken, on the calendar, among the samples it kept', () => {
+  const unixMs = (ms: number): number => Number(COLLAPSED_UNIX_NS) / 1e6 + ms;
+  assert.equal(flame(basic).newestSampleUnixMs, unixMs(6));
+  assert.equal(flame(basic, { groupByThread: true }).newestSampleUnixMs, unixMs(6));
+  assert.equal(flame(basic, { toMs: 4 }).newestSampleUnixMs, unixMs(3));
+  assert.equal(flame(basic, { threadIds: [2], groupByThread: true }).newestSampleUnixMs, unixMs(5));
+  assert.equal(flame(basic, { fromMs: 100 }).newestSampleUnixMs, undefined);
 });
 
 test('thread filter keeps only the listed wire thread ids', () => {

@@ -24,19 +24,27 @@ const DENSE_CELLS = 1 << 21;
  */
 export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelTable = new LabelTable(rec)): FlatTree {
   const keys = new MergeKeys();
-  let sampleCount = 0;
+  let sums: Sums = { count: 0, newestMono: -Infinity };
   const meta = rec.meta;
   if (meta !== undefined && rec.sampleCount > 0) {
     const bounds = monoBounds(meta.startMono, query);
     const slots = new ThreadSlots(rec);
-    sampleCount = query.groupByThread
+    sums = query.groupByThread
       ? sumByStackAndGroup(rec, query, bounds, slots, labels, keys)
       : sumByStack(rec, query, bounds, slots, keys);
   }
-  return mergeKeys(rec, labels, keys, query.inverted, sampleCount).tree;
+  const tree = mergeKeys(rec, labels, keys, query.inverted, sums.count).tree;
+  if (meta !== undefined && sums.count > 0) tree.newestSampleUnixMs = Number(meta.startUnixNs) / 1e6 + (sums.newestMono - meta.startMono) / 1e6;
+  return tree;
 }
 
-function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, keys: MergeKeys): number {
+/** What a summing pass saw: samples taken into the tree and the newest of them (target mono ns). */
+interface Sums {
+  count: number;
+  newestMono: number;
+}
+
+function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, keys: MergeKeys): Sums {
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
   const { mono, threadId, stackId } = cols;
@@ -45,6 +53,7 @@ function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds,
   const dense = slots.dense;
   const sums = new Float64Array(rec.stackCount);
   let count = 0;
+  let newest = -Infinity;
   for (let i = 0; i < stackId.length; i++) {
     const v = values[i];
     if (v === 0) continue;
@@ -57,13 +66,14 @@ function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds,
     }
     sums[stackId[i]] += v;
     count++;
+    if (m > newest) newest = m;
   }
   for (let s = 0; s < sums.length; s++) if (sums[s] !== 0) keys.add(s, -1, sums[s]);
-  return count;
+  return { count, newestMono: newest };
 }
 
 /** Sums per (stack, thread label): threads sharing a name fall into one group already here. */
-function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): number {
+function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): Sums {
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
   const { mono, threadId, stackId } = cols;
@@ -87,6 +97,7 @@ function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: Mon
   const pairs = new PairTable(dense ? 16 : 1 << 16);
   let pairSums = new Float64Array(dense ? 0 : pairs.first.length);
   let count = 0;
+  let newest = -Infinity;
   for (let i = 0; i < stackId.length; i++) {
     const v = values[i];
     if (v === 0) continue;
@@ -102,11 +113,12 @@ function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: Mon
       pairSums[p] += v;
     }
     count++;
+    if (m > newest) newest = m;
   }
   if (dense) {
     for (let c = 0; c < cells.length; c++) if (cells[c] !== 0) keys.add(Math.floor(c / groups), groupLabels[c % groups], cells[c]);
   } else {
     for (let p = 0; p < pairs.size; p++) keys.add(pairs.first[p], groupLabels[pairs.second[p]], pairSums[p]);
   }
-  return count;
+  return { count, newestMono: newest };
 }

@@ -42,6 +42,12 @@ export interface FlatTree {
   /** The sum over the root: all time in the query. */
   totalValue: number;
   sampleCount: number;
+  /**
+   * Unix-epoch ms (the target's HELLO clock pair applied) of the newest sample merged into a
+   * flame tree; absent when it has none, and on parallel trees. Lets a test or a benchmark
+   * tell how old the freshest data on screen is.
+   */
+  newestSampleUnixMs?: number;
 }
 
 export interface ParallelQuery extends TimeWindow {

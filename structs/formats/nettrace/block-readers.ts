@@ -81,9 +81,13 @@ export interface MetadataRecord {
   eventId: number;
   eventName: string;
   version: number;
+  level: number;
 }
 
-/** The header of a metadata record's payload (field descriptions and format-5 tags are not needed). */
+/**
+ * The header of a metadata record's payload; `r` is left at the V1 field list (read by
+ * event-counters.ts for the events that need it; format-5 tags are not needed).
+ */
 export function readMetadataRecord(r: SpanReader): MetadataRecord {
   const metadataId = r.i32();
   const provider = r.utf16z();
@@ -91,7 +95,8 @@ export function readMetadataRecord(r: SpanReader): MetadataRecord {
   const eventName = r.utf16z();
   r.skip(8); // keywords
   const version = r.i32();
-  return { metadataId, provider, eventId, eventName, version };
+  const level = r.i32();
+  return { metadataId, provider, eventId, eventName, version, level };
 }
 
 /** Calls `onStack` for each stack of a StackBlock with its id and its bytes' range. */

@@ -14,6 +14,7 @@ import { EndReason, FunctionKind, HelloFlags, SampleFlags, type SuspensionRecord
 import { ThreadSampleType } from './constants.js';
 import { ELIDED_FRAMES_NAME } from './method-layout.js';
 import type { NettraceImport } from './nettrace-import.js';
+import { sampleGaps } from './sample-gaps.js';
 import { StackInterner } from './stack-interner.js';
 import { UNKNOWN_FRAME_NAME, type FunctionShape } from './symbolizer.js';
 
@@ -22,6 +23,29 @@ export const IMPORTED_PROFILER_VERSION = 'EventPipe SampleProfiler (imported .ne
 /** The runtime's sample profiler period when the header does not say. */
 export const DEFAULT_INTERVAL_NS = 1_000_000;
 const INCOMPLETE_NAME = '[incomplete stack]';
+/** COR_PRF_SUSPEND_REASON "other": what the sample profiler's own suspensions translate to. */
+const SUSPEND_REASON_OTHER = 0;
+
+/** How a trace becomes a recording when it is not simply a file being opened. */
+export interface ImportOptions {
+  /**
+   * 'interval' (files): every sample is worth the header's sampling interval. 'gaps' (a live
+   * session): worth the time since the thread's previous sample (sample-gaps.ts), and HELLO's
+   * interval is the median of those gaps.
+   */
+  sampleValues?: 'interval' | 'gaps';
+  /** HELLO's profiler version instead of IMPORTED_PROFILER_VERSION. */
+  profilerVersion?: string;
+  /** HelloFlags bits added to HELLO's flags. */
+  addFlags?: number;
+  /**
+   * Drop suspensions with reason "other" in which no GC ran: in a session with the sample
+   * profiler these are its own ticks (it suspends the runtime for each), not the program's pauses.
+   */
+  dropSamplerSuspensions?: boolean;
+  /** The stream stopped before its end tag: the recording ends without END, so it reads as cut. */
+  cut?: boolean;
+}
 const BATCH_BYTES = 1 << 20;
 
 class FunctionTable {
@@ -75,15 +99,18 @@ function resolveStacks(imp: NettraceImport, used: Uint8Array, functions: Functio
   return resolved;
 }
 
-export function importToRecording(imp: NettraceImport): Recording {
+export function importToRecording(imp: NettraceImport, options: ImportOptions = {}): Recording {
   const header = imp.header;
   if (header === undefined) throw new Error('importToRecording needs the Trace object first.');
   const scale = header.qpcFrequency > 0 ? 1e9 / header.qpcFrequency : 1;
   const toNs = (ticks: number): number => Math.max(0, Math.round(ticks * scale));
-  const intervalNs = header.expectedCpuSamplingRate > 0 ? header.expectedCpuSamplingRate : DEFAULT_INTERVAL_NS;
+  const nominalNs = header.expectedCpuSamplingRate > 0 ? header.expectedCpuSamplingRate : DEFAULT_INTERVAL_NS;
   const info = imp.recordingInfo;
 
   const samples = imp.samples;
+  const order = samples.timeOrder();
+  const gaps = options.sampleValues === 'gaps' ? sampleGaps((i) => toNs(samples.timestamp[i]), samples.thread, samples.count, order, nominalNs) : undefined;
+  const intervalNs = gaps?.typicalNs ?? nominalNs;
   const used = new Uint8Array(imp.stacks.count);
   for (let i = 0; i < samples.count; i++) used[samples.stack[i]] = 1;
   used[StackInterner.EMPTY] = 1;
@@ -103,20 +130,19 @@ export function importToRecording(imp: NettraceImport): Recording {
   const startMono = info?.startMonoNs ?? syncNs;
   enc.preamble().hello({
     pid: header.processId >>> 0,
-    flags: info?.flags ?? (HelloFlags.Cpu | HelloFlags.Wall),
+    flags: (info?.flags ?? (HelloFlags.Cpu | HelloFlags.Wall)) | (options.addFlags ?? 0),
     mono: startMono,
     unixNs: BigInt(header.syncTimeUnixMs) * 1_000_000n + BigInt(startMono - syncNs),
     intervalNs,
     wallThreadsPerTick: info?.wallThreadsPerTick ?? 0,
     runtimeVersion: info?.runtimeVersion || imp.runtimeVersion,
-    profilerVersion: info?.profilerVersion ?? IMPORTED_PROFILER_VERSION,
+    profilerVersion: info?.profilerVersion ?? options.profilerVersion ?? IMPORTED_PROFILER_VERSION,
   });
   for (const t of imp.threads) {
     enc.thread({ threadId: t.index + 1, osTid: t.osTid >>> 0, clrThreadId: 0, mono: toNs(t.firstTimestamp), name: imp.threadName(t.osTid) });
   }
   for (const f of functions.list) enc.function({ functionId: f.id, kind: f.kind, name: f.name, module: f.module, file: f.file });
 
-  const order = samples.timeOrder();
   // One input object for every sample: millions of them, no garbage.
   const input: SampleInput = { mono: 0, threadId: 0, flags: 0, cpuNs: 0, wallNs: intervalNs, frames: new Uint32Array(0) };
   for (let k = 0; k < samples.count; k++) {
@@ -126,13 +152,17 @@ export function importToRecording(imp: NettraceImport): Recording {
     input.mono = toNs(samples.timestamp[i]);
     input.threadId = samples.thread[i] + 1;
     input.flags = SampleFlags.Wall | (managed ? SampleFlags.Cpu : 0) | stack.flags;
-    input.cpuNs = managed ? intervalNs : 0;
+    input.wallNs = gaps === undefined ? intervalNs : gaps.wallNs[i];
+    input.cpuNs = managed ? input.wallNs : 0;
     input.frames = stack.frames;
     enc.sample(input);
     flush(false);
   }
-  for (const s of imp.suspensions.build()) enc.suspension(scaleSuspension(s, toNs, scale));
-  enc.end({ mono: Number.isFinite(imp.lastTimestamp) ? toNs(imp.lastTimestamp) : startMono, reason: EndReason.Detached });
+  for (const s of imp.suspensions.build()) {
+    if (options.dropSamplerSuspensions === true && s.generation < 0 && s.reason === SUSPEND_REASON_OTHER) continue;
+    enc.suspension(scaleSuspension(s, toNs, scale));
+  }
+  if (options.cut !== true) enc.end({ mono: Number.isFinite(imp.lastTimestamp) ? toNs(imp.lastTimestamp) : startMono, reason: EndReason.Detached });
   flush(true);
   decoder.end();
   rec.finish();

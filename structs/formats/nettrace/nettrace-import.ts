@@ -4,6 +4,7 @@
 
 import { BlockName, ClrscopeEvent, Provider, RundownEvent, RuntimeEvent, ThreadSampleType } from './constants.js';
 import { forEachEvent, forEachStack, readMetadataRecord, type EventHeader } from './block-readers.js';
+import { readEventCounter, readFieldLayout, type EventCounterValue, type FieldLayout } from './event-counters.js';
 import { ImportColumns } from './import-columns.js';
 import { NettraceFormatError } from './nettrace-format-error.js';
 import type { ObjectSink } from './object-reader.js';
@@ -50,12 +51,18 @@ const enum Kind {
   RuntimeInfo,
   ClrscopeThread,
   ClrscopeRecording,
+  EventCounters,
 }
 
 interface MetadataKind {
   kind: Kind;
   version: number;
+  /** EventCounters: the provider and the payload's field layout. */
+  provider?: string;
+  layout?: FieldLayout[];
 }
+
+const EVENT_COUNTERS = 'EventCounters';
 
 function kindOf(provider: string, eventId: number): Kind {
   if (provider === Provider.SampleProfiler) return eventId === 0 ? Kind.ThreadSample : Kind.Other;
@@ -100,6 +107,8 @@ export class NettraceImport implements ObjectSink {
   events = 0;
   /** Samples whose stack id named no stack of their sequence-point region. */
   missingStacks = 0;
+  /** Called for each EventCounters value as its block is read; without it they are skipped. */
+  onEventCounter: ((counter: EventCounterValue) => void) | undefined;
 
   private readonly kinds = new Map<number, MetadataKind>();
   private readonly threadIndex = new Map<number, number>();
@@ -136,9 +145,14 @@ export class NettraceImport implements ObjectSink {
   onBlock(name: string, contents: Uint8Array, offset: number): void {
     switch (name) {
       case BlockName.Metadata:
-        forEachEvent(contents, offset, `MetadataBlock at byte ${offset}`, (_h, r) => {
+        forEachEvent(contents, offset, `MetadataBlock at byte ${offset}`, (_h, r, end) => {
           const m = readMetadataRecord(r);
-          this.kinds.set(m.metadataId, { kind: kindOf(m.provider, m.eventId), version: m.version });
+          const kind = kindOf(m.provider, m.eventId);
+          if (kind === Kind.Other && m.eventName === EVENT_COUNTERS && this.onEventCounter !== undefined) {
+            this.kinds.set(m.metadataId, { kind: Kind.EventCounters, version: m.version, provider: m.provider, layout: readFieldLayout(new SpanReader(r.bytes, r.base, r.what, r.pos, end)) });
+          } else {
+            this.kinds.set(m.metadataId, { kind, version: m.version });
+          }
         });
         break;
       case BlockName.Event:
@@ -209,6 +223,13 @@ export class NettraceImport implements ObjectSink {
       case Kind.ClrscopeThread: {
         const osTid = r.u64();
         this.names.set(osTid, r.utf16z());
+        break;
+      }
+      case Kind.EventCounters: {
+        // A reader of its own, bounded by the payload: the layout came from the file, not from us.
+        const payload = new SpanReader(r.bytes, r.base, r.what, r.pos, end);
+        const counter = readEventCounter(payload, this.lastKind.layout ?? [], this.lastKind.provider ?? '', ts);
+        if (counter !== undefined) this.onEventCounter?.(counter);
         break;
       }
       case Kind.ClrscopeRecording: {

@@ -2,7 +2,8 @@
 // never sits in memory whole; only one block and the compact sample tables do), then finish().
 
 import type { Recording } from '../../profile/recording.js';
-import { importToRecording } from './import-to-recording.js';
+import type { EventCounterValue } from './event-counters.js';
+import { importToRecording, type ImportOptions } from './import-to-recording.js';
 import { NettraceImport } from './nettrace-import.js';
 import { NettraceFormatError } from './nettrace-format-error.js';
 import { NettraceObjectReader } from './object-reader.js';
@@ -16,9 +17,26 @@ export interface NettraceReadOptions {
   totalBytes?: number;
 }
 
+/** For a live session's stream rather than a file (the defaults read a file). */
+export interface NettraceReaderOptions extends Omit<ImportOptions, 'cut'> {
+  /** Each EventCounters value as soon as its block arrives (System.Runtime's counters, say). */
+  onEventCounter?: (counter: EventCounterValue) => void;
+}
+
 export class NettraceReader {
   private readonly imp = new NettraceImport();
   private readonly objects = new NettraceObjectReader(this.imp);
+  private readonly options: NettraceReaderOptions;
+
+  constructor(options: NettraceReaderOptions = {}) {
+    this.options = options;
+    this.imp.onEventCounter = options.onEventCounter;
+  }
+
+  /** Whether the end-of-stream tag has been read. */
+  get complete(): boolean {
+    return this.objects.finished;
+  }
 
   get bytesRead(): number {
     return this.objects.bytesRead;
@@ -29,11 +47,17 @@ export class NettraceReader {
     this.objects.push(chunk);
   }
 
-  /** Checks the file ended properly and builds the Recording. */
-  finish(): Recording {
-    this.objects.end();
+  /**
+   * Checks the file ended properly and builds the Recording. With `partial` (a live stream that
+   * broke off) a stream without its end tag is kept: the blocks read so far become a recording
+   * that reads as cut; only a stream that never got past its header is refused.
+   */
+  finish(options: { partial?: boolean } = {}): Recording {
+    const cut = options.partial === true && !this.objects.finished;
+    if (!cut || this.imp.header === undefined) this.objects.end();
     try {
-      return importToRecording(this.imp);
+      const { onEventCounter: _counters, ...imports } = this.options;
+      return importToRecording(this.imp, { ...imports, cut });
     } catch (err) {
       // Values the checks above let through but the model refuses (a corrupt id or size).
       if (err instanceof NettraceFormatError || !(err instanceof Error)) throw err;

@@ -86,6 +86,20 @@ export class SpanReader {
     return v;
   }
 
+  f32(): number {
+    this.need(4);
+    const v = this.view.getFloat32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+
+  f64(): number {
+    this.need(8);
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
   varU32(): number {
     // Most values (flags-driven ids, sizes) fit one byte.
     if (this.pos < this.end && this.bytes[this.pos] < 0x80) return this.bytes[this.pos++];

@@ -16,6 +16,9 @@ import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
 import { PprofFormatError } from './pprof-format-error.js';
 import { checkProtobufFraming } from './protobuf-framing.js';
 
+/** HELLO.profilerVersion of a profile another tool wrote; clrscope's own export keeps the comment it wrote ("clrscope 0.1.0, pid …"). */
+export const PPROF_IMPORT_SOURCE = 'pprof import';
+
 /** More samples than this in one row is not a count a profiler produced; the row becomes one sample. */
 const MAX_SAMPLES_PER_ROW = 1_000_000;
 const THREAD_ID_KEYS = new Set(['thread id', 'thread_id', 'tid']);
@@ -82,11 +85,12 @@ export function fromPprof(bytes: Uint8Array): Recording {
   } catch {
     // A time that is not a whole number is no time at all; the recording starts at 0.
   }
+  const ownComment = p.comment.map((c) => str(c)).find((c) => c.startsWith('clrscope '));
   const builder = new RecordingBuilder({
     flags: (m.cpu >= 0 ? HelloFlags.Cpu : 0) | (m.wall >= 0 ? HelloFlags.Wall : 0),
     startUnixNs: startUnixNs < 0n ? 0n : startUnixNs,
     intervalNs,
-    source: 'pprof import',
+    source: ownComment !== undefined ? `${ownComment.split(',')[0]} (pprof)` : PPROF_IMPORT_SOURCE,
   });
 
   const functions = new Map<number, PprofFunction>();

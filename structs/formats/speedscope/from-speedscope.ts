@@ -16,6 +16,9 @@ import { SpeedscopeFormatError } from './speedscope-format-error.js';
 
 type Json = Record<string, unknown>;
 
+/** HELLO.profilerVersion of a profile another tool wrote; clrscope's own keep their `exporter`. */
+export const SPEEDSCOPE_IMPORT_SOURCE = 'speedscope import';
+
 function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -69,7 +72,7 @@ export function fromSpeedscope(input: string | unknown): Recording {
     return p;
   });
 
-  const builder = new RecordingBuilder({ flags, source: ours ? String(file.exporter) : 'speedscope import' });
+  const builder = new RecordingBuilder({ flags, source: ours ? String(file.exporter) : SPEEDSCOPE_IMPORT_SOURCE });
   const frameIds: (number | undefined)[] = [];
   const functionOf = (index: unknown, where: string): number => {
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= frames.length) {

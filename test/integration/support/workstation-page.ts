@@ -40,6 +40,8 @@ export interface HookSession {
   label: string;
   state: string;
   attached: boolean;
+  source: 'launch' | 'attach' | 'file';
+  approximateCpu: boolean;
   message: string | null;
 }
 
@@ -51,6 +53,8 @@ export interface HookState {
   streamBytes: number;
   error: string | null;
   flameOptions: { metric: string; window: { kind: string; fromMs?: number; toMs?: number }; groupByThread: boolean };
+  opening: { path: string; phase: string; done: number; total: number } | null;
+  exports: Record<string, { format: string; state: string; path: string | null; bytes: number | null; message: string | null }>;
 }
 
 export interface TestHook {
@@ -80,6 +84,27 @@ export function flameNodes(page: Page): Promise<HookNode[]> {
 
 export function parallelNodes(page: Page): Promise<HookParallelNode[]> {
   return page.evaluate(() => (globalThis as unknown as Required<HookGlobal>).__clrscopeTest.parallelNodes());
+}
+
+/** The nodes below `root` (the hook's trees are in preorder: a subtree is the run of deeper nodes right after its root). */
+export function descendants(nodes: readonly HookNode[], root: number): HookNode[] {
+  const out: HookNode[] = [];
+  for (let i = root + 1; i < nodes.length && nodes[i].depth > nodes[root].depth; i++) out.push(nodes[i]);
+  return out;
+}
+
+/**
+ * The widest frame under `root` that is not a caller of a `target` frame (a caller is at least
+ * as wide as what it calls, so "target is the widest" means: wider than everything else).
+ */
+export function widestBesidesCallers(nodes: readonly HookNode[], root: number, target: string): HookNode | undefined {
+  const under = descendants(nodes, root);
+  const callers = new Set<number>();
+  for (const t of under.filter((n) => n.label === target)) {
+    for (let p = t.parent; p !== root && p >= 0; p = nodes[p].parent) callers.add(p);
+  }
+  const candidates = under.filter((n) => !callers.has(n.index));
+  return candidates.length === 0 ? undefined : candidates.reduce((a, b) => (b.total > a.total ? b : a));
 }
 
 /** A frame by its labels from below the root (indices change with every live update; paths do not). */
@@ -123,13 +148,14 @@ export async function until<T>(what: string, probe: () => Promise<T>, done: (val
 }
 
 /**
- * Writes test-artifacts/workstation/NAME.png and checks it is not blank (many colours, no
- * colour filling nearly all of it). A Locator is shot as the part of the page it covers, as the
- * user sees it: an element screenshot would scroll it into view first.
+ * Writes test-artifacts/workstation/NAME.png (or DIR/NAME.png) and checks it is not blank (many
+ * colours, no colour filling nearly all of it). A Locator is shot as the part of the page it
+ * covers, as the user sees it: an element screenshot would scroll it into view first.
  */
-export async function checkedScreenshot(page: Page, name: string, options: { of?: Locator; minColors?: number } = {}): Promise<string> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  const path = join(ARTIFACTS, `${name}.png`);
+export async function checkedScreenshot(page: Page, name: string, options: { of?: Locator; minColors?: number; dir?: string } = {}): Promise<string> {
+  const dir = options.dir ?? ARTIFACTS;
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}.png`);
   const clip = options.of === undefined ? null : await options.of.boundingBox();
   if (options.of !== undefined) assert.ok(clip !== null, `${name}: the element is not on screen`);
   const png = await page.screenshot({ path, ...(clip !== null ? { clip } : {}) });

@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CountersPoint } from '../../../structs/api/contract.js';
+import { CountersSeries, MAX_SERIES_POINTS } from './counters-series.js';
+
+const point = (timeMs: number, gen0: number): CountersPoint => ({
+  timeMs, values: { gc: { genCollections0: gen0, timeInGC: gen0 / 4 }, jit: { methodsJitted: 1000 + gen0 } },
+});
+
+test('the series keeps every point as it was read, in time order', () => {
+  const series = new CountersSeries();
+  const points = [point(1000, 0), point(1250, 1), point(1500, 3), point(1500, 4)];
+  for (const p of points) series.add(p);
+  assert.deepEqual(series.all(), points);
+  // A clock that stepped back: the point is dropped rather than put out of order.
+  series.add(point(900, 9));
+  assert.equal(series.length, 4);
+  // Fresh objects: a caller changing them does not change the series.
+  series.all()[0].values.gc.genCollections0 = 99;
+  assert.equal(series.all()[0].values.gc.genCollections0, 0);
+});
+
+test('points with other sections or fields keep their own names', () => {
+  const series = new CountersSeries();
+  const odd: CountersPoint = { timeMs: 2000, values: { exceptions: { thrown: 7 } } };
+  series.add(point(1000, 1));
+  series.add(odd);
+  series.add(point(3000, 2));
+  assert.deepEqual(series.all(), [point(1000, 1), odd, point(3000, 2)]);
+});
+
+test('a full series keeps every other point and then every other reading, so it spans the whole session evenly', () => {
+  const series = new CountersSeries(8);
+  const kept = (): number[] => series.all().map((p) => p.values.gc.genCollections0);
+  for (let i = 0; i < 8; i++) series.add(point(i * 250, i));
+  assert.deepEqual(kept(), [0, 2, 4, 6, 7], 'the newest reading stays too');
+  for (let i = 8; i < 20; i++) series.add(point(i * 250, i));
+  assert.deepEqual(kept(), [0, 4, 8, 12, 16, 19]);
+  assert.ok(series.length <= 8 + 1);
+});
+
+test('the bound is four hours of the poller\'s 250 ms readings', () => {
+  assert.equal(MAX_SERIES_POINTS, 4 * 3600 * 4);
+  assert.throws(() => new CountersSeries(1), /at least 2 points/);
+});

@@ -1,0 +1,71 @@
+// A session that shows a recording file: stopped from the start, no process, and a stream that
+// is the recording re-encoded as a .clrscope stream (a .clrscope file is a wire v1 stream), so
+// the renderer's worker and every view take it exactly like a live recording.
+
+import { basename } from 'node:path';
+import type { CountersPoint, SessionInfo } from '../../../structs/api/contract.js';
+import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import type { OpenedRecordingFile } from '../export/recording-file.js';
+import { cpuIsEstimated } from './imported-cpu.js';
+import { StreamBytes } from './stream-bytes.js';
+import type { WorkstationSession } from './workstation-session.js';
+
+/** Re-encoding reports samples done of the total, once per ~1 MiB chunk. */
+export type PrepareProgress = (done: number, total: number) => void;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class FileSession implements WorkstationSession {
+  readonly bytes = new StreamBytes();
+
+  private constructor(
+    readonly id: string,
+    private readonly info: SessionInfo,
+    readonly recording: Recording,
+    private readonly counters: readonly CountersPoint[],
+  ) {}
+
+  /** Builds the session's stream from the opened file, yielding to other work between chunks. */
+  static async create(id: string, path: string, opened: OpenedRecordingFile, progress?: PrepareProgress): Promise<FileSession> {
+    const rec = opened.recording;
+    const meta = rec.meta;
+    const startMs = meta === undefined ? 0 : Number(meta.startUnixNs / 1_000_000n);
+    const intervalNs = meta?.intervalNs ?? 0;
+    const info: SessionInfo = {
+      id,
+      pid: null,
+      label: basename(path),
+      state: 'stopped',
+      startedAtMs: startMs > 0 ? startMs : Date.now(),
+      intervalMs: intervalNs > 0 ? Math.max(1, Math.round(intervalNs / 1e6)) : 0,
+      attached: false,
+      source: 'file',
+      approximateCpu: cpuIsEstimated(opened.format, rec),
+      exitCode: null,
+      message: `Opened from ${path}.${rec.cut ? ' The recording in it was cut before its end.' : ''}`,
+    };
+    const session = new FileSession(id, info, rec, opened.counters);
+    // Counters reach pages through countersHistory; the stream carries the profile alone.
+    for (const chunk of recordingFileChunks(rec, [], { progress })) {
+      session.bytes.append(chunk);
+      await nextTurn();
+    }
+    return session;
+  }
+
+  get snapshot(): SessionInfo {
+    return { ...this.info };
+  }
+
+  countersHistory(): CountersPoint[] {
+    return [...this.counters];
+  }
+
+  /** Nothing runs: a file session is stopped from the start. */
+  async stop(): Promise<SessionInfo> {
+    return this.snapshot;
+  }
+
+  async shutdown(): Promise<void> {}
+}

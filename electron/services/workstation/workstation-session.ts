@@ -1,0 +1,19 @@
+// What the workstation needs of any session, whether it records a live process (session.ts) or
+// shows a recording file (file-session.ts): the API's operations read and act through this.
+
+import type { CountersPoint, SessionInfo } from '../../../structs/api/contract.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import type { StreamBytes } from './stream-bytes.js';
+
+export interface WorkstationSession {
+  readonly id: string;
+  /** The session's wire stream from byte 0, replayed to each page that subscribes. */
+  readonly bytes: StreamBytes;
+  readonly snapshot: SessionInfo;
+  /** What an export writes; undefined while nothing was recorded. */
+  readonly recording: Recording | undefined;
+  countersHistory(): CountersPoint[];
+  stop(): Promise<SessionInfo>;
+  /** Stops and waits until nothing of the session runs any more. */
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,38 @@
+// TraceEvent's view of a .nettrace or .etlx file, through test/tools/TraceCheck (built by
+// scripts/build-targets.sh): the independent reader the format tests hold our writers to.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './paths.js';
+
+export const TRACE_CHECK = join(ROOT, 'test', 'tools', 'TraceCheck', 'bin', 'out', 'TraceCheck.dll');
+
+export interface TraceCheckMethod { frame: string; method: string; module: string; exclusive: number; inclusive: number }
+export interface TraceCheckPause { startMs: number; durationMs: number; reason: number; generation: number; induced: boolean }
+export interface TraceCheck {
+  events: number;
+  eventsLost: number;
+  samples: number;
+  samplesByType: { managed: number; external: number; other: number };
+  stackSourceSamples: number;
+  unresolvedFrames: number;
+  sessionStartUtc: string;
+  firstSampleUtc: string;
+  processes: number[];
+  threads: { tid: number; samples: number }[];
+  methods: TraceCheckMethod[];
+  gc: { suspendEEStart?: number; suspendEEStop?: number; gcStart?: number; gcEnd?: number; restartEEStart?: number; restartEEStop?: number; generations: number[]; pausesWithoutGc: number; pauses: TraceCheckPause[] };
+}
+
+export function traceCheckBuilt(): boolean {
+  return existsSync(TRACE_CHECK);
+}
+
+export function traceCheck(file: string): TraceCheck {
+  assert.ok(existsSync(TRACE_CHECK), `${TRACE_CHECK} is missing: run bash scripts/build-targets.sh`);
+  const r = spawnSync('dotnet', [TRACE_CHECK, file, '--top', '0'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  assert.equal(r.status, 0, `TraceCheck ${file} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as TraceCheck;
+}
