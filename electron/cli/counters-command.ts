@@ -4,11 +4,12 @@
 import { existsSync } from 'node:fs';
 import { IpcBlockError } from '../../structs/ipcblock/ipc-block-error.js';
 import { blockPathForPid } from '../../structs/ipcblock/mapping.js';
+import type { EventCounterValue } from '../../structs/formats/nettrace/index.js';
 import {
   countersRecordOf, countersTableOf, csvHeader, csvRowOf, snapshotSections, type CounterSections, type CountersFormat,
 } from '../services/counters/counters-format.js';
 import { CountersSource } from '../services/counters/counters-source.js';
-import { EventCountersValues } from '../services/counters/event-counters-values.js';
+import { COUNTERS_SETTLE_MS, EventCountersValues } from '../services/counters/event-counters-values.js';
 import { readThreadCount } from '../services/diagnostics/proc.js';
 import { EventPipeSession } from '../services/session/eventpipe-session.js';
 import { connectTimeoutMs } from '../services/session/launch-recording.js';
@@ -25,6 +26,7 @@ interface CountersValues {
   pid?: string;
   refresh?: string;
   format?: string;
+  'no-fallback'?: boolean;
   help?: boolean;
 }
 
@@ -33,6 +35,8 @@ export interface CountersPlan {
   command?: string[];
   refreshMs: number;
   format: CountersFormat;
+  /** --pid: read System.Runtime's EventCounters when the runtime refuses the profiler (default true; --no-fallback). */
+  fallback: boolean;
 }
 
 export function planCounters(argv: readonly string[]): CountersPlan | 'help' {
@@ -40,6 +44,7 @@ export function planCounters(argv: readonly string[]): CountersPlan | 'help' {
     pid: { type: 'string', short: 'p' },
     refresh: { type: 'string' },
     format: { type: 'string' },
+    'no-fallback': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, 'counters');
   if (values.help) return 'help';
@@ -52,7 +57,7 @@ export function planCounters(argv: readonly string[]): CountersPlan | 'help' {
   if ((pid === undefined) === (command === undefined)) {
     throw new UserError('Give either --pid PID or a program after -- (see clrscope counters --help).');
   }
-  return { pid, command, refreshMs, format };
+  return { pid, command, refreshMs, format, fallback: values['no-fallback'] !== true };
 }
 
 class Printer {
@@ -82,10 +87,21 @@ class Printer {
 
 /**
  * Waits one refresh, or less when Ctrl-C comes. The timer keeps Node running (delay()'s does
- * not): reading a block that is already there holds nothing else open.
+ * not): reading a block that is already there holds nothing else open. The abort listener goes
+ * when the refresh is over: left behind, one per refresh, they pile up on the one signal.
  */
-function pause(plan: CountersPlan, io: RecordIo): Promise<unknown> {
-  return Promise.race([new Promise((r) => setTimeout(r, plan.refreshMs)), new Promise((r) => io.signal?.addEventListener('abort', r, { once: true }))]);
+function pause(plan: CountersPlan, io: RecordIo): Promise<void> {
+  const signal = io.signal;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, plan.refreshMs);
+    signal?.addEventListener('abort', done, { once: true });
+    if (signal?.aborted === true) done();
+  });
 }
 
 async function watch(source: CountersSource, plan: CountersPlan, io: RecordIo, done: () => boolean): Promise<void> {
@@ -108,14 +124,20 @@ async function watch(source: CountersSource, plan: CountersPlan, io: RecordIo, d
 async function watchEventCounters(plan: CountersPlan, pid: number, io: RecordIo): Promise<number> {
   const values = new EventCountersValues();
   const intervalSec = Math.max(1, Math.round(plan.refreshMs / 1000));
-  const session = await EventPipeSession.start({ pid, samples: false, counterIntervalSec: intervalSec, onCounter: (c) => values.add(c) });
+  let lastCounterAt = 0;
+  const onCounter = (c: EventCounterValue): void => {
+    values.add(c);
+    lastCounterAt = Date.now();
+  };
+  const session = await EventPipeSession.start({ pid, samples: false, counterIntervalSec: intervalSec, onCounter });
   const printer = new Printer(plan, io);
   const print = async (): Promise<void> => printer.print(values.sections(await readThreadCount(pid)), pid, 'from System.Runtime EventCounters');
   const over = (): boolean => io.signal?.aborted === true || session.isEnded || !processAlive(pid);
   try {
-    // The first values come about one interval after the session starts.
+    // The first values come about one interval after the session starts, in pieces: the first
+    // line waits for all of them.
     const firstBy = Date.now() + intervalSec * 1000 + connectTimeoutMs();
-    while (!values.any && !over() && Date.now() < firstBy) await delay(20);
+    while ((!values.any || Date.now() - lastCounterAt < COUNTERS_SETTLE_MS) && !over() && Date.now() < firstBy) await delay(20);
     while (!over()) {
       await print();
       await pause(plan, io);
@@ -170,7 +192,7 @@ async function watchPid(plan: CountersPlan, pid: number, io: RecordIo): Promise<
     try {
       attach = await attachProfiled({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath });
     } catch (err) {
-      const sentence = await fallbackSentence(err, pid, 'counters');
+      const sentence = plan.fallback ? await fallbackSentence(err, pid, 'counters') : undefined;
       if (sentence === undefined) throw err;
       io.err(`clrscope: ${sentence}`);
       return watchEventCounters(plan, pid, io);

@@ -99,6 +99,8 @@ whole second: they fill the GC counts, heap sizes, % time in GC, exceptions,
 lock contentions, methods and IL bytes jitted, assemblies and OS threads;
 the other fields stay empty (no value in JSON, empty CSV cells, '–' in the
 table), and JSON adds a systemRuntime object with every counter as sent.
+Counts start at the session, as after an attach, and those of the last
+second before the process exits may not arrive.
 
 Options:
   -p, --pid PID          a running .NET process
@@ -108,6 +110,8 @@ Options:
                          loading, exceptions, locksAndThreads, jit, security
                          with camelCase fields) or csv (a header, then a row
                          per refresh)
+  --no-fallback          with --pid: fail when the runtime refuses the
+                         profiler, instead of reading EventCounters
   -h, --help             show this help
 `;
 

@@ -3,13 +3,16 @@
 // sentence.
 
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CountersSource } from '../../electron/services/counters/counters-source.js';
 import { launchProfiled } from '../../electron/services/session/profiled-launch.js';
 import { blockPathForPid } from '../../structs/ipcblock/mapping.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
+import { startUnderClrscope, type UnderClrscope } from './support/under-clrscope.js';
 
 interface GcLoadResult {
   pid: number;
@@ -87,6 +90,104 @@ describe('clrscope counters --pid on a process started without clrscope', () => 
       assert.ok(last.gc.genCollections0 >= last.gc.inducedGCs);
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+});
+
+/**
+ * A target under `clrscope record` whose counters block is gone: `counters --pid` then finds no
+ * block, tries to attach clrscope's profiler and is refused, because the runtime already has one
+ * (clrscope's own, loaded at startup) and takes only one. Unlinking the block is what sends
+ * `counters --pid` down that road; the profiler in the target keeps running regardless.
+ */
+async function startWithoutBlock(dll: string, args: string[], dir: string): Promise<UnderClrscope> {
+  const target = await startUnderClrscope(dll, args, join(dir, 'under-clrscope.pb.gz'));
+  const path = blockPathForPid(target.pid);
+  const deadline = Date.now() + 10000;
+  while (!existsSync(path) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  if (!existsSync(path)) target.kill();
+  assert.ok(existsSync(path), `clrscope's profiler in pid ${target.pid} published no block at ${path}`);
+  unlinkSync(path);
+  return target;
+}
+
+/** The block fields System.Runtime's EventCounters fill (event-counters-values.ts); every other field stays absent. */
+const FROM_EVENT_COUNTERS: Record<string, string[]> = {
+  gc: ['genCollections0', 'genCollections1', 'genCollections2', 'genHeapSize0', 'genHeapSize1', 'genHeapSize2', 'lrgObjSize', 'alloc', 'timeInGC', 'timeInGCBase'],
+  contexts: [],
+  interop: [],
+  loading: ['assembliesCurrent'],
+  exceptions: ['thrown'],
+  // currentThreadsPhysical is read from /proc, so it is gone from the line printed after the exit.
+  locksAndThreads: ['contention', 'currentThreadsPhysical'],
+  jit: ['methodsJitted', 'ilJittedCurrent', 'ilJittedTotal', 'timeInJit', 'timeInJitBase'],
+  security: [],
+};
+
+describe('clrscope counters --pid on a process whose runtime refuses clrscope\'s profiler', () => {
+  const fallbackSentence = (pid: number): string => `clrscope: Process ${pid} already has another profiler loaded, so clrscope cannot load its own; `
+    + 'reading the runtime\'s System.Runtime EventCounters instead (the counters they do not cover stay empty).';
+
+  it('says so once, then prints System.Runtime\'s EventCounters per refresh, GC counts rising, the rest empty', { timeout: 120000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'clrscope-counters-fallback-'));
+    const target = await startWithoutBlock(targetDll('GcLoad'), ['--gen0', '20', '--allocate-mb', '20', '--duration', '8', '--repeat-every', '100', '--exit-code', '5'], dir);
+    try {
+      const r = await runCli(['counters', '--pid', String(target.pid), '--format', 'json', '--refresh', '250']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr.trim(), fallbackSentence(target.pid), 'stderr is the one sentence and nothing else');
+      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+      // The counting runs from the fallback until GcLoad's 8 s are up: many refreshes of 250 ms.
+      assert.ok(lines.length >= 4, `${lines.length} lines`);
+      for (const line of lines) {
+        assert.deepEqual(Object.keys(line), ['timestamp', 'pid', ...SECTIONS, 'systemRuntime']);
+        assert.equal(line.pid, target.pid);
+        for (const [section, fields] of Object.entries(FROM_EVENT_COUNTERS)) {
+          const extra = Object.keys(line[section]).filter((f) => !fields.includes(f));
+          assert.deepEqual(extra, [], `${section}: fields EventCounters do not give are left out, not printed as 0`);
+        }
+        // An interval's counters arrive in pieces; a line shows them all, the first one too.
+        assert.deepEqual(Object.keys(line.gc).sort(), [...FROM_EVENT_COUNTERS.gc].sort(), JSON.stringify(line.gc));
+        assert.equal(typeof line.systemRuntime.gen0GcCount, 'number', 'the counter as the runtime sent it');
+      }
+      const first = lines[0];
+      const last = lines[lines.length - 1];
+      for (let i = 1; i < lines.length; i++) assert.ok(lines[i].gc.genCollections0 >= lines[i - 1].gc.genCollections0, `line ${i}: counts never go back`);
+      assert.ok(last.gc.genCollections0 > first.gc.genCollections0, `gen0 rose while watching: ${first.gc.genCollections0} → ${last.gc.genCollections0}`);
+      assert.equal(last.gc.inducedGCs, undefined);
+      assert.equal(last.gc.processID, undefined);
+      assert.equal(last.exceptions.filtersExecuted, undefined);
+      assert.ok(last.jit.methodsJitted > 50, 'methods jitted');
+      assert.ok(last.loading.assembliesCurrent > 5, 'assemblies loaded');
+
+      assert.equal(await target.exited, 5, `the exit code is the program's own: ${target.stderr()}`);
+      const result = resultOf(target.stdout()) as unknown as GcLoadResult & { rounds: number; exitCode: number };
+      assert.equal(result.pid, target.pid);
+      assert.equal(result.exitCode, 5);
+      assert.ok(result.rounds > 0);
+      assert.ok(result.gcCollectionCount[0] >= 20 * result.rounds, 'every round induced its 20 gen0 GCs');
+      // Counted from the session's start, which came after READY, and the last second may not
+      // arrive before the exit: at most the program's own count, and a good part of it.
+      assert.ok(last.gc.genCollections0 <= result.gcCollectionCount[0], `${last.gc.genCollections0} counted, ${result.gcCollectionCount[0]} by the program`);
+      assert.ok(last.gc.genCollections0 >= result.gcCollectionCount[0] / 4, `${last.gc.genCollections0} counted, ${result.gcCollectionCount[0]} by the program`);
+    } finally {
+      target.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('with --no-fallback, fails with the runtime\'s refusal instead', { timeout: 60000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'clrscope-counters-no-fallback-'));
+    const target = await startWithoutBlock(targetDll('Scenarios'), ['sleep', '--seconds', '15'], dir);
+    try {
+      const r = await runCli(['counters', '--pid', String(target.pid), '--no-fallback', '--format', 'json']);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`^clrscope: Process ${target.pid} did not load the profiler: another profiler is already loaded in it.*\\.$`, 'm'));
+      assert.doesNotMatch(r.stderr, /EventCounters|EventPipe/);
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+      assert.equal(r.stdout, '');
+    } finally {
+      target.kill();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

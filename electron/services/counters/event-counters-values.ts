@@ -6,9 +6,10 @@
 // increment over its last interval).
 //
 // Rates (CounterType "Sum": gen-0-gc-count, exception-count, …) are summed from the session's
-// start. The runtime's first increment of a polled total is the whole total since the process
-// started (its previous value starts at 0; e.g. time-in-jit's first value is the JIT time of
-// start-up), so the sums are the process's totals, as the block's counts are.
+// start. They count from there, as the block's counts do after an attach, not from the
+// process's start: enabling the counters resets each polled total's previous value to its
+// current one (CounterGroup.ResetCounters), so the first increment covers the first interval
+// only (seen on .NET 10: a program that had collected 800 times sent 200, its one-second rate).
 //
 // Fields that stay empty (no System.Runtime counter says them): gc.promotedMem0/1,
 // promotedFinalizationMem, processID, totalCommittedBytes, totalReservedBytes, surviveFinalize,
@@ -21,6 +22,14 @@
 
 import type { EventCounterValue } from '../../../structs/formats/nettrace/index.js';
 import type { CounterSections } from './counters-format.js';
+
+/**
+ * How long to wait after a counter for more of the same interval before showing the values: the
+ * runtime writes an interval's counters together, but they reach the session in pieces (seen up
+ * to ~100 ms apart in the first interval, while the runtime compiles the counters' callbacks).
+ * Well under the shortest interval (1 s), so two intervals never merge.
+ */
+export const COUNTERS_SETTLE_MS = 300;
 
 /** The provider whose counters map onto the block. */
 export const SYSTEM_RUNTIME = 'System.Runtime';

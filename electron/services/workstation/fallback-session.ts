@@ -8,7 +8,7 @@
 import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import { EventCountersValues } from '../counters/event-counters-values.js';
+import { COUNTERS_SETTLE_MS, EventCountersValues } from '../counters/event-counters-values.js';
 import { readThreadCount } from '../diagnostics/proc.js';
 import { EventPipeSession, type EventPipeOutcome } from '../session/eventpipe-session.js';
 import { processAlive } from '../session/profiled-attach.js';
@@ -24,9 +24,6 @@ export interface FallbackSessionSetup {
   notice: string;
   emit: (event: WorkstationEvent) => void;
 }
-
-/** Counters of one interval arrive as one event each; a point is emitted once they stop coming for this long. */
-const COUNTERS_SETTLE_MS = 50;
 
 export class FallbackSession implements WorkstationSession {
   readonly bytes = new StreamBytes();
@@ -92,9 +89,10 @@ export class FallbackSession implements WorkstationSession {
     await this.stop();
   }
 
+  /** Counters of one interval arrive as one event each: a point is emitted once they stop coming for a while. */
   private onCounter(counter: Parameters<EventCountersValues['add']>[0]): void {
     this.values.add(counter);
-    if (this.countersTimer !== undefined) return;
+    if (this.countersTimer !== undefined) clearTimeout(this.countersTimer);
     this.countersTimer = setTimeout(() => {
       this.countersTimer = undefined;
       void this.emitCounters();
