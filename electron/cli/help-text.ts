@@ -123,13 +123,16 @@ Processes are found by their runtime's diagnostics socket
 ($TMPDIR/dotnet-diagnostic-PID-KEY-socket) and by a .NET runtime in their
 memory maps; each runtime is asked for its details through that socket.
 A process clrscope cannot attach to says why: diagnostics turned off
-(DOTNET_EnableDiagnostics=0), another user's, another profiler or clrscope's
-own already loaded, or a runtime that does not answer (hung or stopped).
+(DOTNET_EnableDiagnostics=0), another user's, or a runtime that does not
+answer (hung or stopped). One that already has a profiler (another one, or
+clrscope's own) is attachable through EventPipe only ('eventpipe'): its
+runtime would refuse clrscope's profiler, so record --pid and counters --pid
+use an EventPipe session instead, with approximate CPU time.
 
 Options:
   --json          print a JSON array of {pid, name, commandLine,
-                  runtimeVersion, attachable, reason, clrscopeLoaded}
-                  (runtimeVersion and reason may be null)
+                  runtimeVersion, attachable, eventPipeOnly, reason,
+                  clrscopeLoaded} (runtimeVersion and reason may be null)
   --timeout MS    how long to wait for each runtime's answer, 10 to 60000
                   (default 1500); processes are asked in parallel
   -h, --help      show this help

@@ -6,11 +6,15 @@ import { planPs, psJsonEntries, psTable } from './ps-command.js';
 
 const base: DotnetProcess = {
   pid: 4242, name: 'Scenarios', commandLine: '/usr/share/dotnet/dotnet /w/Scenarios.dll sleep --seconds 20', runtimeVersion: '10.0.12',
-  attachable: true, reason: null, clrscopeLoaded: false, uid: 0, user: 'root', socketPath: '/tmp/dotnet-diagnostic-4242-1-socket', os: 'Linux', arch: 'x64',
+  attachable: true, eventPipeOnly: false, reason: null, clrscopeLoaded: false, uid: 0, user: 'root', socketPath: '/tmp/dotnet-diagnostic-4242-1-socket', os: 'Linux', arch: 'x64',
 };
 const off: DotnetProcess = {
   ...base, pid: 17, name: 'dotnet', commandLine: 'dotnet Other.dll', runtimeVersion: null, attachable: false,
   reason: 'it was started with DOTNET_EnableDiagnostics=0, so its runtime has no diagnostics socket', socketPath: null,
+};
+const profiled: DotnetProcess = {
+  ...base, pid: 99, name: 'Agent', commandLine: 'dotnet Agent.dll', eventPipeOnly: true,
+  reason: 'it was started with another profiler (CORECLR_PROFILER={11111111-2222-3333-4444-555555555555}), and a .NET process takes only one',
 };
 
 test('options', () => {
@@ -24,16 +28,18 @@ test('options', () => {
 
 test('--json has exactly the documented keys, in order', () => {
   const json = JSON.parse(JSON.stringify(psJsonEntries([off, base]))) as Record<string, unknown>[];
-  for (const entry of json) assert.deepEqual(Object.keys(entry), ['pid', 'name', 'commandLine', 'runtimeVersion', 'attachable', 'reason', 'clrscopeLoaded']);
-  assert.deepEqual(json[0], { pid: 17, name: 'dotnet', commandLine: 'dotnet Other.dll', runtimeVersion: null, attachable: false, reason: off.reason, clrscopeLoaded: false });
+  for (const entry of json) assert.deepEqual(Object.keys(entry), ['pid', 'name', 'commandLine', 'runtimeVersion', 'attachable', 'eventPipeOnly', 'reason', 'clrscopeLoaded']);
+  assert.deepEqual(json[0], { pid: 17, name: 'dotnet', commandLine: 'dotnet Other.dll', runtimeVersion: null, attachable: false, eventPipeOnly: false, reason: off.reason, clrscopeLoaded: false });
 });
 
-test('the table: one row per process, the reason under the ones clrscope cannot attach to', () => {
-  assert.equal(psTable([off, base]), [
-    ' PID  NAME       RUNTIME  ATTACH  COMMAND LINE',
-    '  17  dotnet     -        no      dotnet Other.dll',
+test('the table: one row per process, the reason under the ones clrscope cannot attach to or records only through EventPipe', () => {
+  assert.equal(psTable([off, profiled, base]), [
+    ' PID  NAME       RUNTIME  ATTACH     COMMAND LINE',
+    '  17  dotnet     -        no         dotnet Other.dll',
     '      not attachable: it was started with DOTNET_EnableDiagnostics=0, so its runtime has no diagnostics socket',
-    '4242  Scenarios  10.0.12  yes     /usr/share/dotnet/dotnet /w/Scenarios.dll sleep --seconds 20',
+    '  99  Agent      10.0.12  eventpipe  dotnet Agent.dll',
+    '      EventPipe only (approximate CPU): it was started with another profiler (CORECLR_PROFILER={11111111-2222-3333-4444-555555555555}), and a .NET process takes only one',
+    '4242  Scenarios  10.0.12  yes        /usr/share/dotnet/dotnet /w/Scenarios.dll sleep --seconds 20',
   ].join('\n'));
   assert.equal(psTable([]), 'No .NET processes found.');
 });

@@ -1,5 +1,5 @@
-// `clrscope ps`: the .NET processes of this user, whether clrscope can attach to each, and why
-// not. A table for people, --json for scripts.
+// `clrscope ps`: the .NET processes of this user, whether clrscope can attach to each (with its
+// profiler, or only through EventPipe), and why not. A table for people, --json for scripts.
 
 import { DEFAULT_DISCOVERY_TIMEOUT_MS, listDotnetProcesses, type DotnetProcess } from '../services/discovery/discovery.js';
 import { UserError } from '../services/session/user-error.js';
@@ -36,6 +36,7 @@ export interface PsJsonEntry {
   commandLine: string;
   runtimeVersion: string | null;
   attachable: boolean;
+  eventPipeOnly: boolean;
   reason: string | null;
   clrscopeLoaded: boolean;
 }
@@ -47,6 +48,7 @@ export function psJsonEntries(list: readonly DotnetProcess[]): PsJsonEntry[] {
     commandLine: p.commandLine,
     runtimeVersion: p.runtimeVersion,
     attachable: p.attachable,
+    eventPipeOnly: p.eventPipeOnly,
     reason: p.reason,
     clrscopeLoaded: p.clrscopeLoaded,
   }));
@@ -64,9 +66,10 @@ export function psTable(list: readonly DotnetProcess[], width = 0): string {
     pid: String(p.pid),
     name: clip(p.name, 24),
     runtime: p.runtimeVersion ?? '-',
-    attach: p.attachable ? 'yes' : 'no',
+    attach: !p.attachable ? 'no' : p.eventPipeOnly ? 'eventpipe' : 'yes',
     command: p.commandLine,
     reason: p.reason,
+    eventPipeOnly: p.eventPipeOnly,
   }));
   const w = (key: 'pid' | 'name' | 'runtime' | 'attach', title: string): number => Math.max(title.length, ...rows.map((r) => r[key].length));
   const widths = { pid: w('pid', 'PID'), name: w('name', 'NAME'), runtime: w('runtime', 'RUNTIME'), attach: w('attach', 'ATTACH') };
@@ -79,7 +82,7 @@ export function psTable(list: readonly DotnetProcess[], width = 0): string {
   for (const r of rows) {
     out.push(line(r.pid, r.name, r.runtime, r.attach, r.command));
     if (r.reason !== null) {
-      const text = `${' '.repeat(indent)}not attachable: ${r.reason}`;
+      const text = `${' '.repeat(indent)}${r.eventPipeOnly ? 'EventPipe only (approximate CPU)' : 'not attachable'}: ${r.reason}`;
       out.push(width > 0 ? clip(text, width) : text);
     }
   }

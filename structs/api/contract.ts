@@ -15,8 +15,11 @@ export interface ProcessInfo {
   commandLine: string;
   /** The CLR's version ("10.0.12"), null when it could not be asked. */
   runtimeVersion: string | null;
+  /** clrscope can record it: with its profiler, or through EventPipe when `eventPipeOnly`. */
   attachable: boolean;
-  /** Why it is not attachable (one sentence), null when it is. */
+  /** The runtime would refuse clrscope's profiler, so attaching records through an EventPipe session (approximate CPU time). */
+  eventPipeOnly: boolean;
+  /** Why it is not attachable, or why only through EventPipe (one sentence); null when the profiler can attach. */
   reason: string | null;
   /** clrscope's profiler is already loaded in it. */
   clrscopeLoaded: boolean;

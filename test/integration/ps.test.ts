@@ -26,6 +26,7 @@ interface PsEntry {
   commandLine: string;
   runtimeVersion: string | null;
   attachable: boolean;
+  eventPipeOnly: boolean;
   reason: string | null;
   clrscopeLoaded: boolean;
 }
@@ -83,7 +84,7 @@ describe('clrscope ps', () => {
     const list = await ps();
     const entry = list.find((p) => p.pid === pid);
     assert.ok(entry !== undefined, `pid ${pid} in ${JSON.stringify(list)}`);
-    assert.deepEqual(Object.keys(entry), ['pid', 'name', 'commandLine', 'runtimeVersion', 'attachable', 'reason', 'clrscopeLoaded']);
+    assert.deepEqual(Object.keys(entry), ['pid', 'name', 'commandLine', 'runtimeVersion', 'attachable', 'eventPipeOnly', 'reason', 'clrscopeLoaded']);
     assert.equal(entry.name, 'Scenarios');
     // The runtime reports the host's full path and the app's full path, then the arguments.
     assert.equal(entry.commandLine, `${readlinkSync(`/proc/${pid}/exe`)} ${targetDll('Scenarios')} sleep --seconds 20`);
@@ -171,8 +172,10 @@ describe('clrscope ps', () => {
       const entry = (await ps()).find((p) => p.pid === launch.pid);
       assert.ok(entry !== undefined);
       assert.equal(entry.clrscopeLoaded, true);
-      assert.equal(entry.attachable, false);
-      assert.equal(entry.reason, 'clrscope\'s profiler is already loaded in it');
+      // Its runtime would refuse a second profiler, but an EventPipe session can still record it.
+      assert.equal(entry.attachable, true);
+      assert.equal(entry.eventPipeOnly, true);
+      assert.equal(entry.reason, 'it already has clrscope\'s profiler loaded');
       assert.equal(entry.name, 'Scenarios');
     } finally {
       await launch.stopProgram();

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { CountersPoint, ExportResult, SessionInfo } from '../../structs/api/contract.js';
+import type { CountersPoint, ExportResult, ProcessInfo, SessionInfo } from '../../structs/api/contract.js';
 import { Recording } from '../../structs/profile/recording.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
 import { WireDecoder } from '../../structs/wire/decoder.js';
@@ -97,6 +97,27 @@ describe('the workstation attaching to a process that already has a profiler', {
     await server?.close();
     await workstation?.shutdown();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the process as attachable through EventPipe only, and the picker offers that attach, saying why', async () => {
+    const listed = (await client.call<ProcessInfo[]>('listProcesses')).find((p) => p.pid === target.pid);
+    assert.deepEqual(
+      listed && { attachable: listed.attachable, eventPipeOnly: listed.eventPipeOnly, reason: listed.reason, clrscopeLoaded: listed.clrscopeLoaded },
+      { attachable: true, eventPipeOnly: true, reason: 'It already has clrscope\'s profiler loaded.', clrscopeLoaded: true },
+    );
+    if (noPage) return;
+    const picker = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    try {
+      const p = await picker.newPage({ viewport: { width: 1280, height: 800 } });
+      await p.goto(`${server.url}&test`);
+      await hookReady(p);
+      const button = p.locator(`[data-testid="process-row"][data-pid="${target.pid}"] [data-testid="process-attach"]`);
+      await button.waitFor({ timeout: 20000 });
+      assert.equal(await button.innerText(), 'Attach (EventPipe)');
+      assert.match(await button.getAttribute('title') ?? '', /^It already has clrscope's profiler loaded\. clrscope records it through the runtime's EventPipe instead; CPU time is estimated\.$/);
+    } finally {
+      await picker.close();
+    }
   });
 
   it('starts an EventPipe session instead: approximate CPU, the notice, counters live', async () => {

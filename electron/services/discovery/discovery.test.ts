@@ -83,15 +83,17 @@ test('answering, hung, clrscope-loaded and pre-.NET 6 runtimes; stale sockets sk
   const pick = (pid: number): Record<string, unknown> => {
     const p = byPid.get(pid);
     assert.ok(p !== undefined, `pid ${pid} listed`);
-    return { name: p.name, commandLine: p.commandLine, runtimeVersion: p.runtimeVersion, attachable: p.attachable, reason: p.reason, clrscopeLoaded: p.clrscopeLoaded };
+    return { name: p.name, commandLine: p.commandLine, runtimeVersion: p.runtimeVersion, attachable: p.attachable, eventPipeOnly: p.eventPipeOnly, reason: p.reason, clrscopeLoaded: p.clrscopeLoaded };
   };
-  assert.deepEqual(pick(answering.pid), { name: 'app', commandLine: 'dotnet app.dll', runtimeVersion: '10.0.12', attachable: true, reason: null, clrscopeLoaded: false });
+  assert.deepEqual(pick(answering.pid), { name: 'app', commandLine: 'dotnet app.dll', runtimeVersion: '10.0.12', attachable: true, eventPipeOnly: false, reason: null, clrscopeLoaded: false });
   assert.deepEqual(pick(hung.pid), {
-    name: 'sleep', commandLine: 'sleep 60', runtimeVersion: null, attachable: false,
+    name: 'sleep', commandLine: 'sleep 60', runtimeVersion: null, attachable: false, eventPipeOnly: false,
     reason: 'its runtime did not answer within 300 ms (hung, stopped, or busy with another diagnostics client)', clrscopeLoaded: false,
   });
-  assert.deepEqual(pick(loaded.pid), { name: 'app', commandLine: 'dotnet app.dll', runtimeVersion: '10.0.12', attachable: false, reason: 'clrscope\'s profiler is already loaded in it', clrscopeLoaded: true });
-  assert.deepEqual(pick(old.pid), { name: 'sleep', commandLine: 'dotnet app.dll', runtimeVersion: null, attachable: true, reason: null, clrscopeLoaded: false });
+  assert.deepEqual(pick(loaded.pid), {
+    name: 'app', commandLine: 'dotnet app.dll', runtimeVersion: '10.0.12', attachable: true, eventPipeOnly: true, reason: 'it already has clrscope\'s profiler loaded', clrscopeLoaded: true,
+  });
+  assert.deepEqual(pick(old.pid), { name: 'sleep', commandLine: 'dotnet app.dll', runtimeVersion: null, attachable: true, eventPipeOnly: false, reason: null, clrscopeLoaded: false });
   assert.equal(byPid.get(answering.pid)?.socketPath, join(work, socketName(answering.pid, answering.key)));
   assert.equal(byPid.get(answering.pid)?.os, 'Linux');
   assert.ok(!byPid.has(reused.pid), 'a socket from an earlier process with the same pid is skipped');
@@ -110,7 +112,7 @@ test('many hung runtimes are asked in parallel', async () => {
   for (const h of hung) assert.match(list.find((p) => p.pid === h.pid)?.reason ?? '', /did not answer within 400 ms/);
 });
 
-test('a startup profiler that is loaded (its library mapped) or profilers turned off make a process not attachable', async () => {
+test('a startup profiler that is loaded (its library mapped) leaves only EventPipe; profilers turned off at startup do not stop an attach', async () => {
   // `sleep` maps libc: it plays the part of a loaded profiler library.
   const libc = /\s(\/\S*\/libc\.so\.6)$/m.exec(readFileSync('/proc/self/maps', 'utf8'))?.[1];
   assert.ok(libc !== undefined, 'libc is mapped');
@@ -123,11 +125,17 @@ test('a startup profiler that is loaded (its library mapped) or profilers turned
   for (const s of [withOther, notLoaded, disabled, ours, profilerOff]) await runtimeFor(s.pid, s.key, () => fixture('process-info2-reply.hex'));
   const list = await listDotnetProcesses({ tempDirs: [work], timeoutMs: 300 });
   const reason = (pid: number): string | null | undefined => list.find((p) => p.pid === pid)?.reason;
+  const eventPipeOnly = (pid: number): boolean | undefined => list.find((p) => p.pid === pid)?.eventPipeOnly;
+  const five = [withOther, notLoaded, disabled, ours, profilerOff].map((s) => list.find((p) => p.pid === s.pid));
+  assert.ok(five.every((p) => p?.attachable === true), 'the runtime answers for all five, so each can be recorded one way or the other');
   assert.equal(reason(withOther.pid), `it was started with another profiler (CORECLR_PROFILER=${other}), and a .NET process takes only one`);
   assert.equal(reason(notLoaded.pid), null, 'a startup profiler that failed to load does not block an attach');
   assert.equal(reason(disabled.pid), null);
   assert.equal(reason(ours.pid), 'it was started with clrscope\'s profiler');
-  assert.equal(reason(profilerOff.pid), 'it was started with DOTNET_EnableDiagnostics_Profiler=0, which keeps profilers out');
+  assert.deepEqual([withOther, notLoaded, disabled, ours].map((s) => eventPipeOnly(s.pid)), [true, false, false, true]);
+  // .NET 10 loads a profiler by attach even then (test/integration/attach.test.ts).
+  assert.equal(reason(profilerOff.pid), null);
+  assert.equal(eventPipeOnly(profilerOff.pid), false);
 });
 
 test('another user\'s process is listed but not attachable, even for root', { skip: process.getuid?.() !== 0 && 'needs root to start a process as another user' }, async () => {

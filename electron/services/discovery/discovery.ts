@@ -1,8 +1,9 @@
 // Lists the .NET processes on this machine that matter to the user: every live process with a
 // diagnostics socket in the temp directories, and every process of this user that has a .NET
 // runtime mapped but no socket. Each comes with its name, command line, runtime version (from
-// ProcessInfo2), whether clrscope's profiler is loaded, and whether clrscope can attach to it
-// and why not. Sockets of processes that have exited are skipped. The runtimes are asked in
+// ProcessInfo2), whether clrscope's profiler is loaded, and whether clrscope can record it:
+// with its profiler, only through an EventPipe session (the runtime would refuse the profiler
+// because it already has one), or not at all, and why. Sockets of processes that have exited are skipped. The runtimes are asked in
 // parallel, each with a short deadline, so a hung or stopped process costs one timeout, not a
 // hang.
 
@@ -11,7 +12,7 @@ import { PROFILER_CLSID } from '../session/profiler-env.js';
 import { processInfo, processInfo2 } from '../diagnostics/client.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import {
-  PROC, appNameFromArgv, coreclrPathIn, diagnosticsSocketDisabledBy, displayName, listPids, mapsInclude, profilersDisabledBy, readCmdline, readEnviron, readMaps,
+  PROC, appNameFromArgv, coreclrPathIn, diagnosticsSocketDisabledBy, displayName, listPids, mapsInclude, readCmdline, readEnviron, readMaps,
   readStat, runtimeVersionFromCoreclrPath, type ProcStat,
 } from '../diagnostics/proc.js';
 import { defaultTempDirs, listSockets, locateSocket, type SocketEntry } from '../diagnostics/socket-location.js';
@@ -26,8 +27,15 @@ export interface DotnetProcess {
   commandLine: string;
   /** The CLR product version from ProcessInfo2, else the shared-framework folder of libcoreclr.so, else null. */
   runtimeVersion: string | null;
+  /** clrscope can record it: with its profiler, or through EventPipe when `eventPipeOnly`. */
   attachable: boolean;
-  /** Why it is not attachable (one clause); null when it is. */
+  /**
+   * The runtime would refuse clrscope's profiler (it takes one, and already has one) but answers
+   * on its diagnostics socket, so a recording goes through an EventPipe session instead, with
+   * approximate CPU time. `reason` says why.
+   */
+  eventPipeOnly: boolean;
+  /** Why it is not attachable, or why only through EventPipe (one clause); null when the profiler can attach. */
   reason: string | null;
   /** clrscope's profiler is loaded (it publishes /dev/shm/clrscope-PID while loaded). */
   clrscopeLoaded: boolean;
@@ -177,6 +185,7 @@ async function describe(c: Candidate, options: DiscoveryOptions, me: number): Pr
     commandLine: (argv ?? []).join(' '),
     runtimeVersion: runtimeVersionFromCoreclrPath(coreclr) ?? null,
     attachable: false,
+    eventPipeOnly: false,
     reason: null,
     clrscopeLoaded,
     uid: c.uid,
@@ -185,7 +194,8 @@ async function describe(c: Candidate, options: DiscoveryOptions, me: number): Pr
     os: null,
     arch: null,
   };
-  const notAttachable = (reason: string): DotnetProcess => ({ ...entry, attachable: false, reason });
+  const notAttachable = (reason: string): DotnetProcess => ({ ...entry, attachable: false, eventPipeOnly: false, reason });
+  const eventPipeOnly = (reason: string): DotnetProcess => ({ ...entry, attachable: true, eventPipeOnly: true, reason });
 
   const otherUser = `it belongs to ${owner}, and clrscope attaches only to processes of its own user`;
   // Root may ask another user's runtime, but the profiler it would load runs as that user and
@@ -222,19 +232,21 @@ async function describe(c: Candidate, options: DiscoveryOptions, me: number): Pr
   }
 
   if (c.uid !== me) return notAttachable(otherUser);
-  if (clrscopeLoaded) return notAttachable('clrscope\'s profiler is already loaded in it');
+  // From here on the runtime answers, so an EventPipe session can record what the profiler cannot.
+  if (clrscopeLoaded) return eventPipeOnly('it already has clrscope\'s profiler loaded');
   if (env !== undefined) {
-    const off = profilersDisabledBy(env);
-    if (off !== undefined) return notAttachable(`it was started with ${off}, which keeps profilers out`);
+    // DOTNET_EnableDiagnostics_Profiler=0 (profilersDisabledBy) is not looked at: it keeps
+    // startup profilers out, but .NET 10 still loads one by attach (test/integration/attach.test.ts),
+    // and a runtime that refuses gets the EventPipe fallback at attach time.
     const other = startupProfiler(env, c.maps);
     if (other !== undefined) {
       if (other.clsid.replace(/[{}]/g, '').toLowerCase() === PROFILER_CLSID.replace(/[{}]/g, '').toLowerCase()) {
-        return notAttachable('it was started with clrscope\'s profiler');
+        return eventPipeOnly('it was started with clrscope\'s profiler');
       }
-      return notAttachable(`it was started with another profiler (CORECLR_PROFILER=${other.clsid}), and a .NET process takes only one`);
+      return eventPipeOnly(`it was started with another profiler (CORECLR_PROFILER=${other.clsid}), and a .NET process takes only one`);
     }
   }
-  return { ...entry, attachable: true, reason: null };
+  return { ...entry, attachable: true, eventPipeOnly: false, reason: null };
 }
 
 /** The .NET processes, sorted by pid. Never throws for one process's sake; a hung one costs `timeoutMs`. */
@@ -242,7 +254,7 @@ export async function listDotnetProcesses(options: DiscoveryOptions = {}): Promi
   const me = currentUid();
   const candidates = await findCandidates(options, me);
   const described = await mapLimited(candidates, options.concurrency ?? 16, (c) => describe(c, options, me).catch((err: unknown): DotnetProcess => ({
-    pid: c.pid, name: c.stat.comm, commandLine: '', runtimeVersion: null, attachable: false,
+    pid: c.pid, name: c.stat.comm, commandLine: '', runtimeVersion: null, attachable: false, eventPipeOnly: false,
     reason: `clrscope could not examine it (${err instanceof Error ? err.message : String(err)})`,
     clrscopeLoaded: false, uid: c.uid, user: null, socketPath: c.socket?.path ?? null, os: null, arch: null,
   })));

@@ -18,7 +18,8 @@ export function toProcessInfo(p: DotnetProcess): ProcessInfo {
     commandLine: p.commandLine,
     runtimeVersion: p.runtimeVersion,
     attachable: p.attachable,
-    reason: p.attachable ? null : sentence(p.reason),
+    eventPipeOnly: p.eventPipeOnly,
+    reason: p.attachable && !p.eventPipeOnly ? null : sentence(p.reason),
     clrscopeLoaded: p.clrscopeLoaded,
   };
 }

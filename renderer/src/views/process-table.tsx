@@ -46,9 +46,15 @@ export function ProcessTable({ intervalMs }: { intervalMs: number }): ReactEleme
                 <td>{p.runtimeVersion ?? '–'}</td>
                 <td>{p.clrscopeLoaded ? <span className="badge loaded">loaded</span> : ''}</td>
                 <td className="actions">
-                  {p.attachable
-                    ? <button type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.attach({ pid: p.pid, intervalMs })}>Attach</button>
-                    : <span className="reason" title={p.reason ?? ''}>{p.reason ?? 'not attachable'}</span>}
+                  {p.attachable && (
+                    <button
+                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.attach({ pid: p.pid, intervalMs })}
+                      title={p.eventPipeOnly ? `${p.reason ?? ''} clrscope records it through the runtime's EventPipe instead; CPU time is estimated.` : undefined}
+                    >
+                      {p.eventPipeOnly ? 'Attach (EventPipe)' : 'Attach'}
+                    </button>
+                  )}
+                  {!p.attachable && <span className="reason" title={p.reason ?? ''}>{p.reason ?? 'not attachable'}</span>}
                 </td>
               </tr>
             ))}
