@@ -63,7 +63,8 @@ for (const access of ['view', 'copy']) {
   const decoded = measure(() => source.read());
   last = source.read();
   source.close();
-  paths[access] = { consistentCopy: raw, copyAndDecode: decoded, ratioToGoal: Number((decoded.medianNs / 2000).toFixed(3)) };
+  // Headroom, as in the other benches (>= 1 meets the goal): issue 3's goal is one consistent snapshot of the whole block.
+  paths[access] = { consistentCopy: raw, copyAndDecode: decoded, ratioToGoal: Number((2000 / raw.medianNs).toFixed(2)) };
 }
 await launch.stopProgram();
 await launch.exited;
@@ -85,8 +86,8 @@ const report = {
 for (const [access, what] of [['view', 'view (plain Node: an ArrayBuffer over the mapping)'], ['copy', 'copy (Electron: one memcpy per read, no ArrayBuffer over outside memory)']]) {
   const p = paths[access];
   console.log(`${what}:`);
-  console.log(`  consistent snapshot (copy under the sequence lock): median ${p.consistentCopy.medianNs} ns, p99 ${p.consistentCopy.p99Ns} ns`);
-  console.log(`  snapshot + decode into named counters: median ${p.copyAndDecode.medianNs} ns, p99 ${p.copyAndDecode.p99Ns} ns (goal: under 2,000 ns)`);
+  console.log(`  consistent snapshot (copy under the sequence lock): median ${p.consistentCopy.medianNs} ns, p99 ${p.consistentCopy.p99Ns} ns (goal: under 2,000 ns; ratio ${p.ratioToGoal})`);
+  console.log(`  snapshot + decode into named counters: median ${p.copyAndDecode.medianNs} ns, p99 ${p.copyAndDecode.p99Ns} ns`);
 }
 console.log(`(each figure includes one process.hrtime.bigint() pair: median ${clock.medianNs} ns)`);
 console.log(`EventCounters refresh at its 0.1 s minimum = ${report.versusEventCountersMinimumRefresh.toLocaleString('en-US')} such reads on the view path; dotnet-counters' default is 1 s`);
