@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { processAlive } from '../../electron/services/session/profiled-attach.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
-import { CLI, targetDll } from './support/paths.js';
+import { targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
+import { startUnderClrscope } from './support/under-clrscope.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-attach-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,32 +38,6 @@ async function startTarget(dll: string, args: string[], env: NodeJS.ProcessEnv =
 
 function libclrscopeMapped(pid: number): boolean {
   return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libclrscope');
-}
-
-interface UnderClrscope {
-  /** The `clrscope record -- dotnet …` process. */
-  child: ChildProcess;
-  /** The target's own pid (from its READY line). */
-  pid: number;
-  stdout: () => string;
-  stderr: () => string;
-  /** clrscope's exit code: the target's own. */
-  exited: Promise<number | null>;
-}
-
-/** A target launched under `clrscope record`: clrscope's profiler, loaded at startup, is the other profiler the runtime already has. */
-async function startUnderClrscope(dll: string, args: string[], output: string): Promise<UnderClrscope> {
-  const child = spawn(process.execPath, [CLI, 'record', '-o', output, '--', 'dotnet', dll, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const deadline = Date.now() + 20000;
-  while (!out.includes('READY') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  const pid = Number(/READY \{"pid":(\d+)/.exec(out)?.[1]);
-  assert.ok(pid > 0, `no READY line: ${out}\n${err}`);
-  return { child, pid, stdout: () => out, stderr: () => err, exited };
 }
 
 const FALLBACK_SENTENCE = /^clrscope: Process (\d+) already has another profiler loaded, so clrscope cannot load its own; recording with the runtime's EventPipe sample profiler instead \(CPU time is approximate\)\.$/m;
@@ -214,7 +189,7 @@ describe('record --pid when the runtime refuses clrscope\'s profiler: an EventPi
         t.diagnostic(`clrscope's profiler, whole run: Heavy ${(100 * profiler.share).toFixed(1)} % of the target's CPU samples`);
       }
     } finally {
-      first.child.kill('SIGKILL');
+      first.kill();
     }
   });
 
@@ -227,14 +202,20 @@ describe('record --pid when the runtime refuses clrscope\'s profiler: an EventPi
       assert.match(r.stderr, FALLBACK_SENTENCE);
       assert.match(r.stderr, /^GC pauses: [1-9][\d,]* \([1-9][\d,]* induced\)/m);
       assert.match(r.stderr, /^\s+gen0\s+[1-9]/m);
-      const list = JSON.parse(readFileSync(pauses, 'utf8')) as { generation: number | null; durationNs: number; induced: boolean }[];
+      const list = JSON.parse(readFileSync(pauses, 'utf8')) as { generation: number | null; durationNs: number; induced: boolean; reason: string }[];
       assert.ok(list.length >= 10, `${list.length} pauses`);
-      assert.ok(list.every((p) => p.generation !== null && p.durationNs > 0), 'every pause kept is a GC');
+      assert.ok(list.every((p) => p.durationNs > 0), 'every pause has a duration');
+      // The sample profiler's own suspensions (reason "other", no GC) are dropped. A suspension
+      // for a GC whose events show no GCStart (about one in 400 here, outside any background GC)
+      // is still a pause of the program and is kept, so only most pauses have a generation.
+      assert.ok(!list.some((p) => p.reason === 'other' && p.generation === null), 'no sampler suspensions');
+      const withGc = list.filter((p) => p.generation !== null).length;
+      assert.ok(withGc >= 0.95 * list.length, `${withGc} of ${list.length} pauses ran a GC`);
       const code = await first.exited;
       assert.equal(code, 0, first.stderr());
       assert.match(first.stdout(), /^RESULT /m);
     } finally {
-      first.child.kill('SIGKILL');
+      first.kill();
     }
   });
 

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ExportResult, SessionInfo } from '../../structs/api/contract.js';
 import { frameLabel } from '../../structs/profile/frame-label.js';
-import { Recording } from '../../structs/profile/recording.js';
-import { WireDecoder } from '../../structs/wire/decoder.js';
+import type { Recording } from '../../structs/profile/recording.js';
+import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
 import { BrowserModeClient } from './support/browser-mode-client.js';
@@ -22,14 +22,6 @@ import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { PROFILER, targetDll } from './support/paths.js';
 
 const NS = 'Clrscope.Targets.Scenarios.';
-
-function decode(bytes: Uint8Array): Recording {
-  const rec = new Recording();
-  const decoder = new WireDecoder(rec);
-  decoder.push(bytes);
-  decoder.end();
-  return rec;
-}
 
 function functionNames(rec: Recording): Set<string> {
   return new Set(rec.functions().map((fn) => frameLabel(fn)));
@@ -97,7 +89,7 @@ describe('the workstation in browser mode, with real .NET targets', { timeout: 2
     const states = client.sessionStates(launched.id).map((s) => s.state);
     assert.deepEqual([...new Set(states)], ['starting', 'recording', 'stopped']);
 
-    const rec = decode(client.bytes(launched.id));
+    const rec = recordingFromStream([client.bytes(launched.id)]);
     assert.equal(rec.meta?.pid, launched.pid);
     assert.ok(rec.end !== undefined, 'the stream ended with END');
     assert.ok(rec.sampleCount > 100, `${rec.sampleCount} samples`);
@@ -157,7 +149,7 @@ describe('the workstation in browser mode, with real .NET targets', { timeout: 2
     const isDemoFrame = (name: string): boolean => name.startsWith('Clrscope.Targets.Demo.');
     await client.until('samples in the demo\'s own code', () => {
       if (client.lastSession(demo.id)?.state !== 'recording') return undefined;
-      const names = [...functionNames(decode(client.bytes(demo.id)))];
+      const names = [...functionNames(recordingFromStream([client.bytes(demo.id)]))];
       return names.some(isDemoFrame) ? true : undefined;
     }, 60000);
     // A recording can be exported while it runs: what has arrived so far.
@@ -172,7 +164,7 @@ describe('the workstation in browser mode, with real .NET targets', { timeout: 2
     }, 30000);
     assert.equal(exited.state, 'stopped');
     assert.match(exited.message ?? '', /^Stopped\. The program (exited with code \d+|was ended by SIGINT)\.$/);
-    const rec = decode(client.bytes(demo.id));
+    const rec = recordingFromStream([client.bytes(demo.id)]);
     assert.ok(rec.sampleCount > 0);
     assert.ok([...functionNames(rec)].some(isDemoFrame), 'the demo\'s own frames');
     const again = await client.call<SessionInfo>('stop', demo.id);
@@ -192,13 +184,13 @@ describe('the workstation in browser mode, with real .NET targets', { timeout: 2
     assert.equal(attached.pid, pid);
     assert.match(attached.label, new RegExp(`^Scenarios \\(pid ${pid}\\)$`));
     await client.call('subscribe', attached.id);
-    await client.until('samples from the attached target', () => (decode(client.bytes(attached.id)).sampleCount > 50 ? true : undefined), 20000);
+    await client.until('samples from the attached target', () => (recordingFromStream([client.bytes(attached.id)]).sampleCount > 50 ? true : undefined), 20000);
     const stopped = await client.call<SessionInfo>('stop', attached.id);
     assert.equal(stopped.state, 'stopped');
     assert.equal(stopped.message, 'Stopped. The profiler detaches; the program carries on.');
     assert.equal(await exited, 0, 'the target finished its work after the detach');
     assert.match(stdout, /RESULT \{/);
-    const rec = decode(client.bytes(attached.id));
+    const rec = recordingFromStream([client.bytes(attached.id)]);
     assert.equal(rec.meta?.attached, true);
     assert.ok(functionNames(rec).has(`${NS}CpuWork.Heavy`));
     await assert.rejects(client.call('attach', { pid: 2 ** 30 }), new Error(`There is no process with pid ${2 ** 30}.`));

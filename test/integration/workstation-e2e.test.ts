@@ -15,18 +15,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { startPlainTarget, type PlainTarget } from './support/plain-target.js';
 import {
-  appState, checkedScreenshot, flameNodes, flamePixelWidths, flamePointOf, flameVisibleBottom, hookReady, parallelNodes, pathKey, until, widestBesidesCallers,
-  type HookState,
+  appState, checkedScreenshot, CHROMIUM, flameNodes, flamePixelWidths, flamePointOf, flameVisibleBottom, hookReady, openPage, parallelNodes,
+  pathKey, until, widestBesidesCallers, type HookState,
 } from './support/workstation-page.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const RENDERER = join(ROOT, 'renderer', 'dist');
 const NS = 'Clrscope.Targets.Scenarios.';
 const HEAVY = `${NS}CpuWork.Heavy`;
@@ -63,17 +62,14 @@ describe('the workstation in browser mode, driven in Chromium against real .NET 
   let exportsDir: string;
   let cpuSession = '';
   let gcSession = '';
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   before(async () => {
     if (missing.length > 0) assert.fail(`CI is set and the end-to-end test lacks: ${missing.join('; ')}`);
     exportsDir = mkdtempSync(join(tmpdir(), 'clrscope-e2e-'));
     workstation = createWorkstation({ exportsDir, countersIntervalMs: 200 });
     server = await startBrowserMode({ workstation, rendererDir: RENDERER });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+    ({ browser, page, errors: pageErrors } = await openPage());
   });
 
   after(async () => {

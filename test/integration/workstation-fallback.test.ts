@@ -14,11 +14,11 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { CountersPoint, ExportResult, ProcessInfo, SessionInfo } from '../../structs/api/contract.js';
-import { Recording } from '../../structs/profile/recording.js';
+import type { Recording } from '../../structs/profile/recording.js';
+import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
-import { WireDecoder } from '../../structs/wire/decoder.js';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { APPROXIMATE_CPU_COMMENT } from '../../electron/services/export/pprof.js';
 import { processAlive } from '../../electron/services/session/profiled-attach.js';
@@ -28,10 +28,9 @@ import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { PROFILER, ROOT, targetDll } from './support/paths.js';
 import { resultOf } from './support/run-cli.js';
 import { startUnderClrscope, type UnderClrscope } from './support/under-clrscope.js';
-import { appState, flameNodes, hookReady, until, type HookNode } from './support/workstation-page.js';
+import { appState, CHROMIUM, flameNodes, hookReady, openPage, until, type HookNode } from './support/workstation-page.js';
 
 const HEAVY = 'Clrscope.Targets.Scenarios.CpuWork.Heavy';
-const CHROMIUM = '/usr/bin/chromium';
 const RENDERER = join(ROOT, 'renderer', 'dist');
 
 function missingForPage(): string[] {
@@ -46,14 +45,6 @@ function missingForPage(): string[] {
 const missing = missingForPage();
 const noPage = missing.length > 0 && !process.env.CI;
 if (noPage) process.stderr.write(`workstation-fallback: page checks SKIPPED, missing: ${missing.join('; ')}\n`);
-
-function decode(bytes: Uint8Array): Recording {
-  const rec = new Recording();
-  const decoder = new WireDecoder(rec);
-  decoder.push(bytes);
-  decoder.end();
-  return rec;
-}
 
 /** The method with the most self time in the flame graph the page drew (a method's self, summed over where it appears). */
 function hottestInFlame(nodes: readonly HookNode[]): string {
@@ -71,7 +62,7 @@ describe('the workstation attaching to a process that already has a profiler', {
   let client: BrowserModeClient;
   let browser: Browser | undefined;
   let page: Page | undefined;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   let dir: string;
   let target: UnderClrscope;
   let session: SessionInfo;
@@ -106,9 +97,8 @@ describe('the workstation attaching to a process that already has a profiler', {
       { attachable: true, eventPipeOnly: true, reason: 'It already has clrscope\'s profiler loaded.', clrscopeLoaded: true },
     );
     if (noPage) return;
-    const picker = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    const { browser: picker, page: p } = await openPage();
     try {
-      const p = await picker.newPage({ viewport: { width: 1280, height: 800 } });
       await p.goto(`${server.url}&test`);
       await hookReady(p);
       const button = p.locator(`[data-testid="process-row"][data-pid="${target.pid}"] [data-testid="process-attach"]`);
@@ -146,10 +136,7 @@ describe('the workstation attaching to a process that already has a profiler', {
   });
 
   it('the page shows the session with its approximate-CPU badge and the notice', { skip: noPage ? `missing: ${missing.join('; ')}` : false, timeout: 60000 }, async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+    ({ browser, page, errors: pageErrors } = await openPage());
     await page.goto(`${server.url}&test`);
     await hookReady(page);
     // A page opened on a live recording selects it.
@@ -171,7 +158,7 @@ describe('the workstation attaching to a process that already has a profiler', {
 
     // The runtime names methods only in its rundown, so the stream comes whole once stopped.
     await client.until('the stopped session\'s stream', () => (client.lastSession(session.id)?.state === 'stopped' && client.bytes(session.id).length > 0 ? true : undefined), 30000);
-    rec = decode(client.bytes(session.id));
+    rec = recordingFromStream([client.bytes(session.id)]);
     assert.equal(rec.meta?.pid, target.pid);
     assert.equal(rec.meta?.attached, true);
     assert.equal(rec.meta?.approximateCpu, true);

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
 import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
@@ -27,10 +27,9 @@ import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schem
 import { PROFILER, ROOT } from './support/paths.js';
 import { traceCheck, traceCheckBuilt } from './support/trace-check.js';
 import {
-  appState, checkedScreenshot, flameNodes, hookReady, until, widestBesidesCallers, type HookNode, type HookSession,
+  appState, checkedScreenshot, CHROMIUM, flameNodes, hookReady, openPage, until, widestBesidesCallers, type HookNode, type HookSession,
 } from './support/workstation-page.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const RENDERER = join(ROOT, 'renderer', 'dist');
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'workstation-files');
 const HEAVY = 'Clrscope.Targets.Scenarios.CpuWork.Heavy';
@@ -71,7 +70,7 @@ describe('the workstation exports every format and opens recording files, in Chr
   let browser: Browser;
   let page: Page;
   let dir: string;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   let liveId = '';
   const live = { sampleCount: 0, tree: [] as string[], widest: '', widestTotal: 0, gcPauses: 0, counterPoints: 0 };
   const exported: Record<string, string> = {};
@@ -107,10 +106,7 @@ describe('the workstation exports every format and opens recording files, in Chr
     dir = mkdtempSync(join(tmpdir(), 'clrscope-files-e2e-'));
     workstation = createWorkstation({ exportsDir: join(dir, 'exports'), countersIntervalMs: 200 });
     server = await startBrowserMode({ workstation, rendererDir: RENDERER });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+    ({ browser, page, errors: pageErrors } = await openPage());
   });
 
   after(async () => {

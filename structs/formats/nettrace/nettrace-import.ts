@@ -47,6 +47,7 @@ const enum Kind {
   SuspendBegin,
   SuspendEnd,
   GcStart,
+  GcEnd,
   RestartEnd,
   RuntimeInfo,
   ClrscopeThread,
@@ -73,6 +74,7 @@ function kindOf(provider: string, eventId: number): Kind {
       case RuntimeEvent.GCSuspendEEBegin: return Kind.SuspendBegin;
       case RuntimeEvent.GCSuspendEEEnd: return Kind.SuspendEnd;
       case RuntimeEvent.GCStart: return Kind.GcStart;
+      case RuntimeEvent.GCEnd: return Kind.GcEnd;
       case RuntimeEvent.GCRestartEEEnd: return Kind.RestartEnd;
       case RuntimeEvent.RuntimeInformation: return Kind.RuntimeInfo;
       default: return Kind.Other;
@@ -211,9 +213,16 @@ export class NettraceImport implements ObjectSink {
         break;
       case Kind.GcStart: {
         const g = readGcStart(r, end - r.pos);
-        this.suspensions.add(ts, RuntimeEvent.GCStart, g.depth, g.reason);
+        this.suspensions.add(ts, RuntimeEvent.GCStart, g.depth, g.reason, g.type);
         break;
       }
+      case Kind.GcEnd:
+        // GCEnd: u32 Count, u32 Depth (the version 0 payload has them too).
+        if (end - r.pos >= 8) {
+          r.skip(4);
+          this.suspensions.add(ts, RuntimeEvent.GCEnd, r.u32());
+        }
+        break;
       case Kind.RestartEnd:
         this.suspensions.add(ts, RuntimeEvent.GCRestartEEEnd);
         break;

@@ -35,14 +35,21 @@ export function readSuspendReason(r: SpanReader, version: number): number {
   return version >= 1 ? r.u32() : r.u16();
 }
 
-/** GCStart: generation and GC reason; version 0 payloads shorter than 16 bytes have no depth. */
-export function readGcStart(r: SpanReader, payloadSize: number): { depth: number; reason: number } {
+/** GCTYPE of GCStart: 1 is a background GC (gen 2, running while the program runs). */
+export const GC_TYPE_BACKGROUND = 1;
+
+/**
+ * GCStart: generation, GC reason and GC type; version 0 payloads shorter than 16 bytes have no
+ * depth, and type is 0 (non-concurrent) when the payload does not carry it.
+ */
+export function readGcStart(r: SpanReader, payloadSize: number): { depth: number; reason: number; type: number } {
   r.skip(4); // Count
   if (payloadSize >= 16) {
     const depth = r.u32();
-    return { depth, reason: r.u32() };
+    const reason = r.u32();
+    return { depth, reason, type: r.u32() };
   }
-  return { depth: 0, reason: r.u32() };
+  return { depth: 0, reason: r.u32(), type: 0 };
 }
 
 /**

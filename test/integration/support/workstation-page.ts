@@ -4,11 +4,29 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { pngColors } from './png-colors.js';
 import { ROOT } from './paths.js';
 
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'workstation');
+export const CHROMIUM = '/usr/bin/chromium';
+
+export interface OpenedPage {
+  browser: Browser;
+  page: Page;
+  /** Uncaught errors and console errors of the page, so a test can assert there were none. */
+  errors: string[];
+}
+
+/** Debian's Chromium, headless, with one page of the workstation's size; the caller closes `browser`. */
+export async function openPage(): Promise<OpenedPage> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  return { browser, page, errors };
+}
 
 /** The parts of the renderer's test hook (renderer/src/views/test-hook.ts) the test reads. */
 export interface HookNode {
