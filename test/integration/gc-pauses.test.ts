@@ -44,11 +44,18 @@ describe('GC pauses of a program that collects in known amounts', () => {
     assert.equal(gcs.filter((s) => s.flags & SuspensionFlags.Induced).length, induced);
   });
 
-  it('sums to the runtime\'s own total pause duration within 5% (or 1 ms)', (t) => {
+  it('sums to the runtime\'s own total pause duration: none missed, and within 5% (or 1 ms) plus one scheduler slice over', (t) => {
     const measuredMs = gcs.reduce((a, s) => a + s.durationNs, 0) / 1e6;
     const runtimeMs = result.totalPauseDurationMs;
     t.diagnostic(`clrscope ${measuredMs.toFixed(3)} ms over ${gcs.length} GC pauses, runtime ${runtimeMs.toFixed(3)} ms`);
-    assert.ok(Math.abs(measuredMs - runtimeMs) <= Math.max(0.05 * runtimeMs, 1), `clrscope ${measuredMs} ms, runtime ${runtimeMs} ms`);
+    const tolerance = Math.max(0.05 * runtimeMs, 1);
+    assert.ok(measuredMs >= runtimeMs - tolerance, `clrscope missed pause time: ${measuredMs} ms, runtime ${runtimeMs} ms`);
+    // A pause ends for us at RuntimeResumeFinished, after the runtime has taken its own end time
+    // and restarted the program's threads; on 2 busy cores the thread that delivers it can wait a
+    // scheduler slice (~3 ms) behind the threads it just woke. Seen once, with other test runs
+    // sharing the machine: +2.6 ms over a 6.1 ms total. On a quiet machine the sums agree to ~1.5%.
+    const SCHEDULER_SLICE_MS = 4;
+    assert.ok(measuredMs <= runtimeMs + tolerance + SCHEDULER_SLICE_MS, `clrscope ${measuredMs} ms, runtime ${runtimeMs} ms`);
   });
 
   it('orders suspensions in time and keeps their parts consistent', () => {
