@@ -210,8 +210,10 @@ describe('browser mode over real sockets', () => {
     const stream = client.events.flatMap((e) => (e.type === 'stream' && e.sessionId === info.id ? [e.chunk] : []));
     assert.equal(dumpRecording(recordingFromStream(stream)), dumpRecording(rec));
     assert.deepEqual(await client.call('countersHistory', [info.id]), { kind: 'reply', id: 3, ok: true, result: counters });
+    assert.deepEqual(await client.call('outputHistory', [info.id]),
+      { kind: 'reply', id: 4, ok: true, result: { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } } }, 'a file has no program output');
     assert.deepEqual(await client.call('openRecording', [{ path: 'x.clrscope' }]),
-      { kind: 'reply', id: 4, ok: false, error: 'The recording path must be an absolute path, not "x.clrscope".' });
+      { kind: 'reply', id: 5, ok: false, error: 'The recording path must be an absolute path, not "x.clrscope".' });
     ws!.close();
   });
 

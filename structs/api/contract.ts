@@ -7,6 +7,8 @@
 // same decoder the collector uses. Counters travel as points read from the counters block:
 // live ones as events, the ones before a page looked through countersHistory. A recording file
 // opened with openRecording is a session like the others, its stream the recording re-encoded.
+// A launched program's own output travels as numbered lines: live ones as events, the ones
+// before a page looked through outputHistory.
 
 /** A local .NET process, as `clrscope ps` lists it. */
 export interface ProcessInfo {
@@ -111,6 +113,39 @@ export interface CountersPoint {
   values: Record<string, Record<string, number>>;
 }
 
+/** Which of a launched program's output streams a line came from. */
+export type OutputStream = 'stdout' | 'stderr';
+
+/** One line a launched program wrote, without its line break. */
+export interface OutputLine {
+  /**
+   * Numbers the session's lines from 0, across both streams, in the order they were completed:
+   * a page merges outputHistory with the lines heard live by it, and the first one it holds
+   * says how many came before.
+   */
+  seq: number;
+  stream: OutputStream;
+  text: string;
+}
+
+/** Each stream's unfinished last line (a prompt, a line of progress dots); '' when it ended with a line break. */
+export type OutputPartial = Record<OutputStream, string>;
+
+/** What the workstation still holds of a session's output (sessions it did not launch have none). */
+export interface OutputHistory {
+  lines: OutputLine[];
+  /** Lines dropped to stay within OUTPUT_LIMITS, the oldest first: `lines[0].seq` when there are lines. */
+  droppedLines: number;
+  partial: OutputPartial;
+}
+
+/**
+ * How much of a launched program's output is kept per session, in the main process and in a
+ * page alike: the newest `lines` lines within `bytes` bytes of UTF-8 text. A longer line is cut
+ * into pieces of `lineChars` characters, so an unfinished line stays bounded too.
+ */
+export const OUTPUT_LIMITS = { lines: 2000, bytes: 256 * 1024, lineChars: 8192 } as const;
+
 export type WorkstationEvent =
   | { type: 'session'; session: SessionInfo }
   /** Wire-stream bytes of a session, in order; `offset` is the position of the chunk's first byte. */
@@ -119,8 +154,8 @@ export type WorkstationEvent =
   | { type: 'export-progress'; sessionId: string; done: number; total: number }
   /** openRecording at work on `path`: reading the file (bytes), then preparing its stream (samples). */
   | { type: 'open-progress'; path: string; phase: 'reading' | 'preparing'; done: number; total: number }
-  /** Output of a launched program. */
-  | { type: 'output'; sessionId: string; stream: 'stdout' | 'stderr'; text: string };
+  /** Output of a launched program: the lines it completed since the last event, and where each stream's unfinished line stands. */
+  | { type: 'output'; sessionId: string; lines: OutputLine[]; partial: OutputPartial };
 
 export type Unsubscribe = () => void;
 
@@ -145,6 +180,12 @@ export interface WorkstationApi {
    */
   countersHistory(sessionId: string): Promise<CountersPoint[]>;
   /**
+   * What the workstation still holds of a launched program's output (empty for other
+   * sessions). 'output' events bring only new lines, so a page that shows a session asks for
+   * this once and merges by `seq`.
+   */
+  outputHistory(sessionId: string): Promise<OutputHistory>;
+  /**
    * The Electron shell's native open dialog: the chosen file's path, or null when cancelled.
    * Absent in browser mode (a page cannot see paths); the path then goes to openRecording,
    * which validates it like any other.
@@ -156,6 +197,7 @@ export interface WorkstationApi {
 /** The operations by name: the channel names of Electron's IPC and the `op` of browser mode's requests. */
 export const OPERATIONS = [
   'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'exportRecording', 'openRecording', 'countersHistory',
+  'outputHistory',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ExportResult, SessionInfo } from '../../structs/api/contract.js';
+import type { ExportResult, OutputHistory, SessionInfo } from '../../structs/api/contract.js';
 import { frameLabel } from '../../structs/profile/frame-label.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
@@ -96,9 +96,13 @@ describe('the workstation in browser mode, with real .NET targets', { timeout: 2
     const names = functionNames(rec);
     assert.ok(names.has(`${NS}CpuWork.Heavy`) && names.has(`${NS}SleepWork.Doze`), 'the target\'s known frames');
 
-    const output = client.events.flatMap((e) => (e.type === 'output' && e.sessionId === launched.id ? [`${e.stream}:${e.text}`] : [])).join('');
-    assert.match(output, /stdout:READY \{/);
-    assert.match(output, /Scenarios: done/);
+    const lines = client.events.flatMap((e) => (e.type === 'output' && e.sessionId === launched.id ? e.lines : []));
+    assert.deepEqual(lines.map((l) => l.seq), lines.map((_, i) => i), 'every line once, numbered in order');
+    const output = lines.map((l) => `${l.stream}:${l.text}\n`).join('');
+    assert.match(output, /^stdout:READY \{/m);
+    assert.match(output, /^stderr:Scenarios: done$/m);
+    const history = await client.call<OutputHistory>('outputHistory', launched.id);
+    assert.deepEqual(history.lines, lines, 'the history holds what the events brought');
     const counters = client.events.flatMap((e) => (e.type === 'counters' && e.sessionId === launched.id ? [e.point] : []));
     assert.ok(counters.length >= 3, `${counters.length} counters points`);
     const lastPoint = counters[counters.length - 1];

@@ -2,7 +2,8 @@
 // (playwright-core), real .NET targets (test/targets). The picker finds a running program and
 // attaches to it; a launched one fills the flame graph (Heavy the widest frame under its
 // thread), the parallel stacks (the three lock waiters on one trunk), the counters (GC counts
-// rising) and the GC timeline; the export is read back by go tool pprof. Every view is
+// rising), the GC timeline and its own output (READY on stdout; the view follows new lines until
+// the user scrolls up); the export is read back by go tool pprof. Every view is
 // screenshotted into test-artifacts/workstation/ and checked not to be blank.
 //
 // Without its prerequisites (Chromium, the built renderer and worker, the profiler, the targets,
@@ -23,7 +24,7 @@ import { PROFILER, ROOT } from './support/paths.js';
 import { startPlainTarget, type PlainTarget } from './support/plain-target.js';
 import {
   appState, checkedScreenshot, CHROMIUM, flameNodes, flamePixelWidths, flamePointOf, flameVisibleBottom, hookReady, openPage, parallelNodes,
-  pathKey, until, widestBesidesCallers, type HookState,
+  pathKey, programOutput, until, widestBesidesCallers, type HookState,
 } from './support/workstation-page.js';
 
 const RENDERER = join(ROOT, 'renderer', 'dist');
@@ -108,6 +109,9 @@ describe('the workstation in browser mode, driven in Chromium against real .NET 
     assert.equal(attached?.pid, plain.pid);
     const nodes = await until('Heavy in the attached program\'s flame graph', () => flameNodes(page), (n) => n.some((x) => x.label === HEAVY));
     assert.ok(nodes.length > 3);
+    // An attached process's output is its own: the Output tab says so rather than showing nothing.
+    await page.getByTestId('tab-output').click();
+    assert.match(await page.getByTestId('output-empty').innerText(), /attached to/);
     await page.getByTestId('session-stop').click();
     await until('the attached session to stop', () => appState(page), (s) => session(s, s.selectedSessionId)?.state === 'stopped');
     await plain.stop();
@@ -183,6 +187,24 @@ describe('the workstation in browser mode, driven in Chromium against real .NET 
     await page.getByTestId('flame-search').fill('');
   });
 
+  it('lists the launched program\'s own output in the Output tab, its READY line first among stdout\'s', { timeout: 60000 }, async () => {
+    await page.getByTestId('tab-output').click();
+    const isReady = (text: string): boolean => text.startsWith('READY {"pid":');
+    const output = await until('the READY line in the Output tab', () => programOutput(page), (o) => o.loaded && o.lines.some((l) => isReady(l.text)));
+    const ready = output.lines.find((l) => isReady(l.text));
+    assert.equal(ready?.stream, 'stdout');
+    assert.equal(JSON.parse(ready.text.slice('READY '.length)).pid, session(await appState(page), cpuSession)?.pid, 'the pid the session profiles');
+    assert.deepEqual(output.lines.map((l) => l.seq), output.lines.map((_, i) => i), 'every line from the first, once, in order');
+    assert.equal(output.droppedLines, 0);
+    // On screen: a stdout row with that text, in the followed box.
+    const row = page.locator('[data-testid="output-line"][data-stream="stdout"]').filter({ hasText: /^READY \{"pid":/ });
+    await until('the READY row on screen', () => row.count(), (n) => n === 1);
+    assert.equal(await row.innerText(), ready.text);
+    assert.equal(await page.getByTestId('output-box').getAttribute('data-following'), 'true');
+    assert.equal(await page.getByTestId('output-dropped').count(), 0);
+    await checkedScreenshot(page, '2-output', { minColors: 12 });
+  });
+
   it('merges the three blocked lock waiters under one trunk in parallel stacks', { timeout: 60000 }, async () => {
     await page.getByTestId('tab-parallel').click();
     const state = await appState(page);
@@ -222,6 +244,26 @@ describe('the workstation in browser mode, driven in Chromium against real .NET 
     const later = await until('the GC count to rise', value, (v) => v >= first + 20, 10000);
     assert.ok(later > first);
     await checkedScreenshot(page, '4-counters');
+  });
+
+  it('follows the output at its bottom while the program writes, and stays where the user scrolled up to', { timeout: 60000 }, async () => {
+    await page.getByTestId('tab-output').click();
+    const box = page.getByTestId('output-box');
+    const metrics = (): Promise<{ top: number; height: number; client: number; following: string | null }> => box.evaluate((b) => ({
+      top: b.scrollTop, height: b.scrollHeight, client: b.clientHeight, following: b.getAttribute('data-following'),
+    }));
+    const atBottom = (m: { top: number; height: number; client: number }): boolean => m.height - m.top - m.client <= 4;
+    // GcLoad writes a TICK line every 200 ms: a few seconds of them overflow the box.
+    await until('more output than the box shows', metrics, (m) => m.height > m.client + 100, 20000);
+    await until('the box following at its bottom', metrics, (m) => m.following === 'true' && atBottom(m));
+    await box.evaluate((b) => { b.scrollTop = 0; });
+    await until('following to stop once scrolled up', metrics, (m) => m.following === 'false');
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal((await metrics()).top, 0, 'new lines do not pull the box down while the user reads above');
+    await page.getByTestId('output-follow').click();
+    await until('the box back at its bottom, following', metrics, (m) => m.following === 'true' && atBottom(m));
+    const shown = await programOutput(page);
+    assert.ok(shown.lines.some((l) => l.text.startsWith('TICK ')), 'GcLoad\'s TICK lines');
   });
 
   it('puts every pause on the GC timeline, and a dragged range becomes the flame graph\'s window', { timeout: 60000 }, async () => {

@@ -22,6 +22,7 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'exportRecording': return target.exportRecording(...call.args);
     case 'openRecording': return target.openRecording(...call.args);
     case 'countersHistory': return target.countersHistory(...call.args);
+    case 'outputHistory': return target.outputHistory(...call.args);
   }
 }
 

@@ -166,6 +166,14 @@ test('counters history asks for a known session', () => {
   assert.deepEqual(validateCall('countersHistory', ['s1'], known), { op: 'countersHistory', args: ['s1'] });
 });
 
+test('output history asks for a known session, by its id alone', () => {
+  rejects('outputHistory', ['s2'], 'There is no session "s2".');
+  rejects('outputHistory', [], 'The operation outputHistory takes one argument, not 0.');
+  rejects('outputHistory', ['s1', 0], 'The operation outputHistory takes one argument, not 2.');
+  rejects('outputHistory', [{ id: 's1' }], 'The session id must be text, not an object.');
+  assert.deepEqual(validateCall('outputHistory', ['s1'], known), { op: 'outputHistory', args: ['s1'] });
+});
+
 test('values in messages are short and printable', () => {
   assert.equal(describeValue('a\nb\u0000c'), '"a?b?c"');
   assert.equal(describeValue('z'.repeat(100)), `"${'z'.repeat(40)}…"`);
@@ -186,12 +194,15 @@ test('callOperation validates before anything reaches the workstation', async ()
     exportRecording: async () => { throw new Error('never'); },
     openRecording: async () => { throw new Error('never'); },
     countersHistory: async (id) => { calls.push(`countersHistory ${id}`); return []; },
+    outputHistory: async (id) => { calls.push(`outputHistory ${id}`); return { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } }; },
   };
   await assert.rejects(callOperation(target, 'attach', [{ pid: -1 }], known), /^ValidationError: The pid must be a positive whole number, not -1\.$/);
   await assert.rejects(callOperation(target, 'launch', [{ command: '', args: [] }], known), ValidationError);
   await assert.rejects(callOperation(target, 'openRecording', [{ path: 'relative.clrscope' }], known), ValidationError);
+  await assert.rejects(callOperation(target, 'outputHistory', ['s9'], known), /^ValidationError: There is no session "s9"\.$/);
   assert.deepEqual(calls, []);
   assert.deepEqual(await callOperation(target, 'countersHistory', ['s1'], known), []);
+  assert.deepEqual((await callOperation(target, 'outputHistory', ['s1'], known) as { droppedLines: number }).droppedLines, 0);
   calls.length = 0;
   assert.deepEqual(await callOperation(target, 'listSessions', [], known), []);
   assert.equal(await callOperation(target, 'subscribe', ['s1'], known), undefined);

@@ -204,7 +204,7 @@ export function validateOpenRequest(value: unknown): OpenRecordingRequest {
 
 const ARITY: Record<Operation, number> = {
   listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, exportRecording: 1, openRecording: 1,
-  countersHistory: 1,
+  countersHistory: 1, outputHistory: 1,
 };
 
 /** Checks an operation name and its arguments as they came from the renderer. */
@@ -234,6 +234,8 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
     case 'openRecording':
       return { op, args: [validateOpenRequest(args[0])] };
     case 'countersHistory':
+      return { op, args: [validateSessionId(args[0], context)] };
+    case 'outputHistory':
       return { op, args: [validateSessionId(args[0], context)] };
   }
 }

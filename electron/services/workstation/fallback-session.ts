@@ -5,7 +5,7 @@
 // file session's) is written once the EventPipe session has stopped, by Stop, or because the
 // process exited. Its CPU times are estimates from the start (SessionInfo.approximateCpu).
 
-import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { CountersPoint, OutputHistory, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { COUNTERS_SETTLE_MS, EventCountersValues } from '../counters/event-counters-values.js';
@@ -13,6 +13,7 @@ import { readThreadCount } from '../diagnostics/proc.js';
 import { EventPipeSession, type EventPipeOutcome } from '../session/eventpipe-session.js';
 import { processAlive } from '../session/profiled-attach.js';
 import { CountersSeries } from './counters-series.js';
+import { noOutput } from './output-buffer.js';
 import { StreamBytes } from './stream-bytes.js';
 import type { WorkstationSession } from './workstation-session.js';
 
@@ -77,6 +78,11 @@ export class FallbackSession implements WorkstationSession {
 
   countersHistory(): CountersPoint[] {
     return this.series.all();
+  }
+
+  /** An attached process's output is its own: clrscope never sees it. */
+  outputHistory(): OutputHistory {
+    return noOutput();
   }
 
   async stop(): Promise<SessionInfo> {

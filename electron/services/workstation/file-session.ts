@@ -3,11 +3,12 @@
 // the renderer's worker and every view take it exactly like a live recording.
 
 import { basename } from 'node:path';
-import type { CountersPoint, SessionInfo } from '../../../structs/api/contract.js';
+import type { CountersPoint, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { OpenedRecordingFile } from '../export/recording-file.js';
 import { cpuIsEstimated } from './imported-cpu.js';
+import { noOutput } from './output-buffer.js';
 import { StreamBytes } from './stream-bytes.js';
 import type { WorkstationSession } from './workstation-session.js';
 
@@ -60,6 +61,11 @@ export class FileSession implements WorkstationSession {
 
   countersHistory(): CountersPoint[] {
     return [...this.counters];
+  }
+
+  /** A recording file holds no program output. */
+  outputHistory(): OutputHistory {
+    return noOutput();
   }
 
   /** Nothing runs: a file session is stopped from the start. */

@@ -6,6 +6,7 @@ import { buildGoldenBlock } from '../../../structs/ipcblock/golden-fixtures.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import type { CollectedStream, Collector, StreamState } from '../collector/collector.js';
 import type { CountersSource } from '../counters/counters-source.js';
+import type { ProfiledLaunch, ProgramExit } from '../session/profiled-launch.js';
 import { Session } from './session.js';
 
 // No process has this pid (above pid_max), so the counters poller finds nothing to read.
@@ -153,4 +154,38 @@ test('a stream whose HELLO says its CPU is estimated makes the session say so', 
   const announced = events.filter((e): e is { type: 'session'; session: SessionInfo } => e.type === 'session').at(-1);
   assert.equal(announced?.session.approximateCpu, true);
   await session.shutdown();
+});
+
+test('a launched program\'s output goes out as numbered lines and stays for pages that come later', async () => {
+  const { session, events } = newSession(false);
+  let exit!: (e: ProgramExit) => void;
+  const launch: ProfiledLaunch = {
+    pid: NO_PID,
+    collector: fakeCollector([]),
+    exited: new Promise((resolve) => { exit = resolve; }),
+    stopProgram: async () => undefined,
+    finish: async () => undefined,
+  };
+  session.followLaunch(launch);
+  session.begin();
+  const euro = Buffer.from('€');
+  session.output('stdout', Buffer.concat([Buffer.from('READY {"pid":1}\nprice '), euro.subarray(0, 1)]));
+  session.output('stderr', Buffer.from('Scenarios: done\n'));
+  session.output('stdout', Buffer.concat([euro.subarray(1), Buffer.from('5\nContinue? ')]));
+  const outputs = (): Extract<WorkstationEvent, { type: 'output' }>[] => events.flatMap((e) => (e.type === 'output' ? [e] : []));
+  assert.deepEqual(outputs().map((e) => [e.lines.map((l) => `${l.seq} ${l.stream}: ${l.text}`), e.partial.stdout]), [
+    [['0 stdout: READY {"pid":1}'], 'price '],
+    [['1 stderr: Scenarios: done'], 'price '],
+    [['2 stdout: price €5'], 'Continue? '],
+  ], 'a character split between chunks arrives whole');
+  assert.deepEqual(session.outputHistory().lines.map((l) => l.seq), [0, 1, 2]);
+  assert.equal(session.outputHistory().partial.stdout, 'Continue? ');
+
+  exit({ code: 0, signal: null });
+  await flush();
+  assert.deepEqual(outputs().at(-1)?.lines.map((l) => l.text), ['Continue? '], 'the unfinished line is kept when the program exits');
+  assert.deepEqual(session.outputHistory().partial, { stdout: '', stderr: '' });
+  assert.equal(session.outputHistory().lines.length, 4);
+  await session.shutdown();
+  assert.deepEqual(newSession(true).session.outputHistory(), { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } }, 'an attached process\'s output is not ours');
 });

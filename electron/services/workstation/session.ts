@@ -1,10 +1,10 @@
 // One recording session: a launched program or an attached process, its collector, the bytes
-// of the stream it follows, its counters and its state. Every change of what SessionInfo says
-// is announced once, through `emit`.
+// of the stream it follows, its counters, a launched program's output and its state. Every
+// change of what SessionInfo says is announced once, through `emit`.
 
 import { constants as osConstants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
-import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { CountersPoint, OutputHistory, OutputLine, OutputStream, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { CollectedStream, Collector } from '../collector/collector.js';
 import type { CountersSource } from '../counters/counters-source.js';
@@ -12,6 +12,7 @@ import { processAlive } from '../session/profiled-attach.js';
 import type { ProfiledLaunch, ProgramExit } from '../session/profiled-launch.js';
 import { CountersPoller } from './counters-poller.js';
 import { CountersSeries } from './counters-series.js';
+import { OutputBuffer } from './output-buffer.js';
 import { StreamBytes } from './stream-bytes.js';
 import type { WorkstationSession } from './workstation-session.js';
 
@@ -71,6 +72,7 @@ export class Session implements WorkstationSession {
   private connectTimer: NodeJS.Timeout | undefined;
   private readonly counters: CountersPoller;
   private readonly outputDecoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+  private readonly outputLines = new OutputBuffer();
   private readonly settled: Promise<void>;
   private resolveSettled!: () => void;
 
@@ -116,6 +118,11 @@ export class Session implements WorkstationSession {
     return this.countersSeries.all();
   }
 
+  /** What is kept of a launched program's output (bounded: see OutputBuffer); nothing for an attached process. */
+  outputHistory(): OutputHistory {
+    return this.outputLines.history();
+  }
+
   /** The session's CPU times turned out to be estimates (or measured after all); announced once. */
   setApproximateCpu(approximate: boolean): void {
     this.approximateCpu = approximate;
@@ -137,10 +144,15 @@ export class Session implements WorkstationSession {
     this.connectTimer.unref();
   }
 
-  /** The program's output, as text, to every client. */
-  output(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+  /** The program's output, as lines, to every client. */
+  output(stream: OutputStream, chunk: Buffer): void {
     const text = this.outputDecoders[stream].write(chunk);
-    if (text !== '') this.setup.emit({ type: 'output', sessionId: this.id, stream, text });
+    // Sent even when no line completed: the unfinished one grew (a prompt, progress dots).
+    if (text !== '') this.emitOutput(this.outputLines.write(stream, text));
+  }
+
+  private emitOutput(lines: OutputLine[]): void {
+    this.setup.emit({ type: 'output', sessionId: this.id, lines, partial: this.outputLines.partial });
   }
 
   /** A launched program: follows its collector and waits for its exit. */
@@ -152,8 +164,8 @@ export class Session implements WorkstationSession {
       this.exit = exit;
       this.info.exitCode = exitCodeOf(exit);
       for (const which of ['stdout', 'stderr'] as const) {
-        const rest = this.outputDecoders[which].end();
-        if (rest !== '') this.setup.emit({ type: 'output', sessionId: this.id, stream: which, text: rest });
+        const lines = [...this.outputLines.write(which, this.outputDecoders[which].end()), ...this.outputLines.end(which)];
+        if (lines.length > 0) this.emitOutput(lines);
       }
       this.counters.finish();
       this.update();

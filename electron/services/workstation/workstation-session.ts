@@ -1,7 +1,7 @@
 // What the workstation needs of any session, whether it records a live process (session.ts) or
 // shows a recording file (file-session.ts): the API's operations read and act through this.
 
-import type { CountersPoint, SessionInfo } from '../../../structs/api/contract.js';
+import type { CountersPoint, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { StreamBytes } from './stream-bytes.js';
 
@@ -13,6 +13,8 @@ export interface WorkstationSession {
   /** What an export writes; undefined while nothing was recorded. */
   readonly recording: Recording | undefined;
   countersHistory(): CountersPoint[];
+  /** A launched program's output as far as it is kept; empty for every other session. */
+  outputHistory(): OutputHistory;
   stop(): Promise<SessionInfo>;
   /** Stops and waits until nothing of the session runs any more. */
   shutdown(): Promise<void>;

@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type {
-  AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, ProcessInfo, SessionInfo, Unsubscribe,
-  WorkstationApi, WorkstationEvent,
+  AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, OutputHistory, ProcessInfo, SessionInfo,
+  Unsubscribe, WorkstationApi, WorkstationEvent,
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../../cli/demo-command.js';
 import { startCollector } from '../collector/collector.js';
@@ -211,6 +211,11 @@ class WorkstationCore {
     return this.session(id).countersHistory();
   }
 
+  /** A launched program's kept output; sessions that launched nothing (attach, file, EventPipe fallback) have none. */
+  outputHistory(id: string): OutputHistory {
+    return this.session(id).outputHistory();
+  }
+
   /** Replays the session's bytes from 0 to this client, then keeps it subscribed to the live ones. */
   subscribe(client: HubClient, id: string): void {
     const session = this.session(id);
@@ -265,6 +270,7 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     exportRecording: (request) => core.exportRecording(request),
     openRecording: (request) => core.openRecording(request),
     countersHistory: async (id) => core.countersHistory(id),
+    outputHistory: async (id) => core.outputHistory(id),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
   };

@@ -3,8 +3,8 @@
 // No reconnect: if the socket closes, the workstation is gone and the page says so once.
 
 import type {
-  AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, Operation, ProcessInfo, SessionInfo,
-  Unsubscribe, WorkstationApi, WorkstationEvent,
+  AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, Operation, OutputHistory, ProcessInfo,
+  SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent,
 } from '../../../structs/api/contract.js';
 import { decodeStreamFrame, type WsRequest, type WsTextMessage } from '../../../structs/api/ws-messages.js';
 
@@ -56,6 +56,7 @@ export class WsApi implements WorkstationApi {
   exportRecording(request: ExportRequest): Promise<ExportResult> { return this.call('exportRecording', [request]); }
   openRecording(request: OpenRecordingRequest): Promise<SessionInfo> { return this.call('openRecording', [request]); }
   countersHistory(sessionId: string): Promise<CountersPoint[]> { return this.call('countersHistory', [sessionId]); }
+  outputHistory(sessionId: string): Promise<OutputHistory> { return this.call('outputHistory', [sessionId]); }
   // No chooseRecordingFile: a page in a browser cannot learn a file's path, so the user types it.
 
   onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe {

@@ -4,9 +4,9 @@
 import type { ExportFormat, ProcessInfo, SessionInfo } from '../../../structs/api/contract.js';
 import type { FlameMetric, FlatTree, ParallelTree, RecordingSummary } from '../worker/protocol.js';
 
-export type Tab = 'processes' | 'flame' | 'parallel' | 'counters' | 'gc' | 'export';
+export type Tab = 'processes' | 'flame' | 'parallel' | 'counters' | 'gc' | 'output' | 'export';
 
-export const TABS: readonly Tab[] = ['processes', 'flame', 'parallel', 'counters', 'gc', 'export'];
+export const TABS: readonly Tab[] = ['processes', 'flame', 'parallel', 'counters', 'gc', 'output', 'export'];
 
 /** Which part of the recording the flame graph (and the parallel stacks' window mode) covers. */
 export type WindowChoice =
@@ -67,6 +67,8 @@ export interface AppState {
   flameZoom: string[];
   /** Bumped whenever a counters point arrives; the points live in the controller's history. */
   countersVersion: number;
+  /** Bumped when the selected session's program output changed; the lines live in the controller's ProgramOutput. */
+  outputVersion: number;
   /** Per session id. */
   exports: Record<string, ExportStatus>;
   /** One sentence for the user, or null. */
@@ -96,6 +98,7 @@ export function initialState(): AppState {
     flameOptions: { metric: 'cpu', window: { kind: 'all' }, threadIds: null, inverted: false, groupByThread: false, search: '' },
     flameZoom: [],
     countersVersion: 0,
+    outputVersion: 0,
     exports: {},
     error: null,
     streamBytes: 0,

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CountersPoint, OpenRecordingRequest, SessionInfo, WorkstationApi, WorkstationEvent } from '../../../structs/api/contract.js';
+import type {
+  CountersPoint, OpenRecordingRequest, OutputHistory, OutputLine, SessionInfo, WorkstationApi, WorkstationEvent,
+} from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import { FakeTimers, settle } from './fake-timers.js';
 import type { WorkerPort } from './profile-worker-client.js';
-import { REFRESH_PERIOD_MS, Workstation } from './workstation.js';
+import { OUTPUT_REFRESH_MS, REFRESH_PERIOD_MS, Workstation } from './workstation.js';
 
 const session = (id: string, state: SessionInfo['state']): SessionInfo => ({
   id, pid: 42, label: 'dotnet app.dll', state, startedAtMs: 0, intervalMs: 10, attached: false, source: 'launch', approximateCpu: false,
@@ -56,6 +58,8 @@ class FakeApi implements WorkstationApi {
   });
   history: Record<string, CountersPoint[]> = {};
   countersHistory = async (id: string): Promise<CountersPoint[]> => this.history[id] ?? [];
+  output: Record<string, OutputHistory> = {};
+  outputHistory = async (id: string): Promise<OutputHistory> => this.output[id] ?? { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } };
   onEvent(listener: (event: WorkstationEvent) => void): () => void {
     this.listener = listener;
     return () => undefined;
@@ -73,6 +77,11 @@ function setup(): { ws: Workstation; api: FakeApi; worker: FakeWorker; timers: F
 }
 
 const chunk = (sessionId: string, offset: number, ...bytes: number[]): WorkstationEvent => ({ type: 'stream', sessionId, offset, chunk: Uint8Array.from(bytes) });
+
+const outLine = (seq: number, stream: OutputLine['stream'] = 'stdout'): OutputLine => ({ seq, stream, text: `${stream} ${seq}` });
+const output = (sessionId: string, seqs: number[], stdout = ''): WorkstationEvent => ({
+  type: 'output', sessionId, lines: seqs.map((s) => outLine(s)), partial: { stdout, stderr: '' },
+});
 
 describe('Workstation', () => {
   it('launches, subscribes and hands the stream to the worker in order, once', async () => {
@@ -149,6 +158,62 @@ describe('Workstation', () => {
     assert.deepEqual(ws.counters.points('s1').map((p) => p.timeMs), [1000, 1250, 1500, 1750]);
     api.emit({ type: 'counters', sessionId: 's1', point: point(2000, 5) });
     assert.deepEqual(ws.counters.points('s1').map((p) => p.values.gc.genCollections0), [1, 2, 3, 4, 5]);
+  });
+
+  it('merges a session\'s output history with the lines heard while it was asked for, each line once', async () => {
+    const { ws, api, timers } = setup();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    api.outputHistory = async () => {
+      await gate;
+      return { lines: [outLine(0), outLine(1, 'stderr'), outLine(2), outLine(3)], droppedLines: 0, partial: { stdout: 'Cont', stderr: '' } };
+    };
+    await ws.launchDemo();
+    // Heard while the history is in flight: line 3 is in both, and one event comes twice.
+    api.emit(output('s1', [3, 4], 'Continue?'));
+    api.emit(output('s1', [3, 4], 'Continue?'));
+    assert.equal(ws.output.get('s1').loaded, false);
+    assert.equal(ws.output.get('s1').droppedLines, 0, 'lines before the first heard are not "dropped" before the history says so');
+    release();
+    await settle();
+    const shown = ws.output.get('s1');
+    assert.deepEqual(shown.lines.map((l) => `${l.seq} ${l.text}`), ['0 stdout 0', '1 stderr 1', '2 stdout 2', '3 stdout 3', '4 stdout 4']);
+    assert.equal(shown.partial.stdout, 'Continue?', 'the unfinished line heard after the history\'s last line is the newer');
+    assert.equal(shown.loaded, true);
+    assert.equal(shown.droppedLines, 0);
+    api.emit(output('s1', [5]));
+    api.emit(output('s1', [4, 5, 6]));
+    assert.deepEqual(ws.output.get('s1').lines.map((l) => l.seq), [0, 1, 2, 3, 4, 5, 6]);
+    assert.equal(ws.output.get('s1').partial.stdout, '');
+    // Another session's lines are kept for it, not shown here.
+    api.emit(output('s9', [0]));
+    assert.equal(ws.output.get('s1').lines.length, 7);
+    assert.equal(ws.output.get('s9').lines.length, 1);
+
+    const version = ws.state.outputVersion;
+    for (let i = 7; i < 50; i++) api.emit(output('s1', [i]));
+    assert.equal(ws.state.outputVersion, version, 'not on every event');
+    await timers.advance(OUTPUT_REFRESH_MS);
+    assert.equal(ws.state.outputVersion, version + 1, 'once per OUTPUT_REFRESH_MS');
+    api.emit(output('s9', [1]));
+    await timers.advance(OUTPUT_REFRESH_MS);
+    assert.equal(ws.state.outputVersion, version + 1, 'another session\'s lines do not redraw this one');
+  });
+
+  it('says how many earlier lines are gone, and that an attached process has no output', async () => {
+    const { ws, api } = setup();
+    api.output.s1 = { lines: [outLine(8000), outLine(8001)], droppedLines: 8000, partial: { stdout: '', stderr: '' } };
+    await ws.launchDemo();
+    await settle();
+    assert.equal(ws.output.get('s1').droppedLines, 8000);
+    const attached = new FakeApi();
+    attached.attach = async () => ({ ...session('a1', 'recording'), attached: true, source: 'attach' });
+    const w = new Workstation({ api: attached, startWorker: () => new FakeWorker(), timers: new FakeTimers() });
+    w.start();
+    await w.attach({ pid: 42 });
+    await settle();
+    assert.deepEqual(w.output.get('a1'), { lines: [], partial: { stdout: '', stderr: '' }, droppedLines: 0, loaded: true });
+    assert.deepEqual(w.output.get(null).lines, []);
   });
 
   it('opens a recording file: progress while it reads, then the session shown like any other', async () => {

@@ -5,6 +5,7 @@
 import type { AttachRequest, ExportFormat, LaunchRequest, SessionInfo, WorkstationApi, WorkstationEvent } from '../../../structs/api/contract.js';
 import { initialState, isLive, type AppState, type ExportStatus, type FlameOptions, type ParallelMode, type Tab } from './app-state.js';
 import { CountersHistory } from './counters-history.js';
+import { ProgramOutput } from './program-output.js';
 import { ProfileWorkerClient, type WorkerPort } from './profile-worker-client.js';
 import { RefreshScheduler, browserTimers, type Timers } from './refresh-scheduler.js';
 import { Store } from './store.js';
@@ -14,6 +15,8 @@ import { flameQuery, parallelQuery } from './view-queries.js';
 
 /** How often live views refresh at most: well over the required twice a second, well under the worker's cost. */
 export const REFRESH_PERIOD_MS = 250;
+/** How often the Output view takes new lines at most: a program may write thousands a second, a reader needs a few updates. */
+export const OUTPUT_REFRESH_MS = 100;
 /** Resubscriptions after lost stream bytes before giving up with a message. */
 const MAX_RESYNCS = 3;
 
@@ -26,7 +29,10 @@ export interface WorkstationOptions {
 export class Workstation {
   readonly store = new Store<AppState>(initialState());
   readonly counters = new CountersHistory();
+  readonly output = new ProgramOutput();
   private readonly api: WorkstationApi;
+  private readonly timers: Timers;
+  private outputTimer: unknown = null;
   private readonly worker: ProfileWorkerClient;
   private readonly feeder = new StreamFeeder();
   private readonly refresher: RefreshScheduler;
@@ -39,8 +45,9 @@ export class Workstation {
 
   constructor(options: WorkstationOptions) {
     this.api = options.api;
+    this.timers = options.timers ?? browserTimers;
     this.worker = new ProfileWorkerClient(options.startWorker());
-    this.refresher = new RefreshScheduler(() => this.refreshViews(), REFRESH_PERIOD_MS, options.timers ?? browserTimers);
+    this.refresher = new RefreshScheduler(() => this.refreshViews(), REFRESH_PERIOD_MS, this.timers);
   }
 
   get state(): AppState {
@@ -58,6 +65,7 @@ export class Workstation {
   dispose(): void {
     for (const u of this.unsubscribers.splice(0)) u();
     this.refresher.cancel();
+    if (this.outputTimer !== null) this.timers.clearTimeout(this.outputTimer);
     this.worker.terminate();
   }
 
@@ -159,6 +167,7 @@ export class Workstation {
     if (sessionId !== null) {
       void this.subscribe(sessionId);
       void this.loadCounters(sessionId);
+      void this.loadOutput(sessionId);
     }
   }
 
@@ -256,6 +265,26 @@ export class Workstation {
     if (sessionId === this.state.selectedSessionId) this.store.update({ countersVersion: this.state.countersVersion + 1 });
   }
 
+  /** The program's output so far: 'output' events bring only new lines. */
+  private async loadOutput(sessionId: string): Promise<void> {
+    try {
+      this.output.merge(sessionId, await this.api.outputHistory(sessionId));
+    } catch {
+      // Live lines still arrive; the Output view just starts where this page started listening.
+      return;
+    }
+    if (sessionId === this.state.selectedSessionId) this.store.update({ outputVersion: this.state.outputVersion + 1 });
+  }
+
+  /** New lines of the selected session: shown within OUTPUT_REFRESH_MS, however many came meanwhile. */
+  private outputChanged(): void {
+    if (this.outputTimer !== null) return;
+    this.outputTimer = this.timers.setTimeout(() => {
+      this.outputTimer = null;
+      this.store.update({ outputVersion: this.state.outputVersion + 1 });
+    }, OUTPUT_REFRESH_MS);
+  }
+
   private onEvent(event: WorkstationEvent): void {
     switch (event.type) {
       case 'session':
@@ -279,7 +308,8 @@ export class Workstation {
         break;
       }
       case 'output':
-        // The program's own output is not shown in the UI yet (its exit and errors are, through the session's message).
+        this.output.add(event.sessionId, event.lines, event.partial);
+        if (event.sessionId === this.state.selectedSessionId) this.outputChanged();
         break;
     }
   }

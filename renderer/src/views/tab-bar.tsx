@@ -10,6 +10,7 @@ const TITLES: Record<Tab, string> = {
   parallel: 'Parallel stacks',
   counters: 'Counters',
   gc: 'GC pauses',
+  output: 'Output',
   export: 'Export',
 };
 

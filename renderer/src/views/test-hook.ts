@@ -4,6 +4,7 @@
 
 import type { FlameRenderer } from '../canvas/flame-renderer.js';
 import type { AppState } from '../state/app-state.js';
+import type { SessionOutput } from '../state/program-output.js';
 import { labelPath } from '../state/tree-paths.js';
 import type { Workstation } from '../state/workstation.js';
 import type { FlatTree, ParallelTree } from '../worker/protocol.js';
@@ -81,6 +82,8 @@ export interface ClrscopeTestHook {
   /** Labels from below the root to `node` in the tree the renderer draws now (indices change with every live update). */
   flamePath(node: number): string[];
   counterPoints(): number;
+  /** The selected session's program output as the Output view lists it. */
+  output(): SessionOutput;
   /** The last draws of the flame canvas (at most 256), oldest first. */
   flameDraws(): FlameDraw[];
 }
@@ -130,6 +133,7 @@ export function installTestHook(ws: Workstation): void {
       return tree === null || node < 0 || node >= tree.nodeCount ? [] : labelPath(tree, node);
     },
     counterPoints: () => ws.counters.points(ws.state.selectedSessionId).length,
+    output: () => ws.output.get(ws.state.selectedSessionId),
     flameDraws: () => [...flameDraws].sort((a, b) => a.seq - b.seq),
   };
   recordingDraws = true;

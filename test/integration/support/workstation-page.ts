@@ -75,6 +75,13 @@ export interface HookState {
   exports: Record<string, { format: string; state: string; path: string | null; bytes: number | null; message: string | null }>;
 }
 
+export interface HookOutput {
+  lines: { seq: number; stream: 'stdout' | 'stderr'; text: string }[];
+  partial: { stdout: string; stderr: string };
+  droppedLines: number;
+  loaded: boolean;
+}
+
 export interface TestHook {
   state(): HookState;
   flameNodes(): HookNode[];
@@ -84,6 +91,7 @@ export interface TestHook {
   flameHitIndex(x: number, y: number): number;
   flamePath(node: number): string[];
   counterPoints(): number;
+  output(): HookOutput;
 }
 
 type HookGlobal = { __clrscopeTest?: TestHook };
@@ -94,6 +102,10 @@ export async function hookReady(page: Page): Promise<void> {
 
 export function appState(page: Page): Promise<HookState> {
   return page.evaluate(() => (globalThis as unknown as Required<HookGlobal>).__clrscopeTest.state());
+}
+
+export function programOutput(page: Page): Promise<HookOutput> {
+  return page.evaluate(() => (globalThis as unknown as Required<HookGlobal>).__clrscopeTest.output());
 }
 
 export function flameNodes(page: Page): Promise<HookNode[]> {
