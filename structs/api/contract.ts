@@ -106,6 +106,12 @@ export interface OpenRecordingRequest {
   path: string;
 }
 
+/**
+ * The most counters points a page keeps per session (the newest), and so the most
+ * countersHistory answers: older ones would cross the API only to be dropped on arrival.
+ */
+export const COUNTERS_HISTORY_POINTS = 3600;
+
 /** One reading of a process's counters block: sections of camelCase counters, as `clrscope counters --format json` prints them. */
 export interface CountersPoint {
   /** Unix epoch ms of the reading. */
@@ -174,9 +180,9 @@ export interface WorkstationApi {
   /** Opens a recording file as a new session: stopped from the start, no pid, its stream the recording as a .clrscope stream. */
   openRecording(request: OpenRecordingRequest): Promise<SessionInfo>;
   /**
-   * Every counters point the session has so far (a live session's, or a file's). 'counters'
-   * events bring only new points, so a page that shows a session asks for this once and merges
-   * by time.
+   * The session's counters points so far (a live session's, or a file's): the newest
+   * COUNTERS_HISTORY_POINTS of them, oldest first. 'counters' events bring only new points, so
+   * a page that shows a session asks for this once and merges by time.
    */
   countersHistory(sessionId: string): Promise<CountersPoint[]>;
   /**

@@ -125,7 +125,8 @@ const FROM_EVENT_COUNTERS: Record<string, string[]> = {
 };
 
 describe('clrscope counters --pid on a process whose runtime refuses clrscope\'s profiler', () => {
-  const fallbackSentence = (pid: number): string => `clrscope: Process ${pid} already has another profiler loaded, so clrscope cannot load its own; `
+  // The other profiler is clrscope's own (started under `clrscope record`); its block is removed, its environment still names it.
+  const fallbackSentence = (pid: number): string => `clrscope: Process ${pid} already has clrscope's profiler loaded, so clrscope cannot load it a second time; `
     + 'reading the runtime\'s System.Runtime EventCounters instead (the counters they do not cover stay empty).';
 
   it('says so once, then prints System.Runtime\'s EventCounters per refresh, GC counts rising, the rest empty', { timeout: 120000 }, async () => {

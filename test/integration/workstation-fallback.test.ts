@@ -1,10 +1,12 @@
 // The workstation's attach to a process whose runtime refuses clrscope's profiler (it already
 // has one: clrscope's own, loaded at startup by `clrscope record`, and a .NET process takes only
 // one): the session records through an EventPipe session instead, says so and marks its CPU
-// approximate, brings System.Runtime's counters live and the samples when it stops, shows
-// CpuWork.Heavy as the hottest method, stops without stopping the program, and exports a pprof
-// that Go's pprof reads. Driven over browser mode's WebSocket like the renderer; the page, in
-// Debian's Chromium, shows the session's approximate-CPU badge and its flame graph.
+// approximate, brings System.Runtime's counters live and the samples when it stops (an export
+// before that says to stop first), shows CpuWork.Heavy as the hottest method, stops without
+// stopping the program, and exports a pprof that Go's pprof reads. Driven over browser mode's
+// WebSocket like the renderer; the page, in Debian's Chromium, shows the session's
+// approximate-CPU badge and its flame graph. Quitting with such a session recording drops it at
+// once rather than waiting for a rundown.
 //
 // Without Chromium or the built renderer the page checks are skipped with a message saying what
 // is missing, except under CI, where that is a failure.
@@ -68,7 +70,7 @@ describe('the workstation attaching to a process that already has a profiler', {
   let session: SessionInfo;
   let rec: Recording;
 
-  const notice = (pid: number): string => `Process ${pid} already has another profiler loaded, so clrscope cannot load its own; `
+  const notice = (pid: number): string => `Process ${pid} already has clrscope's profiler loaded, so clrscope cannot load it a second time; `
     + 'recording with the runtime\'s EventPipe sample profiler instead (CPU time is approximate).';
   const countersEvents = (): CountersPoint[] => client.events.flatMap((e) => (e.type === 'counters' && e.sessionId === session.id ? [e.point] : []));
 
@@ -121,6 +123,10 @@ describe('the workstation attaching to a process that already has a profiler', {
     assert.ok(session.message?.startsWith(`${notice(target.pid)} `), session.message ?? '');
     assert.deepEqual((await client.call<SessionInfo[]>('listSessions')).map((s) => [s.id, s.approximateCpu]), [[session.id, true]]);
     await client.call('subscribe', session.id);
+    // The runtime names the methods only in its rundown, at the end: nothing to export before a stop.
+    await assert.rejects(client.call('exportRecording', { sessionId: session.id, format: 'pprof' }), {
+      message: `Session ${session.id} has nothing to export yet: stop the recording first, since the runtime names the methods only when its EventPipe session ends.`,
+    });
 
     // System.Runtime sends its counters once a second; three points are three seconds of samples too.
     await client.until('three counters points', () => (countersEvents().length >= 3 ? true : undefined), 30000);
@@ -197,5 +203,36 @@ describe('the workstation attaching to a process that already has a profiler', {
     assert.equal(rows[0]?.name, HEAVY, `go tool pprof -top: ${rows.slice(0, 3).map((r) => r.name).join(', ')}`);
     const total = /Total samples = (\d+)/.exec(goPprof(['-top', '-sample_index=samples'], path))?.[1];
     assert.equal(Number(total), rec.sampleCount, 'go tool pprof counts every sample the session recorded');
+  });
+});
+
+describe('quitting the workstation while a fallback session records', { timeout: 120000 }, () => {
+  it('returns within a couple of seconds, without a stop or a rundown, and the program runs on to its own exit code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'clrscope-ws-fallback-quit-'));
+    const target = await startUnderClrscope(targetDll('Scenarios'), ['cpu-ratio', '--seconds', '10', '--exit-code', '6'], join(dir, 'under-clrscope.pb.gz'));
+    const workstation = createWorkstation({ libraryPath: PROFILER, exportsDir: join(dir, 'exports') });
+    try {
+      const session = await workstation.attach({ pid: target.pid });
+      assert.equal(session.state, 'recording');
+      assert.equal(session.approximateCpu, true);
+      // A counters point proves the EventPipe session streams when it is dropped.
+      const deadline = Date.now() + 20000;
+      while ((await workstation.countersHistory(session.id)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.ok((await workstation.countersHistory(session.id)).length > 0, 'counters arrive before the shutdown');
+
+      const t0 = Date.now();
+      await workstation.shutdown();
+      const took = Date.now() - t0;
+      // A stop would wait for the rundown (up to RUNDOWN_TIMEOUT_MS, 20 s).
+      assert.ok(took < 2000, `workstation.shutdown() took ${took} ms`);
+      assert.ok(processAlive(target.pid), 'the program outlives the dropped session');
+      assert.equal(await target.exited, 6, `the exit code is the program's own: ${target.stderr()}`);
+      const scen = resultOf(target.stdout()).scenarios as Record<string, Record<string, number>>;
+      assert.equal(scen['cpu-ratio'].heavyCalls, scen['cpu-ratio'].lightCalls, 'the work completed');
+    } finally {
+      target.kill();
+      await workstation.shutdown();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -56,15 +56,6 @@ export function csvRowOf(sections: CounterSections, pid: number, timestamp: Date
   return cells.join(',');
 }
 
-export function csvRow(snapshot: IpcBlockSnapshot, pid: number, timestamp: Date): string {
-  return csvRowOf(snapshotSections(snapshot), pid, timestamp);
-}
-
-/** % time in GC over the writer's last window, from the perf counter's ratio fields. */
-export function percentTimeInGc(snapshot: IpcBlockSnapshot): number {
-  return snapshot.gc.timeInGCBase > 0 ? (100 * snapshot.gc.timeInGC) / snapshot.gc.timeInGCBase : 0;
-}
-
 function bytes(n: number): string {
   if (n >= 1 << 30) return `${(n / (1 << 30)).toFixed(2)} GiB`;
   if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
@@ -114,8 +105,4 @@ export function countersTableOf(sections: CounterSections, pid: number, refreshM
     `clrscope counters: pid ${pid}, refresh ${refreshMs} ms, ${timestamp.toISOString()}${source === '' ? '' : `, ${source}`}`,
     ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`),
   ].join('\n');
-}
-
-export function countersTable(snapshot: IpcBlockSnapshot, pid: number, refreshMs: number, timestamp: Date): string {
-  return countersTableOf(snapshotSections(snapshot), pid, refreshMs, timestamp);
 }

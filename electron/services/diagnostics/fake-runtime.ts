@@ -5,8 +5,12 @@ import { createServer, type Socket } from 'node:net';
 import { decodeHeader } from '../../../structs/diagnostics/codec.js';
 import { IPC_HEADER_SIZE } from '../../../structs/diagnostics/protocol.js';
 
-/** What to do with a request: reply with bytes (optionally in pieces), say nothing, or hang up. */
-export type FakeAnswer = Uint8Array | { chunks: Uint8Array[] } | 'hang' | 'close';
+/**
+ * What to do with a request: reply with bytes (optionally in pieces), say nothing, or hang up.
+ * `keepOpen` leaves the connection open after the reply, as a runtime does for an EventPipe
+ * session's stream, until the client drops it.
+ */
+export type FakeAnswer = Uint8Array | { chunks: Uint8Array[]; keepOpen?: boolean } | 'hang' | 'close';
 
 export interface FakeRuntime {
   readonly path: string;
@@ -40,11 +44,12 @@ export function startFakeRuntime(path: string, answer: (request: Uint8Array) => 
         return;
       }
       const chunks = what instanceof Uint8Array ? [what] : what.chunks;
+      const keepOpen = !(what instanceof Uint8Array) && what.keepOpen === true;
       // One write per chunk, each on its own tick, so the client sees them as separate reads.
       let i = 0;
       const writeNext = (): void => {
         if (i >= chunks.length) {
-          socket.end();
+          if (!keepOpen) socket.end();
           return;
         }
         socket.write(chunks[i++], () => setTimeout(writeNext, 1));

@@ -152,6 +152,23 @@ function startupProfiler(env: Map<string, string>, maps: string | undefined): { 
   return { clsid, path };
 }
 
+function isClrscopeClsid(clsid: string): boolean {
+  const bare = (id: string): string => id.replace(/[{}]/g, '').toLowerCase();
+  return bare(clsid) === bare(PROFILER_CLSID);
+}
+
+/**
+ * Whether the profiler in the process is clrscope's own: it publishes its marker while loaded,
+ * or the process was started with it (the marker may have been removed, the profiler stays).
+ */
+export async function clrscopeProfilerIn(pid: number, options: Pick<DiscoveryOptions, 'clrscopeMarker' | 'proc'> = {}): Promise<boolean> {
+  if (await exists((options.clrscopeMarker ?? clrscopeMarkerPath)(pid))) return true;
+  const proc = options.proc ?? PROC;
+  const [env, maps] = await Promise.all([readEnviron(pid, proc), readMaps(pid, proc)]);
+  const started = env === undefined ? undefined : startupProfiler(env, maps);
+  return started !== undefined && isClrscopeClsid(started.clsid);
+}
+
 function queryFailure(err: unknown, timeoutMs: number): string {
   if (err instanceof DiagnosticsError) {
     switch (err.failure) {
@@ -240,7 +257,7 @@ async function describe(c: Candidate, options: DiscoveryOptions, me: number): Pr
     // and a runtime that refuses gets the EventPipe fallback at attach time.
     const other = startupProfiler(env, c.maps);
     if (other !== undefined) {
-      if (other.clsid.replace(/[{}]/g, '').toLowerCase() === PROFILER_CLSID.replace(/[{}]/g, '').toLowerCase()) {
+      if (isClrscopeClsid(other.clsid)) {
         return eventPipeOnly('it was started with clrscope\'s profiler');
       }
       return eventPipeOnly(`it was started with another profiler (CORECLR_PROFILER=${other.clsid}), and a .NET process takes only one`);

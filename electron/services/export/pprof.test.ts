@@ -8,7 +8,9 @@ import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
+import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
+import { EVENTPIPE_PROFILER_VERSION } from '../session/eventpipe-session.js';
 import { APPROXIMATE_CPU_COMMENT, toPprof } from './pprof.js';
 
 const rec = recordingFromStream([fixtureStream()]);
@@ -157,15 +159,20 @@ test('go tool pprof reads realistic magnitudes: 3 s of cpu on two threads, one c
   assert.match(pprof('-raw', path), /^Comment: The stream was cut before its END record/m);
 });
 
-test('a recording whose CPU is estimated says so in a comment; a measured one does not', (t) => {
-  const hello = { pid: 7, flags: 15, mono: 0, unixNs: 0n, intervalNs: 4_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'EventPipe' };
+test('a recording whose CPU is estimated says so in a comment, read back on import; a measured one does not', (t) => {
+  // The fallback's real version, commas and all: the importer must not cut it at the first one.
+  const hello = { pid: 7, flags: 15, mono: 0, unixNs: 0n, intervalNs: 4_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: EVENTPIPE_PROFILER_VERSION };
   const estimated = recordingFromStream([new WireEncoder().preamble().hello(hello).end({ mono: 1, reason: 1 }).bytes()]);
   const comments = (r: typeof rec): string[] => {
     const p = Profile.decode(gunzipSync(toPprof(r)));
     return p.comment.map((i) => p.stringTable.strings[Number(i)]);
   };
-  assert.deepEqual(comments(estimated), ['clrscope EventPipe, pid 7, .NET runtime 10.0.12, attached', APPROXIMATE_CPU_COMMENT]);
+  assert.deepEqual(comments(estimated), [`clrscope ${EVENTPIPE_PROFILER_VERSION}, pid 7, .NET runtime 10.0.12, attached`, APPROXIMATE_CPU_COMMENT]);
   assert.ok(!comments(rec).includes(APPROXIMATE_CPU_COMMENT));
+  const back = fromPprof(gunzipSync(toPprof(estimated)));
+  assert.equal(back.meta?.approximateCpu, true);
+  assert.equal(back.meta?.profilerVersion, `clrscope ${EVENTPIPE_PROFILER_VERSION} (pprof)`);
+  assert.equal(fromPprof(gunzipSync(toPprof(rec))).meta?.approximateCpu, false);
   if (!requireGo(t)) return;
   const path = join(work, 'estimated.pb.gz');
   writeFileSync(path, toPprof(estimated));

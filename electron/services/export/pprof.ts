@@ -6,13 +6,14 @@ import { gzipSync } from 'node:zlib';
 import {
   Function as PprofFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType,
 } from 'pprof-format';
+import { APPROXIMATE_CPU_COMMENT, ownComment } from '../../../structs/formats/pprof/pprof-comments.js';
 import { sumByStackAndThread } from '../../../structs/profile/aggregate.js';
 import { frameLabel } from '../../../structs/profile/frame-label.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { FunctionKind } from '../../../structs/wire/records.js';
 
-/** The comment a profile whose CPU values are estimates carries (HELLO flag ApproximateCpu). */
-export const APPROXIMATE_CPU_COMMENT = 'CPU time is approximate: sampled by the runtime\'s EventPipe sample profiler; a sample counts as CPU when its thread was in managed code.';
+// Still exported from here: the exporter's tests (and the fallback's integration test) read it beside toPprof.
+export { APPROXIMATE_CPU_COMMENT };
 
 /** Builds the profile message; toPprof() encodes and gzips it. */
 export function buildPprofProfile(rec: Recording): Profile {
@@ -69,7 +70,7 @@ export function buildPprofProfile(rec: Recording): Profile {
   const meta = rec.meta;
   const comment: number[] = [];
   if (meta !== undefined) {
-    comment.push(strings.dedup(`clrscope ${meta.profilerVersion}, pid ${meta.pid}, .NET runtime ${meta.runtimeVersion}${meta.attached ? ', attached' : ''}`));
+    comment.push(strings.dedup(ownComment(meta)));
   }
   if (rec.cut) comment.push(strings.dedup('The stream was cut before its END record: the process died or the connection broke.'));
   if (meta?.approximateCpu === true) comment.push(strings.dedup(APPROXIMATE_CPU_COMMENT));

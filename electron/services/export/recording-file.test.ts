@@ -11,7 +11,11 @@ import { toCollapsed } from '../../../structs/profile/collapsed.js';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import type { Recording } from '../../../structs/profile/recording.js';
+import { WireEncoder } from '../../../structs/wire/encoder.js';
+import { HelloFlags } from '../../../structs/wire/records.js';
+import { EVENTPIPE_PROFILER_VERSION } from '../session/eventpipe-session.js';
 import { UserError } from '../session/user-error.js';
+import { cpuIsEstimated } from '../workstation/imported-cpu.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { toPprof } from './pprof.js';
 import { readRecordingFile, writeRecordingFile } from './recording-file.js';
@@ -66,6 +70,35 @@ test('speedscope: written in pieces; cpu and wall come back per thread', async (
   assert.equal(collapsed(back, 'wall'), collapsed(rec, 'wall'));
   await writeRecordingFile(join(dir, 'w.speedscope.json'), rec, [], { metric: 'wall' });
   assert.equal(collapsed((await readRecordingFile(join(dir, 'w.speedscope.json'))).recording, 'cpu'), '');
+});
+
+test('an EventPipe recording\'s estimated CPU survives a pprof or speedscope round trip; a measured one stays measured', async () => {
+  const enc = new WireEncoder().preamble().hello({
+    pid: 7, flags: HelloFlags.Cpu | HelloFlags.Wall | HelloFlags.Attached | HelloFlags.ApproximateCpu, mono: 0, unixNs: 0n,
+    intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: EVENTPIPE_PROFILER_VERSION,
+  })
+    .function({ functionId: 1, kind: 0, name: 'App.Main', module: 'App.dll', file: '' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 0, name: 'main' })
+    .sample({ mono: 1_000_000, threadId: 1, flags: 1, cpuNs: 1_000_000, wallNs: 0, frames: [1] });
+  const estimated = recordingFromStream([enc.bytes()]);
+  assert.equal(estimated.meta?.approximateCpu, true);
+  assert.ok(EVENTPIPE_PROFILER_VERSION.includes(','), 'the case this guards: a version with a comma of its own');
+  for (const name of ['e.pb.gz', 'e.speedscope.json']) {
+    const path = join(dir, name);
+    await writeRecordingFile(path, estimated, []);
+    const opened = await readRecordingFile(path);
+    assert.equal(opened.recording.meta?.approximateCpu, true, name);
+    assert.equal(cpuIsEstimated(opened.format, opened.recording), true, name);
+    assert.equal(collapsed(opened.recording, 'cpu'), collapsed(estimated, 'cpu'), name);
+    // Saved again, it is still estimated.
+    const again = join(dir, `again-${name}`);
+    await writeRecordingFile(again, opened.recording, []);
+    assert.equal((await readRecordingFile(again)).recording.meta?.approximateCpu, true, `${name} twice`);
+  }
+  assert.equal((await readRecordingFile(join(dir, 'e.pb.gz'))).recording.meta?.profilerVersion, `clrscope ${EVENTPIPE_PROFILER_VERSION} (pprof)`);
+  for (const name of ['p.pb.gz', 's.speedscope.json']) {
+    assert.equal((await readRecordingFile(join(dir, name))).recording.meta?.approximateCpu, false, name);
+  }
 });
 
 test('bad input: one sentence, naming the file', async () => {

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CountersPoint } from '../../../structs/api/contract.js';
-import { CountersSeries, MAX_SERIES_POINTS } from './counters-series.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { COUNTERS_HISTORY_POINTS, type CountersPoint } from '../../../structs/api/contract.js';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
+import { readRecordingFile, writeRecordingFile } from '../export/recording-file.js';
+import { CountersSeries, MAX_SERIES_POINTS, pageHistory } from './counters-series.js';
+import { createWorkstation } from './workstation.js';
 
 const point = (timeMs: number, gen0: number): CountersPoint => ({
   timeMs, values: { gc: { genCollections0: gen0, timeInGC: gen0 / 4 }, jit: { methodsJitted: 1000 + gen0 } },
@@ -42,4 +49,33 @@ test('a full series keeps every other point and then every other reading, so it 
 test('the bound is four hours of the poller\'s 250 ms readings', () => {
   assert.equal(MAX_SERIES_POINTS, 4 * 3600 * 4);
   assert.throws(() => new CountersSeries(1), /at least 2 points/);
+});
+
+test('a page gets the newest points it keeps, the same objects, oldest first', () => {
+  const few = [point(1000, 0), point(1250, 1)];
+  assert.equal(pageHistory(few), few);
+  const many = Array.from({ length: COUNTERS_HISTORY_POINTS + 10 }, (_, i) => point(1000 + 250 * i, i));
+  const page = pageHistory(many);
+  assert.equal(page.length, COUNTERS_HISTORY_POINTS);
+  assert.equal(page[0], many[10]);
+  assert.equal(page[page.length - 1], many[many.length - 1]);
+  assert.ok(COUNTERS_HISTORY_POINTS < MAX_SERIES_POINTS, 'the series holds more than a page keeps');
+});
+
+test('the countersHistory operation answers at most COUNTERS_HISTORY_POINTS; an export keeps every point', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'clrscope-counters-series-test-'));
+  const ws = createWorkstation({ exportsDir: join(dir, 'exports') });
+  t.after(async () => {
+    await ws.shutdown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const counters = Array.from({ length: COUNTERS_HISTORY_POINTS + 100 }, (_, i) => point(1_700_000_000_000 + 250 * i, i));
+  const path = join(dir, 'long.clrscope');
+  await writeRecordingFile(path, recordingFromStream([fixtureStream()]), counters);
+  const client = ws.connect();
+  const info = await client.openRecording({ path });
+  assert.deepEqual(await client.countersHistory(info.id), counters.slice(100));
+  const exported = join(dir, 'again.clrscope');
+  await client.exportRecording({ sessionId: info.id, format: 'clrscope', path: exported });
+  assert.deepEqual((await readRecordingFile(exported)).counters, counters);
 });

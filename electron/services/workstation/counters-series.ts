@@ -10,9 +10,17 @@
 // is kept as one Float64Array against a shared list of its names: as plain objects a point costs
 // about 1.4 KB of heap, as numbers 67 × 8 bytes, so a full series holds about 31 MB.
 
-import type { CountersPoint } from '../../../structs/api/contract.js';
+import { COUNTERS_HISTORY_POINTS, type CountersPoint } from '../../../structs/api/contract.js';
 
 export const MAX_SERIES_POINTS = 57_600;
+
+/**
+ * What the countersHistory operation answers from a session's series: the newest points, as
+ * many as a page keeps. An export still takes the whole series.
+ */
+export function pageHistory(points: CountersPoint[]): CountersPoint[] {
+  return points.length > COUNTERS_HISTORY_POINTS ? points.slice(points.length - COUNTERS_HISTORY_POINTS) : points;
+}
 
 /** The names of a point's values, in the order its Float64Array holds them. */
 interface Layout {

@@ -10,7 +10,7 @@ import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save
 import type { Recording } from '../../../structs/profile/recording.js';
 import { COUNTERS_SETTLE_MS, EventCountersValues } from '../counters/event-counters-values.js';
 import { readThreadCount } from '../diagnostics/proc.js';
-import { EventPipeSession, type EventPipeOutcome } from '../session/eventpipe-session.js';
+import { EventPipeSession, type EventPipeOutcome, type EventPipeSessionOptions } from '../session/eventpipe-session.js';
 import { processAlive } from '../session/profiled-attach.js';
 import { CountersSeries } from './counters-series.js';
 import { noOutput } from './output-buffer.js';
@@ -24,18 +24,24 @@ export interface FallbackSessionSetup {
   /** The sentence that says why the profiler could not be used (profiler-refusal.ts). */
   notice: string;
   emit: (event: WorkstationEvent) => void;
+  /** Opens the EventPipe session (tests give their own); EventPipeSession.start by default. */
+  openEventPipe?: (options: EventPipeSessionOptions) => Promise<FallbackEventPipe>;
 }
+
+/** What the session uses of its EventPipe session. */
+export type FallbackEventPipe = Pick<EventPipeSession, 'ended' | 'stop' | 'abandon'>;
 
 export class FallbackSession implements WorkstationSession {
   readonly bytes = new StreamBytes();
   private readonly series = new CountersSeries();
   private readonly values = new EventCountersValues();
   private readonly info: SessionInfo;
-  private session!: EventPipeSession;
+  private session!: FallbackEventPipe;
   private recordingValue: Recording | undefined;
   private countersTimer: NodeJS.Timeout | undefined;
   private finishing: Promise<void> | undefined;
   private stopRequested = false;
+  private abandoned = false;
 
   private constructor(private readonly setup: FallbackSessionSetup) {
     this.info = {
@@ -57,8 +63,10 @@ export class FallbackSession implements WorkstationSession {
   /** Starts the EventPipe session; a DiagnosticsError (one sentence) when the runtime will not. */
   static async start(setup: FallbackSessionSetup): Promise<FallbackSession> {
     const s = new FallbackSession(setup);
-    s.session = await EventPipeSession.start({ pid: setup.pid, samples: true, onCounter: (c) => s.onCounter(c) });
-    // The process exiting ends the stream by itself (with the rundown): finish then too.
+    const open = setup.openEventPipe ?? ((options: EventPipeSessionOptions) => EventPipeSession.start(options));
+    s.session = await open({ pid: setup.pid, samples: true, onCounter: (c) => s.onCounter(c) });
+    // The process exiting ends the stream by itself (with the rundown): finish then too. finish()
+    // never rejects, so nothing here can become an unhandled rejection that ends the main process.
     void s.session.ended.then(() => s.finish());
     setup.emit({ type: 'session', session: s.snapshot });
     return s;
@@ -91,12 +99,36 @@ export class FallbackSession implements WorkstationSession {
     return this.snapshot;
   }
 
+  /**
+   * Quitting must not wait for a rundown (up to RUNDOWN_TIMEOUT_MS) nor build a recording for
+   * clients that are closing: without a stop under way the connection is dropped, and the
+   * runtime ends its session by itself while the program carries on. A stop under way (Stop, or
+   * the process exited) has its recording coming and is let finish.
+   */
   async shutdown(): Promise<void> {
-    await this.stop();
+    if (this.finishing !== undefined) {
+      await this.finishing;
+      return;
+    }
+    this.abandoned = true;
+    this.finishing = Promise.resolve();
+    this.clearCountersTimer();
+    this.session.abandon();
+    this.info.state = 'stopped';
+    this.info.message = 'The workstation shut down: the EventPipe session was dropped, so nothing was recorded.';
+  }
+
+  nothingToExport(): string {
+    if (this.finishing === undefined) {
+      return `Session ${this.id} has nothing to export yet: stop the recording first, since the runtime names the methods only when its EventPipe session ends.`;
+    }
+    if (this.info.state === 'recording') return `Session ${this.id} has nothing to export yet: its recording is being put together from the runtime's rundown.`;
+    return `Session ${this.id} has nothing to export: nothing was recorded through its EventPipe session.`;
   }
 
   /** Counters of one interval arrive as one event each: a point is emitted once they stop coming for a while. */
   private onCounter(counter: Parameters<EventCountersValues['add']>[0]): void {
+    if (this.abandoned) return;
     this.values.add(counter);
     if (this.countersTimer !== undefined) clearTimeout(this.countersTimer);
     this.countersTimer = setTimeout(() => {
@@ -113,17 +145,30 @@ export class FallbackSession implements WorkstationSession {
     this.setup.emit({ type: 'counters', sessionId: this.id, point });
   }
 
+  private clearCountersTimer(): void {
+    if (this.countersTimer !== undefined) clearTimeout(this.countersTimer);
+    this.countersTimer = undefined;
+  }
+
+  /** Never rejects: a failure ends the session with its sentence instead. */
   private finish(): Promise<void> {
-    this.finishing ??= this.stopAndPublish();
+    this.finishing ??= this.stopAndPublish().catch((err: unknown) => this.fail(err));
     return this.finishing;
   }
 
   private async stopAndPublish(): Promise<void> {
     const outcome = await this.session.stop();
-    if (this.countersTimer !== undefined) clearTimeout(this.countersTimer);
-    this.countersTimer = undefined;
+    this.clearCountersTimer();
     await this.emitCounters();
     await this.publish(outcome);
+  }
+
+  private fail(err: unknown): void {
+    this.clearCountersTimer();
+    const why = (err instanceof Error ? err.message : String(err)).trim().replace(/[.!?]$/, '');
+    this.info.state = 'failed';
+    this.info.message = `Finishing the EventPipe recording of process ${this.setup.pid} failed: ${why || 'for an unknown reason'}.`;
+    this.setup.emit({ type: 'session', session: this.snapshot });
   }
 
   private async publish(outcome: EventPipeOutcome): Promise<void> {

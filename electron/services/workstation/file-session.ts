@@ -59,6 +59,11 @@ export class FileSession implements WorkstationSession {
     return { ...this.info };
   }
 
+  /** Never asked for: a file session always has its recording. */
+  nothingToExport(): string {
+    return `Session ${this.id} has nothing to export: its file holds no recording.`;
+  }
+
   countersHistory(): CountersPoint[] {
     return [...this.counters];
   }

@@ -113,6 +113,10 @@ export class Session implements WorkstationSession {
     return this.followed?.recording;
   }
 
+  nothingToExport(): string {
+    return `Session ${this.id} has nothing to export: no .NET runtime has connected to it.`;
+  }
+
   /** Every counters point read so far (bounded: see CountersSeries). */
   countersHistory(): CountersPoint[] {
     return this.countersSeries.all();

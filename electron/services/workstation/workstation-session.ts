@@ -12,6 +12,8 @@ export interface WorkstationSession {
   readonly snapshot: SessionInfo;
   /** What an export writes; undefined while nothing was recorded. */
   readonly recording: Recording | undefined;
+  /** The one sentence an export gets while `recording` is undefined: why there is none (yet). */
+  nothingToExport(): string;
   countersHistory(): CountersPoint[];
   /** A launched program's output as far as it is kept; empty for every other session. */
   outputHistory(): OutputHistory;

@@ -11,13 +11,15 @@ import type {
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../../cli/demo-command.js';
 import { startCollector } from '../collector/collector.js';
+import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { readRecordingFile } from '../export/recording-file.js';
 import { connectTimeoutMs } from '../session/launch-recording.js';
 import { launchProfiled } from '../session/profiled-launch.js';
 import { profilerLibraryPath } from '../session/profiler-env.js';
 import { UserError } from '../session/user-error.js';
-import { fallbackSentence } from '../session/profiler-refusal.js';
+import { fallbackFailedSentence, fallbackNotice, refusalReason } from '../session/profiler-refusal.js';
 import { describeAttachTarget, requestAttach } from './attach.js';
+import { pageHistory } from './counters-series.js';
 import { EventHub, type HubClient } from './event-hub.js';
 import { FallbackSession } from './fallback-session.js';
 import { defaultExportName, defaultExportsDir, ensureExportsDir, writeExport } from './export-recording.js';
@@ -175,9 +177,19 @@ class WorkstationCore {
       this.sessions.delete(session.id);
       await collector.close();
       // Refused, but the runtime's diagnostics socket answers: record through EventPipe instead.
-      const notice = await fallbackSentence(err, request.pid, 'recording');
-      if (notice === undefined) throw err;
-      const fallback = await FallbackSession.start({ id: session.id, pid: request.pid, label, notice, emit: (event) => this.emit(event) });
+      const reason = await refusalReason(err, request.pid);
+      if (reason === undefined) throw err;
+      const notice = fallbackNotice(reason, 'recording');
+      let fallback: FallbackSession;
+      try {
+        fallback = await FallbackSession.start({ id: session.id, pid: request.pid, label, notice, emit: (event) => this.emit(event) });
+      } catch (startErr) {
+        // The user sees only this sentence (no notice came before it): it keeps why EventPipe was tried.
+        if (startErr instanceof DiagnosticsError) {
+          throw new DiagnosticsError(fallbackFailedSentence(reason, startErr), startErr.failure, startErr.pid, startErr.hresult);
+        }
+        throw startErr;
+      }
       this.sessions.set(fallback.id, fallback);
       if (this.shuttingDown) void fallback.shutdown();
       return fallback.snapshot;
@@ -208,7 +220,7 @@ class WorkstationCore {
   }
 
   countersHistory(id: string): CountersPoint[] {
-    return this.session(id).countersHistory();
+    return pageHistory(this.session(id).countersHistory());
   }
 
   /** A launched program's kept output; sessions that launched nothing (attach, file, EventPipe fallback) have none. */
@@ -230,9 +242,7 @@ class WorkstationCore {
   async exportRecording(request: ExportRequest): Promise<ExportResult> {
     const session = this.session(request.sessionId);
     const recording = session.recording;
-    if (recording === undefined) {
-      throw new UserError(`Session ${session.id} has nothing to export: no .NET runtime has connected to it.`);
-    }
+    if (recording === undefined) throw new UserError(session.nothingToExport());
     let path = request.path;
     if (path === undefined) {
       const dir = await ensureExportsDir(this.options.exportsDir ?? defaultExportsDir());

@@ -1,10 +1,10 @@
 // Counters points per session, kept outside the immutable app state: points arrive several
 // times a second and copying a long array on each would cost more than drawing it.
 
-import type { CountersPoint } from '../../../structs/api/contract.js';
+import { COUNTERS_HISTORY_POINTS, type CountersPoint } from '../../../structs/api/contract.js';
 
-/** About an hour at one point a second; older points are dropped first. */
-export const MAX_POINTS = 3600;
+/** Older points are dropped first; the main process's countersHistory sends no more than this. */
+const MAX_POINTS = COUNTERS_HISTORY_POINTS;
 
 export class CountersHistory {
   private readonly bySession = new Map<string, CountersPoint[]>();

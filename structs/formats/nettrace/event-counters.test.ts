@@ -53,6 +53,17 @@ test('the field list is read as the nested objects it describes', () => {
   assert.deepEqual(counterFields(layout)?.map((f) => [f.typeCode, f.name]), SUM_FIELDS);
 });
 
+test('a field count is held to the bytes left: a field takes 6 bytes at least', () => {
+  // Three Int32 fields with empty names: 4 + 3 × 6 bytes, exactly enough.
+  const tight = new ByteWriter().i32(3);
+  for (let i = 0; i < 3; i++) tight.i32(INT32).utf16z('');
+  assert.deepEqual(readFieldLayout(reader(tight.take())).map((f) => [f.typeCode, f.name]), [[INT32, ''], [INT32, ''], [INT32, '']]);
+  // A count of four over the same bytes cannot be: refused before reading a field.
+  const over = new ByteWriter().i32(4);
+  for (let i = 0; i < 3; i++) over.i32(INT32).utf16z('');
+  assert.deepEqual(readFieldLayout(reader(over.take())), []);
+});
+
 test('a mean counter: Name, DisplayName, Mean … DisplayUnits', () => {
   const payload = new ByteWriter().utf16z('gc-heap-size').utf16z('GC Heap Size').append(f64(0.825784)).append(f64(0)).i32(1)
     .append(f64(0.825784)).append(f64(0.825784)).append(f32(0.9993892)).utf16z('Interval=1000').utf16z('Mean').utf16z('').utf16z('MB').take();

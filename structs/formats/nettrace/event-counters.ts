@@ -31,11 +31,14 @@ export interface FieldLayout {
 /** Nesting deeper than this is corruption, not data (EventCounters nest two levels). */
 const MAX_DEPTH = 8;
 
+/** The smallest field description: its i32 TypeCode and an empty name's UTF-16 terminator. */
+const MIN_FIELD_BYTES = 6;
+
 /** A V1 field list: i32 count, then per field i32 TypeCode, [fields if Object], string name. */
 export function readFieldLayout(r: SpanReader, depth = 0): FieldLayout[] {
   const count = r.i32();
-  // A count beyond what the bytes left could describe (8 bytes a field at least) is corrupt.
-  if (count < 0 || count > r.remaining / 6 || depth > MAX_DEPTH) return [];
+  // A count beyond what the bytes left could describe is corrupt.
+  if (count < 0 || count > r.remaining / MIN_FIELD_BYTES || depth > MAX_DEPTH) return [];
   const fields: FieldLayout[] = [];
   for (let i = 0; i < count; i++) {
     const typeCode = r.i32();

@@ -14,7 +14,7 @@ import { EndReason, FunctionKind, HelloFlags, SampleFlags, type SuspensionRecord
 import { ThreadSampleType } from './constants.js';
 import { ELIDED_FRAMES_NAME } from './method-layout.js';
 import type { NettraceImport } from './nettrace-import.js';
-import { sampleGaps } from './sample-gaps.js';
+import { sampleGaps, type SampleGaps } from './sample-gaps.js';
 import { StackInterner } from './stack-interner.js';
 import { UNKNOWN_FRAME_NAME, type FunctionShape } from './symbolizer.js';
 
@@ -109,7 +109,14 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
 
   const samples = imp.samples;
   const order = samples.timeOrder();
-  const gaps = options.sampleValues === 'gaps' ? sampleGaps((i) => toNs(samples.timestamp[i]), samples.thread, samples.count, order, nominalNs) : undefined;
+  let monoNs: Float64Array | undefined;
+  let gaps: SampleGaps | undefined;
+  if (options.sampleValues === 'gaps') {
+    // Converted once, for the gaps and for the samples' times below.
+    monoNs = new Float64Array(samples.count);
+    for (let i = 0; i < samples.count; i++) monoNs[i] = toNs(samples.timestamp[i]);
+    gaps = sampleGaps(monoNs, samples.thread, samples.count, order, nominalNs);
+  }
   const intervalNs = gaps?.typicalNs ?? nominalNs;
   const used = new Uint8Array(imp.stacks.count);
   for (let i = 0; i < samples.count; i++) used[samples.stack[i]] = 1;
@@ -149,7 +156,7 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
     const i = order === undefined ? k : order[k];
     const stack = stacks[samples.stack[i]] as ResolvedStack;
     const managed = samples.type[i] === ThreadSampleType.Managed;
-    input.mono = toNs(samples.timestamp[i]);
+    input.mono = monoNs !== undefined ? monoNs[i] : toNs(samples.timestamp[i]);
     input.threadId = samples.thread[i] + 1;
     input.flags = SampleFlags.Wall | (managed ? SampleFlags.Cpu : 0) | stack.flags;
     input.wallNs = gaps === undefined ? intervalNs : gaps.wallNs[i];

@@ -33,11 +33,6 @@ export class NettraceReader {
     this.imp.onEventCounter = options.onEventCounter;
   }
 
-  /** Whether the end-of-stream tag has been read. */
-  get complete(): boolean {
-    return this.objects.finished;
-  }
-
   get bytesRead(): number {
     return this.objects.bytesRead;
   }

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { Function as PprofFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
 import { toCollapsed } from '../../profile/collapsed.js';
 import type { Recording } from '../../profile/recording.js';
-import { FunctionKind, SampleFlags } from '../../wire/records.js';
-import { fromPprof } from './from-pprof.js';
+import { FunctionKind, HelloFlags, SampleFlags } from '../../wire/records.js';
+import { fromPprof, PPROF_IMPORT_SOURCE } from './from-pprof.js';
+import { APPROXIMATE_CPU_COMMENT, ownComment, ownCommentSource } from './pprof-comments.js';
 
 const collapsed = (r: Recording, metric: 'cpu' | 'wall' | 'samples'): string => toCollapsed(r, { metric, groupByThread: true });
 
@@ -16,7 +17,7 @@ interface RowSpec {
 }
 
 /** A profile with: functions Main, Work, Inlined, Leaf; mapping App.dll and libc.so.6; location 2 holds Inlined inlined into Work. */
-function profile(types: [string, string][], rows: RowSpec[], extra: { defaultType?: string; period?: [string, string, number] } = {}): Uint8Array {
+function profile(types: [string, string][], rows: RowSpec[], extra: { defaultType?: string; period?: [string, string, number]; comments?: string[] } = {}): Uint8Array {
   const st = new StringTable();
   const fns = ['App.Main', 'App.Work', 'App.Inlined', 'libc.so.6!read', '[libcoreclr.so]'].map((name, i) => new PprofFunction({ id: i + 1, name: st.dedup(name), systemName: st.dedup(name), filename: st.dedup(i === 0 ? 'Main.cs' : '') }));
   const app = new Mapping({ id: 1, filename: st.dedup('App.dll'), hasFunctions: true });
@@ -42,6 +43,7 @@ function profile(types: [string, string][], rows: RowSpec[], extra: { defaultTyp
     periodType: extra.period ? new ValueType({ type: st.dedup(extra.period[0]), unit: st.dedup(extra.period[1]) }) : undefined,
     period: extra.period?.[2] ?? 0,
     defaultSampleType: extra.defaultType !== undefined ? st.dedup(extra.defaultType) : 0,
+    comment: (extra.comments ?? []).map((c) => st.dedup(c)),
   }).encode();
 }
 
@@ -102,6 +104,26 @@ test('incomplete roots written by clrscope come back as the incomplete flag', ()
   assert.equal(collapsed(rec, 'cpu'), 'all threads;[incomplete stack] 6\nall threads;[incomplete stack];A.B 5\n');
   assert.equal(rec.sampleFlags(0) & SampleFlags.Incomplete, SampleFlags.Incomplete);
   assert.ok(rec.functions().every((f) => f.name !== '[incomplete stack]' || f.id === 0xffffffff));
+});
+
+test('clrscope\'s comments give back the profiler version, commas and all, and the estimated-CPU mark', () => {
+  // The EventPipe fallback's version (electron/services/session/eventpipe-session.ts), which structs/ cannot import.
+  const version = 'EventPipe SampleProfiler (runtime, live session)';
+  const own = ownComment({ profilerVersion: version, pid: 7, runtimeVersion: '10.0.12', attached: true });
+  assert.equal(own, 'clrscope EventPipe SampleProfiler (runtime, live session), pid 7, .NET runtime 10.0.12, attached');
+  const rows = [{ stack: [1], values: [1, 0, 10], tid: 1 }];
+  const estimated = fromPprof(profile(OURS, rows, { comments: [own, APPROXIMATE_CPU_COMMENT] }));
+  assert.equal(estimated.meta?.profilerVersion, `clrscope ${version} (pprof)`);
+  assert.equal(estimated.meta?.approximateCpu, true);
+  assert.equal(estimated.meta?.flags, HelloFlags.Cpu | HelloFlags.Wall | HelloFlags.ApproximateCpu);
+  const measured = fromPprof(profile(OURS, rows, { comments: [ownComment({ profilerVersion: '0.1.0', pid: 1, runtimeVersion: '8.0.1', attached: false })] }));
+  assert.equal(measured.meta?.profilerVersion, 'clrscope 0.1.0 (pprof)');
+  assert.equal(measured.meta?.approximateCpu, false);
+  // The mark is clrscope's sentence exactly, not any comment that mentions approximation.
+  const other = fromPprof(profile(OURS, rows, { comments: ['CPU time is approximate'] }));
+  assert.deepEqual([other.meta?.profilerVersion, other.meta?.approximateCpu], [PPROF_IMPORT_SOURCE, false]);
+  assert.equal(ownCommentSource('clrscope 0.1.0'), 'clrscope 0.1.0', 'no tail: kept whole');
+  assert.equal(ownCommentSource('clrscope a, pid 1, b, pid 2, .NET runtime 9.0.0'), 'clrscope a, pid 1, b', 'the last tail is the one cut');
 });
 
 test('bad input: one sentence each, never a silently smaller profile', () => {

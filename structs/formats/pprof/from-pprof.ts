@@ -8,15 +8,18 @@
 // Frames: each location's lines, innermost inlined function first, become frames; pprof keeps
 // no per-sample times, so each row with a count of N becomes N samples sharing its values,
 // placed one sampling period apart in file order.
+// Comments: clrscope's own (pprof-comments.ts) give back the profiler's version and whether
+// the CPU times were estimates.
 
 import { Profile, type Function as PprofFunction, type Location } from 'pprof-format';
 import type { Recording } from '../../profile/recording.js';
 import { FunctionKind, HelloFlags, SampleFlags } from '../../wire/records.js';
 import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
+import { APPROXIMATE_CPU_COMMENT, isOwnComment, ownCommentSource } from './pprof-comments.js';
 import { PprofFormatError } from './pprof-format-error.js';
 import { checkProtobufFraming } from './protobuf-framing.js';
 
-/** HELLO.profilerVersion of a profile another tool wrote; clrscope's own export keeps the comment it wrote ("clrscope 0.1.0, pid …"). */
+/** HELLO.profilerVersion of a profile another tool wrote; clrscope's own export keeps its version from the comment it wrote ("clrscope 0.1.0 (pprof)"). */
 export const PPROF_IMPORT_SOURCE = 'pprof import';
 
 /** More samples than this in one row is not a count a profiler produced; the row becomes one sample. */
@@ -85,12 +88,14 @@ export function fromPprof(bytes: Uint8Array): Recording {
   } catch {
     // A time that is not a whole number is no time at all; the recording starts at 0.
   }
-  const ownComment = p.comment.map((c) => str(c)).find((c) => c.startsWith('clrscope '));
+  const comments = p.comment.map((c) => str(c));
+  const own = comments.find(isOwnComment);
   const builder = new RecordingBuilder({
-    flags: (m.cpu >= 0 ? HelloFlags.Cpu : 0) | (m.wall >= 0 ? HelloFlags.Wall : 0),
+    flags: (m.cpu >= 0 ? HelloFlags.Cpu : 0) | (m.wall >= 0 ? HelloFlags.Wall : 0)
+      | (comments.includes(APPROXIMATE_CPU_COMMENT) ? HelloFlags.ApproximateCpu : 0),
     startUnixNs: startUnixNs < 0n ? 0n : startUnixNs,
     intervalNs,
-    source: ownComment !== undefined ? `${ownComment.split(',')[0]} (pprof)` : PPROF_IMPORT_SOURCE,
+    source: own !== undefined ? `${ownCommentSource(own)} (pprof)` : PPROF_IMPORT_SOURCE,
   });
 
   const functions = new Map<number, PprofFunction>();

@@ -5,18 +5,20 @@
 // Each profile is a thread. Profiles clrscope wrote (exporter "clrscope…") name their thread
 // and metric (`main (tid 42) · wall`), so a thread's cpu and wall profiles come back as one
 // thread with both metrics. Any other profile is its own thread, named after the profile, and
-// its weights count as cpu: speedscope does not say which kind of time they are.
+// its weights count as cpu: speedscope does not say which kind of time they are. clrscope's
+// exporter also says whether the CPU times were estimates (exporter-name.ts).
 
 import type { Recording } from '../../profile/recording.js';
 import { HelloFlags, SampleFlags } from '../../wire/records.js';
 import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
+import { parseExporter } from './exporter-name.js';
 import { parseProfileName, type TimeMetric } from './profile-name.js';
 import { SPEEDSCOPE_UNITS, nanosecondsPer, type SpeedscopeUnit } from './speedscope-file.js';
 import { SpeedscopeFormatError } from './speedscope-format-error.js';
 
 type Json = Record<string, unknown>;
 
-/** HELLO.profilerVersion of a profile another tool wrote; clrscope's own keep their `exporter`. */
+/** HELLO.profilerVersion of a profile another tool wrote; clrscope's own keep their `exporter`, less its estimated-CPU mark. */
 export const SPEEDSCOPE_IMPORT_SOURCE = 'speedscope import';
 
 function isObject(v: unknown): v is Json {
@@ -56,10 +58,11 @@ export function fromSpeedscope(input: string | unknown): Recording {
   if (!Array.isArray(file.profiles)) fail('it has no profiles list');
   const frames = shared.frames as unknown[];
   const profiles = file.profiles as unknown[];
-  const ours = typeof file.exporter === 'string' && file.exporter.startsWith('clrscope');
+  const exporter = parseExporter(file.exporter);
+  const ours = exporter.ours;
 
   let starts = Number.POSITIVE_INFINITY;
-  let flags = 0;
+  let flags = exporter.approximateCpu ? HelloFlags.ApproximateCpu : 0;
   const checked: Json[] = profiles.map((p, i) => {
     if (!isObject(p)) fail(`profile ${i} is not an object`);
     if (p.type !== 'sampled' && p.type !== 'evented') fail(`profile ${i} has type ${JSON.stringify(p.type)}, not "sampled" or "evented"`);
@@ -72,7 +75,7 @@ export function fromSpeedscope(input: string | unknown): Recording {
     return p;
   });
 
-  const builder = new RecordingBuilder({ flags, source: ours ? String(file.exporter) : SPEEDSCOPE_IMPORT_SOURCE });
+  const builder = new RecordingBuilder({ flags, source: ours ? exporter.source : SPEEDSCOPE_IMPORT_SOURCE });
   const frameIds: (number | undefined)[] = [];
   const functionOf = (index: unknown, where: string): number => {
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= frames.length) {

@@ -7,7 +7,9 @@ import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import { Recording } from '../../profile/recording.js';
 import { topMethods } from '../../profile/top-methods.js';
 import { WireEncoder } from '../../wire/encoder.js';
-import { fromSpeedscope } from './from-speedscope.js';
+import { HelloFlags } from '../../wire/records.js';
+import { ESTIMATED_CPU_MARK } from './exporter-name.js';
+import { fromSpeedscope, SPEEDSCOPE_IMPORT_SOURCE } from './from-speedscope.js';
 import { speedscopeSchemaProblems } from './schema-check.js';
 import { speedscopeJsonChunks, toSpeedscope, toSpeedscopeJson } from './to-speedscope.js';
 
@@ -73,6 +75,32 @@ test('export then import gives the same cpu and wall trees per thread, with inco
   assert.equal(back.meta?.profilerVersion, 'clrscope');
   assert.ok(back.threads().some((t) => t.name === '' && t.osTid === 200));
   assert.deepEqual(speedscopeSchemaProblems(toSpeedscope(back)), []);
+});
+
+test('estimated CPU is said in the exporter and read back; the file stays within the schema', () => {
+  const enc = new WireEncoder().preamble().hello({
+    pid: 7, flags: HelloFlags.Cpu | HelloFlags.Wall | HelloFlags.Attached | HelloFlags.ApproximateCpu, mono: 0, unixNs: 0n, intervalNs: 1_000_000,
+    wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'EventPipe SampleProfiler (runtime, live session)',
+  })
+    .function({ functionId: 1, kind: 0, name: 'App.Main', module: 'App.dll', file: '' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 0, name: 'main' })
+    .sample({ mono: 1_000_000, threadId: 1, flags: 1, cpuNs: 1_000_000, wallNs: 0, frames: [1] });
+  const estimated = recordingFromStream([enc.bytes()]);
+  const file = toSpeedscope(estimated);
+  assert.equal(file.exporter, `clrscope${ESTIMATED_CPU_MARK}`);
+  assert.deepEqual(speedscopeSchemaProblems(file), []);
+  const back = fromSpeedscope(file);
+  assert.equal(back.meta?.approximateCpu, true);
+  assert.equal(back.meta?.flags, HelloFlags.Cpu | HelloFlags.ApproximateCpu);
+  assert.equal(back.meta?.profilerVersion, 'clrscope');
+  assert.equal(collapsed(back, 'cpu'), collapsed(estimated, 'cpu'));
+  assert.equal(toSpeedscope(back).exporter, `clrscope${ESTIMATED_CPU_MARK}`, 'saved again, still estimated');
+  assert.equal(toSpeedscope(estimated, { exporter: 'clrscope@test' }).exporter, `clrscope@test${ESTIMATED_CPU_MARK}`);
+  // Measured stays measured, and the mark means nothing on another tool's file.
+  assert.equal(toSpeedscope(rec).exporter, 'clrscope');
+  assert.equal(fromSpeedscope(toSpeedscopeJson(rec)).meta?.approximateCpu, false);
+  const other = fromSpeedscope({ ...file, exporter: `speedscope@1.0${ESTIMATED_CPU_MARK}` });
+  assert.deepEqual([other.meta?.approximateCpu, other.meta?.profilerVersion], [false, SPEEDSCOPE_IMPORT_SOURCE]);
 });
 
 test('an evented profile becomes samples of the stack open between events; open frames run to the end', () => {

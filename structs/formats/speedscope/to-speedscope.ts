@@ -8,6 +8,7 @@
 import { threadLabel } from '../../profile/collapsed.js';
 import { frameLabel } from '../../profile/frame-label.js';
 import type { Recording } from '../../profile/recording.js';
+import { CLRSCOPE_EXPORTER, exporterName } from './exporter-name.js';
 import { profileName, type TimeMetric } from './profile-name.js';
 import { SPEEDSCOPE_SCHEMA_URL, type SpeedscopeFile } from './speedscope-file.js';
 
@@ -18,7 +19,7 @@ export interface SpeedscopeOptions {
   metric?: SpeedscopeMetric;
   /** The profile group's name (speedscope's title); default names the process. */
   name?: string;
-  /** The `exporter` field; the importer recognizes clrscope's own files by its `clrscope` prefix. */
+  /** The `exporter` field (default clrscope); the importer recognizes clrscope's own files by its `clrscope` prefix. A recording with estimated CPU gets ESTIMATED_CPU_MARK after it. */
   exporter?: string;
   /** Samples written so far, of the total; called about once per piece. */
   progress?: (done: number, total: number) => void;
@@ -139,7 +140,8 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
   }
   const meta = rec.meta;
   const groupName = options.name ?? (meta !== undefined && meta.pid !== 0 ? `clrscope recording of pid ${meta.pid}` : 'clrscope recording');
-  piece += `],"name":${JSON.stringify(groupName)},"activeProfileIndex":${active},"exporter":${JSON.stringify(options.exporter ?? 'clrscope')}}`;
+  const exporter = exporterName(options.exporter ?? CLRSCOPE_EXPORTER, meta?.approximateCpu === true);
+  piece += `],"name":${JSON.stringify(groupName)},"activeProfileIndex":${active},"exporter":${JSON.stringify(exporter)}}`;
   yield piece;
 }
 
