@@ -256,10 +256,14 @@ describe('the workstation in browser mode, driven in Chromium against real .NET 
     // GcLoad writes a TICK line every 200 ms: a few seconds of them overflow the box.
     await until('more output than the box shows', metrics, (m) => m.height > m.client + 100, 20000);
     await until('the box following at its bottom', metrics, (m) => m.following === 'true' && atBottom(m));
-    await box.evaluate((b) => { b.scrollTop = 0; });
-    await until('following to stop once scrolled up', metrics, (m) => m.following === 'false');
+    // As a user does it: the wheel, over the box, while lines keep coming.
+    await box.hover();
+    await page.mouse.wheel(0, -400);
+    const up = await until('following to stop once scrolled up', metrics, (m) => m.following === 'false' && !atBottom(m));
     await new Promise((r) => setTimeout(r, 600));
-    assert.equal((await metrics()).top, 0, 'new lines do not pull the box down while the user reads above');
+    const later = await metrics();
+    assert.equal(later.following, 'false', 'still reading above');
+    assert.equal(later.top, up.top, 'new lines do not pull the box down while the user reads above');
     await page.getByTestId('output-follow').click();
     await until('the box back at its bottom, following', metrics, (m) => m.following === 'true' && atBottom(m));
     const shown = await programOutput(page);

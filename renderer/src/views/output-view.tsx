@@ -1,7 +1,7 @@
 // What a launched program wrote to stdout and stderr, as a scrolling console: it follows new
 // lines while scrolled to the bottom, and stays where the user scrolled to otherwise.
 
-import { memo, useCallback, useLayoutEffect, useRef, useState, type ReactElement } from 'react';
+import { memo, useCallback, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactElement, type WheelEvent } from 'react';
 import { OUTPUT_LIMITS, type OutputStream, type SessionInfo } from '../../../structs/api/contract.js';
 import { isLive } from '../state/app-state.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -10,6 +10,7 @@ const count = (n: number): string => n.toLocaleString('en');
 
 /** Pixels from the bottom that still count as "at the bottom" (zoom and rounding leave fractions). */
 const BOTTOM_SLACK_PX = 4;
+const SCROLL_UP_KEYS = new Set(['ArrowUp', 'PageUp', 'Home']);
 
 export function OutputView(): ReactElement {
   const ws = useWorkstation();
@@ -45,6 +46,15 @@ export function OutputView(): ReactElement {
     if (atBottom !== followingRef.current) follow(atBottom);
   };
 
+  // A scroll event comes a frame after the user moved, and new lines arriving in between would
+  // pull the box back down before it is heard; the wheel and keys that scroll up say it at once.
+  const onWheel = (e: WheelEvent<HTMLDivElement>): void => {
+    if (e.deltaY < 0 && followingRef.current) follow(false);
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
+    if (SCROLL_UP_KEYS.has(e.key) && followingRef.current) follow(false);
+  };
+
   const partial = (['stdout', 'stderr'] as const).filter((stream) => shown.partial[stream] !== '');
   const empty = shown.lines.length === 0 && partial.length === 0;
   const hasStderr = partial.includes('stderr') || shown.lines.some((l) => l.stream === 'stderr');
@@ -62,7 +72,10 @@ export function OutputView(): ReactElement {
           <button type="button" data-testid="output-follow" onClick={() => follow(true)}>Follow new output</button>
         )}
       </div>
-      <div className="output-box" ref={boxRef} onScroll={onScroll} data-testid="output-box" data-following={following}>
+      <div
+        className="output-box" ref={boxRef} onScroll={onScroll} onWheel={onWheel} onKeyDown={onKeyDown} tabIndex={0}
+        data-testid="output-box" data-following={following}
+      >
         {shown.droppedLines > 0 && (
           <p className="output-dropped" data-testid="output-dropped">
             {count(shown.droppedLines)} earlier {shown.droppedLines === 1 ? 'line was' : 'lines were'} dropped: the workstation keeps a
