@@ -14,6 +14,7 @@ import { decodeBlock, detectBitness, readHeader } from './decode.js';
 import { readConsistent } from './consistent-read.js';
 import { type BlockBytes, type BlockMemory, asMemory, memoryWindow } from './block-memory.js';
 import { type Bitness, IPC_BLOCK_SIZE, IPC_BLOCK_TABLE_SIZE, IPC_NUM_BLOCKS_IN_TABLE } from './layout.js';
+import { clause } from '../text/clause.js';
 
 /**
  * What one block of the table holds:
@@ -190,7 +191,7 @@ export function chooseBlock(table: BlockBytes, options: BlockChoiceOptions = {})
     }
     if (mine.state !== 'usable' || mine.bitness === undefined) {
       const kind = KIND_OF.find(([state]) => state === mine.state)?.[1] ?? 'corrupt';
-      throw new IpcBlockError(kind, `The block of runtime ${hex(wanted)} cannot be read: ${lowerFirst(stripPeriod(mine.reason ?? 'it is not usable'))}.`);
+      throw new IpcBlockError(kind, `The block of runtime ${hex(wanted)} cannot be read: ${clause(stripPeriod(mine.reason ?? 'it is not usable'))}.`);
     }
     return { index: mine.index, runtimeId: mine.runtimeId, bitness: mine.bitness, slots };
   }
@@ -207,7 +208,3 @@ function stripPeriod(s: string): string {
   return s.endsWith('.') ? s.slice(0, -1) : s;
 }
 
-function lowerFirst(s: string): string {
-  // Keep acronyms and names (IPC, RuntimeId) as they are; lower only a plain capitalised word.
-  return /^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
-}

@@ -17,6 +17,7 @@ import { IpcBlockError } from './ipc-block-error.js';
 import { type BlockChoice, type BlockChoiceOptions, chooseBlock } from './block-table.js';
 import { type MappedBlock, blockInside } from './block-memory.js';
 import { IPC_BLOCK_SIZE, IPC_BLOCK_TABLE_SIZE } from './layout.js';
+import { clause } from '../text/clause.js';
 
 /** The boundary descriptor's name: the runtime formats the pid in decimal. */
 export function boundaryDescriptorName(pid: number): string {
@@ -235,7 +236,7 @@ export function openFrameworkBlock(api: FrameworkIpcApi, pid: number, options: B
   } catch (e) {
     table.close();
     if (e instanceof IpcBlockError) {
-      throw new IpcBlockError(e.kind, `In process ${pid}'s .NET Framework block table, ${lowerFirst(e.message)}`);
+      throw new IpcBlockError(e.kind, `In process ${pid}'s .NET Framework block table, ${clause(e.message)}`);
     }
     throw e;
   }
@@ -245,6 +246,3 @@ export function openFrameworkBlock(api: FrameworkIpcApi, pid: number, options: B
   };
 }
 
-function lowerFirst(s: string): string {
-  return /^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
-}

@@ -12,6 +12,7 @@ import { IpcBlockError } from '../../../structs/ipcblock/ipc-block-error.js';
 import { IPC_BLOCK_SIZE, type Bitness } from '../../../structs/ipcblock/layout.js';
 import { readConsistent } from '../../../structs/ipcblock/consistent-read.js';
 import { type BlockAccess, type BlockAccessMode, blockPathForPid, mapBlockFile, mapFrameworkBlock, mapNamedBlock, type MappedBlock } from '../../../structs/ipcblock/mapping.js';
+import { clause } from '../../../structs/text/clause.js';
 
 export interface CountersSourceOptions {
   /** How the block is read: default CLRSCOPE_BLOCK_ACCESS, else `auto` (a view when the runtime allows one, else copies). */
@@ -48,7 +49,7 @@ export class CountersSource {
       return new CountersSource(block, pid, choice.runtimeId);
     } catch (err) {
       if (!(err instanceof IpcBlockError)) throw err;
-      throw new IpcBlockError(err.kind, `Process ${pid} has no clrscope counters block (${ownName}), and ${lowerFirst(err.message)}`);
+      throw new IpcBlockError(err.kind, `Process ${pid} has no clrscope counters block (${ownName}), and ${clause(err.message)}`);
     }
   }
 
@@ -93,6 +94,3 @@ export class CountersSource {
   }
 }
 
-function lowerFirst(s: string): string {
-  return /^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
-}

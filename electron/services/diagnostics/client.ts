@@ -18,6 +18,7 @@ import {
 import { candidateDirs, locateSocket } from './socket-location.js';
 import { TransportError, exchange } from './transport.js';
 import { currentUid, userName } from './users.js';
+import { clause } from '../../../structs/text/clause.js';
 
 /** Deadline for ProcessInfo/ProcessInfo2: a healthy runtime answers in about a millisecond. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 3000;
@@ -65,10 +66,6 @@ export interface MissingSocket {
   coreclrPath?: string;
 }
 
-/** An inner sentence continued after a colon: "The reply…" becomes "the reply…". */
-export function clause(message: string): string {
-  return /^[A-Z](?![A-Z])/.test(message) ? message[0].toLowerCase() + message.slice(1) : message;
-}
 
 function checkPid(pid: number): void {
   if (!Number.isInteger(pid) || pid < 1 || pid > 0x7fffffff) throw new DiagnosticsError(`${pid} is not a process id.`, 'no-process', pid);

@@ -11,7 +11,8 @@ import { DiagnosticsProtocolError } from '../../../structs/diagnostics/diagnosti
 import { decodeSessionIdPayload, encodeCollectTracing2Request } from '../../../structs/diagnostics/eventpipe-codec.js';
 import { describeHresult } from '../../../structs/diagnostics/hresults.js';
 import { IPC_HEADER_SIZE, type CollectTracing2Request } from '../../../structs/diagnostics/protocol.js';
-import { clause, diagnosticsSocket, stopTracing, transportError } from './client.js';
+import { clause } from '../../../structs/text/clause.js';
+import { diagnosticsSocket, stopTracing, transportError } from './client.js';
 import { DiagnosticsError } from './diagnostics-error.js';
 import { TransportError, type TransportFailure } from './transport.js';
 

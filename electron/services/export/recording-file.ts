@@ -20,6 +20,7 @@ import { fsErrorText } from './fs-error-text.js';
 import { etlxConverterPath, toEtlx } from './etlx.js';
 import { toPprof } from './pprof.js';
 import { extensionList, formatOfPath, RECORDING_FORMATS, type RecordingFileFormat } from './recording-formats.js';
+import { clause } from '../../../structs/text/clause.js';
 
 export type FileProgress = (step: 'reading' | 'writing', done: number, total: number) => void;
 
@@ -37,16 +38,13 @@ export const WHOLE_FILE_LIMIT = GIB;
 /** V8's longest string is just under 512 Mi characters; a speedscope file is parsed from one. */
 const SPEEDSCOPE_LIMIT = 512 * (1 << 20) - 64;
 
-function lowerFirst(s: string): string {
-  return /^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
-}
 
 /** An input that does not parse, as one sentence; errors that look like a reader's own bug say so. */
 function unreadable(path: string, format: RecordingFileFormat, err: unknown): UserError {
   if (err instanceof UserError) return err;
   const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim().replace(/[.\s]+$/, '');
   const bug = err instanceof TypeError || err instanceof ReferenceError;
-  return new UserError(`Cannot read ${path}: ${lowerFirst(message)}${bug ? ` (this may be a bug in clrscope's ${RECORDING_FORMATS[format].name} reader; please report it)` : ''}.`);
+  return new UserError(`Cannot read ${path}: ${clause(message)}${bug ? ` (this may be a bug in clrscope's ${RECORDING_FORMATS[format].name} reader; please report it)` : ''}.`);
 }
 
 export function readFormatOf(path: string): RecordingFileFormat {

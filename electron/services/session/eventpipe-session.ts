@@ -12,6 +12,7 @@ import { HelloFlags } from '../../../structs/wire/records.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { startEventPipeStream, type EventPipeStream, type StreamEnd } from '../diagnostics/eventpipe-stream.js';
 import { delay } from './profiled-launch.js';
+import { clause } from '../../../structs/text/clause.js';
 
 /** HELLO's profiler version of a recording made this way. */
 export const EVENTPIPE_PROFILER_VERSION = 'EventPipe SampleProfiler (runtime, live session)';
@@ -157,6 +158,6 @@ export class EventPipeSession {
 }
 
 function lowerFirst(s: string): string {
-  const t = /^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
+  const t = clause(s);
   return /[.!?]$/.test(t) ? t : `${t}.`;
 }
