@@ -8,10 +8,10 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { nettraceChunks } from '../../../structs/formats/nettrace/recording-to-nettrace.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { UserError } from '../session/user-error.js';
+import { packageRoot } from '../session/profiler-env.js';
 
 /** Overrides where the converter's dll is (packaged apps put it beside their resources). */
 export const ETLX_CONVERTER_ENV = 'CLRSCOPE_ETLX_CONVERTER';
@@ -37,20 +37,6 @@ export interface ToEtlxOptions {
   dotnet?: string;
   /** Where the temporary folder goes (default: the OS temp folder). */
   tempRoot?: string;
-}
-
-/** The package root: the nearest folder above this module that holds package.json. */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    try {
-      accessSync(join(dir, 'package.json'), constants.R_OK);
-      return dir;
-    } catch {
-      dir = dirname(dir);
-    }
-  }
-  return process.cwd();
 }
 
 export function etlxConverterPath(): string {
