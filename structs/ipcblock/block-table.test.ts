@@ -7,8 +7,8 @@ import { describe, it } from 'node:test';
 import { type BlockSlot, blockAt, chooseBlock, readTableBlock, scanBlockTable } from './block-table.js';
 import { decodeBlock } from './decode.js';
 import { memoryFromBytes } from './block-memory.js';
-import { IpcBlockError } from './ipc-block-error.js';
 import { BLOCK_SIZE, BLOCKS_IN_TABLE, TABLE_SIZE, buildGoldenBlock, buildGoldenTable, golden, headerAt, perfFieldAt } from './golden-fixtures.js';
+import { blockError } from './expect-block-error.js';
 
 const PID = 4242;
 const c = golden.constants;
@@ -27,19 +27,6 @@ const MIXED = {
 
 function mixedTable(): Uint8Array {
   return buildGoldenTable(MIXED);
-}
-
-/** Runs `fn`, which must throw an IpcBlockError of `kind` whose message is one sentence. */
-function blockError(fn: () => unknown, kind: IpcBlockError['kind']): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof IpcBlockError, `expected an IpcBlockError, got ${String(e)}`);
-    assert.equal(e.kind, kind, e.message);
-    assert.ok(e.message.endsWith('.') && !e.message.includes('\n') && !/\.\s+[A-Z]/.test(e.message), `one sentence: ${e.message}`);
-    return e.message;
-  }
-  assert.fail(`expected an IpcBlockError (${kind})`);
 }
 
 const stateOf = (slots: readonly BlockSlot[]): string[] => slots.map((s) => s.state);

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { type IpcBlockSnapshot, IpcBlockError, decodeBlock, detectBitness, readHeader } from './decode.js';
 import type { Bitness } from './layout.js';
+import { blockError } from './expect-block-error.js';
 
 interface GoldenField { name: string; offset: number; size: number; type: string }
 interface GoldenBitness {
@@ -186,19 +187,6 @@ function headerField(bitness: Bitness, name: string): number {
   const f = golden.bitness[String(bitness) as '32' | '64'].structs.IPCHeader.fields.find((x) => x.name === name);
   if (f === undefined) throw new Error(name);
   return f.offset;
-}
-
-/** Runs `fn`, which must throw an IpcBlockError of `kind` whose message is one sentence. */
-function blockError(fn: () => unknown, kind: IpcBlockError['kind']): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof IpcBlockError, `expected an IpcBlockError, got ${String(e)}`);
-    assert.equal(e.kind, kind, e.message);
-    assert.ok(e.message.endsWith('.') && !e.message.includes('\n') && !/\.\s+[A-Z]/.test(e.message), `one sentence: ${e.message}`);
-    return e.message;
-  }
-  assert.fail(`expected an IpcBlockError (${kind})`);
 }
 
 for (const bitness of [32, 64] as const) {

@@ -22,6 +22,7 @@ import { IpcBlockError } from './ipc-block-error.js';
 import { decodeBlock } from './decode.js';
 import { type MappedBlock, memoryFromBytes } from './block-memory.js';
 import { buildGoldenTable } from './golden-fixtures.js';
+import { blockError } from './expect-block-error.js';
 
 const ME = 100;
 const TARGET = 4242;
@@ -123,18 +124,6 @@ class FakeApi implements FrameworkIpcApi {
 /** A table whose only block is a 64-bit runtime's, at index 2, naming `pid`. */
 function tableFor(pid: number): Uint8Array {
   return buildGoldenTable({ 2: { bitness: 64, runtimeId: 0x1b, processId: pid, counters: { 'm_Excep.cThrown.Total': 12 } } });
-}
-
-function blockError(fn: () => unknown, kind: IpcBlockError['kind']): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof IpcBlockError, `expected an IpcBlockError, got ${String(e)}`);
-    assert.equal(e.kind, kind, e.message);
-    assert.ok(e.message.endsWith('.') && !e.message.includes('\n') && !/\.\s+[A-Z]/.test(e.message), `one sentence: ${e.message}`);
-    return e.message;
-  }
-  assert.fail(`expected an IpcBlockError (${kind})`);
 }
 
 describe('names', () => {
