@@ -30,16 +30,7 @@ export function planPs(argv: readonly string[]): PsPlan | 'help' {
 }
 
 /** The JSON `clrscope ps --json` prints: exactly these keys, in this order. */
-export interface PsJsonEntry {
-  pid: number;
-  name: string;
-  commandLine: string;
-  runtimeVersion: string | null;
-  attachable: boolean;
-  eventPipeOnly: boolean;
-  reason: string | null;
-  clrscopeLoaded: boolean;
-}
+export type PsJsonEntry = Pick<DotnetProcess, 'pid' | 'name' | 'commandLine' | 'runtimeVersion' | 'attachable' | 'eventPipeOnly' | 'reason' | 'clrscopeLoaded'>;
 
 export function psJsonEntries(list: readonly DotnetProcess[]): PsJsonEntry[] {
   return list.map((p) => ({
