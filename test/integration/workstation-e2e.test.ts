@@ -23,22 +23,17 @@ import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { startPlainTarget, type PlainTarget } from './support/plain-target.js';
 import {
-  appState, checkedScreenshot, CHROMIUM, flameNodes, flamePixelWidths, flamePointOf, flameVisibleBottom, hookReady, openPage, parallelNodes,
-  pathKey, programOutput, until, widestBesidesCallers, type HookState,
+  appState, checkedScreenshot, flameNodes, flamePixelWidths, flamePointOf, flameVisibleBottom, hookReady, missingForPage, openPage, parallelNodes,
+  pathKey, RENDERER, programOutput, until, widestBesidesCallers, type HookState,
 } from './support/workstation-page.js';
 
-const RENDERER = join(ROOT, 'renderer', 'dist');
 const NS = 'Clrscope.Targets.Scenarios.';
 const HEAVY = `${NS}CpuWork.Heavy`;
 const LIGHT = `${NS}CpuWork.Light`;
 const dll = (name: string): string => join(ROOT, 'test', 'targets', name, 'bin', 'out', `${name}.dll`);
 
 function missingPrerequisites(): string[] {
-  const missing: string[] = [];
-  if (!existsSync(CHROMIUM)) missing.push(`Chromium (${CHROMIUM}: apt-get install chromium)`);
-  for (const f of ['index.html', 'app.js', 'worker.js', 'styles.css']) {
-    if (!existsSync(join(RENDERER, f))) missing.push(`renderer/dist/${f} (npm run build)`);
-  }
+  const missing = missingForPage();
   if (!existsSync(PROFILER)) missing.push('the profiler library (npm run build:native)');
   for (const t of ['Scenarios', 'GcLoad']) if (!existsSync(dll(t))) missing.push(`${t}.dll (npm run build:targets)`);
   if (spawnSync('dotnet', ['--version']).status !== 0) missing.push('dotnet on PATH');

@@ -12,7 +12,7 @@
 // is missing, except under CI, where that is a failure.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -27,22 +27,12 @@ import { processAlive } from '../../electron/services/session/profiled-attach.js
 import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
 import { BrowserModeClient } from './support/browser-mode-client.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
-import { PROFILER, ROOT, targetDll } from './support/paths.js';
+import { PROFILER, targetDll } from './support/paths.js';
 import { resultOf } from './support/run-cli.js';
 import { startUnderClrscope, type UnderClrscope } from './support/under-clrscope.js';
-import { appState, CHROMIUM, flameNodes, hookReady, openPage, until, type HookNode } from './support/workstation-page.js';
+import { appState, flameNodes, hookReady, missingForPage, openPage, RENDERER, until, type HookNode } from './support/workstation-page.js';
 
 const HEAVY = 'Clrscope.Targets.Scenarios.CpuWork.Heavy';
-const RENDERER = join(ROOT, 'renderer', 'dist');
-
-function missingForPage(): string[] {
-  const missing: string[] = [];
-  if (!existsSync(CHROMIUM)) missing.push(`Chromium (${CHROMIUM}: apt-get install chromium)`);
-  for (const f of ['index.html', 'app.js', 'worker.js', 'styles.css']) {
-    if (!existsSync(join(RENDERER, f))) missing.push(`renderer/dist/${f} (npm run build)`);
-  }
-  return missing;
-}
 
 const missing = missingForPage();
 const noPage = missing.length > 0 && !process.env.CI;

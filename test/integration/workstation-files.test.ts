@@ -29,21 +29,16 @@ import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schem
 import { PROFILER, ROOT } from './support/paths.js';
 import { TRACE_CHECK, traceCheck, traceCheckBuilt } from './support/trace-check.js';
 import {
-  appState, checkedScreenshot, CHROMIUM, flameNodes, hookReady, openPage, until, widestBesidesCallers, type HookNode, type HookSession,
+  appState, checkedScreenshot, flameNodes, hookReady, missingForPage, openPage, RENDERER, until, widestBesidesCallers, type HookNode, type HookSession,
 } from './support/workstation-page.js';
 
-const RENDERER = join(ROOT, 'renderer', 'dist');
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'workstation-files');
 const HEAVY = 'Clrscope.Targets.Scenarios.CpuWork.Heavy';
 const DOTNET_TRACE_FIXTURE = join(ROOT, 'structs', 'formats', 'nettrace', 'fixtures', 'dotnet-trace-cpu-ratio.nettrace.gz');
 const dll = (name: string): string => join(ROOT, 'test', 'targets', name, 'bin', 'out', `${name}.dll`);
 
 function missingPrerequisites(): string[] {
-  const missing: string[] = [];
-  if (!existsSync(CHROMIUM)) missing.push(`Chromium (${CHROMIUM}: apt-get install chromium)`);
-  for (const f of ['index.html', 'app.js', 'worker.js', 'styles.css']) {
-    if (!existsSync(join(RENDERER, f))) missing.push(`renderer/dist/${f} (npm run build)`);
-  }
+  const missing = missingForPage();
   if (!existsSync(PROFILER)) missing.push('the profiler library (npm run build:native)');
   if (!existsSync(dll('GcLoad'))) missing.push('GcLoad.dll (npm run build:targets)');
   if (spawnSync('dotnet', ['--version']).status !== 0) missing.push('dotnet on PATH');

@@ -2,7 +2,7 @@
 // what the UI shows), polling until the live views reach a condition, and checked screenshots.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { pngColors } from './png-colors.js';
@@ -10,6 +10,17 @@ import { ROOT } from './paths.js';
 
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'workstation');
 export const CHROMIUM = '/usr/bin/chromium';
+export const RENDERER = join(ROOT, 'renderer', 'dist');
+
+/** What a page of the workstation needs that may be missing, each with how to get it. */
+export function missingForPage(): string[] {
+  const missing: string[] = [];
+  if (!existsSync(CHROMIUM)) missing.push(`Chromium (${CHROMIUM}: apt-get install chromium)`);
+  for (const f of ['index.html', 'app.js', 'worker.js', 'styles.css']) {
+    if (!existsSync(join(RENDERER, f))) missing.push(`renderer/dist/${f} (npm run build)`);
+  }
+  return missing;
+}
 
 export interface OpenedPage {
   browser: Browser;
