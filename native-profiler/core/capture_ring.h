@@ -20,15 +20,18 @@ struct Capture {
   uint64_t cpu_ns;
   uint64_t wall_ns;
   uint64_t thread_cpu_after;  // the thread's CPU clock as the handler finished (wall captures)
+  uint64_t switches;          // the thread's context switches so far, as the handler finished
   uintptr_t sp;        // interrupted stack pointer, used to learn unknown stack bounds
+  uintptr_t self;      // the thread's identity (pthread_self) for bounds learned from sp
   uint32_t slot;       // thread registry slot
   uint32_t wire_id;    // the thread's stream id when captured (slots are reused)
+  uint32_t module_generation;  // the module table the walk used (0: none)
   uint32_t count;
   uint32_t gap_at;
   uint32_t elided;
   uint8_t kinds;       // CaptureKind bits
   bool complete;
-  bool bounds_known;
+  bool bounds_known;   // false: a probe; only frames[0] is set and the stack was not read
   uintptr_t frames[kMaxFrames];
 };
 

@@ -17,12 +17,15 @@ constexpr uint8_t kPeFormatMask = 0x0f;
 constexpr uint8_t kPeApplyMask = 0x70;
 constexpr uint8_t kPeIndirect = 0x80;
 
-// Reads unwind data within [at, end). The whole range is checked against the module's
-// readable segments once, up front; each read then only checks it stays inside the range.
+// Reads unwind data within [at, end) of the original address space through a view (the
+// profiler's copy in a handler; the library's own pages while the loader holds it). The whole
+// range is checked against the view once, up front; each read then only checks it stays
+// inside the range.
 class Reader {
  public:
-  Reader(const CodeModule& m, uintptr_t at, uintptr_t end)
-      : m_(m), at_(at), end_(end), ok_(end >= at && module_readable(m, at, end - at)) {}
+  Reader(const MemoryView& v, uintptr_t at, uintptr_t end) : v_(v), start_(at), at_(at), end_(end) {
+    ok_ = end >= at && view_read(v, at, end - at, &bytes_);
+  }
   bool ok() const { return ok_; }
   uintptr_t at() const { return at_; }
   uintptr_t end() const { return end_; }
@@ -31,12 +34,12 @@ class Reader {
 
   template <typename T>
   T fixed() {
-    if (!ok_ || at_ + sizeof(T) > end_) {
+    if (!ok_ || at_ < start_ || at_ + sizeof(T) > end_) {
       ok_ = false;
       return T{};
     }
     T v;
-    std::memcpy(&v, reinterpret_cast<const void*>(at_), sizeof(T));
+    std::memcpy(&v, bytes_ + (at_ - start_), sizeof(T));
     at_ += sizeof(T);
     return v;
   }
@@ -91,7 +94,9 @@ class Reader {
       default: ok_ = false; return 0;    // textrel, funcrel, aligned: not used by the toolchains here
     }
     if (enc & kPeIndirect) {
-      Reader ind(m_, v, v + sizeof(uintptr_t));
+      // The pointer lives in the library's data (a GOT slot), which no view holds: FDE
+      // encodings never use this; personality routines, which we skip, do.
+      Reader ind(v_, v, v + sizeof(uintptr_t));
       v = ind.fixed<uintptr_t>();
       if (!ind.ok()) ok_ = false;
     }
@@ -99,10 +104,12 @@ class Reader {
   }
 
  private:
-  const CodeModule& m_;
+  const MemoryView& v_;
+  uintptr_t start_;
   uintptr_t at_;
   uintptr_t end_;
-  bool ok_;
+  bool ok_ = false;
+  const uint8_t* bytes_ = nullptr;
 };
 
 enum class Rule : uint8_t { kSame, kUndefined, kOffset, kUnsupported };
@@ -130,7 +137,7 @@ struct Cie {
   uintptr_t end = 0;
 };
 
-bool parse_cie(const CodeModule& m, uintptr_t at, Cie* cie) {
+bool parse_cie(const MemoryView& m, uintptr_t at, Cie* cie) {
   Reader r(m, at, at + 16);
   uint64_t length = r.fixed<uint32_t>();
   if (!r.ok() || length == 0) return false;
@@ -302,35 +309,51 @@ bool run_cfa(Reader& r, const Cie& cie, uintptr_t loc, uintptr_t pc, FrameRules*
   return r.ok();
 }
 
-// Finds the FDE for pc through the binary-search table of .eh_frame_hdr.
-bool find_fde(const CodeModule& m, uintptr_t pc, uintptr_t* fde) {
-  const uintptr_t hdr = m.eh_frame_hdr;
-  Reader r(m, hdr, hdr + 4 + 8 + 8);
+// The parsed header of .eh_frame_hdr: where .eh_frame starts and the binary-search table.
+struct HdrTable {
+  uintptr_t eh_frame;
+  uintptr_t table;
+  uintptr_t count;
+};
+
+bool read_hdr(const MemoryView& v, uintptr_t hdr, HdrTable* out) {
+  Reader r(v, hdr, hdr + 4 + 8 + 8);
   const uint8_t version = r.fixed<uint8_t>();
   const uint8_t frame_ptr_enc = r.fixed<uint8_t>();
   const uint8_t count_enc = r.fixed<uint8_t>();
   const uint8_t table_enc = r.fixed<uint8_t>();
   if (!r.ok() || version != 1) return false;
-  r.encoded(frame_ptr_enc, hdr);
-  const uintptr_t count = r.encoded(count_enc, hdr);
+  out->eh_frame = r.encoded(frame_ptr_enc, hdr);
+  out->count = r.encoded(count_enc, hdr);
   // The table is sorted (initial location, FDE address) pairs; every linker here writes them
   // as 4-byte offsets from the header (datarel | sdata4).
-  if (!r.ok() || table_enc != 0x3b || count == 0) return false;
-  const uintptr_t table = r.at();
-  if (count > (UINTPTR_MAX - table) / 8 || !module_readable(m, table, count * 8)) return false;
-  const int32_t* entries = reinterpret_cast<const int32_t*>(table);
-  uintptr_t lo = 0, hi = count;
+  if (!r.ok() || table_enc != 0x3b || out->count == 0) return false;
+  out->table = r.at();
+  return out->count <= (UINTPTR_MAX - out->table) / 8;
+}
+
+// Finds the FDE for pc through the binary-search table of .eh_frame_hdr.
+bool find_fde(const CodeModule& m, uintptr_t pc, uintptr_t* fde) {
+  const uintptr_t hdr = m.eh_frame_hdr;
+  HdrTable t;
+  const uint8_t* bytes = nullptr;
+  if (!read_hdr(m.unwind, hdr, &t) || !view_read(m.unwind, t.table, t.count * 8, &bytes)) return false;
+  auto entry = [&](uintptr_t i) {
+    int32_t v;
+    std::memcpy(&v, bytes + i * 4, sizeof v);
+    return hdr + static_cast<uintptr_t>(static_cast<int64_t>(v));
+  };
+  uintptr_t lo = 0, hi = t.count;
   while (lo + 1 < hi) {
     const uintptr_t mid = lo + (hi - lo) / 2;
-    if (hdr + static_cast<uintptr_t>(static_cast<int64_t>(entries[2 * mid])) <= pc) {
+    if (entry(2 * mid) <= pc) {
       lo = mid;
     } else {
       hi = mid;
     }
   }
-  const uintptr_t start = hdr + static_cast<uintptr_t>(static_cast<int64_t>(entries[2 * lo]));
-  if (start > pc) return false;
-  *fde = hdr + static_cast<uintptr_t>(static_cast<int64_t>(entries[2 * lo + 1]));
+  if (entry(2 * lo) > pc) return false;
+  *fde = entry(2 * lo + 1);
   return true;
 }
 
@@ -361,7 +384,7 @@ PcRules rules_for_pc(const CodeModule& module, uintptr_t lookup_pc) {
   uintptr_t fde = 0;
   if (!find_fde(module, lookup_pc, &fde)) return out;
 
-  Reader r(module, fde, fde + 16);
+  Reader r(module.unwind, fde, fde + 16);
   uint64_t length = r.fixed<uint32_t>();
   if (!r.ok() || length == 0 || length == 0xffffffffu) return out;
   const uintptr_t end = r.at() + length;
@@ -370,9 +393,9 @@ PcRules rules_for_pc(const CodeModule& module, uintptr_t lookup_pc) {
   if (!r.ok() || cie_delta == 0) return out;
   Cie cie;
   out.status = CfiStep::kBadRead;
-  if (!parse_cie(module, cie_field - cie_delta, &cie)) return out;
+  if (!parse_cie(module.unwind, cie_field - cie_delta, &cie)) return out;
 
-  Reader f(module, r.at(), end);
+  Reader f(module.unwind, r.at(), end);
   const uintptr_t pc_begin = f.encoded(cie.fde_encoding, 0);
   const uintptr_t pc_range = f.encoded(static_cast<uint8_t>(cie.fde_encoding & kPeFormatMask), 0);
   if (!f.ok()) return out;
@@ -386,7 +409,7 @@ PcRules rules_for_pc(const CodeModule& module, uintptr_t lookup_pc) {
   out.status = CfiStep::kUnsupported;
   FrameRules initial;
   initial.ra = RegRule{Rule::kOffset, -8};
-  Reader ci(module, cie.insns, cie.end);
+  Reader ci(module.unwind, cie.insns, cie.end);
   if (!run_cfa(ci, cie, 0, UINTPTR_MAX, &initial, initial)) return out;
   FrameRules rules = initial;
   if (!run_cfa(f, cie, pc_begin, lookup_pc, &rules, initial)) return out;
@@ -497,6 +520,32 @@ CfiStep cfi_step(const CodeModule& module, uint32_t generation, uintptr_t lookup
   regs->sp = cfa;
   regs->fp = fp;
   return CfiStep::kOk;
+}
+
+bool unwind_extent(const MemoryView& live, uintptr_t eh_frame_hdr, ViewRange* hdr_range, ViewRange* frames_range) {
+  HdrTable t;
+  const uint8_t* bytes = nullptr;
+  if (!read_hdr(live, eh_frame_hdr, &t) || !view_read(live, t.table, t.count * 8, &bytes)) return false;
+  *hdr_range = ViewRange{eh_frame_hdr, t.table + t.count * 8, nullptr};
+  // .eh_frame has no recorded size; it reaches at least to the end of its last FDE (the CIEs
+  // each FDE names lie before it, from the section's start).
+  uintptr_t lo = t.eh_frame, hi = t.eh_frame;
+  for (uintptr_t i = 0; i < t.count; ++i) {
+    int32_t off;
+    std::memcpy(&off, bytes + (2 * i + 1) * 4, sizeof off);
+    const uintptr_t fde = eh_frame_hdr + static_cast<uintptr_t>(static_cast<int64_t>(off));
+    Reader r(live, fde, fde + 8);
+    const uint32_t length = r.fixed<uint32_t>();
+    const uint32_t cie_delta = r.fixed<uint32_t>();
+    if (!r.ok() || length == 0 || length == 0xffffffffu || cie_delta == 0) return false;
+    const uintptr_t cie = fde + 4 - cie_delta;
+    if (fde < lo) lo = fde;
+    if (cie < lo) lo = cie;
+    if (fde + 4 + length > hi) hi = fde + 4 + length;
+  }
+  *frames_range = ViewRange{lo, hi, nullptr};
+  const uint8_t* unused = nullptr;
+  return hi > lo && view_read(live, lo, hi - lo, &unused);
 }
 
 }  // namespace clrscope

@@ -29,6 +29,12 @@ void log_open_from_env() {
   if (g_log == nullptr) g_log = std::fopen(path.c_str(), kAppendPrivate);
 }
 
+void log_close() {
+  std::lock_guard<std::mutex> lock(log_mutex());
+  if (g_log != nullptr) std::fclose(g_log);
+  g_log = nullptr;
+}
+
 void log_line(const char* fmt, ...) {
   std::lock_guard<std::mutex> lock(log_mutex());
   if (g_log == nullptr) return;

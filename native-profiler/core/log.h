@@ -6,6 +6,8 @@
 namespace clrscope {
 
 void log_open_from_env();
+// Closes the log file (before the library is unloaded).
+void log_close();
 // printf-style; normal context only (never from a signal handler).
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))

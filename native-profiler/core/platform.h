@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace clrscope {
 struct ThreadSlot;
+struct OsThread;
 
 namespace platform {
 
@@ -18,6 +20,16 @@ uint32_t current_tid();
 uint32_t process_id();
 // CPU time consumed so far by the calling thread. Async-signal-safe.
 uint64_t current_thread_cpu_ns();
+// An identity of the calling thread that a reused OS thread id does not share (Linux:
+// pthread_self). Async-signal-safe.
+uintptr_t current_thread_identity();
+// Context switches of the calling thread so far (voluntary and not). Async-signal-safe.
+uint64_t current_thread_switches();
+// Whether a thread of this process is waiting (not running or runnable) and how many context
+// switches it has made, from one read of the OS's view of it. False when unknown.
+bool thread_wait_state(uint32_t tid, bool* waiting, uint64_t* switches);
+// The threads of this process as the OS lists them, with their OS names.
+bool list_os_threads(std::vector<OsThread>* out);
 // CPU time consumed so far by another thread of this process.
 bool thread_cpu_ns(uint32_t tid, uint64_t* out);
 // Bounds of the calling thread's stack. Normal context only (may allocate).
@@ -35,8 +47,15 @@ std::string file_name_of(const std::string& path);
 std::string env(const char* name);
 
 // Republishes the table of loaded native code (core/module_table.h) when libraries were loaded
-// or unloaded since the last call. Sampler thread only.
-void refresh_modules();
+// or unloaded since the last call, and frees what older tables held once no handler can read
+// it. True when the table changed. Sampler thread only.
+bool refresh_modules();
+// True when libraries were loaded or unloaded since the last refresh_modules(). Sampler thread.
+bool modules_changed_since_refresh();
+// Bytes of unwind tables the module table holds copies of (for the log).
+size_t unwind_copy_bytes();
+// Frees every module table and copy; only once no capture can run again (detach).
+void release_modules();
 
 // Shared memory for the counters block, readable and writable by this user only, named after
 // the process ("clrscope-<pid>": /dev/shm/clrscope-<pid> on Linux). Normal context only.
@@ -60,13 +79,17 @@ enum class CaptureInstall { kOk, kSignalTaken, kFailed };
 CaptureInstall install_capture();
 // The signal captures use (0 before install_capture succeeded).
 int capture_signal_number();
+// True when no capture handler is running at this moment (a handler that started earlier has
+// returned), so memory retired before the call can be freed. Sampler thread.
+bool capture_handlers_idle();
 // Stop delivering captures; safe to call more than once. Leaves a quiet handler in place so
 // that a signal already in flight cannot hit a default disposition and kill the process.
 void quiesce_capture();
 // Before the library is unloaded (detach): stops captures, discards pending capture signals,
 // waits for handlers still running and gives the signal back to its previous owner. Call only
-// once no timer is armed and no capture is being requested.
-void uninstall_capture();
+// once no timer is armed and no capture is being requested. False when a handler is still
+// running after the wait (its thread is stopped inside it): the library must then stay loaded.
+bool uninstall_capture();
 // False once another library has replaced our signal handler; the sampler then stops asking
 // for captures rather than deliver signals to a handler that does not expect them.
 bool capture_still_installed();

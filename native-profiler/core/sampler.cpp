@@ -3,13 +3,24 @@
 #include <chrono>
 
 #include "core/log.h"
+#include "core/module_history.h"
 #include "core/platform.h"
+#include "core/thread_names.h"
 
 namespace clrscope {
 namespace {
-// CPU a thread may use after a wall capture and still count as not having run: the return
-// from the signal handler and the re-entry into its blocking call cost a few microseconds.
-constexpr uint64_t kIdleCpuNs = 20000;
+// CPU a thread may use between the end of a wall capture and blocking again and still count as
+// returning to the wait it was captured in: the return from the handler and the re-entry into
+// the interrupted call cost a few microseconds.
+constexpr uint64_t kReturnCpuNs = 20000;
+// A thread whose stack bounds stay unknown after this many probes is sampled without them
+// (leaf only, marked incomplete) rather than carrying its values forever.
+constexpr uint32_t kMaxProbes = 3;
+// How often the OS's thread list is compared with the threads the runtime reported.
+constexpr uint64_t kOsScanNs = 250000000;
+// Between taking a capture and naming its frames: the walk stopped before a thread's root,
+// which a thread-start frame at its end may still excuse.
+constexpr uint8_t kWalkUnrooted = 0x80;
 }  // namespace
 
 Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResolver* resolver,
@@ -21,9 +32,7 @@ Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResol
       writer_(outbox_.buffer()),
       symbols_(resolver, [this](uint32_t id, const ResolvedFrame& f) {
         writer_.function(id, f.kind, f.name, f.module, f.file);
-      }) {
-  ids_.reserve(kMaxFrames + 1);
-}
+      }) {}
 
 Sampler::~Sampler() {
   if (thread_.joinable()) thread_.detach();
@@ -53,9 +62,13 @@ void Sampler::begin_stream() {
   h.profiler_version = config_.profiler_version;
   writer_.hello(h);
   elided_id_ = symbols_.synthetic("[frames elided]");
+  unloaded_id_ = symbols_.synthetic("[unloaded native code]");
   // Handlers walk native frames with the module table; have one before the first capture.
-  platform::refresh_modules();
+  refresh_modules();
   last_stats_mono_ = h.mono;
+  // Threads the runtime does not report are looked for shortly after the start, once an
+  // attach has had the chance to register the ones it does.
+  next_os_scan_mono_ = h.mono + kOsScanNs;
   outbox_.flush();
 }
 
@@ -122,14 +135,20 @@ bool Sampler::join() {
 
 void Sampler::tick(uint64_t now) {
   if (quiet()) return;
+  if (transport_->peer_finished()) {
+    finish_on_request();
+    return;
+  }
   if (!handler_lost_ && !platform::capture_still_installed()) {
-    // Another library took the signal over; keep the stream but stop asking for captures.
+    // The program (or a library) took the signal over; keep the stream but stop asking for
+    // captures.
     handler_lost_ = true;
-    log_line("another library replaced clrscope's signal handler; sampling stopped");
+    log_line("the program replaced clrscope's signal handler; sampling stopped");
     shared_->registry->disarm_all();
     config_.wall = false;
   }
-  platform::refresh_modules();
+  refresh_modules();
+  if (now >= next_os_scan_mono_) scan_os_threads(now);
   emit_thread_events();
   if (config_.wall) request_wall_samples(now);
   drain_captures();
@@ -156,11 +175,22 @@ void Sampler::end_stream(uint8_t reason) {
   const uint64_t captures = shared_->captures.load(std::memory_order_relaxed);
   const uint64_t handler_ns = shared_->capture_ns.load(std::memory_order_relaxed);
   log_line("stream ended: %llu samples, %llu wall samples answered from idle threads' last stacks, %llu bytes sent; "
-           "%llu captures took %.1f us each in the handler (%.1f ms in all); the sampler thread used %.1f ms of CPU",
+           "%llu captures took %.1f us each in the handler (%.1f ms in all); the sampler thread used %.1f ms of CPU; "
+           "%zu bytes of unwind tables copied",
            static_cast<unsigned long long>(samples_sent_), static_cast<unsigned long long>(wall_reused_),
            static_cast<unsigned long long>(outbox_.bytes_sent()), static_cast<unsigned long long>(captures),
            captures == 0 ? 0.0 : static_cast<double>(handler_ns) / 1000.0 / static_cast<double>(captures),
-           static_cast<double>(handler_ns) / 1e6, static_cast<double>(platform::current_thread_cpu_ns()) / 1e6);
+           static_cast<double>(handler_ns) / 1e6, static_cast<double>(platform::current_thread_cpu_ns()) / 1e6,
+           platform::unwind_copy_bytes());
+}
+
+void Sampler::finish_on_request() {
+  // The reader asked for a clean end: an attached profiler detaches after it (the quiet hook),
+  // one loaded at startup stays loaded and silent.
+  end_stream(config_.attached ? wire::kEndDetach : wire::kEndRequested);
+  log_line("the workstation asked the stream to end; sampling stopped, the program carries on");
+  quiet_.store(true, std::memory_order_relaxed);
+  platform::quiesce_capture();
 }
 
 void Sampler::go_quiet() {
@@ -172,23 +202,49 @@ void Sampler::go_quiet() {
   platform::quiesce_capture();
 }
 
+std::string Sampler::display_name(const ThreadEvent& e) const {
+  if (!e.name.empty() || e.os_tid == 0) return e.name;
+  // The runtime names a thread to the profiler only when managed code sets Thread.Name; its
+  // own threads (and every thread named before an attach) are named to the OS alone.
+  return name_from_os(platform::os_thread_name(e.os_tid), e.os_tid == platform::process_id(),
+                      platform::os_thread_name(platform::process_id()));
+}
+
 void Sampler::emit_thread_events() {
   events_.clear();
   shared_->registry->take_events(&events_);
   for (const ThreadEvent& e : events_) {
     switch (e.kind) {
       case ThreadEvent::kStarted:
-      case ThreadEvent::kRenamed:
-        writer_.thread(e.wire_id, e.os_tid, e.clr_thread_id, e.mono, e.name);
+      case ThreadEvent::kRenamed: {
+        writer_.thread(e.wire_id, e.os_tid, e.clr_thread_id, e.mono, display_name(e));
         if (announced_.size() <= e.wire_id) announced_.resize(e.wire_id + 1024, false);
+        if (e.kind == ThreadEvent::kStarted) {
+          ThreadState& t = threads_[e.wire_id];
+          if (!announced_[e.wire_id]) t.last_wall_mono = e.mono;
+          // A native thread the runtime took in: from now on wall-sampled like any managed one.
+          t.native = e.native;
+        }
         announced_[e.wire_id] = true;
         break;
+      }
       case ThreadEvent::kEnded:
         writer_.thread_end(e.wire_id, e.mono);
-        wall_memo_.erase(e.wire_id);
+        threads_.erase(e.wire_id);
         break;
     }
   }
+}
+
+void Sampler::scan_os_threads(uint64_t now) {
+  next_os_scan_mono_ = now + kOsScanNs;
+  if (!config_.cpu || handler_lost_) return;
+  if (!platform::list_os_threads(&os_threads_)) return;
+  // At a launch every thread belongs to the recording from its birth; after an attach only
+  // threads born since the previous look do.
+  const bool born_since_last = os_scans_ > 0 || !config_.attached;
+  shared_->registry->sync_os_threads(os_threads_, born_since_last);
+  ++os_scans_;
 }
 
 void Sampler::request_wall_samples(uint64_t now) {
@@ -207,8 +263,11 @@ void Sampler::request_wall_samples(uint64_t now) {
     const uint32_t wire_id = s.wire_id.load(std::memory_order_acquire);
     if (wire_id == 0 || s.os_tid.load(std::memory_order_acquire) == 0) continue;
     if (wire_id >= announced_.size() || !announced_[wire_id]) continue;
+    auto it = threads_.find(wire_id);
+    if (it == threads_.end() || it->second.native) continue;
+    ThreadState& t = it->second;
     if (s.pending_wall_ns.load(std::memory_order_acquire) != 0) {
-      if (now - s.wall_requested_mono < config_.watchdog_ns) continue;
+      if (now - t.wall_requested_mono < config_.watchdog_ns) continue;
       // Abandon the old request; if the handler runs later it finds nothing to record.
       if (s.pending_wall_ns.exchange(0, std::memory_order_acq_rel) != 0) {
         shared_->dropped_watchdog.fetch_add(1, std::memory_order_relaxed);
@@ -216,48 +275,96 @@ void Sampler::request_wall_samples(uint64_t now) {
     }
     ++asked;
     wall_cursor_ = i + 1;
-    if (reuse_idle_stack(s, wire_id, now)) continue;
-    const uint64_t wall = now > s.last_wall_mono ? now - s.last_wall_mono : 1;
-    s.wall_requested_mono = now;
+    if (reuse_idle_stack(s, wire_id, t, now)) continue;
+    const uint64_t wall = now > t.last_wall_mono ? now - t.last_wall_mono : 1;
+    t.wall_requested_mono = now;
     s.pending_wall_ns.store(wall, std::memory_order_release);
     if (platform::request_wall_sample(s, i)) {
-      s.last_wall_mono = now;
+      t.last_wall_mono = now;
     } else {
       s.pending_wall_ns.store(0, std::memory_order_release);
     }
   }
 }
 
-// A thread whose CPU clock has moved no further since its last wall capture than the return
-// from that capture costs has not run since: it is still where the capture found it (a thread
-// that did real work in between used more than kIdleCpuNs). Answering from the memo spares
-// a blocked thread a wake-up, a signal frame and a walk every tick, which is most of what wall
-// sampling costs in a process with many idle threads.
-bool Sampler::reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, uint64_t now) {
-  auto it = wall_memo_.find(wire_id);
-  if (it == wall_memo_.end()) return false;
+// A thread that has not run since its last wall capture is still where that capture found it,
+// so it is answered from the capture's stack without being woken: that spares a blocked thread
+// a wake-up, a signal frame and a walk every tick, which is most of what wall sampling costs in
+// a process with many idle threads.
+//
+// "Has not run" is the scheduler's word, not a guess from CPU time: after the capture the
+// thread must have left the CPU exactly once (going back to its wait, a context switch the
+// capture could not count yet), be waiting now, and have used no more CPU than that return
+// costs. A thread that woke and waited elsewhere, however briefly, has switched at least twice.
+// Once confirmed, a thread whose CPU clock has not moved at all has not run since.
+bool Sampler::reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, ThreadState& t, uint64_t now) {
+  if (!t.memo || !wait_state_known_) return false;
+  const uint32_t tid = s.os_tid.load(std::memory_order_acquire);
   uint64_t cpu = 0;
-  if (!platform::thread_cpu_ns(s.os_tid.load(std::memory_order_acquire), &cpu)) return false;
-  const WallMemo& m = it->second;
-  if (cpu < m.thread_cpu_after || cpu - m.thread_cpu_after >= kIdleCpuNs) return false;
-  const uint16_t n = static_cast<uint16_t>(m.frames.size());
+  if (!platform::thread_cpu_ns(tid, &cpu)) return false;
+  if (t.memo_checked) {
+    if (cpu != t.memo_cpu) {
+      t.memo = false;
+      return false;
+    }
+  } else {
+    bool waiting = false;
+    uint64_t switches = 0;
+    if (!platform::thread_wait_state(tid, &waiting, &switches)) {
+      wait_state_known_ = false;
+      log_line("the OS does not tell whether a thread is waiting; every wall sample is a fresh capture");
+      return false;
+    }
+    if (!waiting || switches != t.memo_switches + 1 || cpu < t.memo_cpu || cpu - t.memo_cpu > kReturnCpuNs) {
+      t.memo = false;
+      return false;
+    }
+    t.memo_checked = true;
+    t.memo_cpu = cpu;
+  }
+  const uint16_t n = static_cast<uint16_t>(t.memo_frames.size());
   if (!outbox_.room_for_sample(WireWriter::sample_size(n))) {
     ++dropped_buffer_full_;
     return true;
   }
-  const uint64_t wall = now > s.last_wall_mono ? now - s.last_wall_mono : 1;
-  writer_.sample(now, wire_id, static_cast<uint8_t>(wire::kSampleWall | m.flags), 0, wall, m.frames.data(), n);
-  s.last_wall_mono = now;
+  const uint64_t wall = (now > t.last_wall_mono ? now - t.last_wall_mono : 1) + t.carry_wall_ns;
+  uint8_t flags = static_cast<uint8_t>(wire::kSampleWall | t.memo_flags);
+  const uint64_t carried_cpu = t.carry_cpu_ns;
+  if (carried_cpu != 0) flags |= wire::kSampleCpu;
+  writer_.sample(now, wire_id, flags, carried_cpu, wall, t.memo_frames.data(), n);
+  t.carry_cpu_ns = 0;
+  t.carry_wall_ns = 0;
+  t.last_wall_mono = now;
   ++samples_sent_;
   ++wall_reused_;
   return true;
 }
 
-void Sampler::drain_captures() {
-  shared_->ring->drain([this](const Capture& c) { emit_capture(c); });
+bool Sampler::refresh_modules() {
+  if (!platform::refresh_modules()) return false;
+  // Names cached for code whose library went away (or arrived where another was) are
+  // forgotten, so the code now there is named afresh.
+  for (const CodeSpan& c : module_history().latest_changes()) symbols_.forget_range(c.lo, c.hi);
+  return true;
 }
 
-void Sampler::emit_capture(const Capture& c) {
+void Sampler::drain_captures() {
+  batch_.clear();
+  pcs_.clear();
+  shared_->ring->drain([this](const Capture& c) { take_capture(c); });
+  if (batch_.empty()) return;
+  // Name frames against the loader's state as the tick's look found it, then look again: if a
+  // library came or went while we were naming, some names may be of the newcomer; name them
+  // all again.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    ids_.clear();
+    for (Drained& d : batch_) resolve(d);
+    if (!refresh_modules()) break;
+  }
+  for (const Drained& d : batch_) emit(d);
+}
+
+void Sampler::take_capture(const Capture& c) {
   if (c.wire_id >= announced_.size() || !announced_[c.wire_id]) {
     // The thread's THREAD record was queued after this tick took the events; take them again.
     emit_thread_events();
@@ -266,43 +373,119 @@ void Sampler::emit_capture(const Capture& c) {
       return;
     }
   }
-  if (!c.bounds_known) {
-    ThreadSlot& s = shared_->registry->slot(c.slot);
+  ThreadState& t = threads_[c.wire_id];
+  if (!c.bounds_known && t.probes < kMaxProbes) {
+    // A probe: learn the stack from its pointer and carry its values to the next sample.
+    ++t.probes;
     uintptr_t lo = 0, hi = 0;
-    if (s.wire_id.load(std::memory_order_acquire) == c.wire_id && platform::stack_bounds_containing(c.sp, &lo, &hi)) {
-      s.stack_lo.store(lo, std::memory_order_relaxed);
-      s.stack_hi.store(hi, std::memory_order_release);
+    if (platform::stack_bounds_containing(c.sp, &lo, &hi)) shared_->registry->learn_bounds(c.slot, c.wire_id, lo, hi, c.self);
+    t.carry_cpu_ns += c.cpu_ns;
+    t.carry_wall_ns += c.wall_ns;
+    return;
+  }
+  Drained d;
+  d.mono = c.mono;
+  d.cpu_ns = c.cpu_ns + t.carry_cpu_ns;
+  d.wall_ns = c.wall_ns != 0 ? c.wall_ns + t.carry_wall_ns : 0;
+  d.cpu_after = c.thread_cpu_after;
+  d.switches = c.switches;
+  d.wire_id = c.wire_id;
+  d.generation = c.module_generation;
+  d.kinds = c.kinds;
+  if (d.cpu_ns != 0) d.kinds |= kCaptureCpu;
+  t.carry_cpu_ns = 0;
+  if (d.wall_ns != 0) t.carry_wall_ns = 0;
+  d.walk_flags = 0;
+  if (!c.bounds_known) d.walk_flags |= wire::kSampleIncomplete;
+  if (c.elided != 0) d.walk_flags |= wire::kSampleElided;
+  if (c.bounds_known && !c.complete) d.walk_flags |= kWalkUnrooted;
+  d.flags = 0;
+  d.pc_first = pcs_.size();
+  d.first = 0;
+  d.count = 0;
+  d.pc_count = c.count;
+  for (uint32_t i = 0; i < c.count; ++i) {
+    // Return addresses point after the call; step back into it so the call's own function and
+    // line are found (the leaf pc is exact already). The elision marker travels as pc 0.
+    if (c.elided != 0 && i == c.gap_at) {
+      pcs_.push_back(0);
+      ++d.pc_count;
+    }
+    pcs_.push_back(i == 0 ? c.frames[i] : c.frames[i] - 1);
+  }
+  batch_.push_back(d);
+}
+
+void Sampler::resolve(Drained& d) {
+  const size_t begin = ids_.size();
+  size_t kept = d.pc_count;
+  uint8_t flags = d.walk_flags;
+  const ModuleHistory& history = module_history();
+  for (size_t i = 0; i < d.pc_count; ++i) {
+    const uintptr_t pc = pcs_[d.pc_first + i];
+    if (pc == 0) {
+      ids_.push_back(elided_id_);
+      continue;
+    }
+    const CodeSpan* owner = nullptr;
+    const ModuleHistory::Owner o = history.owner_at(pc, d.mono, &owner);
+    const CodeSpan* walked_with = history.in_generation(pc, d.generation);
+    if (o == ModuleHistory::Owner::kLoaded || (o == ModuleHistory::Owner::kNone && walked_with == nullptr)) {
+      ids_.push_back(symbols_.function_for_pc(pc));
+    } else if (o == ModuleHistory::Owner::kGone) {
+      // Certainly that library's, which is gone with its symbols: named by the library alone.
+      ids_.push_back(symbols_.native_module(owner->name, owner->lo));
+    } else {
+      ids_.push_back(unloaded_id_);
+    }
+    // The handler unwound this frame with the table of its time; if that table had another
+    // library (or none that is certain) here, the frames beyond it cannot be trusted.
+    const bool unwound_right = walked_with == nullptr || owner == walked_with;
+    if (o == ModuleHistory::Owner::kUnknown || !unwound_right) {
+      kept = i + 1;
+      flags |= wire::kSampleIncomplete;
+      flags &= static_cast<uint8_t>(~kWalkUnrooted);
+      break;
     }
   }
-  ids_.clear();
-  for (uint32_t i = 0; i < c.count; ++i) {
-    if (c.elided != 0 && i == c.gap_at) ids_.push_back(elided_id_);
-    // Return addresses point after the call; step back into it so the call's own function and
-    // line are found (the leaf pc is exact already).
-    const uintptr_t pc = i == 0 ? c.frames[i] : c.frames[i] - 1;
-    ids_.push_back(symbols_.function_for_pc(pc));
-  }
+  ids_.resize(begin + kept);
   // A chain that ends in a thread-start frame reached the root even though the chain's end
   // could not be read; a lone leaf says nothing either way.
-  const bool complete =
-      c.bounds_known && (c.complete || (ids_.size() >= 2 && symbols_.is_thread_root(ids_.back())));
-  uint8_t flags = 0;
-  if (c.kinds & kCaptureCpu) flags |= wire::kSampleCpu;
-  if (c.kinds & kCaptureWall) flags |= wire::kSampleWall;
-  if (!complete) flags |= wire::kSampleIncomplete;
-  if (c.elided != 0) flags |= wire::kSampleElided;
-  const uint16_t n = static_cast<uint16_t>(ids_.size());
+  if (flags & kWalkUnrooted) {
+    flags &= static_cast<uint8_t>(~kWalkUnrooted);
+    if (!(kept >= 2 && symbols_.is_thread_root(ids_.back()))) flags |= wire::kSampleIncomplete;
+  }
+  d.first = begin;
+  d.count = kept;
+  d.flags = flags;
+}
+
+void Sampler::emit(const Drained& d) {
+  uint8_t flags = d.flags;
+  if (d.kinds & kCaptureCpu) flags |= wire::kSampleCpu;
+  if (d.kinds & kCaptureWall) flags |= wire::kSampleWall;
+  const uint16_t n = static_cast<uint16_t>(d.count);
   if (!outbox_.room_for_sample(WireWriter::sample_size(n))) {
     ++dropped_buffer_full_;
     return;
   }
-  writer_.sample(c.mono, c.wire_id, flags, c.cpu_ns, c.wall_ns, ids_.data(), n);
+  writer_.sample(d.mono, d.wire_id, flags, (flags & wire::kSampleCpu) ? d.cpu_ns : 0,
+                 (flags & wire::kSampleWall) ? d.wall_ns : 0, ids_.data() + d.first, n);
   ++samples_sent_;
-  if (c.kinds & kCaptureWall) {
-    WallMemo& m = wall_memo_[c.wire_id];
-    m.thread_cpu_after = c.thread_cpu_after;
-    m.flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
-    m.frames.assign(ids_.begin(), ids_.end());
+  auto it = threads_.find(d.wire_id);
+  if (it == threads_.end()) return;
+  ThreadState& t = it->second;
+  if (d.kinds & kCaptureWall) {
+    // A lone leaf (a stack that could not be read) is not worth repeating.
+    t.memo = d.count > 1;
+    t.memo_checked = false;
+    t.memo_cpu = d.cpu_after;
+    t.memo_switches = d.switches;
+    t.memo_flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
+    t.memo_frames.assign(ids_.begin() + static_cast<ptrdiff_t>(d.first),
+                         ids_.begin() + static_cast<ptrdiff_t>(d.first + d.count));
+  } else {
+    t.memo = false;  // it ran
   }
 }
 

@@ -16,9 +16,11 @@
 #include "core/outbox.h"
 #include "core/sampling_shared.h"
 #include "core/counters_block.h"
+#include "core/module_table.h"
 #include "core/suspension_tracker.h"
 #include "core/symbol_cache.h"
 #include "core/transport.h"
+#include "core/thread_registry.h"
 #include "core/wire_writer.h"
 
 namespace clrscope {
@@ -66,15 +68,51 @@ class Sampler {
   void end_stream(uint8_t reason);
 
  private:
+  // What the sampler knows of one thread (by wire id). Sampler thread only.
+  struct ThreadState {
+    uint64_t last_wall_mono = 0;
+    uint64_t wall_requested_mono = 0;
+    // Values of captures that could not walk the stack yet (bounds unknown), carried to the
+    // thread's next sample.
+    uint64_t carry_cpu_ns = 0;
+    uint64_t carry_wall_ns = 0;
+    uint32_t probes = 0;
+    bool native = false;  // not reported by the runtime: CPU samples only
+    // The last wall capture, kept to answer for a thread that has not run since (see
+    // reuse_idle_stack). Cleared by any CPU sample (the thread ran).
+    bool memo = false;
+    bool memo_checked = false;  // its waiting state was confirmed once; from then on, CPU decides
+    uint64_t memo_cpu = 0;      // the thread's CPU clock when the memo was made or confirmed
+    uint64_t memo_switches = 0;
+    uint8_t memo_flags = 0;     // incomplete / elided bits of that capture
+    std::vector<uint32_t> memo_frames;
+  };
+  // One capture taken out of the ring, its frames resolved.
+  struct Drained {
+    uint64_t mono, cpu_ns, wall_ns, cpu_after, switches;
+    uint32_t wire_id, generation;
+    size_t pc_first, pc_count;  // in pcs_
+    size_t first, count;        // in ids_, once resolved
+    uint8_t kinds;
+    uint8_t walk_flags;  // what the walk itself said
+    uint8_t flags;       // the sample's flags once named
+  };
+
   void run();
   void emit_thread_events();
+  void scan_os_threads(uint64_t now);
   void request_wall_samples(uint64_t now);
   void drain_captures();
-  void emit_capture(const Capture& c);
-  void emit_stats(uint64_t now);
+  void take_capture(const Capture& c);
+  bool refresh_modules();
+  void resolve(Drained& d);
+  void emit(const Drained& d);
   void emit_suspensions();
-  bool reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, uint64_t now);
+  void emit_stats(uint64_t now);
+  bool reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, ThreadState& t, uint64_t now);
   void go_quiet();
+  void finish_on_request();
+  std::string display_name(const ThreadEvent& e) const;
 
   SamplerConfig config_;
   SamplingShared* shared_;
@@ -83,17 +121,14 @@ class Sampler {
   WireWriter writer_;
   SymbolCache symbols_;
   uint32_t elided_id_ = 0;
-  std::vector<uint32_t> ids_;
+  uint32_t unloaded_id_ = 0;
   std::vector<ThreadEvent> events_;
   std::vector<bool> announced_;  // by wire id
-  // The last wall capture of each thread, kept to answer for a thread that has not run since
-  // (see reuse_idle_stack).
-  struct WallMemo {
-    uint64_t thread_cpu_after = 0;
-    uint8_t flags = 0;  // incomplete / elided bits of that capture
-    std::vector<uint32_t> frames;
-  };
-  std::unordered_map<uint32_t, WallMemo> wall_memo_;
+  std::unordered_map<uint32_t, ThreadState> threads_;
+  std::vector<Drained> batch_;
+  std::vector<uintptr_t> pcs_;
+  std::vector<uint32_t> ids_;
+  std::vector<OsThread> os_threads_;
   SuspensionTracker* suspensions_ = nullptr;
   CountersBlock* counters_ = nullptr;
   std::function<void()> quiet_hook_;
@@ -101,9 +136,12 @@ class Sampler {
   uint64_t wall_reused_ = 0;
   uint32_t wall_cursor_ = 0;
   uint64_t last_stats_mono_ = 0;
+  uint64_t next_os_scan_mono_ = 0;
+  uint32_t os_scans_ = 0;
   uint64_t samples_sent_ = 0;
   uint64_t dropped_buffer_full_ = 0;
   bool handler_lost_ = false;
+  bool wait_state_known_ = true;  // the OS tells a thread's waiting state (else no idle reuse)
 
   std::thread thread_;
   std::mutex mu_;

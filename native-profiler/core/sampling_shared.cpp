@@ -25,8 +25,29 @@ bool unpack_ticket(uint64_t v, CaptureTicket* t) {
   return t->kinds != 0 && t->slot < kMaxThreads && t->wire_id != 0;
 }
 
+namespace {
+
+// The slot's stack bounds, if the handler may read the stack with them: the sequence lock held
+// still, they belong to this thread, and the interrupted stack pointer lies inside them. Reads
+// then start at that stack pointer: everything from there up to the top of the thread's stack
+// is mapped, which is not true below it (the main thread's stack grows on demand).
+bool usable_bounds(const ThreadSlot& slot, uintptr_t sp, uintptr_t identity, StackBounds* out) {
+  const uint32_t s1 = slot.bounds_seq.load(std::memory_order_acquire);
+  const uintptr_t lo = slot.stack_lo.load(std::memory_order_relaxed);
+  const uintptr_t hi = slot.stack_hi.load(std::memory_order_relaxed);
+  const uintptr_t self = slot.self.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if ((s1 & 1) != 0 || slot.bounds_seq.load(std::memory_order_relaxed) != s1) return false;
+  if (hi == 0 || sp < lo || sp >= hi) return false;
+  if (identity != 0 && identity != self) return false;
+  *out = StackBounds{sp, hi};
+  return true;
+}
+
+}  // namespace
+
 void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds, uint64_t cpu_now_ns,
-                    const WalkRegisters& regs) {
+                    const WalkRegisters& regs, uintptr_t identity) {
   if (!shared.active.load(std::memory_order_relaxed)) return;
   ThreadSlot& slot = shared.registry->slot(slot_index);
   if (slot.wire_id.load(std::memory_order_acquire) != wire_id) {
@@ -38,15 +59,15 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
   uint64_t wall_ns = 0;
   uint8_t got = 0;
   if (kinds & kCaptureCpu) {
-    cpu_ns = cpu_now_ns - slot.last_cpu_ns;
-    slot.last_cpu_ns = cpu_now_ns;
+    const uint64_t before = slot.last_cpu_ns.exchange(cpu_now_ns, std::memory_order_relaxed);
+    cpu_ns = cpu_now_ns > before ? cpu_now_ns - before : 0;
     got |= kCaptureCpu;
   }
-  if (kinds & kCaptureWall) {
-    // Zero here means the watchdog gave up on this request already; its value was counted lost.
-    wall_ns = slot.pending_wall_ns.exchange(0, std::memory_order_acq_rel);
-    if (wall_ns != 0) got |= kCaptureWall;
-  }
+  // A wall request is answered by whichever capture reaches the thread first: a standard signal
+  // already pending absorbs a second one, so a CPU tick may carry the wall request's ticket
+  // away. Zero means no request is outstanding (or the watchdog gave up on it and counted it).
+  wall_ns = slot.pending_wall_ns.exchange(0, std::memory_order_acq_rel);
+  if (wall_ns != 0) got |= kCaptureWall;
   if (got == 0) return;
 
   uint32_t index = 0;
@@ -60,30 +81,38 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
   c->cpu_ns = cpu_ns;
   c->wall_ns = wall_ns;
   c->sp = regs.sp;
+  c->self = identity;
   c->slot = slot_index;
   c->wire_id = wire_id;
   c->kinds = got;
-  const uintptr_t hi = slot.stack_hi.load(std::memory_order_acquire);
-  if (hi == 0) {
-    // Bounds unknown: reading the frame chain could fault. Keep the leaf; the sampler learns
-    // the bounds from sp for the next capture.
+  c->gap_at = 0;
+  c->elided = 0;
+  StackBounds bounds{0, 0};
+  const ModuleSnapshot* modules = current_modules();
+  c->module_generation = modules != nullptr ? modules->generation : 0;
+  if (!usable_bounds(slot, regs.sp, identity, &bounds)) {
+    // A probe: the sampler learns the bounds from sp and carries these values to the thread's
+    // next sample, so no time lands on a stack that could not be walked.
     c->bounds_known = false;
     c->frames[0] = regs.ip;
     c->count = 1;
-    c->gap_at = 0;
-    c->elided = 0;
     c->complete = false;
   } else {
     c->bounds_known = true;
-    const StackBounds bounds{slot.stack_lo.load(std::memory_order_relaxed), hi};
-    const WalkResult w = walk_frames(regs, bounds, c->frames, kMaxFrames, kTailFrames, current_modules());
+    const WalkResult w = walk_frames(regs, bounds, c->frames, kMaxFrames, kTailFrames, modules);
     c->count = w.count;
     c->gap_at = w.gap_at;
     c->elided = w.elided;
     c->complete = w.complete;
   }
   // Read last, so that the handler's own cost is behind the sampler's idle test (sampler.cpp).
-  c->thread_cpu_after = (got & kCaptureWall) ? platform::current_thread_cpu_ns() : 0;
+  if (got & kCaptureWall) {
+    c->thread_cpu_after = platform::current_thread_cpu_ns();
+    c->switches = platform::current_thread_switches();
+  } else {
+    c->thread_cpu_after = 0;
+    c->switches = 0;
+  }
   shared.captures.fetch_add(1, std::memory_order_relaxed);
   shared.capture_ns.fetch_add(platform::mono_now_ns() - started, std::memory_order_relaxed);
   shared.ring->publish(index);

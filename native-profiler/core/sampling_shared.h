@@ -27,9 +27,11 @@ void set_sampling_shared(SamplingShared* shared);
 
 // The portable half of a capture, called from the OS-specific handler with the interrupted
 // registers. `kinds` are CaptureKind bits; `cpu_now_ns` is the thread's CPU clock now (only
-// read for CPU captures). Async-signal-safe.
+// read for CPU captures). `identity` is the captured thread's own identity when the caller runs
+// on it (a signal handler: pthread_self), checked against the slot's before its stack is read;
+// 0 when the caller vouches for the slot's bounds itself (a suspending capture). Async-signal-safe.
 void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds, uint64_t cpu_now_ns,
-                    const WalkRegisters& regs);
+                    const WalkRegisters& regs, uintptr_t identity);
 
 // What a capture request carries to the handler, packed into one pointer-sized value
 // (siginfo's si_value on Linux): a tag so foreign signals are recognised, the kind, the slot

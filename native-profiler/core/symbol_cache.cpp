@@ -24,10 +24,28 @@ uint32_t SymbolCache::function_for_pc(uintptr_t pc) {
   return id;
 }
 
+void SymbolCache::forget_range(uintptr_t lo, uintptr_t hi) {
+  for (auto it = by_pc_.begin(); it != by_pc_.end();) {
+    if (it->first >= lo && it->first < hi) {
+      it = by_pc_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 uint32_t SymbolCache::synthetic(const std::string& name) {
   ResolvedFrame f;
   f.kind = 2;
   f.name = name;
+  return intern(f);
+}
+
+uint32_t SymbolCache::native_module(const std::string& module, uint64_t key) {
+  ResolvedFrame f;
+  f.kind = 1;
+  f.key = key;
+  f.module = module;
   return intern(f);
 }
 

@@ -36,10 +36,14 @@ class SymbolCache {
 
   uint32_t function_for_pc(uintptr_t pc);
   uint32_t synthetic(const std::string& name);
+  // A native frame known only by its library (the library is gone, its symbols with it).
+  uint32_t native_module(const std::string& module, uint64_t key);
   bool is_thread_root(uint32_t id) const { return id < roots_.size() && roots_[id]; }
   size_t functions() const { return next_id_ - 1; }
   // Defines every function again (a new stream after a reconnect would need them).
   void forget_pcs() { by_pc_.clear(); }
+  // Forgets what pcs in [lo, hi) resolved to (the code there went away or was replaced).
+  void forget_range(uintptr_t lo, uintptr_t hi);
 
  private:
   uint32_t intern(const ResolvedFrame& f);

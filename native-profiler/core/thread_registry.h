@@ -1,7 +1,10 @@
 #pragma once
-// The managed threads the runtime told us about, in a fixed table of slots so that a signal
-// handler can find a thread's state by index without locks or allocation. Runtime callbacks
-// change it under a mutex; the sampler thread turns the queued changes into stream records.
+// The threads of the process, in a fixed table of slots so that a signal handler can find a
+// thread's state by index without locks or allocation: the managed threads the runtime tells
+// us about, and the threads it does not (its GC and other native workers, threads of native
+// libraries), which the sampler finds in the OS's thread list and samples for CPU only.
+// Runtime callbacks and the sampler change it under a mutex; the sampler turns the queued
+// changes into stream records.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -18,17 +21,21 @@ struct ThreadSlot {
   std::atomic<uint32_t> state{kFree};
   std::atomic<uint32_t> wire_id{0};  // never reused; checked by the handler against its request
   std::atomic<uint32_t> os_tid{0};
+  // Stack bounds and the identity of the thread they belong to (pthread_self on Linux), under
+  // a sequence lock: bounds_seq is odd while they change. A handler trusts them only when the
+  // sequence held still, the identity is its own and its stack pointer lies inside; anything
+  // else (a slot reused, a tid reused, a thread on its alternate signal stack) reads no stack.
+  std::atomic<uint32_t> bounds_seq{0};
   std::atomic<uintptr_t> stack_lo{0};
   std::atomic<uintptr_t> stack_hi{0};  // 0: bounds not known yet
-  // Written only by the signal handler running on this very thread (after arming).
-  uint64_t last_cpu_ns = 0;
+  std::atomic<uintptr_t> self{0};
+  // The thread's CPU clock at its previous CPU sample: set when its timer is armed, then
+  // advanced by the signal handler running on the thread itself.
+  std::atomic<uint64_t> last_cpu_ns{0};
   // Wall-time value the sampler asks the handler to record; 0 means no request outstanding.
   std::atomic<uint64_t> pending_wall_ns{0};
-  // Sampler-thread only.
-  uint64_t last_wall_mono = 0;
-  uint64_t wall_requested_mono = 0;
   // Registry mutex.
-  uint64_t clr_thread_id = 0;
+  uint64_t clr_thread_id = 0;  // 0 for threads the runtime did not report
   uintptr_t timer = 0;
   bool timer_armed = false;
 };
@@ -41,11 +48,19 @@ struct ThreadEvent {
   uint64_t clr_thread_id;
   uint64_t mono;
   std::string name;
+  bool native;  // not a thread the runtime reported: sampled for CPU only
+};
+
+// A thread of the process as the OS lists it.
+struct OsThread {
+  uint32_t tid;
+  std::string name;
 };
 
 class ThreadRegistry {
  public:
   ThreadRegistry();
+  ~ThreadRegistry();
   ThreadRegistry(const ThreadRegistry&) = delete;
   ThreadRegistry& operator=(const ThreadRegistry&) = delete;
 
@@ -59,6 +74,13 @@ class ThreadRegistry {
   void on_destroyed(uint64_t clr_thread_id);
 
   // Sampler side.
+  // The OS's current list of threads: those no slot knew at the previous call either become
+  // native threads (their CPU counted from birth when `born_since_last` said, at that call,
+  // that they started after the one before, else from now); native threads missing from the
+  // list have ended. Returns how many came.
+  uint32_t sync_os_threads(const std::vector<OsThread>& threads, bool born_since_last);
+  // Stack bounds learned for a slot's thread from outside it (from a capture's stack pointer).
+  void learn_bounds(uint32_t index, uint32_t wire_id, uintptr_t lo, uintptr_t hi, uintptr_t self);
   void take_events(std::vector<ThreadEvent>* out);
   ThreadSlot& slot(uint32_t index) { return slots_[index]; }
   uint32_t slot_limit() const { return slot_limit_.load(std::memory_order_acquire); }
@@ -77,9 +99,13 @@ class ThreadRegistry {
     bool announced;  // a kStarted event was queued (needs the OS tid first)
   };
   uint32_t claim_slot_locked();
-  void register_locked(uint64_t clr_thread_id);
-  void arm_locked(uint32_t index);
+  bool register_locked(uint64_t clr_thread_id);
+  uint32_t open_slot_locked(uint64_t clr_thread_id);
+  void close_slot_locked(uint32_t index, uint32_t wire_id, bool announced, bool native);
+  void set_bounds_locked(ThreadSlot& s, uintptr_t lo, uintptr_t hi, uintptr_t self);
+  void arm_locked(uint32_t index, const uint64_t* cpu_base);
   void disarm_locked(uint32_t index);
+  void end_native_locked(uint32_t tid);
 
   ThreadSlot* slots_;
   std::atomic<uint32_t> slot_limit_{0};
@@ -88,6 +114,10 @@ class ThreadRegistry {
   std::atomic<uint64_t> seen_{0};
   std::mutex mu_;
   std::unordered_map<uint64_t, Known> by_clr_id_;
+  std::unordered_map<uint32_t, Known> natives_;  // by OS tid
+  std::unordered_map<uint32_t, uint32_t> tid_slots_;  // OS tid -> slot, managed and native
+  // Threads the last look found unreported, and whether they were born since the look before.
+  std::unordered_map<uint32_t, bool> unreported_;
   std::vector<ThreadEvent> events_;
   uint32_t next_wire_id_ = 1;
   uint32_t free_hint_ = 0;

@@ -15,6 +15,9 @@ class Transport {
   virtual Status send(const uint8_t* data, size_t size, size_t* sent) = 0;
   // Waits up to timeout_ms for the peer to accept more bytes (used only for the final flush).
   virtual bool wait_writable(int timeout_ms) = 0;
+  // True once the reader has shut down its sending side: its way of asking the writer to
+  // finish the stream cleanly (send what it has, then END) rather than be cut off.
+  virtual bool peer_finished() { return false; }
 };
 
 // Connects to the workstation's socket at `path`; nullptr when nobody listens there.

@@ -27,7 +27,7 @@ enum RecordType : uint8_t {
 enum HelloFlags : uint32_t { kHelloCpu = 1, kHelloWall = 2, kHelloAttached = 4 };
 enum SampleFlags : uint8_t { kSampleCpu = 1, kSampleWall = 2, kSampleIncomplete = 4, kSampleElided = 8 };
 enum FunctionKind : uint8_t { kManaged = 0, kNative = 1, kSynthetic = 2 };
-enum EndReason : uint8_t { kEndShutdown = 0, kEndDetach = 1, kEndStopped = 2 };
+enum EndReason : uint8_t { kEndShutdown = 0, kEndDetach = 1, kEndStopped = 2, kEndRequested = 3 };
 enum SuspensionFlags : uint8_t { kSuspensionInduced = 1, kSuspensionAborted = 2 };
 }  // namespace wire
 

@@ -75,36 +75,4 @@ void release_shared_memory(SharedMemory* memory, bool remove) {
   *memory = SharedMemory{};
 }
 
-uint32_t os_thread_count() {
-  // Field 20 of /proc/self/stat, after the command name in parentheses (which may hold spaces).
-  FILE* f = std::fopen("/proc/self/stat", "re");
-  if (f == nullptr) return 0;
-  char buf[1024];
-  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  buf[n] = '\0';
-  const char* p = std::strrchr(buf, ')');
-  if (p == nullptr) return 0;
-  unsigned long threads = 0;
-  // After ')': state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime
-  // stime cutime cstime priority nice num_threads(20).
-  if (std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %lu", &threads) != 1) {
-    return 0;
-  }
-  return static_cast<uint32_t>(threads);
-}
-
-std::string os_thread_name(uint32_t tid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
-  FILE* f = std::fopen(path, "re");
-  if (f == nullptr) return std::string();
-  char buf[64] = {0};
-  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  std::string name(buf, n);
-  while (!name.empty() && (name.back() == '\n' || name.back() == '\0')) name.pop_back();
-  return name;
-}
-
 }  // namespace clrscope::platform

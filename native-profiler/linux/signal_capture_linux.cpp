@@ -1,7 +1,18 @@
 // Stack capture by signal on Linux: a per-thread CPU-time timer for CPU samples and a queued
 // signal from the sampler thread for wall samples, both answered by one handler that walks
 // the interrupted frame chain into the capture ring.
+//
+// Which signal: never SIGPROF by default. SIGPROF belongs to the program (setitimer profiling,
+// gperftools, a profiler of its own); a program that resets it to SIG_DFL would be killed by a
+// timer signal already on its way, and one with its own handler would receive ours. clrscope
+// takes SIGURG when nobody handles it: its default action is to ignore, so a capture signal
+// that outlives clrscope's handler (the program reset the disposition, or a queued request
+// arrives late) does nothing at all; the kernel only raises it for out-of-band socket data to
+// a process that asked with F_SETOWN, which our handler passes on to the previous disposition.
+// When SIGURG is taken, a free real-time signal from the middle of the range is used instead.
+#include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -49,7 +60,9 @@ void chain_to_previous(int sig, siginfo_t* si, void* uc) {
 }
 
 void on_capture_signal(int sig, siginfo_t* si, void* uc) {
-  g_in_handler.fetch_add(1, std::memory_order_acq_rel);
+  // seq_cst: the module table's reclaimer reads this count after retiring a table; a handler
+  // that loads the table after this increment is then either counted or sees the new table.
+  g_in_handler.fetch_add(1, std::memory_order_seq_cst);
   const int saved_errno = errno;
   CaptureTicket ticket;
   const bool ours = si != nullptr && (si->si_code == SI_TIMER || si->si_code == SI_QUEUE) &&
@@ -61,11 +74,11 @@ void on_capture_signal(int sig, siginfo_t* si, void* uc) {
     if (shared != nullptr) {
       const uint64_t cpu = (ticket.kinds & kCaptureCpu) ? current_thread_cpu_ns() : 0;
       record_capture(*shared, ticket.slot, ticket.wire_id, ticket.kinds, cpu,
-                     registers_from(static_cast<const ucontext_t*>(uc)));
+                     registers_from(static_cast<const ucontext_t*>(uc)), current_thread_identity());
     }
   }
   errno = saved_errno;
-  g_in_handler.fetch_sub(1, std::memory_order_acq_rel);
+  g_in_handler.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 bool disposition_free(int sig) {
@@ -79,11 +92,10 @@ int choose_signal() {
   const std::string forced = env("CLRSCOPE_SIGNAL");
   if (!forced.empty()) {
     const int s = std::atoi(forced.c_str());
-    return s > 0 && s < NSIG ? s : 0;
+    return s > 0 && s < NSIG && s != SIGKILL && s != SIGSTOP ? s : 0;
   }
-  if (disposition_free(SIGPROF)) return SIGPROF;
-  // SIGPROF belongs to someone else (another profiler, a runtime); take a real-time signal
-  // well clear of the ones glibc and CoreCLR reserve at the bottom of the range.
+  if (disposition_free(SIGURG)) return SIGURG;
+  // Well clear of the real-time signals glibc and CoreCLR reserve at the bottom of the range.
   for (int s = SIGRTMIN + 8; s < SIGRTMAX - 2; ++s) {
     if (disposition_free(s)) return s;
   }
@@ -112,22 +124,39 @@ CaptureInstall install_capture() {
 
 int capture_signal_number() { return g_signal; }
 
-void uninstall_capture() {
+bool uninstall_capture() {
   g_quiet.store(true, std::memory_order_release);
-  if (g_signal == 0) return;
+  if (g_signal == 0) return true;
   // Ignoring a signal discards its pending instances, so a request already queued cannot reach
-  // whatever comes next (the default action would kill the process).
+  // whatever comes next.
   struct sigaction ignore;
   std::memset(&ignore, 0, sizeof ignore);
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   sigaction(g_signal, &ignore, nullptr);
-  for (int i = 0; i < 1000 && g_in_handler.load(std::memory_order_acquire) != 0; ++i) {
+  // A signal delivered just before may still be between the kernel and our first instruction;
+  // ask for the count to stay at zero for a while, not once.
+  int quiet_checks = 0;
+  for (int i = 0; i < 2000 && quiet_checks < 20; ++i) {
+    quiet_checks = g_in_handler.load(std::memory_order_seq_cst) == 0 ? quiet_checks + 1 : 0;
     timespec ts{0, 1000000};
     nanosleep(&ts, nullptr);
   }
   sigaction(g_signal, &g_previous, nullptr);
   g_signal = 0;
+  // A handler still running (its thread stopped in it, by a debugger or SIGSTOP) is in our
+  // code: the caller must not let the library be unloaded.
+  return quiet_checks >= 20;
+}
+
+bool capture_handlers_idle() { return g_in_handler.load(std::memory_order_seq_cst) == 0; }
+
+uintptr_t current_thread_identity() { return static_cast<uintptr_t>(pthread_self()); }
+
+uint64_t current_thread_switches() {
+  struct rusage ru;
+  if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
+  return static_cast<uint64_t>(ru.ru_nvcsw) + static_cast<uint64_t>(ru.ru_nivcsw);
 }
 
 void quiesce_capture() { g_quiet.store(true, std::memory_order_release); }
@@ -146,7 +175,7 @@ bool arm_cpu_timer(ThreadSlot& slot, uint32_t slot_index, uint64_t interval_ns) 
   if (tid == 0 || wire_id == 0) return false;
   uint64_t cpu_now = 0;
   if (!thread_cpu_ns(tid, &cpu_now)) return false;
-  slot.last_cpu_ns = cpu_now;
+  slot.last_cpu_ns.store(cpu_now, std::memory_order_relaxed);
 
   struct sigevent sev;
   std::memset(&sev, 0, sizeof sev);

@@ -39,6 +39,13 @@ class SocketTransport final : public Transport {
     return poll(&p, 1, timeout_ms) > 0 && (p.revents & POLLOUT);
   }
 
+  bool peer_finished() override {
+    // The reader never sends data; a zero-byte read is its shutdown(SHUT_WR).
+    uint8_t b = 0;
+    const ssize_t n = ::recv(fd_, &b, 1, MSG_DONTWAIT | MSG_PEEK);
+    return n == 0;
+  }
+
  private:
   int fd_;
 };

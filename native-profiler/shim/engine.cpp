@@ -168,17 +168,35 @@ void begin_detach(Engine* e) {
   // Nothing of ours may run after the unload: no timer, no queued signal, no handler, no event
   // session delivering to us, no shared memory left behind.
   e->registry.disarm_all();
-  platform::uninstall_capture();
+  if (!platform::uninstall_capture()) {
+    // A thread stopped inside our signal handler (a debugger, SIGSTOP) would resume into
+    // unloaded code: stay loaded, silent, until it has left.
+    log_line("a thread is stopped inside clrscope's signal handler; the detach waits until it leaves");
+    while (!platform::capture_handlers_idle()) platform::sleep_until_mono_ns(platform::mono_now_ns() + 100000000ull);
+  }
   if (e->event_session != 0) e->info->EventPipeStopSession(e->event_session);
+  e->event_session = 0;
   e->counters_block.close(true);
   const HRESULT hr = e->info->RequestProfilerDetach(500);
   log_line("the workstation went away: %s", SUCCEEDED(hr) ? "detaching" : "detach refused, staying quiet");
 }
 
 void finish_detach(Engine* e) {
-  // The sampler thread asked for the detach as its last act; make sure it has left our code.
+  // The sampler thread asked for the detach as its last act; make sure it has left our code,
+  // then give back everything the attach took, so that attaching again and again costs the
+  // program nothing.
   e->sampler->join();
+  delete e->sampler;
+  e->sampler = nullptr;
+  delete e->resolver;
+  e->resolver = nullptr;
+  set_sampling_shared(nullptr);
+  platform::release_modules();
+  ICorProfilerInfo12* info = e->info;
+  delete e;
+  info->Release();
   log_line("detached; the program carries on without clrscope");
+  log_close();
 }
 
 }  // namespace clrscope

@@ -94,6 +94,24 @@ std::string ManagedNames::class_name(ClassID id, int depth) {
   return name;
 }
 
+bool ManagedNames::dynamic_name(FunctionID function, std::string* name, std::string* module_file) {
+  // IL stubs and dynamic methods (LCG: expression trees, minimal-API request delegates) have no
+  // method definition; the runtime still knows their names. Named as the runtime's own stack
+  // traces and PerfView name them.
+  WCHAR buf[512];
+  ULONG len = 0;
+  ModuleID dyn_module = 0;
+  if (FAILED(info_->GetDynamicFunctionInfo(function, &dyn_module, nullptr, nullptr, 512, &len, buf)) || len == 0) {
+    return false;
+  }
+  // len counts the terminating NUL.
+  while (len > 0 && buf[len - 1] == 0) --len;
+  const std::string method = utf16_to_utf8(reinterpret_cast<const char16_t*>(buf), len);
+  *name = method.rfind("IL_STUB", 0) == 0 ? "[stub] " + method : "dynamicClass." + method;
+  module_file->clear();
+  return true;
+}
+
 bool ManagedNames::describe(FunctionID function, std::string* name, std::string* module_file) {
   ClassID cls = 0;
   ModuleID mod = 0;
@@ -101,17 +119,10 @@ bool ManagedNames::describe(FunctionID function, std::string* name, std::string*
   ClassID method_args[kMaxTypeArgs];
   ULONG32 nargs = 0;
   if (FAILED(info_->GetFunctionInfo2(function, 0, &cls, &mod, &token, kMaxTypeArgs, &nargs, method_args))) {
-    // IL stubs and dynamic methods (LCG) have no metadata; the runtime still names them.
-    WCHAR buf[512];
-    ULONG len = 0;
-    ModuleID dyn_module = 0;
-    if (SUCCEEDED(info_->GetDynamicFunctionInfo(function, &dyn_module, nullptr, nullptr, 512, &len, buf)) && len > 0) {
-      *name = "[dynamic] " + utf16_to_utf8(reinterpret_cast<const char16_t*>(buf), len);
-      module_file->clear();
-      return true;
-    }
-    return false;
+    return dynamic_name(function, name, module_file);
   }
+  // A dynamic method answers with a module (the one it is hosted in) but no method token.
+  if ((token & 0x00FFFFFF) == 0 && dynamic_name(function, name, module_file)) return true;
   const ModuleInfo& m = module(mod);
   *module_file = m.file;
   std::string method = "?";
@@ -131,6 +142,12 @@ bool ManagedNames::describe(FunctionID function, std::string* name, std::string*
   const std::string type = cls != 0 ? class_name(cls, 0) : type_def_name(m, owner);
   *name = type + "." + method + type_args(method_args, nargs < kMaxTypeArgs ? nargs : kMaxTypeArgs, 0);
   return true;
+}
+
+ManagedNames::~ManagedNames() {
+  for (auto& [id, m] : modules_) {
+    if (m.metadata != nullptr) m.metadata->Release();
+  }
 }
 
 }  // namespace clrscope

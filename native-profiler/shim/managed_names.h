@@ -13,6 +13,9 @@ namespace clrscope {
 class ManagedNames {
  public:
   explicit ManagedNames(clr::ICorProfilerInfo8* info) : info_(info) {}
+  ~ManagedNames();
+  ManagedNames(const ManagedNames&) = delete;
+  ManagedNames& operator=(const ManagedNames&) = delete;
 
   // False when the runtime no longer knows the function (e.g. during shutdown).
   bool describe(clr::FunctionID function, std::string* name, std::string* module);
@@ -23,6 +26,7 @@ class ManagedNames {
     std::string file;
   };
   const ModuleInfo& module(clr::ModuleID id);
+  bool dynamic_name(clr::FunctionID function, std::string* name, std::string* module);
   std::string class_name(clr::ClassID id, int depth);
   std::string type_def_name(const ModuleInfo& m, clr::mdTypeDef type);
   std::string type_args(const clr::ClassID* args, uint32_t count, int depth);

@@ -77,7 +77,9 @@ HRESULT ProfilerCallback::ProfilerAttachComplete() {
 
 HRESULT ProfilerCallback::ProfilerDetachSucceeded() {
   return guarded("ProfilerDetachSucceeded", [&]() -> HRESULT {
-    if (engine_ != nullptr) finish_detach(engine_);
+    Engine* e = engine_;
+    engine_ = nullptr;
+    if (e != nullptr) finish_detach(e);
     return S_OK;
   });
 }

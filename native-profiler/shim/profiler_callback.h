@@ -60,7 +60,9 @@ class ProfilerCallback final : public CallbackDefaults {
 
  private:
   std::atomic<clr::ULONG> refs_{1};
-  Engine* engine_ = nullptr;  // never freed: a signal may still arrive while the process exits
+  // Freed only by a detach (after the capture signal is gone); a profiler loaded at startup
+  // keeps it to the end, since a signal may still arrive while the process exits.
+  Engine* engine_ = nullptr;
 };
 
 }  // namespace clrscope

@@ -18,35 +18,45 @@ thread_local uint64_t t_jit_started = 0;
 }  // namespace
 
 HRESULT ProfilerCallback::RuntimeSuspendStarted(COR_PRF_SUSPEND_REASON reason) {
-  if (engine_ != nullptr) engine_->suspensions.on_suspend_started(static_cast<uint8_t>(reason), platform::mono_now_ns());
-  return S_OK;
+  return guarded("RuntimeSuspendStarted", [&]() -> HRESULT {
+    if (engine_ != nullptr) engine_->suspensions.on_suspend_started(static_cast<uint8_t>(reason), platform::mono_now_ns());
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::RuntimeSuspendFinished() {
-  if (engine_ != nullptr) engine_->suspensions.on_suspend_finished(platform::mono_now_ns());
-  return S_OK;
+  return guarded("RuntimeSuspendFinished", [&]() -> HRESULT {
+    if (engine_ != nullptr) engine_->suspensions.on_suspend_finished(platform::mono_now_ns());
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::RuntimeSuspendAborted() {
-  if (engine_ != nullptr) engine_->suspensions.on_suspend_aborted(platform::mono_now_ns());
-  return S_OK;
+  return guarded("RuntimeSuspendAborted", [&]() -> HRESULT {
+    if (engine_ != nullptr) engine_->suspensions.on_suspend_aborted(platform::mono_now_ns());
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::RuntimeResumeFinished() {
-  if (engine_ != nullptr) engine_->suspensions.on_resume_finished(platform::mono_now_ns());
-  return S_OK;
+  return guarded("RuntimeResumeFinished", [&]() -> HRESULT {
+    if (engine_ != nullptr) engine_->suspensions.on_resume_finished(platform::mono_now_ns());
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::GarbageCollectionStarted(int generations, BOOL collected[], COR_PRF_GC_REASON reason) {
-  if (engine_ == nullptr || collected == nullptr) return S_OK;
-  // The large and pinned object heaps (3, 4) are only collected with gen 2.
-  int highest = -1;
-  for (int g = 0; g < generations && g < 3; ++g) {
-    if (collected[g]) highest = g;
-  }
-  if (highest < 0 && generations > 3 && collected[3]) highest = 2;
-  if (highest >= 0) engine_->suspensions.on_gc_started(highest, reason == COR_PRF_GC_INDUCED);
-  return S_OK;
+  return guarded("GarbageCollectionStarted", [&]() -> HRESULT {
+    if (engine_ == nullptr || collected == nullptr) return S_OK;
+    // The large and pinned object heaps (3, 4) are only collected with gen 2.
+    int highest = -1;
+    for (int g = 0; g < generations && g < 3; ++g) {
+      if (collected[g]) highest = g;
+    }
+    if (highest < 0 && generations > 3 && collected[3]) highest = 2;
+    if (highest >= 0) engine_->suspensions.on_gc_started(highest, reason == COR_PRF_GC_INDUCED);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::GarbageCollectionFinished() {
@@ -75,82 +85,106 @@ HRESULT ProfilerCallback::GarbageCollectionFinished() {
 }
 
 HRESULT ProfilerCallback::ExceptionThrown(ObjectID) {
-  if (engine_ != nullptr) engine_->counters.add(engine_->counters.exceptions_thrown);
-  return S_OK;
+  return guarded("ExceptionThrown", [&]() -> HRESULT {
+    if (engine_ != nullptr) engine_->counters.add(engine_->counters.exceptions_thrown);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::ExceptionSearchFilterEnter(FunctionID) {
-  if (engine_ != nullptr) engine_->counters.add(engine_->counters.filters_executed);
-  return S_OK;
+  return guarded("ExceptionSearchFilterEnter", [&]() -> HRESULT {
+    if (engine_ != nullptr) engine_->counters.add(engine_->counters.filters_executed);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::ExceptionUnwindFinallyEnter(FunctionID) {
-  if (engine_ != nullptr) engine_->counters.add(engine_->counters.finallys_executed);
-  return S_OK;
+  return guarded("ExceptionUnwindFinallyEnter", [&]() -> HRESULT {
+    if (engine_ != nullptr) engine_->counters.add(engine_->counters.finallys_executed);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::JITCompilationStarted(FunctionID, BOOL) {
-  t_jit_started = platform::mono_now_ns();
-  return S_OK;
+  return guarded("JITCompilationStarted", [&]() -> HRESULT {
+    t_jit_started = platform::mono_now_ns();
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::JITCompilationFinished(FunctionID function, HRESULT status, BOOL) {
-  if (engine_ == nullptr) return S_OK;
-  RuntimeCounters& c = engine_->counters;
-  if (t_jit_started != 0) c.add(c.jit_ns, platform::mono_now_ns() - t_jit_started);
-  t_jit_started = 0;
-  if (FAILED(status)) {
-    c.add(c.jit_failures);
+  return guarded("JITCompilationFinished", [&]() -> HRESULT {
+    if (engine_ == nullptr) return S_OK;
+    RuntimeCounters& c = engine_->counters;
+    if (t_jit_started != 0) c.add(c.jit_ns, platform::mono_now_ns() - t_jit_started);
+    t_jit_started = 0;
+    if (FAILED(status)) {
+      c.add(c.jit_failures);
+      return S_OK;
+    }
+    c.add(c.methods_jitted);
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    LPCBYTE header = nullptr;
+    ULONG size = 0;
+    if (SUCCEEDED(engine_->info->GetFunctionInfo(function, &cls, &module, &token)) &&
+        SUCCEEDED(engine_->info->GetILFunctionBody(module, token, &header, &size))) {
+      c.add(c.il_bytes_jitted, size);
+    }
     return S_OK;
-  }
-  c.add(c.methods_jitted);
-  ClassID cls = 0;
-  ModuleID module = 0;
-  mdToken token = 0;
-  LPCBYTE header = nullptr;
-  ULONG size = 0;
-  if (SUCCEEDED(engine_->info->GetFunctionInfo(function, &cls, &module, &token)) &&
-      SUCCEEDED(engine_->info->GetILFunctionBody(module, token, &header, &size))) {
-    c.add(c.il_bytes_jitted, size);
-  }
-  return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::ClassLoadFinished(ClassID, HRESULT status) {
-  if (engine_ != nullptr) engine_->counters.add(SUCCEEDED(status) ? engine_->counters.classes_loaded : engine_->counters.class_load_failures);
-  return S_OK;
+  return guarded("ClassLoadFinished", [&]() -> HRESULT {
+    if (engine_ != nullptr) engine_->counters.add(SUCCEEDED(status) ? engine_->counters.classes_loaded : engine_->counters.class_load_failures);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::AssemblyLoadFinished(AssemblyID, HRESULT status) {
-  if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.assemblies_loaded);
-  return S_OK;
+  return guarded("AssemblyLoadFinished", [&]() -> HRESULT {
+    if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.assemblies_loaded);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::AssemblyUnloadFinished(AssemblyID, HRESULT status) {
-  if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.assemblies_unloaded);
-  return S_OK;
+  return guarded("AssemblyUnloadFinished", [&]() -> HRESULT {
+    if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.assemblies_unloaded);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::AppDomainCreationFinished(AppDomainID, HRESULT status) {
-  if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.appdomains_loaded);
-  return S_OK;
+  return guarded("AppDomainCreationFinished", [&]() -> HRESULT {
+    if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.appdomains_loaded);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::AppDomainShutdownFinished(AppDomainID, HRESULT status) {
-  if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.appdomains_unloaded);
-  return S_OK;
+  return guarded("AppDomainShutdownFinished", [&]() -> HRESULT {
+    if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.appdomains_unloaded);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD event_id, DWORD event_version, ULONG,
                                                   LPCBYTE, ULONG data_size, LPCBYTE data, LPCGUID, LPCGUID, ThreadID,
                                                   ULONG, UINT_PTR[]) {
-  if (engine_ != nullptr) apply_runtime_event(event_id, event_version, data, data_size, &engine_->counters);
-  return S_OK;
+  return guarded("EventPipeEventDelivered", [&]() -> HRESULT {
+    if (engine_ != nullptr) apply_runtime_event(event_id, event_version, data, data_size, &engine_->counters);
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::ModuleLoadFinished(ModuleID, HRESULT status) {
-  if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.modules_loaded);
-  return S_OK;
+  return guarded("ModuleLoadFinished", [&]() -> HRESULT {
+    if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.modules_loaded);
+    return S_OK;
+  });
 }
 
 }  // namespace clrscope

@@ -162,7 +162,10 @@ TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
       }
     }
   }
-  ASSERT_GT(cpu_samples, 50u) << "a 1 ms CPU timer over ~400 ms of spinning";
+  // The kernel checks CPU timers on its scheduler tick (4 ms at HZ=250), so a 1 ms timer fires
+  // at least once per 10 ms of the spinner's CPU even on a loaded machine.
+  ASSERT_GT(cpu_samples, spinner_cpu.load() / 10000000u) << "a 1 ms CPU timer over the spinner's CPU time";
+  ASSERT_GT(cpu_samples, 10u);
   // CPU values come from the thread's own CPU clock: their sum is the CPU it spent, less the
   // last partial interval.
   EXPECT_GT(spin_cpu, spinner_cpu.load() * 8 / 10);

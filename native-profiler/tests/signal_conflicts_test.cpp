@@ -25,25 +25,43 @@ class SignalConflicts : public ::testing::Test {
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
 };
 
-TEST_F(SignalConflicts, TakesSigprofWhenItIsFree) {
+TEST_F(SignalConflicts, LeavesSigprofToTheProgramAndTakesSigurg) {
   EXPECT_EXIT(
       {
+        struct sigaction before;
+        struct sigaction after;
+        sigaction(SIGPROF, nullptr, &before);
         if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
-        std::_Exit(platform::capture_signal_number() == SIGPROF ? 0 : 2);
+        sigaction(SIGPROF, nullptr, &after);
+        std::_Exit(platform::capture_signal_number() == SIGURG && after.sa_handler == before.sa_handler ? 0 : 2);
       },
       ::testing::ExitedWithCode(0), "");
 }
 
-TEST_F(SignalConflicts, LeavesAnotherProfilersSigprofAlone) {
+TEST_F(SignalConflicts, TakesARealTimeSignalWhenSigurgIsTaken) {
   EXPECT_EXIT(
       {
-        install_foreign(SIGPROF);
+        install_foreign(SIGURG);
         if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
         const int sig = platform::capture_signal_number();
         struct sigaction cur;
-        sigaction(SIGPROF, nullptr, &cur);
+        sigaction(SIGURG, nullptr, &cur);
         // Ours went to a real-time signal; theirs is untouched.
         std::_Exit(sig >= SIGRTMIN && sig <= SIGRTMAX && cur.sa_handler == foreign_handler ? 0 : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// A program that resets the capture signal to its default while timers are armed and
+// captures are in flight: SIGURG's default action is to ignore, so nothing dies.
+TEST_F(SignalConflicts, SurvivesTheProgramResettingTheCaptureSignal) {
+  EXPECT_EXIT(
+      {
+        if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
+        signal(platform::capture_signal_number(), SIG_DFL);
+        // A queued capture request with a ticket, as the sampler sends them, and timer ticks.
+        for (int i = 0; i < 100; ++i) raise(platform::capture_signal_number());
+        std::_Exit(platform::capture_still_installed() ? 3 : 0);
       },
       ::testing::ExitedWithCode(0), "");
 }

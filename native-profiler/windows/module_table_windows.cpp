@@ -12,14 +12,29 @@
 // Linux.
 #include "core/module_table.h"
 #include "core/platform.h"
+#include "core/thread_registry.h"
 
 namespace clrscope::platform {
 
-void refresh_modules() {
-  if (current_modules() != nullptr) return;
-  // Published once and never freed, like every snapshot (a walk may be reading it).
+bool refresh_modules() {
+  if (current_modules() != nullptr) return false;
   ModuleSnapshot* empty = ModuleSnapshot::allocate(0);
-  if (empty != nullptr) publish_modules(empty);
+  if (empty == nullptr) return false;
+  publish_modules(empty);
+  return true;
+}
+
+bool modules_changed_since_refresh() { return false; }
+
+size_t unwind_copy_bytes() { return 0; }
+
+void release_modules() { release_all_modules(); }
+
+// The OS's thread list is not consulted on Windows yet: only threads the runtime reports are
+// sampled there.
+bool list_os_threads(std::vector<OsThread>* out) {
+  out->clear();
+  return false;
 }
 
 }  // namespace clrscope::platform

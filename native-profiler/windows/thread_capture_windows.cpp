@@ -181,7 +181,20 @@ int capture_signal_number() { return 0; }
 
 // Captures happen on the sampler thread itself (suspend, read, resume); once it stops asking,
 // nothing of ours runs on other threads.
-void uninstall_capture() { g_quiet.store(true, std::memory_order_release); }
+bool uninstall_capture() {
+  g_quiet.store(true, std::memory_order_release);
+  return true;
+}
+
+// Nothing of ours runs on another thread: a capture is the sampler's own code.
+bool capture_handlers_idle() { return true; }
+
+uintptr_t current_thread_identity() { return static_cast<uintptr_t>(GetCurrentThreadId()); }
+
+// Not used on Windows: idle threads are not told apart from the scheduler's view there yet.
+uint64_t current_thread_switches() { return 0; }
+
+bool thread_wait_state(uint32_t, bool*, uint64_t*) { return false; }
 
 void quiesce_capture() { g_quiet.store(true, std::memory_order_release); }
 
@@ -251,7 +264,7 @@ bool request_wall_sample(ThreadSlot& slot, uint32_t slot_index) {
     if (win::thread_times_ns(t.handle, &cpu_now) && cpu_due(t, slot, cpu_now)) kinds |= kCaptureCpu;
     g_capturing_handle = t.handle;
     g_capturing_for_tid.store(self, std::memory_order_relaxed);
-    record_capture(*shared, slot_index, wire_id, kinds, cpu_now, regs);
+    record_capture(*shared, slot_index, wire_id, kinds, cpu_now, regs, 0);
     g_capturing_for_tid.store(0, std::memory_order_relaxed);
   }
   ResumeThread(t.handle);

@@ -1,0 +1,13 @@
+#pragma once
+// Names for threads the runtime did not name to the profiler.
+#include <string>
+
+namespace clrscope {
+
+// The name to show for a thread from what the OS calls it (Linux keeps 15 bytes of a name).
+// The runtime's own threads are given their full names back; a cut name is marked as cut; the
+// process's first thread, which the OS calls after the program, is the main thread; a thread
+// named after the process is unnamed.
+std::string name_from_os(const std::string& os_name, bool is_main_thread, const std::string& process_name);
+
+}  // namespace clrscope
