@@ -2,6 +2,8 @@
 
 #include <new>
 
+#include "core/page_memory.h"
+
 namespace clrscope {
 namespace {
 // A handler looks at this many slots past its starting point before giving up, which bounds
@@ -11,15 +13,21 @@ constexpr uint32_t kProbes = 8;
 
 CaptureRing::CaptureRing(uint32_t slots) : slots_(slots == 0 ? 1 : slots) {
   // Allocated up front: the handler must never allocate.
-  cells_ = new (std::nothrow) Cell[slots_];
-  if (cells_ == nullptr) {
+  void* p = big_alloc(sizeof(Cell) * slots_);
+  if (p == nullptr) {
     slots_ = 0;
+    cells_ = nullptr;
     return;
   }
+  cells_ = static_cast<Cell*>(p);
+  for (uint32_t i = 0; i < slots_; ++i) new (&cells_[i]) Cell{};
   for (uint32_t i = 0; i < slots_; ++i) cells_[i].state.store(kFree, std::memory_order_relaxed);
 }
 
-CaptureRing::~CaptureRing() { delete[] cells_; }
+CaptureRing::~CaptureRing() {
+  for (uint32_t i = 0; i < slots_; ++i) cells_[i].~Cell();
+  big_free(cells_, sizeof(Cell) * slots_);
+}
 
 Capture* CaptureRing::try_acquire(uint32_t* index) {
   if (slots_ == 0) return nullptr;

@@ -1,6 +1,9 @@
 #include "core/module_table.h"
 
 #include <cstdlib>
+#include <cstring>
+
+#include "core/page_memory.h"
 #include <new>
 
 namespace clrscope {
@@ -12,11 +15,21 @@ uint32_t g_generation = 0;
 // Retired blocks wait in two lists: those retired since the last reclaim, and those already
 // seen by one. A block is freed by the first reclaim that finds handlers idle after a reclaim
 // that already held it, so every handler that could have loaded a pointer to it has returned.
-std::vector<void*>* g_retired = nullptr;
-std::vector<void*>* g_waiting = nullptr;
+struct Block {
+  void* p;
+  size_t bytes;
+};
+std::vector<Block>* g_retired = nullptr;
+std::vector<Block>* g_waiting = nullptr;
 
 
-size_t list_bytes(const std::vector<void*>* v) { return v == nullptr ? 0 : v->size(); }
+size_t list_bytes(const std::vector<Block>* v) {
+  size_t n = 0;
+  if (v != nullptr) {
+    for (const Block& b : *v) n += b.bytes;
+  }
+  return n;
+}
 
 }  // namespace
 
@@ -34,10 +47,15 @@ const CodeModule* ModuleSnapshot::find(uintptr_t pc) const {
   return nullptr;
 }
 
+size_t ModuleSnapshot::bytes_for(uint32_t count) {
+  return sizeof(ModuleSnapshot) + (count > 0 ? count - 1 : 0) * sizeof(CodeModule);
+}
+
 ModuleSnapshot* ModuleSnapshot::allocate(uint32_t count) {
-  const size_t bytes = sizeof(ModuleSnapshot) + (count > 0 ? count - 1 : 0) * sizeof(CodeModule);
-  void* p = std::calloc(1, bytes);
+  const size_t bytes = bytes_for(count);
+  void* p = big_alloc(bytes);
   if (p == nullptr) return nullptr;
+  std::memset(p, 0, bytes);
   auto* s = new (p) ModuleSnapshot;
   s->count = count;
   return s;
@@ -50,21 +68,21 @@ void publish_modules(ModuleSnapshot* snapshot) {
   // seq_cst: a handler increments its in-handler count before loading this pointer, and the
   // reclaimer reads that count after this store; neither may pass the other.
   const ModuleSnapshot* old = g_modules.exchange(snapshot, std::memory_order_seq_cst);
-  if (old != nullptr) retire_memory(const_cast<ModuleSnapshot*>(old));
+  if (old != nullptr) retire_memory(const_cast<ModuleSnapshot*>(old), ModuleSnapshot::bytes_for(old->count));
 }
 
 uint32_t latest_generation() { return g_generation; }
 
-void retire_memory(void* block) {
+void retire_memory(void* block, size_t bytes) {
   if (block == nullptr) return;
-  if (g_retired == nullptr) g_retired = new std::vector<void*>;
-  g_retired->push_back(block);
+  if (g_retired == nullptr) g_retired = new std::vector<Block>;
+  g_retired->push_back(Block{block, bytes});
 }
 
 size_t reclaim_modules(bool handlers_idle) {
-  if (g_waiting == nullptr) g_waiting = new std::vector<void*>;
+  if (g_waiting == nullptr) g_waiting = new std::vector<Block>;
   if (handlers_idle) {
-    for (void* p : *g_waiting) std::free(p);
+    for (const Block& b : *g_waiting) big_free(b.p, b.bytes);
     g_waiting->clear();
   }
   if (g_retired != nullptr && !g_retired->empty()) {
@@ -76,7 +94,7 @@ size_t reclaim_modules(bool handlers_idle) {
 
 void release_all_modules() {
   const ModuleSnapshot* last = g_modules.exchange(nullptr, std::memory_order_seq_cst);
-  if (last != nullptr) retire_memory(const_cast<ModuleSnapshot*>(last));
+  if (last != nullptr) retire_memory(const_cast<ModuleSnapshot*>(last), ModuleSnapshot::bytes_for(last->count));
   reclaim_modules(true);
   reclaim_modules(true);
   delete g_retired;

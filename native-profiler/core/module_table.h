@@ -47,15 +47,16 @@ struct ModuleSnapshot {
   // Async-signal-safe.
   const CodeModule* find(uintptr_t pc) const;
   static ModuleSnapshot* allocate(uint32_t count);
+  static size_t bytes_for(uint32_t count);
 };
 
 // Handlers: the snapshot to walk with (may be null).
 const ModuleSnapshot* current_modules();
 // Sampler thread: makes `snapshot` current and retires the previous one.
 void publish_modules(ModuleSnapshot* snapshot);
-// Sampler thread: memory handlers may still read (an old snapshot's unwind copies); freed by a
-// later reclaim() that finds no handler running.
-void retire_memory(void* block);
+// Sampler thread: memory handlers may still read (an old snapshot's unwind copies), from
+// big_alloc; freed by a later reclaim() that finds no handler running.
+void retire_memory(void* block, size_t bytes);
 // Sampler thread: frees what was retired before, if `handlers_idle` says no handler has been
 // running since (see the platform's capture_handlers_idle()). Returns bytes still waiting.
 size_t reclaim_modules(bool handlers_idle);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/page_memory.h"
 #include "core/transport.h"
 
 namespace clrscope {
@@ -15,7 +16,7 @@ class Outbox {
  public:
   Outbox(Transport* transport, size_t capacity);
 
-  std::vector<uint8_t>* buffer() { return &buf_; }
+  ByteBuffer* buffer() { return &buf_; }
   // Room for a sample of this many bytes below the sample limit (a quarter of the capacity is
   // held back for definitions).
   bool room_for_sample(size_t bytes) const { return pending() + bytes <= sample_limit_; }
@@ -32,7 +33,7 @@ class Outbox {
 
  private:
   Transport* transport_;
-  std::vector<uint8_t> buf_;
+  ByteBuffer buf_;
   size_t head_ = 0;  // bytes before head_ are sent
   size_t capacity_;
   size_t sample_limit_;

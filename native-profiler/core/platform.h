@@ -56,6 +56,9 @@ bool modules_changed_since_refresh();
 size_t unwind_copy_bytes();
 // Frees every module table and copy; only once no capture can run again (detach).
 void release_modules();
+// Gives the C heap's free pages back to the OS (after a detach freed the profiler's buffers,
+// which the allocator would otherwise keep, so that attaching again and again costs nothing).
+void release_free_memory();
 
 // Shared memory for the counters block, readable and writable by this user only, named after
 // the process ("clrscope-<pid>": /dev/shm/clrscope-<pid> on Linux). Normal context only.

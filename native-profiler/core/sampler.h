@@ -125,9 +125,9 @@ class Sampler {
   std::vector<ThreadEvent> events_;
   std::vector<bool> announced_;  // by wire id
   std::unordered_map<uint32_t, ThreadState> threads_;
-  std::vector<Drained> batch_;
-  std::vector<uintptr_t> pcs_;
-  std::vector<uint32_t> ids_;
+  std::vector<Drained, PageAllocator<Drained>> batch_;
+  std::vector<uintptr_t, PageAllocator<uintptr_t>> pcs_;
+  std::vector<uint32_t, PageAllocator<uint32_t>> ids_;
   std::vector<OsThread> os_threads_;
   SuspensionTracker* suspensions_ = nullptr;
   CountersBlock* counters_ = nullptr;

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/page_memory.h"
+
 namespace clrscope {
 
 struct ResolvedFrame {
@@ -50,8 +52,12 @@ class SymbolCache {
 
   FrameResolver* resolver_;
   Define define_;
-  std::unordered_map<uintptr_t, uint32_t> by_pc_;
-  std::unordered_map<std::string, uint32_t> by_identity_;
+  std::unordered_map<uintptr_t, uint32_t, std::hash<uintptr_t>, std::equal_to<uintptr_t>,
+                     PageAllocator<std::pair<const uintptr_t, uint32_t>>>
+      by_pc_;
+  std::unordered_map<std::string, uint32_t, std::hash<std::string>, std::equal_to<std::string>,
+                     PageAllocator<std::pair<const std::string, uint32_t>>>
+      by_identity_;
   std::vector<bool> roots_;
   uint32_t next_id_ = 1;
 };

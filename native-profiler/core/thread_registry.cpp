@@ -2,14 +2,23 @@
 
 #include <unordered_set>
 
+#include "core/page_memory.h"
 #include "core/platform.h"
 
 namespace clrscope {
 
-ThreadRegistry::ThreadRegistry() : slots_(new ThreadSlot[kMaxThreads]) {}
+ThreadRegistry::ThreadRegistry() {
+  void* p = big_alloc(sizeof(ThreadSlot) * kMaxThreads);
+  if (p == nullptr) throw std::bad_alloc();
+  slots_ = static_cast<ThreadSlot*>(p);
+  for (uint32_t i = 0; i < kMaxThreads; ++i) new (&slots_[i]) ThreadSlot{};
+}
 
 // Only after the capture signal is gone and every handler has returned (detach, tests).
-ThreadRegistry::~ThreadRegistry() { delete[] slots_; }
+ThreadRegistry::~ThreadRegistry() {
+  for (uint32_t i = 0; i < kMaxThreads; ++i) slots_[i].~ThreadSlot();
+  big_free(slots_, sizeof(ThreadSlot) * kMaxThreads);
+}
 
 void ThreadRegistry::configure_cpu_timers(bool enabled, uint64_t interval_ns) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/page_memory.h"
+
 namespace clrscope {
 
 namespace wire {
@@ -62,7 +64,7 @@ struct StatsRecord {
 
 class WireWriter {
  public:
-  explicit WireWriter(std::vector<uint8_t>* out) : out_(out) {}
+  explicit WireWriter(ByteBuffer* out) : out_(out) {}
 
   void preamble();
   void hello(const HelloRecord& h);
@@ -90,7 +92,7 @@ class WireWriter {
   void u64(uint64_t v);
   void str(const std::string& s);
 
-  std::vector<uint8_t>* out_;
+  ByteBuffer* out_;
 };
 
 // The longest prefix of `s` that is at most `max` bytes and ends on a UTF-8 boundary.

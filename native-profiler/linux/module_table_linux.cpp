@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "core/module_history.h"
 #include "core/module_table.h"
+#include "core/page_memory.h"
 #include "core/platform.h"
 
 namespace clrscope::platform {
@@ -92,7 +93,7 @@ const UnwindCopy* copy_for(dl_phdr_info* info, const MemoryView& live, uintptr_t
     }
   }
   const size_t hs = h.hi - h.lo, fs = f.hi - f.lo;
-  auto* block = static_cast<uint8_t*>(std::malloc(hs + fs));
+  auto* block = static_cast<uint8_t*>(big_alloc(hs + fs));
   if (block == nullptr) return nullptr;
   std::memcpy(block, hb, hs);
   std::memcpy(block + hs, fb, fs);
@@ -183,7 +184,7 @@ bool refresh_modules() {
       continue;
     }
     st.copied_bytes -= it->size;
-    retire_memory(it->block);
+    retire_memory(it->block, it->size);
     it = st.copies.erase(it);
   }
   return true;
@@ -199,7 +200,7 @@ bool modules_changed_since_refresh() {
 
 void release_modules() {
   State& st = state();
-  for (UnwindCopy& c : st.copies) retire_memory(c.block);
+  for (UnwindCopy& c : st.copies) retire_memory(c.block, c.size);
   st.copies.clear();
   st.adds = st.subs = 0;
   st.copied_bytes = 0;

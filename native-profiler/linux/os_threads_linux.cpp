@@ -1,5 +1,7 @@
 // The threads of this process as Linux lists them, and what the scheduler says about one.
 #include <dirent.h>
+#include <sys/mman.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -7,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/page_memory.h"
 #include "core/platform.h"
 #include "core/thread_registry.h"
 
@@ -101,6 +104,17 @@ bool list_os_threads(std::vector<OsThread>* out) {
   closedir(dir);
   for (OsThread& t : *out) t.name = os_thread_name(t.tid);
   return true;
+}
+
+void release_free_memory() { malloc_trim(0); }
+
+void* page_alloc(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+void page_free(void* p, size_t bytes) {
+  if (p != nullptr) munmap(p, bytes);
 }
 
 }  // namespace clrscope::platform

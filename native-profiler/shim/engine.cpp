@@ -195,6 +195,7 @@ void finish_detach(Engine* e) {
   ICorProfilerInfo12* info = e->info;
   delete e;
   info->Release();
+  platform::release_free_memory();
   log_line("detached; the program carries on without clrscope");
   log_close();
 }

@@ -7,6 +7,7 @@
 
 #include "clr/corprof.h"
 #include "clr/metadata.h"
+#include "core/page_memory.h"
 
 namespace clrscope {
 
@@ -32,8 +33,12 @@ class ManagedNames {
   std::string type_args(const clr::ClassID* args, uint32_t count, int depth);
 
   clr::ICorProfilerInfo8* info_;
-  std::unordered_map<clr::ModuleID, ModuleInfo> modules_;
-  std::unordered_map<clr::ClassID, std::string> classes_;
+  std::unordered_map<clr::ModuleID, ModuleInfo, std::hash<clr::ModuleID>, std::equal_to<clr::ModuleID>,
+                     PageAllocator<std::pair<const clr::ModuleID, ModuleInfo>>>
+      modules_;
+  std::unordered_map<clr::ClassID, std::string, std::hash<clr::ClassID>, std::equal_to<clr::ClassID>,
+                     PageAllocator<std::pair<const clr::ClassID, std::string>>>
+      classes_;
 };
 
 }  // namespace clrscope

@@ -10,7 +10,7 @@ namespace {
 // The same records as structs/wire/fixtures/basic.json, written by the C++ encoder; the TS
 // decoder is tested against the very same bytes.
 TEST(WireWriter, EncodesTheSharedFixtureByteForByte) {
-  std::vector<uint8_t> out;
+  ByteBuffer out;
   WireWriter w(&out);
   w.preamble();
   w.hello(HelloRecord{4242, 3, 1000000000ull, 1700000000000000000ull, 10000000, 64, "10.0.12", "0.1.0"});
@@ -38,7 +38,7 @@ TEST(WireWriter, EncodesTheSharedFixtureByteForByte) {
 }
 
 TEST(WireWriter, EncodesTheSuspensionFixtureByteForByte) {
-  std::vector<uint8_t> out;
+  ByteBuffer out;
   WireWriter w(&out);
   w.preamble();
   w.hello(HelloRecord{7, 3, 2000000000ull, 1700000000500000000ull, 10000000, 64, "10.0.12", "0.1.0"});
@@ -54,7 +54,7 @@ TEST(WireWriter, EncodesTheSuspensionFixtureByteForByte) {
 }
 
 TEST(WireWriter, SampleSizeMatchesWhatSampleWrites) {
-  std::vector<uint8_t> out;
+  ByteBuffer out;
   WireWriter w(&out);
   const uint32_t frames[7] = {1, 2, 3, 4, 5, 6, 7};
   w.sample(1, 2, 3, 4, 5, frames, 7);
@@ -67,7 +67,7 @@ TEST(WireWriter, TruncatesLongStringsOnACharacterBoundary) {
   std::string s(wire::kMaxString - 1, 'a');
   s += "\xC3\xA9";  // a two-byte character straddling the limit
   EXPECT_EQ(utf8_prefix(s, wire::kMaxString), wire::kMaxString - 1);
-  std::vector<uint8_t> out;
+  ByteBuffer out;
   WireWriter w(&out);
   w.function(1, wire::kManaged, s, "", "");
   const uint32_t len = out[10] | (out[11] << 8) | (out[12] << 16) | (static_cast<uint32_t>(out[13]) << 24);

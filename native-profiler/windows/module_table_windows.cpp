@@ -11,7 +11,9 @@
 // does not promise RBP frames (it does on Unix), so managed stacks can come out shorter than on
 // Linux.
 #include "core/module_table.h"
+#include "core/page_memory.h"
 #include "core/platform.h"
+#include "windows/win_common.h"
 #include "core/thread_registry.h"
 
 namespace clrscope::platform {
@@ -25,6 +27,14 @@ bool refresh_modules() {
 }
 
 bool modules_changed_since_refresh() { return false; }
+
+void release_free_memory() {}
+
+void* page_alloc(size_t bytes) { return VirtualAlloc(nullptr, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE); }
+
+void page_free(void* p, size_t) {
+  if (p != nullptr) VirtualFree(p, 0, MEM_RELEASE);
+}
 
 size_t unwind_copy_bytes() { return 0; }
 
