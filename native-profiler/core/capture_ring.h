@@ -32,6 +32,8 @@ struct Capture {
   uint8_t kinds;       // CaptureKind bits
   bool complete;
   bool bounds_known;   // false: a probe; only frames[0] is set and the stack was not read
+  uint8_t osr_pairs;   // see WalkResult::osr_at
+  uint16_t osr_at[8];
   uintptr_t frames[kMaxFrames];
 };
 

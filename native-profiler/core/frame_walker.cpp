@@ -12,6 +12,24 @@ constexpr uint32_t kMaxHops = 1u << 19;
 
 enum class Step { kNext, kRoot, kBroken };
 
+// How far above a frame record the original record of an on-stack-replaced frame is looked for:
+// the original (unoptimized) frame's locals lie between the two.
+constexpr uintptr_t kOsrScanBytes = 2048;
+
+// The record of the original frame under an OSR frame whose record is at `fp` and saves
+// `next`: a 16-byte-aligned record between the two that saves the same frame pointer (x64 keeps
+// frame records 16-byte aligned: a call leaves rsp 8 past a boundary, and the push of rbp
+// realigns it). Returns its return address, or 0.
+uintptr_t original_record_return(uintptr_t fp, uintptr_t next, const StackBounds& bounds) {
+  if (next <= fp + 16 || ((fp | next) & 15) != 0) return 0;
+  const uintptr_t end = next - fp > kOsrScanBytes ? fp + kOsrScanBytes : next;
+  for (uintptr_t a = fp + 16; a + 16 <= end && a + 16 <= bounds.hi; a += 16) {
+    const uintptr_t* w = reinterpret_cast<const uintptr_t*>(a);
+    if (w[0] == next && w[1] != 0) return w[1];
+  }
+  return 0;
+}
+
 // One frame-pointer hop: the record at fp is (saved caller fp, return address).
 Step fp_step(WalkRegisters* r, const StackBounds& bounds) {
   const uintptr_t fp = r->fp;
@@ -36,7 +54,7 @@ Step fp_step(WalkRegisters* r, const StackBounds& bounds) {
 
 WalkResult walk_frames(const WalkRegisters& regs, const StackBounds& bounds, uintptr_t* out, uint32_t max_frames,
                        uint32_t tail_keep, const ModuleSnapshot* modules) {
-  WalkResult result{0, 0, 0, false};
+  WalkResult result{0, 0, 0, false, 0, {}};
   if (max_frames == 0) return result;
   if (tail_keep >= max_frames) tail_keep = max_frames - 1;
   const uint32_t head_max = max_frames - tail_keep;
@@ -74,13 +92,24 @@ WalkResult walk_frames(const WalkRegisters& regs, const StackBounds& bounds, uin
       }
     }
     // No unwind table (JIT code, ReadyToRun images) or rules we cannot follow: frame pointers.
-    if (!stepped) step = fp_step(&r, bounds);
+    uintptr_t osr_return = 0;
+    if (!stepped) {
+      const uintptr_t fp = r.fp;
+      step = fp_step(&r, bounds);
+      // Only JIT code is replaced on the stack; a pair is kept while it still fits the
+      // innermost part of the buffer.
+      if (step == Step::kNext && m == nullptr && result.osr_pairs < kMaxOsrPairs && total + 2 < head_max) {
+        osr_return = original_record_return(fp, r.fp, bounds);
+      }
+    }
     if (step == Step::kRoot) {
       complete = true;
       break;
     }
     if (step == Step::kBroken) break;
+    if (osr_return != 0) result.osr_at[result.osr_pairs++] = static_cast<uint32_t>(total);
     push(r.ip);
+    if (osr_return != 0) push(osr_return);
   }
 
   result.complete = complete;

@@ -22,11 +22,24 @@ struct StackBounds {
   uintptr_t hi;  // one past the highest valid address
 };
 
+// On-stack replacement (the runtime moving a running method from its first code into optimized
+// code in the middle of a loop) leaves two frame records for one call: the optimized frame's
+// record saves the original frame's caller's frame pointer, and its return-address slot holds
+// the patchpoint's address inside the original code; the original frame's record, with the
+// real return address into the caller, sits above it. Following the frame pointer alone skips
+// the caller and shows the method twice. The walker cannot tell such a record from a look-alike
+// in the caller's frame, so it keeps both candidates and lets the sampler decide by name: the
+// pair at out[at] (the patchpoint's address) and out[at + 1] (the return address from the
+// original record) is an OSR pair when out[at] lies in the same method as out[at - 1].
+constexpr uint32_t kMaxOsrPairs = 8;
+
 struct WalkResult {
   uint32_t count;    // frames written to `out`
   uint32_t gap_at;   // when elided > 0: frames [0, gap_at) are innermost, the rest outermost
   uint32_t elided;   // frames dropped from the middle of a stack deeper than the buffer
   bool complete;     // the walk reached a frame that marks a thread's root
+  uint32_t osr_pairs;
+  uint32_t osr_at[kMaxOsrPairs];  // positions in `out`, all within the innermost part
 };
 
 // Writes return addresses leaf first into out[0..max_frames). Frame 0 is the interrupted

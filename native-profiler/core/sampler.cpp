@@ -404,6 +404,8 @@ void Sampler::take_capture(const Capture& c) {
   d.first = 0;
   d.count = 0;
   d.pc_count = c.count;
+  d.osr_pairs = c.osr_pairs <= kMaxOsrPairs ? c.osr_pairs : 0;
+  for (uint32_t i = 0; i < d.osr_pairs; ++i) d.osr_at[i] = c.osr_at[i];
   for (uint32_t i = 0; i < c.count; ++i) {
     // Return addresses point after the call; step back into it so the call's own function and
     // line are found (the leaf pc is exact already). The elision marker travels as pc 0.
@@ -418,13 +420,25 @@ void Sampler::take_capture(const Capture& c) {
 
 void Sampler::resolve(Drained& d) {
   const size_t begin = ids_.size();
-  size_t kept = d.pc_count;
   uint8_t flags = d.walk_flags;
   const ModuleHistory& history = module_history();
+  uint32_t osr = 0;
   for (size_t i = 0; i < d.pc_count; ++i) {
     const uintptr_t pc = pcs_[d.pc_first + i];
     if (pc == 0) {
       ids_.push_back(elided_id_);
+      continue;
+    }
+    if (osr < d.osr_pairs && d.osr_at[osr] == i && i > 0 && i + 1 < d.pc_count) {
+      // An on-stack-replaced frame (frame_walker.h): the patchpoint's address lies in the same
+      // method as the frame below it. Then the method is one call, and the caller is the
+      // original record's return address; otherwise the pair was a look-alike, and the frame
+      // chain's own return address is the caller.
+      ++osr;
+      const uint32_t patchpoint = symbols_.function_for_pc(pc);
+      if (patchpoint == ids_.back()) continue;
+      ids_.push_back(patchpoint);
+      ++i;
       continue;
     }
     const CodeSpan* owner = nullptr;
@@ -442,13 +456,12 @@ void Sampler::resolve(Drained& d) {
     // library (or none that is certain) here, the frames beyond it cannot be trusted.
     const bool unwound_right = walked_with == nullptr || owner == walked_with;
     if (o == ModuleHistory::Owner::kUnknown || !unwound_right) {
-      kept = i + 1;
       flags |= wire::kSampleIncomplete;
       flags &= static_cast<uint8_t>(~kWalkUnrooted);
       break;
     }
   }
-  ids_.resize(begin + kept);
+  const size_t kept = ids_.size() - begin;
   // A chain that ends in a thread-start frame reached the root even though the chain's end
   // could not be read; a lone leaf says nothing either way.
   if (flags & kWalkUnrooted) {

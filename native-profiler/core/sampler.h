@@ -94,6 +94,8 @@ class Sampler {
     size_t pc_first, pc_count;  // in pcs_
     size_t first, count;        // in ids_, once resolved
     uint8_t kinds;
+    uint8_t osr_pairs;
+    uint16_t osr_at[kMaxOsrPairs];  // in pcs_, from pc_first
     uint8_t walk_flags;  // what the walk itself said
     uint8_t flags;       // the sample's flags once named
   };

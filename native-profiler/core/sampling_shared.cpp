@@ -94,6 +94,7 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     // A probe: the sampler learns the bounds from sp and carries these values to the thread's
     // next sample, so no time lands on a stack that could not be walked.
     c->bounds_known = false;
+    c->osr_pairs = 0;
     c->frames[0] = regs.ip;
     c->count = 1;
     c->complete = false;
@@ -104,6 +105,8 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     c->gap_at = w.gap_at;
     c->elided = w.elided;
     c->complete = w.complete;
+    c->osr_pairs = static_cast<uint8_t>(w.osr_pairs);
+    for (uint32_t i = 0; i < w.osr_pairs; ++i) c->osr_at[i] = static_cast<uint16_t>(w.osr_at[i]);
   }
   // Read last, so that the handler's own cost is behind the sampler's idle test (sampler.cpp).
   if (got & kCaptureWall) {

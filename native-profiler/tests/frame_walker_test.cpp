@@ -104,3 +104,51 @@ TEST(FrameWalker, TailRotationIsRightForEveryDepth) {
 
 }  // namespace
 }  // namespace clrscope
+
+namespace clrscope {
+namespace {
+
+// The stack an on-stack replacement leaves (x64): the optimized frame's record saves the
+// original frame's caller's fp and holds the patchpoint's address; the original record, with
+// the real return address, sits above it, 16-byte aligned.
+TEST(FrameWalker, KeepsBothCandidatesOfAnOnStackReplacedFrame) {
+  alignas(16) uintptr_t stack[64] = {};
+  const uintptr_t base = reinterpret_cast<uintptr_t>(stack);
+  const auto at = [&](size_t i) { return base + i * sizeof(uintptr_t); };
+  // caller's record at word 40: (0, ret into its own caller)
+  stack[40] = 0;
+  stack[41] = 0x5000;
+  // original record at word 20: (caller fp, return address into the caller)
+  stack[20] = at(40);
+  stack[21] = 0x4000;
+  // optimized record at word 4: (caller fp, patchpoint address in the original code)
+  stack[4] = at(40);
+  stack[5] = 0x3000;
+  uintptr_t out[16];
+  const WalkResult r = walk_frames(WalkRegisters{0x3100, at(2), at(4)}, StackBounds{base, at(64)}, out, 16, 4, nullptr);
+  ASSERT_EQ(r.osr_pairs, 1u);
+  EXPECT_EQ(r.osr_at[0], 1u);
+  ASSERT_EQ(r.count, 4u);
+  EXPECT_EQ(out[0], 0x3100u);
+  EXPECT_EQ(out[1], 0x3000u) << "the patchpoint address";
+  EXPECT_EQ(out[2], 0x4000u) << "the original record's return address";
+  EXPECT_EQ(out[3], 0x5000u);
+  EXPECT_TRUE(r.complete);
+}
+
+TEST(FrameWalker, AnOrdinaryChainHasNoReplacedFrames) {
+  alignas(16) uintptr_t stack[64] = {};
+  const uintptr_t base = reinterpret_cast<uintptr_t>(stack);
+  const auto at = [&](size_t i) { return base + i * sizeof(uintptr_t); };
+  stack[4] = at(20);
+  stack[5] = 0x3000;
+  stack[20] = 0;
+  stack[21] = 0x4000;
+  uintptr_t out[16];
+  const WalkResult r = walk_frames(WalkRegisters{0x3100, at(2), at(4)}, StackBounds{base, at(64)}, out, 16, 4, nullptr);
+  EXPECT_EQ(r.osr_pairs, 0u);
+  EXPECT_EQ(r.count, 3u);
+}
+
+}  // namespace
+}  // namespace clrscope

@@ -10,9 +10,12 @@ internal sealed class Options
         "cpu-ratio", "sleep", "lock", "recursion", "async", "exceptions", "threads", "pinvoke",
     ];
 
+    // Scenarios for the profiler's own corner cases, run by name only (not part of "all").
+    public static readonly string[] MoreScenarios = ["hop", "osr", "gc-churn", "lcg"];
+
     public const string Usage =
         "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--self-check]\n" +
-        "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all";
+        "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all, and hop osr gc-churn lcg";
 
     public List<string> Scenarios { get; } = [];
     public double Seconds { get; private set; } = 3;
@@ -56,7 +59,7 @@ internal sealed class Options
                     break;
                 default:
                     if (a.StartsWith('-')) throw new UsageException($"unknown option '{a}'");
-                    if (!AllScenarios.Contains(a)) throw new UsageException($"unknown scenario '{a}'");
+                    if (!AllScenarios.Contains(a) && !MoreScenarios.Contains(a)) throw new UsageException($"unknown scenario '{a}'");
                     o.Add(a);
                     break;
             }

@@ -53,6 +53,10 @@ internal abstract class Scenario(Options options)
         "exceptions" => new ExceptionsScenario(o),
         "threads" => new ShortThreadsScenario(o),
         "pinvoke" => new PInvokeScenario(o),
+        "hop" => new HopScenario(o),
+        "osr" => new OsrScenario(o),
+        "gc-churn" => new GcChurnScenario(o),
+        "lcg" => new LcgScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 
