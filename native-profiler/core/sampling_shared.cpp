@@ -25,14 +25,14 @@ bool unpack_ticket(uint64_t v, CaptureTicket* t) {
   return t->kinds != 0 && t->slot < kMaxThreads && t->wire_id != 0;
 }
 
-void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds, uint64_t cpu_now_ns,
-                    const WalkRegisters& regs) {
-  if (!shared.active.load(std::memory_order_relaxed)) return;
+Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds,
+                       uint64_t cpu_now_ns, uintptr_t sp, uint32_t* index) {
+  if (!shared.active.load(std::memory_order_relaxed)) return nullptr;
   ThreadSlot& slot = shared.registry->slot(slot_index);
   if (slot.wire_id.load(std::memory_order_acquire) != wire_id) {
     // The thread ended (and its slot may already serve another) while the request was in flight.
     shared.dropped_other.fetch_add(1, std::memory_order_relaxed);
-    return;
+    return nullptr;
   }
   uint64_t cpu_ns = 0;
   uint64_t wall_ns = 0;
@@ -47,22 +47,35 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     wall_ns = slot.pending_wall_ns.exchange(0, std::memory_order_acq_rel);
     if (wall_ns != 0) got |= kCaptureWall;
   }
-  if (got == 0) return;
+  if (got == 0) return nullptr;
 
-  uint32_t index = 0;
-  Capture* c = shared.ring->try_acquire(&index);
+  Capture* c = shared.ring->try_acquire(index);
   if (c == nullptr) {
     shared.dropped_ring_full.fetch_add(1, std::memory_order_relaxed);
-    return;
+    return nullptr;
   }
-  const uint64_t started = platform::mono_now_ns();
-  c->mono = started;
+  c->mono = platform::mono_now_ns();
   c->cpu_ns = cpu_ns;
   c->wall_ns = wall_ns;
-  c->sp = regs.sp;
+  c->sp = sp;
   c->slot = slot_index;
   c->wire_id = wire_id;
   c->kinds = got;
+  return c;
+}
+
+void commit_capture(SamplingShared& shared, uint32_t index, uint64_t claimed_mono) {
+  shared.captures.fetch_add(1, std::memory_order_relaxed);
+  shared.capture_ns.fetch_add(platform::mono_now_ns() - claimed_mono, std::memory_order_relaxed);
+  shared.ring->publish(index);
+}
+
+void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds, uint64_t cpu_now_ns,
+                    const WalkRegisters& regs) {
+  uint32_t index = 0;
+  Capture* c = claim_capture(shared, slot_index, wire_id, kinds, cpu_now_ns, regs.sp, &index);
+  if (c == nullptr) return;
+  const ThreadSlot& slot = shared.registry->slot(slot_index);
   const uintptr_t hi = slot.stack_hi.load(std::memory_order_acquire);
   if (hi == 0) {
     // Bounds unknown: reading the frame chain could fault. Keep the leaf; the sampler learns
@@ -83,10 +96,8 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     c->complete = w.complete;
   }
   // Read last, so that the handler's own cost is behind the sampler's idle test (sampler.cpp).
-  c->thread_cpu_after = (got & kCaptureWall) ? platform::current_thread_cpu_ns() : 0;
-  shared.captures.fetch_add(1, std::memory_order_relaxed);
-  shared.capture_ns.fetch_add(platform::mono_now_ns() - started, std::memory_order_relaxed);
-  shared.ring->publish(index);
+  c->thread_cpu_after = (c->kinds & kCaptureWall) ? platform::current_thread_cpu_ns() : 0;
+  commit_capture(shared, index, c->mono);
 }
 
 }  // namespace clrscope
