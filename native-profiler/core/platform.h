@@ -20,6 +20,10 @@ uint32_t process_id();
 uint64_t current_thread_cpu_ns();
 // CPU time consumed so far by another thread of this process.
 bool thread_cpu_ns(uint32_t tid, uint64_t* out);
+// The step in which those clocks advance: 1 on Linux; a scheduler tick on Windows, whose
+// GetThreadTimes is charged per clock interrupt (15.6 ms; 10 ms under Wine), so there a thread
+// can run for a while without its clock moving.
+uint64_t thread_cpu_clock_step_ns();
 // Bounds of the calling thread's stack. Normal context only (may allocate).
 bool current_thread_stack(uintptr_t* lo, uintptr_t* hi);
 // Bounds of the stack mapping that contains `sp`, for threads whose bounds could not be read

@@ -234,6 +234,8 @@ void Sampler::request_wall_samples(uint64_t now) {
 // a blocked thread a wake-up, a signal frame and a walk every tick, which is most of what wall
 // sampling costs in a process with many idle threads.
 bool Sampler::reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, uint64_t now) {
+  // A clock that moves in steps longer than that says nothing about a thread that ran less.
+  if (platform::thread_cpu_clock_step_ns() >= kIdleCpuNs) return false;
   auto it = wall_memo_.find(wire_id);
   if (it == wall_memo_.end()) return false;
   uint64_t cpu = 0;

@@ -24,6 +24,9 @@ uint32_t current_tid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
 uint32_t process_id() { return static_cast<uint32_t>(getpid()); }
 uint64_t current_thread_cpu_ns() { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
 
+// The thread CPU clocks count nanoseconds of run time as the scheduler accounts it.
+uint64_t thread_cpu_clock_step_ns() { return 1; }
+
 bool thread_cpu_ns(uint32_t tid, uint64_t* out) {
   // The kernel's clock id for "CPU time of thread tid, scheduler precision" (see FACTS.md).
   const clockid_t id = static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6);

@@ -82,6 +82,10 @@ uint64_t unix_now_ns() {
 uint32_t current_tid() { return static_cast<uint32_t>(GetCurrentThreadId()); }
 uint32_t process_id() { return static_cast<uint32_t>(GetCurrentProcessId()); }
 
+// GetThreadTimes charges run time per clock interrupt; QueryThreadCycleTime would be exact but
+// is not implemented by Wine 8 (it fails), and cycles are not nanoseconds anyway.
+uint64_t thread_cpu_clock_step_ns() { return 10000000; }
+
 bool thread_cpu_ns(uint32_t tid, uint64_t* out) {
   HANDLE h = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, tid);
   if (h == nullptr) return false;

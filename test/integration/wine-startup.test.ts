@@ -36,7 +36,7 @@ describe('Windows CoreCLR under Wine: a mixed workload (cpu-ratio, sleep)', { sk
   const logDir = mkdtempSync(join(tmpdir(), 'clrscope-wine-'));
 
   before(async () => {
-    run = await recordUnderWine(windowsTarget('Scenarios'), ['cpu-ratio', 'sleep', '--seconds', '3', '--exit-code', '7'], { logPath: join(logDir, 'profiler.log') });
+    run = await recordUnderWine(windowsTarget('Scenarios'), ['cpu-ratio', 'sleep', '--seconds', '5', '--exit-code', '7'], { logPath: join(logDir, 'profiler.log') });
     samples = samplesOf(run.rec);
     result = resultOf(run.stdout);
     rmSync(logDir, { recursive: true, force: true });
@@ -50,17 +50,20 @@ describe('Windows CoreCLR under Wine: a mixed workload (cpu-ratio, sleep)', { sk
     assert.equal(run.rec.meta?.pid, result.pid, 'HELLO carries the Windows process id');
   });
 
-  it('splits CPU between Heavy and Light 3:1 (75% within 10 points)', (t) => {
+  it('splits CPU between Heavy and Light 3:1 (75% within 10 points, or 3.5 standard deviations of the samples taken)', (t) => {
     const cpu = samples.filter((s) => s.flags & SampleFlags.Cpu);
     const heavy = sum(cpu.filter((s) => has(s, `${NS}CpuWork.Heavy`)), (s) => s.cpuNs);
     const light = sum(cpu.filter((s) => has(s, `${NS}CpuWork.Light`)), (s) => s.cpuNs);
     const share = (100 * heavy) / (heavy + light);
     const n = cpu.filter((s) => has(s, `${NS}CpuWork.Burn`)).length;
-    t.diagnostic(`Heavy ${share.toFixed(1)}% of Heavy+Light CPU over ${n} CPU samples`);
-    // Linux takes ~1,000 samples here and holds 5 points; under Wine ~100-300 (one per capture
-    // whose thread's 10 ms CPU clock moved), so one standard deviation is 2.5-4.5 points.
-    assert.ok(n >= 50, `${n} CPU samples in Burn`);
-    assert.ok(Math.abs(share - 75) <= 10, `Heavy has ${share.toFixed(1)}% of Heavy+Light CPU`);
+    // Linux takes ~1,000 samples here and holds 5 points. Under Wine a capture is several Wine
+    // server round trips and waits for the target to be scheduled to stop, so on 2 busy cores
+    // there are far fewer (35-300 seen in 6 s), and each carries CPU in 10 ms steps: the bound
+    // follows the binomial spread of the samples actually taken.
+    const tolerance = Math.max(10, 3.5 * 100 * Math.sqrt((0.75 * 0.25) / n));
+    t.diagnostic(`Heavy ${share.toFixed(1)}% of Heavy+Light CPU over ${n} CPU samples (tolerance ${tolerance.toFixed(1)} points)`);
+    assert.ok(n >= 30, `${n} CPU samples in Burn`);
+    assert.ok(Math.abs(share - 75) <= tolerance, `Heavy has ${share.toFixed(1)}% of Heavy+Light CPU over ${n} samples`);
   });
 
   it('splits CPU between the burn threads 2:1, and the samples add up to their own CPU clocks', (t) => {
@@ -83,8 +86,11 @@ describe('Windows CoreCLR under Wine: a mixed workload (cpu-ratio, sleep)', { sk
     const sleeper = samples.filter((s) => s.thread === 'sleeper');
     const wallMs = sum(sleeper, (s) => s.wallNs) / 1e6;
     const cpuMs = sum(sleeper, (s) => s.cpuNs) / 1e6;
-    assert.ok(wallMs > 2500 && wallMs < 4000, `sleeper wall ${wallMs.toFixed(0)} ms over a 3 s sleep`);
-    assert.ok(cpuMs <= 20, `sleeper CPU ${cpuMs.toFixed(1)} ms`);
+    assert.ok(wallMs > 4300 && wallMs < 6000, `sleeper wall ${wallMs.toFixed(0)} ms over a 5 s sleep`);
+    // Under Wine each wake-up and each suspension is a Wine server round trip, and the 10 ms CPU
+    // clock charges whole ticks to whoever runs as one fires: a few tens of ms over 5 s.
+    const own = (result.threads as Record<string, { cpuMs: number }>).sleeper.cpuMs;
+    assert.ok(cpuMs <= own + 10 && cpuMs < 0.02 * wallMs, `sleeper CPU ${cpuMs.toFixed(1)} ms sampled, ${own} ms measured, over ${wallMs.toFixed(0)} ms of wall time`);
     const inDoze = sum(sleeper.filter((s) => has(s, `${NS}SleepWork.Doze`) && has(s, 'System.Threading.Thread.Sleep')), (s) => s.wallNs) / 1e6;
     assert.ok(inDoze > 0.9 * wallMs, `${inDoze.toFixed(0)} of ${wallMs.toFixed(0)} ms under Thread.Sleep <- SleepWork.Doze`);
   });
@@ -156,16 +162,20 @@ describe('Windows CoreCLR under Wine: GC pauses and the counters block of a prog
     assert.equal(gcs.filter((s) => s.flags & SuspensionFlags.Induced).length, induced);
   });
 
-  it('sums GC pauses to GC.GetTotalPauseDuration(): none missed, within 5% (or 1 ms) plus one scheduler slice over', (t) => {
+  it('sums GC pauses to GC.GetTotalPauseDuration(): none missed; over by at most what Wine takes to restart threads', (t) => {
     const measuredMs = gcs.reduce((a, s) => a + s.durationNs, 0) / 1e6;
+    const suspendMs = gcs.reduce((a, s) => a + s.suspendNs, 0) / 1e6;
     const runtimeMs = result.totalPauseDurationMs;
-    t.diagnostic(`clrscope ${measuredMs.toFixed(3)} ms over ${gcs.length} GC pauses, runtime ${runtimeMs.toFixed(3)} ms`);
+    t.diagnostic(`clrscope ${measuredMs.toFixed(3)} ms over ${gcs.length} GC pauses (${suspendMs.toFixed(3)} ms of it suspending), runtime ${runtimeMs.toFixed(3)} ms`);
     const tolerance = Math.max(0.05 * runtimeMs, 1);
     assert.ok(measuredMs >= runtimeMs - tolerance, `clrscope missed pause time: ${measuredMs} ms, runtime ${runtimeMs} ms`);
-    // As on Linux (gc-pauses.test.ts): the thread delivering RuntimeResumeFinished can wait a
-    // scheduler slice behind the threads the runtime just restarted.
-    const SCHEDULER_SLICE_MS = 4;
-    assert.ok(measuredMs <= runtimeMs + tolerance + SCHEDULER_SLICE_MS, `clrscope ${measuredMs} ms, runtime ${runtimeMs} ms`);
+    // On Linux the sums agree within 5% plus a scheduler slice (gc-pauses.test.ts). Under Wine
+    // a pause ends for us at RuntimeResumeFinished, after the runtime has restarted every thread
+    // it stopped, each a ResumeThread through the Wine server, which the runtime's own clock has
+    // stopped counting by then: seen 0.5-1 ms per pause on 2 busy cores. What real Windows shows
+    // here is not proven by this test.
+    const WINE_RESTART_MS_PER_PAUSE = 1.5;
+    assert.ok(measuredMs <= runtimeMs + tolerance + gcs.length * WINE_RESTART_MS_PER_PAUSE, `clrscope ${measuredMs} ms, runtime ${runtimeMs} ms`);
   });
 
   it('publishes the program\'s own counts in the named mapping Local\\clrscope-<pid>', () => {
