@@ -37,9 +37,9 @@ function unixToTcp(path: string, port: number): Promise<Server> {
 }
 
 describe('Windows CoreCLR under Wine: attach through the diagnostics named pipe', { skip }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'clrscope-wine-attach-'));
-  const logPath = join(dir, 'profiler.log');
-  const socketPath = join(dir, 'diag.sock');
+  let dir: string;
+  let logPath: string;
+  let socketPath: string;
   let target: WineProcess;
   let relay: WineProcess;
   let bridge: Server;
@@ -47,6 +47,9 @@ describe('Windows CoreCLR under Wine: attach through the diagnostics named pipe'
   let pid: number;
 
   before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'clrscope-wine-attach-'));
+    logPath = join(dir, 'profiler.log');
+    socketPath = join(dir, 'diag.sock');
     // No CORECLR_* variables: the program starts without a profiler. The log and the Wine
     // workaround (no runtime event session, see shim/engine.cpp) are read by the attached profiler.
     target = startWine(windowsTarget('Scenarios'), ['sleep', '--seconds', '30'],
@@ -63,7 +66,7 @@ describe('Windows CoreCLR under Wine: attach through the diagnostics named pipe'
     bridge?.close();
     await collector?.close();
     target?.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
   it('answers ProcessInfo through the pipe: the Windows pid, command line and OS', async () => {

@@ -33,9 +33,9 @@ describe('Windows CoreCLR under Wine: a mixed workload (cpu-ratio, sleep)', { sk
   let run: WineRun;
   let samples: SampleView[];
   let result: Record<string, unknown>;
-  const logDir = mkdtempSync(join(tmpdir(), 'clrscope-wine-'));
 
   before(async () => {
+    const logDir = mkdtempSync(join(tmpdir(), 'clrscope-wine-'));
     run = await recordUnderWine(windowsTarget('Scenarios'), ['cpu-ratio', 'sleep', '--seconds', '5', '--exit-code', '7'], { logPath: join(logDir, 'profiler.log') });
     samples = samplesOf(run.rec);
     result = resultOf(run.stdout);
