@@ -40,4 +40,10 @@ echo "setup: building the native profiler"
 bash scripts/build-native.sh
 echo "setup: building the .NET test and demo programs"
 bash scripts/build-targets.sh
+# The Windows profiler, run for real inside a Windows CoreCLR under Wine by the wine-* integration
+# tests: the DLL, Debian's wine64, self-contained win-x64 publishes (runtime pack from NuGet), the
+# mingw test helpers and a warmed Wine prefix.
+echo "setup: building the Windows profiler and the Wine test parts"
+bash scripts/build-native-windows.sh
+bash scripts/setup-wine.sh
 echo "setup: done"

@@ -1,5 +1,5 @@
-// `npm test`: every suite, in order, against fresh builds: lint, the Windows cross-build, the
-// native GoogleTest suite, the unit tests, then the integration tests against real .NET
+// `npm test`: every suite, in order, against fresh builds: lint, the Windows cross-build and the
+// Windows-side parts of the Wine tests, the native GoogleTest suite, the unit tests, then the integration tests against real .NET
 // processes and Chromium. Prints one "N passed, N failed" line at the end and exits non-zero
 // if anything failed.
 import { spawn } from 'node:child_process';
@@ -13,6 +13,8 @@ const suites = [
   { name: 'lint', cmd: 'npx', args: ['eslint', '.'], count: false },
   // Keeps the Windows code paths compiling (mingw-w64 cross build); nothing here can run them.
   { name: 'windows cross-build', cmd: 'bash', args: ['scripts/build-native-windows.sh'], count: false, optional: true },
+  // What the Wine tests run on the Windows side (win-x64 publishes, mingw helpers); incremental.
+  { name: 'windows targets build', cmd: 'bash', args: ['scripts/build-targets-windows.sh'], count: false, optional: true },
   { name: 'native tests', cmd: 'native-profiler/build/clrscope_tests', args: ['--gtest_brief=1'], count: 'gtest' },
   { name: 'unit tests', cmd: process.execPath, args: ['scripts/run-node-tests.mjs', 'unit'], count: 'node' },
   { name: 'integration tests', cmd: process.execPath, args: ['scripts/run-node-tests.mjs', 'integration'], count: 'node' },

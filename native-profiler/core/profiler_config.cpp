@@ -27,9 +27,10 @@ bool parse_switch(const std::string& s, bool fallback) {
 
 ProfilerConfig parse_profiler_config(const std::string& socket, const std::string& interval_us,
                                      const std::string& cpu, const std::string& wall,
-                                     const std::string& wall_threads) {
+                                     const std::string& wall_threads, const std::string& secret) {
   ProfilerConfig c;
   c.socket_path = socket;
+  c.secret = secret;
   uint64_t v = 0;
   if (parse_u64(interval_us, &v)) {
     if (v >= 1000 && v <= 1000000) {
@@ -45,7 +46,7 @@ ProfilerConfig parse_profiler_config(const std::string& socket, const std::strin
 }
 
 ProfilerConfig parse_client_data(const char* data, size_t size) {
-  std::string socket, interval, cpu, wall, threads;
+  std::string socket, interval, cpu, wall, threads, secret;
   const std::string text(data == nullptr ? "" : std::string(data, size));
   size_t start = 0;
   while (start < text.size()) {
@@ -62,14 +63,61 @@ ProfilerConfig parse_client_data(const char* data, size_t size) {
     else if (key == "cpu") cpu = value;
     else if (key == "wall") wall = value;
     else if (key == "wall_threads") threads = value;
+    else if (key == "secret") secret = value;
   }
-  return parse_profiler_config(socket, interval, cpu, wall, threads);
+  return parse_profiler_config(socket, interval, cpu, wall, threads, secret);
 }
 
 ProfilerConfig read_profiler_config() {
   return parse_profiler_config(platform::env("CLRSCOPE_SOCKET"), platform::env("CLRSCOPE_INTERVAL_US"),
                                platform::env("CLRSCOPE_CPU"), platform::env("CLRSCOPE_WALL"),
-                               platform::env("CLRSCOPE_WALL_THREADS"));
+                               platform::env("CLRSCOPE_WALL_THREADS"), platform::env("CLRSCOPE_SECRET"));
+}
+
+EndpointKind parse_endpoint(const std::string& endpoint, TcpEndpoint* out) {
+  if (endpoint.compare(0, 4, "tcp:") != 0) return EndpointKind::kPath;
+  // Four dotted decimal bytes, a colon, a decimal port: no names (no resolver calls in a
+  // profiler), no IPv6 (loopback IPv4 is what the collector listens on).
+  const std::string rest = endpoint.substr(4);
+  uint32_t parts[5] = {0, 0, 0, 0, 0};
+  size_t part = 0, digits = 0;
+  for (const char ch : rest) {
+    if (ch >= '0' && ch <= '9') {
+      if (++digits > 5) return EndpointKind::kBadTcp;
+      parts[part] = parts[part] * 10 + static_cast<uint32_t>(ch - '0');
+    } else if ((ch == '.' && part < 3) || (ch == ':' && part == 3)) {
+      if (digits == 0) return EndpointKind::kBadTcp;
+      ++part;
+      digits = 0;
+    } else {
+      return EndpointKind::kBadTcp;
+    }
+  }
+  if (part != 4 || digits == 0) return EndpointKind::kBadTcp;
+  for (size_t i = 0; i < 4; ++i) {
+    if (parts[i] > 255) return EndpointKind::kBadTcp;
+  }
+  if (parts[0] != 127 || parts[4] == 0 || parts[4] > 65535) return EndpointKind::kBadTcp;
+  for (size_t i = 0; i < 4; ++i) out->address[i] = static_cast<uint8_t>(parts[i]);
+  out->port = static_cast<uint16_t>(parts[4]);
+  return EndpointKind::kTcp;
+}
+
+bool parse_secret(const std::string& hex, uint8_t out[kSecretBytes]) {
+  if (hex.size() != 2 * kSecretBytes) return false;
+  auto nibble = [](char ch) -> int {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < kSecretBytes; ++i) {
+    const int hi = nibble(hex[2 * i]);
+    const int lo = nibble(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  return true;
 }
 
 }  // namespace clrscope

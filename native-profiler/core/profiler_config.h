@@ -6,7 +6,8 @@
 namespace clrscope {
 
 struct ProfilerConfig {
-  std::string socket_path;          // CLRSCOPE_SOCKET: where the stream goes (required)
+  std::string socket_path;          // CLRSCOPE_SOCKET: where the stream goes (required); see transport.h
+  std::string secret;               // CLRSCOPE_SECRET: 64 hex digits, required with a tcp: endpoint
   uint64_t interval_ns = 10000000;  // CLRSCOPE_INTERVAL_US: sampling period, 1 ms .. 1 s
   bool cpu = true;                  // CLRSCOPE_CPU=0 turns CPU sampling off
   bool wall = true;                 // CLRSCOPE_WALL=0 turns wall sampling off
@@ -16,12 +17,27 @@ struct ProfilerConfig {
 // Reads the variables; out-of-range values fall back to defaults (and are logged).
 ProfilerConfig read_profiler_config();
 // The same settings as the attach command's client data (an attached profiler cannot see the
-// environment the workstation would have set): UTF-8 lines "socket=...", "interval_us=...",
-// "cpu=0|1", "wall=0|1", "wall_threads=N". Unknown keys are ignored.
+// environment the workstation would have set): UTF-8 lines "socket=...", "secret=...",
+// "interval_us=...", "cpu=0|1", "wall=0|1", "wall_threads=N". Unknown keys are ignored.
 ProfilerConfig parse_client_data(const char* data, size_t size);
 // The same from explicit values, for tests.
 ProfilerConfig parse_profiler_config(const std::string& socket, const std::string& interval_us,
                                      const std::string& cpu, const std::string& wall,
-                                     const std::string& wall_threads);
+                                     const std::string& wall_threads, const std::string& secret = "");
+
+// A loopback TCP endpoint, "tcp:127.x.y.z:PORT" (the collector listens on loopback only, so
+// nothing else is accepted: the stream carries no encryption).
+struct TcpEndpoint {
+  uint8_t address[4];  // IPv4, network order
+  uint16_t port;       // host order
+};
+enum class EndpointKind { kPath, kTcp, kBadTcp };
+// kPath for anything not starting with "tcp:" (a Unix socket or a named pipe), kTcp with *out
+// filled, kBadTcp for a tcp: endpoint that is not a loopback IPv4 address and a port 1..65535.
+EndpointKind parse_endpoint(const std::string& endpoint, TcpEndpoint* out);
+
+constexpr size_t kSecretBytes = 32;
+// 64 hex digits (either case) to the 32 bytes the profiler sends first on a TCP connection.
+bool parse_secret(const std::string& hex, uint8_t out[kSecretBytes]);
 
 }  // namespace clrscope

@@ -176,12 +176,12 @@ void Sampler::end_stream(uint8_t reason) {
   const uint64_t handler_ns = shared_->capture_ns.load(std::memory_order_relaxed);
   log_line("stream ended: %llu samples, %llu wall samples answered from idle threads' last stacks, %llu bytes sent; "
            "%llu captures took %.1f us each in the handler (%.1f ms in all); the sampler thread used %.1f ms of CPU; "
-           "%zu bytes of unwind tables copied",
+           "%llu bytes of unwind tables copied",
            static_cast<unsigned long long>(samples_sent_), static_cast<unsigned long long>(wall_reused_),
            static_cast<unsigned long long>(outbox_.bytes_sent()), static_cast<unsigned long long>(captures),
            captures == 0 ? 0.0 : static_cast<double>(handler_ns) / 1000.0 / static_cast<double>(captures),
            static_cast<double>(handler_ns) / 1e6, static_cast<double>(platform::current_thread_cpu_ns()) / 1e6,
-           platform::unwind_copy_bytes());
+           static_cast<unsigned long long>(platform::unwind_copy_bytes()));
 }
 
 void Sampler::finish_on_request() {

@@ -46,17 +46,16 @@ bool usable_bounds(const ThreadSlot& slot, uintptr_t sp, uintptr_t identity, Sta
 
 }  // namespace
 
-void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds, uint64_t cpu_now_ns,
-                    const WalkRegisters& regs, uintptr_t identity) {
-  if (!shared.active.load(std::memory_order_relaxed)) return;
+Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds,
+                       uint64_t cpu_now_ns, uintptr_t sp, uint32_t* index) {
+  if (!shared.active.load(std::memory_order_relaxed)) return nullptr;
   ThreadSlot& slot = shared.registry->slot(slot_index);
   if (slot.wire_id.load(std::memory_order_acquire) != wire_id) {
     // The thread ended (and its slot may already serve another) while the request was in flight.
     shared.dropped_other.fetch_add(1, std::memory_order_relaxed);
-    return;
+    return nullptr;
   }
   uint64_t cpu_ns = 0;
-  uint64_t wall_ns = 0;
   uint8_t got = 0;
   if (kinds & kCaptureCpu) {
     const uint64_t before = slot.last_cpu_ns.exchange(cpu_now_ns, std::memory_order_relaxed);
@@ -66,41 +65,58 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
   // A wall request is answered by whichever capture reaches the thread first: a standard signal
   // already pending absorbs a second one, so a CPU tick may carry the wall request's ticket
   // away. Zero means no request is outstanding (or the watchdog gave up on it and counted it).
-  wall_ns = slot.pending_wall_ns.exchange(0, std::memory_order_acq_rel);
+  const uint64_t wall_ns = slot.pending_wall_ns.exchange(0, std::memory_order_acq_rel);
   if (wall_ns != 0) got |= kCaptureWall;
-  if (got == 0) return;
+  if (got == 0) return nullptr;
 
-  uint32_t index = 0;
-  Capture* c = shared.ring->try_acquire(&index);
+  Capture* c = shared.ring->try_acquire(index);
   if (c == nullptr) {
     shared.dropped_ring_full.fetch_add(1, std::memory_order_relaxed);
-    return;
+    return nullptr;
   }
-  const uint64_t started = platform::mono_now_ns();
-  c->mono = started;
+  c->mono = platform::mono_now_ns();
   c->cpu_ns = cpu_ns;
   c->wall_ns = wall_ns;
-  c->sp = regs.sp;
-  c->self = identity;
+  c->sp = sp;
+  c->self = 0;
   c->slot = slot_index;
   c->wire_id = wire_id;
   c->kinds = got;
+  c->count = 0;
   c->gap_at = 0;
   c->elided = 0;
-  StackBounds bounds{0, 0};
+  c->osr_pairs = 0;
+  c->complete = false;
+  c->bounds_known = false;
+  c->thread_cpu_after = 0;
+  c->switches = 0;
   const ModuleSnapshot* modules = current_modules();
   c->module_generation = modules != nullptr ? modules->generation : 0;
+  return c;
+}
+
+void commit_capture(SamplingShared& shared, uint32_t index, uint64_t claimed_mono) {
+  shared.captures.fetch_add(1, std::memory_order_relaxed);
+  shared.capture_ns.fetch_add(platform::mono_now_ns() - claimed_mono, std::memory_order_relaxed);
+  shared.ring->publish(index);
+}
+
+void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds, uint64_t cpu_now_ns,
+                    const WalkRegisters& regs, uintptr_t identity) {
+  uint32_t index = 0;
+  Capture* c = claim_capture(shared, slot_index, wire_id, kinds, cpu_now_ns, regs.sp, &index);
+  if (c == nullptr) return;
+  c->self = identity;
+  const ThreadSlot& slot = shared.registry->slot(slot_index);
+  StackBounds bounds{0, 0};
   if (!usable_bounds(slot, regs.sp, identity, &bounds)) {
     // A probe: the sampler learns the bounds from sp and carries these values to the thread's
     // next sample, so no time lands on a stack that could not be walked.
-    c->bounds_known = false;
-    c->osr_pairs = 0;
     c->frames[0] = regs.ip;
     c->count = 1;
-    c->complete = false;
   } else {
     c->bounds_known = true;
-    const WalkResult w = walk_frames(regs, bounds, c->frames, kMaxFrames, kTailFrames, modules);
+    const WalkResult w = walk_frames(regs, bounds, c->frames, kMaxFrames, kTailFrames, current_modules());
     c->count = w.count;
     c->gap_at = w.gap_at;
     c->elided = w.elided;
@@ -109,16 +125,11 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     for (uint32_t i = 0; i < w.osr_pairs; ++i) c->osr_at[i] = static_cast<uint16_t>(w.osr_at[i]);
   }
   // Read last, so that the handler's own cost is behind the sampler's idle test (sampler.cpp).
-  if (got & kCaptureWall) {
+  if (c->kinds & kCaptureWall) {
     c->thread_cpu_after = platform::current_thread_cpu_ns();
     c->switches = platform::current_thread_switches();
-  } else {
-    c->thread_cpu_after = 0;
-    c->switches = 0;
   }
-  shared.captures.fetch_add(1, std::memory_order_relaxed);
-  shared.capture_ns.fetch_add(platform::mono_now_ns() - started, std::memory_order_relaxed);
-  shared.ring->publish(index);
+  commit_capture(shared, index, c->mono);
 }
 
 }  // namespace clrscope

@@ -33,6 +33,16 @@ void set_sampling_shared(SamplingShared* shared);
 void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds, uint64_t cpu_now_ns,
                     const WalkRegisters& regs, uintptr_t identity);
 
+// record_capture in two halves, for an OS layer that walks after the capture (Windows: the
+// thread stays suspended only while its stack is copied; the walk, which needs the system's
+// function tables and their locks, runs on the copy once it is resumed). claim_capture settles
+// the sample's values and takes a ring slot as record_capture does, or returns nullptr (counted)
+// when there is nothing to record; the caller fills frames, count, gap_at, elided, complete,
+// bounds_known and thread_cpu_after, then publishes with commit_capture(…, index, c->mono).
+Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds,
+                       uint64_t cpu_now_ns, uintptr_t sp, uint32_t* index);
+void commit_capture(SamplingShared& shared, uint32_t index, uint64_t claimed_mono);
+
 // What a capture request carries to the handler, packed into one pointer-sized value
 // (siginfo's si_value on Linux): a tag so foreign signals are recognised, the kind, the slot
 // and the thread's wire id (slots are reused, wire ids are not).

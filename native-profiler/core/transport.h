@@ -20,7 +20,13 @@ class Transport {
   virtual bool peer_finished() { return false; }
 };
 
-// Connects to the workstation's socket at `path`; nullptr when nobody listens there.
-std::unique_ptr<Transport> connect_transport(const std::string& path);
+// Connects to the workstation at `endpoint` (CLRSCOPE_SOCKET); nullptr when nobody listens there.
+// The endpoint is a Unix socket's path, a named pipe (\\.\pipe\..., Windows only), or
+// "tcp:127.0.0.1:PORT" (core/profiler_config.h): loopback TCP for a process that cannot reach the
+// workstation's socket (a Windows program under Wine, a container sharing the host's network).
+// Loopback TCP is open to every user of the machine, so there the 32 bytes of `secret` go first,
+// before anything else on the connection, and the collector hangs up on a connection without
+// them (structs/wire/PROTOCOL.md, "Connection"). The secret is unused for the other kinds.
+std::unique_ptr<Transport> connect_transport(const std::string& endpoint, const uint8_t* secret);
 
 }  // namespace clrscope

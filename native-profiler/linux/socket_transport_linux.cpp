@@ -1,6 +1,9 @@
-// The stream's Unix domain socket on Linux: non-blocking, close-on-exec (children of the
-// target must not inherit it), no SIGPIPE when the workstation goes away.
+// The stream's socket on Linux: a Unix domain socket, or loopback TCP (core/transport.h);
+// non-blocking, close-on-exec (children of the target must not inherit it), no SIGPIPE when the
+// workstation goes away.
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -9,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/profiler_config.h"
 #include "core/transport.h"
 
 namespace clrscope {
@@ -50,20 +54,64 @@ class SocketTransport final : public Transport {
   int fd_;
 };
 
-}  // namespace
+// Writes all of `size` bytes on a still-blocking socket; false on any failure or short write.
+bool send_all(int fd, const uint8_t* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::send(fd, data + done, size - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
 
-std::unique_ptr<Transport> connect_transport(const std::string& path) {
+int connect_unix(const std::string& path) {
   sockaddr_un addr;
   std::memset(&addr, 0, sizeof addr);
   addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path) return nullptr;
+  if (path.empty() || path.size() >= sizeof addr.sun_path) return -1;
   std::memcpy(addr.sun_path, path.data(), path.size());
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return nullptr;
+  if (fd < 0) return -1;
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     close(fd);
-    return nullptr;
+    return -1;
   }
+  return fd;
+}
+
+int connect_tcp(const TcpEndpoint& endpoint, const uint8_t* secret) {
+  if (secret == nullptr) return -1;
+  sockaddr_in addr;
+  std::memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(endpoint.port);
+  std::memcpy(&addr.sin_addr, endpoint.address, sizeof endpoint.address);
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  // The sampler sends one batch per tick; Nagle's wait would only add latency to the last one.
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // Loopback connects or refuses at once; the secret fits any send buffer, so neither blocks.
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || !send_all(fd, secret, kSecretBytes)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::unique_ptr<Transport> connect_transport(const std::string& endpoint, const uint8_t* secret) {
+  TcpEndpoint tcp{};
+  int fd = -1;
+  switch (parse_endpoint(endpoint, &tcp)) {
+    case EndpointKind::kPath: fd = connect_unix(endpoint); break;
+    case EndpointKind::kTcp: fd = connect_tcp(tcp, secret); break;
+    case EndpointKind::kBadTcp: return nullptr;
+  }
+  if (fd < 0) return nullptr;
   const int sndbuf = 1 << 20;
   setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);

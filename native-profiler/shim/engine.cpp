@@ -73,7 +73,22 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
     return nullptr;
   }
   auto* info = static_cast<ICorProfilerInfo12*>(raw);
-  std::unique_ptr<Transport> transport = connect_transport(config.socket_path);
+  TcpEndpoint tcp{};
+  const EndpointKind kind = parse_endpoint(config.socket_path, &tcp);
+  uint8_t secret[kSecretBytes] = {};
+  if (kind == EndpointKind::kBadTcp) {
+    log_line("%s is not a loopback TCP endpoint (tcp:127.x.y.z:PORT); staying inactive", config.socket_path.c_str());
+    info->Release();
+    return nullptr;
+  }
+  // The secret itself is never logged: the log may be read by other users.
+  if (kind == EndpointKind::kTcp && !parse_secret(config.secret, secret)) {
+    log_line(attached ? "a tcp: endpoint needs secret=<64 hex digits> in the attach request; staying inactive"
+                      : "a tcp: endpoint needs CLRSCOPE_SECRET (64 hex digits); staying inactive");
+    info->Release();
+    return nullptr;
+  }
+  std::unique_ptr<Transport> transport = connect_transport(config.socket_path, secret);
   if (!transport) {
     log_line("nobody listens on %s; staying inactive", config.socket_path.c_str());
     info->Release();
@@ -120,7 +135,15 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   }
   if (attached) e->sampler->on_quiet([e] { begin_detach(e); });
   e->shared.active.store(true, std::memory_order_release);
-  e->event_session = start_runtime_events(info);
+  // CLRSCOPE_RUNTIME_EVENTS=0 leaves the runtime's event session out. Under Wine 8 a Windows
+  // CoreCLR with an in-process EventPipe session open dies in the finalizer of its dynamic
+  // methods (DynamicResolver+DestroyScout.Finalize, "Internal CLR error 0x80131506"), whatever
+  // the session's keywords; the Wine tests set it (README, "What is verified where").
+  if (platform::env("CLRSCOPE_RUNTIME_EVENTS") == "0") {
+    log_line("CLRSCOPE_RUNTIME_EVENTS=0: no runtime event session; contention and GC heap statistics stay zero");
+  } else {
+    e->event_session = start_runtime_events(info);
+  }
   if (!e->sampler->start()) {
     log_line("could not start the sampler thread");
     e->shared.active.store(false);

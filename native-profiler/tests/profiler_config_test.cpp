@@ -43,5 +43,44 @@ TEST(ProfilerConfig, ReadsTheAttachClientData) {
   EXPECT_EQ(parse_client_data(no_newline.data(), no_newline.size()).socket_path, "/s");
 }
 
+TEST(ProfilerConfig, ReadsTheSecretFromTheEnvironmentAndTheClientData) {
+  EXPECT_EQ(parse_profiler_config("tcp:127.0.0.1:5", "", "", "", "", "ab").secret, "ab");
+  const std::string data = "socket=tcp:127.0.0.1:4000\nsecret=00ff\n";
+  const ProfilerConfig c = parse_client_data(data.data(), data.size());
+  EXPECT_EQ(c.socket_path, "tcp:127.0.0.1:4000");
+  EXPECT_EQ(c.secret, "00ff");
+}
+
+TEST(Endpoint, TellsPathsFromLoopbackTcpAndRejectsAnyOtherTcp) {
+  TcpEndpoint t{};
+  EXPECT_EQ(parse_endpoint("/tmp/clrscope-x/sock", &t), EndpointKind::kPath);
+  EXPECT_EQ(parse_endpoint("\\\\.\\pipe\\clrscope", &t), EndpointKind::kPath);
+  ASSERT_EQ(parse_endpoint("tcp:127.0.0.1:40123", &t), EndpointKind::kTcp);
+  EXPECT_EQ(t.address[0], 127);
+  EXPECT_EQ(t.address[3], 1);
+  EXPECT_EQ(t.port, 40123);
+  EXPECT_EQ(parse_endpoint("tcp:127.1.2.3:1", &t), EndpointKind::kTcp);
+  for (const char* bad : {"tcp:", "tcp:127.0.0.1", "tcp:127.0.0.1:", "tcp:127.0.0.1:0", "tcp:127.0.0.1:65536",
+                          "tcp:10.0.0.1:80", "tcp:localhost:80", "tcp:127.0.0.256:80", "tcp:127.0.0.1:80x",
+                          "tcp:127.0.0:80", "tcp:[::1]:80", "tcp:127.0.0.1:800000"}) {
+    EXPECT_EQ(parse_endpoint(bad, &t), EndpointKind::kBadTcp) << bad;
+  }
+}
+
+TEST(Endpoint, ParsesA64HexDigitSecret) {
+  uint8_t out[kSecretBytes];
+  const std::string hex = "00112233445566778899aabbccddeeffFFEEDDCCBBAA99887766554433221100";
+  ASSERT_TRUE(parse_secret(hex, out));
+  EXPECT_EQ(out[0], 0x00);
+  EXPECT_EQ(out[1], 0x11);
+  EXPECT_EQ(out[15], 0xff);
+  EXPECT_EQ(out[16], 0xff);
+  EXPECT_EQ(out[31], 0x00);
+  EXPECT_FALSE(parse_secret(hex.substr(1), out));
+  EXPECT_FALSE(parse_secret(hex + "0", out));
+  EXPECT_FALSE(parse_secret(std::string(63, '0') + "g", out));
+  EXPECT_FALSE(parse_secret("", out));
+}
+
 }  // namespace
 }  // namespace clrscope

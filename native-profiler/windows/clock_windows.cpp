@@ -82,6 +82,10 @@ uint64_t unix_now_ns() {
 uint32_t current_tid() { return static_cast<uint32_t>(GetCurrentThreadId()); }
 uint32_t process_id() { return static_cast<uint32_t>(GetCurrentProcessId()); }
 
+// GetThreadTimes charges run time per clock interrupt (QueryThreadCycleTime would be exact but
+// is not implemented by Wine 8, and cycles are not nanoseconds anyway), so a thread can run for
+// a while without its clock moving: Windows never answers a wall sample from an idle thread's
+// previous stack (thread_wait_state says nothing there).
 bool thread_cpu_ns(uint32_t tid, uint64_t* out) {
   HANDLE h = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, tid);
   if (h == nullptr) return false;

@@ -1,15 +1,9 @@
-// The module table on Windows: deliberately empty, so every walk follows frame pointers only.
-//
-// The table exists to step through native code with DWARF call-frame information, which PE
-// images do not carry: x64 Windows code describes its frames in .pdata/.xdata instead. The
-// system's reader for those (RtlLookupFunctionEntry, RtlVirtualUnwind) may take the loader lock
-// or call back into the runtime for JIT-compiled code, so it cannot run while the sampler holds
-// a thread suspended, and a lock-free reader of our own is future work. Until then a native
-// frame without a frame pointer (most of ntdll, kernel32 and the runtime itself) is skipped
-// over when it leaves RBP alone, and ends the walk (or now and then adds a bogus frame) when it
-// uses RBP as a scratch register. The same holds for JIT-compiled code: on x64 Windows the JIT
-// does not promise RBP frames (it does on Unix), so managed stacks can come out shorter than on
-// Linux.
+// The module table on Windows: deliberately empty. It exists for the Linux handler, which steps
+// through native code with DWARF call-frame information read lock-free inside a signal handler.
+// Windows walks differently (thread_capture_windows.cpp): the thread's stack is copied while it
+// is suspended and unwound after it runs again, through the system's function tables
+// (RtlLookupFunctionEntry, which also reaches the runtime's JIT code through the callback it
+// registered) and the unwind-code interpreter in x64_unwind.h.
 #include "core/module_table.h"
 #include "core/page_memory.h"
 #include "core/platform.h"

@@ -11,14 +11,38 @@
 
 namespace clrscope::platform {
 
+namespace {
+
+// "D:P(A;;GA;;;<this user's SID>)": all access for the process's user, nothing for anyone else,
+// nothing inherited. The user's SID rather than OWNER RIGHTS ("OW"): an elevated process's
+// objects are owned by Administrators, not by the user the workstation runs as, and Wine 8
+// does not resolve OWNER RIGHTS at all (another process of the same user got access denied).
+bool owner_only_sddl(std::wstring* out) {
+  HANDLE token = nullptr;
+  if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token)) return false;
+  alignas(TOKEN_USER) unsigned char buffer[256];
+  DWORD got = 0;
+  const bool ok = GetTokenInformation(token, TokenUser, buffer, sizeof buffer, &got) != 0;
+  CloseHandle(token);
+  if (!ok) return false;
+  wchar_t* sid = nullptr;
+  if (!ConvertSidToStringSidW(reinterpret_cast<TOKEN_USER*>(buffer)->User.Sid, &sid)) return false;
+  *out = std::wstring(L"D:P(A;;GA;;;") + sid + L")";
+  LocalFree(sid);
+  return true;
+}
+
+}  // namespace
+
 bool create_shared_memory(uint32_t pid, size_t size, SharedMemory* out) {
   wchar_t name[64];
   std::swprintf(name, 64, L"Local\\clrscope-%u", pid);
-  // Owner only: generic all for the owner, nothing for anyone else.
   SECURITY_ATTRIBUTES sa{};
   sa.nLength = sizeof sa;
   PSECURITY_DESCRIPTOR sd = nullptr;
-  if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(L"D:P(A;;GA;;;OW)", SDDL_REVISION_1, &sd, nullptr)) {
+  std::wstring sddl;
+  if (!owner_only_sddl(&sddl) ||
+      !ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl.c_str(), SDDL_REVISION_1, &sd, nullptr)) {
     return false;
   }
   sa.lpSecurityDescriptor = sd;

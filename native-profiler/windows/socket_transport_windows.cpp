@@ -1,14 +1,20 @@
-// The stream's socket on Windows: an AF_UNIX stream socket through Winsock (Windows 10 1803
-// and later), non-blocking and not inherited by the target's child processes. Windows has no
-// SIGPIPE, so a vanished workstation is just an error code. A path naming a pipe
-// (\\.\pipe\...) goes to the named-pipe transport instead: that is what Node listens on when
-// given a path on Windows.
+// The stream's socket on Windows: loopback TCP (core/transport.h), or an AF_UNIX stream socket
+// through Winsock (Windows 10 1803 and later); non-blocking and not inherited by the target's
+// child processes. Windows has no SIGPIPE, so a vanished workstation is just an error code. A
+// path naming a pipe (\\.\pipe\...) goes to the named-pipe transport instead: that is what
+// Node listens on when given a path on Windows.
+//
+// Under Wine, TCP is the one that reaches a Linux collector: Wine's Winsock maps AF_INET onto
+// the host's sockets, while its AF_UNIX connect reached neither the collector's Unix path nor
+// its Z:\ form (Wine 8.0).
 #include <winsock2.h>
-// winsock2.h first: afunix.h builds on its types.
+// winsock2.h first: afunix.h and ws2tcpip.h build on its types.
 #include <afunix.h>
+#include <ws2tcpip.h>
 
 #include <cstring>
 
+#include "core/profiler_config.h"
 #include "core/transport.h"
 #include "windows/win_common.h"
 
@@ -75,23 +81,63 @@ class SocketTransport final : public Transport {
   SOCKET s_;
 };
 
-}  // namespace
+// Writes all of `size` bytes on a still-blocking socket; false on any failure or short write.
+bool send_all(SOCKET s, const uint8_t* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const int n = ::send(s, reinterpret_cast<const char*>(data + done), static_cast<int>(size - done), 0);
+    if (n == SOCKET_ERROR && WSAGetLastError() == WSAEINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
 
-std::unique_ptr<Transport> connect_transport(const std::string& path) {
-  if (names_pipe(path)) return win::connect_named_pipe(path);
+SOCKET connect_unix(const std::string& path) {
   sockaddr_un addr;
   std::memset(&addr, 0, sizeof addr);
   addr.sun_family = AF_UNIX;
   // UTF-8, as Windows expects sun_path to be; one byte stays free for the terminator.
-  if (path.empty() || path.size() >= sizeof addr.sun_path) return nullptr;
+  if (path.empty() || path.size() >= sizeof addr.sun_path) return INVALID_SOCKET;
   std::memcpy(addr.sun_path, path.data(), path.size());
-  if (!winsock_ready()) return nullptr;
   const SOCKET s = WSASocketW(AF_UNIX, SOCK_STREAM, 0, nullptr, 0, WSA_FLAG_NO_HANDLE_INHERIT);
-  if (s == INVALID_SOCKET) return nullptr;
+  if (s == INVALID_SOCKET) return s;
   if (connect(s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
     closesocket(s);
-    return nullptr;
+    return INVALID_SOCKET;
   }
+  return s;
+}
+
+SOCKET connect_tcp(const TcpEndpoint& endpoint, const uint8_t* secret) {
+  if (secret == nullptr) return INVALID_SOCKET;
+  sockaddr_in addr;
+  std::memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(endpoint.port);
+  std::memcpy(&addr.sin_addr, endpoint.address, sizeof endpoint.address);
+  const SOCKET s = WSASocketW(AF_INET, SOCK_STREAM, IPPROTO_TCP, nullptr, 0, WSA_FLAG_NO_HANDLE_INHERIT);
+  if (s == INVALID_SOCKET) return s;
+  // The sampler sends one batch per tick; Nagle's wait would only add latency to the last one.
+  const BOOL one = TRUE;
+  setsockopt(s, IPPROTO_TCP, TCP_NODELAY, reinterpret_cast<const char*>(&one), sizeof one);
+  // Loopback connects or refuses at once; the secret fits any send buffer, so neither blocks.
+  if (connect(s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 || !send_all(s, secret, kSecretBytes)) {
+    closesocket(s);
+    return INVALID_SOCKET;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<Transport> connect_transport(const std::string& endpoint, const uint8_t* secret) {
+  if (names_pipe(endpoint)) return win::connect_named_pipe(endpoint);
+  TcpEndpoint tcp{};
+  const EndpointKind kind = parse_endpoint(endpoint, &tcp);
+  if (kind == EndpointKind::kBadTcp || !winsock_ready()) return nullptr;
+  const SOCKET s = kind == EndpointKind::kTcp ? connect_tcp(tcp, secret) : connect_unix(endpoint);
+  if (s == INVALID_SOCKET) return nullptr;
   const int sndbuf = 1 << 20;
   setsockopt(s, SOL_SOCKET, SO_SNDBUF, reinterpret_cast<const char*>(&sndbuf), sizeof sndbuf);
   u_long nonblocking = 1;

@@ -1,20 +1,33 @@
 // Stack capture on Windows. There are no signals to interrupt a thread with, so the sampler
-// thread does the capture itself: it suspends the target, reads its registers, walks its stack
-// in place through the portable record_capture, and resumes it. CPU samples ride along with
-// wall samples (Windows has no per-thread CPU-time timers): a capture also carries CPU when
-// the thread's CPU clock moved since its previous capture.
+// thread does the capture itself: it suspends the target, reads its registers, copies the live
+// part of its stack, resumes it, and only then walks the copy. CPU samples ride along with wall
+// samples (Windows has no per-thread CPU-time timers): a capture also carries CPU when the
+// thread's CPU clock moved since its previous capture.
 //
 // Between SuspendThread and ResumeThread the target may hold any lock of the process: the
-// heap's, the loader's, a CRT lock, one of the runtime's. So the code in that window allocates
-// nothing, takes no lock and calls nothing that might: only system calls (GetThreadContext,
-// GetThreadTimes, ReadProcessMemory, QueryPerformanceCounter) and record_capture/walk_frames,
-// which are written for signal handlers and therefore qualify. In particular DbgHelp and
-// RtlVirtualUnwind stay out of it (see module_table_windows.cpp).
+// heap's, the loader's, a CRT lock, one of the runtime's (its code-heap and JIT locks), or the
+// ntdll lock over dynamic function tables. So the code in that window allocates nothing, takes
+// no lock and calls nothing that might: only system calls (GetThreadContext, GetThreadTimes,
+// ReadProcessMemory) and a memcpy of the stack into a buffer set aside at install.
+//
+// The walk needs what cannot run in that window: RtlLookupFunctionEntry finds a pc's unwind
+// data through the loader's module list and, for JIT-compiled code, through the callback the
+// runtime registered for its code heaps (RtlInstallFunctionTableCallback), both behind locks.
+// Windows x64 JIT code keeps no RBP frame chain, so frame pointers alone would lose most
+// managed callers. Once the thread runs again those locks are only ever waited for, never held
+// against us, and the copy cannot change under the walk. The unwind codes themselves are
+// interpreted by x64_unwind.h, against the copy with every read bounds-checked (see there for
+// why not RtlVirtualUnwind).
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <vector>
 
+#include "core/capture_ring.h"
 #include "core/platform.h"
 #include "core/sampling_shared.h"
 #include "windows/win_common.h"
+#include "windows/x64_unwind.h"
 
 namespace clrscope::platform {
 namespace {
@@ -53,23 +66,108 @@ std::atomic<bool> g_quiet{false};
 Target g_targets[kMaxThreads];
 uint32_t g_sweep_cursor = 0;
 
-// record_capture reads "the calling thread's CPU clock" as the capture finishes (the idle-thread
-// test in sampler.cpp compares against it). On Linux the handler runs on the sampled thread;
-// here the sampler runs it on the suspended thread's behalf, so for the length of a capture
-// current_thread_cpu_ns, called on the sampler, reads the target's clock instead.
-std::atomic<DWORD> g_capturing_for_tid{0};
-HANDLE g_capturing_handle = nullptr;
-
-WalkRegisters registers_from(const CONTEXT& ctx) {
-#if defined(_M_X64) || defined(__x86_64__)
-  return WalkRegisters{static_cast<uintptr_t>(ctx.Rip), static_cast<uintptr_t>(ctx.Rsp),
-                       static_cast<uintptr_t>(ctx.Rbp)};
-#elif defined(_M_ARM64) || defined(__aarch64__)
-  return WalkRegisters{static_cast<uintptr_t>(ctx.Pc), static_cast<uintptr_t>(ctx.Sp),
-                       static_cast<uintptr_t>(ctx.Fp)};
-#else
-#error "clrscope: no frame-pointer register mapping for this architecture"
+#if !defined(_M_X64) && !defined(__x86_64__)
+#error "clrscope: the Windows walker unwinds x64 code only"
 #endif
+
+// The live part of a stack copied per capture: enough for thousands of managed frames. A
+// deeper stack keeps its innermost kStackCopyBytes and is marked incomplete.
+constexpr size_t kStackCopyBytes = 1u << 20;
+// Set aside once at install: nothing may be allocated while a thread is suspended.
+uint8_t* g_stack_copy = nullptr;
+// Frames of one walk before they are cut to the capture's size (sampler thread only).
+std::vector<uintptr_t> g_walk;
+
+// Every Windows thread, the main one included, starts in ntdll!RtlUserThreadStart, which calls
+// kernel32!BaseThreadInitThunk, which calls the thread's start routine: a walk that reaches
+// either has found the thread's root.
+struct CodeRange {
+  uintptr_t lo = 0;
+  uintptr_t hi = 0;
+  bool holds(uintptr_t pc) const { return pc >= lo && pc < hi; }
+};
+CodeRange g_roots[2];
+
+CodeRange function_range(const wchar_t* module, const char* name) {
+  HMODULE m = GetModuleHandleW(module);
+  FARPROC proc = m != nullptr ? GetProcAddress(m, name) : nullptr;
+  if (proc == nullptr) return {};
+  const auto pc = reinterpret_cast<uintptr_t>(proc);
+  DWORD64 base = 0;
+  const RUNTIME_FUNCTION* fn = RtlLookupFunctionEntry(pc, &base, nullptr);
+  // Without an entry (a leaf thunk), its first bytes stand for it.
+  if (fn == nullptr) return CodeRange{pc, pc + 16};
+  return CodeRange{static_cast<uintptr_t>(base + fn->BeginAddress), static_cast<uintptr_t>(base + fn->EndAddress)};
+}
+
+win::UnwindRegs unwind_registers_from(const CONTEXT& ctx) {
+  win::UnwindRegs r{};
+  r.rip = ctx.Rip;
+  const DWORD64 regs[16] = {ctx.Rax, ctx.Rcx, ctx.Rdx, ctx.Rbx, ctx.Rsp, ctx.Rbp, ctx.Rsi, ctx.Rdi,
+                            ctx.R8,  ctx.R9,  ctx.R10, ctx.R11, ctx.R12, ctx.R13, ctx.R14, ctx.R15};
+  for (int i = 0; i < 16; ++i) r.gpr[i] = regs[i];
+  return r;
+}
+
+struct Walked {
+  bool complete = false;
+};
+
+// Walks the copied stack from the registers the thread stopped with, into g_walk (leaf first).
+// Normal context: the thread runs again, so the lookups may take their locks.
+Walked walk_copy(const CONTEXT& ctx, const win::StackCopy& stack) {
+  g_walk.clear();
+  win::UnwindRegs r = unwind_registers_from(ctx);
+  Walked w;
+  // A real stack of 1 MiB holds at most ~32 Ki frames of the smallest size; the bound ends a
+  // walk that loops on a corrupt stack.
+  for (uint32_t hop = 0; hop < (1u << 16); ++hop) {
+    const uintptr_t pc = static_cast<uintptr_t>(r.rip);
+    g_walk.push_back(pc);
+    // A return address points after its call; step back into it to find the caller's function.
+    const uintptr_t lookup = hop == 0 ? pc : pc - 1;
+    if (g_roots[0].holds(lookup) || g_roots[1].holds(lookup)) {
+      w.complete = true;
+      break;
+    }
+    const uint64_t sp_before = r.gpr[win::kRsp];
+    DWORD64 base = 0;
+    const RUNTIME_FUNCTION* fn = RtlLookupFunctionEntry(lookup, &base, nullptr);
+    bool ok = false;
+    if (fn != nullptr) {
+      const win::RuntimeFunction f{fn->BeginAddress, fn->EndAddress, fn->UnwindData};
+      ok = win::unwind_frame(base, f, hop == 0, &r, stack);
+    } else {
+      ok = win::unwind_leaf(&r, stack);
+    }
+    if (!ok) break;
+    if (r.rip == 0) {
+      w.complete = true;
+      break;
+    }
+    // Frames lie at higher addresses as we move outwards; anything else is a loop or garbage.
+    if (r.gpr[win::kRsp] <= sp_before) break;
+  }
+  return w;
+}
+
+// The walk into the capture's frames: the innermost frames, and when the stack is deeper than
+// the capture holds, its outermost kTailFrames after an elision, as the Linux walker keeps them.
+void fill_frames(Capture* c) {
+  const size_t total = g_walk.size();
+  if (total <= kMaxFrames) {
+    std::copy(g_walk.begin(), g_walk.end(), c->frames);
+    c->count = static_cast<uint32_t>(total);
+    c->gap_at = 0;
+    c->elided = 0;
+    return;
+  }
+  const size_t head = kMaxFrames - kTailFrames;
+  std::copy(g_walk.begin(), g_walk.begin() + head, c->frames);
+  std::copy(g_walk.end() - kTailFrames, g_walk.end(), c->frames + head);
+  c->count = kMaxFrames;
+  c->gap_at = static_cast<uint32_t>(head);
+  c->elided = static_cast<uint32_t>(total - kMaxFrames);
 }
 
 void close_target(Target& t) {
@@ -152,10 +250,8 @@ bool cpu_due(Target& t, ThreadSlot& slot, uint64_t cpu_now) {
 }  // namespace
 
 uint64_t current_thread_cpu_ns() {
-  HANDLE h = GetCurrentThread();
-  if (g_capturing_for_tid.load(std::memory_order_relaxed) == GetCurrentThreadId()) h = g_capturing_handle;
   uint64_t ns = 0;
-  win::thread_times_ns(h, &ns);
+  win::thread_times_ns(GetCurrentThread(), &ns);
   return ns;
 }
 
@@ -171,6 +267,14 @@ CaptureInstall install_capture() {
   g_query_thread = reinterpret_cast<NtQueryInformationThreadFn>(reinterpret_cast<void (*)()>(proc));
   // Read the counter frequency now, in normal context, rather than on the first capture.
   mono_now_ns();
+  if (g_stack_copy == nullptr) {
+    // Never freed: a library being unloaded cannot know that no capture is under way.
+    g_stack_copy = static_cast<uint8_t*>(VirtualAlloc(nullptr, kStackCopyBytes, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE));
+    if (g_stack_copy == nullptr) return CaptureInstall::kFailed;
+    g_walk.reserve(4096);
+  }
+  g_roots[0] = function_range(L"ntdll.dll", "RtlUserThreadStart");
+  g_roots[1] = function_range(L"kernel32.dll", "BaseThreadInitThunk");
   g_quiet.store(false, std::memory_order_release);
   g_installed.store(true, std::memory_order_release);
   return CaptureInstall::kOk;
@@ -247,29 +351,41 @@ bool request_wall_sample(ThreadSlot& slot, uint32_t slot_index) {
   ctx.ContextFlags = CONTEXT_CONTROL | CONTEXT_INTEGER;
   // SuspendThread only asks; GetThreadContext waits until the thread has actually stopped.
   bool ok = GetThreadContext(t.handle, &ctx) != 0;
-  const WalkRegisters regs = ok ? registers_from(ctx) : WalkRegisters{0, 0, 0};
+  const uintptr_t sp = ok ? static_cast<uintptr_t>(ctx.Rsp) : 0;
   uintptr_t lo = 0, hi = 0;
-  // The stack the thread runs on now (a fiber switch moves it) must hold sp; otherwise a walk
-  // could read memory that is not there.
-  ok = ok && live_stack(t.teb, &lo, &hi) && regs.sp >= lo && regs.sp < hi;
+  // The stack the thread runs on now (a fiber switch moves it) must hold sp; otherwise the copy
+  // could read memory that is not there. [StackLimit, StackBase) is committed, so [sp, hi) is.
+  ok = ok && live_stack(t.teb, &lo, &hi) && sp >= lo && sp < hi;
+  uint64_t cpu_now = 0;
+  uint8_t kinds = kCaptureWall;
+  size_t copied = 0;
   if (ok) {
-    const uintptr_t known_lo = slot.stack_lo.load(std::memory_order_relaxed);
-    const uintptr_t known_hi = slot.stack_hi.load(std::memory_order_acquire);
-    if (known_hi != hi || known_lo > regs.sp) {
-      slot.stack_lo.store(lo, std::memory_order_relaxed);
-      slot.stack_hi.store(hi, std::memory_order_release);
-    }
-    uint64_t cpu_now = 0;
-    uint8_t kinds = kCaptureWall;
+    copied = std::min<size_t>(hi - sp, kStackCopyBytes);
+    std::memcpy(g_stack_copy, reinterpret_cast<const void*>(sp), copied);
     if (win::thread_times_ns(t.handle, &cpu_now) && cpu_due(t, slot, cpu_now)) kinds |= kCaptureCpu;
-    g_capturing_handle = t.handle;
-    g_capturing_for_tid.store(self, std::memory_order_relaxed);
-    record_capture(*shared, slot_index, wire_id, kinds, cpu_now, regs, 0);
-    g_capturing_for_tid.store(0, std::memory_order_relaxed);
   }
   ResumeThread(t.handle);
   // ---- resumed ----
-  return ok;
+  if (!ok) return false;
+  const uintptr_t known_lo = slot.stack_lo.load(std::memory_order_relaxed);
+  const uintptr_t known_hi = slot.stack_hi.load(std::memory_order_acquire);
+  if (known_hi != hi || known_lo > sp) {
+    slot.stack_lo.store(lo, std::memory_order_relaxed);
+    slot.stack_hi.store(hi, std::memory_order_release);
+  }
+  uint32_t index = 0;
+  Capture* c = claim_capture(*shared, slot_index, wire_id, kinds, cpu_now, sp, &index);
+  if (c == nullptr) return true;
+  const win::StackCopy stack{sp, g_stack_copy, copied};
+  const Walked w = walk_copy(ctx, stack);
+  fill_frames(c);
+  c->complete = w.complete;
+  c->bounds_known = true;
+  // The CPU clock as the thread stopped: the sampler's idle test compares the next reading with
+  // it (on Linux the handler reads it on the thread itself, after its own cost).
+  c->thread_cpu_after = (c->kinds & kCaptureWall) ? cpu_now : 0;
+  commit_capture(*shared, index, c->mono);
+  return true;
 }
 
 }  // namespace clrscope::platform

@@ -240,3 +240,77 @@ test('close() with a writer still connected hangs up, marks the stream cut and r
   assert.equal(existsSync(collector.directory), false);
   await assert.rejects(open(collector.socketPath));
 });
+
+async function openTcp(endpoint: string): Promise<Socket> {
+  const m = /^tcp:127\.0\.0\.1:(\d+)$/.exec(endpoint);
+  assert.ok(m, `${endpoint} is a loopback TCP endpoint`);
+  const socket = connect({ host: '127.0.0.1', port: Number(m[1]) });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  return socket;
+}
+
+const closedBy = (socket: Socket): Promise<void> => new Promise((resolve) => {
+  socket.on('error', () => undefined);
+  if (socket.closed) resolve();
+  else socket.once('close', () => resolve());
+});
+
+test('over TCP: loopback only, a fresh 32-byte secret per run, and the stream decodes after the secret even when it arrives split', async () => {
+  const collector = await startCollector({ listen: 'tcp' });
+  const other = await startCollector({ listen: 'tcp' });
+  try {
+    assert.match(collector.socketPath, /^tcp:127\.0\.0\.1:\d+$/);
+    assert.match(collector.secret ?? '', /^[0-9a-f]{64}$/);
+    assert.notEqual(collector.secret, other.secret);
+    const client = await openTcp(collector.socketPath);
+    const bytes = fixtureStream();
+    const secret = Buffer.from(collector.secret ?? '', 'hex');
+    // The secret in pieces, its last byte in the same write as the stream's first bytes.
+    await write(client, secret.subarray(0, 5));
+    await pause(5);
+    await write(client, secret.subarray(5, 31));
+    await pause(5);
+    await writeChunked(client, Buffer.concat([secret.subarray(31), bytes]), [2, 9, 40]);
+    await endSocket(client);
+    while (collector.streams.length === 0) await pause(1);
+    const [stream] = collector.streams;
+    await stream.closed;
+    assert.equal(stream.state, 'ended');
+    assert.equal(stream.pid, 4321);
+    assert.equal(stream.bytesReceived, bytes.length);
+    assert.equal(toCollapsed(stream.recording, { metric: 'cpu' }), FIXTURE_CPU);
+  } finally {
+    await collector.close();
+    await other.close();
+  }
+});
+
+test('over TCP: a wrong secret, a stream without one, or silence past the deadline is closed and never becomes a stream', async () => {
+  const streams: CollectedStream[] = [];
+  const collector = await startCollector({ listen: 'tcp', secretDeadlineMs: 200, onStream: (s) => streams.push(s) });
+  try {
+    const secret = Buffer.from(collector.secret ?? '', 'hex');
+    const wrong = Buffer.from(secret);
+    wrong[31] ^= 1;
+    const a = await openTcp(collector.socketPath);
+    const aClosed = closedBy(a);
+    await write(a, Buffer.concat([wrong, fixtureStream()]));
+    // The very first byte differs: closed before the rest of a secret's length arrives.
+    const b = await openTcp(collector.socketPath);
+    const bClosed = closedBy(b);
+    await write(b, fixtureStream().subarray(0, 3));
+    const c = await openTcp(collector.socketPath);
+    const started = Date.now();
+    await closedBy(c);
+    assert.ok(Date.now() - started >= 150, 'the silent connection was held until the deadline');
+    await aClosed;
+    await bClosed;
+    assert.equal(collector.streams.length, 0);
+    assert.deepEqual(streams, []);
+  } finally {
+    await collector.close();
+  }
+});

@@ -1,9 +1,17 @@
 // Receives the profiler's sample streams. Each connection to the socket is one .NET process
 // (a launched program may start child .NET processes, which inherit CLRSCOPE_SOCKET and
 // connect too), decoded straight into its own Recording as bytes arrive.
+//
+// Two kinds of endpoint: a Unix socket in a private directory (the default), or loopback TCP
+// for processes that cannot reach it (a Windows program under Wine, a container sharing the
+// host's network; the default on Windows, where Node has no Unix sockets in the file system).
+// Loopback TCP is open to every user of the machine, so each run draws a 32-byte secret that a
+// connection must send first; one that sends anything else, or nothing within a few seconds,
+// is closed unheard (structs/wire/PROTOCOL.md, "Connection").
 
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
@@ -43,14 +51,22 @@ export interface CollectorOptions {
    * record is still reported, so a second reader of the bytes meets the same error; nothing after it is.
    */
   onChunk?: ChunkListener;
+  /** 'unix' (the default, except on Windows) or 'tcp': loopback TCP with a per-run secret. */
+  listen?: CollectorListen;
+  /** With TCP: how long a connection may take to send the secret (default SECRET_DEADLINE_MS). */
+  secretDeadlineMs?: number;
 }
+
+export type CollectorListen = 'unix' | 'tcp';
 
 export type ChunkListener = (stream: CollectedStream, chunk: Uint8Array) => void;
 
 export interface Collector {
-  /** Pass this to the target as CLRSCOPE_SOCKET. */
+  /** Pass this to the target as CLRSCOPE_SOCKET: the socket's path, or "tcp:127.0.0.1:PORT". */
   readonly socketPath: string;
-  /** The private (0700) directory holding the socket; removed by close(). */
+  /** With TCP: pass this to the target as CLRSCOPE_SECRET (64 hex digits); undefined for a Unix socket. */
+  readonly secret?: string;
+  /** The private (0700) directory holding the socket (empty and unused with TCP); removed by close(). */
   readonly directory: string;
   /** Every connection so far, in order of arrival. */
   readonly streams: readonly CollectedStream[];
@@ -62,6 +78,10 @@ export interface Collector {
 
 // sun_path holds 108 bytes on Linux including the terminating NUL.
 const MAX_SOCKET_PATH_BYTES = 107;
+/** Bytes of the secret a TCP connection sends first (core/profiler_config.h kSecretBytes). */
+export const SECRET_BYTES = 32;
+/** How long a TCP connection may take to send the secret before it is closed. */
+export const SECRET_DEADLINE_MS = 5000;
 
 class Stream implements CollectedStream {
   readonly recording = new Recording();
@@ -77,7 +97,7 @@ class Stream implements CollectedStream {
 
   constructor(readonly id: number, private readonly socket: Socket, private readonly options: CollectorOptions, private readonly chunkListeners: Set<ChunkListener>) {
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
     // A reset connection is a cut stream, not a collector failure; 'close' follows.
     socket.on('error', () => undefined);
     socket.on('close', () => this.onClose());
@@ -92,7 +112,8 @@ class Stream implements CollectedStream {
     this.socket.destroy();
   }
 
-  private onData(chunk: Buffer): void {
+  /** Decodes a chunk of the connection's bytes (also the ones that arrived with a TCP connection's secret). */
+  receive(chunk: Buffer): void {
     if (this.state !== 'open') return;
     try {
       this.decoder.push(chunk);
@@ -129,30 +150,97 @@ class Stream implements CollectedStream {
   }
 }
 
+/**
+ * Holds a TCP connection until it has sent the run's secret: then hands it on with whatever
+ * followed the secret in the same reads; on a wrong secret, an early close or the deadline it
+ * closes the connection, which never becomes a stream.
+ */
+function authenticate(socket: Socket, secret: Buffer, deadlineMs: number, accept: (rest: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const timer = setTimeout(() => socket.destroy(), deadlineMs);
+  const stop = (): void => {
+    clearTimeout(timer);
+    socket.off('data', onData);
+    socket.off('close', onClose);
+  };
+  const onClose = (): void => stop();
+  const onData = (chunk: Buffer): void => {
+    chunks.push(chunk);
+    received += chunk.length;
+    if (received < SECRET_BYTES) {
+      // A short prefix that already differs need not be waited out.
+      const head = Buffer.concat(chunks);
+      if (!timingSafeEqual(head, secret.subarray(0, head.length))) {
+        stop();
+        socket.destroy();
+      }
+      return;
+    }
+    stop();
+    const all = Buffer.concat(chunks);
+    if (!timingSafeEqual(all.subarray(0, SECRET_BYTES), secret)) {
+      socket.destroy();
+      return;
+    }
+    // The stream's own 'data' listener takes every later read; this one's rest is handed over.
+    accept(all.subarray(SECRET_BYTES));
+  };
+  socket.on('data', onData);
+  socket.on('close', onClose);
+  socket.on('error', () => undefined);
+}
+
+function listenOn(server: Server, where: string | { host: string; port: number }): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const done = (): void => {
+      server.off('error', reject);
+      resolve();
+    };
+    if (typeof where === 'string') server.listen(where, done);
+    else server.listen(where.port, where.host, done);
+  });
+}
+
 export async function startCollector(options: CollectorOptions = {}): Promise<Collector> {
+  const listen = options.listen ?? (process.platform === 'win32' ? 'tcp' : 'unix');
   const directory = await mkdtemp(join(tmpdir(), 'clrscope-'));
   // mkdtemp already uses 0700; say so explicitly since the socket's privacy rests on it.
   await chmod(directory, 0o700);
-  const socketPath = join(directory, 'sock');
-  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+  let socketPath = join(directory, 'sock');
+  if (listen === 'unix' && Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
     await rm(directory, { recursive: true, force: true });
     throw new Error(`The collector socket path ${socketPath} is longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket allows; set TMPDIR to a shorter directory.`);
   }
+  const secret = listen === 'tcp' ? randomBytes(SECRET_BYTES) : undefined;
   const streams: Stream[] = [];
+  const pending = new Set<Socket>();
   const chunkListeners = new Set<ChunkListener>();
   if (options.onChunk !== undefined) chunkListeners.add(options.onChunk);
   const server: Server = createServer((socket) => {
-    streams.push(new Stream(streams.length + 1, socket, options, chunkListeners));
+    if (secret === undefined) {
+      streams.push(new Stream(streams.length + 1, socket, options, chunkListeners));
+      return;
+    }
+    pending.add(socket);
+    socket.once('close', () => pending.delete(socket));
+    authenticate(socket, secret, options.secretDeadlineMs ?? SECRET_DEADLINE_MS, (rest) => {
+      pending.delete(socket);
+      const stream = new Stream(streams.length + 1, socket, options, chunkListeners);
+      streams.push(stream);
+      if (rest.length > 0) stream.receive(rest);
+    });
   });
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    await chmod(socketPath, 0o600);
+    if (listen === 'tcp') {
+      // Loopback only: the stream is not encrypted, and nothing off this machine has a reason to send one.
+      await listenOn(server, { host: '127.0.0.1', port: 0 });
+      socketPath = `tcp:127.0.0.1:${(server.address() as AddressInfo).port}`;
+    } else {
+      await listenOn(server, socketPath);
+      await chmod(socketPath, 0o600);
+    }
   } catch (err) {
     server.close();
     await rm(directory, { recursive: true, force: true });
@@ -163,6 +251,7 @@ export async function startCollector(options: CollectorOptions = {}): Promise<Co
   const close = (): Promise<void> => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of pending) socket.destroy();
       for (const s of streams) s.destroy();
       await Promise.all(streams.map((s) => s.closed));
       await stopped;
@@ -178,5 +267,5 @@ export async function startCollector(options: CollectorOptions = {}): Promise<Co
     return () => { chunkListeners.delete(entry); };
   };
 
-  return { socketPath, directory, streams, close, onChunk };
+  return { socketPath, secret: secret?.toString('hex'), directory, streams, close, onChunk };
 }

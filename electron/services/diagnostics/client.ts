@@ -15,7 +15,7 @@ import { DiagnosticsError, type DiagnosticsFailure } from './diagnostics-error.j
 import {
   PROC, diagnosticsSocketDisabledBy, displayName, processExists, readCmdline, readCoreclrPath, readEnviron, readStat, readUid,
 } from './proc.js';
-import { candidateDirs, locateSocket } from './socket-location.js';
+import { candidateDirs, locateSocket, windowsPipeName } from './socket-location.js';
 import { TransportError, exchange } from './transport.js';
 import { currentUid, userName } from './users.js';
 import { clause } from '../../../structs/text/clause.js';
@@ -104,6 +104,8 @@ async function missingSocketError(pid: number, dirs: readonly string[]): Promise
 /** The path of the process's diagnostics socket; a DiagnosticsError saying why when there is none. */
 export async function diagnosticsSocket(pid: number, options: { tempDirs?: readonly string[] } = {}): Promise<string> {
   checkPid(pid);
+  // Windows has no /proc to look in; a process without the pipe fails the connect (ENOENT).
+  if (process.platform === 'win32') return windowsPipeName(pid);
   const found = await locateSocket(pid, options);
   if (found !== undefined) return found.path;
   throw await missingSocketError(pid, await candidateDirs(pid, options));

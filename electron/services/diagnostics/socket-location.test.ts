@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readStat } from './proc.js';
-import { listSockets, locateSocket, parseSocketName, socketName, tempDirOf } from './socket-location.js';
+import { listSockets, locateSocket, parseSocketName, socketName, tempDirOf, windowsPipeName } from './socket-location.js';
 
 const work = mkdtempSync(join(tmpdir(), 'clrscope-sock-test-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -49,4 +49,8 @@ test('listing finds sockets only, and locating uses the start-time key', async (
     server.close();
     staleServer.close();
   }
+});
+
+test('the Windows diagnostics pipe is \\\\.\\pipe\\dotnet-diagnostic-<pid>, which Node connects to as a path', () => {
+  assert.equal(windowsPipeName(4242), '\\\\.\\pipe\\dotnet-diagnostic-4242');
 });

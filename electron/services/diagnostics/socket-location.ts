@@ -28,6 +28,15 @@ export function socketName(pid: number, key: string): string {
   return `dotnet-diagnostic-${pid}-${key}-socket`;
 }
 
+/**
+ * On Windows the runtime listens on the named pipe \\.\pipe\dotnet-diagnostic-{pid} (no start-time
+ * key: a pipe vanishes with its process). Node's net module connects to a pipe given as a path,
+ * so the same exchange() works with it. Source: dotnet/runtime src/native/eventpipe/ds-ipc-pal-namedpipe.c.
+ */
+export function windowsPipeName(pid: number): string {
+  return `\\\\.\\pipe\\dotnet-diagnostic-${pid}`;
+}
+
 /** The runtime's temp directory for a TMPDIR value: it when set and non-empty, else /tmp. */
 export function tempDirOf(tmpdir: string | undefined): string {
   if (tmpdir === undefined || tmpdir === '') return '/tmp';

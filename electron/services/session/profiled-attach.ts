@@ -31,9 +31,10 @@ export interface ProfiledAttach {
   detach(): Promise<void>;
 }
 
-/** The settings an attached profiler reads (core/profiler_config.h, parse_client_data). */
-export function attachClientData(socketPath: string, intervalMs: number, cpu: boolean, wall: boolean): string {
-  return `socket=${socketPath}\ninterval_us=${Math.round(intervalMs * 1000)}\ncpu=${cpu ? 1 : 0}\nwall=${wall ? 1 : 0}\n`;
+/** The settings an attached profiler reads (core/profiler_config.h, parse_client_data); `secret` with a TCP collector. */
+export function attachClientData(socketPath: string, intervalMs: number, cpu: boolean, wall: boolean, secret?: string): string {
+  const secretLine = secret === undefined ? '' : `secret=${secret}\n`;
+  return `socket=${socketPath}\n${secretLine}interval_us=${Math.round(intervalMs * 1000)}\ncpu=${cpu ? 1 : 0}\nwall=${wall ? 1 : 0}\n`;
 }
 
 export function processAlive(pid: number): boolean {
@@ -52,7 +53,7 @@ export async function attachProfiled(options: ProfiledAttachOptions): Promise<Pr
     await attachProfiler(pid, {
       clsid: PROFILER_CLSID,
       path: options.libraryPath,
-      clientData: attachClientData(collector.socketPath, options.intervalMs, options.cpu, options.wall),
+      clientData: attachClientData(collector.socketPath, options.intervalMs, options.cpu, options.wall, collector.secret),
     });
   } catch (err) {
     // DiagnosticsError is already one sentence for the user.

@@ -56,7 +56,7 @@ export async function launchProfiled(options: ProfiledLaunchOptions): Promise<Pr
   const collector = await startCollector();
   let child: ChildProcess;
   try {
-    const env = childEnvironment(process.env, { socketPath: collector.socketPath, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath);
+    const env = childEnvironment(process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath);
     const output = options.output;
     child = spawn(options.command, [...options.args], { stdio: output === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'], env });
     if (output !== undefined) {

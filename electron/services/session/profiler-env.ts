@@ -9,6 +9,8 @@ export const PROFILER_CLSID = '{03FD9B91-24D7-4053-BF50-EAA94807A91B}';
 
 export interface ProfilerSettings {
   socketPath: string;
+  /** The collector's secret when it listens on loopback TCP (Collector.secret). */
+  secret?: string;
   intervalMs: number;
   wall: boolean;
   cpu: boolean;
@@ -50,6 +52,7 @@ export function profilerEnvironment(settings: ProfilerSettings, libraryPath: str
     CORECLR_PROFILER: PROFILER_CLSID,
     CORECLR_PROFILER_PATH: libraryPath,
     CLRSCOPE_SOCKET: settings.socketPath,
+    ...(settings.secret === undefined ? {} : { CLRSCOPE_SECRET: settings.secret }),
     CLRSCOPE_INTERVAL_US: String(Math.round(settings.intervalMs * 1000)),
     CLRSCOPE_WALL: settings.wall ? '1' : '0',
     CLRSCOPE_CPU: settings.cpu ? '1' : '0',

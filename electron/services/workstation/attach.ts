@@ -19,12 +19,14 @@ export async function describeAttachTarget(pid: number): Promise<string> {
 
 export interface AttachSettings {
   socketPath: string;
+  /** The collector's secret when it listens on loopback TCP. */
+  secret?: string;
   intervalMs: number;
   wall: boolean;
 }
 
 /** Asks the runtime of `pid` to load the profiler, streaming to `socketPath`; a DiagnosticsError (one sentence) when it will not. */
 export async function requestAttach(pid: number, libraryPath: string, settings: AttachSettings): Promise<void> {
-  const clientData = attachClientData(settings.socketPath, settings.intervalMs, true, settings.wall);
+  const clientData = attachClientData(settings.socketPath, settings.intervalMs, true, settings.wall, settings.secret);
   await attachProfiler(pid, { clsid: PROFILER_CLSID, path: libraryPath, clientData });
 }

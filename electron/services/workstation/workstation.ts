@@ -172,7 +172,7 @@ class WorkstationCore {
     // Known before the attach returns, since the profiler may connect before the runtime replies.
     this.sessions.set(session.id, session);
     try {
-      await requestAttach(request.pid, libraryPath, { socketPath: collector.socketPath, intervalMs, wall: request.wall ?? true });
+      await requestAttach(request.pid, libraryPath, { socketPath: collector.socketPath, secret: collector.secret, intervalMs, wall: request.wall ?? true });
     } catch (err) {
       this.sessions.delete(session.id);
       await collector.close();

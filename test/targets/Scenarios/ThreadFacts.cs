@@ -34,7 +34,10 @@ internal static class ThreadFacts
     }
 }
 
-/// <summary>libc calls used for ground-truth facts (not part of any scenario's profile).</summary>
+/// <summary>
+/// OS calls used for ground-truth facts (not part of any scenario's profile): libc on Linux, kernel32 on Windows
+/// (the win-x64 publish that the Wine tests run).
+/// </summary>
 internal static class Native
 {
     private const int ClockThreadCpuTimeId = 3; // CLOCK_THREAD_CPUTIME_ID on Linux
@@ -47,12 +50,32 @@ internal static class Native
     }
 
     [DllImport("libc", EntryPoint = "gettid")]
-    public static extern int GetTid();
+    private static extern int LinuxGetTid();
 
     [DllImport("libc", EntryPoint = "clock_gettime")]
     private static extern int ClockGetTime(int clockId, out Timespec ts);
 
+    [DllImport("kernel32", EntryPoint = "GetCurrentThreadId")]
+    private static extern int WindowsGetCurrentThreadId();
+
+    [DllImport("kernel32", EntryPoint = "GetCurrentThread")]
+    private static extern IntPtr WindowsGetCurrentThread();
+
+    // FILETIMEs as 100 ns counts.
+    [DllImport("kernel32", EntryPoint = "GetThreadTimes")]
+    private static extern int WindowsGetThreadTimes(IntPtr thread, out long creation, out long exit, out long kernel, out long user);
+
+    public static int GetTid() => OperatingSystem.IsWindows() ? WindowsGetCurrentThreadId() : LinuxGetTid();
+
     /// <summary>CPU time used so far by the calling thread, in milliseconds.</summary>
-    public static double ThreadCpuMs() =>
-        ClockGetTime(ClockThreadCpuTimeId, out Timespec ts) == 0 ? ts.Seconds * 1000.0 + ts.Nanoseconds / 1e6 : double.NaN;
+    public static double ThreadCpuMs()
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            return WindowsGetThreadTimes(WindowsGetCurrentThread(), out _, out _, out long kernel, out long user) != 0
+                ? (kernel + user) / 1e4
+                : double.NaN;
+        }
+        return ClockGetTime(ClockThreadCpuTimeId, out Timespec ts) == 0 ? ts.Seconds * 1000.0 + ts.Nanoseconds / 1e6 : double.NaN;
+    }
 }
