@@ -6,6 +6,8 @@
 #   test/targets/Demo/bin/out/Demo.dll             run: dotnet test/targets/Demo/bin/out/Demo.dll --seconds 10
 #   test/targets/CpuBench/bin/out/CpuBench.dll     run: dotnet test/targets/CpuBench/bin/out/CpuBench.dll --threads 2 --work 50000
 #   test/targets/GcLoad/bin/out/GcLoad.dll         run: dotnet test/targets/GcLoad/bin/out/GcLoad.dll --gen0 5 --gen1 3 --gen2 2 --allocate-mb 200 --exceptions 100
+#   test/targets/Torture/bin/out/Torture.dll       run: dotnet test/targets/Torture/bin/out/Torture.dll library-swap --exit-code 42
+#     with its native libraries in test/targets/Torture/bin/native/ (scripts/build-torture-native.sh, gcc)
 # and the two TraceEvent tools (they restore NuGet Microsoft.Diagnostics.Tracing.TraceEvent):
 #   test/tools/TraceCheck/bin/out/TraceCheck.dll           run: dotnet …/TraceCheck.dll FILE.nettrace|FILE.etlx [--top N]
 #   electron/tools/EtlxConverter/bin/out/EtlxConverter.dll run: dotnet …/EtlxConverter.dll IN.nettrace OUT.etlx
@@ -14,7 +16,7 @@
 # Usage: scripts/build-targets.sh [--force]
 #   Quiet on success; on failure prints the compiler errors and exits non-zero.
 #   Idempotent: if nothing under test/targets/ (sources, project files) nor this script changed since
-#   the last successful build, and all four outputs exist, it skips them without running dotnet; the
+#   the last successful build, and all the outputs exist, it skips them without running dotnet; the
 #   two tools are checked the same way, each against its own folder.
 #   --force (or CLRSCOPE_FORCE_BUILD=1) always runs the build.
 # Build servers are disabled (--disable-build-servers) so no MSBuild/compiler server outlives the
@@ -25,7 +27,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 targets="$root/test/targets"
 solution="$targets/Targets.slnx"
 stamp="$targets/obj/build-targets.stamp"
-programs=(Scenarios Demo CpuBench GcLoad)
+programs=(Scenarios Demo CpuBench GcLoad Torture)
 
 force="${CLRSCOPE_FORCE_BUILD:-0}"
 for arg in "$@"; do
@@ -86,6 +88,7 @@ build_targets() {
 if [[ "$force" == 1 ]] || ! up_to_date; then
   build_targets
 fi
+bash "$root/scripts/build-torture-native.sh"
 
 # TraceEvent tools: one project each, each with its own stamp, rebuilt when its sources, this
 # script or the SDK changed. Unlike the targets they need NuGet (the package source or its cache).
