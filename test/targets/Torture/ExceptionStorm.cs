@@ -38,7 +38,7 @@ public static class ExceptionStorm
 
     public static JsonObject Run(Options o)
     {
-        int perThread = o.Scaled(6000);
+        int perThread = o.Scaled(15000);
         var sums = new long[4];
         var threads = Enumerable.Range(0, 4).Select(i => new Thread(() => sums[i] = Storm(perThread)) { Name = $"storm-{i}" }).ToList();
         threads.ForEach(t => t.Start());

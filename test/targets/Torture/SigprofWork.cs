@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Text.Json.Nodes;
 
 namespace Clrscope.Targets.Torture;
@@ -7,7 +8,10 @@ namespace Clrscope.Targets.Torture;
 /// the process, exit 155), sigprof-ignore to SIG_IGN, sigprof-handler installs a handler that
 /// counts every SIGPROF by si_code without asking for any (it must count none), itimer-prof adds
 /// setitimer(ITIMER_PROF, 1 ms), whose signals come with si_code SI_KERNEL (it must count those
-/// and nothing else). Then CPU work on three threads, and the disposition is read back at the end.
+/// and nothing else). The change comes while three threads burn CPU (a profiler's timers are
+/// armed then), after which the main thread burns CPU in <see cref="AfterChange"/> (a profiler
+/// that stopped sampling at the change has no sample there); the disposition is read back at
+/// the end.
 /// </summary>
 public static class SigprofWork
 {
@@ -15,8 +19,15 @@ public static class SigprofWork
 
     private static readonly string[] Dispositions = ["default", "ignore", "own-handler", "someone-else"];
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static ulong AfterChange(int rounds) => Burn.Spin(99, rounds, 1_000_000);
+
     public static unsafe JsonObject Run(Options o, Mode mode)
     {
+        ulong burned = 0;
+        var burners = new Thread(() => burned = Burn.OnThreads("sigprof", 2, o.Scaled(60), 1_000_000)) { Name = "sigprof-start" };
+        burners.Start();
+        Thread.Sleep(300);
         int rc = mode switch
         {
             Mode.Default => Native.SigprofDefault(),
@@ -24,7 +35,9 @@ public static class SigprofWork
             _ => Native.SigprofCount(),
         };
         if (mode == Mode.Itimer && rc == 0) rc = Native.ItimerProf(1000);
-        ulong sum = Burn.OnThreads("sigprof", 3, o.Scaled(40), 1_000_000);
+        ulong sum = AfterChange(o.Scaled(60));
+        burners.Join();
+        sum += burned;
         if (mode == Mode.Itimer) Native.ItimerProf(0);
 
         long* counts = stackalloc long[6];
