@@ -14,7 +14,7 @@ namespace Clrscope.Targets.Torture;
 public static unsafe class LibrarySwap
 {
     private const ulong Iterations = 1_000_000;
-    private const int CallsPerPhase = 4;
+    private const int CallsPerPhase = 2;
     private const int Workers = 3;
 
     private static delegate* unmanaged<ulong, ulong> s_spin;
@@ -29,7 +29,7 @@ public static unsafe class LibrarySwap
 
     public static JsonObject Run(Options o)
     {
-        int cycles = o.Scaled(120);
+        int cycles = o.Scaled(100);
         var barrier = new Barrier(Workers + 1);
         var sums = new ulong[Workers];
         var threads = new List<Thread>();
