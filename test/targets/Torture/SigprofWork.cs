@@ -8,7 +8,7 @@ namespace Clrscope.Targets.Torture;
 /// the process, exit 155), sigprof-ignore to SIG_IGN, sigprof-handler installs a handler that
 /// counts every SIGPROF by si_code without asking for any (it must count none), itimer-prof adds
 /// setitimer(ITIMER_PROF, 1 ms), whose signals come with si_code SI_KERNEL (it must count those
-/// and nothing else). The change comes while three threads burn CPU (a profiler's timers are
+/// and nothing else). The change comes while two threads burn CPU (a profiler's timers are
 /// armed then), after which the main thread burns CPU in <see cref="AfterChange"/> (a profiler
 /// that stopped sampling at the change has no sample there); the disposition is read back at
 /// the end.
@@ -19,14 +19,29 @@ public static class SigprofWork
 
     private static readonly string[] Dispositions = ["default", "ignore", "own-handler", "someone-else"];
 
+    private static volatile bool s_stop;
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static ulong AfterChange(int rounds) => Burn.Spin(99, rounds, 1_000_000);
 
+    /// <summary>Burns CPU until told to stop, checking every round against the first.</summary>
+    private static int Burner(int index)
+    {
+        ulong reference = Burn.Spin(index, 1, 1_000_000);
+        int mismatches = 0;
+        while (!s_stop)
+        {
+            if (Burn.Spin(index, 1, 1_000_000) != reference) mismatches++;
+        }
+        return mismatches;
+    }
+
     public static unsafe JsonObject Run(Options o, Mode mode)
     {
-        ulong burned = 0;
-        var burners = new Thread(() => burned = Burn.OnThreads("sigprof", 2, o.Scaled(60), 1_000_000)) { Name = "sigprof-start" };
-        burners.Start();
+        var mismatches = new int[2];
+        var burners = Enumerable.Range(0, 2).Select(i => new Thread(() => mismatches[i] = Burner(i)) { Name = $"sigprof-{i}" }).ToList();
+        burners.ForEach(t => t.Start());
+        // The burners have run (and a profiler armed its timers for them) before the change.
         Thread.Sleep(300);
         int rc = mode switch
         {
@@ -35,9 +50,9 @@ public static class SigprofWork
             _ => Native.SigprofCount(),
         };
         if (mode == Mode.Itimer && rc == 0) rc = Native.ItimerProf(1000);
-        ulong sum = AfterChange(o.Scaled(60));
-        burners.Join();
-        sum += burned;
+        ulong sum = AfterChange(o.Scaled(150));
+        s_stop = true;
+        burners.ForEach(t => t.Join());
         if (mode == Mode.Itimer) Native.ItimerProf(0);
 
         long* counts = stackalloc long[6];
@@ -47,6 +62,7 @@ public static class SigprofWork
         {
             ["setupErrno"] = rc,
             ["checksum"] = sum.ToString("x16"),
+            ["burnMismatches"] = mismatches.Sum(),
             ["dispositionAtEnd"] = disposition is >= 0 and < 4 ? Dispositions[disposition] : $"error {disposition}",
         };
         if (mode is Mode.Handler or Mode.Itimer)
