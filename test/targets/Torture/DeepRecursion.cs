@@ -31,7 +31,7 @@ public static class DeepRecursion
     public static JsonObject Run(Options o)
     {
         ulong result = 0;
-        var t = new Thread(() => result = Descend(Depth, o.Scaled(800)), 512 * 1024 * 1024) { Name = "deep" };
+        var t = new Thread(() => result = Descend(Depth, o.Scaled(500)), 512 * 1024 * 1024) { Name = "deep" };
         t.Start();
         t.Join();
         return new JsonObject { ["depth"] = Depth, ["checksum"] = result.ToString("x16") };
