@@ -38,6 +38,9 @@ echo "setup: building TypeScript, the Electron shell and the renderer"
 npm run --silent build
 echo "setup: building the native profiler"
 bash scripts/build-native.sh
+# The ThreadSanitizer and AddressSanitizer+UBSan builds (gcc's sanitizer runtimes ship with g++).
+echo "setup: building the native profiler with sanitizers"
+bash scripts/build-native-sanitizers.sh
 echo "setup: building the .NET test and demo programs"
 bash scripts/build-targets.sh
 # The Windows profiler, run for real inside a Windows CoreCLR under Wine by the wine-* integration

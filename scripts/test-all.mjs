@@ -16,13 +16,24 @@ const suites = [
   // What the Wine tests run on the Windows side (win-x64 publishes, mingw helpers); incremental.
   { name: 'windows targets build', cmd: 'bash', args: ['scripts/build-targets-windows.sh'], count: false, optional: true },
   { name: 'native tests', cmd: 'native-profiler/build/clrscope_tests', args: ['--gtest_brief=1'], count: 'gtest' },
+  // The same suite built with ThreadSanitizer and with AddressSanitizer+UBSan (and LeakSanitizer).
+  // A failed sanitizer build does not stop the rest: its suite then fails on its own.
+  { name: 'native sanitizer builds', cmd: 'bash', args: ['scripts/build-native-sanitizers.sh'], count: false, optional: true },
+  {
+    name: 'native tests (ThreadSanitizer)', cmd: 'native-profiler/build-tsan/clrscope_tests', args: ['--gtest_brief=1'], count: 'gtest',
+    env: { TSAN_OPTIONS: 'halt_on_error=1 second_deadlock_stack=1 suppressions=native-profiler/tests/tsan.supp' },
+  },
+  {
+    name: 'native tests (AddressSanitizer+UBSan)', cmd: 'native-profiler/build-asan/clrscope_tests', args: ['--gtest_brief=1'], count: 'gtest',
+    env: { ASAN_OPTIONS: 'halt_on_error=1 detect_leaks=1 strict_string_checks=1 detect_stack_use_after_return=1', UBSAN_OPTIONS: 'halt_on_error=1 print_stacktrace=1' },
+  },
   { name: 'unit tests', cmd: process.execPath, args: ['scripts/run-node-tests.mjs', 'unit'], count: 'node' },
   { name: 'integration tests', cmd: process.execPath, args: ['scripts/run-node-tests.mjs', 'integration'], count: 'node' },
 ];
 
 function run(suite) {
   return new Promise((resolve) => {
-    const child = spawn(suite.cmd, suite.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(suite.cmd, suite.args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...suite.env } });
     let text = '';
     const take = (stream, sink) => stream.on('data', (d) => { text += d; sink.write(d); });
     take(child.stdout, process.stdout);

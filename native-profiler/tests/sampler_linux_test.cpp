@@ -266,5 +266,55 @@ TEST(SamplerLinux, AbandonsWallRequestsAThreadCannotAnswerAndCapsThreadsPerTick)
   EXPECT_LE(wall_samples, 3u * 130u);
 }
 
+// Threads registering, running and leaving while the sampler ticks every millisecond with CPU
+// timers and wall requests: the registry's slots are reused under the sampler and the signal
+// handler. Under ThreadSanitizer (native-profiler/build-tsan) this is the test that exercises
+// the slot fields the runtime's threads, the sampler and the handler share.
+TEST(SamplerLinux, ThreadsComingAndGoingWhileSampledAreAllAnnouncedAndEnded) {
+  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+  SamplingShared& shared = harness().shared;
+  ThreadRegistry& registry = harness().registry;
+  shared.active.store(true);
+  registry.configure_cpu_timers(true, 1000000);
+
+  auto* transport = new MemoryTransport;
+  NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 1000000;
+  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
+  ASSERT_TRUE(sampler.start());
+
+  constexpr int kWorkers = 6;
+  constexpr int kLives = 40;
+  std::vector<std::thread> workers;
+  for (int w = 0; w < kWorkers; ++w) {
+    workers.emplace_back([&registry, w] {
+      for (int life = 0; life < kLives; ++life) {
+        // One runtime thread per life, as a thread pool that retires and creates threads would.
+        std::thread t([&registry, w, life] {
+          const uint64_t id = 1000 + static_cast<uint64_t>(w * kLives + life);
+          registry.on_created(id);
+          registry.on_assigned_os_thread(id, platform::current_tid());
+          registry.on_name_changed(id, "churn-" + std::to_string(w * kLives + life));
+          clrscope_test_spin_inner(200000);
+          clrscope_test_sleep_inner();
+          registry.on_destroyed(id);
+        });
+        t.join();
+      }
+    });
+  }
+  for (auto& t : workers) t.join();
+  sampler.stop(wire::kEndShutdown, 5000);
+
+  const testing::ReadStream s = testing::read_stream(transport->bytes);
+  EXPECT_TRUE(s.ended);
+  size_t churn = 0;
+  for (const auto& [id, name] : s.thread_names) churn += name.rfind("churn-", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(churn, static_cast<size_t>(kWorkers * kLives)) << "every thread announced with its name";
+  EXPECT_GE(s.ended_threads.size(), static_cast<size_t>(kWorkers * kLives)) << "every thread ended";
+  EXPECT_EQ(s.stats_samples, s.samples.size());
+}
+
 }  // namespace
 }  // namespace clrscope

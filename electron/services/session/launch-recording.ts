@@ -12,6 +12,8 @@ export interface LaunchRecordingOptions {
   intervalMs: number;
   wall: boolean;
   libraryPath: string;
+  /** The program's environment before the profiler's variables are added (default: ours). */
+  env?: NodeJS.ProcessEnv;
   durationMs?: number;
   /** How long to wait for a runtime to connect before saying none did. */
   connectTimeoutMs?: number;

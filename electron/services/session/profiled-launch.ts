@@ -14,6 +14,8 @@ export interface ProfiledLaunchOptions {
   wall: boolean;
   cpu: boolean;
   libraryPath: string;
+  /** The program's environment before the profiler's variables are added (default: ours). */
+  env?: NodeJS.ProcessEnv;
   /** Without it the program shares our stdin/stdout/stderr; with it, its output comes here. */
   output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
@@ -56,7 +58,7 @@ export async function launchProfiled(options: ProfiledLaunchOptions): Promise<Pr
   const collector = await startCollector();
   let child: ChildProcess;
   try {
-    const env = childEnvironment(process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath);
+    const env = childEnvironment(options.env ?? process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath);
     const output = options.output;
     child = spawn(options.command, [...options.args], { stdio: output === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'], env });
     if (output !== undefined) {

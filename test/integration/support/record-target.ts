@@ -13,23 +13,46 @@ export interface TargetRun {
   stderr: string;
 }
 
-export async function recordTarget(dll: string, args: readonly string[], options: { intervalMs?: number; durationMs?: number; wall?: boolean } = {}): Promise<TargetRun> {
+export interface RecordOptions {
+  intervalMs?: number;
+  durationMs?: number;
+  wall?: boolean;
+  /** The program's whole environment before the profiler's variables (default: ours). */
+  env?: NodeJS.ProcessEnv;
+  /** Another build of the profiler (default: native-profiler/build/libclrscope.so). */
+  libraryPath?: string;
+}
+
+export interface ProgramRun {
+  result: LaunchRecordingResult;
+  stdout: string;
+  stderr: string;
+}
+
+/** Records COMMAND ARGS from its start; the stream may be missing (a program that died early). */
+export async function recordProgram(command: string, args: readonly string[], options: RecordOptions = {}): Promise<ProgramRun> {
   let stdout = '';
   let stderr = '';
   const result = await recordLaunch({
-    command: 'dotnet',
-    args: [dll, ...args],
+    command,
+    args,
     intervalMs: options.intervalMs ?? 10,
     wall: options.wall ?? true,
-    libraryPath: PROFILER,
+    libraryPath: options.libraryPath ?? PROFILER,
     durationMs: options.durationMs,
+    env: options.env,
     output: (which, chunk) => {
       if (which === 'stdout') stdout += chunk.toString();
       else stderr += chunk.toString();
     },
   });
-  if (result.stream === undefined) throw new Error(`no stream from the target; stderr:\n${stderr}`);
-  return { result, rec: result.stream.recording, stdout, stderr };
+  return { result, stdout, stderr };
+}
+
+export async function recordTarget(dll: string, args: readonly string[], options: RecordOptions = {}): Promise<TargetRun> {
+  const run = await recordProgram('dotnet', [dll, ...args], options);
+  if (run.result.stream === undefined) throw new Error(`no stream from the target; stderr:\n${run.stderr}`);
+  return { ...run, rec: run.result.stream.recording };
 }
 
 /** The frame names of a stack, leaf first. */

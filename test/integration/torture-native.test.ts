@@ -1,0 +1,45 @@
+// Torture (issue 10, "The target was harmed"): programs that change their own address space
+// and process under the profiler: native libraries unloaded and replaced in the same range,
+// fork, and child processes. See support/torture.ts for what every case asserts.
+
+import assert from 'node:assert/strict';
+import { SampleFlags } from '../../structs/wire/records.js';
+import { NS, has, tortureCase } from './support/torture.js';
+
+const BIG = 'libtorture_big.so';
+const SMALL = 'libtorture_small.so';
+
+tortureCase({
+  scenario: 'library-swap',
+  hot: [`${NS}LibrarySwap.CallBig`, `${NS}LibrarySwap.CallSmall`, `${BIG}!torture_big_spin`, `${SMALL}!torture_small_spin`],
+  checkPlain: (plain) => {
+    // The hazard is real only if the small library landed where the big one was, with the big
+    // one's unwind table header now unreadable: say so if the loader stops doing that here.
+    const fact = plain.facts[0] as { cycles: number; smallInsideBig: number; bigUnwindHeaderUnreadable: number };
+    assert.ok(fact.smallInsideBig >= 0.9 * fact.cycles, `small landed inside big's old range in ${fact.smallInsideBig} of ${fact.cycles} cycles`);
+    assert.ok(fact.bigUnwindHeaderUnreadable >= 0.9 * fact.cycles, `big's unwind header unreadable in ${fact.bigUnwindHeaderUnreadable} of ${fact.cycles} cycles`);
+  },
+  check: (p, _plain, what) => {
+    const fact = p.outcome.facts[0] as { cycles: number; smallInsideBig: number };
+    assert.ok(fact.smallInsideBig >= 0.9 * fact.cycles, `${what}: small landed inside big's old range in only ${fact.smallInsideBig} of ${fact.cycles} cycles`);
+    // Native frames of a library unloaded between two ticks are not named after it: the
+    // small library's code, at the big one's old addresses, is never called big's.
+    const misnamedSmall = p.samples.filter((s) => has(s, `${NS}LibrarySwap.CallSmall`) && s.frames.some((f) => f.startsWith(BIG)));
+    const misnamedBig = p.samples.filter((s) => has(s, `${NS}LibrarySwap.CallBig`) && s.frames.some((f) => f.startsWith(SMALL)));
+    assert.equal(misnamedSmall.length, 0, `${what}: ${misnamedSmall.length} samples under CallSmall name a frame of ${BIG}: ${misnamedSmall[0]?.frames.join(' <- ')}`);
+    assert.equal(misnamedBig.length, 0, `${what}: ${misnamedBig.length} samples under CallBig name a frame of ${SMALL}: ${misnamedBig[0]?.frames.join(' <- ')}`);
+    // Walks from inside either library reach the managed caller and the thread's root.
+    const inSmall = p.samples.filter((s) => s.flags & SampleFlags.Cpu && s.frames[0] === `${SMALL}!torture_small_spin`);
+    const walked = inSmall.filter((s) => has(s, `${NS}LibrarySwap.CallSmall`) && !(s.flags & SampleFlags.Incomplete));
+    assert.ok(inSmall.length > 0 && walked.length >= 0.9 * inSmall.length, `${what}: ${walked.length} of ${inSmall.length} CPU samples in the small library walked to CallSmall`);
+  },
+});
+
+tortureCase({
+  scenario: 'fork',
+  hot: [`${NS}ForkWork.Burn`, `${NS}ForkWork.ForkLoop`, `${NS}ForkWork.SpawnLoop`],
+  checkPlain: (plain) => {
+    // 150 children exiting with i % 100, 20 shells exiting with i: what the program must see.
+    assert.match(plain.result, /"forkExitSum":6175,"spawns":20,"spawnExitSum":190,"burnMismatches":0/);
+  },
+});
