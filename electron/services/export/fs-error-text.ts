@@ -11,7 +11,9 @@ const REASONS: Record<string, string> = {
   EDQUOT: 'the disk quota is used up',
   EISDIR: 'it is a folder',
   ENOTDIR: 'a part of the path is not a folder',
-  EFBIG: 'the file is too large for the file system',
+  EFBIG: 'the file would be larger than this process may write (ulimit -f) or the file system allows',
+  EEXIST: 'a file of that name appeared while clrscope was writing it',
+  ELOOP: 'it is a symbolic link, which clrscope does not write through',
   EIO: 'the disk reported an input/output error',
 };
 

@@ -10,7 +10,7 @@ import type {
   Unsubscribe, WorkstationApi, WorkstationEvent,
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../../cli/demo-command.js';
-import { startCollector } from '../collector/collector.js';
+import { attachCollector } from '../session/profiled-attach.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { readRecordingFile } from '../export/recording-file.js';
 import { connectTimeoutMs } from '../session/launch-recording.js';
@@ -167,7 +167,7 @@ class WorkstationCore {
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     const label = await describeAttachTarget(request.pid);
     const session = this.newSession(label, request.pid, intervalMs, true);
-    const collector = await startCollector({ onChunk: (stream, chunk) => session.onChunk(stream, chunk) });
+    const collector = await attachCollector(request.pid, (stream, chunk) => session.onChunk(stream, chunk));
     session.useCollector(collector);
     // Known before the attach returns, since the profiler may connect before the runtime replies.
     this.sessions.set(session.id, session);
