@@ -21,6 +21,16 @@ export function writeAllSync(fd: number, data: Uint8Array): void {
   }
 }
 
+/** Writes all of `data` at file offset `position` (the descriptor's own offset does not move). */
+export function writeAllSyncAt(fd: number, data: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < data.length) {
+    const n = writeSync(fd, data, done, data.length - done, position + done);
+    if (n <= 0) throw noProgress();
+    done += n;
+  }
+}
+
 /** Writes all of `data` through `handle`; throws the write's error (EFBIG, ENOSPC, ...). */
 export async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
   let done = 0;
