@@ -12,6 +12,7 @@ import { UserError } from '../services/session/user-error.js';
 export type OutputFormat = RecordingFileFormat;
 
 export function outputFormatOf(path: string): OutputFormat {
+  if (path.trim() === '') throw new UserError('The output file name is empty: give one with -o, e.g. -o app.pb.gz.');
   const format = formatOfPath(path, 'write');
   if (format === undefined) throw new UserError(`Unknown output format for ${path}: use a ${extensionList('write')} file name.`);
   return format;

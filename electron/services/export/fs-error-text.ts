@@ -1,6 +1,7 @@
 // File system errors as the end of one sentence ("Cannot read x: no such file."), so the
 // user reads what went wrong rather than an errno.
 
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 const REASONS: Record<string, string> = {
@@ -19,6 +20,10 @@ const REASONS: Record<string, string> = {
 
 export function fsErrorText(err: unknown, path: string, direction: 'read' | 'write'): string {
   const code = (err as NodeJS.ErrnoException).code ?? '';
-  if (code === 'ENOENT') return direction === 'read' ? 'no such file' : `the folder ${dirname(path)} does not exist`;
+  if (code === 'ENOENT') {
+    if (direction === 'read') return 'no such file';
+    // A folder that exists but takes no new files (/proc, /sys) answers ENOENT too.
+    return existsSync(dirname(path)) ? `files cannot be created in ${dirname(path)}` : `the folder ${dirname(path)} does not exist`;
+  }
   return REASONS[code] ?? (err instanceof Error ? err.message : String(err)).replace(/[.\s]+$/, '');
 }

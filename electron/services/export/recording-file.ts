@@ -46,6 +46,7 @@ function unreadable(path: string, format: RecordingFileFormat, err: unknown): Us
 }
 
 export function readFormatOf(path: string): RecordingFileFormat {
+  if (path.trim() === '') throw new UserError('The input file name is empty.');
   const format = formatOfPath(path, 'read');
   if (format === undefined) throw new UserError(`Unknown input format for ${path}: use a ${extensionList('read')} file.`);
   return format;
@@ -67,8 +68,11 @@ async function sizeOf(path: string): Promise<number> {
   try {
     const s = await stat(path);
     if (s.isDirectory()) throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
+    // A FIFO, a device or a socket has no end to read to (or never opens): only files are recordings.
+    if (!s.isFile()) throw new UserError(`Cannot read ${path}: it is not a regular file.`);
     return s.size;
   } catch (err) {
+    if (err instanceof UserError) throw err;
     throw new UserError(`Cannot read ${path}: ${fsErrorText(err, path, 'read')}.`);
   }
 }
