@@ -29,9 +29,29 @@ function fail(why: string): never {
   throw new SpeedscopeFormatError(`Not a readable speedscope file: ${why}.`);
 }
 
-/** A value as the file has it, for a message: JSON text, or "missing". */
+/**
+ * Where JSON.parse stopped, without its quote of the text: V8 quotes the file's first bytes
+ * ("Unexpected token 'r', "root:x:0:0:"... is not valid JSON"), and a message must never carry
+ * the content of whatever file someone asked clrscope to open.
+ */
+function jsonProblem(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : '';
+  const at = /at position (\d+)/.exec(message);
+  if (at !== null) return `it breaks off at character ${at[1]}`;
+  if (/Unexpected end of JSON input/.test(message)) return text.trim() === '' ? 'it is empty' : 'it ends too early';
+  return 'it does not start as JSON does';
+}
+
+/**
+ * A value as the file has it, for a message: numbers and the format's own words (types and
+ * units) as they are, anything else only by its kind, so no message repeats the file's text.
+ */
 function shown(v: unknown): string {
-  return v === undefined ? 'missing' : JSON.stringify(v) ?? String(v);
+  if (v === undefined) return 'missing';
+  if (v === null || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'string') return /^[a-z]{1,16}$/.test(v) ? JSON.stringify(v) : 'a string';
+  return Array.isArray(v) ? 'a list' : 'an object';
 }
 
 function finiteNumber(v: unknown, what: string): number {
@@ -62,7 +82,7 @@ export function fromSpeedscope(input: string | unknown): Recording {
     try {
       file = JSON.parse(input);
     } catch (err) {
-      fail(`the text is not valid JSON (${(err as Error).message.replace(/\.$/, '')})`);
+      fail(`the text is not valid JSON (${jsonProblem(err, input)})`);
     }
   }
   if (!isObject(file)) fail('the JSON is not an object');
