@@ -38,7 +38,7 @@ export interface WorkstationOptions {
   demoProgramPath?: string;
   /** The .NET host that runs the demo (default "dotnet" on PATH). */
   dotnet?: string;
-  /** Where exports go when the request names no path (default <tmpdir>/clrscope-exports). */
+  /** Where exports go when the request names no path (default <tmpdir>/clrscope-exports-<uid>, private). */
   exportsDir?: string;
   /** How often counters are read (default 250 ms). */
   countersIntervalMs?: number;
@@ -67,8 +67,19 @@ class WorkstationCore {
   private readonly sessions = new Map<string, WorkstationSession>();
   private nextId = 1;
   private shuttingDown = false;
+  private exportsDir: Promise<string> | undefined;
 
   constructor(private readonly options: WorkstationOptions) {}
+
+  /** The folder exports go to when a request names none; the default one is found once. */
+  private exportsFolder(): Promise<string> {
+    if (this.options.exportsDir !== undefined) return ensureExportsDir(this.options.exportsDir);
+    this.exportsDir ??= defaultExportsDir().catch((err: unknown) => {
+      this.exportsDir = undefined;
+      throw new UserError(`Cannot create a private exports folder in the temporary folder: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
+    });
+    return this.exportsDir;
+  }
 
   hasSession(id: string): boolean {
     return this.sessions.has(id);
@@ -245,7 +256,7 @@ class WorkstationCore {
     if (recording === undefined) throw new UserError(session.nothingToExport());
     let path = request.path;
     if (path === undefined) {
-      const dir = await ensureExportsDir(this.options.exportsDir ?? defaultExportsDir());
+      const dir = await this.exportsFolder();
       path = join(dir, defaultExportName(session.snapshot.label, session.id, request.format));
     } else if (!isAbsolute(path)) {
       throw new UserError(`The export path must be absolute, not ${path}.`);
