@@ -12,8 +12,13 @@ export function spoolDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheDir(env), 'spool');
 }
 
-/** Creates the spool folder if needed and checks it is private; throws NotPrivateError or a file system error. */
-export function ensureSpoolDir(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+/**
+ * Creates the spool folder if needed and checks that it and the clrscope folder holding it are
+ * private (whoever owns a parent can swap the folder under it); throws NotPrivateError or a
+ * file system error.
+ */
+export async function ensureSpoolDir(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  await ensurePrivateDir(cacheDir(env));
   return ensurePrivateDir(spoolDir(env));
 }
 
