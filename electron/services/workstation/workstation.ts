@@ -11,6 +11,7 @@ import type {
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../../cli/demo-command.js';
 import { attachCollector } from '../session/profiled-attach.js';
+import { commandLineOf } from '../../../structs/text/command-line.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { readRecordingFile } from '../export/recording-file.js';
 import { connectTimeoutMs } from '../session/launch-recording.js';
@@ -274,10 +275,6 @@ class WorkstationCore {
 }
 
 /** How a command line reads to the user: arguments with spaces or quotes quoted. */
-export function commandLineOf(command: string, args: readonly string[]): string {
-  const quote = (a: string): string => (a === '' || /[\s"'\\$`]/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a);
-  return [command, ...args].map(quote).join(' ');
-}
 
 function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient {
   return {
