@@ -14,6 +14,7 @@ import { writeRecordingFile } from '../services/export/recording-file.js';
 import { createWorkstation, type Workstation } from '../services/workstation/workstation.js';
 import { cookieName } from './access.js';
 import { startBrowserMode, type BrowserMode } from './server.js';
+import { LAUNCH_NEEDS_PAGE } from './ws-bridge.js';
 
 interface HttpResult {
   status: number;
@@ -35,10 +36,11 @@ function get(port: number, path: string, headers: Record<string, string> = {}, m
 }
 
 /** The handshake's outcome: 'open', or the HTTP status the server refused it with. */
-function upgrade(url: string, headers: Record<string, string> = {}): Promise<{ outcome: 'open' | number; ws?: WebSocket }> {
+/** `client` listens from the moment the socket opens, so it hears the server's hello too. */
+function upgrade(url: string, headers: Record<string, string> = {}): Promise<{ outcome: 'open' | number; ws?: WebSocket; client?: Client }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
-    ws.once('open', () => resolve({ outcome: 'open', ws }));
+    ws.once('open', () => resolve({ outcome: 'open', ws, client: new Client(ws) }));
     ws.once('unexpected-response', (_req, res) => {
       resolve({ outcome: res.statusCode ?? 0 });
       ws.terminate();
@@ -53,8 +55,13 @@ class Client {
   readonly closed: Promise<{ code: number; reason: string }>;
   /** Every event heard, stream frames decoded. */
   readonly events: WorkstationEvent[] = [];
+  launchNonce: string | undefined;
+  /** The nonce of the server's hello, once it came (a page's connection only). */
+  readonly hello: Promise<string>;
+  private gotHello: (nonce: string) => void = () => undefined;
 
   constructor(readonly ws: WebSocket) {
+    this.hello = new Promise((resolve) => { this.gotHello = resolve; });
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         this.events.push(decodeStreamFrame(new Uint8Array(data as Buffer)));
@@ -62,16 +69,20 @@ class Client {
       }
       const message = JSON.parse(String(data)) as WsTextMessage;
       if (message.kind === 'reply') this.pending.get(message.id)?.(message);
+      else if (message.kind === 'hello') {
+        this.launchNonce = message.launchNonce;
+        this.gotHello(message.launchNonce);
+      }
       else this.events.push(message.event);
     });
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   }
 
-  call(op: string, args: unknown[]): Promise<Extract<WsTextMessage, { kind: 'reply' }>> {
+  call(op: string, args: unknown[], nonce?: string): Promise<Extract<WsTextMessage, { kind: 'reply' }>> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ id, op, args }));
+      this.ws.send(JSON.stringify({ id, op, args, ...(nonce !== undefined ? { nonce } : {}) }));
     });
   }
 }
@@ -117,15 +128,23 @@ describe('browser mode over real sockets', () => {
     assert.equal(wrongCookie.status, 403);
   });
 
-  it('serves index.html for /?token=T and sets an HttpOnly, SameSite=Strict cookie', async () => {
+  it('answers /?token=T with an HttpOnly, SameSite=Strict cookie and a redirect to the address without the token', async () => {
     const r = await get(server.port, `/?token=${server.token}`);
-    assert.equal(r.status, 200);
-    assert.equal(r.body, '<!doctype html><title>clrscope</title>');
-    assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(r.status, 303);
+    assert.equal(r.headers.location, '/');
+    assert.equal(r.body, '');
     const cookie = String(r.headers['set-cookie']);
     assert.equal(cookie, `${cookieName(server.port)}=${server.token}; Path=/; HttpOnly; SameSite=Strict`);
-    assert.equal(r.headers['x-content-type-options'], 'nosniff');
-    assert.equal(r.headers['content-security-policy'],
+    // Other parameters stay; only the token leaves the address.
+    assert.equal((await get(server.port, `/?token=${server.token}&test`)).headers.location, '/?test');
+    const page = await get(server.port, '/', { cookie: `${cookieName(server.port)}=${server.token}` });
+    assert.equal(page.status, 200);
+    assert.equal(page.body, '<!doctype html><title>clrscope</title>');
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(page.headers['set-cookie'], undefined);
+    assert.equal(page.headers['x-content-type-options'], 'nosniff');
+    assert.equal(page.headers['referrer-policy'], 'no-referrer');
+    assert.equal(page.headers['content-security-policy'],
       `default-src 'self'; script-src 'self'; worker-src 'self'; connect-src 'self' ws://127.0.0.1:${server.port} ws://localhost:${server.port}; `
       + "style-src 'self'; img-src 'self' data:; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
   });
@@ -155,7 +174,7 @@ describe('browser mode over real sockets', () => {
       assert.equal(r.status, 403, host);
       assert.match(r.body, /^Forbidden: browser mode answers only to 127\.0\.0\.1 and localhost\.\n$/);
     }
-    assert.equal((await get(server.port, withToken, { host: `localhost:${server.port}` })).status, 200);
+    assert.equal((await get(server.port, withToken, { host: `localhost:${server.port}` })).status, 303);
   });
 
   it('refuses the WebSocket upgrade without the token, from another origin or host, or off /ws', async () => {
@@ -180,17 +199,44 @@ describe('browser mode over real sockets', () => {
   });
 
   it('answers a bad argument with the validation sentence, and an unknown operation too', async () => {
-    const { ws } = await upgrade(`${server.wsUrl}?token=${server.token}`);
-    const client = new Client(ws!);
+    // As the page connects (with its Origin): the hello's nonce goes with each launch.
+    const { ws, client: opened } = await upgrade(server.wsUrl, { cookie: `${cookieName(server.port)}=${server.token}`, origin: server.origin });
+    const client = opened!;
+    const nonce = await client.hello;
     assert.deepEqual(await client.call('attach', [{ pid: -3 }]), { kind: 'reply', id: 1, ok: false, error: 'The pid must be a positive whole number, not -3.' });
     assert.deepEqual(await client.call('exportRecording', [{ sessionId: 's1', format: 'pprof', path: 'x.pb.gz' }]),
       { kind: 'reply', id: 2, ok: false, error: 'There is no session "s1".' });
-    assert.deepEqual(await client.call('launch', [{ command: 'dotnet', args: 'app.dll' }]),
+    assert.deepEqual(await client.call('launch', [{ command: 'dotnet', args: 'app.dll' }], nonce),
       { kind: 'reply', id: 3, ok: false, error: 'The program\'s arguments (args) must be a list of text, not "app.dll".' });
     assert.deepEqual(await client.call('eval', ['1']), { kind: 'reply', id: 4, ok: false, error: 'Unknown operation "eval".' });
-    assert.deepEqual(await client.call('launch', [{ command: 'clrscope-no-such-command-here', args: [] }]),
+    assert.deepEqual(await client.call('launch', [{ command: 'clrscope-no-such-command-here', args: [] }], nonce),
       { kind: 'reply', id: 5, ok: false, error: 'Command not found: clrscope-no-such-command-here.' });
     ws!.close();
+  });
+
+  it('runs a launch only with the nonce its page was given: not without it, not with another, not on a connection that is no page\'s', async () => {
+    const { ws, client } = await upgrade(server.wsUrl, { cookie: `${cookieName(server.port)}=${server.token}`, origin: server.origin });
+    const page = client!;
+    const nonce = await page.hello;
+    assert.match(nonce, /^[A-Za-z0-9_-]{43}$/);
+    const request = [{ command: 'clrscope-no-such-command-here', args: [] }];
+    const refused = { ok: false, error: LAUNCH_NEEDS_PAGE };
+    assert.deepEqual(await page.call('launch', request), { kind: 'reply', id: 1, ...refused });
+    assert.deepEqual(await page.call('launch', request, `${nonce.slice(1)}x`), { kind: 'reply', id: 2, ...refused });
+    assert.deepEqual(await page.call('launchDemo', []), { kind: 'reply', id: 3, ...refused });
+    // Another page has its own nonce; this page's is no good there.
+    const other = await upgrade(server.wsUrl, { cookie: `${cookieName(server.port)}=${server.token}`, origin: server.origin });
+    const otherPage = other.client!;
+    assert.notEqual(await otherPage.hello, nonce);
+    assert.deepEqual(await otherPage.call('launch', request, nonce), { kind: 'reply', id: 1, ...refused });
+    // A client without Origin (the token in its query, no page) gets no nonce and cannot launch.
+    const bare = await upgrade(`${server.wsUrl}?token=${server.token}`);
+    const script = bare.client!;
+    assert.deepEqual(await script.call('launch', request, nonce), { kind: 'reply', id: 1, ...refused });
+    assert.equal(script.launchNonce, undefined);
+    // With its nonce, the page's launch runs (and this command does not exist).
+    assert.deepEqual(await page.call('launch', request, nonce), { kind: 'reply', id: 4, ok: false, error: 'Command not found: clrscope-no-such-command-here.' });
+    for (const c of [ws!, other.ws!, bare.ws!]) c.close();
   });
 
   it('opens a recording file over the socket: progress and session as text, the stream as binary frames, the counters on request', async () => {

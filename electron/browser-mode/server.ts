@@ -34,7 +34,7 @@ export interface BrowserMode {
   readonly token: string;
   /** http://127.0.0.1:PORT */
   readonly origin: string;
-  /** The address to open: the origin with `/?token=…`. */
+  /** The address to open: the origin with `/?token=…` (answered with the cookie and a redirect to `/`). */
   readonly url: string;
   /** The WebSocket's address (the page opens it with the cookie; other clients add `?token=…`). */
   readonly wsUrl: string;
@@ -63,7 +63,11 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
   let port = 0;
   let headers: Record<string, string> = {};
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BYTES, perMessageDeflate: false });
-  wss.on('connection', (ws) => bridgeConnection(ws, options.workstation));
+  wss.on('connection', (ws, req: IncomingMessage) => {
+    // A browser sends Origin on every WebSocket handshake (checked to be ours by then): such a
+    // connection is a workstation page's, and it alone gets a launch nonce.
+    bridgeConnection(ws, options.workstation, req.headers.origin !== undefined ? newToken() : undefined);
+  });
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (!hostAllowed(req, port)) {
@@ -80,6 +84,15 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
       refuse(res, 405, 'Only GET and HEAD are served here.', { ...headers, Allow: 'GET, HEAD' });
       return;
     }
+    if (access.fromQuery) {
+      // The token moves into the cookie and out of the address bar and the history: the page
+      // loads again from the same address without it (other parameters kept).
+      url.searchParams.delete('token');
+      const clean = `${url.pathname}${url.searchParams.size > 0 ? `?${url.searchParams.toString().replace(/=(&|$)/g, '$1')}` : ''}`;
+      res.writeHead(303, { ...headers, Location: clean, 'Set-Cookie': tokenCookie(port, token) });
+      res.end();
+      return;
+    }
     const file = resolveRendererFile(rendererDir, url.pathname);
     if (file === undefined) {
       if ((url.pathname === '/' || url.pathname === '/index.html') && !existsSync(join(rendererDir, 'index.html'))) {
@@ -89,9 +102,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
       }
       return;
     }
-    const extra: Record<string, string> = { 'Content-Type': contentTypeOf(file) };
-    if (access.fromQuery) extra['Set-Cookie'] = tokenCookie(port, token);
-    res.writeHead(200, { ...headers, ...extra });
+    res.writeHead(200, { ...headers, 'Content-Type': contentTypeOf(file) });
     if (req.method === 'HEAD') {
       res.end();
       return;

@@ -3,7 +3,9 @@
 // stream bytes, which go as binary frames (structs/api/ws-messages.ts).
 
 import type { RawData, WebSocket } from 'ws';
-import { encodeStreamFrame, type WsTextMessage } from '../../structs/api/ws-messages.js';
+import { encodeStreamFrame, NONCE_OPERATIONS, type WsTextMessage } from '../../structs/api/ws-messages.js';
+import type { Operation } from '../../structs/api/contract.js';
+import { sameToken } from './access.js';
 import { callOperation, errorSentence, logIfUnexpected } from '../services/api/dispatch.js';
 import type { Workstation } from '../services/workstation/workstation.js';
 
@@ -14,8 +16,16 @@ function send(ws: WebSocket, message: WsTextMessage): void {
   ws.send(JSON.stringify(message));
 }
 
-export function bridgeConnection(ws: WebSocket, workstation: Workstation): void {
+/** Why a launch without the page's nonce is refused. */
+export const LAUNCH_NEEDS_PAGE = 'Programs are launched only from the workstation page\'s own Launch form.';
+
+/**
+ * `launchNonce`: given to a connection a workstation page opened (it sent our Origin), which
+ * alone may launch programs, by sending it back with each launch request.
+ */
+export function bridgeConnection(ws: WebSocket, workstation: Workstation, launchNonce?: string): void {
   const client = workstation.connect();
+  if (launchNonce !== undefined) send(ws, { kind: 'hello', launchNonce });
   const stopEvents = client.onEvent((event) => {
     if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
@@ -42,9 +52,15 @@ export function bridgeConnection(ws: WebSocket, workstation: Workstation): void 
       ws.close(1008, 'A request must be a JSON object.');
       return;
     }
-    const { id, op, args } = request as { id?: unknown; op?: unknown; args?: unknown };
+    const { id, op, args, nonce } = request as { id?: unknown; op?: unknown; args?: unknown; nonce?: unknown };
     if (typeof id !== 'number' || !Number.isSafeInteger(id)) {
       ws.close(1008, 'A request needs a whole-number id.');
+      return;
+    }
+    // Launching runs any command: the request must come from the page's own form, which alone
+    // holds this connection's nonce (a connection without Origin, not a page's, has none).
+    if (NONCE_OPERATIONS.includes(op as Operation) && (launchNonce === undefined || typeof nonce !== 'string' || !sameToken(nonce, launchNonce))) {
+      send(ws, { kind: 'reply', id, ok: false, error: LAUNCH_NEEDS_PAGE });
       return;
     }
     callOperation(client, op, args, workstation).then(

@@ -29,7 +29,7 @@ test('convert writes the output and says what it holds and what the format left 
   assert.equal(await runConvert([input, '-o', out], io), 0);
   assert.equal(toCollapsed(fromSpeedscope(readFileSync(out, 'utf8')), { metric: 'cpu', groupByThread: true }), toCollapsed(rec, { metric: 'cpu', groupByThread: true }));
   assert.deepEqual(io.lines, [
-    `clrscope: wrote ${out} (speedscope JSON, 1,203 bytes) from ${input}: 8 samples on 3 threads, 1 counters readings. Note: speedscope keeps cpu and wall weights per thread in time order: no sample times, sample counts, GC pauses or counters.`,
+    `clrscope: wrote ${out} (speedscope JSON, 1,203 bytes) from ${input}: 8 samples on 3 threads, 1 counters reading. Note: speedscope keeps cpu and wall weights per thread in time order: no sample times, sample counts, GC pauses or counters.`,
   ]);
   const io2 = capture();
   assert.equal(await runConvert([out, '-o', join(dir, 'back.clrscope')], io2), 0);
@@ -52,7 +52,7 @@ test('arguments: one sentence for each mistake', () => {
 });
 
 test('an unwritable output is reported before the input is even looked at', async () => {
-  await assert.rejects(runConvert([join(dir, 'missing.clrscope'), '-o', join(dir, 'nope', 'x.pb.gz')], capture()), /^UserError: Cannot write .*x\.pb\.gz: the directory does not exist/);
+  await assert.rejects(runConvert([join(dir, 'missing.clrscope'), '-o', join(dir, 'nope', 'x.pb.gz')], capture()), /^UserError: Cannot write .*x\.pb\.gz: the folder .*nope does not exist\.$/);
   await assert.rejects(runConvert([join(dir, 'missing.clrscope'), '-o', join(dir, 'x.pb.gz')], capture()), /^UserError: Cannot read .*missing\.clrscope: no such file\.$/);
   assert.equal(existsSync(join(dir, 'x.pb.gz')), false);
 });

@@ -13,6 +13,7 @@ import { UserError } from '../services/session/user-error.js';
 import { parseCommandArgs } from './cli-args.js';
 import { CONVERT_HELP } from './help-text.js';
 import { checkWritable, outputFormatOf } from './output-format.js';
+import { counted } from '../../structs/text/count.js';
 
 export interface ConvertIo {
   out: (line: string) => void;
@@ -99,9 +100,6 @@ function checkReadable(path: string): void {
   }
 }
 
-function count(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
 
 /** What a format leaves out of what a recording holds, for the last line. */
 const KEEPS: Partial<Record<RecordingFileFormat, string>> = {
@@ -133,10 +131,10 @@ export async function convert(plan: ConvertPlan, io: ConvertIo): Promise<number>
     line.end();
   }
   const rec = opened.recording;
-  const parts = [`${count(rec.sampleCount)} samples on ${count(rec.threads().length)} threads`];
-  if (rec.suspensions().length > 0) parts.push(`${count(rec.suspensions().length)} runtime suspensions`);
-  if (opened.counters.length > 0) parts.push(`${count(opened.counters.length)} counters readings`);
+  const parts = [`${counted(rec.sampleCount, 'sample')} on ${counted(rec.threads().length, 'thread')}`];
+  if (rec.suspensions().length > 0) parts.push(counted(rec.suspensions().length, 'runtime suspension'));
+  if (opened.counters.length > 0) parts.push(counted(opened.counters.length, 'counters reading'));
   const keeps = KEEPS[plan.outputFormat];
-  io.err(`clrscope: wrote ${plan.output} (${RECORDING_FORMATS[plan.outputFormat].name}, ${count(bytes)} bytes) from ${plan.input}: ${parts.join(', ')}${rec.cut ? '; the recording was cut before its end' : ''}.${keeps !== undefined ? ` Note: ${keeps}.` : ''}`);
+  io.err(`clrscope: wrote ${plan.output} (${RECORDING_FORMATS[plan.outputFormat].name}, ${counted(bytes, 'byte')}) from ${plan.input}: ${parts.join(', ')}${rec.cut ? '; the recording was cut before its end' : ''}.${keeps !== undefined ? ` Note: ${keeps}.` : ''}`);
   return 0;
 }

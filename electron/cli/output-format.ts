@@ -1,45 +1,56 @@
 // Which file format an output path asks for, and whether it can be written, before anything
 // is launched: a recording must never be lost to a typo in -o.
 
-import { closeSync, openSync, statSync, unlinkSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, closeSync, constants, lstatSync, unlinkSync, type Stats } from 'node:fs';
+import { resolve } from 'node:path';
+import { partialPathFor } from '../services/export/atomic-file.js';
+import { fsErrorText } from '../services/export/fs-error-text.js';
+import { createExclusiveSync } from '../services/files/exclusive-file.js';
 import { extensionList, formatOfPath, type RecordingFileFormat } from '../services/export/recording-formats.js';
 import { UserError } from '../services/session/user-error.js';
 
 export type OutputFormat = RecordingFileFormat;
 
 export function outputFormatOf(path: string): OutputFormat {
+  if (path.trim() === '') throw new UserError('The output file name is empty: give one with -o, e.g. -o app.pb.gz.');
   const format = formatOfPath(path, 'write');
   if (format === undefined) throw new UserError(`Unknown output format for ${path}: use a ${extensionList('write')} file name.`);
   return format;
 }
 
-const REASONS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'the disk is full',
-  EISDIR: 'it is a directory',
-  ENOTDIR: 'a part of the path is not a directory',
-  ENOENT: 'the directory does not exist',
-};
-
-/** Opens the file for appending (never truncating) and removes it again if it did not exist: the only check that also holds for root and read-only mounts. */
+/**
+ * Checks that `path` can be written the way it will be (a temporary file created beside it,
+ * then renamed over it), before anything is launched: by creating and removing such a file
+ * in its folder. Nothing is ever opened at `path` itself, so a link planted there is not
+ * followed and nothing is created at its target.
+ */
 export function checkWritable(path: string): void {
   const full = resolve(path);
-  let existed = true;
-  try {
-    statSync(full);
-  } catch {
-    existed = false;
+  const fail = (why: string): never => {
+    throw new UserError(`Cannot write ${path}: ${why}.`);
+  };
+  const existing = lstatOrUndefined(full);
+  if (existing?.isDirectory() === true) fail('it is a folder');
+  if (existing?.isFile() === true) {
+    try {
+      accessSync(full, constants.W_OK);
+    } catch (err) {
+      fail(fsErrorText(err, full, 'write'));
+    }
   }
+  const probe = partialPathFor(full);
   try {
-    closeSync(openSync(full, 'a'));
+    closeSync(createExclusiveSync(probe));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    const why = REASONS[code] ?? (err as Error).message;
-    const where = code === 'ENOENT' ? ` (${dirname(full)})` : '';
-    throw new UserError(`Cannot write ${path}: ${why}${where}.`);
+    fail(fsErrorText(err, full, 'write'));
   }
-  if (!existed) unlinkSync(full);
+  unlinkSync(probe);
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,16 @@
 // `clrscope record`: launch a program under the profiler, write what it recorded.
 
-import { existsSync, renameSync, writeFileSync, unlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
+import { basename } from 'node:path';
+import type { CollectedStream } from '../services/collector/collector.js';
+import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/atomic-file.js';
+import { fsErrorText } from '../services/export/fs-error-text.js';
+import { NotPrivateError } from '../services/files/private-dir.js';
+import { ensureSpoolDir, leftoverSpools, spoolDir, spoolFileName } from '../services/spool/spool-dir.js';
+import { spoolListener } from '../services/spool/spool-listener.js';
+import { StreamSpool } from '../services/spool/stream-spool.js';
+import { counted } from '../../structs/text/count.js';
 import { checkFormatAvailable, writeRecordingFile as writeInFormat } from '../services/export/recording-file.js';
 import { RECORDING_FORMATS } from '../services/export/recording-formats.js';
 import { recordAttach, type AttachRecordingResult } from '../services/session/attach-recording.js';
@@ -89,18 +98,6 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
   };
 }
 
-/** Writes next to the target and renames, so a failure never leaves half a file under its name. */
-function writeTextFile(path: string, data: Uint8Array | string): void {
-  const tmp = `${path}.partial-${process.pid}`;
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (err) {
-    if (existsSync(tmp)) unlinkSync(tmp);
-    throw new UserError(`Cannot write ${path}: ${(err as Error).message}.`);
-  }
-}
-
 /** Writes the recording in the format the extension names (the CLI records no counters series). */
 export async function writeRecordingFile(path: string, rec: Recording): Promise<void> {
   await writeInFormat(path, rec, []);
@@ -144,7 +141,20 @@ export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number
   if (!existsSync(libraryPath)) {
     throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
   }
-  if (plan.pid !== undefined) return recordAttached(plan, plan.pid, libraryPath, io);
+  const spool = await openSpool(io);
+  try {
+    if (plan.pid !== undefined) return await recordAttached(plan, plan.pid, libraryPath, io, spool);
+    return await recordLaunched(plan, libraryPath, io, spool);
+  } catch (err) {
+    // Whatever went wrong, what was recorded stays on disk, and the user hears where.
+    if (spool !== undefined && !spool.saved) spool.keep(io);
+    throw err;
+  }
+}
+
+async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool | undefined): Promise<number> {
+  let launchedPid: number | undefined;
+  const follow = spool === undefined ? undefined : spoolListener(spool.file, () => launchedPid);
   const result = await recordLaunch({
     command: plan.command,
     args: plan.args,
@@ -154,39 +164,157 @@ export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number
     durationMs: plan.durationMs,
     signal: io.signal,
     notice: (m) => io.err(`clrscope: ${m}`),
+    onChunk: follow?.listener,
+    onLaunched: (pid) => { launchedPid = pid; },
   });
   const code = exitCodeOf(result);
+  const how = exitText(result);
   const stream = result.stream;
   if (stream === undefined) {
-    io.err(`clrscope: no .NET runtime connected, so nothing was recorded and ${plan.output} was not written: ${plan.command} is not a .NET program, or its runtime did not load the profiler (DOTNET_EnableDiagnostics=0, or another profiler already loaded).`);
-    return code;
+    spool?.discard();
+    io.err(`clrscope: no .NET runtime connected, so nothing was recorded and ${plan.output} was not written: ${plan.command} is not a .NET program, or its runtime did not load the profiler (DOTNET_EnableDiagnostics=0, or another profiler already loaded); the program ${how}.`);
+    return code !== 0 ? code : NOTHING_RECORDED_EXIT_CODE;
   }
   if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
   io.err(formatSummary(stream.recording, stream.closedByCollector));
   for (const other of result.otherStreams) {
-    io.err(`clrscope: pid ${other.pid ?? '?'} (started by the program) also streamed ${other.recording.sampleCount} samples; they are not in ${plan.output}.`);
+    io.err(`clrscope: pid ${other.pid ?? '?'} (started by the program) also streamed ${counted(other.recording.sampleCount, 'sample')}; they are not in ${plan.output}.`);
   }
-  await writeOutputs(plan, stream.recording, io);
+  if (result.refusedPids.length > 0) {
+    const pids = result.refusedPids;
+    io.err(`clrscope: ${counted(pids.length, 'other .NET process', 'other .NET processes')} the program started also loaded the profiler and ${pids.length === 1 ? 'was' : 'were'} not recorded (pid ${pids.slice(0, 10).join(', ')}${pids.length > 10 ? ', …' : ''}).`);
+  }
+  const spooled = spool !== undefined && follow?.spooled() === stream ? spool : undefined;
+  if (spooled === undefined) spool?.discard();
+  await writeOutputs(plan, stream, spooled, io, { code, how });
   return code;
 }
 
-async function writeOutputs(plan: RecordPlan, rec: Recording, io: RecordIo): Promise<void> {
+/** How the program ended, for sentences: "exited with code 3", "was ended by SIGKILL". */
+function exitText(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): string {
+  if (result.exitCode !== null) return `exited with code ${result.exitCode}`;
+  if (result.exitSignal !== null) return `was ended by ${result.exitSignal}`;
+  return 'ended';
+}
+
+/** Exit code when nothing could be recorded and the program itself exited 0. */
+export const NOTHING_RECORDED_EXIT_CODE = 1;
+
+interface ProgramOutcome {
+  code: number;
+  /** "exited with code 3" */
+  how: string;
+}
+
+/**
+ * Writes the output (and --pauses). A failure to write says so in one sentence that also
+ * says how the program ended and where the recording is kept, and exits non-zero: with the
+ * program's own code when that is not 0, else SAVE_FAILED_EXIT_CODE.
+ */
+async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'recording' | 'state'>, spool: RunSpool | undefined, io: RecordIo, program: ProgramOutcome | undefined): Promise<void> {
+  const rec = stream.recording;
   const format = outputFormatOf(plan.output);
-  await writeRecordingFile(plan.output, rec);
-  const hint = OPEN_HINTS[format]?.(plan.output);
-  io.err(`clrscope: wrote ${plan.output} (${RECORDING_FORMATS[format].name}).${hint !== undefined ? ` ${hint}` : ''}`);
-  if (plan.pauses !== undefined) {
-    writeTextFile(plan.pauses, `${JSON.stringify(pauseEntries(rec.suspensions(), rec.meta?.startMono ?? 0), null, 1)}\n`);
-    io.err(`clrscope: wrote ${plan.pauses} (${rec.suspensions().length} runtime suspensions).`);
+  // The spool becomes a complete file first: a recording kept after a failed save is whole.
+  const clean = stream.state === 'ended';
+  // A corrupt stream's spool holds the bad record too: only the model's copy is good then.
+  const spoolComplete = stream.state !== 'corrupt' && spool?.file.finish(clean ? rec.end : undefined) === true;
+  try {
+    if (spool !== undefined && spoolComplete && clean && format === 'clrscope') {
+      // The spool is the .clrscope file already: it moves into place instead of being written twice.
+      await spool.file.moveTo(plan.output);
+      spool.saved = true;
+    } else {
+      await writeRecordingFile(plan.output, rec);
+    }
+    const hint = OPEN_HINTS[format]?.(plan.output);
+    io.err(`clrscope: wrote ${plan.output} (${RECORDING_FORMATS[format].name}).${hint !== undefined ? ` ${hint}` : ''}`);
+    if (plan.pauses !== undefined) {
+      await writeFileAtomically(plan.pauses, [`${JSON.stringify(pauseEntries(rec.suspensions(), rec.meta?.startMono ?? 0), null, 1)}\n`]);
+      io.err(`clrscope: wrote ${plan.pauses} (${counted(rec.suspensions().length, 'runtime suspension')}).`);
+    }
+  } catch (err) {
+    if (!(err instanceof UserError)) throw err;
+    // One sentence: what failed, how the program ended, where the recording is.
+    const parts: string[] = [];
+    if (program !== undefined) parts.push(`the program ${program.how}`);
+    if (spool !== undefined && !spool.saved) {
+      const path = spool.file.path;
+      if (spoolComplete) parts.push(`everything recorded is kept in ${path} (clrscope convert ${path} -o FILE writes it in any format)`);
+      else if (stream.state !== 'corrupt' && spool.file.holdsRecords) parts.push(`what was recorded before ${path} could not be written further is kept there`);
+      else spool.discard();
+      spool.saved = true;
+    }
+    const code = program !== undefined && program.code !== 0 ? program.code : SAVE_FAILED_EXIT_CODE;
+    const message = err.message.replace(/\.$/, '');
+    throw new UserError(parts.length === 0 ? `${message}.` : `${message}; ${parts.join(', and ')}.`, code);
+  }
+  if (spool !== undefined && !spool.saved) {
+    spool.file.remove();
+    spool.saved = true;
   }
 }
 
-async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string, io: RecordIo): Promise<number> {
+/** The spool of this run: its file, and whether the recording has been saved (then it needs no mention). */
+interface RunSpool {
+  file: StreamSpool;
+  saved: boolean;
+  /** Leaves the file and says where it is. */
+  keep(io: RecordIo): void;
+  /** Removes the file: it holds nothing worth keeping. */
+  discard(): void;
+}
+
+/**
+ * Creates this run's spool file, so a killed clrscope leaves its recording behind; mentions
+ * recordings earlier runs left there. Without a usable cache folder the run goes on, saying
+ * that a kill would lose the recording.
+ */
+async function openSpool(io: RecordIo): Promise<RunSpool | undefined> {
+  let file: StreamSpool;
+  try {
+    const dir = await ensureSpoolDir();
+    announceLeftovers(dir, io);
+    file = StreamSpool.create(dir, spoolFileName(), (sentence) => io.err(`clrscope: ${sentence}`));
+  } catch (err) {
+    const why = err instanceof NotPrivateError ? err.message : fsErrorText(err, spoolDir(), 'write');
+    io.err(`clrscope: the recording is kept in memory only (cannot use ${spoolDir()}: ${why}), so it would be lost if clrscope were killed.`);
+    return undefined;
+  }
+  const spool: RunSpool = {
+    file,
+    saved: false,
+    keep(out) {
+      if (spool.saved) return;
+      if (!file.holdsRecords) {
+        spool.discard();
+        return;
+      }
+      spool.saved = true;
+      file.close();
+      out.err(`clrscope: what was recorded is kept in ${file.path} (clrscope convert ${file.path} -o FILE writes it in any format).`);
+    },
+    discard() {
+      spool.saved = true;
+      file.remove();
+    },
+  };
+  return spool;
+}
+
+function announceLeftovers(dir: string, io: RecordIo): void {
+  const left = leftoverSpools(dir);
+  if (left.length === 0) return;
+  const newest = left[0].path;
+  io.err(`clrscope: ${counted(left.length, 'recording')} of earlier runs that did not finish ${left.length === 1 ? 'is' : 'are'} kept in ${dir} (the newest: ${basename(newest)}); clrscope convert FILE -o OUT.pb.gz writes one in another format, or delete them.`);
+}
+
+async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string, io: RecordIo, spool: RunSpool | undefined): Promise<number> {
   io.err(`clrscope: attaching to pid ${pid}...`);
   let result: AttachRecordingResult;
   try {
-    result = await recordAttach({ pid, intervalMs: plan.intervalMs, wall: plan.wall, libraryPath, durationMs: plan.durationMs, signal: io.signal });
+    result = await recordAttach({ pid, intervalMs: plan.intervalMs, wall: plan.wall, libraryPath, durationMs: plan.durationMs, signal: io.signal, onChunk: spool === undefined ? undefined : (_stream, chunk) => spool.file.push(chunk) });
   } catch (err) {
+    spool?.discard();
     const sentence = plan.fallback !== false ? await fallbackSentence(err, pid, 'recording') : undefined;
     if (sentence === undefined) throw err;
     io.err(`clrscope: ${sentence}`);
@@ -198,7 +326,7 @@ async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: detached from pid ${pid}; it keeps running.`);
-  await writeOutputs(plan, rec, io);
+  await writeOutputs(plan, result.stream, spool, io, undefined);
   return 0;
 }
 
@@ -212,6 +340,6 @@ async function recordThroughEventPipe(plan: RecordPlan, pid: number, io: RecordI
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: stopped the EventPipe session in pid ${pid}; it keeps running.`);
-  await writeOutputs(plan, rec, io);
+  await writeOutputs(plan, { recording: rec, state: 'ended' }, undefined, io, undefined);
   return 0;
 }

@@ -4,6 +4,7 @@ import type { Recording, SampleMetric } from '../../structs/profile/recording.js
 import { topMethods } from '../../structs/profile/top-methods.js';
 import { summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
+import { count, counted } from '../../structs/text/count.js';
 
 /** The one line that says a recording's CPU values are estimates (HELLO flag ApproximateCpu). */
 export const APPROXIMATE_CPU_LINE = 'clrscope: CPU time is approximate: the runtime\'s sample profiler took these samples, and a sample counts as CPU when its thread was in managed code (time in native code counts as none).';
@@ -13,10 +14,6 @@ function seconds(ns: number): string {
   return `${(ns / 1e6).toFixed(1)} ms`;
 }
 
-/** 1234567 -> "1,234,567" (toLocaleString would load ICU's data for one line of output). */
-function count(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
 
 export interface SampleCounts {
   samples: number;
@@ -37,6 +34,7 @@ export function sampleCounts(rec: Recording): SampleCounts {
   const parts: string[] = [];
   let dropped = 0;
   if (s !== undefined) {
+    // "reason: count", so one rule reads right for 1 and for 8 ("8 thread did not answer" did not).
     const detail: [number, string][] = [
       [s.droppedRingFull, 'capture slots full'],
       [s.droppedBufferFull, 'reader behind'],
@@ -45,7 +43,7 @@ export function sampleCounts(rec: Recording): SampleCounts {
     ];
     for (const [n, why] of detail) {
       dropped += n;
-      if (n > 0) parts.push(`${count(n)} ${why}`);
+      if (n > 0) parts.push(`${why}: ${count(n)}`);
     }
   }
   return { samples: rec.sampleCount, cpu, wall, dropped, droppedDetail: parts.join(', ') };
@@ -84,7 +82,7 @@ export function formatSummary(rec: Recording, stoppedHere = false): string {
   const c = sampleCounts(rec);
   const lines: string[] = [];
   const runtime = meta !== undefined && meta.runtimeVersion !== '' ? ` (.NET ${meta.runtimeVersion})` : '';
-  lines.push(`clrscope: recorded pid ${meta?.pid ?? '?'}${runtime}: ${count(c.samples)} samples (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
+  lines.push(`clrscope: recorded pid ${meta?.pid ?? '?'}${runtime}: ${counted(c.samples, 'sample')} (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
   if (rec.cut && !stoppedHere) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
   if (meta?.approximateCpu === true) lines.push(APPROXIMATE_CPU_LINE);
   lines.push(...table(rec, 'cpu', 'Top methods by CPU time'));

@@ -1,5 +1,6 @@
 #include "core/counters_block.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -106,11 +107,29 @@ bool CountersBlock::open(uint32_t pid, uint16_t runtime_major, uint16_t runtime_
 }
 
 CountersBlock::Window CountersBlock::last_second(uint64_t now) {
-  const Mark m{now, get(counters_->gc_paused_ns), get(counters_->jit_ns)};
+  const Mark m{now, get(counters_->jit_ns)};
   marks_.push_back(m);
   while (marks_.size() > 1 && now - marks_.front().mono > 1000000000ull) marks_.pop_front();
   const Mark& first = marks_.front();
-  return Window{m.gc_paused_ns - first.gc_paused_ns, m.jit_ns - first.jit_ns, now - first.mono};
+  const uint64_t span = now - first.mono;
+
+  // The runtime's counter grows by a whole pause when it ends. Credited whole to the window it
+  // ends in, a pause longer than the window read above 100%; so each pause counts only for the
+  // part of it that lies inside the window, taking it to have ended when this publisher first
+  // saw it (at most one tick late).
+  const uint64_t total = get(counters_->gc_paused_ns);
+  if (!gc_baseline_) {
+    gc_baseline_ = true;
+  } else if (total > gc_paused_seen_) {
+    gc_ends_.push_back(PauseEnd{now, total - gc_paused_seen_});
+  }
+  gc_paused_seen_ = total;
+  while (!gc_ends_.empty() && gc_ends_.front().mono <= first.mono) gc_ends_.pop_front();
+  uint64_t paused = 0;
+  for (const PauseEnd& e : gc_ends_) paused += std::min(e.ns, e.mono - first.mono);
+  // Pauses never overlap; taking each to end at a tick can make two seem to, by a tick at most.
+  paused = std::min(paused, span);
+  return Window{paused, m.jit_ns - first.jit_ns, span};
 }
 
 void CountersBlock::publish(uint64_t now) {

@@ -42,8 +42,12 @@ class CountersBlock {
  private:
   struct Mark {
     uint64_t mono;
-    uint64_t gc_paused_ns;
     uint64_t jit_ns;
+  };
+  // A GC pause as this publisher saw it: its length, counted at the first publish after it ended.
+  struct PauseEnd {
+    uint64_t mono;
+    uint64_t ns;
   };
   Window last_second(uint64_t now);
 
@@ -53,6 +57,9 @@ class CountersBlock {
   clr::IPCControlBlock* block_ = nullptr;
   uint32_t pid_ = 0;
   std::deque<Mark> marks_;
+  std::deque<PauseEnd> gc_ends_;
+  uint64_t gc_paused_seen_ = 0;
+  bool gc_baseline_ = false;
   uint32_t os_threads_ = 0;
   uint64_t os_threads_read_ = 0;
 };

@@ -18,6 +18,9 @@ class Transport {
   // True once the reader has shut down its sending side: its way of asking the writer to
   // finish the stream cleanly (send what it has, then END) rather than be cut off.
   virtual bool peer_finished() { return false; }
+  // Says the stream is over (after END): the reader sees its end of input at once rather than
+  // when the connection is finally closed.
+  virtual void finish() {}
 };
 
 // Connects to the workstation at `endpoint` (CLRSCOPE_SOCKET); nullptr when nobody listens there.

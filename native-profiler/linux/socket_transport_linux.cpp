@@ -43,6 +43,8 @@ class SocketTransport final : public Transport {
     return poll(&p, 1, timeout_ms) > 0 && (p.revents & POLLOUT);
   }
 
+  void finish() override { shutdown(fd_, SHUT_WR); }
+
   bool peer_finished() override {
     // The reader never sends data; a zero-byte read is its shutdown(SHUT_WR).
     uint8_t b = 0;

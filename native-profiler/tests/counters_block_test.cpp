@@ -124,5 +124,44 @@ TEST(CountersBlock, ReadersHonouringTheSequenceLockNeverSeeATornBlock) {
   (void)retries;
 }
 
+// % time in GC over the last second: a pause longer than a second, counted by the runtime in one
+// piece when it ends, counts only for its part inside the window (it read 300% before).
+TEST(CountersBlock, LongGcPausesAreSplitAcrossWindowsNeverAbove100Percent) {
+  RuntimeCounters c;
+  ThreadRegistry registry;
+  CountersBlock block(&c, &registry);
+  ASSERT_TRUE(block.open(platform::process_id() + 2000000u, 10, 0)) << "shared memory";
+  const uint64_t ms = 1000000;
+  const auto& gc = block.block()->m_perf.m_GC;
+  const auto pct = [&] { return gc.timeInGCBase == 0 ? 0.0 : 100.0 * gc.timeInGC / gc.timeInGCBase; };
+  uint64_t t = 10000 * ms;
+  // Ticks every 10 ms; a 3 s pause ends at t0 + 5 s, counted at once.
+  for (int i = 0; i <= 500; ++i, t += 10 * ms) {
+    if (i == 500) c.gc_paused_ns.fetch_add(3000 * ms);
+    block.publish(t);
+    EXPECT_LE(pct(), 100.0) << "tick " << i;
+  }
+  EXPECT_NEAR(pct(), 100.0, 0.01) << "the last second was all pause";
+  EXPECT_EQ(gc.timeInGCBase, 1000000u);
+  // Half a second later, half of the window is the pause's end.
+  for (int i = 0; i < 50; ++i, t += 10 * ms) block.publish(t);
+  EXPECT_NEAR(pct(), 51.0, 1.5);
+  // A second on, the pause is out of the window.
+  for (int i = 0; i < 60; ++i, t += 10 * ms) block.publish(t);
+  EXPECT_EQ(gc.timeInGC, 0u);
+  // Short pauses are counted whole: 4 x 50 ms in a second is 20%.
+  for (int i = 0; i < 100; ++i, t += 10 * ms) {
+    if (i % 25 == 10) c.gc_paused_ns.fetch_add(50 * ms);
+    block.publish(t);
+  }
+  EXPECT_NEAR(pct(), 20.0, 0.5);
+  // With the slowest sampling (one tick a second) a long pause still reads 100% at most.
+  c.gc_paused_ns.fetch_add(2500 * ms);
+  t += 1000 * ms;
+  block.publish(t);
+  EXPECT_LE(pct(), 100.0);
+  block.close(true);
+}
+
 }  // namespace
 }  // namespace clrscope

@@ -8,11 +8,25 @@ export interface WsRequest {
   id: number;
   op: Operation;
   args: unknown[];
+  /** The connection's launch nonce (its `hello`), which `launch` and `launchDemo` must carry. */
+  nonce?: string;
 }
+
+/** Operations that run a program of the requester's choosing: only from the page's own form. */
+export const NONCE_OPERATIONS: readonly Operation[] = ['launch', 'launchDemo'];
 
 export type WsReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
-export type WsTextMessage = ({ kind: 'reply' } & WsReply) | { kind: 'event'; event: Exclude<WorkstationEvent, { type: 'stream' }> };
+/**
+ * The first message on a connection a workstation page opened (a browser sends its Origin):
+ * a random nonce, known only to that page, that its launch requests must carry.
+ */
+export interface WsHello {
+  kind: 'hello';
+  launchNonce: string;
+}
+
+export type WsTextMessage = ({ kind: 'reply' } & WsReply) | { kind: 'event'; event: Exclude<WorkstationEvent, { type: 'stream' }> } | WsHello;
 
 const STREAM_FRAME = 1;
 

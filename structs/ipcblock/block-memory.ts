@@ -8,12 +8,15 @@
 
 /**
  * How reads reach the memory:
+ * - `read`: no mapping: each read is a positioned read(2) of the shared memory's file
+ *   descriptor; a block someone truncates reads short and is refused, where a mapping would
+ *   take the process down with SIGBUS (the default for /dev/shm blocks);
  * - `view`: a live ArrayBuffer over the mapping (koffi.view), read in place; plain Node;
  * - `copy`: each read copies out of the mapping with one native call (memcpy, RtlMoveMemory); used
  *   where external ArrayBuffers are forbidden (Electron), or when asked for;
  * - `bytes`: a JavaScript byte array (tests, fakes, copies).
  */
-export type BlockAccess = 'view' | 'copy' | 'bytes';
+export type BlockAccess = 'read' | 'view' | 'copy' | 'bytes';
 
 /** The reads a sequence-locked reader needs. Every call reads the memory afresh. */
 export interface BlockMemory {

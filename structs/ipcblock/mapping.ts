@@ -10,13 +10,13 @@
 // namespace (mapFrameworkBlock, through framework-opener.ts). The Windows paths are written,
 // type-checked and unit-tested with a fake Win32 API, but unverified on a live machine (README.md).
 
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import koffi, { type LibraryHandle } from 'koffi';
-import type { MappedBlock } from './block-memory.js';
+import { checkDestination, checkRead, closedError, type MappedBlock } from './block-memory.js';
 import type { BlockChoiceOptions } from './block-table.js';
 import { FILE_MAP_READ, type FrameworkBlock, openFrameworkBlock, win32ErrorText } from './framework-opener.js';
 import { IpcBlockError } from './ipc-block-error.js';
-import { type BlockAccessMode, nativeMemory } from './native-memory.js';
+import { type BlockAccessMode, blockAccessFromEnv, nativeMemory } from './native-memory.js';
 import { win32Api } from './win32-api.js';
 
 export type { BlockAccess, BlockMemory, MappedBlock } from './block-memory.js';
@@ -46,21 +46,45 @@ export function blockPathForPid(pid: number): string {
   return `/dev/shm/clrscope-${pid}`;
 }
 
-/** Maps a file (a POSIX shared memory object) read-only; throws IpcBlockError with one sentence. */
+/**
+ * Opens a counters block file (a POSIX shared memory object) read-only: never through a link,
+ * and only when it is a regular file of this user that nobody else may read or write, as
+ * clrscope's profiler creates it (0600). Anything else is refused, since another user could
+ * have made it to feed the workstation a block of their own. Then either reads it through the
+ * descriptor (`read`, the default: a block truncated later reads short and is refused) or maps
+ * exactly the size fstat gave (`auto`, `view`, `copy`: faster, but a block truncated while
+ * mapped would raise SIGBUS). IpcBlockError with one sentence.
+ */
 export function mapBlockFile(path: string, minimumBytes: number, options: MapOptions = {}): MappedBlock {
+  const mode = options.access ?? blockAccessFromEnv(process.env, 'read');
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new IpcBlockError('missing', `There is no counters block at ${path}.`);
     if (code === 'EACCES' || code === 'EPERM') throw new IpcBlockError('missing', `The counters block at ${path} belongs to another user.`);
+    if (code === 'ELOOP') throw new IpcBlockError('missing', `The counters block at ${path} is a symbolic link, which clrscope does not follow.`);
     throw new IpcBlockError('missing', `Cannot open the counters block at ${path}: ${(err as Error).message}.`);
   }
+  let handedOver = false;
   try {
-    const size = fstatSync(fd).size;
+    const s = fstatSync(fd);
+    const me = process.getuid?.();
+    if (!s.isFile()) throw new IpcBlockError('missing', `The counters block at ${path} is not a regular file.`);
+    if (me !== undefined && s.uid !== me) {
+      throw new IpcBlockError('missing', `The counters block at ${path} belongs to another user (uid ${s.uid}), so it is not clrscope's: it is not read.`);
+    }
+    if ((s.mode & 0o077) !== 0) {
+      throw new IpcBlockError('missing', `The counters block at ${path} is open to other users (mode ${(s.mode & 0o777).toString(8)}), so it is not clrscope's (0600): it is not read.`);
+    }
+    const size = s.size;
     if (size < minimumBytes) {
       throw new IpcBlockError('truncated', `The counters block at ${path} has ${size} bytes, fewer than the ${minimumBytes} a block needs.`);
+    }
+    if (mode === 'read') {
+      handedOver = true;
+      return descriptorMemory(fd, size, path);
     }
     const { mmap, munmap } = posix();
     const address = mmap(null, size, PROT_READ, MAP_SHARED, fd, 0);
@@ -68,15 +92,46 @@ export function mapBlockFile(path: string, minimumBytes: number, options: MapOpt
       throw new IpcBlockError('missing', `Cannot map the counters block at ${path}.`);
     }
     try {
+      // The option, when given, else nativeMemory reads the environment itself (and names it in its messages).
       return nativeMemory(koffi.address(address), size, { source: path, access: options.access, release: () => munmap(address, size) });
     } catch (err) {
       munmap(address, size);
       throw err;
     }
   } finally {
-    // The mapping keeps the memory; the descriptor is no longer needed.
-    closeSync(fd);
+    // A mapping keeps the memory; the descriptor is needed only when reads go through it.
+    if (!handedOver) closeSync(fd);
   }
+}
+
+/** A block read through its descriptor with positioned reads: a short read means the file shrank. */
+function descriptorMemory(fd: number, size: number, source: string): MappedBlock {
+  const word = new Uint8Array(4);
+  const wordView = new DataView(word.buffer);
+  let open = true;
+  const shrank = (): IpcBlockError => new IpcBlockError('truncated', `The counters block at ${source} shrank while it was being read.`);
+  return {
+    size,
+    source,
+    access: 'read',
+    readInt32(offset: number): number {
+      if (!open) throw closedError(source);
+      checkRead(offset, 4, size);
+      if (readSync(fd, word, 0, 4, offset) !== 4) throw shrank();
+      return wordView.getInt32(0, true);
+    },
+    read(into: Uint8Array, offset: number, length: number): void {
+      if (!open) throw closedError(source);
+      checkRead(offset, length, size);
+      checkDestination(into, length);
+      if (readSync(fd, into, 0, length, offset) !== length) throw shrank();
+    },
+    close(): void {
+      if (!open) return;
+      open = false;
+      closeSync(fd);
+    },
+  };
 }
 
 /** Windows: maps `bytes` of a named file mapping read-only; IpcBlockError `missing` (one sentence) when it cannot. */

@@ -5,7 +5,7 @@
 // koffi, and the Windows one linked against mingw-w64's kernel32 import library.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -38,6 +38,19 @@ function mapped(file: string): boolean {
   return readFileSync('/proc/self/maps', 'utf8').includes(file);
 }
 
+/** Descriptors this process holds on `file`. */
+function descriptors(file: string): number {
+  let n = 0;
+  for (const fdName of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fdName}`) === file) n++;
+    } catch {
+      // Closed meanwhile (the listing's own descriptor).
+    }
+  }
+  return n;
+}
+
 describe('reading a real mapping', { skip: linux ? false : 'mapBlockFile maps /dev/shm files on Linux' }, () => {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'clrscope-native-memory-'));
@@ -50,7 +63,7 @@ describe('reading a real mapping', { skip: linux ? false : 'mapBlockFile maps /d
     rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const access of ['view', 'copy'] as const) {
+  for (const access of ['read', 'view', 'copy'] as const) {
     describe(`access: ${access}`, () => {
       it('sees the writes made to the file while it is mapped, at their offsets', () => {
         poke(0, new Uint8Array(SIZE));
@@ -118,12 +131,16 @@ describe('reading a real mapping', { skip: linux ? false : 'mapBlockFile maps /d
         }
       });
 
-      it('close() unmaps once; reads after it throw instead of touching unmapped memory', () => {
+      it('close() unmaps (or closes the descriptor) once; reads after it throw instead of touching unmapped memory', () => {
+        const before = descriptors(path);
         const block = mapBlockFile(path, 2048, { access });
-        assert.ok(mapped(path));
+        // Mapped, or (read) holding a descriptor of its own and no mapping at all.
+        assert.equal(mapped(path), access !== 'read');
+        assert.equal(descriptors(path), before + (access === 'read' ? 1 : 0));
         block.close();
         block.close();
         assert.ok(!mapped(path), 'unmapped');
+        assert.equal(descriptors(path), before, 'no descriptor left open');
         assert.throws(() => block.readInt32(0), /read after it was closed/);
         assert.throws(() => block.read(new Uint8Array(4), 0, 4), /read after it was closed/);
       });
@@ -195,10 +212,38 @@ describe('reading a real mapping', { skip: linux ? false : 'mapBlockFile maps /d
     });
   }
 
-  it(`${BLOCK_ACCESS_ENV} picks the default; auto takes a view in plain Node and remembers that it may`, () => {
+  it('a block truncated while open is refused in one sentence when read through its descriptor (a mapping would raise SIGBUS)', () => {
+    const local = join(dir, 'shrinking');
+    const w = openSync(local, 'w+', 0o600);
+    try {
+      writeSync(w, new Uint8Array(SIZE), 0, SIZE, 0);
+      const block = mapBlockFile(local, 2048);
+      assert.equal(block.access, 'read');
+      const into = new Uint8Array(2048);
+      assert.equal(readConsistent(block, into), 0);
+      ftruncateSync(w, 100);
+      assert.throws(() => readConsistent(block, into), (e: unknown) => e instanceof IpcBlockError && e.kind === 'truncated' && e.message === `The counters block at ${local} shrank while it was being read.`);
+      block.close();
+    } finally {
+      closeSync(w);
+    }
+  });
+
+  it('only a regular 0600 file of this user is read: not one open to others, not a link, not a folder', () => {
+    const open = join(dir, 'open-to-others');
+    writeFileSync(open, new Uint8Array(SIZE), { mode: 0o644 });
+    chmodSync(open, 0o644);
+    assert.throws(() => mapBlockFile(open, 2048), (e: unknown) => e instanceof IpcBlockError && e.message === `The counters block at ${open} is open to other users (mode 644), so it is not clrscope's (0600): it is not read.`);
+    const link = join(dir, 'link');
+    symlinkSync(path, link);
+    assert.throws(() => mapBlockFile(link, 2048), (e: unknown) => e instanceof IpcBlockError && /is a symbolic link, which clrscope does not follow/.test(e.message));
+    assert.throws(() => mapBlockFile(dir, 2048), (e: unknown) => e instanceof IpcBlockError && /is not a regular file/.test(e.message));
+  });
+
+  it(`${BLOCK_ACCESS_ENV} picks the default (read, through the descriptor); auto takes a view in plain Node and remembers that it may`, () => {
     const saved = process.env[BLOCK_ACCESS_ENV];
     try {
-      for (const [value, access] of [['copy', 'copy'], ['view', 'view'], ['auto', 'view'], ['', 'view'], [undefined, 'view']] as const) {
+      for (const [value, access] of [['copy', 'copy'], ['view', 'view'], ['auto', 'view'], ['read', 'read'], ['', 'read'], [undefined, 'read']] as const) {
         if (value === undefined) delete process.env[BLOCK_ACCESS_ENV];
         else process.env[BLOCK_ACCESS_ENV] = value;
         const block = mapBlockFile(path, 2048);
@@ -213,7 +258,7 @@ describe('reading a real mapping', { skip: linux ? false : 'mapBlockFile maps /d
       block.close();
       // A misspelt switch fails instead of silently testing the other path, and leaves nothing mapped.
       process.env[BLOCK_ACCESS_ENV] = 'coyp';
-      assert.throws(() => mapBlockFile(path, 2048), /^RangeError: CLRSCOPE_BLOCK_ACCESS must be auto, view or copy, not 'coyp'\.$/);
+      assert.throws(() => mapBlockFile(path, 2048), /^RangeError: CLRSCOPE_BLOCK_ACCESS must be read, auto, view or copy, not 'coyp'\.$/);
       assert.ok(!mapped(path));
     } finally {
       if (saved === undefined) delete process.env[BLOCK_ACCESS_ENV];

@@ -25,8 +25,8 @@ import koffi, { type LibraryHandle } from 'koffi';
 import { type BlockAccess, type MappedBlock, checkDestination, checkRead, closedError, memoryFromBytes } from './block-memory.js';
 import { IpcBlockError } from './ipc-block-error.js';
 
-/** `auto`: a view when the runtime allows one, else copies; `view` / `copy`: that one, always. */
-export type BlockAccessMode = 'auto' | 'view' | 'copy';
+/** `read`: through the file descriptor, no mapping (files only); `auto`: a view when the runtime allows one, else copies; `view` / `copy`: that one, always. */
+export type BlockAccessMode = 'read' | 'auto' | 'view' | 'copy';
 
 /** The environment switch that sets the default mode. */
 export const BLOCK_ACCESS_ENV = 'CLRSCOPE_BLOCK_ACCESS';
@@ -70,12 +70,16 @@ function copier(): CopyOut {
   return copyOut;
 }
 
-/** The mode CLRSCOPE_BLOCK_ACCESS asks for (`auto` when unset or empty); RangeError, one sentence, for anything else. */
-export function blockAccessFromEnv(env: NodeJS.ProcessEnv = process.env): BlockAccessMode {
+/**
+ * The mode CLRSCOPE_BLOCK_ACCESS asks for (`fallback` when unset or empty: `read` for a file,
+ * `auto` for a named mapping, which has no descriptor to read); RangeError, one sentence, for
+ * anything else.
+ */
+export function blockAccessFromEnv(env: NodeJS.ProcessEnv = process.env, fallback: BlockAccessMode = 'auto'): BlockAccessMode {
   const value = env[BLOCK_ACCESS_ENV];
-  if (value === undefined || value === '' || value === 'auto') return 'auto';
-  if (value === 'view' || value === 'copy') return value;
-  throw new RangeError(`${BLOCK_ACCESS_ENV} must be auto, view or copy, not '${value}'.`);
+  if (value === undefined || value === '') return fallback;
+  if (value === 'read' || value === 'auto' || value === 'view' || value === 'copy') return value;
+  throw new RangeError(`${BLOCK_ACCESS_ENV} must be read, auto, view or copy, not '${value}'.`);
 }
 
 // Whether this runtime allows koffi.view over outside memory: unknown until the first try.
@@ -113,7 +117,9 @@ export interface NativeMemoryOptions {
  * IpcBlockError `missing` when a view is forced and the runtime forbids it.
  */
 export function nativeMemory(address: bigint, size: number, options: NativeMemoryOptions): MappedBlock {
-  const mode = options.access ?? blockAccessFromEnv();
+  const requested = options.access ?? blockAccessFromEnv();
+  // A mapping has no descriptor to read: `read` means the safest mapped way, copies.
+  const mode = requested === 'read' ? 'copy' : requested;
   if (mode !== 'copy') {
     const bytes = tryView(address, size);
     if (bytes !== null) return memoryFromBytes(bytes, { source: options.source, access: 'view', release: options.release });

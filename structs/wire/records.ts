@@ -23,7 +23,8 @@ export const RecordType = {
 export const HelloFlags = { Cpu: 1, Wall: 2, Attached: 4, ApproximateCpu: 8 } as const;
 export const SampleFlags = { Cpu: 1, Wall: 2, Incomplete: 4, Elided: 8 } as const;
 export const FunctionKind = { Managed: 0, Native: 1, Synthetic: 2 } as const;
-export const EndReason = { RuntimeShutdown: 0, Detached: 1, ProfilerStopped: 2 } as const;
+/** END reasons (PROTOCOL.md). Stopped is written by clrscope's TypeScript side only, for a stream it ended itself. */
+export const EndReason = { RuntimeShutdown: 0, Detached: 1, ProfilerStopped: 2, Stopped: 3 } as const;
 
 /**
  * u64 fields are delivered as `number`: exact below 2^53 (about 104 days of nanoseconds, or

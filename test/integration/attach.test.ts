@@ -65,6 +65,8 @@ describe('record --pid on a process started normally', () => {
         if (goAvailable()) {
           const top = parseTop(goPprof(['-top', '-sample_index=cpu'], file)).filter((row) => row.name.startsWith('Clrscope.'));
           assert.equal(top[0]?.name, 'Clrscope.Targets.Scenarios.CpuWork.Heavy', `round ${round}`);
+          // The detach ended the recording cleanly: the saved file says nothing of a cut.
+          assert.doesNotMatch(goPprof(['-raw'], file), /cut before its END/);
         }
         // Detached: the library is gone from the process (it was unloaded) and so is its block.
         const deadline = Date.now() + 3000;

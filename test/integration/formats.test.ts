@@ -186,7 +186,7 @@ describe('clrscope convert refuses bad input with one sentence and a non-zero ex
       [[good, '-o', join(dir, 'o5.docx')], /^clrscope: Unknown output format for .*o5\.docx: use a \.clrscope, /],
       [[file('notes.txt', 'x'), '-o', join(dir, 'o6.pb.gz')], /^clrscope: Unknown input format for .*notes\.txt: use a \.clrscope, /],
       [[join(dir, 'absent.clrscope'), '-o', join(dir, 'o7.pb.gz')], /^clrscope: Cannot read .*absent\.clrscope: no such file\.$/],
-      [[good, '-o', join(dir, 'no-such-dir', 'o8.pb.gz')], /^clrscope: Cannot write .*o8\.pb\.gz: the directory does not exist/],
+      [[good, '-o', join(dir, 'no-such-dir', 'o8.pb.gz')], /^clrscope: Cannot write .*o8\.pb\.gz: the folder .*no-such-dir does not exist\.$/],
       // The output is checked first: an unwritable output is reported even when the input is bad too.
       [[join(dir, 'absent.clrscope'), '-o', '/proc/o9.clrscope'], /^clrscope: Cannot write \/proc\/o9\.clrscope: /],
     ];

@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
+import { readRecordingFile } from '../../electron/services/export/recording-file.js';
+import { frameLabel } from '../../structs/profile/frame-label.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-cli-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,6 +37,8 @@ describe('clrscope record writes pprof that go tool pprof reads', () => {
     assert.match(run.stderr, /clrscope: recorded pid \d+ \(\.NET 10\.\d+\.\d+\): [\d,]+ samples \([\d,]+ CPU, [\d,]+ wall\), \d+ dropped/);
     assert.match(run.stderr, /Top methods by CPU time[^\n]*\n[^\n]*\n\s+[\d.]+%\s+\S+ m?s\s+[\d.]+%\s+Clrscope\.Targets\.Scenarios\.CpuWork\.Heavy/);
     assert.match(run.stderr, /Top methods by wall time/);
+    // The program's own exit ended the stream with the runtime's END: not a cut.
+    assert.doesNotMatch(run.stderr, /END record|was cut/);
     assert.ok(existsSync(file));
   });
 
@@ -56,6 +60,28 @@ describe('clrscope record writes pprof that go tool pprof reads', () => {
     const gz = readFileSync(file);
     assert.equal(gz[0], 0x1f, 'gzip magic');
     assert.equal(gz[1], 0x8b);
+  });
+});
+
+describe('pprof keeps generic and async names whole through go tool pprof', () => {
+  it('a real recording of async state machines and generic BCL methods reads back name for name', async (t) => {
+    if (!goAvailable()) {
+      assert.ok(!process.env.CI, 'go is required in CI (scripts/setup.sh installs golang-go)');
+      t.skip('go is not installed');
+      return;
+    }
+    const file = join(dir, 'async.pb.gz');
+    const clr = join(dir, 'async.clrscope');
+    const r = await runCli(['record', '-o', clr, '--', 'dotnet', targetDll('Scenarios'), 'async', '--seconds', '1.5']);
+    assert.equal(r.code, 0, r.stderr);
+    const conv = await runCli(['convert', clr, '-o', file]);
+    assert.equal(conv.code, 0, conv.stderr);
+    const ours = new Set((await readRecordingFile(clr)).recording.functions().map((fn) => frameLabel(fn)));
+    const names = parseTop(goPprof(['-top', '-nodecount=100000', '-nodefraction=0', '-sample_index=samples'], file)).map((row) => row.name);
+    // go tool pprof strips <...> from a name equal to its systemName: each must come back as written.
+    for (const name of names) assert.ok(ours.has(name), `go tool pprof shows ${JSON.stringify(name)}, which is not a frame of the recording`);
+    assert.ok(names.some((n) => /^Clrscope\.Targets\.Scenarios\.AsyncWork\+<(RunAsync|StepAsync)>d__\d+\.MoveNext$/.test(n)), names.join('\n'));
+    assert.ok(names.some((n) => /^System\.[\w.+]+<[^>]+>/.test(n)), 'a generic BCL type keeps its arguments');
   });
 });
 

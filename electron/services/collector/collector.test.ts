@@ -7,7 +7,8 @@ import { basename, dirname } from 'node:path';
 import { toCollapsed } from '../../../structs/profile/collapsed.js';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { startCollector, type CollectedStream } from './collector.js';
+import { EndReason } from '../../../structs/wire/records.js';
+import { MAX_PENDING, startCollector, type CollectedStream } from './collector.js';
 
 const FIXTURE_CPU = [
   'App.Program.Main;App.Worker.Work;App.Worker.Hot 35',
@@ -224,8 +225,9 @@ test('a corrupt stream is closed with one sentence naming the byte; what came be
   }
 });
 
-test('close() with a writer still connected hangs up, marks the stream cut and removes the directory', async () => {
-  const collector = await startCollector();
+test('close() with a writer still connected hangs up and ends the stream cleanly: an END of reason Stopped at its last time', async () => {
+  // A writer that does not answer the request to finish (an older profiler) is hung up on.
+  const collector = await startCollector({ finishMs: 100 });
   const client = await open(collector.socketPath);
   const clientClosed = new Promise<void>((resolve) => client.on('close', () => resolve()));
   client.on('error', () => undefined);
@@ -234,11 +236,109 @@ test('close() with a writer still connected hangs up, marks the stream cut and r
   await collector.close();
   await clientClosed;
   const [stream] = collector.streams;
-  assert.equal(stream.state, 'cut');
+  assert.equal(stream.state, 'ended');
+  assert.equal(stream.closedByCollector, true);
   assert.equal(stream.pid, 999);
   assert.ok(stream.recording.sampleCount > 0);
+  assert.equal(stream.recording.cut, false);
+  assert.equal(stream.recording.end?.reason, EndReason.Stopped);
+  assert.equal(stream.recording.end?.mono, stream.recording.sampleMono(stream.recording.sampleCount - 1));
   assert.equal(existsSync(collector.directory), false);
   await assert.rejects(open(collector.socketPath));
+});
+
+test('close() asks the writer to finish: its own last records and END arrive before the connection closes', async () => {
+  const collector = await startCollector();
+  const client = await open(collector.socketPath);
+  client.on('error', () => undefined);
+  const bytes = otherStream(10);
+  // Everything but the END record (5-byte header + 9-byte body), then the rest once asked.
+  await write(client, bytes.subarray(0, bytes.length - 14));
+  client.on('end', () => { client.end(bytes.subarray(bytes.length - 14)); });
+  while (collector.streams.length === 0 || collector.streams[0].bytesReceived < bytes.length - 14) await pause(1);
+  const started = Date.now();
+  await collector.close();
+  const [stream] = collector.streams;
+  assert.ok(Date.now() - started < 1500, 'the writer answered; nobody waited for the deadline');
+  assert.equal(stream.state, 'ended');
+  assert.equal(stream.closedByCollector, true);
+  assert.equal(stream.bytesReceived, bytes.length);
+  assert.notEqual(stream.recording.end?.reason, EndReason.Stopped, 'the END is the writer\'s own');
+});
+
+test('a writer that goes away without END leaves a cut stream', async () => {
+  const collector = await startCollector();
+  try {
+    const client = await open(collector.socketPath);
+    const bytes = otherStream(10);
+    // Everything but the END record (5-byte header + 9-byte body).
+    await write(client, bytes.subarray(0, bytes.length - 14));
+    await endSocket(client);
+    while (collector.streams.length === 0) await pause(1);
+    await collector.streams[0].closed;
+    assert.equal(collector.streams[0].state, 'cut');
+    assert.equal(collector.streams[0].closedByCollector, false);
+    assert.equal(collector.streams[0].recording.cut, true);
+  } finally {
+    await collector.close();
+  }
+});
+
+test('extra connections are hung up on at HELLO when the session records one process, and cost nothing', async () => {
+  const refused: (number | undefined)[] = [];
+  const collector = await startCollector({
+    accept: (pid, accepted) => pid === 4321 && accepted.length === 0,
+    onRefused: (pid) => refused.push(pid),
+  });
+  try {
+    // 60 other "processes", each trying to stream ~3 MB, and the one the session wants.
+    const big = otherStream(100_000);
+    const others = await Promise.all(Array.from({ length: 60 }, () => open(collector.socketPath)));
+    const othersClosed = others.map((c) => new Promise<void>((resolve) => {
+      c.on('error', () => undefined);
+      c.on('close', () => resolve());
+    }));
+    for (const c of others) c.write(big);
+    const mine = await open(collector.socketPath);
+    await write(mine, fixtureStream());
+    await endSocket(mine);
+    await Promise.all(othersClosed);
+    while (collector.streams.length === 0 || collector.streams[0].state === 'open') await pause(1);
+    assert.deepEqual(collector.streams.map((s) => s.pid), [4321]);
+    assert.equal(collector.streams[0].state, 'ended');
+    assert.equal(refused.length, 60);
+    assert.ok(refused.every((pid) => pid === 999));
+    // What the refused connections sent was never decoded past their HELLO chunk.
+    assert.ok(big.length > 3_000_000);
+  } finally {
+    await collector.close();
+  }
+});
+
+test('connections that say no HELLO are bounded: too many bytes, or too many waiting at once', async () => {
+  const reasons: string[] = [];
+  const collector = await startCollector({ onRefused: (_pid, why) => reasons.push(why) });
+  try {
+    // A preamble, then unknown records (which a reader skips) and never a HELLO.
+    const noisy = await open(collector.socketPath);
+    noisy.on('error', () => undefined);
+    const noisyClosed = new Promise<void>((resolve) => noisy.on('close', () => resolve()));
+    const junk = new WireEncoder().preamble().bytes().slice();
+    const record = new Uint8Array(1005);
+    new DataView(record.buffer).setUint32(0, 1001, true);
+    record[4] = 0x60;
+    for (let i = 0; i < 100; i++) noisy.write(i === 0 ? Buffer.concat([junk, record]) : record);
+    await noisyClosed;
+    assert.match(reasons[0], /^it sent \d+ bytes without a HELLO$/);
+    // MAX_PENDING silent connections wait; the next one is hung up on at once.
+    const silent = await Promise.all(Array.from({ length: MAX_PENDING }, () => open(collector.socketPath)));
+    const extra = await open(collector.socketPath);
+    await new Promise<void>((resolve) => extra.on('close', () => resolve()));
+    assert.match(reasons[1], /other connections were already waiting to say HELLO/);
+    for (const c of silent) c.destroy();
+  } finally {
+    await collector.close();
+  }
 });
 
 async function openTcp(endpoint: string): Promise<Socket> {

@@ -8,6 +8,11 @@
 // Loopback TCP is open to every user of the machine, so each run draws a 32-byte secret that a
 // connection must send first; one that sends anything else, or nothing within a few seconds,
 // is closed unheard (structs/wire/PROTOCOL.md, "Connection").
+//
+// Memory is bounded per collector, not per connection: a connection must say HELLO within
+// PRE_HELLO_BYTES and PRE_HELLO_MS, at most MAX_PENDING connections may be waiting to, and
+// the `accept` policy decides at HELLO whether a stream is recorded at all (a session wants
+// one process; the others are hung up on, so their profilers go quiet).
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -18,8 +23,14 @@ import { WireDecoder } from '../../../structs/wire/decoder.js';
 import { WireFormatError } from '../../../structs/wire/wire-format-error.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { RecordingError } from '../../../structs/profile/recording-error.js';
+import { latestMono } from '../../../structs/profile/latest-mono.js';
+import { EndReason } from '../../../structs/wire/records.js';
 
-/** open: still connected; ended: END received; cut: closed without END; corrupt: closed by us on a bad record. */
+/**
+ * open: still connected; ended: END received, or we ended the recording (close(), a stop)
+ * and said so with an END of reason Stopped; cut: closed by the other side without END;
+ * corrupt: closed by us on a bad record.
+ */
 export type StreamState = 'open' | 'ended' | 'cut' | 'corrupt';
 
 export interface CollectedStream {
@@ -43,18 +54,29 @@ export interface CollectedStream {
 export interface CollectorOptions {
   /** Called once per connection, when its HELLO has been decoded (so `pid` is known). */
   onStream?: (stream: CollectedStream) => void;
-  /** Called once per connection when it closes, whatever the reason. */
+  /** Called once per recorded connection when it closes, whatever the reason (refused ones: onRefused). */
   onStreamClosed?: (stream: CollectedStream) => void;
   /**
-   * Called with each chunk of raw bytes a connection delivered, in order, after it was decoded
-   * (so `pid` is known from the chunk that completed HELLO on). The chunk holding a corrupt
-   * record is still reported, so a second reader of the bytes meets the same error; nothing after it is.
+   * Called with each chunk of raw bytes a recorded connection delivered, in order, after it was
+   * decoded; chunks that came before HELLO are handed over when it arrives, so `pid` is always
+   * known. The chunk holding a corrupt record is still reported, so a second reader of the
+   * bytes meets the same error; nothing after it is.
    */
   onChunk?: ChunkListener;
+  /**
+   * Decides, once a connection's HELLO has arrived, whether its stream is recorded; a refused
+   * one is hung up on at once and never appears in `streams`. `accepted` are the streams
+   * accepted so far. Default: up to MAX_STREAMS streams.
+   */
+  accept?: (pid: number, accepted: readonly CollectedStream[]) => boolean;
+  /** Called for each connection hung up on before it was recorded, with its pid when it said HELLO. */
+  onRefused?: (pid: number | undefined, why: string) => void;
   /** 'unix' (the default, except on Windows) or 'tcp': loopback TCP with a per-run secret. */
   listen?: CollectorListen;
   /** With TCP: how long a connection may take to send the secret (default SECRET_DEADLINE_MS). */
   secretDeadlineMs?: number;
+  /** How long close() waits for a profiler to end its stream itself (default FINISH_MS). */
+  finishMs?: number;
 }
 
 export type CollectorListen = 'unix' | 'tcp';
@@ -68,9 +90,14 @@ export interface Collector {
   readonly secret?: string;
   /** The private (0700) directory holding the socket (empty and unused with TCP); removed by close(). */
   readonly directory: string;
-  /** Every connection so far, in order of arrival. */
+  /** Every recorded connection so far and those still waiting to say HELLO, in order of arrival (refused ones leave). */
   readonly streams: readonly CollectedStream[];
-  /** Stops listening, closes open connections (their streams become 'cut') and removes the directory. */
+  /**
+   * Stops listening and ends every recording: each profiler is asked to finish its stream (the
+   * connection's sending side is shut) and has FINISH_MS to send what it holds and END; one that
+   * does not is hung up on, and its recording ends with an END of reason Stopped all the same.
+   * Then removes the directory.
+   */
   close(): Promise<void>;
   /** Adds a chunk listener like the `onChunk` option, for a collector someone else started; returns its removal. */
   onChunk(listener: ChunkListener): () => void;
@@ -78,10 +105,24 @@ export interface Collector {
 
 // sun_path holds 108 bytes on Linux including the terminating NUL.
 const MAX_SOCKET_PATH_BYTES = 107;
+/** Streams recorded at once by default (a launched program and the .NET programs it starts). */
+export const MAX_STREAMS = 16;
+/** Connections that have not said HELLO yet, at once; more are hung up on. */
+export const MAX_PENDING = 8;
+/** A profiler sends its preamble and HELLO first, in well under this many bytes and this much time. */
+export const PRE_HELLO_BYTES = 64 * 1024;
+export const PRE_HELLO_MS = 10_000;
 /** Bytes of the secret a TCP connection sends first (core/profiler_config.h kSecretBytes). */
 export const SECRET_BYTES = 32;
 /** How long a TCP connection may take to send the secret before it is closed. */
 export const SECRET_DEADLINE_MS = 5000;
+/** How long a profiler asked to finish gets to send its END: it answers within a sampling tick. */
+export const FINISH_MS = 2000;
+
+interface Admission {
+  admit(stream: Stream): boolean;
+  refuse(stream: Stream, why: string): void;
+}
 
 class Stream implements CollectedStream {
   readonly recording = new Recording();
@@ -92,15 +133,29 @@ class Stream implements CollectedStream {
   endedMidRecord = false;
   closedByCollector = false;
   private readonly decoder = new WireDecoder(this.recording);
-  private announced = false;
+  announced = false;
+  refused = false;
+  private early: Buffer[] = [];
   private resolveClosed!: () => void;
+  private readonly helloTimer: NodeJS.Timeout;
 
-  constructor(readonly id: number, private readonly socket: Socket, private readonly options: CollectorOptions, private readonly chunkListeners: Set<ChunkListener>) {
+  constructor(readonly id: number, private readonly socket: Socket, private readonly options: CollectorOptions, private readonly chunkListeners: Set<ChunkListener>, private readonly admission: Admission) {
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     // A reset connection is a cut stream, not a collector failure; 'close' follows.
     socket.on('error', () => undefined);
     socket.on('close', () => this.onClose());
+    this.helloTimer = setTimeout(() => this.refuse(`it sent no HELLO within ${PRE_HELLO_MS / 1000} s`), PRE_HELLO_MS);
+    this.helloTimer.unref();
+  }
+
+  /** Hangs up on a connection that is not (or not yet) recorded. */
+  refuse(why: string): void {
+    if (this.announced || this.refused) return;
+    this.refused = true;
+    this.early = [];
+    this.socket.destroy();
+    this.admission.refuse(this, why);
   }
 
   get bytesReceived(): number {
@@ -112,9 +167,27 @@ class Stream implements CollectedStream {
     this.socket.destroy();
   }
 
+  /**
+   * Asks the profiler to end the stream: our sending side is shut, which it sees as an end of
+   * input, and it answers with its last samples and END, then closes. One that does not within
+   * `ms` is hung up on.
+   */
+  async finish(ms: number): Promise<void> {
+    if (this.state !== 'open') return this.closed;
+    this.closedByCollector = true;
+    if (!this.announced) {
+      this.socket.destroy();
+      return this.closed;
+    }
+    this.socket.end();
+    const timer = setTimeout(() => this.socket.destroy(), ms);
+    await this.closed;
+    clearTimeout(timer);
+  }
+
   /** Decodes a chunk of the connection's bytes (also the ones that arrived with a TCP connection's secret). */
   receive(chunk: Buffer): void {
-    if (this.state !== 'open') return;
+    if (this.state !== 'open' || this.refused) return;
     try {
       this.decoder.push(chunk);
     } catch (err) {
@@ -122,23 +195,46 @@ class Stream implements CollectedStream {
       this.state = 'corrupt';
       this.socket.destroy();
     }
-    const meta = this.recording.meta;
-    if (!this.announced && meta !== undefined) {
-      this.announced = true;
-      this.pid = meta.pid;
-      this.options.onStream?.(this);
+    if (this.announced) {
+      for (const listener of this.chunkListeners) listener(this, chunk);
+      return;
     }
-    for (const listener of this.chunkListeners) listener(this, chunk);
+    // Before HELLO nobody hears of the connection: its bytes wait here (bounded), and are
+    // handed over in order once it is admitted.
+    this.early.push(chunk);
+    const meta = this.recording.meta;
+    if (meta === undefined) {
+      if (this.decoder.bytesReceived > PRE_HELLO_BYTES) this.refuse(`it sent ${this.decoder.bytesReceived} bytes without a HELLO`);
+      else if (this.state !== 'open') this.refuse(this.error ?? 'its stream was corrupt');
+      return;
+    }
+    clearTimeout(this.helloTimer);
+    this.pid = meta.pid;
+    if (!this.admission.admit(this)) {
+      this.refuse(`the session records one process and pid ${meta.pid} is not it`);
+      return;
+    }
+    this.announced = true;
+    this.options.onStream?.(this);
+    const early = this.early;
+    this.early = [];
+    for (const piece of early) for (const listener of this.chunkListeners) listener(this, piece);
   }
 
   private onClose(): void {
+    clearTimeout(this.helloTimer);
     const ending = this.decoder.end();
     if (this.state === 'open') {
       this.endedMidRecord = ending.midRecord;
-      this.state = this.recording.end !== undefined && !ending.midRecord ? 'ended' : 'cut';
+      if (this.closedByCollector && this.recording.meta !== undefined && this.recording.end === undefined) {
+        // We hung up (a stop, a duration, a detach): the recording ends here, cleanly, and says
+        // so in an END of its own; a half-received last record is dropped, as it would be at any end.
+        this.recording.onEnd({ mono: latestMono(this.recording), reason: EndReason.Stopped });
+      }
+      this.state = this.recording.end !== undefined && (!ending.midRecord || this.closedByCollector) ? 'ended' : 'cut';
     }
     if (!this.recording.isFinished) this.recording.finish();
-    this.options.onStreamClosed?.(this);
+    if (!this.refused) this.options.onStreamClosed?.(this);
     this.resolveClosed();
   }
 
@@ -215,20 +311,45 @@ export async function startCollector(options: CollectorOptions = {}): Promise<Co
   }
   const secret = listen === 'tcp' ? randomBytes(SECRET_BYTES) : undefined;
   const streams: Stream[] = [];
-  const pending = new Set<Socket>();
+  // TCP connections that have not sent the secret yet.
+  const unproven = new Set<Socket>();
+  // Every connection until it closes, refused or not, so close() can wait for all of them.
+  const live = new Set<Stream>();
+  let connections = 0;
   const chunkListeners = new Set<ChunkListener>();
   if (options.onChunk !== undefined) chunkListeners.add(options.onChunk);
+  const accept = options.accept ?? ((_pid: number, accepted: readonly CollectedStream[]) => accepted.length < MAX_STREAMS);
+  const admission: Admission = {
+    admit: (stream) => accept(stream.pid ?? 0, streams.filter((s) => s.announced)),
+    refuse: (stream, why) => {
+      const at = streams.indexOf(stream);
+      if (at >= 0) streams.splice(at, 1);
+      options.onRefused?.(stream.pid, why);
+    },
+  };
+  const admit = (socket: Socket): Stream => {
+    const stream = new Stream(++connections, socket, options, chunkListeners, admission);
+    live.add(stream);
+    void stream.closed.then(() => live.delete(stream));
+    const pending = streams.filter((s) => !s.announced && s.state === 'open').length;
+    streams.push(stream);
+    if (pending >= MAX_PENDING) stream.refuse(`${MAX_PENDING} other connections were already waiting to say HELLO`);
+    return stream;
+  };
   const server: Server = createServer((socket) => {
     if (secret === undefined) {
-      streams.push(new Stream(streams.length + 1, socket, options, chunkListeners));
+      admit(socket);
       return;
     }
-    pending.add(socket);
-    socket.once('close', () => pending.delete(socket));
+    if (unproven.size >= MAX_PENDING) {
+      socket.destroy();
+      return;
+    }
+    unproven.add(socket);
+    socket.once('close', () => unproven.delete(socket));
     authenticate(socket, secret, options.secretDeadlineMs ?? SECRET_DEADLINE_MS, (rest) => {
-      pending.delete(socket);
-      const stream = new Stream(streams.length + 1, socket, options, chunkListeners);
-      streams.push(stream);
+      unproven.delete(socket);
+      const stream = admit(socket);
       if (rest.length > 0) stream.receive(rest);
     });
   });
@@ -251,9 +372,9 @@ export async function startCollector(options: CollectorOptions = {}): Promise<Co
   const close = (): Promise<void> => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of pending) socket.destroy();
-      for (const s of streams) s.destroy();
-      await Promise.all(streams.map((s) => s.closed));
+      for (const socket of unproven) socket.destroy();
+      const all = [...live];
+      await Promise.all(all.map((s) => s.finish(options.finishMs ?? FINISH_MS)));
       await stopped;
       await rm(directory, { recursive: true, force: true });
     })();

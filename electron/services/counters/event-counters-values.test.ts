@@ -53,6 +53,13 @@ test('% time in GC falls back to the runtime\'s own percentage when there is no 
   assert.deepEqual(values.sections().gc, { timeInGC: 325, timeInGCBase: 10000 });
 });
 
+test('% time in GC stays at most 100% when a pause longer than the interval is counted when it ends', () => {
+  const values = new EventCountersValues();
+  // 3 s of pause reported in one 1 s interval (the runtime adds a pause when it ends).
+  values.add(value('total-pause-time-by-gc', 'sum', 3000));
+  assert.deepEqual(values.sections().gc, { timeInGC: 1_000_000, timeInGCBase: 1_000_000 });
+});
+
 test('camelCase names', () => {
   assert.equal(camelCaseCounter('cpu-usage'), 'cpuUsage');
   assert.equal(camelCaseCounter('gen-0-gc-count'), 'gen0GcCount');

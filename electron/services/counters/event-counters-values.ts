@@ -93,8 +93,12 @@ export class EventCountersValues {
     const paused = this.latest.get('total-pause-time-by-gc');
     const pct = this.latest.get('time-in-gc');
     if (paused !== undefined && paused.intervalSec > 0) {
-      put('gc', 'timeInGC', paused.value * 1000);
-      put('gc', 'timeInGCBase', paused.intervalSec * 1e6);
+      // The runtime adds a pause to this counter when it ends, whole: one longer than the
+      // interval would read above 100%. Its part before the interval belongs to intervals
+      // already shown, so the interval counts as fully paused at most.
+      const base = paused.intervalSec * 1e6;
+      put('gc', 'timeInGC', Math.min(paused.value * 1000, base));
+      put('gc', 'timeInGCBase', base);
     } else if (pct !== undefined) {
       put('gc', 'timeInGC', pct.value * 100);
       put('gc', 'timeInGCBase', 10000);

@@ -1,6 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { smallRecording } from '../../../structs/formats/nettrace/fixture-recordings.js';
@@ -54,13 +54,23 @@ test('an output folder that does not exist is one sentence', async (t) => {
 
 test('a conversion TraceEvent refuses is one sentence without the temporary file\'s name', async (t) => {
   if (!requireConverter(t)) return;
-  const out = join(work, 'occupied.etlx');
-  // A folder where the output should go: TraceLog cannot create its file there.
-  mkdirSync(out);
-  await assert.rejects(toEtlx(smallRecording(), out), (err: unknown) => {
+  const out = join(work, 'refused.etlx');
+  // The real converter and TraceEvent, given a damaged .nettrace: a wrapper for `dotnet` cuts
+  // the temporary file short before the converter reads it.
+  const wrapper = join(work, 'cut-dotnet.sh');
+  writeFileSync(wrapper, '#!/bin/sh\ntruncate -s 100 "$2"\nexec dotnet "$@"\n', { mode: 0o755 });
+  await assert.rejects(toEtlx(smallRecording(), out, { dotnet: wrapper }), (err: unknown) => {
     assert.ok(err instanceof UserError);
-    assert.match(err.message, /^Cannot write .*occupied\.etlx: TraceEvent could not convert the recording: /);
+    assert.match(err.message, /^Cannot write .*refused\.etlx: TraceEvent could not convert the recording: /);
     assert.ok(!err.message.includes('\n') && !err.message.includes('recording.nettrace'), err.message);
     return true;
   });
+  assert.equal(existsSync(out), false);
+});
+
+test('a folder where the .etlx should go is one sentence, and nothing is written through it', async (t) => {
+  if (!requireConverter(t)) return;
+  const out = join(work, 'occupied.etlx');
+  mkdirSync(out);
+  await assert.rejects(toEtlx(smallRecording(), out), /^UserError: Cannot write .*occupied\.etlx: it is a folder\.$/);
 });

@@ -4,14 +4,18 @@
 // TraceLog.CreateFromEventPipeDataFile and renames its output into place only when complete.
 
 import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { accessSync, constants, createReadStream, statSync } from 'node:fs';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { nettraceChunks } from '../../../structs/formats/nettrace/recording-to-nettrace.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { UserError } from '../session/user-error.js';
 import { packageRoot } from '../session/profiler-env.js';
+import { createExclusive } from '../files/exclusive-file.js';
+import { writeAll } from '../files/write-all.js';
+import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from './atomic-file.js';
+import { fsErrorText } from './fs-error-text.js';
 
 /** Overrides where the converter's dll is (packaged apps put it beside their resources). */
 export const ETLX_CONVERTER_ENV = 'CLRSCOPE_ETLX_CONVERTER';
@@ -85,6 +89,17 @@ function lastLine(text: string): string {
   return lines.length > 0 ? lines[lines.length - 1] : '';
 }
 
+/** Renames `from` over `to`, or copies it there (atomically, in pieces) when they are on different file systems. */
+async function moveIntoPlace(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw new UserError(`Cannot write ${to}: ${fsErrorText(err, to, 'write')}.`, SAVE_FAILED_EXIT_CODE);
+  }
+  await writeFileAtomically(to, createReadStream(from, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>);
+}
+
 /** Writes `rec` as a PerfView .etlx at `outPath`; resolves with the converter's counts. */
 export async function toEtlx(rec: Recording, outPath: string, options: ToEtlxOptions = {}): Promise<EtlxResult> {
   const converter = options.converter ?? etlxConverterPath();
@@ -96,15 +111,20 @@ export async function toEtlx(rec: Recording, outPath: string, options: ToEtlxOpt
   const dir = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'clrscope-etlx-'));
   try {
     const nettrace = join(dir, 'recording.nettrace');
-    const file = await open(nettrace, 'w');
+    // The converter writes into this private folder (its own temporary name beside its output
+    // is predictable), and the result is moved into place from here.
+    const etlx = join(dir, 'recording.etlx');
+    const file = await createExclusive(nettrace);
     try {
-      for (const chunk of nettraceChunks(rec, { onProgress: options.onProgress })) await file.write(chunk);
+      for (const chunk of nettraceChunks(rec, { onProgress: options.onProgress })) await writeAll(file, chunk);
+    } catch (err) {
+      throw new UserError(`Cannot write ${outPath}: the temporary .nettrace in ${dir} could not be written (${fsErrorText(err, nettrace, 'write')}).`, SAVE_FAILED_EXIT_CODE);
     } finally {
       await file.close();
     }
     let result: RunResult;
     try {
-      result = await run(options.dotnet ?? 'dotnet', [converter, nettrace, resolve(outPath)]);
+      result = await run(options.dotnet ?? 'dotnet', [converter, nettrace, etlx]);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new UserError(`Cannot write ${outPath}: writing .etlx needs the .NET runtime, and \`${options.dotnet ?? 'dotnet'}\` is not on PATH.`);
@@ -117,11 +137,14 @@ export async function toEtlx(rec: Recording, outPath: string, options: ToEtlxOpt
         .replace(/^Could not convert .* to \.etlx: /, 'TraceEvent could not convert the recording: ');
       throw new UserError(`Cannot write ${outPath}: ${why.replace(/\.$/, '')}.`);
     }
+    let parsed: EtlxResult;
     try {
-      return JSON.parse(lastLine(result.stdout)) as EtlxResult;
+      parsed = JSON.parse(lastLine(result.stdout)) as EtlxResult;
     } catch {
       throw new UserError(`Cannot write ${outPath}: the .etlx converter printed no result.`);
     }
+    await moveIntoPlace(etlx, outPath);
+    return { ...parsed, etlx: resolve(outPath) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

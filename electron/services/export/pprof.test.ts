@@ -66,7 +66,11 @@ test('the profile decodes with the fields set as specified', () => {
   assert.equal(p.location.length, 9);
   const fn = p.function.find((f) => s(f.name) === 'App.Program.Main');
   assert.ok(fn);
-  assert.equal(s(fn.systemName), 'App.Program.Main');
+  // Managed names carry no systemName (go tool pprof would "demangle" a name equal to it);
+  // native ones keep the raw symbol there, apart from the library-qualified name.
+  assert.equal(s(fn.systemName), '');
+  const futex = p.function.find((f) => s(f.name) === 'libc.so.6!futex_wait');
+  assert.equal(s(futex?.systemName), 'futex_wait');
   assert.equal(s(fn.filename), 'Program.cs');
   const loc = p.location.find((l) => Number(l.line[0].functionId) === Number(fn.id));
   assert.ok(loc);
@@ -177,4 +181,28 @@ test('a recording whose CPU is estimated says so in a comment, read back on impo
   const path = join(work, 'estimated.pb.gz');
   writeFileSync(path, toPprof(estimated));
   assert.match(pprof('-raw', path), /^Comment: CPU time is approximate/m);
+});
+
+test('go tool pprof -top keeps generic arguments, async state machines and C++ templates whole', (t) => {
+  // go tool pprof strips <...> from a name that equals its systemName (it takes it for an
+  // undemangled C++ symbol): these names must come out exactly as the runtime gave them.
+  const names = [
+    'Shop.SimulatedDb+<QueryAsync>d__0.MoveNext',
+    'System.Collections.Generic.List<int>.Add',
+    'Shop.Cache<string,Shop.Order>.Get<Shop.Key>',
+    'Shop.Program.<Main>$',
+    'Shop.Program+<>c__DisplayClass0_0.<Run>b__0',
+  ];
+  const enc = new WireEncoder().preamble().hello({ pid: 7, flags: 1, mono: 0, unixNs: 0n, intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: 'x', profilerVersion: 'y' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 0, name: 'a' });
+  names.forEach((name, i) => enc.function({ functionId: i + 1, kind: 0, name, module: 'Shop.dll', file: '' }));
+  enc.function({ functionId: 99, kind: 1, name: 'std::vector<int>::push_back(int const&)', module: 'libshop.so', file: '' });
+  const frames = [...names.map((_, i) => i + 1), 99];
+  frames.forEach((leaf, i) => enc.sample({ mono: i + 1, threadId: 1, flags: 1, cpuNs: (i + 1) * 1000, wallNs: 0, frames: [leaf] }));
+  enc.end({ mono: 100, reason: 0 });
+  const path = join(work, 'names.pb.gz');
+  writeFileSync(path, toPprof(recordingFromStream([enc.bytes()])));
+  if (!requireGo(t)) return;
+  const rows = topRows(pprof('-top', '-sample_index=cpu', path));
+  assert.deepEqual([...rows.keys()].sort(), [...names, 'libshop.so!std::vector<int>::push_back(int const&)'].sort());
 });

@@ -8,12 +8,24 @@ import {
 } from 'pprof-format';
 import { APPROXIMATE_CPU_COMMENT, ownComment } from '../../../structs/formats/pprof/pprof-comments.js';
 import { sumByStackAndThread } from '../../../structs/profile/aggregate.js';
-import { frameLabel } from '../../../structs/profile/frame-label.js';
+import { frameLabel, type FunctionInfo } from '../../../structs/profile/frame-label.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { FunctionKind } from '../../../structs/wire/records.js';
 
 // Still exported from here: the exporter's tests (and the fallback's integration test) read it beside toPprof.
 export { APPROXIMATE_CPU_COMMENT };
+
+/**
+ * pprof's `systemName` is the name before demangling. go tool pprof treats a function whose
+ * name equals its systemName as not yet demangled and "simplifies" it like a C++ name,
+ * cutting every `<...>`: `List<int>.Add` became `List.Add`, `Db+<QueryAsync>d__0.MoveNext`
+ * became `Db+d__0.MoveNext` (google/pprof internal/symbolizer, demangleSingleFunction). So it
+ * is set only where it differs from the name: a native frame's raw symbol (its name carries
+ * the library). Managed names are already what the runtime calls the method: no systemName.
+ */
+function systemNameOf(fn: FunctionInfo, strings: StringTable): number {
+  return fn.kind === FunctionKind.Native && fn.module !== '' && fn.name !== '' ? strings.dedup(fn.name) : 0;
+}
 
 /** Builds the profile message; toPprof() encodes and gzips it. */
 export function buildPprofProfile(rec: Recording): Profile {
@@ -44,7 +56,7 @@ export function buildPprofProfile(rec: Recording): Profile {
   for (const fn of all) {
     const id = functions.length + 1;
     const name = strings.dedup(frameLabel(fn));
-    functions.push(new PprofFunction({ id, name, systemName: name, filename: strings.dedup(fn.file) }));
+    functions.push(new PprofFunction({ id, name, systemName: systemNameOf(fn, strings), filename: strings.dedup(fn.file) }));
     let mappingId = 0;
     if (fn.module !== '') {
       mappingId = mappingIdByModule.get(fn.module) ?? addMapping(fn.module);

@@ -125,6 +125,25 @@ test('bad input: one sentence, naming the file', async () => {
   }
 });
 
+test('opening a file that is not a recording never repeats what the file says', async () => {
+  // What a private file might hold; opened by mistake (or by whoever holds a browser-mode
+  // token), its contents must not come back in the error.
+  const secret = 'root:x:0:0:SECRET-4f1d9c:/root:/bin/bash\n'.repeat(20);
+  for (const ext of ['.clrscope', '.nettrace', '.pb', '.pb.gz', '.pprof', '.speedscope.json']) {
+    const path = join(dir, `private${ext}`);
+    writeFileSync(path, secret);
+    await assert.rejects(readRecordingFile(path), (err: Error) => {
+      assert.ok(err instanceof UserError, `${ext}: ${String(err)}`);
+      assert.ok(!/SECRET|root:x/.test(err.message), `${ext}: ${err.message}`);
+      return true;
+    });
+  }
+  // JSON that parses but is not speedscope: its values are not quoted either.
+  const json = join(dir, 'values.speedscope.json');
+  writeFileSync(json, JSON.stringify({ shared: { frames: [] }, profiles: [{ type: 'SECRET-4f1d9c', unit: 'none', startValue: 0, endValue: 1 }] }));
+  await assert.rejects(readRecordingFile(json), (err: Error) => !err.message.includes('SECRET') && /has type a string/.test(err.message));
+});
+
 test('a failed write leaves no file and no partial file behind', async () => {
   const path = join(dir, 'never.clrscope');
   function* failing(): Generator<Uint8Array> {

@@ -10,7 +10,7 @@ import type { CountersPoint } from '../../../structs/api/contract.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import { NettraceReader, nettraceChunks } from '../../../structs/formats/nettrace/index.js';
-import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
+import { fromPprof, MAX_PPROF_BYTES } from '../../../structs/formats/pprof/from-pprof.js';
 import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
 import { speedscopeJsonChunks, type SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
 import type { Recording } from '../../../structs/profile/recording.js';
@@ -32,9 +32,7 @@ export interface OpenedRecordingFile {
 }
 
 const CHUNK = 1 << 20;
-const GIB = 1 << 30;
-/** Formats parsed whole are refused above this; their readers hold the bytes and the parsed form at once. */
-export const WHOLE_FILE_LIMIT = GIB;
+const MIB = 1 << 20;
 /** V8's longest string is just under 512 Mi characters; a speedscope file is parsed from one. */
 const SPEEDSCOPE_LIMIT = 512 * (1 << 20) - 64;
 
@@ -48,6 +46,7 @@ function unreadable(path: string, format: RecordingFileFormat, err: unknown): Us
 }
 
 export function readFormatOf(path: string): RecordingFileFormat {
+  if (path.trim() === '') throw new UserError('The input file name is empty.');
   const format = formatOfPath(path, 'read');
   if (format === undefined) throw new UserError(`Unknown input format for ${path}: use a ${extensionList('read')} file.`);
   return format;
@@ -69,8 +68,11 @@ async function sizeOf(path: string): Promise<number> {
   try {
     const s = await stat(path);
     if (s.isDirectory()) throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
+    // A FIFO, a device or a socket has no end to read to (or never opens): only files are recordings.
+    if (!s.isFile()) throw new UserError(`Cannot read ${path}: it is not a regular file.`);
     return s.size;
   } catch (err) {
+    if (err instanceof UserError) throw err;
     throw new UserError(`Cannot read ${path}: ${fsErrorText(err, path, 'read')}.`);
   }
 }
@@ -98,7 +100,7 @@ async function forEachChunk(path: string, format: RecordingFileFormat, size: num
 }
 
 function tooLarge(path: string, format: RecordingFileFormat, size: number, limit: number): UserError {
-  return new UserError(`Cannot read ${path}: it is ${(size / GIB).toFixed(1)} GiB, and ${RECORDING_FORMATS[format].name} files are read whole, up to ${(limit / GIB).toFixed(1)} GiB.`);
+  return new UserError(`Cannot read ${path}: it is ${(size / MIB).toFixed(1)} MiB, and ${RECORDING_FORMATS[format].name} files are read whole, up to ${(limit / MIB).toFixed(0)} MiB.`);
 }
 
 async function readWhole(path: string, format: RecordingFileFormat, size: number, limit: number, progress: FileProgress | undefined): Promise<Buffer> {
@@ -130,7 +132,7 @@ export async function readRecordingFile(path: string, progress?: FileProgress): 
       throw unreadable(path, format, err);
     }
   }
-  const limit = format === 'speedscope' ? SPEEDSCOPE_LIMIT : WHOLE_FILE_LIMIT;
+  const limit = format === 'speedscope' ? SPEEDSCOPE_LIMIT : MAX_PPROF_BYTES;
   const bytes = await readWhole(path, format, size, limit, progress);
   try {
     if (format === 'speedscope') return { format, recording: fromSpeedscope(bytes.toString('utf8')), counters: [] };
@@ -143,10 +145,11 @@ export async function readRecordingFile(path: string, progress?: FileProgress): 
 function gunzipIfNeeded(bytes: Buffer): Uint8Array {
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
   try {
-    return gunzipSync(bytes, { maxOutputLength: WHOLE_FILE_LIMIT });
+    // Bounded while it decompresses: a small file can expand a thousandfold (a gzip bomb).
+    return gunzipSync(bytes, { maxOutputLength: MAX_PPROF_BYTES });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE') throw new Error('it decompresses to more than 1 GiB, more than clrscope reads whole');
+    if (code === 'ERR_BUFFER_TOO_LARGE') throw new Error(`it decompresses to more than ${MAX_PPROF_BYTES / 1048576} MiB, more than clrscope reads of a pprof profile`);
     throw new Error(`its gzip data is truncated or corrupt (${(err as Error).message})`);
   }
 }

@@ -1,7 +1,7 @@
 // Records a process that was started without clrscope: attach, record until the duration ends,
 // the user interrupts or the process exits, then detach and leave it running.
 
-import type { CollectedStream } from '../collector/collector.js';
+import type { ChunkListener, CollectedStream } from '../collector/collector.js';
 import { delay } from './profiled-launch.js';
 import { attachProfiled } from './profiled-attach.js';
 
@@ -12,6 +12,8 @@ export interface AttachRecordingOptions {
   libraryPath: string;
   durationMs?: number;
   signal?: AbortSignal;
+  /** Raw bytes of the stream as they arrive (the spool). */
+  onChunk?: ChunkListener;
 }
 
 export interface AttachRecordingResult {

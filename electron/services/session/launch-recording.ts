@@ -1,7 +1,7 @@
 // Records a program from its first instruction: launches it under the profiler and ends on the
 // program's exit, the duration or an interrupt, keeping the launched process's stream.
 
-import type { CollectedStream } from '../collector/collector.js';
+import type { ChunkListener, CollectedStream } from '../collector/collector.js';
 import { launchProfiled } from './profiled-launch.js';
 
 export type StopReason = 'exited' | 'duration' | 'interrupted';
@@ -23,6 +23,10 @@ export interface LaunchRecordingOptions {
   notice?: (message: string) => void;
   /** Without it the program shares our stdin/stdout/stderr; with it, its output comes here. */
   output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** Raw bytes of each recorded stream as they arrive (the spool). */
+  onChunk?: ChunkListener;
+  /** The launched process's pid, as soon as it is known (before its runtime can connect). */
+  onLaunched?: (pid: number) => void;
 }
 
 export interface LaunchRecordingResult {
@@ -31,8 +35,10 @@ export interface LaunchRecordingResult {
   exitSignal: NodeJS.Signals | null;
   /** The launched process's stream, or the first one when the launched process was a host that started .NET elsewhere. */
   stream: CollectedStream | undefined;
-  /** Streams of other .NET processes the program started (they inherit the profiler variables). */
+  /** A stream of another .NET process the program started, recorded because it connected first (they inherit the profiler variables). */
   otherStreams: CollectedStream[];
+  /** Pids of further .NET processes the program started: they connected and were hung up on, not recorded. */
+  refusedPids: number[];
 }
 
 export function connectTimeoutMs(explicit?: number): number {
@@ -41,8 +47,10 @@ export function connectTimeoutMs(explicit?: number): number {
 
 export async function recordLaunch(options: LaunchRecordingOptions): Promise<LaunchRecordingResult> {
   const notice = options.notice ?? (() => undefined);
-  const launch = await launchProfiled({ ...options, cpu: true });
+  const refusedPids: number[] = [];
+  const launch = await launchProfiled({ ...options, cpu: true, onRefused: (pid) => { if (pid !== undefined) refusedPids.push(pid); } });
   const { collector } = launch;
+  options.onLaunched?.(launch.pid);
 
   let reason: StopReason = 'exited';
   let stopRequested: (() => void) | undefined;
@@ -79,5 +87,6 @@ export async function recordLaunch(options: LaunchRecordingOptions): Promise<Lau
     exitSignal: exit.signal,
     stream: own,
     otherStreams: streams.filter((s) => s !== own && s.recording.meta !== undefined),
+    refusedPids,
   };
 }

@@ -4,7 +4,7 @@
 // Closing the collector ends the recording: the profiler sees its reader gone and detaches,
 // leaving the process as it was.
 
-import { startCollector, type CollectedStream, type Collector } from '../collector/collector.js';
+import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
 import { attachProfiler } from '../diagnostics/client.js';
 import { delay } from './profiled-launch.js';
 import { PROFILER_CLSID } from './profiler-env.js';
@@ -18,6 +18,13 @@ export interface ProfiledAttachOptions {
   libraryPath: string;
   /** How long the profiler may take to connect once loaded. */
   connectTimeoutMs?: number;
+  /** Raw bytes of the stream as they arrive (the spool). */
+  onChunk?: ChunkListener;
+}
+
+/** A collector for one attached process: only its profiler's first connection is recorded. */
+export function attachCollector(pid: number, onChunk?: ChunkListener): Promise<Collector> {
+  return startCollector({ onChunk, accept: (helloPid, accepted) => helloPid === pid && accepted.length === 0 });
 }
 
 export interface ProfiledAttach {
@@ -48,7 +55,7 @@ export function processAlive(pid: number): boolean {
 
 export async function attachProfiled(options: ProfiledAttachOptions): Promise<ProfiledAttach> {
   const { pid } = options;
-  const collector = await startCollector();
+  const collector = await attachCollector(pid, options.onChunk);
   try {
     await attachProfiler(pid, {
       clsid: PROFILER_CLSID,

@@ -3,7 +3,7 @@
 // stdio is its own unless an output callback takes it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { startCollector, type Collector } from '../collector/collector.js';
+import { startCollector, type ChunkListener, type Collector } from '../collector/collector.js';
 import { childEnvironment } from './profiler-env.js';
 import { UserError } from './user-error.js';
 
@@ -18,6 +18,10 @@ export interface ProfiledLaunchOptions {
   env?: NodeJS.ProcessEnv;
   /** Without it the program shares our stdin/stdout/stderr; with it, its output comes here. */
   output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** Raw bytes of each recorded stream as they arrive (the spool). */
+  onChunk?: ChunkListener;
+  /** A .NET process the program started connected too and was not recorded. */
+  onRefused?: (pid: number | undefined) => void;
 }
 
 export interface ProgramExit {
@@ -55,12 +59,21 @@ export function delay(ms: number): Promise<void> {
 }
 
 export async function launchProfiled(options: ProfiledLaunchOptions): Promise<ProfiledLaunch> {
-  const collector = await startCollector();
+  let childPid: number | undefined;
+  // The launched process is recorded; so is the first to connect when it is another one (a
+  // script or a host started the .NET program). Every other .NET process the program starts
+  // inherits the profiler and is hung up on: it would otherwise cost memory nobody sees.
+  const collector = await startCollector({
+    onChunk: options.onChunk,
+    accept: (pid, accepted) => pid === childPid || accepted.length === 0,
+    onRefused: options.onRefused,
+  });
   let child: ChildProcess;
   try {
     const env = childEnvironment(options.env ?? process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath);
     const output = options.output;
     child = spawn(options.command, [...options.args], { stdio: output === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'], env });
+    childPid = child.pid;
     if (output !== undefined) {
       child.stdout?.on('data', (d: Buffer) => output('stdout', d));
       child.stderr?.on('data', (d: Buffer) => output('stderr', d));

@@ -9,12 +9,11 @@ import { attachClientData } from '../session/profiled-attach.js';
 import { PROFILER_CLSID } from '../session/profiler-env.js';
 import { UserError } from '../session/user-error.js';
 
-/** "Scenarios (pid 123)": what the session list shows for an attached process. */
+/** "Scenarios": an attached process's label; the views add its pid (sessionTitle), so the label does not repeat it. */
 export async function describeAttachTarget(pid: number): Promise<string> {
   if (process.platform === 'linux' && !(await processExists(pid))) throw new UserError(`There is no process with pid ${pid}.`);
   const argv = await readCmdline(pid);
-  const name = appNameFromArgv(argv) ?? displayName(await readStat(pid), argv, pid);
-  return name === `pid ${pid}` ? name : `${name} (pid ${pid})`;
+  return appNameFromArgv(argv) ?? displayName(await readStat(pid), argv, pid);
 }
 
 export interface AttachSettings {

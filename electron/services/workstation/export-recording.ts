@@ -2,17 +2,19 @@
 // same ones `clrscope convert` uses: atomic, in pieces, one sentence on failure), reporting
 // their progress, plus the file names exports get when the user names none.
 
-import { mkdir, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { EXPORT_EXTENSIONS, type CountersPoint, type ExportFormat, type ExportResult } from '../../../structs/api/contract.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { writeRecordingFile } from '../export/recording-file.js';
 import { formatOfPath, RECORDING_FORMATS } from '../export/recording-formats.js';
 import { UserError } from '../session/user-error.js';
+import { fsErrorText } from '../export/fs-error-text.js';
+import { ensurePrivateDir, NotPrivateError, privateTempDir } from '../files/private-dir.js';
 
-export function defaultExportsDir(): string {
-  return join(tmpdir(), 'clrscope-exports');
+/** Where exports go by default: <tmpdir>/clrscope-exports-<uid>, or a fresh private folder when another user holds that name. */
+export function defaultExportsDir(): Promise<string> {
+  return privateTempDir('clrscope-exports');
 }
 
 /** A file name for a session's export: its label reduced to safe characters, the session id and the time. */
@@ -60,12 +62,15 @@ export async function writeExport(rec: Recording, counters: readonly CountersPoi
   return { path, bytes };
 }
 
-/** The exports folder, created when needed; one sentence when it cannot be. */
+/**
+ * The exports folder, created when needed and checked to be this user's alone (a folder
+ * another user made, or one anybody can write to, is not used); one sentence when it cannot be.
+ */
 export async function ensureExportsDir(dir: string): Promise<string> {
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return await ensurePrivateDir(dir);
   } catch (err) {
-    throw new UserError(`Cannot create the exports folder ${dir}: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
+    if (err instanceof NotPrivateError) throw new UserError(`Cannot use the exports folder ${err.message}.`);
+    throw new UserError(`Cannot create the exports folder ${dir}: ${fsErrorText(err, join(dir, 'x'), 'write')}.`);
   }
-  return dir;
 }

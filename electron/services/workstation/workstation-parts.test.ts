@@ -7,7 +7,6 @@ import { countersPoint } from './counters-poller.js';
 import { defaultExportName } from './export-recording.js';
 import { CWD_SCRIPT, findProgram, resolveLaunch } from './launch-command.js';
 import { exitCodeOf } from './session.js';
-import { commandLineOf } from './workstation.js';
 import { toProcessInfo } from './processes.js';
 import { UserError } from '../session/user-error.js';
 import type { CountersSource } from '../counters/counters-source.js';
@@ -27,10 +26,6 @@ test('default export names come from the program, the session and the time', () 
   assert.equal(defaultExportName('trace.nettrace', 's6', 'speedscope', at), 'trace-s6-20260304T050607Z.speedscope.json');
   assert.equal(defaultExportName('app.pb.gz', 's7', 'nettrace', at), 'app-s7-20260304T050607Z.nettrace');
   assert.equal(defaultExportName('run.clrscope', 's8', 'etlx', at), 'run-s8-20260304T050607Z.etlx');
-});
-
-test('command lines read like a shell would take them', () => {
-  assert.equal(commandLineOf('dotnet', ['app.dll', '--name', 'a b', '', "it's"]), `dotnet app.dll --name 'a b' '' 'it'\\''s'`);
 });
 
 test('exit codes: the code, or 128 + the signal', () => {

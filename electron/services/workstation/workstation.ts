@@ -10,7 +10,8 @@ import type {
   Unsubscribe, WorkstationApi, WorkstationEvent,
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../../cli/demo-command.js';
-import { startCollector } from '../collector/collector.js';
+import { attachCollector } from '../session/profiled-attach.js';
+import { commandLineOf } from '../../../structs/text/command-line.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { readRecordingFile } from '../export/recording-file.js';
 import { connectTimeoutMs } from '../session/launch-recording.js';
@@ -38,7 +39,7 @@ export interface WorkstationOptions {
   demoProgramPath?: string;
   /** The .NET host that runs the demo (default "dotnet" on PATH). */
   dotnet?: string;
-  /** Where exports go when the request names no path (default <tmpdir>/clrscope-exports). */
+  /** Where exports go when the request names no path (default <tmpdir>/clrscope-exports-<uid>, private). */
   exportsDir?: string;
   /** How often counters are read (default 250 ms). */
   countersIntervalMs?: number;
@@ -67,8 +68,19 @@ class WorkstationCore {
   private readonly sessions = new Map<string, WorkstationSession>();
   private nextId = 1;
   private shuttingDown = false;
+  private exportsDir: Promise<string> | undefined;
 
   constructor(private readonly options: WorkstationOptions) {}
+
+  /** The folder exports go to when a request names none; the default one is found once. */
+  private exportsFolder(): Promise<string> {
+    if (this.options.exportsDir !== undefined) return ensureExportsDir(this.options.exportsDir);
+    this.exportsDir ??= defaultExportsDir().catch((err: unknown) => {
+      this.exportsDir = undefined;
+      throw new UserError(`Cannot create a private exports folder in the temporary folder: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
+    });
+    return this.exportsDir;
+  }
 
   hasSession(id: string): boolean {
     return this.sessions.has(id);
@@ -167,7 +179,7 @@ class WorkstationCore {
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     const label = await describeAttachTarget(request.pid);
     const session = this.newSession(label, request.pid, intervalMs, true);
-    const collector = await startCollector({ onChunk: (stream, chunk) => session.onChunk(stream, chunk) });
+    const collector = await attachCollector(request.pid, (stream, chunk) => session.onChunk(stream, chunk));
     session.useCollector(collector);
     // Known before the attach returns, since the profiler may connect before the runtime replies.
     this.sessions.set(session.id, session);
@@ -245,7 +257,7 @@ class WorkstationCore {
     if (recording === undefined) throw new UserError(session.nothingToExport());
     let path = request.path;
     if (path === undefined) {
-      const dir = await ensureExportsDir(this.options.exportsDir ?? defaultExportsDir());
+      const dir = await this.exportsFolder();
       path = join(dir, defaultExportName(session.snapshot.label, session.id, request.format));
     } else if (!isAbsolute(path)) {
       throw new UserError(`The export path must be absolute, not ${path}.`);
@@ -263,10 +275,6 @@ class WorkstationCore {
 }
 
 /** How a command line reads to the user: arguments with spaces or quotes quoted. */
-export function commandLineOf(command: string, args: readonly string[]): string {
-  const quote = (a: string): string => (a === '' || /[\s"'\\$`]/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a);
-  return [command, ...args].map(quote).join(' ');
-}
 
 function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient {
   return {

@@ -25,6 +25,8 @@ export class WsApi implements WorkstationApi {
   private readonly failureListeners = new Set<(message: string) => void>();
   private opened = false;
   private failure: string | null = null;
+  /** From the server's hello: launches carry it, proving they come from this page. */
+  private launchNonce: string | undefined;
 
   constructor(url: string) {
     this.socket = new WebSocket(url);
@@ -48,8 +50,8 @@ export class WsApi implements WorkstationApi {
 
   listProcesses(): Promise<ProcessInfo[]> { return this.call('listProcesses', []); }
   listSessions(): Promise<SessionInfo[]> { return this.call('listSessions', []); }
-  launch(request: LaunchRequest): Promise<SessionInfo> { return this.call('launch', [request]); }
-  launchDemo(): Promise<SessionInfo> { return this.call('launchDemo', []); }
+  launch(request: LaunchRequest): Promise<SessionInfo> { return this.call('launch', [request], this.launchNonce); }
+  launchDemo(): Promise<SessionInfo> { return this.call('launchDemo', [], this.launchNonce); }
   attach(request: AttachRequest): Promise<SessionInfo> { return this.call('attach', [request]); }
   stop(sessionId: string): Promise<SessionInfo> { return this.call('stop', [sessionId]); }
   subscribe(sessionId: string): Promise<void> { return this.call('subscribe', [sessionId]); }
@@ -65,9 +67,9 @@ export class WsApi implements WorkstationApi {
   }
 
   // The reply's shape is the server's promise under the contract; the cast is where we trust it.
-  private call<T>(op: Operation, args: unknown[]): Promise<T> {
+  private call<T>(op: Operation, args: unknown[], nonce?: string): Promise<T> {
     if (this.failure !== null) return Promise.reject(new Error(this.failure));
-    const request: WsRequest = { id: this.nextId++, op, args };
+    const request: WsRequest = { id: this.nextId++, op, args, ...(nonce !== undefined ? { nonce } : {}) };
     return new Promise<T>((resolve, reject) => {
       this.pending.set(request.id, { resolve: (v) => resolve(v as T), reject });
       const text = JSON.stringify(request);
@@ -91,6 +93,10 @@ export class WsApi implements WorkstationApi {
     try {
       message = JSON.parse(data) as WsTextMessage;
     } catch {
+      return;
+    }
+    if (message.kind === 'hello') {
+      this.launchNonce = message.launchNonce;
       return;
     }
     if (message.kind === 'event') {

@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent, type ReactElement } from 'react';
 import { splitArguments } from '../state/command-line.js';
+import { commandLineOf } from '../../../structs/text/command-line.js';
 import { userMessage } from '../state/user-message.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
@@ -18,6 +19,14 @@ export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): Re
   const [args, setArgs] = useState('');
   const [cwd, setCwd] = useState('');
   const [wall, setWall] = useState(true);
+
+  // Exactly what will run, as the session will be named: Launch runs any command, so it is shown first.
+  let preview: string;
+  try {
+    preview = `Runs: ${commandLineOf(command.trim(), splitArguments(args))}${cwd.trim() !== '' ? ` (in ${cwd.trim()})` : ''}`;
+  } catch (err) {
+    preview = userMessage(err);
+  }
 
   const submit = (e: FormEvent): void => {
     e.preventDefault();
@@ -60,6 +69,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): Re
         <input type="checkbox" checked={wall} onChange={(e) => setWall(e.target.checked)} data-testid="launch-wall" />
         wall time
       </label>
+      <output className="launch-preview" data-testid="launch-preview">{preview}</output>
       <div className="actions">
         <button type="submit" className="primary" disabled={starting} data-testid="launch-submit">Launch and record</button>
         <button type="button" onClick={onClose}>Cancel</button>

@@ -4,10 +4,9 @@
 import type { ReactElement } from 'react';
 import type { SessionInfo } from '../../../structs/api/contract.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
+import { sessionTitle } from '../state/session-title.js';
 
-export function sessionTitle(s: SessionInfo): string {
-  return `${s.label}${s.pid !== null ? ` (pid ${s.pid})` : ''}`;
-}
+export { sessionTitle };
 
 /** What the approximate-CPU badge means, whatever made the estimate (an imported file, an EventPipe fallback). */
 export const APPROXIMATE_CPU_NOTE = 'This recording\'s CPU times are estimates counted from its samples, not CPU time measured per sample: compare frames with each other rather than reading them as exact times.';

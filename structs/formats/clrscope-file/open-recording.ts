@@ -8,6 +8,7 @@ import { WireDecoder } from '../../wire/decoder.js';
 import { WireFormatError } from '../../wire/wire-format-error.js';
 import { COUNTERS_RECORD_TYPE, decodeCountersBody } from './counters-record.js';
 import { RecordTap } from './record-tap.js';
+import { SPOOLED_RECORD_TYPE } from './spooled-record.js';
 
 export interface OpenedRecording {
   recording: Recording;
@@ -20,6 +21,8 @@ export class RecordingFileReader {
   private readonly decoder = new WireDecoder(this.recording);
   private readonly counters: CountersPoint[] = [];
   private readonly tap = new RecordTap(COUNTERS_RECORD_TYPE, (body, offset) => this.counters.push(decodeCountersBody(body, offset)));
+  private spooled = false;
+  private readonly spoolTap = new RecordTap(SPOOLED_RECORD_TYPE, () => { this.spooled = true; });
 
   get bytesRead(): number {
     return this.decoder.bytesReceived;
@@ -37,17 +40,20 @@ export class RecordingFileReader {
       throw err;
     }
     this.tap.push(chunk);
+    this.spoolTap.push(chunk);
   }
 
   /**
    * Ends the file. A saved file that stops inside a record, or before its HELLO, was damaged
    * (cut short by a full disk or a copy) and is rejected rather than shown partly; a file
    * without END is a recording whose stream was cut, and opens as such (`recording.cut`).
+   * A spooled file (SPOOLED record) whose writer was killed may stop inside its last record:
+   * that record is dropped and the rest opens as cut.
    */
   finish(): OpenedRecording {
     const state = this.decoder.end();
     if (state.totalBytes === 0) throw new WireFormatError('The clrscope file is empty.', 0);
-    if (state.midRecord) {
+    if (state.midRecord && !(this.spooled && state.offset > 0)) {
       throw new WireFormatError(`The clrscope file is truncated: it ends at byte ${state.totalBytes}, inside the ${state.offset === 0 ? 'preamble' : `record that starts at byte ${state.offset}`}.`, state.offset);
     }
     if (this.recording.meta === undefined) throw new WireFormatError('The clrscope file holds no recording: it has no HELLO record.', state.totalBytes);

@@ -4,9 +4,11 @@
 // per record) and keeps structs/wire's decoder free of workstation-side record types.
 //
 // Feed it the same chunks after the decoder accepted them: the decoder has then already
-// checked the preamble and every length, so the tap trusts them.
+// checked the preamble and every length, so the tap trusts them (a length above the wire's
+// limit is still never allocated). It also knows where the last whole record ends, which a
+// writer of a stream as it arrives (the spool) needs to cut a half-received record off.
 
-import { PREAMBLE_SIZE } from '../../wire/records.js';
+import { MAX_RECORD_LENGTH, PREAMBLE_SIZE } from '../../wire/records.js';
 
 export type TapHandler = (body: Uint8Array, recordOffset: number) => void;
 
@@ -22,8 +24,19 @@ export class RecordTap {
   private body: Uint8Array | undefined;
   private bodyLen = 0;
   private recordOffset = 0;
+  private boundary = 0;
 
   constructor(private readonly type: number, private readonly onRecord: TapHandler) {}
+
+  /** Stream offset just after the preamble, once all of it has been seen. */
+  get preambleEnd(): number | undefined {
+    return this.inPreamble ? undefined : this.preambleTotal;
+  }
+
+  /** Stream offset where the last whole record (or the preamble) ends: what is kept of a stream cut here. */
+  get completeBytes(): number {
+    return this.boundary;
+  }
 
   push(chunk: Uint8Array): void {
     const n = chunk.length;
@@ -31,6 +44,7 @@ export class RecordTap {
     while (p < n) {
       if (this.inPreamble) {
         p = this.preamble(chunk, p);
+        if (!this.inPreamble) this.boundary = this.offset + p;
         continue;
       }
       if (this.bodyLeft > 0) {
@@ -39,13 +53,13 @@ export class RecordTap {
         this.bodyLen += take;
         this.bodyLeft -= take;
         p += take;
-        if (this.bodyLeft === 0) this.finishBody();
+        if (this.bodyLeft === 0) this.finishBody(this.offset + p);
         continue;
       }
       if (this.headerLen === 0 && n - p >= 5) {
         // The common case: the whole header is in this chunk, so no copy is needed.
         const length = (chunk[p] | (chunk[p + 1] << 8) | (chunk[p + 2] << 16) | (chunk[p + 3] << 24)) >>> 0;
-        this.startRecord(this.offset + p, length, chunk[p + 4]);
+        this.startRecord(this.offset + p, length, chunk[p + 4], this.offset + p + 5);
         p += 5;
         continue;
       }
@@ -53,7 +67,7 @@ export class RecordTap {
       if (this.headerLen === 5) {
         const h = this.header;
         const length = (h[0] | (h[1] << 8) | (h[2] << 16) | (h[3] << 24)) >>> 0;
-        this.startRecord(this.offset + p - 5, length, h[4]);
+        this.startRecord(this.offset + p - 5, length, h[4], this.offset + p);
         this.headerLen = 0;
       }
     }
@@ -73,15 +87,18 @@ export class RecordTap {
     return p;
   }
 
-  private startRecord(offset: number, length: number, type: number): void {
+  /** `bodyStart`: the stream offset just after the record's header. */
+  private startRecord(offset: number, length: number, type: number, bodyStart: number): void {
     this.recordOffset = offset;
     this.bodyLeft = Math.max(0, length - 1);
     this.bodyLen = 0;
-    this.body = type === this.type ? new Uint8Array(this.bodyLeft) : undefined;
-    if (this.bodyLeft === 0) this.finishBody();
+    this.body = type === this.type && length <= MAX_RECORD_LENGTH ? new Uint8Array(this.bodyLeft) : undefined;
+    if (this.bodyLeft === 0) this.finishBody(bodyStart);
   }
 
-  private finishBody(): void {
+  /** `end`: the stream offset just after the record. */
+  private finishBody(end: number): void {
+    this.boundary = end;
     const body = this.body;
     this.body = undefined;
     if (body !== undefined) this.onRecord(body, this.recordOffset);

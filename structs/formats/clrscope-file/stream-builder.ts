@@ -24,8 +24,18 @@ const PIECE_BYTES = 1 << 20;
 const MAX_FRAMES = 0xffff;
 const ELIDED_NAME = '[frames elided]';
 
+/** The largest value a u64 field holds, as the nearest double below 2^64. */
+const U64_MAX_DOUBLE = 18446744073709549568;
+
+/**
+ * A time or duration for a u64 field. Importers check their values first and say what is
+ * wrong in their format's terms; past them, a value no u64 can hold (negative, NaN, beyond
+ * 2^64) is clamped rather than allowed to throw from deep inside the encoder.
+ */
 function u64(v: number): U64 {
-  return Number.isSafeInteger(v) ? v : BigInt(Math.round(v));
+  if (Number.isSafeInteger(v) && v >= 0) return v;
+  if (!(v > 0)) return 0;
+  return BigInt(Math.round(Math.min(v, U64_MAX_DOUBLE)));
 }
 
 export class RecordingBuilder {
@@ -110,9 +120,9 @@ export class RecordingBuilder {
       flags |= SampleFlags.Elided;
     }
     if (out.length === 0) flags |= SampleFlags.Incomplete;
-    const at = Math.max(0, Math.round(mono));
+    const at = Math.round(mono) > 0 ? Math.min(Math.round(mono), U64_MAX_DOUBLE) : 0;
     if (at > this.lastMono) this.lastMono = at;
-    this.enc.sample({ mono: u64(at), threadId, flags, cpuNs: u64(Math.max(0, Math.round(cpuNs))), wallNs: u64(Math.max(0, Math.round(wallNs))), frames: out });
+    this.enc.sample({ mono: u64(at), threadId, flags, cpuNs: u64(Math.round(cpuNs)), wallNs: u64(Math.round(wallNs)), frames: out });
     if (this.enc.byteLength >= PIECE_BYTES) this.flush();
   }
 

@@ -15,8 +15,11 @@ export interface ObjectSink {
 
 /** Longest type name a reader accepts (the longest real one is 38 bytes). */
 const MAX_TYPE_NAME = 64;
-/** A block bigger than this is corruption, not data (the runtime writes ~100 KB blocks). */
-export const MAX_BLOCK_SIZE = 256 * 1024 * 1024;
+/**
+ * A block bigger than this is corruption, not data (the runtime writes ~100 KB blocks); a
+ * block is held whole while it is read, so this also bounds the reader's memory.
+ */
+export const MAX_BLOCK_SIZE = 64 * 1024 * 1024;
 const SUPPORTED = 'versions 4 and 5 (what the .NET runtime writes)';
 const KNOWN_BLOCKS = new Set<string>([BlockName.Event, BlockName.Metadata, BlockName.Stack, BlockName.SequencePoint]);
 
@@ -27,6 +30,15 @@ export class NettraceObjectReader {
   private pending: Uint8Array = new Uint8Array(0);
   /** File offset of pending[0]. */
   private pendingOffset = 0;
+  /**
+   * Chunks after `pending`, held apart while the object being waited for cannot be complete
+   * yet: joining every chunk to the pending bytes as it came copied a large block once per
+   * chunk, quadratic in the block's size.
+   */
+  private parts: Uint8Array[] = [];
+  private partsLength = 0;
+  /** Bytes from pending[0] the object being waited for needs, once its size is known; else 0. */
+  private need = 0;
   private stage: Stage = 'magic';
   private sawTrace = false;
   /** Where the object being waited for starts, and what it is, for "truncated" messages. */
@@ -37,7 +49,7 @@ export class NettraceObjectReader {
   }
 
   get bytesRead(): number {
-    return this.pendingOffset + this.pending.length;
+    return this.pendingOffset + this.pending.length + this.partsLength;
   }
 
   get finished(): boolean {
@@ -51,14 +63,28 @@ export class NettraceObjectReader {
       this.pending = new Uint8Array(0);
       return;
     }
+    const held = this.pending.length + this.partsLength + chunk.length;
+    if (this.need > 0 && held < this.need) {
+      this.parts.push(chunk.slice());
+      this.partsLength += chunk.length;
+      return;
+    }
     let buf: Uint8Array;
-    if (this.pending.length === 0) {
+    if (this.pending.length === 0 && this.partsLength === 0) {
       buf = chunk;
     } else {
-      buf = new Uint8Array(this.pending.length + chunk.length);
+      buf = new Uint8Array(held);
       buf.set(this.pending);
-      buf.set(chunk, this.pending.length);
+      let at = this.pending.length;
+      for (const part of this.parts) {
+        buf.set(part, at);
+        at += part.length;
+      }
+      buf.set(chunk, at);
+      this.parts = [];
+      this.partsLength = 0;
     }
+    this.need = 0;
     const used = this.parse(buf);
     // Keep a copy of the unparsed tail: the caller may reuse its chunk's memory.
     this.pending = buf.slice(used);
@@ -68,7 +94,7 @@ export class NettraceObjectReader {
   /** Throws unless the stream ended with its end-of-stream tag. */
   end(): void {
     if (this.stage === 'done') return;
-    const at = this.pendingOffset + this.pending.length;
+    const at = this.bytesRead;
     if (this.stage === 'magic' && at === 0) throw new NettraceFormatError('The .nettrace file is empty.', 0);
     if (this.waitingFor !== '') {
       throw new NettraceFormatError(`The .nettrace file is truncated: it ends at byte ${at}, inside the ${this.waitingFor}.`, at);
@@ -172,7 +198,10 @@ export class NettraceObjectReader {
     }
     q += 4;
     q += (4 - ((base + q) & 3)) & 3;
-    if (buf.length - q < size + 1) return 0;
+    if (buf.length - q < size + 1) {
+      this.need = q + size + 1 - p;
+      return 0;
+    }
     if (KNOWN_BLOCKS.has(name)) this.sink.onBlock(name, buf.subarray(q, q + size), base + q);
     // Unknown object types are skipped: their framing says how far.
     q += size;

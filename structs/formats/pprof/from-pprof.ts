@@ -11,19 +11,26 @@
 // Comments: clrscope's own (pprof-comments.ts) give back the profiler's version and whether
 // the CPU times were estimates.
 
-import { Profile, type Function as PprofFunction, type Location } from 'pprof-format';
 import type { Recording } from '../../profile/recording.js';
 import { FunctionKind, HelloFlags, SampleFlags } from '../../wire/records.js';
 import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
 import { APPROXIMATE_CPU_COMMENT, isOwnComment, ownCommentSource } from './pprof-comments.js';
 import { PprofFormatError } from './pprof-format-error.js';
-import { checkProtobufFraming } from './protobuf-framing.js';
+import { readPprof, readSample, sampleCount, type FunctionRec, type LocationRec, type PprofProfile, type SampleRec } from './pprof-reader.js';
 
 /** HELLO.profilerVersion of a profile another tool wrote; clrscope's own export keeps its version from the comment it wrote ("clrscope 0.1.0 (pprof)"). */
 export const PPROF_IMPORT_SOURCE = 'pprof import';
 
 /** More samples than this in one row is not a count a profiler produced; the row becomes one sample. */
 const MAX_SAMPLES_PER_ROW = 1_000_000;
+/**
+ * pprof keeps a count per row, and each counted sample becomes one sample of the recording
+ * (33 bytes in its columns): a few bytes of file can ask for millions. The counts are added up
+ * before anything is built, and a profile asking for more than this is refused.
+ */
+export const MAX_PPROF_SAMPLES = 8_000_000;
+/** The largest (decompressed) pprof clrscope reads: its decoder holds every message as objects, about 10 bytes of memory per byte. */
+export const MAX_PPROF_BYTES = 8 * 1024 * 1024;
 const THREAD_ID_KEYS = new Set(['thread id', 'thread_id', 'tid']);
 const THREAD_NAME_KEYS = new Set(['thread name', 'thread_name']);
 
@@ -36,15 +43,17 @@ function nanosecondsPer(unit: string): number {
   }
 }
 
-function decode(bytes: Uint8Array): Profile {
+function decode(bytes: Uint8Array): PprofProfile {
   if (bytes.length === 0) throw new PprofFormatError('Not a readable pprof profile: it is empty.');
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) throw new PprofFormatError('Not a readable pprof profile: it is still gzip-compressed; decompress it first.');
-  checkProtobufFraming(bytes);
-  try {
-    return Profile.decode(bytes);
-  } catch (err) {
-    throw new PprofFormatError(`Not a readable pprof profile: ${(err as Error).message.replace(/\.$/, '')} (the file is not a pprof profile or is corrupt).`);
+  if (bytes.length > MAX_PPROF_BYTES) {
+    throw new PprofFormatError(`Not a readable pprof profile: it is ${(bytes.length / 1048576).toFixed(1)} MiB, more than the ${MAX_PPROF_BYTES / 1048576} MiB clrscope reads of a pprof profile.`);
   }
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) throw new PprofFormatError('Not a readable pprof profile: it is still gzip-compressed; decompress it first.');
+  const p = readPprof(bytes);
+  if (p.sampleTypes.length === 0 && p.strings.length === 0) {
+    throw new PprofFormatError('Not a readable pprof profile: it has neither sample types nor strings (the file is not a pprof profile or is corrupt).');
+  }
+  return p;
 }
 
 interface Metrics {
@@ -55,8 +64,8 @@ interface Metrics {
   wallScale: number;
 }
 
-function pickMetrics(p: Profile, str: (i: unknown) => string): Metrics {
-  const types = p.sampleType.map((t) => ({ type: str(t.type), unit: str(t.unit) }));
+function pickMetrics(p: PprofProfile, str: (i: number) => string): Metrics {
+  const types = p.sampleTypes.map((t) => ({ type: str(t.type), unit: str(t.unit) }));
   const find = (name: string): number => types.findIndex((t) => t.type === name);
   let cpu = find('cpu');
   const wall = find('wall');
@@ -76,19 +85,14 @@ function pickMetrics(p: Profile, str: (i: unknown) => string): Metrics {
 
 export function fromPprof(bytes: Uint8Array): Recording {
   const p = decode(bytes);
-  const strings = p.stringTable.strings;
-  const str = (i: unknown): string => strings[Number(i)] ?? '';
+  const strings = p.strings;
+  const str = (i: number): string => strings[i] ?? '';
   const m = pickMetrics(p, str);
 
   const periodUnit = p.periodType !== undefined ? str(p.periodType.unit) : '';
-  const intervalNs = periodUnit === 'nanoseconds' ? Number(p.period) : 0;
-  let startUnixNs = 0n;
-  try {
-    startUnixNs = BigInt(p.timeNanos);
-  } catch {
-    // A time that is not a whole number is no time at all; the recording starts at 0.
-  }
-  const comments = p.comment.map((c) => str(c));
+  const intervalNs = periodUnit === 'nanoseconds' ? p.period : 0;
+  const startUnixNs = p.timeNanos;
+  const comments = p.comments.map((c) => str(c));
   const own = comments.find(isOwnComment);
   const builder = new RecordingBuilder({
     flags: (m.cpu >= 0 ? HelloFlags.Cpu : 0) | (m.wall >= 0 ? HelloFlags.Wall : 0)
@@ -98,12 +102,12 @@ export function fromPprof(bytes: Uint8Array): Recording {
     source: own !== undefined ? `${ownCommentSource(own)} (pprof)` : PPROF_IMPORT_SOURCE,
   });
 
-  const functions = new Map<number, PprofFunction>();
-  for (const f of p.function) functions.set(Number(f.id), f);
+  const functions = new Map<number, FunctionRec>();
+  for (const f of p.functions) functions.set(f.id, f);
   const mappings = new Map<number, string>();
-  for (const mp of p.mapping) mappings.set(Number(mp.id), str(mp.filename));
-  const locations = new Map<number, Location>();
-  for (const l of p.location) locations.set(Number(l.id), l);
+  for (const mp of p.mappings) mappings.set(mp.id, str(mp.filename));
+  const locations = new Map<number, LocationRec>();
+  for (const l of p.locations) locations.set(l.id, l);
 
   const framesOfLocation = new Map<number, number[]>();
   const locationFrames = (id: number): number[] => {
@@ -111,19 +115,19 @@ export function fromPprof(bytes: Uint8Array): Recording {
     if (frames !== undefined) return frames;
     const loc = locations.get(id);
     if (loc === undefined) throw new PprofFormatError(`Not a readable pprof profile: a sample names location ${id}, which the profile does not define.`);
-    const module = mappings.get(Number(loc.mappingId)) ?? '';
+    const module = mappings.get(loc.mappingId) ?? '';
     frames = [];
-    if (loc.line.length === 0) {
+    if (loc.functionIds.length === 0) {
       // An address nobody symbolized: the library and the address are all there is.
-      frames.push(builder.function(FunctionKind.Native, `0x${BigInt(loc.address).toString(16)}`, module, ''));
+      frames.push(builder.function(FunctionKind.Native, `0x${loc.address.toString(16)}`, module, ''));
     }
     // line[0] is the innermost function inlined at this address, the last line its caller.
-    for (const line of loc.line) {
-      const fn = functions.get(Number(line.functionId));
-      if (fn === undefined) throw new PprofFormatError(`Not a readable pprof profile: location ${id} names function ${Number(line.functionId)}, which the profile does not define.`);
+    for (const functionId of loc.functionIds) {
+      const fn = functions.get(functionId);
+      if (fn === undefined) throw new PprofFormatError(`Not a readable pprof profile: location ${id} names function ${functionId}, which the profile does not define.`);
       const name = str(fn.name) || str(fn.systemName);
       // pprof's function id is the identity: same-named functions stay apart, as they were exported.
-      frames.push(builder.frame(name, str(fn.filename), module, `${Number(fn.id)}@${module}`));
+      frames.push(builder.frame(name, str(fn.filename), module, `${fn.id}@${module}`));
     }
     framesOfLocation.set(id, frames);
     return frames;
@@ -132,31 +136,42 @@ export function fromPprof(bytes: Uint8Array): Recording {
   const step = Math.max(1, intervalNs);
   let at = 0;
   const stack: number[] = [];
-  const value = (values: unknown[], index: number, scale: number): number => {
+  const value = (values: number[], index: number, scale: number): number => {
     if (index < 0) return 0;
-    const v = Number(values[index] ?? 0);
+    const v = values[index] ?? 0;
     return Number.isFinite(v) && v > 0 ? v * scale : 0;
   };
-  for (const s of p.sample) {
-    const cpu = value(s.value, m.cpu, m.cpuScale);
-    const wall = value(s.value, m.wall, m.wallScale);
-    let count = m.samples >= 0 ? Math.floor(value(s.value, m.samples, 1)) : 1;
-    if (count === 0 && (cpu > 0 || wall > 0)) count = 1;
+  const countOf = (s: SampleRec): number => {
+    let count = m.samples >= 0 ? Math.floor(value(s.values, m.samples, 1)) : 1;
+    if (count === 0 && (value(s.values, m.cpu, m.cpuScale) > 0 || value(s.values, m.wall, m.wallScale) > 0)) count = 1;
+    return count > MAX_SAMPLES_PER_ROW ? 1 : count;
+  };
+  const n = sampleCount(p);
+  const row: SampleRec = { locationIds: [], values: [], labels: [] };
+  let total = 0;
+  for (let i = 0; i < n; i++) total += countOf(readSample(bytes, p, i, row, true));
+  if (total > MAX_PPROF_SAMPLES) {
+    throw new PprofFormatError(`Not a readable pprof profile: its sample counts add up to ${total} samples, more than the ${MAX_PPROF_SAMPLES} clrscope expands a pprof profile into (record to .clrscope to keep longer recordings).`);
+  }
+  for (let i = 0; i < n; i++) {
+    const s = readSample(bytes, p, i, row);
+    const cpu = value(s.values, m.cpu, m.cpuScale);
+    const wall = value(s.values, m.wall, m.wallScale);
+    const count = countOf(s);
     if (count === 0) continue;
-    if (count > MAX_SAMPLES_PER_ROW) count = 1;
 
     let tid = 0;
     let name: string | undefined;
-    for (const l of s.label) {
+    for (const l of s.labels) {
       const key = str(l.key);
-      if (THREAD_ID_KEYS.has(key)) tid = Number(l.num) || Number.parseInt(str(l.str), 10) || 0;
+      if (THREAD_ID_KEYS.has(key)) tid = l.num || Number.parseInt(str(l.str), 10) || 0;
       else if (THREAD_NAME_KEYS.has(key)) name = str(l.str);
     }
     const hasThread = tid !== 0 || name !== undefined;
     const threadId = builder.thread(hasThread ? (name ?? '') : 'all threads', tid);
 
     stack.length = 0;
-    for (const id of s.locationId) for (const f of locationFrames(Number(id))) stack.push(f);
+    for (const id of s.locationIds) for (const f of locationFrames(id)) stack.push(f);
     // Split the row's totals over its samples in whole nanoseconds that add up exactly.
     for (let k = 0; k < count; k++) {
       const c = Math.floor((cpu * (k + 1)) / count) - Math.floor((cpu * k) / count);

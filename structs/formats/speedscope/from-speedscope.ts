@@ -29,8 +29,41 @@ function fail(why: string): never {
   throw new SpeedscopeFormatError(`Not a readable speedscope file: ${why}.`);
 }
 
+/**
+ * Where JSON.parse stopped, without its quote of the text: V8 quotes the file's first bytes
+ * ("Unexpected token 'r', "root:x:0:0:"... is not valid JSON"), and a message must never carry
+ * the content of whatever file someone asked clrscope to open.
+ */
+function jsonProblem(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : '';
+  const at = /at position (\d+)/.exec(message);
+  if (at !== null) return `it breaks off at character ${at[1]}`;
+  if (/Unexpected end of JSON input/.test(message)) return text.trim() === '' ? 'it is empty' : 'it ends too early';
+  return 'it does not start as JSON does';
+}
+
+/**
+ * A value as the file has it, for a message: numbers and the format's own words (types and
+ * units) as they are, anything else only by its kind, so no message repeats the file's text.
+ */
+function shown(v: unknown): string {
+  if (v === undefined) return 'missing';
+  if (v === null || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'string') return /^[a-z]{1,16}$/.test(v) ? JSON.stringify(v) : 'a string';
+  return Array.isArray(v) ? 'a list' : 'an object';
+}
+
 function finiteNumber(v: unknown, what: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${what} is ${JSON.stringify(v) ?? String(v)}, not a number`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${what} is ${shown(v)}, not a number`);
+  return v;
+}
+
+/** About 292 years of nanoseconds: beyond this a time is not one a recording can hold. */
+const MAX_NS = 2 ** 63;
+
+function nanoseconds(v: number, what: string): number {
+  if (!(Math.abs(v) <= MAX_NS)) fail(`${what} is ${v} ns, more than a recording can hold`);
   return v;
 }
 
@@ -49,7 +82,7 @@ export function fromSpeedscope(input: string | unknown): Recording {
     try {
       file = JSON.parse(input);
     } catch (err) {
-      fail(`the text is not valid JSON (${(err as Error).message.replace(/\.$/, '')})`);
+      fail(`the text is not valid JSON (${jsonProblem(err, input)})`);
     }
   }
   if (!isObject(file)) fail('the JSON is not an object');
@@ -65,11 +98,12 @@ export function fromSpeedscope(input: string | unknown): Recording {
   let flags = exporter.approximateCpu ? HelloFlags.ApproximateCpu : 0;
   const checked: Json[] = profiles.map((p, i) => {
     if (!isObject(p)) fail(`profile ${i} is not an object`);
-    if (p.type !== 'sampled' && p.type !== 'evented') fail(`profile ${i} has type ${JSON.stringify(p.type)}, not "sampled" or "evented"`);
-    if (!SPEEDSCOPE_UNITS.includes(p.unit as SpeedscopeUnit)) fail(`profile ${i} has unit ${JSON.stringify(p.unit)}, not one of ${SPEEDSCOPE_UNITS.join(', ')}`);
-    const start = finiteNumber(p.startValue, `profile ${i}'s startValue`);
-    finiteNumber(p.endValue, `profile ${i}'s endValue`);
-    starts = Math.min(starts, start * (nanosecondsPer(p.unit as SpeedscopeUnit) ?? 1));
+    if (p.type !== 'sampled' && p.type !== 'evented') fail(`profile ${i} has type ${shown(p.type)}, not "sampled" or "evented"`);
+    if (!SPEEDSCOPE_UNITS.includes(p.unit as SpeedscopeUnit)) fail(`profile ${i} has unit ${shown(p.unit)}, not one of ${SPEEDSCOPE_UNITS.join(', ')}`);
+    const scale = nanosecondsPer(p.unit as SpeedscopeUnit) ?? 1;
+    const start = nanoseconds(finiteNumber(p.startValue, `profile ${i}'s startValue`) * scale, `profile ${i}'s startValue`);
+    nanoseconds(finiteNumber(p.endValue, `profile ${i}'s endValue`) * scale, `profile ${i}'s endValue`);
+    starts = Math.min(starts, start);
     const identity = ours && typeof p.name === 'string' ? parseProfileName(p.name) : undefined;
     flags |= identity?.metric === 'wall' ? HelloFlags.Wall : HelloFlags.Cpu;
     return p;
@@ -79,7 +113,7 @@ export function fromSpeedscope(input: string | unknown): Recording {
   const frameIds: (number | undefined)[] = [];
   const functionOf = (index: unknown, where: string): number => {
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= frames.length) {
-      fail(`${where} names frame ${JSON.stringify(index)}, but shared.frames has ${frames.length}`);
+      fail(`${where} names frame ${shown(index)}, but shared.frames has ${frames.length}`);
     }
     let id = frameIds[index];
     if (id === undefined) {
@@ -127,6 +161,7 @@ function sampled(builder: RecordingBuilder, p: Json, i: number, t: ProfileTarget
     if (!Array.isArray(stack)) fail(`sample ${s} of profile ${i} is not a list of frame indexes`);
     const weight = finiteNumber(weights[s], `weight ${s} of profile ${i}`);
     if (weight < 0) fail(`weight ${s} of profile ${i} is negative`);
+    nanoseconds(at + weight * t.scale, `the end of sample ${s} of profile ${i}`);
     leafFirst.length = 0;
     for (let k = stack.length - 1; k >= 0; k--) leafFirst.push(functionOf(stack[k], `sample ${s} of profile ${i}`));
     emit(builder, t, at, weight * t.scale, leafFirst);
@@ -135,6 +170,15 @@ function sampled(builder: RecordingBuilder, p: Json, i: number, t: ProfileTarget
   }
 }
 
+/**
+ * Frames an evented profile may turn into, in all: each interval between two events becomes
+ * a sample carrying every open frame, so N nested opens would make N²/2 frames out of N
+ * events (40,000 of them, 1.35 MB, took clrscope to an out-of-memory abort). Linear in the
+ * events, with room for real profiles' depths.
+ */
+const FRAMES_PER_EVENT = 256;
+const FRAMES_BASE = 4_000_000;
+
 function evented(builder: RecordingBuilder, p: Json, i: number, t: ProfileTarget, functionOf: FunctionOf): void {
   const events = p.events;
   if (!Array.isArray(events)) fail(`evented profile ${i} lacks its events list`);
@@ -142,8 +186,14 @@ function evented(builder: RecordingBuilder, p: Json, i: number, t: ProfileTarget
   const open: number[] = [];
   const openFrames: unknown[] = [];
   let last = start;
+  const budget = FRAMES_BASE + FRAMES_PER_EVENT * events.length;
+  let spent = 0;
   const flush = (until: number): void => {
     if (until > last && open.length > 0) {
+      spent += open.length;
+      if (spent > budget) {
+        fail(`evented profile ${i} opens frames so deeply (${open.length} at once) that its samples would hold more than ${budget} frames, more than clrscope reads for ${events.length} events`);
+      }
       emit(builder, t, (last - start) * t.scale, (until - last) * t.scale, open.slice().reverse());
     }
     if (until > last) last = until;
@@ -151,6 +201,7 @@ function evented(builder: RecordingBuilder, p: Json, i: number, t: ProfileTarget
   events.forEach((ev: unknown, e) => {
     if (!isObject(ev)) fail(`event ${e} of profile ${i} is not an object`);
     const at = finiteNumber(ev.at, `event ${e} of profile ${i}'s time`);
+    nanoseconds(at * t.scale, `event ${e} of profile ${i}'s time`);
     if (at < last) fail(`event ${e} of profile ${i} goes back in time (${at} after ${last})`);
     flush(at);
     if (ev.type === 'O') {
@@ -158,12 +209,12 @@ function evented(builder: RecordingBuilder, p: Json, i: number, t: ProfileTarget
       openFrames.push(ev.frame);
     } else if (ev.type === 'C') {
       if (open.length === 0 || openFrames[openFrames.length - 1] !== ev.frame) {
-        fail(`event ${e} of profile ${i} closes frame ${JSON.stringify(ev.frame)}, which is not the innermost open frame`);
+        fail(`event ${e} of profile ${i} closes frame ${shown(ev.frame)}, which is not the innermost open frame`);
       }
       open.pop();
       openFrames.pop();
     } else {
-      fail(`event ${e} of profile ${i} has type ${JSON.stringify(ev.type)}, not "O" or "C"`);
+      fail(`event ${e} of profile ${i} has type ${shown(ev.type)}, not "O" or "C"`);
     }
   });
   // Frames still open at the end ran until the profile's end.

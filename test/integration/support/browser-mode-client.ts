@@ -13,6 +13,8 @@ export class BrowserModeClient {
   /** Each session's stream frames as they came: offset and bytes. */
   readonly frames = new Map<string, { offset: number; chunk: Uint8Array }[]>();
   private nextId = 1;
+  /** The nonce the server gives a page's connection; launches carry it, as the page's form does. */
+  private launchNonce: string | undefined;
   private readonly pending = new Map<number, (reply: Reply) => void>();
   private readonly waiters = new Set<() => void>();
 
@@ -26,16 +28,23 @@ export class BrowserModeClient {
       } else {
         const message = JSON.parse(data.toString('utf8')) as WsTextMessage;
         if (message.kind === 'reply') this.pending.get(message.id)?.(message);
+        else if (message.kind === 'hello') this.launchNonce = message.launchNonce;
         else this.events.push(message.event);
       }
       for (const wake of [...this.waiters]) wake();
     });
   }
 
-  static connect(wsUrl: string, token: string): Promise<BrowserModeClient> {
+  /** Connects as the workstation page does (with its Origin, so launches are allowed, once its hello came), unless `asPage` is false. */
+  static connect(wsUrl: string, token: string, asPage = true): Promise<BrowserModeClient> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(`${wsUrl}?token=${token}`);
-      ws.once('open', () => resolve(new BrowserModeClient(ws)));
+      const origin = wsUrl.replace(/^ws:/, 'http:').replace(/\/ws$/, '');
+      const ws = new WebSocket(`${wsUrl}?token=${token}`, asPage ? { origin } : {});
+      ws.once('open', () => {
+        const client = new BrowserModeClient(ws);
+        if (!asPage) resolve(client);
+        else void client.until('the page\'s hello', () => client.launchNonce, 10000).then(() => resolve(client), reject);
+      });
       ws.once('error', reject);
     });
   }
@@ -45,7 +54,8 @@ export class BrowserModeClient {
     const id = this.nextId++;
     const reply = await new Promise<Reply>((resolve) => {
       this.pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ id, op, args }));
+      const nonce = op === 'launch' || op === 'launchDemo' ? this.launchNonce : undefined;
+      this.ws.send(JSON.stringify({ id, op, args, ...(nonce !== undefined ? { nonce } : {}) }));
     });
     this.pending.delete(id);
     if (!reply.ok) throw new Error(reply.error);

@@ -1,0 +1,25 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
+import { WireEncoder } from '../../structs/wire/encoder.js';
+import { formatSummary, sampleCounts } from './run-summary.js';
+
+function recording(samples: number, watchdog: number, ring: number): ReturnType<typeof recordingFromStream> {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: 7, flags: 3, mono: 0, unixNs: 0n, intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'p' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 0, name: 'a' })
+    .function({ functionId: 1, kind: 0, name: 'App.Main', module: 'App.dll', file: '' });
+  for (let i = 0; i < samples; i++) enc.sample({ mono: i + 1, threadId: 1, flags: 1, cpuNs: 1000, wallNs: 0, frames: [1] });
+  enc.stats({ mono: samples + 1, samples, droppedRingFull: ring, droppedBufferFull: 0, droppedWatchdog: watchdog, droppedOther: 0 });
+  return recordingFromStream([enc.end({ mono: samples + 2, reason: 0 }).bytes()]);
+}
+
+test('dropped samples are counted per reason in words that fit any number', () => {
+  assert.equal(sampleCounts(recording(3, 8, 0)).droppedDetail, 'thread did not answer: 8');
+  assert.equal(sampleCounts(recording(3, 1, 2)).droppedDetail, 'capture slots full: 2, thread did not answer: 1');
+});
+
+test('the summary\'s first line agrees in number', () => {
+  assert.match(formatSummary(recording(1, 0, 0)), /^clrscope: recorded pid 7 \(\.NET 10\.0\.12\): 1 sample \(1 CPU, 0 wall\), 0 dropped\.$/m);
+  assert.match(formatSummary(recording(2, 8, 0)), /: 2 samples \(2 CPU, 0 wall\), 8 dropped \(thread did not answer: 8\)\.$/m);
+});
