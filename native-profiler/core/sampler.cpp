@@ -362,7 +362,36 @@ void Sampler::drain_captures() {
     for (Drained& d : batch_) resolve(d);
     if (!refresh_modules()) break;
   }
-  for (const Drained& d : batch_) emit(d);
+  for (const Drained& d : batch_) {
+    if (d.retake) {
+      retake(d);
+    } else {
+      emit(d);
+    }
+  }
+}
+
+// A walk that broke in native code the handler's module table did not have yet (a library
+// loaded since the last tick, walked by frame pointers it does not keep) would be an incomplete
+// stack; the table has it now, so the thread is asked again, with this capture's values carried
+// to the answer, as a probe's are. Twice at most in a row: a thread that keeps entering fresh
+// code gets its incomplete stack.
+void Sampler::retake(const Drained& d) {
+  auto it = threads_.find(d.wire_id);
+  if (it == threads_.end()) return;
+  ThreadState& t = it->second;
+  ++t.retries;
+  t.carry_cpu_ns += d.cpu_ns;
+  t.carry_wall_ns += d.wall_ns;
+  if (!config_.wall || t.native) return;  // the carried values ride on the next CPU sample
+  ThreadSlot& s = shared_->registry->slot(d.slot);
+  if (s.wire_id.load(std::memory_order_acquire) != d.wire_id) return;
+  const uint64_t now = platform::mono_now_ns();
+  uint64_t expected = 0;
+  // A request may already be out; then it answers, carrying these values too.
+  if (!s.pending_wall_ns.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+  t.wall_requested_mono = now;
+  if (!platform::request_wall_sample(s, d.slot)) s.pending_wall_ns.store(0, std::memory_order_release);
 }
 
 void Sampler::take_capture(const Capture& c) {
@@ -391,6 +420,8 @@ void Sampler::take_capture(const Capture& c) {
   d.cpu_after = c.thread_cpu_after;
   d.switches = c.switches;
   d.wire_id = c.wire_id;
+  d.slot = c.slot;
+  d.retake = false;
   d.generation = c.module_generation;
   d.kinds = c.kinds;
   if (d.cpu_ns != 0) d.kinds |= kCaptureCpu;
@@ -420,6 +451,7 @@ void Sampler::take_capture(const Capture& c) {
 }
 
 void Sampler::resolve(Drained& d) {
+  d.retake = false;
   const size_t begin = ids_.size();
   uint8_t flags = d.walk_flags;
   const ModuleHistory& history = module_history();
@@ -463,6 +495,18 @@ void Sampler::resolve(Drained& d) {
     }
   }
   const size_t kept = ids_.size() - begin;
+  // Incomplete, and a frame the walk passed lies in library code its table did not know: the
+  // walk could not unwind it. Worth asking again now that the table knows it.
+  if ((flags & (wire::kSampleIncomplete | kWalkUnrooted)) && d.walk_flags != wire::kSampleIncomplete) {
+    auto it = threads_.find(d.wire_id);
+    const bool may_retake = it != threads_.end() && it->second.retries < 2;
+    for (size_t i = 0; may_retake && i < d.pc_count && !d.retake; ++i) {
+      const uintptr_t pc = pcs_[d.pc_first + i];
+      const CodeSpan* known = nullptr;
+      d.retake = pc != 0 && history.in_generation(pc, d.generation) == nullptr &&
+                 history.owner_at(pc, d.mono, &known) == ModuleHistory::Owner::kLoaded;
+    }
+  }
   // A chain that ends in a thread-start frame reached the root even though the chain's end
   // could not be read; a lone leaf says nothing either way.
   if (flags & kWalkUnrooted) {
@@ -489,6 +533,7 @@ void Sampler::emit(const Drained& d) {
   auto it = threads_.find(d.wire_id);
   if (it == threads_.end()) return;
   ThreadState& t = it->second;
+  t.retries = 0;
   if (d.kinds & kCaptureWall) {
     // A lone leaf (a stack that could not be read) is not worth repeating.
     t.memo = d.count > 1;

@@ -77,6 +77,7 @@ class Sampler {
     uint64_t carry_cpu_ns = 0;
     uint64_t carry_wall_ns = 0;
     uint32_t probes = 0;
+    uint32_t retries = 0;  // captures in a row retaken because the walk met code loaded after its table
     bool native = false;  // not reported by the runtime: CPU samples only
     // The last wall capture, kept to answer for a thread that has not run since (see
     // reuse_idle_stack). Cleared by any CPU sample (the thread ran).
@@ -90,7 +91,7 @@ class Sampler {
   // One capture taken out of the ring, its frames resolved.
   struct Drained {
     uint64_t mono, cpu_ns, wall_ns, cpu_after, switches;
-    uint32_t wire_id, generation;
+    uint32_t wire_id, generation, slot;
     size_t pc_first, pc_count;  // in pcs_
     size_t first, count;        // in ids_, once resolved
     uint8_t kinds;
@@ -98,6 +99,9 @@ class Sampler {
     uint16_t osr_at[kMaxOsrPairs];  // in pcs_, from pc_first
     uint8_t walk_flags;  // what the walk itself said
     uint8_t flags;       // the sample's flags once named
+    // The walk broke in native code loaded after the module table it used: not emitted, but
+    // taken again once the table knows the code (see drain_captures).
+    bool retake;
   };
 
   void run();
@@ -109,6 +113,7 @@ class Sampler {
   bool refresh_modules();
   void resolve(Drained& d);
   void emit(const Drained& d);
+  void retake(const Drained& d);
   void emit_suspensions();
   void emit_stats(uint64_t now);
   bool reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, ThreadState& t, uint64_t now);

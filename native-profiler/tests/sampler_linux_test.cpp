@@ -141,12 +141,13 @@ TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
   ASSERT_NE(sleep_id, 0u);
   EXPECT_EQ(s.ended_threads.size(), 2u);
 
-  uint64_t spin_cpu = 0, spin_cpu_in_inner = 0, sleep_cpu = 0, sleep_wall = 0, sleep_wall_in_outer = 0;
+  uint64_t spin_cpu = 0, spin_cpu_walked = 0, spin_cpu_in_inner = 0, sleep_cpu = 0, sleep_wall = 0, sleep_wall_in_outer = 0;
   size_t cpu_samples = 0;
   for (const auto& smp : s.samples) {
     if (smp.thread_id == spin_id && (smp.flags & wire::kSampleCpu)) {
       ++cpu_samples;
       spin_cpu += smp.cpu_ns;
+      if (s.stack_has(smp, "clrscope_test_spin_outer")) spin_cpu_walked += smp.cpu_ns;
       if (s.stack_has(smp, "clrscope_test_spin_inner") && s.stack_has(smp, "clrscope_test_spin_outer")) {
         spin_cpu_in_inner += smp.cpu_ns;
       }
@@ -170,7 +171,11 @@ TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
   // last partial interval.
   EXPECT_GT(spin_cpu, spinner_cpu.load() * 8 / 10);
   EXPECT_LE(spin_cpu, spinner_cpu.load());
-  EXPECT_GT(spin_cpu_in_inner, spin_cpu * 9 / 10) << "stacks walked through both spin frames";
+  // Every CPU sample of the spinner is taken inside the outer loop, and most inside the inner
+  // one: under ThreadSanitizer the outer loop's atomic load becomes a call into the sanitizer's
+  // runtime (with a system call), which then takes a real share of the CPU.
+  EXPECT_GT(spin_cpu_walked, spin_cpu * 9 / 10) << "stacks walked through the outer spin frame";
+  EXPECT_GT(spin_cpu_in_inner, spin_cpu / 2) << "stacks walked through both spin frames";
   EXPECT_LT(sleep_cpu, spin_cpu / 20) << "a sleeping thread earns almost no CPU samples";
   EXPECT_GT(sleep_wall, 300000000u) << "wall samples cover the sleeper's life";
   EXPECT_GT(sleep_wall_in_outer, sleep_wall * 8 / 10);
