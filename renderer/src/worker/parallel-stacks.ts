@@ -4,10 +4,10 @@
 
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { ParallelQuery, ParallelTree } from './protocol.js';
-import { LabelTable } from './label-table.js';
-import { PairTable, growFloat64 } from './pair-table.js';
+import { LabelTable } from '../../../structs/analysis/label-table.js';
+import { PairTable, growFloat64 } from '../../../structs/analysis/pair-table.js';
 import { monoBounds, ThreadSlots } from './sample-filter.js';
-import { MergeKeys, mergeKeys } from './tree-merge.js';
+import { MergeKeys, mergeKeys } from '../../../structs/analysis/tree-merge.js';
 
 // Window sums use a dense stack x thread matrix up to this many cells (16 MiB), a hash above.
 const DENSE_CELLS = 1 << 21;

@@ -4,7 +4,7 @@
 
 import type { FlatTree, WorkerReply, WorkerRequest } from './protocol.js';
 import { buildFlameTree } from './flame-tree.js';
-import { LabelTable } from './label-table.js';
+import { LabelTable } from '../../../structs/analysis/label-table.js';
 import { buildParallelTree } from './parallel-stacks.js';
 import { SummaryTracker } from './recording-summary.js';
 import { StreamFeed } from './stream-feed.js';
