@@ -4,7 +4,9 @@
 // copying object graphs.
 
 import type { FlatTree } from '../../../structs/analysis/flat-tree.js';
+import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
+import type { AnalysisRequest, AnalysisReply } from './analysis-protocol.js';
 
 export type { FlatTree } from '../../../structs/analysis/flat-tree.js';
 
@@ -25,11 +27,15 @@ export interface FlameQuery extends TimeWindow {
   inverted: boolean;
   /** One root per thread under the "all" root (thread names as frames). */
   groupByThread: boolean;
+  /** Folding and grouping of the stacks; absent = the stacks as recorded. */
+  fold?: FoldOptions;
 }
 
 export interface ParallelQuery extends TimeWindow {
   /** 'current': each thread's latest stack; 'window': every sample's stack in the window. */
   mode: 'current' | 'window';
+  /** As FlameQuery's. */
+  fold?: FoldOptions;
 }
 
 /** Parallel stacks: a tree like FlatTree whose nodes also say which threads pass through them. */
@@ -67,10 +73,12 @@ export type WorkerRequest =
   | { kind: 'chunk'; offset: number; bytes: Uint8Array }
   | { kind: 'flame'; requestId: number; query: FlameQuery }
   | { kind: 'parallel'; requestId: number; query: ParallelQuery }
-  | { kind: 'summary'; requestId: number };
+  | { kind: 'summary'; requestId: number }
+  | AnalysisRequest;
 
 export type WorkerReply =
   | { kind: 'flame'; requestId: number; tree: FlatTree }
   | { kind: 'parallel'; requestId: number; tree: ParallelTree }
   | { kind: 'summary'; requestId: number; summary: RecordingSummary }
+  | AnalysisReply
   | { kind: 'error'; requestId: number | null; message: string };
