@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type {
-  CountersPoint, OpenRecordingRequest, OutputHistory, OutputLine, SessionInfo, WorkstationApi, WorkstationEvent,
+  CountersPoint, OpenRecordingRequest, OutputHistory, WorkstationSettings, OutputLine, SessionInfo, WorkstationApi, WorkstationEvent,
 } from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
+import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
 import { FakeTimers, settle } from './fake-timers.js';
 import type { WorkerPort } from './profile-worker-client.js';
 import { OUTPUT_REFRESH_MS, REFRESH_PERIOD_MS, Workstation } from './workstation.js';
@@ -60,6 +61,10 @@ class FakeApi implements WorkstationApi {
   countersHistory = async (id: string): Promise<CountersPoint[]> => this.history[id] ?? [];
   output: Record<string, OutputHistory> = {};
   outputHistory = async (id: string): Promise<OutputHistory> => this.output[id] ?? { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } };
+  settings: WorkstationSettings = { fold: { ...DEFAULT_FOLD, myCode: true } };
+  saved: WorkstationSettings[] = [];
+  loadSettings = async (): Promise<WorkstationSettings> => this.settings;
+  saveSettings = async (s: WorkstationSettings): Promise<void> => { this.saved.push(s); };
   onEvent(listener: (event: WorkstationEvent) => void): () => void {
     this.listener = listener;
     return () => undefined;
