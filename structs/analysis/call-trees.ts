@@ -4,7 +4,6 @@
 
 import type { FunctionInfo } from '../profile/frame-label.js';
 import type { ThreadInfo } from '../profile/recording.js';
-import { NO_EXTRA_ROOT, StackTable } from '../profile/stack-table.js';
 import type { FlatTree } from './flat-tree.js';
 import { LabelTable } from './label-table.js';
 import type { StackSource } from './stack-source.js';
@@ -13,11 +12,11 @@ import { MergeKeys, mergeKeys } from './tree-merge.js';
 import { frameLabel } from '../profile/frame-label.js';
 
 /** Every weighted stack of `stacks` merged into one tree; inverted puts the leaves at the root. */
-export function callTree(stacks: StackSource, w: StackWeights, inverted: boolean): FlatTree {
+export function callTree(stacks: StackSource, w: StackWeights, inverted: boolean, labels: LabelTable = new LabelTable(stacks)): FlatTree {
   const keys = new MergeKeys();
   const n = Math.min(w.value.length, stacks.stackCount);
   for (let s = 0; s < n; s++) if (w.count[s] !== 0) keys.add(s, -1, w.value[s]);
-  return mergeKeys(stacks, new LabelTable(stacks), keys, inverted, w.sampleCount).tree;
+  return mergeKeys(stacks, labels, keys, inverted, w.sampleCount).tree;
 }
 
 export interface Sandwich {
@@ -32,12 +31,16 @@ export interface Sandwich {
   callees: FlatTree;
 }
 
-/** Stacks cut out of another source's stacks: same functions, same threads. */
-class SubStacks implements StackSource {
-  readonly table = new StackTable(() => undefined);
-  constructor(private readonly src: StackSource) {}
-  get stackCount(): number { return this.table.count; }
-  stackFrames(id: number): Uint32Array { return this.table.frames(id); }
+/** The stacks of another source cut to a part of each (same ids, same functions): no copy, no interning. */
+class CutStacks implements StackSource {
+  readonly from: Int32Array;
+  readonly to: Int32Array;
+  constructor(private readonly src: StackSource) {
+    this.from = new Int32Array(src.stackCount);
+    this.to = new Int32Array(src.stackCount);
+  }
+  get stackCount(): number { return this.src.stackCount; }
+  stackFrames(id: number): Uint32Array { return this.src.stackFrames(id).subarray(this.from[id], this.to[id]); }
   functionInfo(id: number): FunctionInfo | undefined { return this.src.functionInfo(id); }
   thread(id: number): ThreadInfo | undefined { return this.src.thread(id); }
 }
@@ -47,13 +50,13 @@ class SubStacks implements StackSource {
  * weighted stack passes through it. Each stack counts from its outermost occurrence of the
  * function, so recursion is counted once and both trees' roots carry the function's total.
  */
-export function sandwich(stacks: StackSource, w: StackWeights, name: string): Sandwich | null {
+export function sandwich(stacks: StackSource, w: StackWeights, name: string, labels: LabelTable = new LabelTable(stacks)): Sandwich | null {
   const n = Math.min(w.value.length, stacks.stackCount);
   const named = framesNamed(stacks, w, name);
   if (named === null) return null;
   const is = (id: number): boolean => id < named.length && named[id] === 1;
-  const callerStacks = new SubStacks(stacks);
-  const calleeStacks = new SubStacks(stacks);
+  const callers = new CutStacks(stacks);
+  const callees = new CutStacks(stacks);
   const callerKeys = new MergeKeys();
   const calleeKeys = new MergeKeys();
   let self = 0;
@@ -74,26 +77,47 @@ export function sandwich(stacks: StackSource, w: StackWeights, name: string): Sa
     total += v;
     samples += w.count[s];
     if (is(f[0])) self += v;
-    // Callers: the function first, then outwards (read leaf-first, as an inverted tree reads).
-    callerKeys.add(callerStacks.table.intern(f.subarray(k), NO_EXTRA_ROOT), -1, v);
-    // Callees: the function as the root end of the stack cut at it.
-    calleeKeys.add(calleeStacks.table.intern(f.subarray(0, k + 1), NO_EXTRA_ROOT), -1, v);
+    // Callers: from the function outwards (read leaf-first, as an inverted tree reads).
+    callers.from[s] = k;
+    callers.to[s] = f.length;
+    callerKeys.add(s, -1, v);
+    // Callees: the stack cut at the function, which becomes its root end.
+    callees.from[s] = 0;
+    callees.to[s] = k + 1;
+    calleeKeys.add(s, -1, v);
   }
+  if (samples === 0) return null;
   return {
     name,
     self,
     total,
     totalValue: w.totalValue,
-    callers: mergeKeys(callerStacks, new LabelTable(callerStacks), callerKeys, true, samples).tree,
-    callees: mergeKeys(calleeStacks, new LabelTable(calleeStacks), calleeKeys, false, samples).tree,
+    callers: mergeKeys(callers, labels, callerKeys, true, samples).tree,
+    callees: mergeKeys(callees, labels, calleeKeys, false, samples).tree,
   };
 }
 
 /**
  * Per frame id, 1 when the frame is labelled `name` (usually one frame; more when two
- * functions read the same), over the frames of the weighted stacks.
+ * functions read the same): over every function the source has when it says how many, else
+ * over the frames of the weighted stacks.
  */
 function framesNamed(stacks: StackSource, w: StackWeights, name: string): Uint8Array | null {
+  const matches = (id: number): boolean => {
+    const fn = stacks.functionInfo(id);
+    return fn !== undefined && frameLabel(fn) === name;
+  };
+  if (stacks.functionCount !== undefined) {
+    const out = new Uint8Array(stacks.functionCount);
+    let found = false;
+    for (let id = 0; id < out.length; id++) {
+      if (matches(id)) {
+        out[id] = 1;
+        found = true;
+      }
+    }
+    return found ? out : null;
+  }
   // 0: not looked at yet, 1: another name, 2: this name.
   let state = new Uint8Array(1024);
   let found = false;
@@ -111,8 +135,7 @@ function framesNamed(stacks: StackSource, w: StackWeights, name: string): Uint8A
         state = grown;
       }
       if (state[id] !== 0) continue;
-      const fn = stacks.functionInfo(id);
-      const match = fn !== undefined && frameLabel(fn) === name;
+      const match = matches(id);
       state[id] = match ? 2 : 1;
       found ||= match;
     }

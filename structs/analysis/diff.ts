@@ -8,16 +8,12 @@
 // outgrow their parent) and `delta` is after minus before; both normalized to each side's
 // total (percentage points) or absolute (the metric's unit), as the user picks.
 
-import type { FunctionInfo } from '../profile/frame-label.js';
 import { frameLabel } from '../profile/frame-label.js';
-import type { ThreadInfo } from '../profile/recording.js';
-import { NO_EXTRA_ROOT, StackTable } from '../profile/stack-table.js';
 import type { FlatTree } from './flat-tree.js';
-import { compareText, functionsTable, type FunctionsTable } from './functions-table.js';
-import { LabelTable } from './label-table.js';
+import { compareText, functionsTable, tallyFunctions, type FunctionsTable } from './functions-table.js';
 import type { StackSource } from './stack-source.js';
 import type { StackWeights } from './stack-weights.js';
-import { MergeKeys, mergeKeys } from './tree-merge.js';
+import { projectTree, type TreeShape } from './tree-shape.js';
 
 export interface DiffSide {
   stacks: StackSource;
@@ -40,91 +36,142 @@ export interface DiffTree extends FlatTree {
   afterTotal: number;
 }
 
-/** Both sides' frames, one id per label and kind. */
-class UnionStacks implements StackSource {
-  readonly table = new StackTable(() => undefined);
-  private readonly infos: FunctionInfo[] = [];
-  private readonly byKey = new Map<string, number>();
-
-  get stackCount(): number { return this.table.count; }
-  stackFrames(id: number): Uint32Array { return this.table.frames(id); }
-  functionInfo(id: number): FunctionInfo | undefined { return this.infos[id]; }
-  thread(): ThreadInfo | undefined { return undefined; }
-
-  /** Translates a side's frame ids into this table's. */
-  frameMap(side: StackSource): (id: number) => number {
-    const map = new Map<number, number>();
-    return (id) => {
-      let u = map.get(id);
-      if (u === undefined) {
-        const fn = side.functionInfo(id);
-        const info: FunctionInfo = fn ?? { id, kind: 2, name: `[function ${id}]`, module: '', file: '' };
-        const key = `${info.kind}\u0001${frameLabel(info)}`;
-        u = this.byKey.get(key);
-        if (u === undefined) {
-          u = this.infos.length;
-          this.infos.push({ ...info, id: u });
-          this.byKey.set(key, u);
-        }
-        map.set(id, u);
-      }
-      return u;
-    };
+/** Per node of a preorder tree: its first child and its next sibling (-1: none), children in the tree's order. */
+function childLinks(t: FlatTree): { first: Int32Array; next: Int32Array } {
+  const first = new Int32Array(t.nodeCount).fill(-1);
+  const next = new Int32Array(t.nodeCount).fill(-1);
+  const last = new Int32Array(t.nodeCount).fill(-1);
+  for (let i = 1; i < t.nodeCount; i++) {
+    const p = t.parent[i];
+    if (last[p] < 0) first[p] = i;
+    else next[last[p]] = i;
+    last[p] = i;
   }
+  return { first, next };
 }
 
-interface SideKeys {
-  /** Per key of this side: its raw value. */
-  start: number;
-  values: number[];
-}
-
-export function diffTree(before: DiffSide, after: DiffSide, normalize: DiffNormalize): DiffTree {
-  const union = new UnionStacks();
-  const keys = new MergeKeys();
-  const B = before.weights.totalValue;
-  const A = after.weights.totalValue;
-  const scale = (total: number): number => (normalize === 'share' ? (total > 0 ? 100 / total : 0) : 1);
-  const add = (side: DiffSide, factor: number): SideKeys => {
-    const start = keys.count;
-    const values: number[] = [];
-    const map = union.frameMap(side.stacks);
-    let buffer = new Uint32Array(64);
-    const n = Math.min(side.weights.value.length, side.stacks.stackCount);
-    for (let s = 0; s < n; s++) {
-      if (side.weights.count[s] === 0) continue;
-      const f = side.stacks.stackFrames(s);
-      if (buffer.length < f.length) buffer = new Uint32Array(f.length * 2);
-      for (let i = 0; i < f.length; i++) buffer[i] = map(f[i]);
-      const id = union.table.intern(buffer.subarray(0, f.length), NO_EXTRA_ROOT);
-      const v = side.weights.value[s];
-      // The width is the mean of the two sides, each normalized.
-      keys.add(id, -1, (v * factor) / 2);
-      values.push(v);
+/**
+ * Two recordings' call trees (each filled from its own kept shape) merged node by node: both
+ * list children in the same order (name, then kind, as tree-merge.ts sorts labels), so each
+ * level is a merge of two sorted lists and the whole costs the two trees' sizes.
+ */
+export function diffTrees(before: FlatTree, after: FlatTree, beforeTotal: number, afterTotal: number, normalize: DiffNormalize): DiffTree {
+  const la = childLinks(before);
+  const lb = childLinks(after);
+  // One label list for both; each tree's labels mapped to it once, and ranked by name then kind
+  // so children compare as integers.
+  const labels: string[] = [];
+  const kinds: number[] = [];
+  const ids = new Map<string, number>();
+  const mapLabels = (t: FlatTree): Int32Array => Int32Array.from(t.labels, (name, l) => {
+    const key = `${t.labelKind[l]}\u0001${name}`;
+    let u = ids.get(key);
+    if (u === undefined) {
+      u = labels.length;
+      labels.push(name);
+      kinds.push(t.labelKind[l]);
+      ids.set(key, u);
     }
-    return { start, values };
+    return u;
+  });
+  const ua = mapLabels(before);
+  const ub = mapLabels(after);
+  const byName = Array.from(labels, (_, u) => u).sort((x, y) => (labels[x] < labels[y] ? -1 : labels[x] > labels[y] ? 1 : kinds[x] - kinds[y]));
+  const rank = new Int32Array(labels.length);
+  byName.forEach((u, r) => { rank[u] = r; });
+  const capacity = before.nodeCount + after.nodeCount;
+  const label = new Int32Array(capacity);
+  const parent = new Int32Array(capacity);
+  const depth = new Uint16Array(capacity);
+  const beforeSelf = new Float64Array(capacity);
+  const afterSelf = new Float64Array(capacity);
+  // Pending nodes in preorder, four ints each: node in before (-1: none), node in after, parent out, depth.
+  let stack = new Int32Array(256);
+  let top = 0;
+  const push = (i: number, j: number, p: number, d: number): void => {
+    if (top + 4 > stack.length) {
+      const grown = new Int32Array(stack.length * 2);
+      grown.set(stack);
+      stack = grown;
+    }
+    stack[top] = i; stack[top + 1] = j; stack[top + 2] = p; stack[top + 3] = d;
+    top += 4;
   };
-  const b = add(before, scale(B));
-  const a = add(after, scale(A));
-  const { tree, endNode } = mergeKeys(union, new LabelTable(union), keys, false, before.weights.sampleCount + after.weights.sampleCount);
-  const nodes = tree.nodeCount;
-  const beforeSelf = new Float64Array(nodes);
-  const afterSelf = new Float64Array(nodes);
-  b.values.forEach((v, i) => { beforeSelf[endNode[b.start + i]] += v; });
-  a.values.forEach((v, i) => { afterSelf[endNode[a.start + i]] += v; });
-  const beforeTotals = beforeSelf.slice();
-  const afterTotals = afterSelf.slice();
-  for (let i = nodes - 1; i > 0; i--) {
-    beforeTotals[tree.parent[i]] += beforeTotals[i];
-    afterTotals[tree.parent[i]] += afterTotals[i];
+  push(0, 0, -1, 0);
+  let n = 0;
+  while (top > 0) {
+    top -= 4;
+    const i = stack[top];
+    const j = stack[top + 1];
+    const out = n++;
+    label[out] = i >= 0 ? ua[before.label[i]] : ub[after.label[j]];
+    parent[out] = stack[top + 2];
+    const d = stack[top + 3];
+    depth[out] = d;
+    beforeSelf[out] = i >= 0 ? before.self[i] : 0;
+    afterSelf[out] = j >= 0 ? after.self[j] : 0;
+    // Children merged in order, pushed, then the pushed run reversed so the first pops first.
+    const from = top;
+    let ci = i >= 0 ? la.first[i] : -1;
+    let cj = j >= 0 ? lb.first[j] : -1;
+    while (ci >= 0 || cj >= 0) {
+      const c = ci < 0 ? 1 : cj < 0 ? -1 : rank[ua[before.label[ci]]] - rank[ub[after.label[cj]]];
+      if (c === 0) {
+        push(ci, cj, out, d + 1);
+        ci = la.next[ci];
+        cj = lb.next[cj];
+      } else if (c < 0) {
+        push(ci, -1, out, d + 1);
+        ci = la.next[ci];
+      } else {
+        push(-1, cj, out, d + 1);
+        cj = lb.next[cj];
+      }
+    }
+    for (let x = from, y = top - 4; x < y; x += 4, y -= 4) {
+      for (let k = 0; k < 4; k++) {
+        const t = stack[x + k];
+        stack[x + k] = stack[y + k];
+        stack[y + k] = t;
+      }
+    }
   }
+  const before2 = beforeSelf.slice(0, n);
+  const after2 = afterSelf.slice(0, n);
+  for (let k = n - 1; k > 0; k--) {
+    before2[parent[k]] += before2[k];
+    after2[parent[k]] += after2[k];
+  }
+  const scale = (total: number): number => (normalize === 'share' ? (total > 0 ? 100 / total : 0) : 1);
+  const sb = scale(beforeTotal);
+  const sa = scale(afterTotal);
+  const self = new Float64Array(n);
+  const delta = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    self[k] = (beforeSelf[k] * sb + afterSelf[k] * sa) / 2;
+    delta[k] = after2[k] * sa - before2[k] * sb;
+  }
+  const total = self.slice();
+  for (let k = n - 1; k > 0; k--) total[parent[k]] += total[k];
+  return {
+    nodeCount: n, label: label.slice(0, n), parent: parent.slice(0, n), depth: depth.slice(0, n), total, self,
+    labels, labelKind: Uint8Array.from(kinds), totalValue: n > 0 ? total[0] : 0, sampleCount: before.sampleCount + after.sampleCount,
+    normalize, before: before2, after: after2, beforeSelf: beforeSelf.slice(0, n), afterSelf: afterSelf.slice(0, n), delta, beforeTotal, afterTotal,
+  };
+}
+
+/** The diff of two weightings of one source's stacks, filled into the source's tree shape: no merge at all. */
+export function diffTreeOfShape(shape: TreeShape, before: StackWeights, after: StackWeights, normalize: DiffNormalize): DiffTree {
+  const B = before.totalValue;
+  const A = after.totalValue;
+  const scale = (total: number): number => (normalize === 'share' ? (total > 0 ? 100 / total : 0) : 1);
   const sb = scale(B);
   const sa = scale(A);
-  const delta = new Float64Array(nodes);
-  for (let i = 0; i < nodes; i++) delta[i] = afterTotals[i] * sa - beforeTotals[i] * sb;
-  return {
-    ...tree, normalize, before: beforeTotals, after: afterTotals, beforeSelf, afterSelf, delta, beforeTotal: B, afterTotal: A,
-  };
+  const p = projectTree(shape, [before.value, after.value], (self) => (self[0] * sb + self[1] * sa) / 2, before.sampleCount + after.sampleCount);
+  const [bt, at] = p.total;
+  const delta = new Float64Array(p.tree.nodeCount);
+  for (let i = 0; i < delta.length; i++) delta[i] = at[i] * sa - bt[i] * sb;
+  return { ...p.tree, normalize, before: bt, after: at, beforeSelf: p.self[0], afterSelf: p.self[1], delta, beforeTotal: B, afterTotal: A };
 }
 
 export interface DiffFunctions {
@@ -153,35 +200,50 @@ export function sharePct(value: number, total: number): number {
  * total's change, then name.
  */
 export function diffFunctions(before: DiffSide, after: DiffSide, normalize: DiffNormalize): DiffFunctions {
-  const tb = functionsTable(before.stacks, before.weights);
-  const ta = functionsTable(after.stacks, after.weights);
-  const rows = new Map<string, number>();
   const name: string[] = [];
   const kinds: number[] = [];
-  const rowOf = (t: FunctionsTable, i: number): number => {
-    const key = `${t.kind[i]}\u0001${t.name[i]}`;
-    let r = rows.get(key);
-    if (r === undefined) {
-      r = name.length;
-      rows.set(key, r);
-      name.push(t.name[i]);
-      kinds.push(t.kind[i]);
+  let bs: Float64Array;
+  let bt: Float64Array;
+  let as: Float64Array;
+  let at: Float64Array;
+  if (before.stacks === after.stacks) {
+    // One source, two windows: the same function ids on both sides.
+    const tb = tallyFunctions(before.stacks, before.weights);
+    const ta = tallyFunctions(after.stacks, after.weights);
+    const ids: number[] = [];
+    const frames = Math.max(tb.total.length, ta.total.length);
+    for (let id = 0; id < frames; id++) if ((tb.totalSamples[id] ?? 0) > 0 || (ta.totalSamples[id] ?? 0) > 0) ids.push(id);
+    for (const id of ids) {
+      const fn = before.stacks.functionInfo(id);
+      name.push(fn === undefined ? `[function ${id}]` : frameLabel(fn));
+      kinds.push(fn?.kind ?? 2);
     }
-    return r;
-  };
-  const bi: number[] = [];
-  const ai: number[] = [];
-  for (let i = 0; i < tb.rowCount; i++) bi.push(rowOf(tb, i));
-  for (let i = 0; i < ta.rowCount; i++) ai.push(rowOf(ta, i));
+    const pick = (a: Float64Array): Float64Array => Float64Array.from(ids, (id) => a[id] ?? 0);
+    bs = pick(tb.self); bt = pick(tb.total); as = pick(ta.self); at = pick(ta.total);
+  } else {
+    const tb = functionsTable(before.stacks, before.weights);
+    const ta = functionsTable(after.stacks, after.weights);
+    const rows = new Map<string, number>();
+    const rowOf = (t: FunctionsTable, i: number): number => {
+      const key = `${t.kind[i]}\u0001${t.name[i]}`;
+      let r = rows.get(key);
+      if (r === undefined) {
+        r = name.length;
+        rows.set(key, r);
+        name.push(t.name[i]);
+        kinds.push(t.kind[i]);
+      }
+      return r;
+    };
+    const bi = Array.from({ length: tb.rowCount }, (_, i) => rowOf(tb, i));
+    const ai = Array.from({ length: ta.rowCount }, (_, i) => rowOf(ta, i));
+    bs = new Float64Array(name.length); bt = new Float64Array(name.length); as = new Float64Array(name.length); at = new Float64Array(name.length);
+    bi.forEach((r, i) => { bs[r] += tb.self[i]; bt[r] += tb.total[i]; });
+    ai.forEach((r, i) => { as[r] += ta.self[i]; at[r] += ta.total[i]; });
+  }
   const n = name.length;
-  const bs = new Float64Array(n);
-  const bt = new Float64Array(n);
-  const as = new Float64Array(n);
-  const at = new Float64Array(n);
-  bi.forEach((r, i) => { bs[r] += tb.self[i]; bt[r] += tb.total[i]; });
-  ai.forEach((r, i) => { as[r] += ta.self[i]; at[r] += ta.total[i]; });
-  const B = tb.totalValue;
-  const A = ta.totalValue;
+  const B = before.weights.totalValue;
+  const A = after.weights.totalValue;
   const measure = (v: number, total: number): number => (normalize === 'share' ? sharePct(v, total) : v);
   const selfDelta = (r: number): number => Math.abs(measure(as[r], A) - measure(bs[r], B));
   const totalDelta = (r: number): number => Math.abs(measure(at[r], A) - measure(bt[r], B));
@@ -197,7 +259,7 @@ export function diffFunctions(before: DiffSide, after: DiffSide, normalize: Diff
     afterTotal: Float64Array.from(order, (r) => at[r]),
     beforeValue: B,
     afterValue: A,
-    beforeSamples: tb.sampleCount,
-    afterSamples: ta.sampleCount,
+    beforeSamples: before.weights.sampleCount,
+    afterSamples: after.weights.sampleCount,
   };
 }

@@ -95,8 +95,8 @@ export class FoldedStacks implements StackSource {
     return this.src.thread(threadId);
   }
 
-  /** Folded frames so far. */
-  get frameCount(): number {
+  /** Folded frames so far: their ids are 0..functionCount-1. */
+  get functionCount(): number {
     return this.infos.length;
   }
 

@@ -22,17 +22,24 @@ export interface FunctionsTable {
   sampleCount: number;
 }
 
-/**
- * One row per frame of `stacks` that some weighted stack passes through, sorted by self value,
- * then total value (both descending), then name. `w` is per stack of `stacks`.
- */
-export function functionsTable(stacks: StackSource, w: StackWeights): FunctionsTable {
-  let frames = 0;
+/** Per function id of a source: self and total, as values and sample counts. */
+export interface FunctionTallies {
+  self: Float64Array;
+  total: Float64Array;
+  selfSamples: Float64Array;
+  totalSamples: Float64Array;
+}
+
+/** Tallies every function of `stacks` over the weighted stacks (`w` is per stack of `stacks`). */
+export function tallyFunctions(stacks: StackSource, w: StackWeights): FunctionTallies {
   const n = Math.min(w.value.length, stacks.stackCount);
-  for (let s = 0; s < n; s++) {
-    if (w.count[s] === 0) continue;
-    const f = stacks.stackFrames(s);
-    for (let i = 0; i < f.length; i++) if (f[i] + 1 > frames) frames = f[i] + 1;
+  let frames = stacks.functionCount ?? 0;
+  if (stacks.functionCount === undefined) {
+    for (let s = 0; s < n; s++) {
+      if (w.count[s] === 0) continue;
+      const f = stacks.stackFrames(s);
+      for (let i = 0; i < f.length; i++) if (f[i] + 1 > frames) frames = f[i] + 1;
+    }
   }
   const self = new Float64Array(frames);
   const total = new Float64Array(frames);
@@ -56,6 +63,16 @@ export function functionsTable(stacks: StackSource, w: StackWeights): FunctionsT
       totalSamples[id] += c;
     }
   }
+  return { self, total, selfSamples, totalSamples };
+}
+
+/**
+ * One row per frame of `stacks` that some weighted stack passes through, sorted by self value,
+ * then total value (both descending), then name. `w` is per stack of `stacks`.
+ */
+export function functionsTable(stacks: StackSource, w: StackWeights): FunctionsTable {
+  const { self, total, selfSamples, totalSamples } = tallyFunctions(stacks, w);
+  const frames = self.length;
   const rows: number[] = [];
   for (let id = 0; id < frames; id++) if (totalSamples[id] > 0) rows.push(id);
   const names = new Map<number, string>();

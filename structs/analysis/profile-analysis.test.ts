@@ -6,6 +6,7 @@ import { flatTreeProblems, flatTreeToCollapsed } from './flat-tree-text.js';
 import { DEFAULT_FOLD, NO_FOLD } from './fold-options.js';
 import type { FunctionsTable } from './functions-table.js';
 import { ProfileAnalysis, diffAnalyses, type AnalysisQuery } from './profile-analysis.js';
+import { callTree } from './call-trees.js';
 
 const lines = (...l: string[]): string => l.map((x) => `${x}\n`).join('');
 
@@ -139,4 +140,30 @@ test('diff of two windows of one recording', () => {
   assert.deepEqual(d.functions.name, ['Early', 'Late', 'Main']);
   assert.deepEqual(Array.from(d.functions.beforeSelf), [20, 0, 0]);
   assert.deepEqual(Array.from(d.functions.afterSelf), [0, 40, 0]);
+});
+
+test('the tree filled into the recording\'s kept shape equals the tree merged from the weighted stacks alone', () => {
+  const lines: string[] = [];
+  // Stacks that share prefixes at many depths, in several threads and times.
+  for (let i = 0; i < 60; i++) {
+    const frames = ['Main', `A${i % 3}`, `B${i % 5}`, `C${i % 7}`].slice(0, 2 + (i % 3));
+    lines.push(`t${i % 4};${frames.join(';')} ${1 + (i % 9)} @${i + 1}`);
+  }
+  const a = analysis(lines.join('\n'));
+  const { stacks, weights } = a.weigh({ metric: 'cpu', fold: NO_FOLD, fromMs: 10, toMs: 40 });
+  const merged = callTree(stacks, weights, false);
+  const projected = a.tree({ metric: 'cpu', fold: NO_FOLD, fromMs: 10, toMs: 40 }, false);
+  assert.deepEqual(flatTreeProblems(projected), []);
+  assert.equal(flatTreeToCollapsed(projected), flatTreeToCollapsed(merged));
+  assert.deepEqual(Array.from(projected.total), Array.from(merged.total));
+  assert.deepEqual(Array.from(projected.depth), Array.from(merged.depth));
+  assert.equal(projected.sampleCount, merged.sampleCount);
+  // The same through a diff of two windows (kept shape) and of two recordings (merged side by side).
+  const windows = diffAnalyses(a, { metric: 'cpu', fold: NO_FOLD, toMs: 30 }, a, { metric: 'cpu', fold: NO_FOLD, fromMs: 30 }, 'absolute').tree;
+  const copy = analysis(lines.join('\n'));
+  const twoFiles = diffAnalyses(copy, { metric: 'cpu', fold: NO_FOLD, toMs: 30 }, a, { metric: 'cpu', fold: NO_FOLD, fromMs: 30 }, 'absolute').tree;
+  assert.deepEqual(flatTreeProblems(windows), []);
+  assert.equal(flatTreeToCollapsed(windows), flatTreeToCollapsed(twoFiles));
+  assert.deepEqual(Array.from(windows.delta), Array.from(twoFiles.delta));
+  assert.deepEqual(Array.from(windows.before), Array.from(twoFiles.before));
 });

@@ -6,8 +6,10 @@
 import type { FlatTree } from './flat-tree.js';
 import { foldKey, type FoldOptions } from './fold-options.js';
 import { FoldedStacks } from './fold.js';
+import { LabelTable } from './label-table.js';
 import { callTree, sandwich, type Sandwich } from './call-trees.js';
-import { diffFunctions, diffTree, type DiffFunctions, type DiffNormalize, type DiffTree } from './diff.js';
+import { diffFunctions, diffTreeOfShape, diffTrees, type DiffFunctions, type DiffNormalize, type DiffTree } from './diff.js';
+import { projectTree, treeShape, type TreeShape } from './tree-shape.js';
 import { functionsTable, type FunctionsTable } from './functions-table.js';
 import type { SampleSource } from './stack-source.js';
 import { foldWeights, weighStacks, type SampleQuery, type StackWeights } from './stack-weights.js';
@@ -33,10 +35,15 @@ export interface StackNear {
 
 // Folding choices kept per recording: the views' current one plus a few the user flips between.
 const FOLDS_KEPT = 4;
+// Sample passes kept: a refresh's queries plus a diff's two windows.
+const WEIGHTS_KEPT = 4;
 
 export class ProfileAnalysis {
   readonly source: SampleSource;
   private readonly folds = new Map<string, FoldedStacks>();
+  private readonly labels = new WeakMap<FoldedStacks, LabelTable>();
+  private readonly weights = new Map<string, StackWeights>();
+  private readonly shapes = new WeakMap<FoldedStacks, TreeShape>();
 
   constructor(source: SampleSource) {
     this.source = source;
@@ -57,9 +64,50 @@ export class ProfileAnalysis {
     return fold;
   }
 
+  /** The labels of a folded view's frames, kept with it: their sorted ranks are reused by every tree. */
+  labelsOf(stacks: FoldedStacks): LabelTable {
+    let labels = this.labels.get(stacks);
+    if (labels === undefined) {
+      labels = new LabelTable(stacks);
+      this.labels.set(stacks, labels);
+    }
+    return labels;
+  }
+
+  /**
+   * The tree of every stack of a folded view, kept while the view has no new stacks or labels
+   * (a stopped recording: always), so a tree or a diff only fills it with values.
+   */
+  shapeOf(stacks: FoldedStacks): TreeShape {
+    const labels = this.labelsOf(stacks);
+    let shape = this.shapes.get(stacks);
+    if (shape === undefined || shape.stackCount !== stacks.stackCount || shape.labelCount !== labels.count) {
+      shape = treeShape(stacks, labels);
+      // Building it may have looked up labels for frames seen first here.
+      shape.labelCount = labels.count;
+      this.shapes.set(stacks, shape);
+    }
+    return shape;
+  }
+
   weigh(query: AnalysisQuery): WeighedStacks {
     const stacks = this.folded(query.fold);
-    return { stacks, weights: foldWeights(stacks, weighStacks(this.source, query)) };
+    return { stacks, weights: foldWeights(stacks, this.recordedWeights(query)) };
+  }
+
+  /**
+   * The pass over the samples, remembered while the recording does not grow: the views of one
+   * refresh (the functions table and the sandwich, a diff's sides) and a stopped recording's
+   * every later question share it.
+   */
+  private recordedWeights(query: SampleQuery): StackWeights {
+    const key = JSON.stringify([query.metric, query.fromMs ?? null, query.toMs ?? null, query.threadIds ?? null, this.source.sampleCount, this.source.stackCount]);
+    const known = this.weights.get(key);
+    if (known !== undefined) return known;
+    const w = weighStacks(this.source, query);
+    this.weights.set(key, w);
+    if (this.weights.size > WEIGHTS_KEPT) this.weights.delete(this.weights.keys().next().value as string);
+    return w;
   }
 
   functions(query: AnalysisQuery): FunctionsTable {
@@ -69,12 +117,18 @@ export class ProfileAnalysis {
 
   sandwich(query: AnalysisQuery, name: string): Sandwich | null {
     const { stacks, weights } = this.weigh(query);
-    return sandwich(stacks, weights, name);
+    return sandwich(stacks, weights, name, this.labelsOf(stacks));
   }
 
   tree(query: AnalysisQuery, inverted: boolean): FlatTree {
-    const { stacks, weights } = this.weigh(query);
-    return callTree(stacks, weights, inverted);
+    const weighed = this.weigh(query);
+    if (inverted) return callTree(weighed.stacks, weighed.weights, inverted, this.labelsOf(weighed.stacks));
+    return this.filledTree(weighed);
+  }
+
+  /** The top-down call tree of weighed stacks of this recording: its kept shape filled with the weights. */
+  filledTree({ stacks, weights }: WeighedStacks): FlatTree {
+    return projectTree(this.shapeOf(stacks), [weights.value], (self) => self[0], weights.sampleCount).tree;
   }
 
   timeline(query: TimelineQuery): ThreadTimeline {
@@ -103,5 +157,9 @@ export function diffAnalyses(before: ProfileAnalysis, beforeQuery: AnalysisQuery
   const a = after.weigh(afterQuery);
   const bs = { stacks: b.stacks, weights: b.weights };
   const as = { stacks: a.stacks, weights: a.weights };
-  return { tree: diffTree(bs, as, normalize), functions: diffFunctions(bs, as, normalize) };
+  // Two windows of one recording fill its tree shape; two recordings are merged side by side.
+  const tree = b.stacks === a.stacks
+    ? diffTreeOfShape(after.shapeOf(a.stacks), b.weights, a.weights, normalize)
+    : diffTrees(before.filledTree(b), after.filledTree(a), b.weights.totalValue, a.weights.totalValue, normalize);
+  return { tree, functions: diffFunctions(bs, as, normalize) };
 }

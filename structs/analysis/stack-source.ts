@@ -12,6 +12,8 @@ export interface StackSource {
   stackFrames(stackId: number): Uint32Array;
   functionInfo(functionId: number): FunctionInfo | undefined;
   thread(threadId: number): ThreadInfo | undefined;
+  /** When known: every function id is below this (ids 0..functionCount-1), so a search by name can scan them directly. */
+  readonly functionCount?: number;
 }
 
 export interface SampleSource extends StackSource {

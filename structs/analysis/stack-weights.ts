@@ -43,24 +43,43 @@ export function weighStacks(src: SampleSource, query: SampleQuery): StackWeights
   const cols = src.sampleColumns();
   const { mono, threadId, stackId } = cols;
   const values = query.metric === 'cpu' ? cols.cpuNs : query.metric === 'wall' ? cols.wallNs : null;
-  const allowed = query.threadIds === undefined || query.threadIds === null ? null : new Set(query.threadIds);
-  const windowed = from !== -Infinity || to !== Infinity;
-  let totalValue = 0;
-  let sampleCount = 0;
+  const ids = query.threadIds === undefined || query.threadIds === null ? null : query.threadIds;
+  // Thread ids are small writer numbers: a mask by id, or a Set for an importer's large ones.
+  const allowed = ids === null ? null : threadMask(ids);
+  const allowedSet = ids !== null && allowed === null ? new Set(ids) : null;
   const n = stackId.length;
-  for (let i = 0; i < n; i++) {
-    const v = values === null ? 1 : values[i];
-    if (v === 0) continue;
-    if (windowed) {
+  // One loop per case, so the common one (a metric, no window, no thread filter) tests nothing
+  // but the value: this loop is the one part of every analysis that runs per sample.
+  if (values !== null && ids === null && from === -Infinity && to === Infinity) {
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (v === 0) continue;
+      const s = stackId[i];
+      value[s] += v;
+      count[s] += 1;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const v = values === null ? 1 : values[i];
+      if (v === 0) continue;
       const m = mono[i];
       if (m < from || m >= to) continue;
+      if (allowed !== null) {
+        const t = threadId[i];
+        if (t >= allowed.length || allowed[t] === 0) continue;
+      } else if (allowedSet !== null && !allowedSet.has(threadId[i])) {
+        continue;
+      }
+      const s = stackId[i];
+      value[s] += v;
+      count[s] += 1;
     }
-    if (allowed !== null && !allowed.has(threadId[i])) continue;
-    const s = stackId[i];
-    value[s] += v;
-    count[s] += 1;
-    totalValue += v;
-    sampleCount++;
+  }
+  let totalValue = 0;
+  let sampleCount = 0;
+  for (let s = 0; s < stacks; s++) {
+    totalValue += value[s];
+    sampleCount += count[s];
   }
   return { value, count, totalValue, sampleCount };
 }
@@ -77,6 +96,18 @@ export function foldWeights(fold: FoldedStacks, w: StackWeights): StackWeights {
     count[map[s]] += w.count[s];
   }
   return { value, count, totalValue: w.totalValue, sampleCount: w.sampleCount };
+}
+
+/** Per thread id, 1 when it is one of `ids`; null when an id is too large for a dense mask. */
+function threadMask(ids: readonly number[]): Uint8Array | null {
+  let max = 0;
+  for (const id of ids) {
+    if (id >= 1 << 20) return null;
+    if (id > max) max = id;
+  }
+  const mask = new Uint8Array(max + 1);
+  for (const id of ids) mask[id] = 1;
+  return mask;
 }
 
 /** Which sample types a recording has values for, in the order the report offers them. */

@@ -15,7 +15,7 @@ import { TreeCanvas } from './tree-canvas.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
-const COLUMNS: readonly VirtualColumn[] = [
+export const FUNCTION_COLUMNS: readonly VirtualColumn[] = [
   { key: 'name', title: 'Function', width: 'minmax(12em, 1fr)', sortable: true },
   { key: 'selfPct', title: 'Self %', width: '5.5em', numeric: true },
   { key: 'self', title: 'Self', width: '6.5em', numeric: true, sortable: true },
@@ -48,6 +48,22 @@ export function searchRows(names: readonly string[], search: string): Int32Array
   return Int32Array.from(rows);
 }
 
+/** The text of one cell of the table: row `r` of the visible `rows`. */
+export function functionCell(table: FunctionsTable, rows: Int32Array, r: number, key: string): ReactNode {
+  const i = rows[r];
+  const total = table.totalValue;
+  switch (key) {
+    case 'name': return <span className={`kind-${table.kind[i]}`}>{table.name[i]}</span>;
+    case 'selfPct': return formatPercent(total > 0 ? table.self[i] / total : 0);
+    case 'self': return formatNs(table.self[i]);
+    case 'totalPct': return formatPercent(total > 0 ? table.total[i] / total : 0);
+    case 'total': return formatNs(table.total[i]);
+    case 'selfSamples': return formatCount(table.selfSamples[i]);
+    case 'totalSamples': return formatCount(table.totalSamples[i]);
+    default: return null;
+  }
+}
+
 function sortAfterClick(sort: FunctionsSort, column: string): FunctionsSort {
   const c = column as FunctionsColumn;
   if (sort.column === c) return { column: c, descending: !sort.descending };
@@ -68,21 +84,7 @@ export function FunctionsView(): ReactElement {
     return -1;
   }, [table, rows, selected]);
 
-  const cell = (r: number, key: string): ReactNode => {
-    if (table === null) return null;
-    const i = rows[r];
-    const total = table.totalValue;
-    switch (key) {
-      case 'name': return <span className={`kind-${table.kind[i]}`}>{table.name[i]}</span>;
-      case 'selfPct': return formatPercent(total > 0 ? table.self[i] / total : 0);
-      case 'self': return formatNs(table.self[i]);
-      case 'totalPct': return formatPercent(total > 0 ? table.total[i] / total : 0);
-      case 'total': return formatNs(table.total[i]);
-      case 'selfSamples': return formatCount(table.selfSamples[i]);
-      case 'totalSamples': return formatCount(table.totalSamples[i]);
-      default: return null;
-    }
-  };
+  const cell = (r: number, key: string): ReactNode => (table === null ? null : functionCell(table, rows, r, key));
 
   const pickNode = (tree: FlatTree | undefined, node: number): void => {
     if (tree !== undefined) ws.selectFunction(tree.labels[tree.label[node]]);
@@ -108,7 +110,7 @@ export function FunctionsView(): ReactElement {
             {table === null ? 'Waiting for samples…' : `${rows.length.toLocaleString()} of ${table.rowCount.toLocaleString()} functions; ${formatNs(table.totalValue)} in ${table.sampleCount.toLocaleString()} samples`}
           </div>
           <VirtualTable
-            testId="functions-table" rowCount={rows.length} columns={COLUMNS} cell={cell} selectedRow={selectedRow}
+            testId="functions-table" rowCount={rows.length} columns={FUNCTION_COLUMNS} cell={cell} selectedRow={selectedRow}
             onSelect={(r) => table !== null && ws.selectFunction(table.name[rows[r]])}
             onActivate={(r) => { if (table !== null) { ws.selectFunction(table.name[rows[r]]); ws.setTab('flame'); } }}
             rowTitle={(r) => (table === null ? '' : `${table.name[rows[r]]}${table.module[rows[r]] !== '' ? ` (${table.module[rows[r]]})` : ''}`)}

@@ -40,7 +40,6 @@ export function flatTreeArrays(tree: FlatTree): ArrayBufferView[] {
 
 export class AnalysisCore {
   readonly analysis: ProfileAnalysis;
-  private readonly labels = new WeakMap<FoldedStacks, LabelTable>();
   private baseline: StreamFeed | null = null;
   private baselineAnalysis: ProfileAnalysis | null = null;
 
@@ -52,12 +51,7 @@ export class AnalysisCore {
   view(fold: FoldOptions | undefined): FoldedView | null {
     if (fold === undefined || isNoFold(fold)) return null;
     const stacks = this.analysis.folded(fold);
-    let labels = this.labels.get(stacks);
-    if (labels === undefined) {
-      labels = new LabelTable(stacks);
-      this.labels.set(stacks, labels);
-    }
-    return { stacks, labels };
+    return { stacks, labels: this.analysis.labelsOf(stacks) };
   }
 
   /** The reply to an analysis request, or null for the baseline's feeding (which only replies when it fails). */
