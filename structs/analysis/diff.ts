@@ -167,7 +167,7 @@ export function diffTreeOfShape(shape: TreeShape, before: StackWeights, after: S
   const scale = (total: number): number => (normalize === 'share' ? (total > 0 ? 100 / total : 0) : 1);
   const sb = scale(B);
   const sa = scale(A);
-  const p = projectTree(shape, [before.value, after.value], (self) => (self[0] * sb + self[1] * sa) / 2, before.sampleCount + after.sampleCount);
+  const p = projectTree(shape, [before.value, after.value], [sb / 2, sa / 2], before.sampleCount + after.sampleCount);
   const [bt, at] = p.total;
   const delta = new Float64Array(p.tree.nodeCount);
   for (let i = 0; i < delta.length; i++) delta[i] = at[i] * sa - bt[i] * sb;
@@ -245,10 +245,10 @@ export function diffFunctions(before: DiffSide, after: DiffSide, normalize: Diff
   const B = before.weights.totalValue;
   const A = after.weights.totalValue;
   const measure = (v: number, total: number): number => (normalize === 'share' ? sharePct(v, total) : v);
-  const selfDelta = (r: number): number => Math.abs(measure(as[r], A) - measure(bs[r], B));
-  const totalDelta = (r: number): number => Math.abs(measure(at[r], A) - measure(bt[r], B));
+  const selfDelta = Float64Array.from({ length: n }, (_, r) => Math.abs(measure(as[r], A) - measure(bs[r], B)));
+  const totalDelta = Float64Array.from({ length: n }, (_, r) => Math.abs(measure(at[r], A) - measure(bt[r], B)));
   const order = Array.from({ length: n }, (_, r) => r);
-  order.sort((x, y) => selfDelta(y) - selfDelta(x) || totalDelta(y) - totalDelta(x) || compareText(name[x], name[y]));
+  order.sort((x, y) => selfDelta[y] - selfDelta[x] || totalDelta[y] - totalDelta[x] || compareText(name[x], name[y]));
   return {
     rowCount: n,
     name: order.map((r) => name[r]),

@@ -12,7 +12,7 @@ import { diffFunctions, diffTreeOfShape, diffTrees, type DiffFunctions, type Dif
 import { projectTree, treeShape, type TreeShape } from './tree-shape.js';
 import { functionsTable, type FunctionsTable } from './functions-table.js';
 import type { SampleSource } from './stack-source.js';
-import { foldWeights, weighStacks, type SampleQuery, type StackWeights } from './stack-weights.js';
+import { foldWeights, weighStacks, weighStacksTwice, type SampleQuery, type StackWeights } from './stack-weights.js';
 import { sampleNear, threadTimeline, type ThreadTimeline, type TimelineQuery } from './thread-timeline.js';
 
 export interface AnalysisQuery extends SampleQuery {
@@ -101,13 +101,36 @@ export class ProfileAnalysis {
    * every later question share it.
    */
   private recordedWeights(query: SampleQuery): StackWeights {
-    const key = JSON.stringify([query.metric, query.fromMs ?? null, query.toMs ?? null, query.threadIds ?? null, this.source.sampleCount, this.source.stackCount]);
+    const key = this.weightsKey(query);
     const known = this.weights.get(key);
     if (known !== undefined) return known;
     const w = weighStacks(this.source, query);
+    this.keepWeights(key, w);
+    return w;
+  }
+
+  /** Two windows of this recording (same metric, threads and folding): one pass over the samples for both. */
+  weighWindows(a: AnalysisQuery, b: AnalysisQuery): [WeighedStacks, WeighedStacks] {
+    const stacks = this.folded(a.fold);
+    const ka = this.weightsKey(a);
+    const kb = this.weightsKey(b);
+    let wa = this.weights.get(ka);
+    let wb = this.weights.get(kb);
+    if (wa === undefined || wb === undefined) {
+      [wa, wb] = weighStacksTwice(this.source, a, b);
+      this.keepWeights(ka, wa);
+      this.keepWeights(kb, wb);
+    }
+    return [{ stacks, weights: foldWeights(stacks, wa) }, { stacks, weights: foldWeights(stacks, wb) }];
+  }
+
+  private weightsKey(query: SampleQuery): string {
+    return JSON.stringify([query.metric, query.fromMs ?? null, query.toMs ?? null, query.threadIds ?? null, this.source.sampleCount, this.source.stackCount]);
+  }
+
+  private keepWeights(key: string, w: StackWeights): void {
     this.weights.set(key, w);
     if (this.weights.size > WEIGHTS_KEPT) this.weights.delete(this.weights.keys().next().value as string);
-    return w;
   }
 
   functions(query: AnalysisQuery): FunctionsTable {
@@ -128,7 +151,7 @@ export class ProfileAnalysis {
 
   /** The top-down call tree of weighed stacks of this recording: its kept shape filled with the weights. */
   filledTree({ stacks, weights }: WeighedStacks): FlatTree {
-    return projectTree(this.shapeOf(stacks), [weights.value], (self) => self[0], weights.sampleCount).tree;
+    return projectTree(this.shapeOf(stacks), [weights.value], [1], weights.sampleCount).tree;
   }
 
   timeline(query: TimelineQuery): ThreadTimeline {
@@ -153,8 +176,9 @@ export interface Diff {
 
 /** `before` and `after` may be the same analysis (two windows of one recording) or two recordings. */
 export function diffAnalyses(before: ProfileAnalysis, beforeQuery: AnalysisQuery, after: ProfileAnalysis, afterQuery: AnalysisQuery, normalize: DiffNormalize): Diff {
-  const b = before.weigh(beforeQuery);
-  const a = after.weigh(afterQuery);
+  const sameSamples = before === after && foldKey(beforeQuery.fold) === foldKey(afterQuery.fold) && beforeQuery.metric === afterQuery.metric
+    && JSON.stringify(beforeQuery.threadIds ?? null) === JSON.stringify(afterQuery.threadIds ?? null);
+  const [b, a] = sameSamples ? after.weighWindows(beforeQuery, afterQuery) : [before.weigh(beforeQuery), after.weigh(afterQuery)];
   const bs = { stacks: b.stacks, weights: b.weights };
   const as = { stacks: a.stacks, weights: a.weights };
   // Two windows of one recording fill its tree shape; two recordings are merged side by side.

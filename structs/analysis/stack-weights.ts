@@ -84,6 +84,53 @@ export function weighStacks(src: SampleSource, query: SampleQuery): StackWeights
   return { value, count, totalValue, sampleCount };
 }
 
+/**
+ * The samples of two windows of one recording (same metric and threads), summed in one pass:
+ * a diff of two windows reads the samples once.
+ */
+export function weighStacksTwice(src: SampleSource, a: SampleQuery, b: SampleQuery): [StackWeights, StackWeights] {
+  const stacks = src.stackCount;
+  const out: [StackWeights, StackWeights] = [
+    { value: new Float64Array(stacks), count: new Float64Array(stacks), totalValue: 0, sampleCount: 0 },
+    { value: new Float64Array(stacks), count: new Float64Array(stacks), totalValue: 0, sampleCount: 0 },
+  ];
+  const meta = src.meta;
+  if (meta === undefined || src.sampleCount === 0) return out;
+  const bound = (ms: number | undefined, open: number): number => (ms === undefined ? open : meta.startMono + ms * NS_PER_MS);
+  const fromA = bound(a.fromMs, -Infinity);
+  const toA = bound(a.toMs, Infinity);
+  const fromB = bound(b.fromMs, -Infinity);
+  const toB = bound(b.toMs, Infinity);
+  const cols = src.sampleColumns();
+  const { mono, threadId, stackId } = cols;
+  const values = a.metric === 'cpu' ? cols.cpuNs : a.metric === 'wall' ? cols.wallNs : null;
+  const ids = a.threadIds ?? null;
+  const allowed = ids === null ? null : threadMask(ids);
+  const allowedSet = ids !== null && allowed === null ? new Set(ids) : null;
+  const [va, ca, vb, cb] = [out[0].value, out[0].count, out[1].value, out[1].count];
+  for (let i = 0; i < stackId.length; i++) {
+    const v = values === null ? 1 : values[i];
+    if (v === 0) continue;
+    if (allowed !== null) {
+      const t = threadId[i];
+      if (t >= allowed.length || allowed[t] === 0) continue;
+    } else if (allowedSet !== null && !allowedSet.has(threadId[i])) {
+      continue;
+    }
+    const m = mono[i];
+    const s = stackId[i];
+    if (m >= fromA && m < toA) { va[s] += v; ca[s] += 1; }
+    if (m >= fromB && m < toB) { vb[s] += v; cb[s] += 1; }
+  }
+  for (const w of out) {
+    for (let s = 0; s < stacks; s++) {
+      w.totalValue += w.value[s];
+      w.sampleCount += w.count[s];
+    }
+  }
+  return out;
+}
+
 /** The same weights per folded stack. */
 export function foldWeights(fold: FoldedStacks, w: StackWeights): StackWeights {
   const n = w.value.length;

@@ -36,26 +36,29 @@ export interface ProjectedTree {
 
 /**
  * Fills the shape with per-stack values (one array per side, per stack id, values >= 0) and
- * keeps the nodes some side reaches. The tree's own self/total are `width` of the sides'
- * self values (its totals summed from them), so a diff can draw the mean of two sides.
+ * keeps the nodes some side reaches. The tree's own self values are the sides' selfs weighted
+ * by `weights` (one number per side: 1 for a plain tree, each side's scale over 2 for a diff's
+ * mean of two sides), its totals summed from them.
  */
-export function projectTree(shape: TreeShape, sides: readonly Float64Array[], width: (self: readonly number[]) => number, sampleCount: number): ProjectedTree {
+export function projectTree(shape: TreeShape, sides: readonly Float64Array[], weights: readonly number[], sampleCount: number): ProjectedTree {
   const full = shape.tree;
   const nodes = full.nodeCount;
-  const selfs = sides.map(() => new Float64Array(nodes));
-  sides.forEach((values, k) => {
-    const self = selfs[k];
+  const fullParent = full.parent;
+  const selfs: Float64Array[] = [];
+  const totals: Float64Array[] = [];
+  for (const values of sides) {
+    const self = new Float64Array(nodes);
     const n = Math.min(values.length, shape.stackCount);
+    const end = shape.endNode;
     for (let s = 0; s < n; s++) {
       const v = values[s];
-      if (v !== 0) self[shape.endNode[s]] += v;
+      if (v !== 0) self[end[s]] += v;
     }
-  });
-  const totals = selfs.map((self) => {
     const total = self.slice();
-    for (let i = nodes - 1; i > 0; i--) total[full.parent[i]] += total[i];
-    return total;
-  });
+    for (let i = nodes - 1; i > 0; i--) total[fullParent[i]] += total[i];
+    selfs.push(self);
+    totals.push(total);
+  }
   // Keep the root and every node a side reaches; in preorder a kept node's parent is kept too.
   const newIndex = new Int32Array(nodes).fill(-1);
   let kept = 0;
@@ -67,23 +70,25 @@ export function projectTree(shape: TreeShape, sides: readonly Float64Array[], wi
   const label = new Int32Array(kept);
   const parent = new Int32Array(kept);
   const depth = new Uint16Array(kept);
-  const self = new Float64Array(kept);
-  const outSelf = sides.map(() => new Float64Array(kept));
-  const outTotal = sides.map(() => new Float64Array(kept));
-  const scratch: number[] = sides.map(() => 0);
   for (let i = 0; i < nodes; i++) {
     const j = newIndex[i];
     if (j < 0) continue;
     label[j] = full.label[i];
-    parent[j] = i === 0 ? -1 : newIndex[full.parent[i]];
+    parent[j] = i === 0 ? -1 : newIndex[fullParent[i]];
     depth[j] = full.depth[i];
-    for (let k = 0; k < sides.length; k++) {
-      outSelf[k][j] = selfs[k][i];
-      outTotal[k][j] = totals[k][i];
-      scratch[k] = selfs[k][i];
-    }
-    self[j] = width(scratch);
   }
+  const pick = (a: Float64Array): Float64Array => {
+    const out = new Float64Array(kept);
+    for (let i = 0; i < nodes; i++) if (newIndex[i] >= 0) out[newIndex[i]] = a[i];
+    return out;
+  };
+  const outSelf = selfs.map(pick);
+  const outTotal = totals.map(pick);
+  const self = new Float64Array(kept);
+  outSelf.forEach((side, k) => {
+    const w = weights[k];
+    for (let j = 0; j < kept; j++) self[j] += side[j] * w;
+  });
   const total = self.slice();
   for (let j = kept - 1; j > 0; j--) total[parent[j]] += total[j];
   return {
