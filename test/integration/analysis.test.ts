@@ -98,11 +98,11 @@ describe('analysis of real recordings', { skip: skip ? `missing: ${absent.join('
     assert.deepEqual(r.callers!.tree.children.map((c) => [c.name, c.children.length]), [['[runtime]', 0]]);
   });
 
-  it('diff of two cpu-ratio runs, Heavy:Light 3:1 then 1:1: Heavy -25 and Light +25 points within 5, nothing else above 2', { timeout: 180000 }, async (t) => {
+  it('diff of two cpu-ratio runs, Heavy:Light 3:1 then 1:1: Heavy -25 and Light +25 points within 5, nothing else\'s own time above 3', { timeout: 300000 }, async (t) => {
     const files: Record<number, string> = {};
     for (const factor of [3, 1]) {
       files[factor] = join(dir, `cpu-ratio-${factor}.clrscope`);
-      const run = await runCli(['record', '--interval', '1', '-o', files[factor], '--', 'dotnet', targetDll('Scenarios'), 'cpu-ratio', '--seconds', '2', '--heavy-factor', String(factor)], { timeoutMs: 90000 });
+      const run = await runCli(['record', '--interval', '1', '-o', files[factor], '--', 'dotnet', targetDll('Scenarios'), 'cpu-ratio', '--seconds', '5', '--heavy-factor', String(factor)], { timeoutMs: 120000 });
       assert.equal(run.code, 0, run.stderr);
       const facts = (resultOf(run.stdout).scenarios as Record<string, { heavyFactor: number }>)['cpu-ratio'];
       assert.equal(facts.heavyFactor, factor);
@@ -117,16 +117,28 @@ describe('analysis of real recordings', { skip: skip ? `missing: ${absent.join('
     const heavy = row(`${NS}Heavy`);
     const light = row(`${NS}Light`);
     t.diagnostic(`Heavy ${heavy.self.toFixed(1)} points, Light ${light.self.toFixed(1)} points`);
-    // Among Heavy and Light the share moves from 75% to 50%; they hold nearly all of the CPU.
+    // Among Heavy and Light the share moves from 75% to 50%; they hold nearly all of the CPU. Each
+    // run's own split is measured from ~2,500 CPU samples (one per 4 ms scheduler tick, 5 s on
+    // each of two threads), so its statistical error is about a point; 2 s runs (~1,000
+    // samples) put the difference 5 points off in one run of six on this loaded machine.
     assert.ok(Math.abs(heavy.self + 25) <= 5, `Heavy changed by ${heavy.self.toFixed(1)} points`);
     assert.ok(Math.abs(light.self - 25) <= 5, `Light changed by ${light.self.toFixed(1)} points`);
-    const noisy = d.functions.filter((f) => !f.name.startsWith(`${NS}Heavy`) && !f.name.startsWith(`${NS}Light`) && (Math.abs(f.delta.self) > 2 || Math.abs(f.delta.total) > 2));
-    assert.deepEqual(noisy.map((f) => `${f.name} ${f.delta.self.toFixed(1)}/${f.delta.total.toFixed(1)}`), []);
-    // The differential tree puts the change on the same frames.
-    const tree = (await report([files[1], '--diff', files[3], '--tree', '--min-percent', '1'])).diff!.tree!;
-    const find = (node: typeof tree, name: string): typeof tree | undefined => (node.name === name ? node : node.children.map((c) => find(c, name)).find((x) => x !== undefined));
-    const burnHeavy = find(tree, `${NS}Heavy`);
-    assert.ok(burnHeavy !== undefined && Math.abs(burnHeavy.delta + 25) <= 5, `Heavy in the tree: ${burnHeavy?.delta}`);
+    // Nothing else changes its own time by more than the runs' noise: the runtime's own work
+    // (JIT compiling, tiering, on-stack replacement of Burn's loop at a moment that varies) takes
+    // 2-3% of a run and moves by up to ~2 points. Callers' totals are not compared: where the
+    // walk meets an on-stack-replaced frame varies between runs (README, known limitations),
+    // so StartCallback's total does too; Burn, through which every Heavy and Light sample goes,
+    // keeps its total.
+    const noisy = d.functions.filter((f) => !f.name.startsWith(`${NS}Heavy`) && !f.name.startsWith(`${NS}Light`) && Math.abs(f.delta.self) > 3);
+    assert.deepEqual(noisy.map((f) => `${f.name} ${f.delta.self.toFixed(1)}`), []);
+    assert.ok(Math.abs(row(`${NS}Burn`).total) <= 3, `Burn's total moved by ${row(`${NS}Burn`).total.toFixed(1)} points`);
+    // The differential tree puts the change on the same frames: Heavy's outermost nodes (one per
+    // path to it; on-stack replacement adds paths, and a Heavy above Heavy) change by Heavy's
+    // total change in all.
+    const tree = (await report([files[1], '--diff', files[3], '--tree', '--min-percent', '0'])).diff!.tree!;
+    const sumOf = (node: typeof tree, name: string): number => (node.name === name ? node.delta : node.children.reduce((acc, c) => acc + sumOf(c, name), 0));
+    const heavyInTree = sumOf(tree, `${NS}Heavy`);
+    assert.ok(Math.abs(heavyInTree - heavy.total) < 1e-6, `Heavy in the tree: ${heavyInTree}, in the table: ${heavy.total}`);
 
     // The same recording as a nettrace (method names from rundown events, CPU estimated from sample counts).
     const nettrace = join(dir, 'cpu-ratio-3.nettrace');
