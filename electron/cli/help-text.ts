@@ -8,6 +8,7 @@ Usage:
   clrscope demo [--seconds N]                      record the bundled demo program
   clrscope ps [--json]                             list .NET processes to attach to
   clrscope convert IN -o OUT                       convert a recording between formats
+  clrscope report FILE [options]                   functions, callers/callees, trees, diffs
   clrscope help [COMMAND]                          show help
 
 Run 'clrscope record --help' for the recording options.
@@ -166,4 +167,57 @@ Options:
 Example:
   clrscope record -o app.clrscope -- dotnet MyService.dll
   clrscope convert app.clrscope -o app.speedscope.json
+`;
+
+export const REPORT_HELP = `Usage: clrscope report FILE [options]
+
+The workstation's analysis, headless, on any recording clrscope reads
+(.clrscope, .nettrace, .pb.gz/.pb/.pprof, .speedscope.json). Without options
+it prints the 20 functions with the most self time.
+
+Options:
+  --top N               the N functions with the most self value (0: all);
+                        self counts samples whose leaf a function is, total
+                        samples with it anywhere in the stack
+  --callers NAME        NAME's callers merged into a tree rooted at NAME
+  --callees NAME        what NAME calls, merged into a tree rooted at NAME.
+                        NAME is a frame's full name, or a unique part of one
+  --tree                the whole call tree, top-down
+  --diff BASE           compare FILE (after) with BASE (before): per function
+                        and, with --tree, as a differential tree. BASE may be
+                        FILE itself with --base-window and --window
+  --base-window S:E     BASE's part, as --window
+  --normalize MODE      diff values as shares of each side's total (share,
+                        the default: deltas in percentage points) or absolute
+  --fold WORDS          folding and grouping, comma-separated and repeatable,
+                        applied in order to the default (runtime):
+                          runtime, no-runtime  runs of the runtime's and libc's
+                                               native frames as one [runtime]
+                          mycode, no-mycode    only the program's own code (not
+                                               System.*, Microsoft.*): other
+                                               frames fold into the call that
+                                               entered them
+                          assembly, namespace, no-group   group frames by it
+                          fold:GLOB            matching frames fold into their
+                                               caller (e.g. fold:System.Linq.*)
+                          group:GLOB           a run of matching frames is one
+                                               frame (group:Microsoft.AspNetCore.*)
+                          none                 nothing folded at all
+  --sample-type TYPE    cpu, wall or samples (default: cpu when the recording
+                        has CPU times, else wall)
+  --window S:E          only samples from S to E seconds after the recording's
+                        start; either side may be left out (10: or :5)
+  --min-percent P       trees leave out nodes below P% of the total (default
+                        0.5); their time stays in their parents' totals
+  --lines               file:line per frame (needs source-line data, which
+                        recordings do not carry yet)
+  --format FORMAT       text (default, fits the terminal), json (stable; see
+                        README) or csv (one table)
+  -h, --help            show this help
+
+Examples:
+  clrscope report app.clrscope --top 30
+  clrscope report app.clrscope --callers ComputeDiscount --fold mycode
+  clrscope report after.clrscope --diff before.clrscope --tree
+  clrscope report app.clrscope --diff app.clrscope --base-window 0:10 --window 10:
 `;

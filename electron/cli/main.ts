@@ -5,11 +5,12 @@ import { UserError } from '../services/session/user-error.js';
 import { runDemo } from './demo-command.js';
 import { runCounters } from './counters-command.js';
 import { runConvert } from './convert-command.js';
-import { CONVERT_HELP, COUNTERS_HELP, DEMO_HELP, MAIN_HELP, PS_HELP, RECORD_HELP } from './help-text.js';
+import { CONVERT_HELP, COUNTERS_HELP, DEMO_HELP, MAIN_HELP, PS_HELP, RECORD_HELP, REPORT_HELP } from './help-text.js';
 import { runPs } from './ps-command.js';
 import { runRecord } from './record-command.js';
+import { runReport } from './report-command.js';
 
-const HELP: Record<string, string> = { record: RECORD_HELP, counters: COUNTERS_HELP, demo: DEMO_HELP, ps: PS_HELP, convert: CONVERT_HELP };
+const HELP: Record<string, string> = { record: RECORD_HELP, counters: COUNTERS_HELP, demo: DEMO_HELP, ps: PS_HELP, convert: CONVERT_HELP, report: REPORT_HELP };
 
 function out(line: string): void {
   process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -57,6 +58,11 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runPs(rest, { out, err });
       case 'convert':
         return await runConvert(rest, { out, err, progress: (text) => process.stderr.write(text), isTty: process.stderr.isTTY === true });
+      case 'report':
+        return await runReport(rest, {
+          out, err, progress: (text) => process.stderr.write(text), isTty: process.stderr.isTTY === true,
+          ...(process.stdout.isTTY === true ? { columns: process.stdout.columns } : {}),
+        });
       default:
         throw new UserError(`Unknown command '${command}': see clrscope --help.`);
     }

@@ -18,6 +18,7 @@ const benches = [
   { name: 'overhead', quick: ['--runs', '3'] },
   { name: 'wall-cost', quick: ['--rounds', '3'] },
   { name: 'renderer-bench', quick: ['--runs', '3'] },
+  { name: 'analysis-bench', quick: ['--runs', '3'] },
   { name: 'latency', quick: ['--seconds', '10', '--targets', 'cpu-ratio'] },
   { name: 'formats', quick: ['--samples', '1000000', '--no-dotnet-trace'] },
 ];

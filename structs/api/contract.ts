@@ -10,6 +10,8 @@
 // A launched program's own output travels as numbered lines: live ones as events, the ones
 // before a page looked through outputHistory.
 
+import type { FoldOptions } from '../analysis/fold-options.js';
+
 /** A local .NET process, as `clrscope ps` lists it. */
 export interface ProcessInfo {
   pid: number;
@@ -91,6 +93,14 @@ export interface ExportRequest {
   format: ExportFormat;
   /** Absolute path to write; the workstation picks one in its exports folder when absent. */
   path?: string;
+  /** Folding and grouping to apply to the stacks written; absent = the stacks as recorded. */
+  fold?: FoldOptions;
+}
+
+/** What the workstation remembers between runs (a settings file in the user's config folder). */
+export interface WorkstationSettings {
+  /** The folding and grouping every view applies. */
+  fold: FoldOptions;
 }
 
 export interface ExportResult {
@@ -191,6 +201,10 @@ export interface WorkstationApi {
    * this once and merges by `seq`.
    */
   outputHistory(sessionId: string): Promise<OutputHistory>;
+  /** The settings saved by the last saveSettings, or the defaults. */
+  loadSettings(): Promise<WorkstationSettings>;
+  /** Saves the settings for the next run (and the other pages of this one). */
+  saveSettings(settings: WorkstationSettings): Promise<void>;
   /**
    * The Electron shell's native open dialog: the chosen file's path, or null when cancelled.
    * Absent in browser mode (a page cannot see paths); the path then goes to openRecording,
@@ -203,7 +217,7 @@ export interface WorkstationApi {
 /** The operations by name: the channel names of Electron's IPC and the `op` of browser mode's requests. */
 export const OPERATIONS = [
   'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'exportRecording', 'openRecording', 'countersHistory',
-  'outputHistory',
+  'outputHistory', 'loadSettings', 'saveSettings',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -23,6 +23,8 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'openRecording': return target.openRecording(...call.args);
     case 'countersHistory': return target.countersHistory(...call.args);
     case 'outputHistory': return target.outputHistory(...call.args);
+    case 'loadSettings': return target.loadSettings();
+    case 'saveSettings': return target.saveSettings(...call.args);
   }
 }
 

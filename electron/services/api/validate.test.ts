@@ -7,6 +7,7 @@ import { EXPORT_EXTENSIONS, OPENABLE_EXTENSIONS, OPERATIONS } from '../../../str
 import { formatOfPath } from '../export/recording-formats.js';
 import { callOperation, errorSentence, type OperationTarget } from './dispatch.js';
 import { ValidationError, describeValue, isOperation, validateCall } from './validate.js';
+import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
 
 const known = { hasSession: (id: string) => id === 's1' };
 
@@ -195,6 +196,8 @@ test('callOperation validates before anything reaches the workstation', async ()
     openRecording: async () => { throw new Error('never'); },
     countersHistory: async (id) => { calls.push(`countersHistory ${id}`); return []; },
     outputHistory: async (id) => { calls.push(`outputHistory ${id}`); return { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } }; },
+    loadSettings: async () => { calls.push('loadSettings'); return { fold: DEFAULT_FOLD }; },
+    saveSettings: async (s) => { calls.push(`saveSettings ${s.fold.myCode}`); },
   };
   await assert.rejects(callOperation(target, 'attach', [{ pid: -1 }], known), /^ValidationError: The pid must be a positive whole number, not -1\.$/);
   await assert.rejects(callOperation(target, 'launch', [{ command: '', args: [] }], known), ValidationError);
@@ -207,6 +210,19 @@ test('callOperation validates before anything reaches the workstation', async ()
   assert.deepEqual(await callOperation(target, 'listSessions', [], known), []);
   assert.equal(await callOperation(target, 'subscribe', ['s1'], known), undefined);
   assert.deepEqual(calls, ['listSessions', 'subscribe s1']);
+});
+
+test('settings and an export\'s folding are checked field by field', async () => {
+  const fold = { runtime: true, myCode: true, groupBy: 'namespace', patterns: [{ action: 'fold', glob: 'System.Linq.*' }] };
+  assert.deepEqual(validateCall('saveSettings', [{ fold }], known), { op: 'saveSettings', args: [{ fold }] });
+  assert.deepEqual(validateCall('loadSettings', [], known), { op: 'loadSettings', args: [] });
+  rejects('saveSettings', [{ fold, theme: 'dark' }], 'The settings has an unknown field "theme".');
+  rejects('saveSettings', [{ fold: { ...fold, groupBy: 'module' } }], 'The folding option groupBy must be none, assembly or namespace.');
+  rejects('saveSettings', [{ fold: { ...fold, patterns: [{ action: 'hide', glob: 'x' }] } }], 'A folding pattern\'s action must be fold or group.');
+  rejects('saveSettings', [{ fold: { ...fold, patterns: 'System.*' } }], 'The folding patterns must be a list.');
+  rejects('saveSettings', [], 'The operation saveSettings takes one argument, not 0.');
+  assert.deepEqual(validateCall('exportRecording', [{ sessionId: 's1', format: 'pprof', fold }], known), { op: 'exportRecording', args: [{ sessionId: 's1', format: 'pprof', fold }] });
+  rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', fold: { runtime: 'yes' } }], 'The folding option runtime must be true or false.');
 });
 
 test('errorSentence gives the renderer a sentence', () => {

@@ -7,8 +7,9 @@ import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import {
   EXPORT_EXTENSIONS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type LaunchRequest,
-  type OpenRecordingRequest, type Operation, type WorkstationApi,
+  type OpenRecordingRequest, type Operation, type WorkstationApi, type WorkstationSettings,
 } from '../../../structs/api/contract.js';
+import { checkFoldOptions, type FoldOptions } from '../../../structs/analysis/fold-options.js';
 import { fsErrorText } from '../export/fs-error-text.js';
 import { exportPathMismatch } from '../workstation/export-recording.js';
 
@@ -156,7 +157,7 @@ export function isExportFormat(value: unknown): value is ExportFormat {
 
 export function validateExportRequest(value: unknown, context: ValidationContext): ExportRequest {
   const obj = plainObject(value, 'export request');
-  onlyFields(obj, ['sessionId', 'format', 'path'], 'export request');
+  onlyFields(obj, ['sessionId', 'format', 'path', 'fold'], 'export request');
   const sessionId = validateSessionId(obj.sessionId, context);
   if (!isExportFormat(obj.format)) {
     fail(`The export format must be one of ${Object.keys(EXPORT_EXTENSIONS).join(', ')}, not ${describeValue(obj.format)}.`);
@@ -167,7 +168,20 @@ export function validateExportRequest(value: unknown, context: ValidationContext
     const mismatch = exportPathMismatch(obj.format, request.path);
     if (mismatch !== undefined) fail(mismatch);
   }
+  if (obj.fold !== undefined) request.fold = validateFold(obj.fold);
   return request;
+}
+
+function validateFold(value: unknown): FoldOptions {
+  const checked = checkFoldOptions(value);
+  if (typeof checked === 'string') fail(checked);
+  return checked;
+}
+
+export function validateSettings(value: unknown): WorkstationSettings {
+  const obj = plainObject(value, 'settings');
+  onlyFields(obj, ['fold'], 'settings');
+  return { fold: validateFold(obj.fold) };
 }
 
 /** "a.clrscope, … or b.speedscope.json": the extensions openRecording takes, for sentences. */
@@ -204,7 +218,7 @@ export function validateOpenRequest(value: unknown): OpenRecordingRequest {
 
 const ARITY: Record<Operation, number> = {
   listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, exportRecording: 1, openRecording: 1,
-  countersHistory: 1, outputHistory: 1,
+  countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1,
 };
 
 /** Checks an operation name and its arguments as they came from the renderer. */
@@ -237,5 +251,9 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
       return { op, args: [validateSessionId(args[0], context)] };
     case 'outputHistory':
       return { op, args: [validateSessionId(args[0], context)] };
+    case 'loadSettings':
+      return { op, args: [] };
+    case 'saveSettings':
+      return { op, args: [validateSettings(args[0])] };
   }
 }

@@ -29,6 +29,8 @@ import { resolveLaunch } from './launch-command.js';
 import { listProcesses as discoverProcesses } from './processes.js';
 import { Session } from './session.js';
 import type { WorkstationSession } from './workstation-session.js';
+import { foldRecording } from '../../../structs/analysis/fold-recording.js';
+import { SettingsStore } from './settings-store.js';
 
 export const DEFAULT_INTERVAL_MS = 10;
 
@@ -47,6 +49,8 @@ export interface WorkstationOptions {
   connectTimeoutMs?: number;
   /** Lists .NET processes (default: the discovery service). */
   listProcesses?: () => Promise<ProcessInfo[]>;
+  /** Where settings are kept (default: $CLRSCOPE_CONFIG_DIR, $XDG_CONFIG_HOME/clrscope or ~/.config/clrscope). */
+  settingsDir?: string;
 }
 
 /** One adapter connection (a window, a tab): the API with its own stream subscriptions. */
@@ -70,7 +74,11 @@ class WorkstationCore {
   private shuttingDown = false;
   private exportsDir: Promise<string> | undefined;
 
-  constructor(private readonly options: WorkstationOptions) {}
+  readonly settings: SettingsStore;
+
+  constructor(private readonly options: WorkstationOptions) {
+    this.settings = new SettingsStore(options.settingsDir);
+  }
 
   /** The folder exports go to when a request names none; the default one is found once. */
   private exportsFolder(): Promise<string> {
@@ -262,7 +270,8 @@ class WorkstationCore {
     } else if (!isAbsolute(path)) {
       throw new UserError(`The export path must be absolute, not ${path}.`);
     }
-    return writeExport(recording, session.countersHistory(), request.format, path, (done, total) => {
+    const folded = request.fold === undefined ? recording : foldRecording(recording, request.fold);
+    return writeExport(folded, session.countersHistory(), request.format, path, (done, total) => {
       this.emit({ type: 'export-progress', sessionId: session.id, done, total });
     });
   }
@@ -289,6 +298,8 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     openRecording: (request) => core.openRecording(request),
     countersHistory: async (id) => core.countersHistory(id),
     outputHistory: async (id) => core.outputHistory(id),
+    loadSettings: async () => core.settings.load(),
+    saveSettings: async (settings) => core.settings.save(settings),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
   };

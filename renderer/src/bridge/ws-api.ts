@@ -4,7 +4,7 @@
 
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, Operation, OutputHistory, ProcessInfo,
-  SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent,
+  SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent, WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import { decodeStreamFrame, type WsRequest, type WsTextMessage } from '../../../structs/api/ws-messages.js';
 
@@ -59,6 +59,8 @@ export class WsApi implements WorkstationApi {
   openRecording(request: OpenRecordingRequest): Promise<SessionInfo> { return this.call('openRecording', [request]); }
   countersHistory(sessionId: string): Promise<CountersPoint[]> { return this.call('countersHistory', [sessionId]); }
   outputHistory(sessionId: string): Promise<OutputHistory> { return this.call('outputHistory', [sessionId]); }
+  loadSettings(): Promise<WorkstationSettings> { return this.call('loadSettings', []); }
+  saveSettings(settings: WorkstationSettings): Promise<void> { return this.call('saveSettings', [settings]); }
   // No chooseRecordingFile: a page in a browser cannot learn a file's path, so the user types it.
 
   onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe {

@@ -10,7 +10,24 @@ export const KIND_COUNT = 4;
 export const RUN_COLOR = KIND_COUNT * SHADES;
 /** Palette entry for frames matching the search. */
 export const MATCH_COLOR = RUN_COLOR + 1;
-export const PALETTE_SIZE = MATCH_COLOR + 1;
+/**
+ * Shades of a differential flame graph, from the largest decrease (blue, 0) through no change
+ * (grey, DIFF_SHADES >> 1) to the largest increase (red, DIFF_SHADES - 1).
+ */
+export const DIFF_SHADES = 21;
+export const DIFF_BASE = MATCH_COLOR + 1;
+export const PALETTE_SIZE = DIFF_BASE + DIFF_SHADES;
+
+/**
+ * The diff shade of a change: its size relative to the largest change shown, on a square-root
+ * scale so small changes are still told apart from none; |delta| below `noise` is no change.
+ */
+export function diffShade(delta: number, maxAbs: number, noise = 0): number {
+  const mid = DIFF_SHADES >> 1;
+  if (maxAbs <= 0 || Math.abs(delta) <= noise) return mid;
+  const step = Math.max(1, Math.round(Math.sqrt(Math.min(1, Math.abs(delta) / maxAbs)) * mid));
+  return delta > 0 ? mid + step : mid - step;
+}
 
 export interface FlamePalette {
   /** CSS colours by palette index. */
@@ -50,6 +67,14 @@ export function buildPalette(): FlamePalette {
   dimmed.push(hslToHex(0, 0, 90));
   normal.push(hslToHex(300, 85, 58));
   dimmed.push(hslToHex(300, 85, 58));
+  const mid = DIFF_SHADES >> 1;
+  for (let s = 0; s < DIFF_SHADES; s++) {
+    const strength = Math.abs(s - mid) / mid;
+    const hue = s < mid ? 215 : 2;
+    const color = s === mid ? hslToHex(0, 0, 74) : hslToHex(hue, 25 + 60 * strength, 78 - 26 * strength);
+    normal.push(color);
+    dimmed.push(hslToHex(hue, 10, 88));
+  }
   return { normal, dimmed };
 }
 

@@ -238,16 +238,8 @@ export interface SearchMatches extends SearchResult {
  */
 export function searchTree(tree: FlatTree, layout: FlameLayout, query: string | RegExp): SearchMatches {
   const labelMatch = new Uint8Array(tree.labels.length);
-  const needle = typeof query === 'string' ? query.toLowerCase() : '';
-  tree.labels.forEach((name, l) => {
-    let hit: boolean;
-    if (typeof query === 'string') hit = needle !== '' && name.toLowerCase().includes(needle);
-    else {
-      query.lastIndex = 0;
-      hit = query.test(name);
-    }
-    labelMatch[l] = hit ? 1 : 0;
-  });
+  const matches = labelMatcher(query);
+  tree.labels.forEach((name, l) => { labelMatch[l] = matches(name) ? 1 : 0; });
   const n = tree.nodeCount;
   const matched = new Uint8Array(n);
   let matchCount = 0;
@@ -268,6 +260,18 @@ export function searchTree(tree: FlatTree, layout: FlameLayout, query: string | 
   }
   const total = n > 0 ? tree.total[0] : 0;
   return { matched, matchedValue, share: total > 0 ? matchedValue / total : 0, matchCount };
+}
+
+/** The search's test of one label (parseSearch's result): what the flame graph highlights and the tables show. */
+export function labelMatcher(query: string | RegExp): (name: string) => boolean {
+  if (typeof query === 'string') {
+    const needle = query.toLowerCase();
+    return (name) => needle !== '' && name.toLowerCase().includes(needle);
+  }
+  return (name) => {
+    query.lastIndex = 0;
+    return query.test(name);
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   FramePlan, RUN, contentHeight, findPath, fitLabel, labelPath, layoutTree, nodeAt, planFrame, rowTop, searchTree,
   type FlameLayout, type SearchMatches, type SearchResult, type Viewport,
 } from './flame-layout.js';
-import { MATCH_COLOR, PALETTE_SIZE, RUN_COLOR, buildPalette, paletteIndex, type FlamePalette } from './flame-colors.js';
+import { DIFF_BASE, MATCH_COLOR, PALETTE_SIZE, RUN_COLOR, buildPalette, paletteIndex, type FlamePalette } from './flame-colors.js';
 
 export type { SearchResult } from './flame-layout.js';
 
@@ -32,6 +32,8 @@ export interface FlameRendererOptions {
 export interface SetTreeOptions {
   /** The tree was built inverted: draw it as an icicle (root on top). Default false: flame, root at the bottom. */
   inverted?: boolean;
+  /** Per node, a diff shade (flame-colors.ts diffShade) to colour it by instead of by its name: a differential flame graph. */
+  shades?: Uint8Array;
 }
 
 export interface FlameTooltip {
@@ -96,6 +98,7 @@ export class FlameRenderer {
   private inverted = false;
   /** Palette entry per label of the current tree. */
   private labelColor = new Int32Array(0);
+  private shades: Uint8Array | null = null;
   private labelWidth = new Float64Array(0);
 
   private zoomNode = 0;
@@ -148,6 +151,7 @@ export class FlameRenderer {
     this.stopAnimation();
     this.treeValue = tree;
     this.inverted = options.inverted ?? false;
+    this.shades = options.shades ?? null;
     this.layout = layoutTree(tree);
     this.labelColor = new Int32Array(tree.labels.length);
     this.labelWidth = new Float64Array(tree.labels.length).fill(-1);
@@ -431,8 +435,11 @@ export class FlameRenderer {
       const node = plan.node[k];
       let c: number;
       if (node === RUN) c = matched === undefined ? RUN_COLOR : PALETTE_SIZE + RUN_COLOR;
-      else if (matched === undefined) c = this.labelColor[tree.label[node]];
-      else c = matched[node] === 1 ? MATCH_COLOR : PALETTE_SIZE + this.labelColor[tree.label[node]];
+      else {
+        const own = this.shades !== null ? DIFF_BASE + this.shades[node] : this.labelColor[tree.label[node]];
+        if (matched === undefined) c = own;
+        else c = matched[node] === 1 ? MATCH_COLOR : PALETTE_SIZE + own;
+      }
       colorOf[k] = c;
       counts[c + 1]++;
     }

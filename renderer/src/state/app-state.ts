@@ -3,10 +3,36 @@
 
 import type { ExportFormat, ProcessInfo, SessionInfo } from '../../../structs/api/contract.js';
 import type { FlameMetric, FlatTree, ParallelTree, RecordingSummary } from '../worker/protocol.js';
+import type { BaselineSummary } from '../worker/analysis-protocol.js';
+import type { Sandwich } from '../../../structs/analysis/call-trees.js';
+import type { DiffFunctions, DiffNormalize, DiffTree } from '../../../structs/analysis/diff.js';
+import { DEFAULT_FOLD, type FoldOptions } from '../../../structs/analysis/fold-options.js';
+import type { FunctionsTable } from '../../../structs/analysis/functions-table.js';
+import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
+import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.js';
 
-export type Tab = 'processes' | 'flame' | 'parallel' | 'counters' | 'gc' | 'output' | 'export';
+export type Tab = 'processes' | 'flame' | 'functions' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'output' | 'export';
 
-export const TABS: readonly Tab[] = ['processes', 'flame', 'parallel', 'counters', 'gc', 'output', 'export'];
+export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'output', 'export'];
+
+/** What the diff compares the current view (the after side) with. */
+export type DiffBaseline =
+  /** Another part of the same recording, ms from its start. */
+  | { kind: 'window'; fromMs: number; toMs: number }
+  /** Another session's recording (a run, or an opened file), whole. */
+  | { kind: 'session'; sessionId: string };
+
+export interface DiffOptions {
+  baseline: DiffBaseline | null;
+  normalize: DiffNormalize;
+}
+
+export type FunctionsColumn = 'name' | 'self' | 'total' | 'selfSamples' | 'totalSamples';
+
+export interface FunctionsSort {
+  column: FunctionsColumn;
+  descending: boolean;
+}
 
 /** Which part of the recording the flame graph (and the parallel stacks' window mode) covers. */
 export type WindowChoice =
@@ -79,6 +105,19 @@ export interface AppState {
   starting: boolean;
   /** A recording file is being opened, or null. */
   opening: OpeningStatus | null;
+  /** The folding every view applies (saved with the settings). */
+  fold: FoldOptions;
+  functions: FunctionsTable | null;
+  functionsSort: FunctionsSort;
+  /** The function picked in the functions table (or a sandwich): highlighted in the flame graph. */
+  selectedFunction: string | null;
+  sandwich: Sandwich | null;
+  timeline: ThreadTimeline | null;
+  /** The stack a click on the timeline asked for. */
+  timelineStack: StackNear | null;
+  diff: { tree: DiffTree; functions: DiffFunctions } | null;
+  diffOptions: DiffOptions;
+  baselineSummary: BaselineSummary | null;
 }
 
 export const DEFAULT_LAST_SECONDS = 10;
@@ -104,6 +143,16 @@ export function initialState(): AppState {
     streamBytes: 0,
     starting: false,
     opening: null,
+    fold: DEFAULT_FOLD,
+    functions: null,
+    functionsSort: { column: 'self', descending: true },
+    selectedFunction: null,
+    sandwich: null,
+    timeline: null,
+    timelineStack: null,
+    diff: null,
+    diffOptions: { baseline: null, normalize: 'share' },
+    baselineSummary: null,
   };
 }
 

@@ -2,6 +2,13 @@
 // replies, stream chunks handed over without copying when their buffer is their own.
 
 import type { FlameQuery, FlatTree, ParallelQuery, ParallelTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
+import type { AnalysisQueryMessage, BaselineSummary, DiffSideQuery } from '../worker/analysis-protocol.js';
+import type { DiffFunctions, DiffNormalize, DiffTree } from '../../../structs/analysis/diff.js';
+import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
+import type { FunctionsTable } from '../../../structs/analysis/functions-table.js';
+import type { Sandwich } from '../../../structs/analysis/call-trees.js';
+import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
+import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
 
 /** What the client needs of a Worker, so tests can stand in for one. */
 export interface WorkerPort {
@@ -82,6 +89,51 @@ export class ProfileWorkerClient {
   async summary(): Promise<RecordingSummary> {
     const reply = await this.request((requestId) => ({ kind: 'summary', requestId }));
     if (reply.kind !== 'summary') throw new Error(`The profile worker answered a summary query with ${reply.kind}.`);
+    return reply.summary;
+  }
+
+  async functions(query: AnalysisQueryMessage): Promise<FunctionsTable> {
+    const reply = await this.request((requestId) => ({ kind: 'functions', requestId, query }));
+    if (reply.kind !== 'functions') throw new Error(`The profile worker answered a functions query with ${reply.kind}.`);
+    return reply.table;
+  }
+
+  async sandwich(query: AnalysisQueryMessage, name: string): Promise<Sandwich | null> {
+    const reply = await this.request((requestId) => ({ kind: 'sandwich', requestId, query, name }));
+    if (reply.kind !== 'sandwich') throw new Error(`The profile worker answered a sandwich query with ${reply.kind}.`);
+    return reply.sandwich;
+  }
+
+  async diff(before: DiffSideQuery, after: DiffSideQuery, normalize: DiffNormalize): Promise<{ tree: DiffTree; functions: DiffFunctions }> {
+    const reply = await this.request((requestId) => ({ kind: 'diff', requestId, before, after, normalize }));
+    if (reply.kind !== 'diff') throw new Error(`The profile worker answered a diff query with ${reply.kind}.`);
+    return { tree: reply.tree, functions: reply.functions };
+  }
+
+  async timeline(query: TimelineQuery): Promise<ThreadTimeline> {
+    const reply = await this.request((requestId) => ({ kind: 'timeline', requestId, query }));
+    if (reply.kind !== 'timeline') throw new Error(`The profile worker answered a timeline query with ${reply.kind}.`);
+    return reply.timeline;
+  }
+
+  async stackNear(threadId: number, atMs: number, fold: FoldOptions): Promise<StackNear | null> {
+    const reply = await this.request((requestId) => ({ kind: 'stack-near', requestId, threadId, atMs, fold }));
+    if (reply.kind !== 'stack-near') throw new Error(`The profile worker answered a stack query with ${reply.kind}.`);
+    return reply.stack;
+  }
+
+  baselineReset(): void {
+    this.port.post({ kind: 'baseline-reset' }, []);
+  }
+
+  baselineChunk(offset: number, bytes: Uint8Array): void {
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
+    this.port.post({ kind: 'baseline-chunk', offset, bytes: own }, [own.buffer as ArrayBuffer]);
+  }
+
+  async baselineSummary(): Promise<BaselineSummary> {
+    const reply = await this.request((requestId) => ({ kind: 'baseline-summary', requestId }));
+    if (reply.kind !== 'baseline-summary') throw new Error(`The profile worker answered a baseline query with ${reply.kind}.`);
     return reply.summary;
   }
 

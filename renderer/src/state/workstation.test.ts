@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type {
-  CountersPoint, OpenRecordingRequest, OutputHistory, OutputLine, SessionInfo, WorkstationApi, WorkstationEvent,
+  CountersPoint, OpenRecordingRequest, OutputHistory, WorkstationSettings, OutputLine, SessionInfo, WorkstationApi, WorkstationEvent,
 } from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
+import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
 import { FakeTimers, settle } from './fake-timers.js';
 import type { WorkerPort } from './profile-worker-client.js';
 import { OUTPUT_REFRESH_MS, REFRESH_PERIOD_MS, Workstation } from './workstation.js';
@@ -60,6 +61,10 @@ class FakeApi implements WorkstationApi {
   countersHistory = async (id: string): Promise<CountersPoint[]> => this.history[id] ?? [];
   output: Record<string, OutputHistory> = {};
   outputHistory = async (id: string): Promise<OutputHistory> => this.output[id] ?? { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } };
+  settings: WorkstationSettings = { fold: { ...DEFAULT_FOLD, myCode: true } };
+  saved: WorkstationSettings[] = [];
+  loadSettings = async (): Promise<WorkstationSettings> => this.settings;
+  saveSettings = async (s: WorkstationSettings): Promise<void> => { this.saved.push(s); };
   onEvent(listener: (event: WorkstationEvent) => void): () => void {
     this.listener = listener;
     return () => undefined;
@@ -271,5 +276,39 @@ describe('Workstation', () => {
     await w.launch({ command: 'dotnet', args: [] });
     assert.equal(w.state.error, 'dotnet was not found on PATH.');
     assert.equal(ws.state.error, null);
+  });
+
+  it('loads the saved folding, sends it with every query, saves a change, and routes a baseline session\'s stream beside the session\'s', async () => {
+    const { ws, api, worker, timers } = setup();
+    await settle();
+    assert.equal(ws.state.fold.myCode, true, 'the saved folding');
+    await ws.launchDemo();
+    await timers.advance(0);
+    await settle();
+    const flame = worker.received.filter((m) => m.kind === 'flame').pop();
+    assert.ok(flame?.kind === 'flame' && flame.query.fold?.myCode === true);
+    ws.setFold({ ...ws.state.fold, myCode: false, groupBy: 'namespace' });
+    await timers.advance(0);
+    await settle();
+    assert.deepEqual(api.saved.map((x) => [x.fold.myCode, x.fold.groupBy]), [[false, 'namespace']]);
+    const next = worker.received.filter((m) => m.kind === 'flame').pop();
+    assert.ok(next?.kind === 'flame' && next.query.fold?.groupBy === 'namespace');
+    ws.setTab('functions');
+    ws.selectFunction('App.Main');
+    await timers.advance(0);
+    await settle();
+    const functions = worker.received.filter((m) => m.kind === 'functions').pop();
+    const sandwich = worker.received.filter((m) => m.kind === 'sandwich').pop();
+    assert.ok(functions?.kind === 'functions' && functions.query.fold.groupBy === 'namespace' && functions.query.metric === 'cpu');
+    assert.ok(sandwich?.kind === 'sandwich' && sandwich.name === 'App.Main');
+    ws.setDiffOptions({ baseline: { kind: 'session', sessionId: 'b1' } });
+    assert.deepEqual(api.subscribed, ['s1', 'b1']);
+    assert.equal(worker.queries('baseline-reset'), 1);
+    api.emit(chunk('b1', 0, 5, 6));
+    api.emit(chunk('b1', 0, 5, 6));
+    api.emit(chunk('s1', 0, 1));
+    const baseline = worker.received.filter((m) => m.kind === 'baseline-chunk').map((m) => (m.kind === 'baseline-chunk' ? [m.offset, ...m.bytes] : []));
+    assert.deepEqual(baseline, [[0, 5, 6]], 'the baseline\'s bytes once, apart from the session\'s');
+    assert.deepEqual(worker.received.filter((m) => m.kind === 'chunk').map((m) => (m.kind === 'chunk' ? [m.offset, ...m.bytes] : [])), [[0, 1]]);
   });
 });

@@ -3,7 +3,9 @@
 // worker in order; the visible view is re-queried while data arrives.
 
 import type { AttachRequest, ExportFormat, LaunchRequest, SessionInfo, WorkstationApi, WorkstationEvent } from '../../../structs/api/contract.js';
-import { initialState, isLive, type AppState, type ExportStatus, type FlameOptions, type ParallelMode, type Tab } from './app-state.js';
+import { initialState, isLive, type AppState, type DiffOptions, type ExportStatus, type FlameOptions, type FunctionsSort, type ParallelMode, type Tab } from './app-state.js';
+import { analysisQuery, baselineSide } from './analysis-queries.js';
+import { foldKey, type FoldOptions } from '../../../structs/analysis/fold-options.js';
 import { CountersHistory } from './counters-history.js';
 import { ProgramOutput } from './program-output.js';
 import { ProfileWorkerClient, type WorkerPort } from './profile-worker-client.js';
@@ -42,6 +44,11 @@ export class Workstation {
   private subscribing = false;
   private resyncs = 0;
   private queriedSummaryError: string | null = null;
+  // The diff's baseline session: its stream goes to the worker beside the selected one's.
+  private readonly baselineFeeder = new StreamFeeder();
+  private baselineSessionId: string | null = null;
+  /** Columns the timeline is drawn in (its canvas's width): one bucket per pixel. */
+  private timelineBuckets = 800;
 
   constructor(options: WorkstationOptions) {
     this.api = options.api;
@@ -60,6 +67,7 @@ export class Workstation {
     this.unsubscribers.push(this.worker.onFailure((message) => this.showError(message)));
     void this.refreshProcesses();
     void this.loadSessions();
+    void this.loadSettings();
   }
 
   dispose(): void {
@@ -160,7 +168,9 @@ export class Workstation {
     this.refresher.cancel();
     this.worker.reset();
     this.feeder.reset();
+    const diffOptions = this.state.diffOptions.baseline?.kind === 'window' ? { ...this.state.diffOptions, baseline: null } : this.state.diffOptions;
     this.store.update({
+      functions: null, sandwich: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
       flameOptions: { ...this.state.flameOptions, threadIds: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
     });
@@ -181,6 +191,60 @@ export class Workstation {
     if (Object.keys(patch).some((k) => k !== 'search')) this.refresher.now();
   }
 
+  /** The folding of every view; saved for the next run. */
+  setFold(fold: FoldOptions): void {
+    if (foldKey(fold) === foldKey(this.state.fold)) return;
+    // Folding changes every frame's path: a zoom would land somewhere arbitrary.
+    this.store.update({ fold, flameZoom: [] });
+    this.refresher.now();
+    this.api.saveSettings({ fold }).catch((e: unknown) => this.showError(userMessage(e, 'The folding could not be saved for the next run.')));
+  }
+
+  /** Picks a function (by its frame name) for the sandwich and the flame graph's highlight; null clears. */
+  selectFunction(name: string | null): void {
+    this.store.update({ selectedFunction: name, ...(name === null ? { sandwich: null } : {}) });
+    this.refresher.now();
+  }
+
+  setFunctionsSort(functionsSort: FunctionsSort): void {
+    this.store.update({ functionsSort });
+  }
+
+  /** The timeline's width in pixels changed: one bucket per pixel. */
+  setTimelineBuckets(buckets: number): void {
+    const b = Math.max(1, Math.min(4096, Math.round(buckets)));
+    if (b === this.timelineBuckets) return;
+    this.timelineBuckets = b;
+    this.refresher.now();
+  }
+
+  /** The stack of a thread at a moment of the timeline (ms from the recording's start). */
+  async showStackAt(threadId: number, atMs: number): Promise<void> {
+    const generation = this.generation;
+    try {
+      const stack = await this.worker.stackNear(threadId, atMs, this.state.fold);
+      if (generation === this.generation) this.store.update({ timelineStack: stack });
+    } catch (e) {
+      if (generation === this.generation) this.showError(userMessage(e, 'The profile worker could not answer.'));
+    }
+  }
+
+  setDiffOptions(patch: Partial<DiffOptions>): void {
+    const next = { ...this.state.diffOptions, ...patch };
+    const session = next.baseline?.kind === 'session' ? next.baseline.sessionId : null;
+    if (session !== this.baselineSessionId) {
+      this.baselineSessionId = session;
+      this.baselineFeeder.reset();
+      this.worker.baselineReset();
+      this.store.update({ baselineSummary: null });
+      if (session !== null) {
+        this.api.subscribe(session).catch((e: unknown) => this.showError(userMessage(e, 'The recording to compare with could not be requested.')));
+      }
+    }
+    this.store.update({ diffOptions: next, diff: null });
+    this.refresher.now();
+  }
+
   setFlameZoom(flameZoom: string[]): void {
     this.store.update({ flameZoom });
   }
@@ -197,12 +261,13 @@ export class Workstation {
     this.setFlameOptions({ window: { kind: 'range', fromMs: lo, toMs: hi } });
   }
 
-  async exportRecording(format: ExportFormat): Promise<void> {
+  /** Exports the selected recording; `folded` writes the stacks with the views' folding applied. */
+  async exportRecording(format: ExportFormat, folded = false): Promise<void> {
     const session = this.selectedSession();
     if (session === undefined) return;
     this.setExport(session.id, { format, state: 'running', done: 0, total: 0, path: null, bytes: null, message: null });
     try {
-      const result = await this.api.exportRecording({ sessionId: session.id, format });
+      const result = await this.api.exportRecording({ sessionId: session.id, format, ...(folded ? { fold: this.state.fold } : {}) });
       this.setExport(session.id, { format, state: 'done', done: 1, total: 1, path: result.path, bytes: result.bytes, message: null });
     } catch (e) {
       const message = userMessage(e, 'The export failed.');
@@ -223,6 +288,16 @@ export class Workstation {
       this.showError(userMessage(e, failure));
     } finally {
       this.store.update({ starting: false });
+    }
+  }
+
+  private async loadSettings(): Promise<void> {
+    try {
+      const settings = await this.api.loadSettings();
+      this.store.update({ fold: settings.fold });
+      this.refresher.now();
+    } catch {
+      // The defaults serve; the views work without saved settings.
     }
   }
 
@@ -292,6 +367,7 @@ export class Workstation {
         break;
       case 'stream':
         if (event.sessionId === this.state.selectedSessionId) this.onChunk(event.offset, event.chunk);
+        if (event.sessionId === this.baselineSessionId) this.onBaselineChunk(event.offset, event.chunk);
         break;
       case 'counters':
         this.counters.add(event.sessionId, event.point);
@@ -326,6 +402,13 @@ export class Workstation {
     this.worker.chunk(r.offset, r.bytes);
     this.store.update({ streamBytes: this.feeder.position });
     this.refresher.dataChanged();
+  }
+
+  private onBaselineChunk(offset: number, chunk: Uint8Array): void {
+    const r = this.baselineFeeder.accept(offset, chunk);
+    if (r.kind !== 'bytes') return;
+    this.worker.baselineChunk(r.offset, r.bytes);
+    if (this.state.tab === 'diff') this.refresher.dataChanged();
   }
 
   private resync(): void {
@@ -372,11 +455,29 @@ export class Workstation {
           this.showError(summary.error);
         }
       });
-      const flameP = tab === 'flame' ? this.worker.flame(flameQuery(flameOptions, lastSummary)) : null;
-      const parallelP = tab === 'parallel' ? this.worker.parallel(parallelQuery(parallelMode, flameOptions.window, lastSummary)) : null;
-      const [, flame, parallel] = await Promise.all([summaryP, flameP, parallelP]);
+      const { fold, selectedFunction, diffOptions } = this.state;
+      const flameP = tab === 'flame' ? this.worker.flame({ ...flameQuery(flameOptions, lastSummary), fold }) : null;
+      const parallelP = tab === 'parallel' ? this.worker.parallel({ ...parallelQuery(parallelMode, flameOptions.window, lastSummary), fold }) : null;
+      const query = analysisQuery(flameOptions, fold, lastSummary);
+      const functionsP = tab === 'functions' ? this.worker.functions(query) : null;
+      const sandwichP = tab === 'functions' && selectedFunction !== null ? this.worker.sandwich(query, selectedFunction) : null;
+      const timelineP = tab === 'timeline' ? this.worker.timeline({ buckets: this.timelineBuckets }) : null;
+      // A baseline recording is compared once its first bytes are in the worker.
+      const baselineReady = diffOptions.baseline?.kind !== 'session' || this.baselineFeeder.position > 0;
+      const diffP = tab === 'diff' && diffOptions.baseline !== null && baselineReady
+        ? this.worker.diff(baselineSide(diffOptions.baseline, query), { source: 'current', query }, diffOptions.normalize)
+        : null;
+      const baselineP = tab === 'diff' && diffOptions.baseline?.kind === 'session' ? this.worker.baselineSummary() : null;
+      const [, flame, parallel, functions, sandwich, timeline, diff, baselineSummary] = await Promise.all([
+        summaryP, flameP, parallelP, functionsP, sandwichP, timelineP, diffP, baselineP,
+      ]);
       if (generation !== this.generation) return;
       const patch: Partial<AppState> = {};
+      if (functions !== null) patch.functions = functions;
+      if (tab === 'functions') patch.sandwich = sandwich;
+      if (timeline !== null) patch.timeline = timeline;
+      if (diff !== null) patch.diff = diff;
+      if (baselineSummary !== null) patch.baselineSummary = baselineSummary;
       if (flame !== null) {
         patch.flame = flame;
         patch.flameShape = { inverted: flameOptions.inverted, groupByThread: flameOptions.groupByThread };

@@ -6,7 +6,10 @@ import type { Tab } from '../state/app-state.js';
 import { CountersView } from './counters-view.js';
 import { ErrorBanner } from './error-banner.js';
 import { ExportView } from './export-view.js';
+import { DiffView } from './diff-view.js';
 import { FlameView } from './flame-view.js';
+import { FunctionsView } from './functions-view.js';
+import { TimelineView } from './timeline-view.js';
 import { GcTimelineView } from './gc-timeline-view.js';
 import { OutputView } from './output-view.js';
 import { ParallelStacksView } from './parallel-stacks-view.js';
@@ -20,6 +23,9 @@ function TabView({ tab }: { tab: Tab }): ReactElement {
   switch (tab) {
     case 'processes': return <ProcessPicker />;
     case 'flame': return <FlameView />;
+    case 'functions': return <FunctionsView />;
+    case 'timeline': return <TimelineView />;
+    case 'diff': return <DiffView />;
     case 'parallel': return <ParallelStacksView />;
     case 'counters': return <CountersView />;
     case 'gc': return <GcTimelineView />;

@@ -1,7 +1,8 @@
 // One button per export format, each with what the format keeps of the recording; a long export
 // shows its progress, a finished one its path.
 
-import type { ReactElement } from 'react';
+import { useState, type ReactElement } from 'react';
+import { describeFold } from '../../../structs/analysis/fold-options.js';
 import { EXPORT_EXTENSIONS, type ExportFormat } from '../../../structs/api/contract.js';
 import { formatBytes, formatCount, formatMs } from './format.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -27,6 +28,8 @@ export function ExportView(): ReactElement {
   const status = sessionId === null ? undefined : exports[sessionId];
   const running = status?.state === 'running';
   const formats = Object.keys(EXPORT_EXTENSIONS) as ExportFormat[];
+  const fold = useAppState((s) => s.fold);
+  const [folded, setFolded] = useState(false);
   return (
     <div className="export-view">
       {session !== undefined && (
@@ -36,10 +39,14 @@ export function ExportView(): ReactElement {
           {session.state === 'recording' && '; recording goes on while it is written'}.
         </p>
       )}
+      <label className="check" title="Write the stacks as the views show them; without it exports keep every recorded frame">
+        <input type="checkbox" checked={folded} data-testid="export-folded" onChange={(e) => setFolded(e.target.checked)} />
+        apply the views' folding ({describeFold(fold)})
+      </label>
       <div className="export-formats">
         {formats.map((f) => (
           <div key={f} className="export-card">
-            <button type="button" className="primary" disabled={running} data-testid={`export-${f}`} onClick={() => void ws.exportRecording(f)}>
+            <button type="button" className="primary" disabled={running} data-testid={`export-${f}`} onClick={() => void ws.exportRecording(f, folded)}>
               Export {FORMAT_NAMES[f]} ({EXPORT_EXTENSIONS[f]})
             </button>
             <p className="hint" data-testid={`export-note-${f}`}>{FORMAT_NOTES[f]}</p>

@@ -12,13 +12,14 @@ function windowValue(o: FlameOptions): string {
   return o.window.kind === 'last' ? 'last' : o.window.kind;
 }
 
-export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoomed: boolean }): ReactElement {
+/** The sample type and the time window, shared by every view that looks at samples. */
+export function MetricAndWindow(): ReactElement {
   const ws = useWorkstation();
   const o = useAppState((s) => s.flameOptions);
   const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
   const lastSeconds = o.window.kind === 'last' ? o.window.seconds : DEFAULT_LAST_SECONDS;
   return (
-    <div className="toolbar flame-toolbar">
+    <>
       <div className="segmented" role="group" aria-label="Metric">
         <button type="button" className={o.metric === 'cpu' ? 'on' : ''} aria-pressed={o.metric === 'cpu'} data-testid="metric-cpu" onClick={() => set({ metric: 'cpu' })}>CPU</button>
         <button type="button" className={o.metric === 'wall' ? 'on' : ''} aria-pressed={o.metric === 'wall'} data-testid="metric-wall" onClick={() => set({ metric: 'wall' })}>Wall</button>
@@ -38,10 +39,33 @@ export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoo
       )}
       {o.window.kind === 'range' && (
         <button type="button" className="chip" data-testid="window-clear" title="Back to the whole recording" onClick={() => set({ window: { kind: 'all' } })}>
-          GC range {describeWindow(o.window)} ✕
+          range {describeWindow(o.window)} ✕
         </button>
       )}
       <ThreadFilter />
+    </>
+  );
+}
+
+/** The search box: the flame graph highlights matches, the functions table shows only them. */
+export function SearchBox(): ReactElement {
+  const ws = useWorkstation();
+  const search = useAppState((s) => s.flameOptions.search);
+  return (
+    <input
+      type="search" className="search" placeholder="Search frames, or /regex/" value={search} data-testid="flame-search"
+      onChange={(e) => ws.setFlameOptions({ search: e.target.value })} spellCheck={false}
+    />
+  );
+}
+
+export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoomed: boolean }): ReactElement {
+  const ws = useWorkstation();
+  const o = useAppState((s) => s.flameOptions);
+  const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
+  return (
+    <div className="toolbar flame-toolbar">
+      <MetricAndWindow />
       <label className="check">
         <input type="checkbox" checked={o.groupByThread} data-testid="group-by-thread" onChange={(e) => set({ groupByThread: e.target.checked })} />
         by thread
@@ -51,10 +75,7 @@ export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoo
         inverted
       </label>
       <button type="button" disabled={!zoomed} data-testid="zoom-reset" onClick={onResetZoom}>Reset zoom</button>
-      <input
-        type="search" className="search" placeholder="Search frames, or /regex/" value={o.search} data-testid="flame-search"
-        onChange={(e) => set({ search: e.target.value })} spellCheck={false}
-      />
+      <SearchBox />
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { FlameRenderer, type SearchResult } from '../canvas/flame-renderer.js';
 import { labelPath, nodeAtPath } from '../state/tree-paths.js';
 import type { FlatTree } from '../worker/protocol.js';
 import { FlameToolbar } from './flame-toolbar.js';
+import { FoldBar } from './fold-bar.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
 import { formatNs, formatPercent } from './format.js';
 import { noteFlameDraw, registerFlame } from './test-hook.js';
@@ -23,6 +24,7 @@ export function FlameView(): ReactElement {
   const shape = useAppState((s) => s.flameShape);
   const metric = useAppState((s) => s.flameOptions.metric);
   const search = useAppState((s) => s.flameOptions.search);
+  const selected = useAppState((s) => s.selectedFunction);
   const zoomed = useAppState((s) => s.flameZoom.length > 0);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);
@@ -78,10 +80,11 @@ export function FlameView(): ReactElement {
   useEffect(() => {
     const r = rendererRef.current;
     if (r === null) return;
-    const query = parseSearch(search);
+    // The function picked in the functions table wins over the search: it is the more precise ask.
+    const query = selected !== null ? exactName(selected) : parseSearch(search);
     const result = r.search(query);
     setFound(query === null ? null : result);
-  }, [search, tree]);
+  }, [search, selected, tree]);
 
   const nodeAt = (e: MouseEvent<HTMLCanvasElement>): { node: number; x: number; y: number } => {
     const rect = e.currentTarget.getBoundingClientRect();
@@ -128,8 +131,14 @@ export function FlameView(): ReactElement {
   return (
     <div className="flame-view">
       <FlameToolbar onResetZoom={resetZoom} zoomed={zoomed} />
+      <FoldBar />
       <div className="flame-info">
         <FlameCaption tree={tree} metric={metric} />
+        {selected !== null && (
+          <button type="button" className="chip on" data-testid="flame-selected" title="Selected in the functions table; click to clear" onClick={() => ws.selectFunction(null)}>
+            {selected} ✕
+          </button>
+        )}
         {found !== null && (
           <span className="search-share" data-testid="search-share">
             {found.matchCount} matching {found.matchCount === 1 ? 'frame' : 'frames'}: {formatPercent(found.share)} of the time ({formatNs(found.matchedValue)})
@@ -150,6 +159,11 @@ export function FlameView(): ReactElement {
       </div>
     </div>
   );
+}
+
+/** A search that matches exactly one frame name. */
+function exactName(name: string): RegExp {
+  return new RegExp(`^${name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`);
 }
 
 /**

@@ -20,7 +20,7 @@ const AXIS = 20;
 const LEFT = 8;
 const RIGHT = 8;
 
-function niceStep(spanMs: number, widthPx: number): number {
+export function niceStep(spanMs: number, widthPx: number): number {
   const target = spanMs / Math.max(1, widthPx / 90);
   const pow = 10 ** Math.floor(Math.log10(Math.max(target, 1e-3)));
   for (const m of [1, 2, 5, 10]) if (m * pow >= target) return m * pow;
@@ -28,7 +28,7 @@ function niceStep(spanMs: number, widthPx: number): number {
 }
 
 /** Seconds with as many decimals as the step needs ("0 s", "1.5 s", "0.25 s"). */
-function tickLabel(ms: number, stepMs: number): string {
+export function tickLabel(ms: number, stepMs: number): string {
   const decimals = stepMs >= 1000 ? 0 : stepMs >= 100 ? 1 : stepMs >= 10 ? 2 : 3;
   return `${(ms / 1000).toFixed(decimals)} s`;
 }

@@ -6,6 +6,7 @@ import type { ParallelMode } from '../state/app-state.js';
 import { stackBlocks, threadStack } from '../state/parallel-blocks.js';
 import { describeWindow } from '../state/view-queries.js';
 import type { ParallelTree, ThreadSummary } from '../worker/protocol.js';
+import { FoldBar } from './fold-bar.js';
 import { StackBlockView } from './stack-block.js';
 import { ThreadStackPanel } from './thread-stack-panel.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -40,6 +41,7 @@ export function ParallelStacksView(): ReactElement {
         </span>
         {tree !== null && <span className="hint" data-testid="parallel-thread-count">{tree.threads[0]?.length ?? 0} threads</span>}
       </div>
+      <FoldBar />
       <div className="parallel-body">
         <div className="parallel-tree" data-testid="parallel-tree">
           {tree === null && <p className="empty">Waiting for samples…</p>}

@@ -7,6 +7,9 @@ import { useAppState, useWorkstation } from './use-app-state.js';
 const TITLES: Record<Tab, string> = {
   processes: 'Processes',
   flame: 'Flame graph',
+  functions: 'Functions',
+  timeline: 'Threads',
+  diff: 'Diff',
   parallel: 'Parallel stacks',
   counters: 'Counters',
   gc: 'GC pauses',

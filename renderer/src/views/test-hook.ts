@@ -67,8 +67,32 @@ export interface TestHit extends TestNode {
   path: string[];
 }
 
+export interface TestFunctionRow {
+  name: string;
+  kind: number;
+  self: number;
+  total: number;
+  selfSamples: number;
+  totalSamples: number;
+}
+
+export interface TestDiffRow {
+  name: string;
+  beforeSelf: number;
+  afterSelf: number;
+  beforeTotal: number;
+  afterTotal: number;
+}
+
 export interface ClrscopeTestHook {
-  state(): Pick<AppState, 'tab' | 'selectedSessionId' | 'sessions' | 'summary' | 'streamBytes' | 'error' | 'flameOptions' | 'parallelMode' | 'exports' | 'opening'>;
+  state(): Pick<AppState, 'tab' | 'selectedSessionId' | 'sessions' | 'summary' | 'streamBytes' | 'error' | 'flameOptions' | 'parallelMode' | 'exports' | 'opening'
+    | 'fold' | 'selectedFunction' | 'diffOptions' | 'timelineStack'>;
+  /** The functions table as the worker sent it (its own order), with its totals. */
+  functions(): { rows: TestFunctionRow[]; totalValue: number; sampleCount: number } | null;
+  /** The sandwich of the selected function: both trees' nodes. */
+  sandwich(): { self: number; total: number; callers: TestNode[]; callees: TestNode[] } | null;
+  diff(): { rows: TestDiffRow[]; beforeValue: number; afterValue: number; nodes: (TestNode & { before: number; after: number; delta: number })[] } | null;
+  timeline(): { threads: { id: number; name: string; cpuNs: number; wallNs: number }[]; buckets: number; fromMs: number; toMs: number; cpuBusy: number[] } | null;
   flameNodes(): TestNode[];
   parallelNodes(): TestParallelNode[];
   /** The canvas's size in CSS pixels, or null when the flame view is not shown. */
@@ -107,7 +131,37 @@ export function installTestHook(ws: Workstation): void {
       return {
         tab: s.tab, selectedSessionId: s.selectedSessionId, sessions: s.sessions, summary: s.summary, streamBytes: s.streamBytes,
         error: s.error, flameOptions: s.flameOptions, parallelMode: s.parallelMode, exports: s.exports, opening: s.opening,
+        fold: s.fold, selectedFunction: s.selectedFunction, diffOptions: s.diffOptions, timelineStack: s.timelineStack,
       };
+    },
+    functions: () => {
+      const t = ws.state.functions;
+      if (t === null) return null;
+      const rows = t.name.map((name, i) => ({ name, kind: t.kind[i], self: t.self[i], total: t.total[i], selfSamples: t.selfSamples[i], totalSamples: t.totalSamples[i] }));
+      return { rows, totalValue: t.totalValue, sampleCount: t.sampleCount };
+    },
+    sandwich: () => {
+      const s = ws.state.sandwich;
+      return s === null ? null : { self: s.self, total: s.total, callers: nodes(s.callers), callees: nodes(s.callees) };
+    },
+    diff: () => {
+      const d = ws.state.diff;
+      if (d === null) return null;
+      const f = d.functions;
+      const rows = f.name.map((name, i) => ({ name, beforeSelf: f.beforeSelf[i], afterSelf: f.afterSelf[i], beforeTotal: f.beforeTotal[i], afterTotal: f.afterTotal[i] }));
+      const t = d.tree;
+      return { rows, beforeValue: f.beforeValue, afterValue: f.afterValue, nodes: nodes(t).map((n) => ({ ...n, before: t.before[n.index], after: t.after[n.index], delta: t.delta[n.index] })) };
+    },
+    timeline: () => {
+      const t = ws.state.timeline;
+      if (t === null) return null;
+      // Per lane, how many buckets show the thread mostly on a CPU.
+      const cpuBusy = t.threads.map((_, lane) => {
+        let n = 0;
+        for (let k = 0; k < t.buckets; k++) if (t.cpu[lane * t.buckets + k] >= 0.5) n++;
+        return n;
+      });
+      return { threads: t.threads.map((x) => ({ id: x.id, name: x.name, cpuNs: x.cpuNs, wallNs: x.wallNs })), buckets: t.buckets, fromMs: t.fromMs, toMs: t.toMs, cpuBusy };
     },
     flameNodes: () => nodes(ws.state.flame),
     parallelNodes: () => {

@@ -4,10 +4,10 @@ import { recordingFromStream } from '../../../structs/profile/recording-from-str
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { toCollapsed } from '../../../structs/profile/collapsed.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import { COLLAPSED_UNIX_NS, streamFromCollapsed } from './collapsed-stream.js';
-import { flatTreeProblems, flatTreeToCollapsed } from './flat-tree-text.js';
+import { COLLAPSED_UNIX_NS, streamFromCollapsed } from '../../../structs/profile/collapsed-stream.js';
+import { flatTreeProblems, flatTreeToCollapsed } from '../../../structs/analysis/flat-tree-text.js';
 import { buildFlameTree } from './flame-tree.js';
-import { LabelTable } from './label-table.js';
+import { LabelTable } from '../../../structs/analysis/label-table.js';
 import type { FlameQuery, FlatTree } from './protocol.js';
 
 const all: FlameQuery = { metric: 'cpu', threadIds: null, inverted: false, groupByThread: false };

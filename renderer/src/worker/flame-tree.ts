@@ -6,10 +6,11 @@
 
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { FlameQuery, FlatTree } from './protocol.js';
-import { LabelTable } from './label-table.js';
-import { PairTable, growFloat64 } from './pair-table.js';
+import { LabelTable } from '../../../structs/analysis/label-table.js';
+import { PairTable, growFloat64 } from '../../../structs/analysis/pair-table.js';
 import { monoBounds, ThreadSlots, type MonoBounds } from './sample-filter.js';
-import { MergeKeys, mergeKeys } from './tree-merge.js';
+import { MergeKeys, mergeKeys } from '../../../structs/analysis/tree-merge.js';
+import type { FoldedView } from './analysis-core.js';
 
 // Grouped sums use a dense stack x group matrix up to this many cells (16 MiB), a hash above.
 const DENSE_CELLS = 1 << 21;
@@ -20,20 +21,23 @@ const DENSE_CELLS = 1 << 21;
  * the outermost caller, so a node's total is the time of the stacks that end in its path.
  * groupByThread puts one node per thread name between the root and the frames (threads that
  * share a name share the node, as in collapsed-stack text). Samples whose metric value is 0
- * (a wall-only sample in a CPU tree) are left out and not counted in sampleCount.
+ * (a wall-only sample in a CPU tree) are left out and not counted in sampleCount. With a
+ * folded view, each recorded stack's sum goes to its folded stack, labelled by the view.
  */
-export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelTable = new LabelTable(rec)): FlatTree {
+export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelTable = new LabelTable(rec), view: FoldedView | null = null): FlatTree {
   const keys = new MergeKeys();
+  const table = view?.labels ?? labels;
   let sums: Sums = { count: 0, newestMono: -Infinity };
   const meta = rec.meta;
   if (meta !== undefined && rec.sampleCount > 0) {
     const bounds = monoBounds(meta.startMono, query);
     const slots = new ThreadSlots(rec);
     sums = query.groupByThread
-      ? sumByStackAndGroup(rec, query, bounds, slots, labels, keys)
+      ? sumByStackAndGroup(rec, query, bounds, slots, table, keys)
       : sumByStack(rec, query, bounds, slots, keys);
   }
-  const tree = mergeKeys(rec, labels, keys, query.inverted, sums.count).tree;
+  if (view !== null) for (let i = 0; i < keys.count; i++) keys.stack[i] = view.stacks.ofStack(keys.stack[i]);
+  const tree = mergeKeys(view?.stacks ?? rec, table, keys, query.inverted, sums.count).tree;
   if (meta !== undefined && sums.count > 0) tree.newestSampleUnixMs = Number(meta.startUnixNs) / 1e6 + (sums.newestMono - meta.startMono) / 1e6;
   return tree;
 }

@@ -4,10 +4,11 @@
 
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { ParallelQuery, ParallelTree } from './protocol.js';
-import { LabelTable } from './label-table.js';
-import { PairTable, growFloat64 } from './pair-table.js';
+import { LabelTable } from '../../../structs/analysis/label-table.js';
+import { PairTable, growFloat64 } from '../../../structs/analysis/pair-table.js';
 import { monoBounds, ThreadSlots } from './sample-filter.js';
-import { MergeKeys, mergeKeys } from './tree-merge.js';
+import { MergeKeys, mergeKeys } from '../../../structs/analysis/tree-merge.js';
+import type { FoldedView } from './analysis-core.js';
 
 // Window sums use a dense stack x thread matrix up to this many cells (16 MiB), a hash above.
 const DENSE_CELLS = 1 << 21;
@@ -20,7 +21,7 @@ const DENSE_CELLS = 1 << 21;
  * one sample through it. Every sample counts, whatever its CPU/wall flags. Thread lists are
  * sorted by wire thread id.
  */
-export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: LabelTable = new LabelTable(rec)): ParallelTree {
+export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: LabelTable = new LabelTable(rec), view: FoldedView | null = null): ParallelTree {
   const keys = new MergeKeys();
   let keyThreads: number[] = [];
   let sampleCount = 0;
@@ -35,7 +36,8 @@ export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: 
       sampleCount += t.count;
     }
   }
-  const { tree, endNode } = mergeKeys(rec, labels, keys, false, sampleCount);
+  if (view !== null) for (let i = 0; i < keys.count; i++) keys.stack[i] = view.stacks.ofStack(keys.stack[i]);
+  const { tree, endNode } = mergeKeys(view?.stacks ?? rec, view?.labels ?? labels, keys, false, sampleCount);
   const threads: number[][] = Array.from({ length: tree.nodeCount }, () => []);
   // Keys in ascending thread order, each walking up from where its path ends until it meets
   // a node that already lists its thread (everything above does too): each list comes out

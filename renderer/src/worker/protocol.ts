@@ -3,7 +3,12 @@
 // answers queries with trees in flat typed arrays, which cross the thread boundary without
 // copying object graphs.
 
+import type { FlatTree } from '../../../structs/analysis/flat-tree.js';
+import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
+import type { AnalysisRequest, AnalysisReply } from './analysis-protocol.js';
+
+export type { FlatTree } from '../../../structs/analysis/flat-tree.js';
 
 export type FlameMetric = 'cpu' | 'wall';
 
@@ -22,37 +27,15 @@ export interface FlameQuery extends TimeWindow {
   inverted: boolean;
   /** One root per thread under the "all" root (thread names as frames). */
   groupByThread: boolean;
-}
-
-/**
- * A call tree flattened in depth-first preorder: node 0 is the synthetic root; a node's
- * children follow it, its subtree ends where the next node of its depth or less begins.
- * `label` indexes `labels`; `total` includes the node's descendants, `self` does not.
- */
-export interface FlatTree {
-  nodeCount: number;
-  label: Int32Array;
-  parent: Int32Array;
-  depth: Uint16Array;
-  total: Float64Array;
-  self: Float64Array;
-  labels: string[];
-  /** Per label: 0 managed, 1 native, 2 synthetic (FunctionKind), 3 thread. */
-  labelKind: Uint8Array;
-  /** The sum over the root: all time in the query. */
-  totalValue: number;
-  sampleCount: number;
-  /**
-   * Unix-epoch ms (the target's HELLO clock pair applied) of the newest sample merged into a
-   * flame tree; absent when it has none, and on parallel trees. Lets a test or a benchmark
-   * tell how old the freshest data on screen is.
-   */
-  newestSampleUnixMs?: number;
+  /** Folding and grouping of the stacks; absent = the stacks as recorded. */
+  fold?: FoldOptions;
 }
 
 export interface ParallelQuery extends TimeWindow {
   /** 'current': each thread's latest stack; 'window': every sample's stack in the window. */
   mode: 'current' | 'window';
+  /** As FlameQuery's. */
+  fold?: FoldOptions;
 }
 
 /** Parallel stacks: a tree like FlatTree whose nodes also say which threads pass through them. */
@@ -90,10 +73,12 @@ export type WorkerRequest =
   | { kind: 'chunk'; offset: number; bytes: Uint8Array }
   | { kind: 'flame'; requestId: number; query: FlameQuery }
   | { kind: 'parallel'; requestId: number; query: ParallelQuery }
-  | { kind: 'summary'; requestId: number };
+  | { kind: 'summary'; requestId: number }
+  | AnalysisRequest;
 
 export type WorkerReply =
   | { kind: 'flame'; requestId: number; tree: FlatTree }
   | { kind: 'parallel'; requestId: number; tree: ParallelTree }
   | { kind: 'summary'; requestId: number; summary: RecordingSummary }
+  | AnalysisReply
   | { kind: 'error'; requestId: number | null; message: string };

@@ -4,10 +4,11 @@
 
 import type { FlatTree, WorkerReply, WorkerRequest } from './protocol.js';
 import { buildFlameTree } from './flame-tree.js';
-import { LabelTable } from './label-table.js';
+import { LabelTable } from '../../../structs/analysis/label-table.js';
 import { buildParallelTree } from './parallel-stacks.js';
 import { SummaryTracker } from './recording-summary.js';
 import { StreamFeed } from './stream-feed.js';
+import { AnalysisCore } from './analysis-core.js';
 
 export interface WorkerOutput {
   reply: WorkerReply;
@@ -19,6 +20,7 @@ export class ProfileWorkerCore {
   private feed = new StreamFeed();
   private labels = new LabelTable(this.feed.recording);
   private summary = new SummaryTracker(this.feed.recording);
+  private analysis = new AnalysisCore(this.feed.recording);
 
   /** The reply to send for `request`, or null when it needs none ('reset', a chunk that decoded). */
   handle(request: WorkerRequest): WorkerOutput | null {
@@ -27,6 +29,7 @@ export class ProfileWorkerCore {
         this.feed = new StreamFeed();
         this.labels = new LabelTable(this.feed.recording);
         this.summary = new SummaryTracker(this.feed.recording);
+        this.analysis = new AnalysisCore(this.feed.recording);
         return null;
       case 'chunk': {
         if (!(request.bytes instanceof Uint8Array)) return this.error(null, 'A stream chunk arrived without its bytes (a Uint8Array).');
@@ -35,12 +38,12 @@ export class ProfileWorkerCore {
       }
       case 'flame':
         return this.answer(request.requestId, () => {
-          const tree = buildFlameTree(this.feed.recording, request.query, this.labels);
+          const tree = buildFlameTree(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold));
           return { reply: { kind: 'flame', requestId: request.requestId, tree }, transfer: treeBuffers(tree) };
         });
       case 'parallel':
         return this.answer(request.requestId, () => {
-          const tree = buildParallelTree(this.feed.recording, request.query, this.labels);
+          const tree = buildParallelTree(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold));
           return { reply: { kind: 'parallel', requestId: request.requestId, tree }, transfer: treeBuffers(tree) };
         });
       case 'summary':
@@ -48,6 +51,16 @@ export class ProfileWorkerCore {
           reply: { kind: 'summary', requestId: request.requestId, summary: this.summary.summarize(this.feed.error) },
           transfer: [],
         }));
+      case 'functions':
+      case 'sandwich':
+      case 'diff':
+      case 'timeline':
+      case 'stack-near':
+      case 'baseline-summary':
+        return this.answer(request.requestId, () => this.analysis.handle(request) as WorkerOutput);
+      case 'baseline-reset':
+      case 'baseline-chunk':
+        return this.analysis.handle(request);
       default: {
         const unknown: { kind?: unknown; requestId?: unknown } = request;
         const requestId = typeof unknown.requestId === 'number' ? unknown.requestId : null;

@@ -6,11 +6,12 @@ namespace Clrscope.Targets.Scenarios;
 
 /// <summary>
 /// cpu-ratio: Heavy runs exactly <see cref="HeavyFactor"/> times the kernel iterations of Light,
-/// with an identical loop, so Heavy:Light CPU is 3:1 (75% / 25%).
+/// with an identical loop, so Heavy:Light CPU is 3:1 (75% / 25%) by default, F:1 with --heavy-factor F.
 /// </summary>
 public static class CpuWork
 {
-    public const int HeavyFactor = 3;
+    /// <summary>Set from --heavy-factor before the threads start (default 3).</summary>
+    public static int HeavyFactor = 3;
 
     /// <summary>Iterations of one Light() call; Heavy() does HeavyFactor times as many. Set before the threads start.</summary>
     public static long LightIterations = 1;
@@ -125,6 +126,7 @@ internal sealed class CpuRatioScenario(Options o) : Scenario(o)
 
     protected override void OnStart()
     {
+        CpuWork.HeavyFactor = Options.HeavyFactor;
         CpuWork.LightIterations = Calibration.IterationsFor(LightCallMs);
         double outerMs = (CpuWork.HeavyFactor + 1) * LightCallMs;
         // burn-heavy does twice the outer iterations of burn-light and should take about --seconds of one core.
@@ -142,6 +144,7 @@ internal sealed class CpuRatioScenario(Options o) : Scenario(o)
     {
         var facts = new JsonObject
         {
+            ["heavyFactor"] = CpuWork.HeavyFactor,
             ["lightIterations"] = CpuWork.LightIterations,
             ["heavyIterations"] = CpuWork.HeavyFactor * CpuWork.LightIterations,
             ["burnHeavyOuter"] = _heavy.OuterIterations,

@@ -14,7 +14,8 @@ internal sealed class Options
     public static readonly string[] MoreScenarios = ["hop", "osr", "gc-churn", "lcg"];
 
     public const string Usage =
-        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--self-check]\n" +
+        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--heavy-factor F] [--self-check]
+" +
         "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all, and hop osr gc-churn lcg";
 
     public List<string> Scenarios { get; } = [];
@@ -22,6 +23,7 @@ internal sealed class Options
     public int ExitCode { get; private set; }
     public int Exceptions { get; private set; } = 1000;
     public int Depth { get; private set; } = 10_000;
+    public int HeavyFactor { get; private set; } = 3;
     public bool SelfCheck { get; private set; }
     public bool Help { get; private set; }
 
@@ -46,6 +48,9 @@ internal sealed class Options
                     break;
                 case "--depth":
                     o.Depth = ParseInt(a, Next(args, ref i), min: 1, max: 1_000_000);
+                    break;
+                case "--heavy-factor":
+                    o.HeavyFactor = ParseInt(a, Next(args, ref i), min: 1, max: 100);
                     break;
                 case "--self-check":
                     o.SelfCheck = true;

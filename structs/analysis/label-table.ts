@@ -4,10 +4,10 @@
 // Two functions with the same label text share a label, so they merge in trees exactly as
 // they do in collapsed-stack text.
 
-import { frameLabel } from '../../../structs/profile/frame-label.js';
-import { threadLabel } from '../../../structs/profile/collapsed.js';
-import type { Recording } from '../../../structs/profile/recording.js';
-import { FunctionKind } from '../../../structs/wire/records.js';
+import { frameLabel } from '../profile/frame-label.js';
+import { threadLabel } from '../profile/collapsed.js';
+import type { StackSource } from './stack-source.js';
+import { FunctionKind } from '../wire/records.js';
 
 /** labelKind of thread nodes (FunctionKind covers 0..2). */
 export const THREAD_KIND = 3;
@@ -21,7 +21,7 @@ const DENSE_LIMIT = 1 << 20;
 export class LabelTable {
   readonly names: string[] = [ROOT_NAME];
   readonly kinds: number[] = [FunctionKind.Synthetic];
-  private readonly rec: Recording;
+  private readonly rec: StackSource;
   private readonly functionText = new Map<string, number>();
   private readonly threadText = new Map<string, number>();
   // function id -> label + 1 (0 = not looked up yet).
@@ -30,7 +30,7 @@ export class LabelTable {
   private sorted: number[] = [ROOT_LABEL];
   private rankCache = new Int32Array(1);
 
-  constructor(rec: Recording) {
+  constructor(rec: StackSource) {
     this.rec = rec;
   }
 

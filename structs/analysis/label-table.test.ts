@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
-import { INCOMPLETE_STACK_FUNCTION_ID } from '../../../structs/profile/recording.js';
+import { recordingFromStream } from '../profile/recording-from-stream.js';
+import { fixtureStream } from '../profile/fixture-stream.js';
+import { INCOMPLETE_STACK_FUNCTION_ID } from '../profile/recording.js';
 import { LabelTable, ROOT_LABEL, THREAD_KIND } from './label-table.js';
 
 const rec = recordingFromStream([fixtureStream()]);

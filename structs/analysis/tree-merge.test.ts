@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { FunctionKind } from '../../../structs/wire/records.js';
-import { streamFromCollapsed } from './collapsed-stream.js';
+import { WireEncoder } from '../wire/encoder.js';
+import { recordingFromStream } from '../profile/recording-from-stream.js';
+import { FunctionKind } from '../wire/records.js';
+import { streamFromCollapsed } from '../profile/collapsed-stream.js';
 import { flatTreeProblems, flatTreeToCollapsed } from './flat-tree-text.js';
 import { LabelTable } from './label-table.js';
 import { MergeKeys, mergeKeys } from './tree-merge.js';

@@ -6,10 +6,10 @@
 // preorder with children in name order, so flattening costs nothing, and there is no hash
 // table to probe or grow: node creation is an append to typed arrays.
 
-import type { FlatTree } from './protocol.js';
+import type { FlatTree } from './flat-tree.js';
 import { ROOT_LABEL, type LabelTable } from './label-table.js';
 import { growInt32 } from './pair-table.js';
-import type { Recording } from '../../../structs/profile/recording.js';
+import type { StackSource } from './stack-source.js';
 
 const MAX_DEPTH = 0xffff;
 const NO_PREFIX = -1;
@@ -48,7 +48,7 @@ export interface MergedTree {
  * Not inverted: each stack's frames from the outermost to the leaf; inverted: leaf first.
  * A key's value goes to its end node's self; totals are summed bottom-up afterwards.
  */
-export function mergeKeys(rec: Recording, labels: LabelTable, keys: MergeKeys, inverted: boolean, sampleCount: number): MergedTree {
+export function mergeKeys(rec: StackSource, labels: LabelTable, keys: MergeKeys, inverted: boolean, sampleCount: number): MergedTree {
   const k = keys.count;
   const { slotOf, seq, start } = stackSequences(rec, labels, keys, inverted);
   const rank = labels.rank();
@@ -179,7 +179,7 @@ interface StackSequences {
 }
 
 /** Each distinct stack's labels once, in the order its path descends. */
-function stackSequences(rec: Recording, labels: LabelTable, keys: MergeKeys, inverted: boolean): StackSequences {
+function stackSequences(rec: StackSource, labels: LabelTable, keys: MergeKeys, inverted: boolean): StackSequences {
   const slotOf = new Int32Array(rec.stackCount).fill(-1);
   const used: number[] = [];
   let total = 0;

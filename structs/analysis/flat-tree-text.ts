@@ -1,7 +1,7 @@
 // A FlatTree as collapsed-stack text, the form tests compare (as speedscope's do) and that
 // "copy as collapsed stacks" can hand to other tools; plus the tree's structural invariants.
 
-import type { FlatTree } from './protocol.js';
+import type { FlatTree } from './flat-tree.js';
 
 /** One line per node with self value: its path below the root joined by ';', then the self value. Sorted, newline-terminated. */
 export function flatTreeToCollapsed(tree: FlatTree): string {

@@ -2,8 +2,9 @@
 // line each (`thread;root;...;leaf VALUE`) and still exercise the real decoder and Recording.
 // The inverse, FlatTree back to text, is flat-tree-text.ts.
 
-import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { EndReason, FunctionKind, SampleFlags } from '../../../structs/wire/records.js';
+import { WireEncoder } from '../wire/encoder.js';
+import { EndReason, FunctionKind, SampleFlags } from '../wire/records.js';
+import { frameFromLabel } from '../formats/clrscope-file/frame-from-label.js';
 
 export const COLLAPSED_START_MONO = 1_000_000_000;
 export const COLLAPSED_UNIX_NS = 1_700_000_000_000_000_000n;
@@ -19,7 +20,9 @@ export interface CollapsedStreamOptions {
  * Each line is `thread;frame;...;frame VALUE [@MS] [wall=N]`, frames root first. One line is
  * one sample of VALUE ns CPU and VALUE ns wall (or N wall), taken MS milliseconds after HELLO
  * (default: the line's 1-based number). Threads get ids 1, 2, ... in order of appearance.
- * A frame `module!name` is native, `[text]` synthetic, anything else managed. A line with no
+ * Frames read as frameFromLabel() reads them (`module!name` and `[libfoo.so]` native, other
+ * `[text]` synthetic), anything else managed, in App.dll unless
+ * it names its assembly after a `|` (`System.Linq.Enumerable.ToList|System.Linq.dll`). A line with no
  * frame after the thread is a frameless (incomplete) sample. Blank lines are ignored.
  */
 export function streamFromCollapsed(text: string, options: CollapsedStreamOptions = {}): Uint8Array {
@@ -70,8 +73,8 @@ export function streamFromCollapsed(text: string, options: CollapsedStreamOption
 }
 
 function describeFrame(frame: string): { kind: number; name: string; module: string } {
-  const bang = frame.indexOf('!');
-  if (bang > 0) return { kind: FunctionKind.Native, name: frame.slice(bang + 1), module: frame.slice(0, bang) };
-  if (frame.startsWith('[') && frame.endsWith(']')) return { kind: FunctionKind.Synthetic, name: frame, module: '' };
-  return { kind: FunctionKind.Managed, name: frame, module: 'App.dll' };
+  const bar = frame.lastIndexOf('|');
+  if (bar > 0) return { kind: FunctionKind.Managed, name: frame.slice(0, bar), module: frame.slice(bar + 1) };
+  const parts = frameFromLabel(frame);
+  return parts.kind === FunctionKind.Managed ? { ...parts, module: 'App.dll' } : parts;
 }

@@ -1,0 +1,120 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
+import { streamFromCollapsed } from '../../structs/profile/collapsed-stream.js';
+import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
+import type { Report } from '../../structs/analysis/report-model.js';
+import { UserError } from '../services/session/user-error.js';
+import { planReport, runReport, type ReportIo } from './report-command.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'clrscope-report-test-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+
+function save(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, saveRecording(recordingFromStream([streamFromCollapsed(text, { end: true })]), []));
+  return path;
+}
+
+const before = save('before.clrscope', `
+  t;libc.so.6!start_thread;[libcoreclr.so];App.Main;App.Heavy 75000000 @1
+  t;libc.so.6!start_thread;[libcoreclr.so];App.Main;App.Light 25000000 @2
+`);
+const after = save('after.clrscope', `
+  t;libc.so.6!start_thread;[libcoreclr.so];App.Main;App.Heavy 50000000 @1
+  t;libc.so.6!start_thread;[libcoreclr.so];App.Main;App.Light 50000000 @2
+  t;libc.so.6!start_thread;[libcoreclr.so];App.Main;App.Light;System.Linq.Enumerable.ToList|System.Linq.dll;System.Linq.Enumerable.Fill|System.Linq.dll 0 @3 wall=9
+`);
+
+function capture(columns?: number): ReportIo & { lines: string[] } {
+  const lines: string[] = [];
+  return { out: (l) => lines.push(l), err: (l) => lines.push(`ERR ${l}`), lines, ...(columns !== undefined ? { columns } : {}) };
+}
+
+async function json(argv: string[]): Promise<Report> {
+  const io = capture();
+  assert.equal(await runReport([...argv, '--format', 'json'], io), 0);
+  return JSON.parse(io.lines.join('\n')) as Report;
+}
+
+test('json: functions with self and total under default folding, stable field names', async () => {
+  const r = await json([after]);
+  assert.equal(r.clrscopeReport, 1);
+  assert.equal(r.sampleType, 'cpu');
+  assert.equal(r.unit, 'nanoseconds');
+  assert.deepEqual(r.fold, { runtime: true, myCode: false, groupBy: 'none', patterns: [] });
+  assert.equal(r.totalValue, 100_000_000);
+  assert.equal(r.sampleCount, 2);
+  assert.deepEqual(r.functions!.map((f) => [f.name, f.kind, f.self, f.selfPercent, f.total, f.totalPercent, f.selfSamples, f.totalSamples]), [
+    ['App.Heavy', 'managed', 50_000_000, 50, 50_000_000, 50, 1, 1],
+    ['App.Light', 'managed', 50_000_000, 50, 50_000_000, 50, 1, 1],
+    ['App.Main', 'managed', 0, 0, 100_000_000, 100, 0, 2],
+    ['[runtime]', 'native', 0, 0, 100_000_000, 100, 0, 2],
+  ]);
+  assert.equal(r.functions![0].module, 'App.dll');
+});
+
+test('json: wall time, folding words, callers and callees', async () => {
+  const r = await json([after, '--sample-type', 'wall', '--fold', 'mycode', '--callees', 'Light', '--callers', 'App.Light', '--min-percent', '0']);
+  assert.equal(r.functions, undefined, 'no table unless --top is given alongside');
+  assert.equal(r.callees!.name, 'App.Light');
+  assert.deepEqual(r.callees!.tree, {
+    name: 'App.Light', self: 50_000_000, total: 50_000_009,
+    children: [{ name: 'System.Linq.Enumerable.ToList', self: 9, total: 9, children: [] }],
+  });
+  assert.deepEqual(r.callers!.tree.children.map((c) => c.name), ['App.Main']);
+  assert.deepEqual(r.callers!.tree.children[0].children, [], 'my code only: nothing above App.Main');
+});
+
+test('json: diff of two files, and of two windows of one file', async () => {
+  const r = await json([after, '--diff', before, '--tree']);
+  const d = r.diff!;
+  assert.deepEqual([d.normalize, d.beforeTotal, d.afterTotal], ['share', 100_000_000, 100_000_000]);
+  assert.deepEqual(d.functions.slice(0, 2).map((f) => [f.name, f.delta.self]), [['App.Heavy', -25], ['App.Light', 25]]);
+  assert.deepEqual(d.tree!.children[0].children[0].children.map((c) => [c.name, c.before, c.after, c.delta]), [
+    ['App.Heavy', 75_000_000, 50_000_000, -25],
+    ['App.Light', 25_000_000, 50_000_000, 25],
+  ]);
+  const w = await json([before, '--diff', before, '--base-window', ':0.0015', '--window', '0.0015:', '--normalize', 'absolute']);
+  assert.deepEqual(w.diff!.functions.slice(0, 2).map((f) => [f.name, f.before.self, f.after.self, f.delta.self]), [
+    ['App.Heavy', 75_000_000, 0, -75_000_000],
+    ['App.Light', 0, 25_000_000, 25_000_000],
+  ]);
+});
+
+test('text fits the width given; csv quotes names with commas', async () => {
+  const io = capture(60);
+  await runReport([after, '--tree'], io);
+  const text = io.lines.join('\n').split('\n');
+  assert.match(text[0], /cpu time 100\.0 ms in 2 samples; whole recording; folding: runtime$/);
+  for (const line of text.slice(1)) assert.ok(line.length <= 60, `${line.length}: ${line}`);
+  assert.ok(text.some((l) => /^ 50\.0%   50\.0 ms {8}App\.Heavy$/.test(l)), text.join('\n'));
+  const comma = save('comma.clrscope', 't;App.Cache<System.String,System.Int32>.Get 5');
+  const csv = capture();
+  await runReport([comma, '--format', 'csv'], csv);
+  assert.equal(csv.lines[0], 'name,module,kind,self,self_percent,total,total_percent,self_samples,total_samples\n"App.Cache<System.String,System.Int32>.Get",App.dll,managed,5,100,5,100,1,1');
+});
+
+test('arguments and names: one sentence for each mistake', async () => {
+  const cases: [string[], RegExp][] = [
+    [[], /^No recording given/],
+    [[before, after], /^Report reads one recording, not 2/],
+    [[before, '--format', 'xml'], /^--format must be text, json or csv, not 'xml'\.$/],
+    [[before, '--sample-type', 'heap'], /^--sample-type must be cpu, wall or samples/],
+    [[before, '--window', '5:2'], /ends before it starts/],
+    [[before, '--window', 'abc'], /takes START:END in seconds/],
+    [[before, '--fold', 'bogus'], /--fold does not know 'bogus'/],
+    [[before, '--base-window', '1:2'], /--base-window needs --diff/],
+    [[before, '--top', '1.5'], /--top must be a whole number from 0/],
+    [['x.txt'], /^Unknown input format for x\.txt/],
+    [[before, '--format', 'csv', '--tree', '--callers', 'A'], /csv prints one table/],
+  ];
+  for (const [argv, message] of cases) assert.throws(() => planReport(argv), (err: Error) => err instanceof UserError && message.test(err.message), String(message));
+  await assert.rejects(runReport([before, '--callers', 'Nowhere'], capture()), /--callers Nowhere: no function of that name has samples/);
+  await assert.rejects(runReport([before, '--callers', 'App.'], capture()), /--callers App\. matches several functions; give one exactly, e\.g\. 'App\.Main'/);
+  await assert.rejects(runReport([join(dir, 'missing.clrscope')], capture()), /^UserError: Cannot read .*missing\.clrscope: /);
+  await assert.rejects(runReport([before, '--sample-type', 'wall', '--diff', save('cpu-only.clrscope', 't;A 1 wall=0')], capture()), /cpu-only\.clrscope has no wall values to compare: its sample types are cpu, samples\./);
+});

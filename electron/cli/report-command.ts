@@ -1,0 +1,229 @@
+// `clrscope report FILE`: the workstation's analysis without the workstation. Reads any format
+// clrscope reads (through the same entry point as convert and "Open recording…"), runs the
+// same pure analysis the workstation's worker runs (structs/analysis), and prints text that
+// fits a terminal, stable JSON (README.md) or CSV.
+
+import { accessSync, constants as fsConstants } from 'node:fs';
+import { parseFoldSpec, type FoldOptions } from '../../structs/analysis/fold-options.js';
+import { findFunction } from '../../structs/analysis/find-function.js';
+import { ProfileAnalysis, diffAnalyses, type AnalysisQuery } from '../../structs/analysis/profile-analysis.js';
+import {
+  REPORT_VERSION, reportDiffFunctions, reportDiffTree, reportFunctions, reportTree, type Report, type ReportWindow,
+} from '../../structs/analysis/report-model.js';
+import { sampleTypesOf } from '../../structs/analysis/stack-weights.js';
+import type { DiffNormalize } from '../../structs/analysis/diff.js';
+import type { SampleMetric } from '../../structs/profile/recording.js';
+import { readFormatOf, readRecordingFile } from '../services/export/recording-file.js';
+import { fsErrorText } from '../services/export/fs-error-text.js';
+import { UserError } from '../services/session/user-error.js';
+import { numberOption, parseCommandArgs } from './cli-args.js';
+import { ProgressLine, type ConvertIo } from './convert-command.js';
+import { REPORT_HELP } from './help-text.js';
+import { reportCsv } from './report-csv.js';
+import { reportText } from './report-text.js';
+
+export type ReportFormat = 'text' | 'json' | 'csv';
+
+export interface ReportPlan {
+  file: string;
+  /** --top N (0: all); null when not given: 20 rows, and the table only when nothing else is asked for. */
+  top: number | null;
+  callers: string | null;
+  callees: string | null;
+  tree: boolean;
+  diff: string | null;
+  baseWindow: ReportWindow;
+  normalize: DiffNormalize;
+  fold: FoldOptions;
+  lines: boolean;
+  /** null: the first the recording has of cpu, wall, samples. */
+  sampleType: SampleMetric | null;
+  window: ReportWindow;
+  minPercent: number;
+  format: ReportFormat;
+}
+
+export interface ReportIo extends ConvertIo {
+  /** Terminal width for text output; absent when stdout is not a terminal. */
+  columns?: number;
+}
+
+const SAMPLE_TYPES: readonly SampleMetric[] = ['cpu', 'wall', 'samples'];
+const DEFAULT_TOP = 20;
+
+/** `START:END` in seconds from the recording's start; either side may be empty. */
+export function parseWindow(text: string | undefined, option: string): ReportWindow {
+  if (text === undefined) return { fromMs: null, toMs: null };
+  const m = /^\s*([0-9.]*)\s*:\s*([0-9.]*)\s*$/.exec(text);
+  const side = (s: string): number | null => {
+    if (s === '') return null;
+    const n = Number(s);
+    if (!Number.isFinite(n) || n < 0) throw new UserError(`${option} takes START:END in seconds from the recording's start (e.g. 2:5.5, or 10: for from 10 s on), not '${text}'.`);
+    return n * 1000;
+  };
+  if (m === null) throw new UserError(`${option} takes START:END in seconds from the recording's start (e.g. 2:5.5, or 10: for from 10 s on), not '${text}'.`);
+  const window = { fromMs: side(m[1]), toMs: side(m[2]) };
+  if (window.fromMs !== null && window.toMs !== null && window.toMs <= window.fromMs) throw new UserError(`${option} ${text} ends before it starts.`);
+  return window;
+}
+
+export function planReport(argv: readonly string[]): ReportPlan | 'help' {
+  const { values, positionals, rest } = parseCommandArgs<{
+    top?: string; callers?: string; callees?: string; tree?: boolean; diff?: string; 'base-window'?: string; normalize?: string;
+    fold?: string[]; lines?: boolean; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
+  }>(argv, {
+    top: { type: 'string' },
+    callers: { type: 'string' },
+    callees: { type: 'string' },
+    tree: { type: 'boolean' },
+    diff: { type: 'string' },
+    'base-window': { type: 'string' },
+    normalize: { type: 'string' },
+    fold: { type: 'string', multiple: true },
+    lines: { type: 'boolean' },
+    'sample-type': { type: 'string' },
+    window: { type: 'string' },
+    'min-percent': { type: 'string' },
+    format: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  }, 'report');
+  if (values.help) return 'help';
+  const args = [...positionals, ...(rest ?? [])];
+  if (args.length === 0) throw new UserError('No recording given: e.g. clrscope report app.clrscope --top 20.');
+  if (args.length > 1) throw new UserError(`Report reads one recording, not ${args.length} (compare two with --diff BASE).`);
+  const format = values.format ?? 'text';
+  if (format !== 'text' && format !== 'json' && format !== 'csv') throw new UserError(`--format must be text, json or csv, not '${format}'.`);
+  const sampleType = values['sample-type'] ?? null;
+  if (sampleType !== null && !SAMPLE_TYPES.includes(sampleType as SampleMetric)) throw new UserError(`--sample-type must be cpu, wall or samples, not '${sampleType}'.`);
+  const normalize = values.normalize ?? 'share';
+  if (normalize !== 'share' && normalize !== 'absolute') throw new UserError(`--normalize must be share or absolute, not '${normalize}'.`);
+  if (values.diff === undefined && values['base-window'] !== undefined) throw new UserError('--base-window needs --diff BASE (give the same file twice to compare two windows of one recording).');
+  if (values.diff === undefined && values.normalize !== undefined) throw new UserError('--normalize needs --diff BASE.');
+  let fold: FoldOptions;
+  try {
+    fold = parseFoldSpec(values.fold ?? []);
+  } catch (err) {
+    throw new UserError((err as Error).message);
+  }
+  const plan: ReportPlan = {
+    file: args[0],
+    top: numberOption(values.top, 'top', 0, 1_000_000, true) ?? null,
+    callers: values.callers ?? null,
+    callees: values.callees ?? null,
+    tree: values.tree === true,
+    diff: values.diff ?? null,
+    baseWindow: parseWindow(values['base-window'], '--base-window'),
+    normalize,
+    fold,
+    lines: values.lines === true,
+    sampleType: sampleType as SampleMetric | null,
+    window: parseWindow(values.window, '--window'),
+    minPercent: numberOption(values['min-percent'], 'min-percent', 0, 100, false) ?? 0.5,
+    format,
+  };
+  if (plan.format === 'csv' && [plan.callers !== null, plan.callees !== null, plan.tree && plan.diff === null].filter(Boolean).length > 1) {
+    throw new UserError('--format csv prints one table: ask for one of --callers, --callees or --tree at a time.');
+  }
+  readFormatOf(plan.file);
+  if (plan.diff !== null) readFormatOf(plan.diff);
+  return plan;
+}
+
+function checkReadable(path: string): void {
+  try {
+    accessSync(path, fsConstants.R_OK);
+  } catch (err) {
+    throw new UserError(`Cannot read ${path}: ${fsErrorText(err, path, 'read')}.`);
+  }
+}
+
+function query(window: ReportWindow, metric: SampleMetric, fold: FoldOptions): AnalysisQuery {
+  return { metric, fold, ...(window.fromMs !== null ? { fromMs: window.fromMs } : {}), ...(window.toMs !== null ? { toMs: window.toMs } : {}) };
+}
+
+/** The function a --callers/--callees name means, or one sentence saying why there is none. */
+function resolveName(analysis: ProfileAnalysis, q: AnalysisQuery, name: string, option: string): string {
+  const match = findFunction(analysis.functions(q), name);
+  if (match.kind === 'found') return match.name;
+  if (match.kind === 'none') throw new UserError(`${option} ${name}: no function of that name has samples in this ${q.metric} report.`);
+  throw new UserError(`${option} ${name} matches several functions; give one exactly, e.g. ${match.names.slice(0, 3).map((n) => `'${n}'`).join(', ')}.`);
+}
+
+/** The report's data: everything the three output formats print. */
+export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Promise<Report> {
+  checkReadable(plan.file);
+  if (plan.diff !== null) checkReadable(plan.diff);
+  if (plan.lines) throw new UserError('--lines needs source-line data that this version of clrscope does not record yet (see README, "Source lines").');
+  const opened = await readRecordingFile(plan.file, progress?.update);
+  const analysis = new ProfileAnalysis(opened.recording);
+  const types = sampleTypesOf(opened.recording);
+  const metric = plan.sampleType ?? types[0];
+  if (!types.includes(metric)) throw new UserError(`${plan.file} has no ${metric} values: its sample types are ${types.join(', ')}.`);
+  const q = query(plan.window, metric, plan.fold);
+  const table = analysis.functions(q);
+  const minValue = (plan.minPercent / 100) * table.totalValue;
+  const report: Report = {
+    clrscopeReport: REPORT_VERSION,
+    file: plan.file,
+    format: opened.format,
+    sampleType: metric,
+    unit: metric === 'samples' ? 'samples' : 'nanoseconds',
+    window: plan.window,
+    fold: plan.fold,
+    minPercent: plan.minPercent,
+    totalValue: table.totalValue,
+    sampleCount: table.sampleCount,
+  };
+  const other = plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null;
+  const top = plan.top ?? DEFAULT_TOP;
+  if (!other || plan.top !== null) report.functions = reportFunctions(table, top);
+  for (const [option, name, key] of [['--callers', plan.callers, 'callers'], ['--callees', plan.callees, 'callees']] as const) {
+    if (name === null) continue;
+    const resolved = resolveName(analysis, q, name, option);
+    const s = analysis.sandwich(q, resolved);
+    if (s === null) throw new UserError(`${option} ${name}: no function of that name has samples in this report.`);
+    const tree = key === 'callers' ? s.callers : s.callees;
+    report[key] = { name: resolved, self: s.self, total: s.total, tree: reportTree(tree, 1, minValue) };
+  }
+  if (plan.diff !== null) {
+    const base = plan.diff === plan.file ? opened : await readRecordingFile(plan.diff, progress?.update);
+    const baseAnalysis = base === opened ? analysis : new ProfileAnalysis(base.recording);
+    const baseTypes = sampleTypesOf(base.recording);
+    if (!baseTypes.includes(metric)) throw new UserError(`${plan.diff} has no ${metric} values to compare: its sample types are ${baseTypes.join(', ')}.`);
+    const d = diffAnalyses(baseAnalysis, query(plan.baseWindow, metric, plan.fold), analysis, q, plan.normalize);
+    report.diff = {
+      base: plan.diff,
+      baseFormat: base.format,
+      baseWindow: plan.baseWindow,
+      normalize: plan.normalize,
+      beforeTotal: d.functions.beforeValue,
+      afterTotal: d.functions.afterValue,
+      beforeSamples: d.functions.beforeSamples,
+      afterSamples: d.functions.afterSamples,
+      functions: reportDiffFunctions(d.functions, plan.normalize, top),
+      ...(plan.tree ? { tree: reportDiffTree(d.tree, plan.minPercent) } : {}),
+    };
+  } else if (plan.tree) {
+    report.tree = reportTree(analysis.tree(q, false), 0, minValue);
+  }
+  return report;
+}
+
+export async function runReport(argv: readonly string[], io: ReportIo): Promise<number> {
+  const plan = planReport(argv);
+  if (plan === 'help') {
+    io.out(REPORT_HELP);
+    return 0;
+  }
+  const line = new ProgressLine(io, { reading: plan.file, writing: '' });
+  let report: Report;
+  try {
+    report = await buildReport(plan, line);
+  } finally {
+    line.end();
+  }
+  if (plan.format === 'json') io.out(JSON.stringify(report, null, 1));
+  else if (plan.format === 'csv') io.out(reportCsv(report));
+  else io.out(reportText(report, io.columns ?? 100).join('\n'));
+  return 0;
+}

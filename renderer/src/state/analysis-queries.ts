@@ -1,0 +1,27 @@
+// The analysis requests the views' options stand for: the functions table, the sandwich and
+// the diff's after side take the flame graph's metric, window and threads, so every view
+// looks at the same samples; all of them take the folding the user picked.
+
+import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
+import type { AnalysisQueryMessage, DiffSideQuery } from '../worker/analysis-protocol.js';
+import type { RecordingSummary } from '../worker/protocol.js';
+import type { DiffBaseline, FlameOptions } from './app-state.js';
+import { timeWindow } from './view-queries.js';
+
+export function analysisQuery(options: FlameOptions, fold: FoldOptions, summary: RecordingSummary | null): AnalysisQueryMessage {
+  return {
+    metric: options.metric,
+    threadIds: options.threadIds === null ? null : [...options.threadIds],
+    fold,
+    ...timeWindow(options.window, summary),
+  };
+}
+
+/** The before side of a diff: a window of the same recording (same threads), or another recording whole. */
+export function baselineSide(baseline: DiffBaseline, after: AnalysisQueryMessage): DiffSideQuery {
+  if (baseline.kind === 'window') {
+    return { source: 'current', query: { ...after, fromMs: baseline.fromMs, toMs: baseline.toMs } };
+  }
+  // Thread ids are one recording's own: the other recording is compared whole.
+  return { source: 'baseline', query: { metric: after.metric, threadIds: null, fold: after.fold } };
+}

@@ -1,0 +1,166 @@
+// The thread timeline on canvas: a lane per thread, one column per pixel; grey where the
+// thread was seen waiting, orange as strong as the share of the column it spent on a CPU;
+// GC pauses as bands across every lane. Dragging picks a time range, a click a thread's
+// moment.
+
+import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 'react';
+import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.js';
+import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
+import { niceStep, tickLabel } from './gc-timeline-canvas.js';
+import { CANVAS_GRID, CANVAS_SELECTION, CANVAS_SELECTION_EDGE, CANVAS_TEXT } from './palette.js';
+
+export const LABEL_WIDTH = 170;
+export const LANE_HEIGHT = 16;
+const LANE_GAP = 3;
+const AXIS = 20;
+const RIGHT = 8;
+const WAIT_COLOR = '#2c3440';
+const PAUSE_BAND = 'rgba(229, 83, 75, 0.35)';
+
+interface Props {
+  timeline: ThreadTimeline;
+  pauses: readonly PauseEntry[];
+  range: { fromMs: number; toMs: number } | null;
+  marker: { threadId: number; atMs: number } | null;
+  /** The plot's width in pixels, so the controller asks for one bucket per pixel. */
+  onPlotWidth(width: number): void;
+  onRange(fromMs: number, toMs: number): void;
+  onPoint(threadId: number, atMs: number): void;
+}
+
+export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, onRange, onPoint }: Props): ReactElement {
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const [width, setWidth] = useState(900);
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+  const lanes = timeline.threads.length;
+  const height = AXIS + Math.max(1, lanes) * (LANE_HEIGHT + LANE_GAP) + 4;
+  const plotW = Math.max(1, width - LABEL_WIDTH - RIGHT);
+  const span = Math.max(1e-6, timeline.toMs - timeline.fromMs);
+  const xOf = (ms: number): number => LABEL_WIDTH + ((ms - timeline.fromMs) / span) * plotW;
+  const msOf = (x: number): number => timeline.fromMs + Math.min(1, Math.max(0, (x - LABEL_WIDTH) / plotW)) * span;
+  const laneTop = (lane: number): number => AXIS + lane * (LANE_HEIGHT + LANE_GAP);
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (canvas === null) return;
+    const observer = new ResizeObserver(() => setWidth(canvas.clientWidth));
+    observer.observe(canvas);
+    return () => observer.disconnect();
+  }, []);
+
+  useEffect(() => onPlotWidth(plotW), [plotW, onPlotWidth]);
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (canvas === null) return;
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(height * dpr);
+    canvas.style.height = `${height}px`;
+    const g = canvas.getContext('2d');
+    if (g === null) return;
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, height);
+    g.font = '11px system-ui, sans-serif';
+    g.textBaseline = 'middle';
+    // Time axis.
+    g.strokeStyle = CANVAS_GRID;
+    g.fillStyle = CANVAS_TEXT;
+    const step = niceStep(span, plotW);
+    for (let t = Math.ceil(timeline.fromMs / step) * step; t <= timeline.toMs + 1e-9; t += step) {
+      const x = Math.round(xOf(t)) + 0.5;
+      g.beginPath();
+      g.moveTo(x, AXIS - 4);
+      g.lineTo(x, height);
+      g.stroke();
+      g.fillText(tickLabel(t, step), x + 3, AXIS / 2);
+    }
+    // Lanes.
+    const buckets = timeline.buckets;
+    const colW = plotW / buckets;
+    timeline.threads.forEach((t, lane) => {
+      const top = laneTop(lane);
+      g.fillStyle = CANVAS_TEXT;
+      const label = `${t.name}`;
+      g.fillText(label.length > 26 ? `${label.slice(0, 25)}…` : label, 6, top + LANE_HEIGHT / 2);
+      for (let k = 0; k < buckets; k++) {
+        const seen = timeline.seen[lane * buckets + k];
+        if (seen <= 0) continue;
+        const cpu = timeline.cpu[lane * buckets + k];
+        const x = LABEL_WIDTH + k * colW;
+        g.fillStyle = WAIT_COLOR;
+        g.fillRect(x, top, Math.max(1, colW), LANE_HEIGHT);
+        if (cpu > 0.02) {
+          g.fillStyle = `rgba(240, 150, 50, ${Math.min(1, 0.25 + 0.75 * cpu).toFixed(2)})`;
+          const h = Math.max(2, Math.round(LANE_HEIGHT * Math.min(1, cpu)));
+          g.fillRect(x, top + LANE_HEIGHT - h, Math.max(1, colW), h);
+        }
+      }
+    });
+    // GC pauses across every lane.
+    g.fillStyle = PAUSE_BAND;
+    for (const p of pauses) {
+      const from = p.startNs / 1e6;
+      const to = (p.startNs + p.durationNs) / 1e6;
+      if (to < timeline.fromMs || from > timeline.toMs) continue;
+      const x0 = xOf(from);
+      g.fillRect(x0, AXIS - 4, Math.max(1, xOf(to) - x0), height - AXIS + 4);
+    }
+    // The flame graph's range, a drag in progress, and the clicked moment.
+    const shown = drag !== null ? { fromMs: Math.min(drag.from, drag.to), toMs: Math.max(drag.from, drag.to) } : range;
+    if (shown !== null) {
+      const x0 = xOf(shown.fromMs);
+      const x1 = xOf(shown.toMs);
+      g.fillStyle = CANVAS_SELECTION;
+      g.fillRect(x0, AXIS - 4, x1 - x0, height - AXIS + 4);
+      g.strokeStyle = CANVAS_SELECTION_EDGE;
+      g.strokeRect(x0 + 0.5, AXIS - 3.5, Math.max(1, x1 - x0 - 1), height - AXIS + 2);
+    }
+    if (marker !== null) {
+      const lane = timeline.threads.findIndex((t) => t.id === marker.threadId);
+      if (lane >= 0) {
+        g.strokeStyle = '#ffffff';
+        const x = Math.round(xOf(marker.atMs)) + 0.5;
+        g.beginPath();
+        g.moveTo(x, laneTop(lane) - 2);
+        g.lineTo(x, laneTop(lane) + LANE_HEIGHT + 2);
+        g.stroke();
+      }
+    }
+  }, [timeline, pauses, range, marker, drag, width, height]);
+
+  const point = (e: MouseEvent<HTMLCanvasElement>): { x: number; y: number } => {
+    const rect = e.currentTarget.getBoundingClientRect();
+    return { x: e.clientX - rect.left, y: e.clientY - rect.top };
+  };
+  const onDown = (e: MouseEvent<HTMLCanvasElement>): void => {
+    const { x } = point(e);
+    if (x < LABEL_WIDTH) return;
+    const ms = msOf(x);
+    setDrag({ from: ms, to: ms });
+  };
+  const onMove = (e: MouseEvent<HTMLCanvasElement>): void => {
+    if (drag === null) return;
+    setDrag({ from: drag.from, to: msOf(point(e).x) });
+  };
+  const onUp = (e: MouseEvent<HTMLCanvasElement>): void => {
+    if (drag === null) return;
+    const { x, y } = point(e);
+    const to = msOf(x);
+    setDrag(null);
+    // A drag shorter than three pixels is a click on a moment of one thread.
+    if (Math.abs(xOf(to) - xOf(drag.from)) < 3) {
+      const lane = Math.floor((y - AXIS) / (LANE_HEIGHT + LANE_GAP));
+      if (lane >= 0 && lane < lanes) onPoint(timeline.threads[lane].id, to);
+      return;
+    }
+    onRange(Math.min(drag.from, to), Math.max(drag.from, to));
+  };
+
+  return (
+    <canvas
+      ref={canvasRef} className="timeline-canvas" data-testid="timeline-canvas" style={{ width: '100%', height }}
+      onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp} onMouseLeave={() => setDrag(null)}
+    />
+  );
+}

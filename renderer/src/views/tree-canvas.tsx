@@ -1,0 +1,122 @@
+// A FlatTree drawn by the flame graph's renderer in a scrolling box: the halves of the
+// callers/callees sandwich and the differential flame graph. Click zooms (the root zooms out),
+// double-click picks a frame, hovering shows what `tooltip` says about a node.
+
+import { useEffect, useRef, useState, type MouseEvent, type ReactElement, type ReactNode } from 'react';
+import { parseSearch } from '../canvas/flame-layout.js';
+import { FlameRenderer } from '../canvas/flame-renderer.js';
+import type { FlatTree } from '../worker/protocol.js';
+
+const CANVAS_BACKGROUND = '#12151a';
+
+interface Props {
+  tree: FlatTree | null;
+  /** Icicle: root on top. */
+  inverted: boolean;
+  shades?: Uint8Array;
+  search?: string;
+  onPick?(node: number): void;
+  tooltip(node: number): ReactNode;
+  testId: string;
+  empty: string;
+}
+
+export interface TreeCanvasHandle {
+  renderer: FlameRenderer;
+  canvas: HTMLCanvasElement;
+}
+
+// The test hook reads what each tree canvas draws, by its test id.
+const mounted = new Map<string, TreeCanvasHandle>();
+export function treeCanvas(testId: string): TreeCanvasHandle | undefined {
+  return mounted.get(testId);
+}
+
+export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, testId, empty }: Props): ReactElement {
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const boxRef = useRef<HTMLDivElement>(null);
+  const rendererRef = useRef<FlameRenderer | null>(null);
+  const [tip, setTip] = useState<{ node: number; x: number; y: number } | null>(null);
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    const box = boxRef.current;
+    if (canvas === null || box === null) return;
+    const renderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND, zoomAnimationMs: 0 });
+    rendererRef.current = renderer;
+    mounted.set(testId, { renderer, canvas });
+    const resize = new ResizeObserver(() => fit(renderer, canvas, box, inverted));
+    resize.observe(box);
+    return () => {
+      resize.disconnect();
+      renderer.dispose();
+      if (mounted.get(testId)?.renderer === renderer) mounted.delete(testId);
+      rendererRef.current = null;
+    };
+  }, [testId, inverted]);
+
+  useEffect(() => {
+    const r = rendererRef.current;
+    const canvas = canvasRef.current;
+    const box = boxRef.current;
+    if (r === null || canvas === null || box === null || tree === null) return;
+    r.setTree(tree, { inverted, ...(shades !== undefined ? { shades } : {}) });
+    fit(r, canvas, box, inverted);
+  }, [tree, inverted, shades]);
+
+  useEffect(() => {
+    rendererRef.current?.search(parseSearch(search ?? ''));
+  }, [search, tree]);
+
+  const nodeAt = (e: MouseEvent<HTMLCanvasElement>): number => {
+    const rect = e.currentTarget.getBoundingClientRect();
+    return rendererRef.current?.hit(e.clientX - rect.left, e.clientY - rect.top) ?? -1;
+  };
+
+  const onMove = (e: MouseEvent<HTMLCanvasElement>): void => {
+    const node = nodeAt(e);
+    rendererRef.current?.setHover(node);
+    const box = boxRef.current;
+    if (node < 0 || box === null) {
+      setTip(null);
+      return;
+    }
+    const rect = box.getBoundingClientRect();
+    setTip({ node, x: e.clientX - rect.left + box.scrollLeft, y: e.clientY - rect.top + box.scrollTop });
+  };
+
+  const onClick = (e: MouseEvent<HTMLCanvasElement>): void => {
+    const node = nodeAt(e);
+    const r = rendererRef.current;
+    if (r === null || node < 0) return;
+    if (node === 0) r.resetZoom();
+    else r.zoomTo(node);
+  };
+
+  const onDoubleClick = (e: MouseEvent<HTMLCanvasElement>): void => {
+    const node = nodeAt(e);
+    if (node > 0) onPick?.(node);
+  };
+
+  return (
+    <div className="tree-canvas">
+      <div className="flame-box" ref={boxRef} data-testid={testId}>
+        <canvas
+          ref={canvasRef} onMouseMove={onMove} onMouseLeave={() => { rendererRef.current?.setHover(-1); setTip(null); }}
+          onClick={onClick} onDoubleClick={onDoubleClick}
+        />
+        {tip !== null && <div className="tooltip tree-tooltip" style={{ left: tip.x + 12, top: tip.y + 12 }}>{tooltip(tip.node)}</div>}
+      </div>
+      {(tree === null || tree.nodeCount <= 1) && <div className="canvas-empty">{empty}</div>}
+    </div>
+  );
+}
+
+function fit(r: FlameRenderer, canvas: HTMLCanvasElement, box: HTMLDivElement, inverted: boolean): void {
+  const width = box.clientWidth;
+  const height = Math.max(box.clientHeight, Math.ceil(r.contentHeight()));
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  r.resize(width, height);
+  if (!inverted) box.scrollTop = box.scrollHeight;
+}

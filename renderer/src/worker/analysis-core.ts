@@ -1,0 +1,118 @@
+// The worker's half of the analysis requests (analysis-protocol.ts): it owns the session's
+// ProfileAnalysis (folded stacks kept per folding choice, so a live refresh folds only the
+// new stacks), the baseline recording a diff compares with, and one LabelTable per folded
+// view so the flame graph and parallel stacks keep their cheap incremental label ranks.
+
+import type { FlatTree } from '../../../structs/analysis/flat-tree.js';
+import { isNoFold, type FoldOptions } from '../../../structs/analysis/fold-options.js';
+import type { FoldedStacks } from '../../../structs/analysis/fold.js';
+import { LabelTable } from '../../../structs/analysis/label-table.js';
+import { ProfileAnalysis, diffAnalyses, type AnalysisQuery } from '../../../structs/analysis/profile-analysis.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
+import { StreamFeed } from './stream-feed.js';
+
+export interface AnalysisOutput {
+  reply: AnalysisReply | { kind: 'error'; requestId: number | null; message: string };
+  transfer: ArrayBuffer[];
+}
+
+/** A folded view for the flame graph and parallel stacks: its stacks and its labels. */
+export interface FoldedView {
+  stacks: FoldedStacks;
+  labels: LabelTable;
+}
+
+function analysisQuery(q: AnalysisQueryMessage): AnalysisQuery {
+  return { metric: q.metric, fold: q.fold, threadIds: q.threadIds, ...(q.fromMs !== undefined ? { fromMs: q.fromMs } : {}), ...(q.toMs !== undefined ? { toMs: q.toMs } : {}) };
+}
+
+/** The distinct ArrayBuffers under `arrays`, to transfer rather than copy. */
+export function buffersOf(arrays: readonly ArrayBufferView[]): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const a of arrays) if (a.buffer instanceof ArrayBuffer && !out.includes(a.buffer)) out.push(a.buffer);
+  return out;
+}
+
+export function flatTreeArrays(tree: FlatTree): ArrayBufferView[] {
+  return [tree.label, tree.parent, tree.depth, tree.total, tree.self, tree.labelKind];
+}
+
+export class AnalysisCore {
+  readonly analysis: ProfileAnalysis;
+  private baseline: StreamFeed | null = null;
+  private baselineAnalysis: ProfileAnalysis | null = null;
+
+  constructor(rec: Recording) {
+    this.analysis = new ProfileAnalysis(rec);
+  }
+
+  /** The folded view the options ask for; null when they fold nothing (the recording's own stacks serve). */
+  view(fold: FoldOptions | undefined): FoldedView | null {
+    if (fold === undefined || isNoFold(fold)) return null;
+    const stacks = this.analysis.folded(fold);
+    return { stacks, labels: this.analysis.labelsOf(stacks) };
+  }
+
+  /** The reply to an analysis request, or null for the baseline's feeding (which only replies when it fails). */
+  handle(request: AnalysisRequest): AnalysisOutput | null {
+    switch (request.kind) {
+      case 'functions': {
+        const table = this.analysis.functions(analysisQuery(request.query));
+        return { reply: { kind: 'functions', requestId: request.requestId, table }, transfer: buffersOf([table.kind, table.self, table.total, table.selfSamples, table.totalSamples]) };
+      }
+      case 'sandwich': {
+        const sandwich = this.analysis.sandwich(analysisQuery(request.query), request.name);
+        const transfer = sandwich === null ? [] : buffersOf([...flatTreeArrays(sandwich.callers), ...flatTreeArrays(sandwich.callees)]);
+        return { reply: { kind: 'sandwich', requestId: request.requestId, sandwich }, transfer };
+      }
+      case 'diff': {
+        const side = (source: 'current' | 'baseline'): ProfileAnalysis | string => {
+          if (source === 'current') return this.analysis;
+          return this.baselineAnalysis ?? 'No baseline recording is loaded to compare with.';
+        };
+        const before = side(request.before.source);
+        const after = side(request.after.source);
+        if (typeof before === 'string' || typeof after === 'string') {
+          return { reply: { kind: 'error', requestId: request.requestId, message: typeof before === 'string' ? before : after as string }, transfer: [] };
+        }
+        const d = diffAnalyses(before, analysisQuery(request.before.query), after, analysisQuery(request.after.query), request.normalize);
+        const t = d.tree;
+        const f = d.functions;
+        return {
+          reply: { kind: 'diff', requestId: request.requestId, tree: t, functions: f },
+          transfer: buffersOf([...flatTreeArrays(t), t.before, t.after, t.beforeSelf, t.afterSelf, t.delta, f.kind, f.beforeSelf, f.beforeTotal, f.afterSelf, f.afterTotal]),
+        };
+      }
+      case 'timeline': {
+        const timeline = this.analysis.timeline(request.query);
+        return { reply: { kind: 'timeline', requestId: request.requestId, timeline }, transfer: buffersOf([timeline.cpu, timeline.seen]) };
+      }
+      case 'stack-near':
+        return { reply: { kind: 'stack-near', requestId: request.requestId, stack: this.analysis.stackNear(request.threadId, request.atMs, request.fold) }, transfer: [] };
+      case 'baseline-reset':
+        this.baseline = null;
+        this.baselineAnalysis = null;
+        return null;
+      case 'baseline-chunk': {
+        if (this.baseline === null) {
+          this.baseline = new StreamFeed();
+          this.baselineAnalysis = new ProfileAnalysis(this.baseline.recording);
+        }
+        const failure = this.baseline.push(request.offset, request.bytes);
+        return failure === null ? null : { reply: { kind: 'error', requestId: null, message: `The baseline recording: ${failure}` }, transfer: [] };
+      }
+      case 'baseline-summary':
+        return { reply: { kind: 'baseline-summary', requestId: request.requestId, summary: this.baselineSummary() }, transfer: [] };
+    }
+  }
+
+  private baselineSummary(): BaselineSummary {
+    const rec = this.baseline?.recording;
+    if (rec === undefined || rec.meta === undefined) return { sampleCount: 0, durationMs: 0, error: this.baseline?.error ?? null };
+    let last = rec.meta.startMono;
+    const { mono } = rec.sampleColumns();
+    for (let i = 0; i < mono.length; i++) if (mono[i] > last) last = mono[i];
+    return { sampleCount: rec.sampleCount, durationMs: (last - rec.meta.startMono) / 1e6, error: this.baseline?.error ?? null };
+  }
+}

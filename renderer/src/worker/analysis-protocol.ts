@@ -1,0 +1,56 @@
+// The worker's analysis requests (issue 13): the functions table, the callers/callees
+// sandwich, diffs against a window of the same recording or a baseline recording, the thread
+// timeline and one thread's stack at a moment. Each is answered by structs/analysis, the code
+// `clrscope report` runs, so the workstation and the report show the same numbers.
+
+import type { DiffFunctions, DiffNormalize, DiffTree } from '../../../structs/analysis/diff.js';
+import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
+import type { FunctionsTable } from '../../../structs/analysis/functions-table.js';
+import type { Sandwich } from '../../../structs/analysis/call-trees.js';
+import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
+import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
+
+export type AnalysisMetric = 'cpu' | 'wall' | 'samples';
+
+export interface AnalysisQueryMessage {
+  metric: AnalysisMetric;
+  /** Milliseconds after the recording's start; absent = open. */
+  fromMs?: number;
+  toMs?: number;
+  /** Wire thread ids; null = every thread. */
+  threadIds: number[] | null;
+  fold: FoldOptions;
+}
+
+export interface DiffSideQuery {
+  /** 'current': the session's own recording; 'baseline': the one fed with baseline-chunk. */
+  source: 'current' | 'baseline';
+  query: AnalysisQueryMessage;
+}
+
+export interface BaselineSummary {
+  sampleCount: number;
+  durationMs: number;
+  /** A sentence when the baseline's stream was corrupt. */
+  error: string | null;
+}
+
+export type AnalysisRequest =
+  | { kind: 'functions'; requestId: number; query: AnalysisQueryMessage }
+  | { kind: 'sandwich'; requestId: number; query: AnalysisQueryMessage; name: string }
+  | { kind: 'diff'; requestId: number; before: DiffSideQuery; after: DiffSideQuery; normalize: DiffNormalize }
+  | { kind: 'timeline'; requestId: number; query: TimelineQuery }
+  | { kind: 'stack-near'; requestId: number; threadId: number; atMs: number; fold: FoldOptions }
+  /** Forget the baseline recording (before feeding another). */
+  | { kind: 'baseline-reset' }
+  /** Wire bytes of the baseline recording, as 'chunk' carries the session's. */
+  | { kind: 'baseline-chunk'; offset: number; bytes: Uint8Array }
+  | { kind: 'baseline-summary'; requestId: number };
+
+export type AnalysisReply =
+  | { kind: 'functions'; requestId: number; table: FunctionsTable }
+  | { kind: 'sandwich'; requestId: number; sandwich: Sandwich | null }
+  | { kind: 'diff'; requestId: number; tree: DiffTree; functions: DiffFunctions }
+  | { kind: 'timeline'; requestId: number; timeline: ThreadTimeline }
+  | { kind: 'stack-near'; requestId: number; stack: StackNear | null }
+  | { kind: 'baseline-summary'; requestId: number; summary: BaselineSummary };

@@ -1,0 +1,173 @@
+// `clrscope report --format json`: the analysis as plain, stable JSON. The shape is versioned
+// by `clrscopeReport` and documented in README.md; fields are only ever added. Values are in
+// the sample type's unit (nanoseconds for cpu and wall, a count for samples); percentages are
+// of the query's total, 0..100.
+
+import { FunctionKind } from '../wire/records.js';
+import type { FlatTree } from './flat-tree.js';
+import type { FoldOptions } from './fold-options.js';
+import type { FunctionsTable } from './functions-table.js';
+import type { DiffFunctions, DiffNormalize, DiffTree } from './diff.js';
+import { sharePct } from './diff.js';
+
+export const REPORT_VERSION = 1;
+
+export type FrameKindName = 'managed' | 'native' | 'synthetic';
+
+export interface ReportFunction {
+  name: string;
+  module: string;
+  kind: FrameKindName;
+  self: number;
+  selfPercent: number;
+  total: number;
+  totalPercent: number;
+  selfSamples: number;
+  totalSamples: number;
+}
+
+export interface ReportNode {
+  name: string;
+  self: number;
+  total: number;
+  /** Children by name; nodes below the report's minPercent are left out (their time stays in their parent's total). */
+  children: ReportNode[];
+}
+
+export interface ReportSandwich {
+  name: string;
+  self: number;
+  total: number;
+  /** Rooted at the function: its callers (in `callers`) or callees (in `callees`) below it. */
+  tree: ReportNode;
+}
+
+export interface ReportDiffSide {
+  self: number;
+  total: number;
+}
+
+export interface ReportDiffFunction {
+  name: string;
+  kind: FrameKindName;
+  before: ReportDiffSide;
+  after: ReportDiffSide;
+  /** After minus before: percentage points of each side's total with normalize 'share', the unit's difference with 'absolute'. */
+  delta: ReportDiffSide;
+}
+
+export interface ReportDiffNode {
+  name: string;
+  before: number;
+  after: number;
+  delta: number;
+  children: ReportDiffNode[];
+}
+
+export interface ReportDiff {
+  base: string;
+  baseFormat: string;
+  baseWindow: ReportWindow;
+  normalize: DiffNormalize;
+  beforeTotal: number;
+  afterTotal: number;
+  beforeSamples: number;
+  afterSamples: number;
+  functions: ReportDiffFunction[];
+  /** With --tree: the differential tree (totals per side, delta as for functions). */
+  tree?: ReportDiffNode;
+}
+
+export interface ReportWindow {
+  /** Milliseconds after the recording's start; null = open. */
+  fromMs: number | null;
+  toMs: number | null;
+}
+
+export interface Report {
+  clrscopeReport: typeof REPORT_VERSION;
+  file: string;
+  format: string;
+  sampleType: string;
+  unit: 'nanoseconds' | 'samples';
+  window: ReportWindow;
+  fold: FoldOptions;
+  minPercent: number;
+  totalValue: number;
+  sampleCount: number;
+  functions?: ReportFunction[];
+  callers?: ReportSandwich;
+  callees?: ReportSandwich;
+  tree?: ReportNode;
+  diff?: ReportDiff;
+}
+
+export function kindName(kind: number): FrameKindName {
+  return kind === FunctionKind.Managed ? 'managed' : kind === FunctionKind.Native ? 'native' : 'synthetic';
+}
+
+/** The first `top` rows (all when top is 0). */
+export function reportFunctions(t: FunctionsTable, top: number): ReportFunction[] {
+  const n = top > 0 ? Math.min(top, t.rowCount) : t.rowCount;
+  const out: ReportFunction[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push({
+      name: t.name[i], module: t.module[i], kind: kindName(t.kind[i]),
+      self: t.self[i], selfPercent: sharePct(t.self[i], t.totalValue),
+      total: t.total[i], totalPercent: sharePct(t.total[i], t.totalValue),
+      selfSamples: t.selfSamples[i], totalSamples: t.totalSamples[i],
+    });
+  }
+  return out;
+}
+
+/** Children lists of a FlatTree (preorder, so each list comes out in the tree's name order). */
+function childLists(tree: FlatTree): number[][] {
+  const children: number[][] = Array.from({ length: tree.nodeCount }, () => []);
+  for (let i = 1; i < tree.nodeCount; i++) children[tree.parent[i]].push(i);
+  return children;
+}
+
+/** The tree under `start` as nested nodes, leaving out nodes whose total is below `minValue`. */
+export function reportTree(tree: FlatTree, start: number, minValue: number): ReportNode {
+  const children = childLists(tree);
+  const build = (i: number): ReportNode => ({
+    name: tree.labels[tree.label[i]],
+    self: tree.self[i],
+    total: tree.total[i],
+    children: children[i].filter((c) => tree.total[c] >= minValue && tree.total[c] > 0).map(build),
+  });
+  return build(start);
+}
+
+export function reportDiffTree(tree: DiffTree, minPercent: number): ReportDiffNode {
+  const children = childLists(tree);
+  const pct = (i: number): number => Math.max(sharePct(tree.before[i], tree.beforeTotal), sharePct(tree.after[i], tree.afterTotal));
+  const build = (i: number): ReportDiffNode => ({
+    name: tree.labels[tree.label[i]],
+    before: tree.before[i],
+    after: tree.after[i],
+    delta: tree.delta[i],
+    children: children[i].filter((c) => pct(c) >= minPercent && (tree.before[c] > 0 || tree.after[c] > 0)).map(build),
+  });
+  return build(0);
+}
+
+export function reportDiffFunctions(d: DiffFunctions, normalize: DiffNormalize, top: number): ReportDiffFunction[] {
+  const n = top > 0 ? Math.min(top, d.rowCount) : d.rowCount;
+  const measure = (v: number, total: number): number => (normalize === 'share' ? sharePct(v, total) : v);
+  const out: ReportDiffFunction[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push({
+      name: d.name[i],
+      kind: kindName(d.kind[i]),
+      before: { self: d.beforeSelf[i], total: d.beforeTotal[i] },
+      after: { self: d.afterSelf[i], total: d.afterTotal[i] },
+      delta: {
+        self: measure(d.afterSelf[i], d.afterValue) - measure(d.beforeSelf[i], d.beforeValue),
+        total: measure(d.afterTotal[i], d.afterValue) - measure(d.beforeTotal[i], d.beforeValue),
+      },
+    });
+  }
+  return out;
+}
