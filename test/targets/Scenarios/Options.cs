@@ -14,8 +14,7 @@ internal sealed class Options
     public static readonly string[] MoreScenarios = ["hop", "osr", "gc-churn", "lcg"];
 
     public const string Usage =
-        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--heavy-factor F] [--self-check]
-" +
+        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--heavy-factor F] [--self-check]\n" +
         "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all, and hop osr gc-churn lcg";
 
     public List<string> Scenarios { get; } = [];
