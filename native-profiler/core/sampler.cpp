@@ -185,11 +185,13 @@ void Sampler::end_stream(uint8_t reason) {
 }
 
 void Sampler::finish_on_request() {
-  // The reader asked for a clean end: an attached profiler detaches after it (the quiet hook),
-  // one loaded at startup stays loaded and silent.
+  // The reader asked for a clean end, or went away (a closed connection reads the same): an
+  // attached profiler detaches after it (the quiet hook), one loaded at startup stays loaded and
+  // silent.
   end_stream(config_.attached ? wire::kEndDetach : wire::kEndRequested);
   transport_->finish();
-  log_line("the workstation asked the stream to end; sampling stopped, the program carries on");
+  log_line(outbox_.broken() ? "the workstation stopped reading (connection closed); sampling stopped, the program carries on"
+                            : "the workstation asked the stream to end; sampling stopped, the program carries on");
   quiet_.store(true, std::memory_order_relaxed);
   platform::quiesce_capture();
 }
