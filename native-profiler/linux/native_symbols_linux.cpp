@@ -44,6 +44,7 @@ bool resolve_native(uintptr_t pc, ResolvedFrame* out) {
   const ElfW(Sym)* sym = static_cast<const ElfW(Sym)*>(extra);
   out->kind = 1;
   out->module = platform::file_name_of(info.dli_fname);
+  out->module_path = info.dli_fname;
   out->name.clear();
   // dladdr answers with the nearest exported symbol below pc even when pc lies in an internal
   // function far past it; trust the symbol only when pc is inside its extent.

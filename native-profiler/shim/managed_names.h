@@ -7,6 +7,7 @@
 
 #include "clr/corprof.h"
 #include "clr/metadata.h"
+#include "core/symbol_cache.h"
 
 namespace clrscope {
 
@@ -14,13 +15,16 @@ class ManagedNames {
  public:
   explicit ManagedNames(clr::ICorProfilerInfo8* info) : info_(info) {}
 
-  // False when the runtime no longer knows the function (e.g. during shutdown).
-  bool describe(clr::FunctionID function, std::string* name, std::string* module);
+  // Fills the name, module file name and path, the module's MVID and the method token. False
+  // when the runtime no longer knows the function (e.g. during shutdown).
+  bool describe(clr::FunctionID function, ResolvedFrame* out);
 
  private:
   struct ModuleInfo {
     clr::IMetaDataImport* metadata = nullptr;
     std::string file;
+    std::string path;
+    uint8_t mvid[16] = {};
   };
   const ModuleInfo& module(clr::ModuleID id);
   std::string class_name(clr::ClassID id, int depth);
