@@ -57,7 +57,7 @@ const traceEventName = (m: TraceCheckMethod): string => (m.method.startsWith('.'
 function sampleCounts(rec: Recording): Map<string, { exclusive: number; inclusive: number }> {
   const out = new Map<string, { exclusive: number; inclusive: number }>();
   rec.forEachSample((_i, _m, _t, stackId) => {
-    const labels = Array.from(rec.stackFrames(stackId), (id) => frameLabel(rec.functionInfo(id) ?? { id, kind: 2, name: '', module: '', file: '' }));
+    const labels = Array.from(rec.stackFrames(stackId), (id) => frameLabel(rec.functionInfo(id) ?? { id, kind: 2, name: '', module: '', file: '', moduleId: 0, token: 0 }));
     labels.forEach((label, i) => {
       const c = out.get(label) ?? { exclusive: 0, inclusive: 0 };
       if (i === 0) c.exclusive++;
