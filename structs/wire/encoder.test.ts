@@ -189,10 +189,12 @@ test('takeBytes hands the bytes over and keeps the stream state for what follows
     .thread({ threadId: 1, osTid: 1, clrThreadId: 1, mono: 0, name: '' })
     .function({ functionId: 1, kind: 2, name: 'f', module: '', file: '' })
     .sample({ mono: 100, threadId: 1, flags: 1, cpuNs: 5, wallNs: 0, frames: [1] });
+  // Without `close` the SAMPLES record being filled stays: only whole records are handed over.
   const first = enc.takeBytes();
+  assert.equal(first[first.length - 10 + 4], 0x0b, 'the last whole record is the 10-byte STACK');
   enc.sample({ mono: 101, threadId: 1, flags: 1, cpuNs: 5, wallNs: 0, frames: [1] });
-  const second = enc.takeBytes();
-  // Same thread, same stack: head, mono delta, cpu.
-  assert.deepEqual(Array.from(second), [4, 0, 0, 0, 0x0d, 0x25, 2, 5]);
-  assert.ok(first.length > 16);
+  assert.equal(enc.takeBytes().length, 0);
+  const second = enc.takeBytes(true);
+  // One SAMPLES record: thread next, mono 100, stack 1, cpu 5; then same thread, same stack: head, mono delta, cpu.
+  assert.deepEqual(Array.from(second), [9, 0, 0, 0, 0x0d, 0x09, 0xc8, 0x01, 1, 5, 0x25, 2, 5]);
 });

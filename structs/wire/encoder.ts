@@ -167,16 +167,27 @@ export class WireEncoder {
     return this.buf.subarray(0, this.len);
   }
 
+  /** Bytes of whole records written so far: all but a SAMPLES/EVENTS record still being filled. */
+  get completeLength(): number {
+    return this.batchType === 0 ? this.len : this.batchStart;
+  }
+
   /**
-   * The bytes written so far, handed over: the encoder starts a new buffer but keeps its stream
-   * state (v2 codes samples against earlier ones), so the next bytes continue the same stream.
+   * The whole records written so far, handed over: the encoder starts a new buffer but keeps its
+   * stream state (v2 codes samples against earlier ones), so the next bytes continue the same
+   * stream. A SAMPLES/EVENTS record still being filled stays (so where a writer cuts its output
+   * never changes the bytes) unless `close` says to finish it first.
    */
-  takeBytes(): Uint8Array {
-    this.closeBatch();
-    const out = this.buf.subarray(0, this.len);
-    this.buf = new Uint8Array(this.capacity);
-    this.view = new DataView(this.buf.buffer);
-    this.len = 0;
+  takeBytes(close = false): Uint8Array {
+    if (close) this.closeBatch();
+    const cut = this.completeLength;
+    const out = this.buf.slice(0, cut);
+    if (cut === this.len) this.len = 0;
+    else {
+      this.buf.copyWithin(0, cut, this.len);
+      this.len -= cut;
+      this.batchStart -= cut;
+    }
     return out;
   }
 

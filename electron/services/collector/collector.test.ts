@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { toCollapsed } from '../../../structs/profile/collapsed.js';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { startCollector, type CollectedStream } from './collector.js';
 
@@ -197,12 +197,17 @@ test('a corrupt stream is closed with one sentence naming the byte; what came be
   const collector = await startCollector();
   try {
     const good = fixtureStream({ end: false });
-    const framingError = new WireEncoder().rawBytes(good).rawBytes([0xff, 0xff, 0xff, 0x7f, 5]).sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes().slice();
-    const meaningError = new WireEncoder().rawBytes(good).sample({ mono: 1, threadId: 9, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes().slice();
+    // The same encoder goes on, as the stream's own writer would: v2 codes samples against earlier ones.
+    const meaningEncoder = fixtureEncoder();
+    meaningEncoder.bytes();
+    // Thread 9 on a stack the fixture defined already, so the SAMPLES record is the first thing after `good`.
+    const meaningError = meaningEncoder.sample({ mono: 1, threadId: 9, flags: 1, cpuNs: 1, wallNs: 0, frames: [3, 2, 1] }).bytes().slice();
     const framing = await open(collector.socketPath);
     const framingClosed = new Promise<void>((resolve) => framing.on('close', () => resolve()));
     framing.on('error', () => undefined);
-    await writeChunked(framing, framingError, [100]);
+    await writeChunked(framing, good, [100]);
+    // The bad length in one write: the collector hangs up once it has read it, so nothing may follow.
+    await write(framing, new Uint8Array([0xff, 0xff, 0xff, 0x7f, 5])).catch(() => undefined);
     await framingClosed; // the collector hung up on it
     const meaning = await open(collector.socketPath);
     meaning.on('error', () => undefined);
@@ -229,8 +234,10 @@ test('close() with a writer still connected hangs up, marks the stream cut and r
   const client = await open(collector.socketPath);
   const clientClosed = new Promise<void>((resolve) => client.on('close', () => resolve()));
   client.on('error', () => undefined);
-  await write(client, otherStream(10).subarray(0, 200));
-  while (collector.streams.length === 0 || collector.streams[0].bytesReceived < 200) await pause(1);
+  const all = otherStream(10);
+  const upToEnd = all.length - 14; // everything but the END record
+  await write(client, all.subarray(0, upToEnd));
+  while (collector.streams.length === 0 || collector.streams[0].bytesReceived < upToEnd) await pause(1);
   await collector.close();
   await clientClosed;
   const [stream] = collector.streams;

@@ -92,7 +92,7 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
     const mono = c.mono[i];
     flushUntil(mono);
     enc.stackSample(mono, c.threadId[i], c.flags[i] & sampleFlags, c.cpuNs[i], c.wallNs[i], c.stackId[i] + 1);
-    if (enc.byteLength >= chunkBytes) {
+    if (enc.completeLength >= chunkBytes) {
       options.progress?.(i + 1, total);
       yield enc.takeBytes();
     }
@@ -117,7 +117,7 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
   const end = rec.end;
   if (end !== undefined) enc.end({ mono: u64(end.mono), reason: end.reason });
   options.progress?.(total, total);
-  yield enc.takeBytes();
+  yield enc.takeBytes(true);
 }
 
 /** The whole .clrscope file in one array (for small recordings and tests; large ones use recordingFileChunks). */

@@ -127,6 +127,6 @@ export class RecordingBuilder {
 
   private flush(): void {
     // takeBytes, not a new encoder: a v2 stream codes each sample against the ones before it.
-    this.decoder.push(this.enc.takeBytes());
+    this.decoder.push(this.enc.takeBytes(true));
   }
 }

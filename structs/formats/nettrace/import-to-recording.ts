@@ -128,9 +128,9 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
   const decoder = new WireDecoder(rec);
   const enc = new WireEncoder(BATCH_BYTES + 65536);
   const flush = (force: boolean): void => {
-    if (!force && enc.byteLength < BATCH_BYTES) return;
+    if (!force && enc.completeLength < BATCH_BYTES) return;
     // takeBytes keeps the encoder's stream state: v2 codes each sample against the ones before.
-    decoder.push(enc.takeBytes());
+    decoder.push(enc.takeBytes(force));
   };
 
   const syncNs = toNs(header.syncTimeQpc);
