@@ -34,12 +34,12 @@ void WireWriter::u64(uint64_t v) {
   for (int i = 0; i < 8; ++i) out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
-void WireWriter::varint(uint64_t v) {
+void WireWriter::varint_to(std::vector<uint8_t>* to, uint64_t v) {
   while (v >= 0x80) {
-    out_->push_back(static_cast<uint8_t>(v | 0x80));
+    to->push_back(static_cast<uint8_t>(v | 0x80));
     v >>= 7;
   }
-  out_->push_back(static_cast<uint8_t>(v));
+  to->push_back(static_cast<uint8_t>(v));
 }
 
 void WireWriter::str(const std::string& s) {
@@ -48,12 +48,16 @@ void WireWriter::str(const std::string& s) {
   out_->insert(out_->end(), s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
-size_t WireWriter::begin(uint8_t type) {
-  close_batch();
+size_t WireWriter::begin_definition(uint8_t type) {
   const size_t start = out_->size();
   u32(0);  // length, patched by finish()
   u8(type);
   return start;
+}
+
+size_t WireWriter::begin(uint8_t type) {
+  close_batch();
+  return begin_definition(type);
 }
 
 void WireWriter::finish(size_t start) {
@@ -63,14 +67,16 @@ void WireWriter::finish(size_t start) {
 
 void WireWriter::close_batch() {
   if (batch_type_ == 0) return;
+  u32(static_cast<uint32_t>(1 + batch_.size()));
+  u8(batch_type_);
+  out_->insert(out_->end(), batch_.begin(), batch_.end());
+  batch_.clear();
   batch_type_ = 0;
-  finish(batch_start_);
 }
 
 void WireWriter::open_batch(uint8_t type) {
-  if (batch_type_ == type && out_->size() - batch_start_ < wire::kBatchBytes) return;
-  const size_t start = begin(type);
-  batch_start_ = start;
+  if (batch_type_ == type && batch_.size() < wire::kBatchBytes) return;
+  close_batch();
   batch_type_ = type;
 }
 
@@ -97,7 +103,7 @@ void WireWriter::hello(const HelloRecord& h) {
 
 void WireWriter::thread(uint32_t thread_id, uint32_t os_tid, uint64_t clr_thread_id, uint64_t mono,
                         const std::string& name) {
-  const size_t s = begin(wire::kThread);
+  const size_t s = begin_definition(wire::kThread);
   u32(thread_id);
   u32(os_tid);
   u64(clr_thread_id);
@@ -116,7 +122,7 @@ void WireWriter::thread_end(uint32_t thread_id, uint64_t mono) {
 }
 
 void WireWriter::module(uint32_t module_id, uint8_t kind, const uint8_t* mvid, const std::string& path) {
-  const size_t s = begin(wire::kModule);
+  const size_t s = begin_definition(wire::kModule);
   u32(module_id);
   u8(kind);
   for (int i = 0; i < 16; ++i) u8(mvid != nullptr ? mvid[i] : 0);
@@ -126,7 +132,7 @@ void WireWriter::module(uint32_t module_id, uint8_t kind, const uint8_t* mvid, c
 
 void WireWriter::function(uint32_t function_id, uint8_t kind, uint32_t module_id, uint32_t token,
                           const std::string& name, const std::string& file) {
-  const size_t s = begin(wire::kFunction);
+  const size_t s = begin_definition(wire::kFunction);
   u32(function_id);
   u8(kind);
   u32(module_id);
@@ -137,7 +143,7 @@ void WireWriter::function(uint32_t function_id, uint8_t kind, uint32_t module_id
 }
 
 void WireWriter::frame(uint32_t frame_id, uint32_t function_id, uint8_t offset_kind, uint32_t offset) {
-  const size_t s = begin(wire::kFrame);
+  const size_t s = begin_definition(wire::kFrame);
   u32(frame_id);
   u32(function_id);
   u8(offset_kind);
@@ -146,7 +152,7 @@ void WireWriter::frame(uint32_t frame_id, uint32_t function_id, uint8_t offset_k
 }
 
 void WireWriter::string(uint32_t string_id, const std::string& text) {
-  const size_t s = begin(wire::kString);
+  const size_t s = begin_definition(wire::kString);
   u32(string_id);
   str(text);
   finish(s);
@@ -158,7 +164,7 @@ void WireWriter::write_stack(uint32_t id, const uint32_t* frames, uint16_t count
   const size_t prev = last_stack_.size();
   uint16_t shared = 0;
   while (shared < count && shared < prev && frames[count - 1 - shared] == last_stack_[prev - 1 - shared]) ++shared;
-  const size_t s = begin(wire::kStack);
+  const size_t s = begin_definition(wire::kStack);
   varint(id);
   u8(flags);
   varint(shared);
@@ -205,12 +211,12 @@ void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64
   const uint64_t predicted = t.has_wall ? mono - t.wall_mono : 0;
   const uint64_t wall_field = zigzag(wall_ns, predicted);
   if (wall && wall_field == 0) head |= wire::kHeadWallPredicted;
-  u8(head);
-  if ((head & wire::kHeadThreadMask) == 0) varint(zigzag(thread_id, prev_thread_));
-  if ((head & wire::kHeadMonoSame) == 0) varint(zigzag(mono, prev_mono_));
-  if ((head & wire::kHeadStackSame) == 0) varint(stack);
-  if (cpu) varint(cpu_ns);
-  if (wall && wall_field != 0) varint(wall_field);
+  batch_.push_back(head);
+  if ((head & wire::kHeadThreadMask) == 0) varint_to(&batch_, zigzag(thread_id, prev_thread_));
+  if ((head & wire::kHeadMonoSame) == 0) varint_to(&batch_, zigzag(mono, prev_mono_));
+  if ((head & wire::kHeadStackSame) == 0) varint_to(&batch_, stack);
+  if (cpu) varint_to(&batch_, cpu_ns);
+  if (wall && wall_field != 0) varint_to(&batch_, wall_field);
   prev_thread_ = thread_id;
   prev_mono_ = mono;
   t.stack = stack;
@@ -223,15 +229,15 @@ void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64
 void WireWriter::event(const EventRecord& e, const uint32_t* frames, uint16_t frame_count, bool has_stack) {
   const uint32_t stack = has_stack ? stack_id(frames, frame_count, e.stack_flags) : 0;
   open_batch(wire::kEvents);
-  u8(e.kind);
-  u8(static_cast<uint8_t>((e.has_value2 ? wire::kEventHasValue2 : 0) | (has_stack ? wire::kEventHasStack : 0) |
-                          (e.label_id != 0 ? wire::kEventHasLabel : 0)));
-  varint(zigzag(e.thread_id, prev_event_thread_));
-  varint(zigzag(e.mono, prev_event_mono_));
-  if (has_stack) varint(stack);
-  if (e.label_id != 0) varint(e.label_id);
-  varint(e.value1);
-  if (e.has_value2) varint(e.value2);
+  batch_.push_back(e.kind);
+  batch_.push_back(static_cast<uint8_t>((e.has_value2 ? wire::kEventHasValue2 : 0) | (has_stack ? wire::kEventHasStack : 0) |
+                                       (e.label_id != 0 ? wire::kEventHasLabel : 0)));
+  varint_to(&batch_, zigzag(e.thread_id, prev_event_thread_));
+  varint_to(&batch_, zigzag(e.mono, prev_event_mono_));
+  if (has_stack) varint_to(&batch_, stack);
+  if (e.label_id != 0) varint_to(&batch_, e.label_id);
+  varint_to(&batch_, e.value1);
+  if (e.has_value2) varint_to(&batch_, e.value2);
   prev_event_thread_ = e.thread_id;
   prev_event_mono_ = e.mono;
 }

@@ -5,8 +5,10 @@
 // v2 interns stacks here, at the source: sample() takes the frames, sends a STACK definition
 // the first time it sees them (bounded table, STACK_RESET when full) and then only the stack's
 // id. Samples are packed into SAMPLES records with their times and values delta/varint coded
-// against the previous sample of the stream (and of the thread); the open record is closed by
-// any other record or by close_batch(), which must run before the bytes are sent.
+// against the previous sample of the stream (and of the thread). The record being filled is
+// kept aside: definitions (THREAD, MODULE, FUNCTION, FRAME, STACK, STRING) go out ahead of it,
+// so a new stack does not cut the record in two; any other record, or close_batch() (which must
+// run before the bytes are sent), appends it first.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,8 +24,9 @@ constexpr uint16_t kVersion = 2;
 constexpr uint32_t kMaxRecord = 1u << 20;
 constexpr size_t kMaxString = 65535;
 // A SAMPLES or EVENTS record is closed once it reaches this size, so records stay far below
-// kMaxRecord and the outbox can send while a busy tick is still being encoded.
-constexpr size_t kBatchBytes = 64 * 1024;
+// kMaxRecord, the outbox can send while a busy tick is still being encoded, and the bytes held
+// aside (not yet counted by the outbox) stay few.
+constexpr size_t kBatchBytes = 16 * 1024;
 
 enum RecordType : uint8_t {
   kHello = 0x01,
@@ -156,19 +159,22 @@ class WireWriter {
   uint32_t stack_id(const uint32_t* frames, uint16_t count, uint8_t flags);
   void write_stack(uint32_t id, const uint32_t* frames, uint16_t count, uint8_t flags);
   void open_batch(uint8_t type);
+  // A record that may go out ahead of the samples held aside (a definition), or not.
+  size_t begin_definition(uint8_t type);
   size_t begin(uint8_t type);
   void finish(size_t start);
   void u8(uint8_t v) { out_->push_back(v); }
   void u16(uint16_t v);
   void u32(uint32_t v);
   void u64(uint64_t v);
-  void varint(uint64_t v);
+  void varint(uint64_t v) { varint_to(out_, v); }
+  static void varint_to(std::vector<uint8_t>* to, uint64_t v);
   void str(const std::string& s);
 
   std::vector<uint8_t>* out_;
   StackTable stacks_;
   std::vector<uint32_t> last_stack_;  // the previous STACK's frames, for prefix sharing
-  size_t batch_start_ = 0;
+  std::vector<uint8_t> batch_;  // the body of the SAMPLES/EVENTS record being filled
   uint8_t batch_type_ = 0;  // 0: none open
   uint64_t prev_mono_ = 0;
   uint32_t prev_thread_ = 0;

@@ -1,13 +1,13 @@
 // The ingest path allocates nothing per sample of its own. This measures JS heap allocation
 // directly: heap growth outside collections (end - start + what each GC freed).
 //
-// One thing is outside our code: V8 passes a number >= 2^31 to a call it has not inlined as a
-// boxed 16-byte heap number. Whether TurboFan inlines Recording.onSample into the decoder varies
-// from run to run (tiering order), so the three u64 doubles (mono, cpuNs, wallNs) are either
-// free or cost 48 bytes of immediately-dead young garbage a sample; throughput is the same
-// either way. The bound below allows exactly that and nothing more: any object, array or copy
-// per sample made by our code would exceed it. (decoder-allocation.test.ts holds the decoder
-// alone to zero per sample.)
+// Wire v1: one thing is outside our code: V8 passes a number >= 2^31 to a call it has not
+// inlined as a boxed 16-byte heap number. Whether TurboFan inlines Recording.onSample into the
+// decoder varies from run to run (tiering order), so the three u64 doubles (mono, cpuNs, wallNs)
+// are either free or cost 48 bytes of immediately-dead young garbage a sample. The v1 bound
+// allows exactly that and nothing more. Wire v2 hands the u64s over in a Float64Array, so its
+// path allocates nothing per sample whatever the optimizer does, and its bound says so.
+// (decoder-allocation.test.ts holds the decoder alone to zero per sample.)
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -61,20 +61,27 @@ function feed(bytes: Uint8Array, sink: Recording): void {
   for (let p = 0; p < bytes.length; p += CHUNK) decoder.push(bytes.subarray(p, p + CHUNK));
 }
 
-for (const version of [1, 2]) {
+// v2 first: a process that has decoded v1 already can leave V8 running the v2 loop in a less
+// optimized state (deoptimized once, then on-stack-replaced) that boxes a double per sample.
+// That is the optimizer's doing, not an allocation of ours; a fresh process shows what the code does.
+for (const version of [2, 1]) {
   test(`decoding wire v${version} into a Recording allocates nothing per sample beyond V8 boxing the u64 numbers (after warm-up)`, () => {
     const bytes = stream(version);
     const chunks = Math.ceil(bytes.length / CHUNK);
     for (let i = 0; i < 3; i++) feed(bytes, new Recording());
     let rec = new Recording();
-    const allocated = heapBytesAllocatedBy(() => {
+    // The least of three measured runs: V8 sometimes deoptimizes the loop once and runs it
+    // on-stack-replaced for a while, boxing doubles it would not box once reoptimized; what the
+    // code itself allocates shows in every run.
+    const allocated = Math.min(...[0, 1, 2].map(() => heapBytesAllocatedBy(() => {
       rec = new Recording();
       feed(bytes, rec);
-    });
+    })));
     assert.equal(rec.sampleCount, SAMPLES);
     assert.equal(rec.stackCount, 200);
     // Column and stack growth live in ArrayBuffers outside the JS heap.
     const perSample = (allocated - chunks * ALLOWED_PER_CHUNK - ALLOWED_PER_STREAM) / SAMPLES;
-    assert.ok(perSample < BOXED_U64_BYTES, `ingest allocated ${allocated} bytes for ${SAMPLES} samples: ${perSample.toFixed(1)} B/sample beyond per-chunk and per-stream work, more than V8's boxing of the three u64 numbers (${BOXED_U64_BYTES})`);
+    const bound = version === 1 ? BOXED_U64_BYTES : 2;
+    assert.ok(perSample < bound, `ingest allocated ${allocated} bytes for ${SAMPLES} samples: ${perSample.toFixed(1)} B/sample beyond per-chunk and per-stream work, more than the ${bound} allowed`);
   });
 }

@@ -101,6 +101,7 @@ function fileName(path: string): string {
 
 // Rough per-entry costs for byteSize(): a JS object with a handful of fields plus a Map entry.
 const OBJECT_OVERHEAD = 96;
+const DIRECT_THREAD_IDS = 1 << 16;
 
 export class Recording implements WireSink {
   private metaValue: RecordingMeta | undefined;
@@ -111,6 +112,9 @@ export class Recording implements WireSink {
   private closed = false;
   private cutValue = false;
   private readonly threadMap = new Map<number, MutableThread>();
+  // The same threads by id for ids below DIRECT_THREAD_IDS (writers number threads from 1): an
+  // array index per sample instead of a map lookup.
+  private readonly threadById: (MutableThread | undefined)[] = [];
   private readonly functionMap = new Map<number, FunctionInfo>();
   private readonly moduleMap = new Map<number, ModuleInfo>();
   // v1 names modules by file name only; each distinct one gets an id of ours.
@@ -297,10 +301,12 @@ export class Recording implements WireSink {
     this.checkDefining('THREAD');
     const known = this.threadMap.get(r.threadId);
     if (known === undefined) {
-      this.threadMap.set(r.threadId, {
+      const thread: MutableThread = {
         id: r.threadId, osTid: r.osTid, clrThreadId: r.clrThreadId, name: r.name,
         firstSeenMono: r.mono, lastSeenMono: r.mono, ended: false,
-      });
+      };
+      this.threadMap.set(r.threadId, thread);
+      if (r.threadId < DIRECT_THREAD_IDS) this.threadById[r.threadId] = thread;
     } else {
       known.name = r.name;
       known.osTid = r.osTid;
@@ -387,14 +393,15 @@ export class Recording implements WireSink {
     this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
   }
 
-  onStackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number): void {
-    // The v2 hot path: no frames to look at, the stack is the writer's id mapped to ours.
-    const thread = this.threadMap.get(threadId);
+  onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
+    // The v2 hot path: no frames to look at, the stack is the writer's id mapped to ours; the
+    // u64 values stay in typed arrays all the way to the columns, so nothing is boxed.
+    const thread = threadId < DIRECT_THREAD_IDS ? this.threadById[threadId] : this.threadMap.get(threadId);
     if (thread === undefined || this.closed) return this.rejectSample(threadId);
     const id = stackId < this.wireStacks.length ? this.wireStacks[stackId] : -1;
     if (id < 0) return this.rejectStack(stackId);
-    thread.lastSeenMono = mono;
-    this.columns.append(mono, threadId, id, cpuNs, wallNs, flags | this.stacks.flags(id));
+    this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
+    thread.lastSeenMono = values[0];
   }
 
   onEvent(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {

@@ -45,8 +45,8 @@ class JsonSink implements WireSink {
   onString(r: Parameters<WireSink['onString']>[0]): void {
     this.records.push({ type: 'string', stringId: r.stringId, text: r.text });
   }
-  onStackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number): void {
-    this.records.push({ type: 'sample', mono: String(mono), threadId, flags, cpuNs: String(cpuNs), wallNs: String(wallNs), stackId });
+  onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
+    this.records.push({ type: 'sample', mono: String(values[0]), threadId, flags, cpuNs: String(values[1]), wallNs: String(values[2]), stackId });
   }
   onEvent(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
     this.records.push({ type: 'event', kind, flags, mono: String(mono), threadId, stackId, labelId, value1: String(value1), value2: String(value2) });
@@ -325,12 +325,12 @@ const basicV2Json = JSON.parse(readFileSync(fixtureUrl('basic-v2.json'), 'utf8')
 function assertBasicV2(sink: JsonSink, decoder: WireDecoder, how: string): void {
   assert.deepEqual(sink.records, basicV2Json, how);
   assert.deepEqual(sink.unknown, [{ type: 0x42, length: 4, index: basicV2Json.findIndex((r) => r.type === 'stats') + 1 }], how);
-  assert.deepEqual(decoder.end(), { midRecord: false, offset: 940, totalBytes: 940 }, how);
+  assert.deepEqual(decoder.end(), { midRecord: false, offset: 925, totalBytes: 925 }, how);
   assert.equal(decoder.version, 2, how);
 }
 
-test('basic-v2.hex is 940 bytes and decodes to basic-v2.json whole, byte by byte and split at every offset', () => {
-  assert.equal(basicV2Bytes.length, 940);
+test('basic-v2.hex is 925 bytes and decodes to basic-v2.json whole, byte by byte and split at every offset', () => {
+  assert.equal(basicV2Bytes.length, 925);
   const whole = decodeChunks([basicV2Bytes]);
   assertBasicV2(whole.sink, whole.decoder, 'whole');
   const bytewise = decodeChunks(Array.from(basicV2Bytes, (_, i) => basicV2Bytes.subarray(i, i + 1)));
@@ -414,13 +414,13 @@ test('sample state spans records and chunks; THREAD_END and STACK_RESET clear wh
   enc.stackSample(1000, 1, 2, 0, 10, 1);
   enc.raw(0x42, []);  // any record closes the SAMPLES record
   enc.stackSample(1010, 1, 2, 0, 10, 1);  // same stack, wall predicted: two bytes
-  const before = enc.byteLength;
   enc.threadEnd({ threadId: 1, mono: 1020 });
+  const before = enc.byteLength;
   enc.stackSample(1030, 1, 2, 0, 20, 1);  // after THREAD_END: stack and wall coded again
   const bytes = enc.bytes();
   const { sink } = decodeChunks(Array.from({ length: Math.ceil(bytes.length / 3) }, (_, i) => bytes.subarray(3 * i, 3 * i + 3)));
   const samples = sink.records.filter((r) => r.type === 'sample');
   assert.deepEqual(samples.map((r) => [r.mono, r.wallNs, r.stackId]), [['1000', '10', 1], ['1010', '10', 1], ['1030', '20', 1]]);
-  const afterEnd = bytes.subarray(before + 17);  // THREAD_END is 17 bytes
+  const afterEnd = bytes.subarray(before);
   assert.deepEqual(Array.from(afterEnd), [5, 0, 0, 0, 0x0d, 0x06, 40, 1, 40], 'head thread-same|wall, mono +20, stack 1, wall field zigzag(20)');
 });

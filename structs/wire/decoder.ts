@@ -33,10 +33,13 @@ export interface WireSink {
   /** v2: a STRING (labels of event samples). */
   onString(record: StringRecord): void;
   /**
-   * v2: one sample of a SAMPLES record, primitives only (no allocation per sample). `flags` are
-   * SampleFlags.Cpu / Wall; the stack's own flags came with its STACK. u64 values as in onSample.
+   * v2: one sample of a SAMPLES record. `flags` are SampleFlags.Cpu / Wall; the stack's own flags
+   * came with its STACK. The sample's u64 values are in `values`: [mono, cpuNs, wallNs] (numbers
+   * as in onSample), the decoder's scratch array, valid only during this call. They travel in a
+   * Float64Array rather than as arguments because V8 boxes a double passed to a call it has not
+   * inlined: this way nothing is allocated per sample whatever the optimizer decides.
    */
-  onStackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number): void;
+  onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void;
   /**
    * v2: one event sample of an EVENTS record. `flags` are EventFlags: without HasStack `stackId`
    * is 0, without HasLabel `labelId` is 0, without HasValue2 `value2` is 0.
@@ -122,6 +125,8 @@ export class WireDecoder {
   // Where the last varint read ended (varint() returns the value).
   private next = 0;
   private readonly wide = new Float64Array(1);
+  // [mono, cpuNs, wallNs] of the sample being handed to the sink (see onStackSample).
+  private readonly sampleValues = new Float64Array(3);
   // The previous STACK's frames, for the root-side frames the next one shares.
   private lastStack = new Uint32Array(256);
   private lastStackLength = 0;
@@ -371,8 +376,9 @@ export class WireDecoder {
   /**
    * Reads the varint at `p` (before `end`); returns its value and leaves its end in `this.next`.
    * Values below 2^28 (up to four bytes: nearly all) are decoded here as small integers; longer
-   * ones in varintSlow, which hands its double back through a Float64Array rather than as a
-   * return value, which V8 would box (an allocation per sample).
+   * ones are left in `this.wide[0]` and -1 is returned. A double returned from a call V8 did not
+   * inline is boxed (an allocation per sample), so the hot path only ever returns small integers:
+   * callers write `let v = this.varint(...); if (v < 0) v = this.wide[0];`.
    */
   private varint(bytes: Uint8Array, p: number, end: number, type: number, at: number): number {
     if (p + 4 <= end) {
@@ -398,7 +404,7 @@ export class WireDecoder {
       }
     }
     this.varintSlow(bytes, p, end, type, at);
-    return this.wide[0];
+    return -1;
   }
 
   private varintSlow(bytes: Uint8Array, p: number, end: number, type: number, at: number): void {
@@ -419,65 +425,102 @@ export class WireDecoder {
     this.badVarint(type, at, p);
   }
 
-  /** The samples of one SAMPLES record, each handed to the sink as it is decoded. */
+  /**
+   * The samples of one SAMPLES record, each handed to the sink as it is decoded. The hot loop
+   * of v2 ingest: one-byte numbers (most fields) are read inline, longer ones by varint().
+   */
   private samples(bytes: Uint8Array, p: number, end: number, at: number): void {
     const st = this.state;
+    const sink = this.sink;
+    const values = this.sampleValues;
     const type = RecordType.Samples;
-    let hi = st.monoHi;
-    let lo = st.monoLo;
+    // The time lives in `times` ([hi, lo]), not in locals: a double carried from one iteration to
+    // the next may be kept boxed by on-stack-replaced code, an allocation per sample.
+    const times = st.times;
     let prevThread = st.thread;
+    let slot = -1;
+    let slotThread = -1;
     while (p < end) {
       const head = bytes[p++];
       if ((head & SampleHead.Reserved) !== 0) this.badSample(at, 'has the reserved head bit 7 set');
       const threadCode = head & SampleHead.ThreadMask;
+      // Thread and stack ids are kept as 32-bit integers (`>>> 0`, `| 0`): a value the compiler
+      // types as a double would be boxed when handed to the sink.
       let thread = prevThread;
-      if (threadCode === SampleHead.ThreadNext) thread = prevThread + 1;
-      else if (threadCode === 0) {
-        thread = prevThread + unzigzag(this.varint(bytes, p, end, type, at));
-        p = this.next;
-      } else if (threadCode !== SampleHead.ThreadSame) this.badSample(at, 'has thread code 3, which no version defines');
-      if (thread < 0 || thread > 0xffffffff) this.badSample(at, `names thread ${thread}, outside 0..2^32-1`);
-      if ((head & SampleHead.MonoSame) === 0) {
-        lo += unzigzag(this.varint(bytes, p, end, type, at));
-        p = this.next;
-        if (lo < 0 || lo >= TWO_POW_32) {
-          const carry = Math.floor(lo / TWO_POW_32);
-          hi += carry;
-          lo -= carry * TWO_POW_32;
-          if (hi < 0) this.badSample(at, 'has a time before 0');
-        }
-      }
-      const mono = hi === 0 ? lo : hi * TWO_POW_32 + lo;
-      const slot = st.slotOf(thread);
-      let stack = st.stack[slot];
-      if ((head & SampleHead.StackSame) === 0) {
-        stack = this.varint(bytes, p, end, type, at);
-        p = this.next;
-        if (stack === 0 || stack > MAX_STACK_ID) this.badSample(at, `names stack ${stack}, outside 1..${MAX_STACK_ID}`);
-      } else if (stack === 0) this.badSample(at, `reuses the previous stack of thread ${thread}, which has none`);
-      let cpu = 0;
-      if ((head & SampleHead.Cpu) !== 0) {
-        cpu = this.varint(bytes, p, end, type, at);
-        p = this.next;
-      }
-      let wall = 0;
-      if ((head & SampleHead.Wall) !== 0) {
-        if (st.hasWall[slot] === 1) wall = (hi - st.wallHi[slot]) * TWO_POW_32 + (lo - st.wallLo[slot]);
-        if ((head & SampleHead.WallPredicted) === 0) {
-          wall += unzigzag(this.varint(bytes, p, end, type, at));
+      if (threadCode === SampleHead.ThreadNext) {
+        if (prevThread === 0xffffffff) this.badSample(at, 'names thread 2^32, outside 0..2^32-1');
+        thread = (prevThread + 1) >>> 0;
+      } else if (threadCode === 0) {
+        let z = p < end ? bytes[p] : 0x80;
+        if (z < 0x80) p++;
+        else {
+          z = this.varint(bytes, p, end, type, at);
+          if (z < 0) z = this.wide[0];
           p = this.next;
         }
+        const t = prevThread + (z < 0x80000000 ? (z >>> 1) ^ -(z & 1) : z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+        if (t < 0 || t > 0xffffffff) this.badSample(at, `names thread ${t}, outside 0..2^32-1`);
+        thread = t >>> 0;
+      } else if (threadCode !== SampleHead.ThreadSame) this.badSample(at, 'has thread code 3, which no version defines');
+      if (thread !== slotThread) {
+        slot = st.slotOf(thread);
+        slotThread = thread;
+      }
+      if ((head & SampleHead.MonoSame) === 0) {
+        let z = p < end ? bytes[p] : 0x80;
+        if (z < 0x80) p++;
+        else {
+          z = this.varint(bytes, p, end, type, at);
+          if (z < 0) z = this.wide[0];
+          p = this.next;
+        }
+        const lo = times[1] + (z < 0x80000000 ? (z >>> 1) ^ -(z & 1) : z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+        times[1] = lo;
+        if (lo < 0 || lo >= TWO_POW_32) this.carryTime(times, 0, at);
+      }
+      values[0] = times[0] === 0 ? times[1] : times[0] * TWO_POW_32 + times[1];
+      const stacks = st.stack;
+      let stack = stacks[slot];
+      if ((head & SampleHead.StackSame) === 0) {
+        stack = p < end ? bytes[p] : 0x80;
+        if (stack < 0x80) p++;
+        else {
+          stack = this.varint(bytes, p, end, type, at);
+          if (stack < 0) stack = this.wide[0];
+          p = this.next;
+        }
+        if (stack === 0 || stack > MAX_STACK_ID) this.badSample(at, `names stack ${stack}, outside 1..${MAX_STACK_ID}`);
+        stack |= 0;
+      } else if (stack === 0) this.badSample(at, `reuses the previous stack of thread ${thread}, which has none`);
+      values[1] = 0;
+      if ((head & SampleHead.Cpu) !== 0) {
+        const cpu = this.varint(bytes, p, end, type, at);
+        values[1] = cpu < 0 ? this.wide[0] : cpu;
+        p = this.next;
+      }
+      values[2] = 0;
+      if ((head & SampleHead.Wall) !== 0) {
+        let wall = 0;
+        const hasWall = st.hasWall;
+        const wallHi = st.wallHi;
+        const wallLo = st.wallLo;
+        if (hasWall[slot] === 1) wall = (times[0] - wallHi[slot]) * TWO_POW_32 + (times[1] - wallLo[slot]);
+        if ((head & SampleHead.WallPredicted) === 0) {
+          let z = this.varint(bytes, p, end, type, at);
+          if (z < 0) z = this.wide[0];
+          p = this.next;
+          wall += z < 0x80000000 ? (z >>> 1) ^ -(z & 1) : z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+        }
         if (wall < 0) this.badSample(at, 'has a negative wall value');
-        st.hasWall[slot] = 1;
-        st.wallHi[slot] = hi;
-        st.wallLo[slot] = lo;
+        values[2] = wall;
+        hasWall[slot] = 1;
+        wallHi[slot] = times[0];
+        wallLo[slot] = times[1];
       } else if ((head & SampleHead.WallPredicted) !== 0) this.badSample(at, 'predicts a wall value for a sample without one');
-      st.stack[slot] = stack;
+      stacks[slot] = stack;
       prevThread = thread;
       st.thread = thread;
-      st.monoHi = hi;
-      st.monoLo = lo;
-      this.sink.onStackSample(mono, thread, head & (SampleHead.Cpu | SampleHead.Wall), cpu, wall, stack);
+      sink.onStackSample(thread, head & (SampleHead.Cpu | SampleHead.Wall), stack, values);
     }
   }
 
@@ -489,55 +532,58 @@ export class WireDecoder {
       if (p >= end) this.endsInside(type, at, end);
       const flags = bytes[p++];
       if ((flags & 0xf8) !== 0) this.badEvent(at, `has reserved head bits set (0x${flags.toString(16)})`);
-      const thread = st.eventThread + unzigzag(this.varint(bytes, p, end, type, at));
+      let z = this.varint(bytes, p, end, type, at);
+      if (z < 0) z = this.wide[0];
+      const thread = st.eventThread + unzigzag(z);
       p = this.next;
       if (thread < 0 || thread > 0xffffffff) this.badEvent(at, `names thread ${thread}, outside 0..2^32-1`);
-      let hi = st.eventHi;
-      let lo = st.eventLo + unzigzag(this.varint(bytes, p, end, type, at));
+      z = this.varint(bytes, p, end, type, at);
+      if (z < 0) z = this.wide[0];
+      st.times[3] += unzigzag(z);
       p = this.next;
-      if (lo < 0 || lo >= TWO_POW_32) {
-        const carry = Math.floor(lo / TWO_POW_32);
-        hi += carry;
-        lo -= carry * TWO_POW_32;
-        if (hi < 0) this.badEvent(at, 'has a time before 0');
-      }
+      if (st.times[3] < 0 || st.times[3] >= TWO_POW_32) this.carryTime(st.times, 2, at);
       let stack = 0;
       if ((flags & EventFlags.HasStack) !== 0) {
         stack = this.varint(bytes, p, end, type, at);
         p = this.next;
+        if (stack < 0) stack = this.wide[0];
         if (stack === 0 || stack > MAX_STACK_ID) this.badEvent(at, `names stack ${stack}, outside 1..${MAX_STACK_ID}`);
       }
       let label = 0;
       if ((flags & EventFlags.HasLabel) !== 0) {
         label = this.varint(bytes, p, end, type, at);
         p = this.next;
+        if (label < 0) label = this.wide[0];
       }
-      const value1 = this.varint(bytes, p, end, type, at);
+      let value1 = this.varint(bytes, p, end, type, at);
       p = this.next;
+      if (value1 < 0) value1 = this.wide[0];
       let value2 = 0;
       if ((flags & EventFlags.HasValue2) !== 0) {
         value2 = this.varint(bytes, p, end, type, at);
         p = this.next;
+        if (value2 < 0) value2 = this.wide[0];
       }
       st.eventThread = thread;
-      st.eventHi = hi;
-      st.eventLo = lo;
-      this.sink.onEvent(kind, flags, hi * TWO_POW_32 + lo, thread, stack, label, value1, value2);
+      this.sink.onEvent(kind, flags, st.times[2] * TWO_POW_32 + st.times[3], thread, stack, label, value1, value2);
     }
   }
 
   private stack(bytes: Uint8Array, p: number, end: number, at: number): void {
     const type = RecordType.Stack;
     this.requireBody(type, end - p, STACK_MIN, at);
-    const id = this.varint(bytes, p, end, type, at);
+    let id = this.varint(bytes, p, end, type, at);
     p = this.next;
+    if (id < 0) id = this.wide[0];
     if (id === 0 || id > MAX_STACK_ID) this.badStack(at, `has id ${id}, outside 1..${MAX_STACK_ID}`);
     if (p >= end) this.endsInside(type, at, end);
     const flags = bytes[p++] & STACK_FLAGS;
-    const shared = this.varint(bytes, p, end, type, at);
+    let shared = this.varint(bytes, p, end, type, at);
     p = this.next;
-    const count = this.varint(bytes, p, end, type, at);
+    if (shared < 0) shared = this.wide[0];
+    let count = this.varint(bytes, p, end, type, at);
     p = this.next;
+    if (count < 0) count = this.wide[0];
     if (shared > this.lastStackLength) this.badStack(at, `shares ${shared} frames with the previous STACK, which has ${this.lastStackLength}`);
     const total = count + shared;
     if (total > MAX_FRAMES) this.badStack(at, `has ${total} frames, more than ${MAX_FRAMES}`);
@@ -548,8 +594,9 @@ export class WireDecoder {
     }
     const frames = new Uint32Array(total);
     for (let i = 0; i < count; i++) {
-      const f = this.varint(bytes, p, end, type, at);
+      let f = this.varint(bytes, p, end, type, at);
       p = this.next;
+      if (f < 0) f = this.wide[0];
       if (f > 0xffffffff) this.badStack(at, `names frame ${f}, more than 32 bits`);
       frames[i] = f;
     }
@@ -581,6 +628,14 @@ export class WireDecoder {
       moduleId: view.getUint32(body + 5, true),
       token: view.getUint32(body + 9, true),
     });
+  }
+
+  /** Moves whole multiples of 2^32 from the low half of a time (times[i + 1]) to its high half. */
+  private carryTime(times: Float64Array, i: number, at: number): void {
+    const carry = Math.floor(times[i + 1] / TWO_POW_32);
+    times[i] += carry;
+    times[i + 1] -= carry * TWO_POW_32;
+    if (times[i] < 0) throw new WireFormatError(`Corrupt clrscope stream: a ${i === 0 ? 'sample in the SAMPLES' : 'event in the EVENTS'} record at byte ${this.bufferBase + at} has a time before 0.`, this.bufferBase + at);
   }
 
   private endsInside(type: number, at: number, end: number): never {

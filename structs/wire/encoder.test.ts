@@ -166,16 +166,21 @@ test('v2 sample() defines each frame and each distinct stack once, then names th
   enc.sample({ mono: 100, threadId: 1, flags: 1, cpuNs: 5, wallNs: 0, frames: [7, 8] });
   enc.sample({ mono: 200, threadId: 1, flags: 1 | 4, cpuNs: 5, wallNs: 0, frames: [7, 8] });
   const out = enc.bytes().subarray(start);
-  // FRAME 7, FRAME 8, STACK 1 [7,8], SAMPLES (2 samples), STACK 2 (incomplete, all 2 frames shared), SAMPLES.
+  // FRAME 7, FRAME 8, STACK 1 [7,8], STACK 2 (incomplete, both frames shared), then one SAMPLES
+  // record: definitions go out ahead of the record being filled.
   const types: number[] = [];
   for (let p = 0; p < out.length;) {
     types.push(out[p + 4]);
     p += 4 + (out[p] | (out[p + 1] << 8));
   }
-  assert.deepEqual(types, [0x0a, 0x0a, 0x0b, 0x0d, 0x0b, 0x0d]);
-  const tail = Array.from(out.subarray(out.length - 9 - 10));
-  // STACK id 2, flags 4, shares 2, 0 new; then thread same|cpu, mono +100 (zigzag 200: two bytes), stack 2, cpu 5.
-  assert.deepEqual(tail, [5, 0, 0, 0, 0x0b, 2, 4, 2, 0, 6, 0, 0, 0, 0x0d, 0x05, 0xc8, 0x01, 2, 5]);
+  assert.deepEqual(types, [0x0a, 0x0a, 0x0b, 0x0b, 0x0d]);
+  assert.deepEqual(Array.from(out.subarray(out.length - 9 - 17)), [
+    5, 0, 0, 0, 0x0b, 2, 4, 2, 0, // STACK id 2, flags 4, shares 2, 0 new
+    13, 0, 0, 0, 0x0d,
+    0x09, 0xc8, 0x01, 1, 5, // thread next|cpu, mono +100 (zigzag 200: two bytes), stack 1, cpu 5
+    0x35, 5, // thread, mono and stack the same: head and cpu
+    0x05, 0xc8, 0x01, 2, 5, // stack 2
+  ]);
   // One MODULE for the two functions of one file, before them.
   const all = enc.bytes();
   const allTypes: number[] = [];

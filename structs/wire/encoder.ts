@@ -121,7 +121,26 @@ function halves(v: U64): [number, number] {
   return [hi, v - hi * TWO_POW_32];
 }
 
-const BATCH_BYTES = 64 * 1024;
+const BATCH_BYTES = 16 * 1024;
+
+/** Writes a non-negative integer as a varint at `p` (exact for any integer-valued double); returns the end. */
+function varint(buf: Uint8Array, p: number, v: number): number {
+  if (v < 0x80) {
+    buf[p] = v;
+    return p + 1;
+  }
+  while (v >= 0x80000000) {
+    const low = v % 128;
+    buf[p++] = low | 0x80;
+    v = (v - low) / 128;
+  }
+  while (v >= 0x80) {
+    buf[p++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[p++] = v;
+  return p;
+}
 
 function zigzag(d: number): number {
   return d >= 0 ? 2 * d : -2 * d - 1;
@@ -133,9 +152,10 @@ export class WireEncoder {
   private len = 0;
   private readonly capacity: number;
   private versionValue = WIRE_VERSION;
-  // The SAMPLES/EVENTS record being filled (0: none) and where it starts.
+  // The SAMPLES/EVENTS record being filled (type 0: none): its body, kept aside.
   private batchType = 0;
-  private batchStart = 0;
+  private batch = new Uint8Array(1024);
+  private batchLen = 0;
   private readonly state = new SampleState();
   private lastStack: number[] = [];
   // What sample()/function() defined on their own in v2.
@@ -167,9 +187,9 @@ export class WireEncoder {
     return this.buf.subarray(0, this.len);
   }
 
-  /** Bytes of whole records written so far: all but a SAMPLES/EVENTS record still being filled. */
+  /** Bytes of whole records written so far (a SAMPLES/EVENTS record still being filled is not among them). */
   get completeLength(): number {
-    return this.batchType === 0 ? this.len : this.batchStart;
+    return this.len;
   }
 
   /**
@@ -180,14 +200,8 @@ export class WireEncoder {
    */
   takeBytes(close = false): Uint8Array {
     if (close) this.closeBatch();
-    const cut = this.completeLength;
-    const out = this.buf.slice(0, cut);
-    if (cut === this.len) this.len = 0;
-    else {
-      this.buf.copyWithin(0, cut, this.len);
-      this.len -= cut;
-      this.batchStart -= cut;
-    }
+    const out = this.buf.slice(0, this.len);
+    this.len = 0;
     return out;
   }
 
@@ -219,7 +233,7 @@ export class WireEncoder {
 
   thread(r: ThreadInput): this {
     const name = encodeWireString(r.name);
-    let p = this.begin(RecordType.Thread, 24 + 4 + name.length);
+    let p = this.beginDefinition(RecordType.Thread, 24 + 4 + name.length);
     p = this.u32(p, r.threadId);
     p = this.u32(p, r.osTid);
     p = this.u64(p, r.clrThreadId);
@@ -241,7 +255,7 @@ export class WireEncoder {
     const file = encodeWireString(r.file);
     if (this.versionValue === WIRE_VERSION_1) {
       const module = encodeWireString(r.module);
-      let p = this.begin(RecordType.Function, 5 + 12 + name.length + module.length + file.length);
+      let p = this.beginDefinition(RecordType.Function, 5 + 12 + name.length + module.length + file.length);
       p = this.u32(p, r.functionId);
       this.buf[p++] = r.kind;
       p = this.str(p, name);
@@ -250,7 +264,7 @@ export class WireEncoder {
       return this;
     }
     const moduleId = r.moduleId ?? this.autoModule(r.kind, r.module);
-    let p = this.begin(RecordType.Function, 13 + 8 + name.length + file.length);
+    let p = this.beginDefinition(RecordType.Function, 13 + 8 + name.length + file.length);
     p = this.u32(p, r.functionId);
     this.buf[p++] = r.kind;
     p = this.u32(p, moduleId);
@@ -263,7 +277,7 @@ export class WireEncoder {
   module(r: ModuleInput): this {
     const path = encodeWireString(r.path);
     if (r.mvid !== '' && !/^[0-9a-fA-F]{32}$/.test(r.mvid)) throw new RangeError(`An MVID is 32 hex digits, not "${r.mvid}".`);
-    let p = this.begin(RecordType.Module, 21 + 4 + path.length);
+    let p = this.beginDefinition(RecordType.Module, 21 + 4 + path.length);
     p = this.u32(p, r.moduleId);
     this.buf[p++] = r.kind;
     for (let i = 0; i < 16; i++) this.buf[p++] = r.mvid === '' ? 0 : parseInt(r.mvid.slice(2 * i, 2 * i + 2), 16);
@@ -273,7 +287,7 @@ export class WireEncoder {
   }
 
   frame(r: FrameInput): this {
-    let p = this.begin(RecordType.Frame, 13);
+    let p = this.beginDefinition(RecordType.Frame, 13);
     p = this.u32(p, r.frameId);
     p = this.u32(p, r.functionId);
     this.buf[p++] = r.offsetKind;
@@ -284,7 +298,7 @@ export class WireEncoder {
 
   string(stringId: number, text: string): this {
     const bytes = encodeWireString(text);
-    this.str(this.u32(this.begin(RecordType.String, 8 + bytes.length), stringId), bytes);
+    this.str(this.u32(this.beginDefinition(RecordType.String, 8 + bytes.length), stringId), bytes);
     return this;
   }
 
@@ -297,7 +311,6 @@ export class WireEncoder {
     const prev = this.lastStack;
     let shared = 0;
     while (shared < n && shared < prev.length && frames[n - 1 - shared] === prev[prev.length - 1 - shared]) shared++;
-    this.closeBatch();
     const start = this.len;
     this.reserve(5 + 12 + 5 * n);
     let p = start + 5;
@@ -329,8 +342,7 @@ export class WireEncoder {
    * belong to the stack). Numbers must be non-negative integers.
    */
   stackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number): this {
-    this.openBatch(RecordType.Samples);
-    this.reserve(48);
+    this.openBatch(RecordType.Samples, 48);
     const st = this.state;
     const cpu = (flags & SampleFlags.Cpu) !== 0;
     const wall = (flags & SampleFlags.Wall) !== 0;
@@ -340,7 +352,7 @@ export class WireEncoder {
     let head = (cpu ? SampleHead.Cpu : 0) | (wall ? SampleHead.Wall : 0);
     if (threadId === st.thread) head |= SampleHead.ThreadSame;
     else if (threadId === st.thread + 1) head |= SampleHead.ThreadNext;
-    const monoDelta = (hi - st.monoHi) * TWO_POW_32 + (lo - st.monoLo);
+    const monoDelta = (hi - st.times[0]) * TWO_POW_32 + (lo - st.times[1]);
     if (monoDelta === 0) head |= SampleHead.MonoSame;
     if (stackId === st.stack[slot]) head |= SampleHead.StackSame;
     let wallField = 0;
@@ -349,17 +361,18 @@ export class WireEncoder {
       wallField = zigzag(wallNs - predicted);
       if (wallField === 0) head |= SampleHead.WallPredicted;
     }
-    let p = this.len;
-    this.buf[p++] = head;
-    if ((head & SampleHead.ThreadMask) === 0) p = this.varint(p, zigzag(threadId - st.thread));
-    if ((head & SampleHead.MonoSame) === 0) p = this.varint(p, zigzag(monoDelta));
-    if ((head & SampleHead.StackSame) === 0) p = this.varint(p, stackId);
-    if (cpu) p = this.varint(p, cpuNs);
-    if (wallField !== 0) p = this.varint(p, wallField);
-    this.len = p;
+    const b = this.batch;
+    let p = this.batchLen;
+    b[p++] = head;
+    if ((head & SampleHead.ThreadMask) === 0) p = varint(b, p, zigzag(threadId - st.thread));
+    if ((head & SampleHead.MonoSame) === 0) p = varint(b, p, zigzag(monoDelta));
+    if ((head & SampleHead.StackSame) === 0) p = varint(b, p, stackId);
+    if (cpu) p = varint(b, p, cpuNs);
+    if (wallField !== 0) p = varint(b, p, wallField);
+    this.batchLen = p;
     st.thread = threadId;
-    st.monoHi = hi;
-    st.monoLo = lo;
+    st.times[0] = hi;
+    st.times[1] = lo;
     st.stack[slot] = stackId;
     if (wall) {
       st.hasWall[slot] = 1;
@@ -393,24 +406,24 @@ export class WireEncoder {
 
   /** One v2 event sample (EVENTS). */
   event(r: EventInput): this {
-    this.openBatch(RecordType.Events);
-    this.reserve(64);
+    this.openBatch(RecordType.Events, 64);
     const st = this.state;
     const [hi, lo] = halves(r.mono);
     const flags = (r.value2 !== undefined ? EventFlags.HasValue2 : 0) | (r.stackId !== 0 ? EventFlags.HasStack : 0) | (r.labelId !== 0 ? EventFlags.HasLabel : 0);
-    let p = this.len;
-    this.buf[p++] = r.kind;
-    this.buf[p++] = flags;
-    p = this.varint(p, zigzag(r.threadId - st.eventThread));
-    p = this.varint(p, zigzag((hi - st.eventHi) * TWO_POW_32 + (lo - st.eventLo)));
-    if (r.stackId !== 0) p = this.varint(p, r.stackId);
-    if (r.labelId !== 0) p = this.varint(p, r.labelId);
-    p = this.varint(p, this.number(r.value1));
-    if (r.value2 !== undefined) p = this.varint(p, this.number(r.value2));
-    this.len = p;
+    const b = this.batch;
+    let p = this.batchLen;
+    b[p++] = r.kind;
+    b[p++] = flags;
+    p = varint(b, p, zigzag(r.threadId - st.eventThread));
+    p = varint(b, p, zigzag((hi - st.times[2]) * TWO_POW_32 + (lo - st.times[3])));
+    if (r.stackId !== 0) p = varint(b, p, r.stackId);
+    if (r.labelId !== 0) p = varint(b, p, r.labelId);
+    p = varint(b, p, this.number(r.value1));
+    if (r.value2 !== undefined) p = varint(b, p, this.number(r.value2));
+    this.batchLen = p;
     st.eventThread = r.threadId;
-    st.eventHi = hi;
-    st.eventLo = lo;
+    st.times[2] = hi;
+    st.times[3] = lo;
     return this;
   }
 
@@ -493,33 +506,46 @@ export class WireEncoder {
     return v;
   }
 
-  private openBatch(type: number): void {
+  /** Makes `type` the record being filled, with room for `need` more bytes. */
+  private openBatch(type: number, need: number): void {
     // Capped like the profiler's, so a record stays far below the 1 MiB limit and a reader can
     // decode a long run of samples record by record.
-    if (this.batchType === type && this.len - this.batchStart < BATCH_BYTES) return;
-    this.closeBatch();
-    this.reserve(5);
-    this.batchStart = this.len;
-    this.buf[this.len + 4] = type;
-    this.len += 5;
-    this.batchType = type;
+    if (this.batchType !== type || this.batchLen >= BATCH_BYTES) {
+      this.closeBatch();
+      this.batchType = type;
+    }
+    if (this.batchLen + need > this.batch.length) {
+      const grown = new Uint8Array(Math.max(this.batch.length * 2, this.batchLen + need));
+      grown.set(this.batch.subarray(0, this.batchLen));
+      this.batch = grown;
+    }
   }
 
   private closeBatch(): void {
     if (this.batchType === 0) return;
-    this.view.setUint32(this.batchStart, this.len - this.batchStart - 4, true);
+    this.reserve(5 + this.batchLen);
+    this.view.setUint32(this.len, 1 + this.batchLen, true);
+    this.buf[this.len + 4] = this.batchType;
+    this.buf.set(this.batch.subarray(0, this.batchLen), this.len + 5);
+    this.len += 5 + this.batchLen;
+    this.batchLen = 0;
     this.batchType = 0;
   }
 
-  /** Writes the length and type, reserves the body and returns where the body starts. */
-  private begin(type: number, bodyLength: number): number {
-    this.closeBatch();
+  /** A definition record: it may go out ahead of the SAMPLES record being filled. */
+  private beginDefinition(type: number, bodyLength: number): number {
     this.reserve(5 + bodyLength);
     const start = this.len;
     this.view.setUint32(start, 1 + bodyLength, true);
     this.buf[start + 4] = type;
     this.len += 5 + bodyLength;
     return start + 5;
+  }
+
+  /** Writes the length and type (after the SAMPLES record being filled), reserves the body and returns where the body starts. */
+  private begin(type: number, bodyLength: number): number {
+    this.closeBatch();
+    return this.beginDefinition(type, bodyLength);
   }
 
   private reserve(extra: number): void {
@@ -533,24 +559,8 @@ export class WireEncoder {
     this.view = new DataView(grown.buffer);
   }
 
-  /** A non-negative integer as a varint (exact for any integer-valued double). */
   private varint(p: number, v: number): number {
-    const buf = this.buf;
-    if (v < 0x80) {
-      buf[p] = v;
-      return p + 1;
-    }
-    while (v >= 0x80000000) {
-      const low = v % 128;
-      buf[p++] = low | 0x80;
-      v = (v - low) / 128;
-    }
-    while (v >= 0x80) {
-      buf[p++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    buf[p++] = v;
-    return p;
+    return varint(this.buf, p, v);
   }
 
   private u32(p: number, v: number): number {

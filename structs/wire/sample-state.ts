@@ -12,13 +12,14 @@ const DIRECT_IDS = 1 << 16;
 export const TWO_POW_32 = 4294967296;
 
 export class SampleState {
-  /** The previous sample's time (hi * 2^32 + lo) and thread; all 0 before the first sample. */
-  monoHi = 0;
-  monoLo = 0;
+  /**
+   * The previous sample's time as [hi, lo] (hi * 2^32 + lo), then the previous event's: events
+   * are coded against each other, not against samples. All 0 before the first. A typed array,
+   * not fields: a double stored in an object field may be boxed, an allocation per sample.
+   */
+  readonly times = new Float64Array(4);
+  /** The previous sample's thread, and the previous event's. */
   thread = 0;
-  /** The previous event's time and thread: events are coded against each other, not against samples. */
-  eventHi = 0;
-  eventLo = 0;
   eventThread = 0;
   /** Per slot: the thread's previous stack id (0: none). */
   stack = new Int32Array(64);

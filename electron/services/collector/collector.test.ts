@@ -171,12 +171,14 @@ test('two processes stream concurrently into separate recordings', async () => {
 test('an abrupt disconnect mid-record keeps every whole record as a cut stream', async () => {
   const collector = await startCollector();
   try {
-    const bytes = fixtureStream();
+    // The fixture's eight samples in whole records, then a ninth in a SAMPLES record of its own
+    // that stops 3 bytes in.
+    const enc = fixtureEncoder();
+    const whole = enc.takeBytes(true);
+    enc.sample({ mono: 5_000_008_500, threadId: 1, flags: 1, cpuNs: 2, wallNs: 0, frames: [3, 2, 1] });
+    const bytes = Buffer.concat([whole, enc.takeBytes(true)]);
+    const cutAt = whole.length + 3;
     const client = await open(collector.socketPath);
-    // Stop 10 bytes into the 8th sample's record: 7 samples arrived whole.
-    const all = fixtureStream({ end: false });
-    const lastSample = 4 + 1 + 31 + 4 * 2;
-    const cutAt = all.length - lastSample + 10;
     await writeChunked(client, bytes.subarray(0, cutAt), [9, 4]);
     client.destroy();
     while (collector.streams.length === 0) await pause(1);
@@ -185,7 +187,7 @@ test('an abrupt disconnect mid-record keeps every whole record as a cut stream',
     assert.equal(stream.state, 'cut');
     assert.equal(stream.endedMidRecord, true);
     assert.equal(stream.error, undefined);
-    assert.equal(stream.recording.sampleCount, 7);
+    assert.equal(stream.recording.sampleCount, 8);
     assert.equal(stream.recording.cut, true);
     assert.equal(stream.bytesReceived, cutAt);
   } finally {
