@@ -41,6 +41,15 @@ public static class Program
         facts["program"] = "WireLoad";
         facts["mode"] = mode;
         facts["threads"] = threads;
+        // What a profiler's MODULE and FUNCTION records should say about this program's code:
+        // the module's MVID (the bytes of Guid.ToByteArray(), as hex) and two methods' tokens.
+        facts["moduleVersionId"] = Convert.ToHexString(typeof(Program).Module.ModuleVersionId.ToByteArray()).ToLowerInvariant();
+        facts["tokens"] = new JsonObject
+        {
+            ["Leaf.Burn"] = typeof(Leaf).GetMethod(nameof(Leaf.Burn))!.MetadataToken,
+            ["CallPath.Run"] = typeof(CallPath).GetMethod(nameof(CallPath.Run))!.MetadataToken,
+            ["LockLoad.Wait"] = typeof(LockLoad).GetMethod(nameof(LockLoad.Wait))!.MetadataToken,
+        };
         facts["elapsedMs"] = Math.Round(Stopwatch.GetElapsedTime(start).TotalMilliseconds, 1);
         Console.WriteLine($"RESULT {facts.ToJsonString()}");
         return 0;
