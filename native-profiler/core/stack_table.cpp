@@ -8,26 +8,30 @@ namespace {
 
 constexpr uint32_t kInitialSlots = 1024;
 
-uint32_t mix(uint32_t h, uint32_t k) {
-  // murmur3's per-word step: cheap, and spreads the small, close frame ids across the table.
-  k *= 0xcc9e2d51u;
-  k = (k << 15) | (k >> 17);
-  k *= 0x1b873593u;
-  h ^= k;
-  h = (h << 13) | (h >> 19);
-  return h * 5 + 0xe6546b64u;
-}
+}  // namespace
 
-uint32_t hash_of(const uint32_t* frames, uint16_t count, uint8_t flags) {
-  uint32_t h = 0x9747b28cu ^ flags;
-  for (uint16_t i = 0; i < count; ++i) h = mix(h, frames[i]);
-  h ^= count;
+uint32_t StackTable::hash(const uint32_t* frames, uint16_t count, uint8_t flags) {
+  // One multiply per frame in four independent lanes (the sampler hashes every sample's stack;
+  // four chains run side by side instead of one long one); the finalizer spreads the result
+  // over the table's low bits.
+  uint32_t a = 0x9747b28cu ^ (static_cast<uint32_t>(count) << 8) ^ flags, b = 0x85ebca6bu, c = 0xc2b2ae35u, d = 0x27d4eb2fu;
+  uint16_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    a = (a ^ frames[i]) * 0x9E3779B1u;
+    b = (b ^ frames[i + 1]) * 0x9E3779B1u;
+    c = (c ^ frames[i + 2]) * 0x9E3779B1u;
+    d = (d ^ frames[i + 3]) * 0x9E3779B1u;
+  }
+  for (; i < count; ++i) a = (a ^ frames[i]) * 0x9E3779B1u;
+  uint32_t h = a ^ ((b << 7) | (b >> 25)) ^ ((c << 13) | (c >> 19)) ^ ((d << 21) | (d >> 11));
   h ^= h >> 16;
   h *= 0x85ebca6bu;
   h ^= h >> 13;
   h *= 0xc2b2ae35u;
   return h ^ (h >> 16);
 }
+
+namespace {
 
 // Doubles a vector's capacity, never past `cap`, so allocation stays within kMaxBytes.
 template <typename T>
@@ -45,10 +49,9 @@ bool StackTable::equals(const Entry& e, const uint32_t* frames, uint16_t count, 
          (count == 0 || std::memcmp(frames_.data() + e.start, frames, count * sizeof(uint32_t)) == 0);
 }
 
-uint32_t StackTable::intern(const uint32_t* frames, uint16_t count, uint8_t flags, bool* added) {
+uint32_t StackTable::intern(const uint32_t* frames, uint16_t count, uint8_t flags, uint32_t h, bool* added) {
   *added = false;
   if (slots_.empty()) slots_.assign(kInitialSlots, 0);
-  const uint32_t h = hash_of(frames, count, flags);
   const uint32_t mask = static_cast<uint32_t>(slots_.size()) - 1;
   uint32_t slot = h & mask;
   for (;;) {

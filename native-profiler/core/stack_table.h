@@ -32,8 +32,17 @@ class StackTable {
   StackTable& operator=(const StackTable&) = delete;
 
   // The id (1..kMaxStacks) of this stack, adding it if new (*added says which). kFull when a new
-  // stack would exceed a cap: call reset() and intern again.
-  uint32_t intern(const uint32_t* frames, uint16_t count, uint8_t flags, bool* added);
+  // stack would exceed a cap: call reset() and intern again. `hash` is hash(frames, count, flags).
+  uint32_t intern(const uint32_t* frames, uint16_t count, uint8_t flags, uint32_t hash, bool* added);
+  uint32_t intern(const uint32_t* frames, uint16_t count, uint8_t flags, bool* added) {
+    return intern(frames, count, flags, hash(frames, count, flags), added);
+  }
+  static uint32_t hash(const uint32_t* frames, uint16_t count, uint8_t flags);
+  // True when stack `id` (from intern) is exactly these frames and flags: a cheap check of a
+  // thread's previous stack before hashing.
+  bool same(uint32_t id, const uint32_t* frames, uint16_t count, uint8_t flags) const {
+    return id != 0 && id <= entries_.size() && equals(entries_[id - 1], frames, count, flags);
+  }
   // Forgets every stack; ids start from 1 again. Keeps the memory already allocated.
   void reset();
 

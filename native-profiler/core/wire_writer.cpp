@@ -67,16 +67,18 @@ void WireWriter::finish(size_t start) {
 
 void WireWriter::close_batch() {
   if (batch_type_ == 0) return;
-  u32(static_cast<uint32_t>(1 + batch_.size()));
+  u32(static_cast<uint32_t>(1 + batch_len_));
   u8(batch_type_);
-  out_->insert(out_->end(), batch_.begin(), batch_.end());
-  batch_.clear();
+  out_->insert(out_->end(), batch_.data(), batch_.data() + batch_len_);
+  batch_len_ = 0;
   batch_type_ = 0;
 }
 
 void WireWriter::open_batch(uint8_t type) {
-  if (batch_type_ == type && batch_.size() < wire::kBatchBytes) return;
+  if (batch_type_ == type && batch_len_ < wire::kBatchBytes) return;
   close_batch();
+  // A sample is at most 41 bytes, an event 47: one more always fits behind kBatchBytes.
+  if (batch_.empty()) batch_.resize(wire::kBatchBytes + 64);
   batch_type_ = type;
 }
 
@@ -118,7 +120,17 @@ void WireWriter::thread_end(uint32_t thread_id, uint64_t mono) {
   u64(mono);
   finish(s);
   // The reader forgets the thread's state here too, so the map holds live threads only.
-  threads_.erase(thread_id);
+  if (thread_id < kDirectThreads) {
+    if (thread_id < direct_threads_.size()) direct_threads_[thread_id] = ThreadState();
+  } else {
+    threads_.erase(thread_id);
+  }
+}
+
+WireWriter::ThreadState& WireWriter::thread_state(uint32_t thread_id) {
+  if (thread_id >= kDirectThreads) return threads_[thread_id];
+  if (thread_id >= direct_threads_.size()) direct_threads_.resize(thread_id + 256 < kDirectThreads ? thread_id + 256 : kDirectThreads);
+  return direct_threads_[thread_id];
 }
 
 void WireWriter::module(uint32_t module_id, uint8_t kind, const uint8_t* mvid, const std::string& path) {
@@ -174,12 +186,12 @@ void WireWriter::write_stack(uint32_t id, const uint32_t* frames, uint16_t count
   last_stack_.assign(frames, frames + count);
 }
 
-uint32_t WireWriter::stack_id(const uint32_t* frames, uint16_t count, uint8_t flags) {
+uint32_t WireWriter::stack_id(const uint32_t* frames, uint16_t count, uint8_t flags, uint32_t hash) {
   bool added = false;
-  uint32_t id = stacks_.intern(frames, count, flags, &added);
+  uint32_t id = stacks_.intern(frames, count, flags, hash, &added);
   if (id == StackTable::kFull) {
     reset_stacks();
-    id = stacks_.intern(frames, count, flags, &added);
+    id = stacks_.intern(frames, count, flags, hash, &added);
   }
   if (added) write_stack(id, frames, count, flags);
   return id;
@@ -190,15 +202,24 @@ void WireWriter::reset_stacks() {
   finish(s);
   stacks_.reset();
   last_stack_.clear();
+  for (auto& t : direct_threads_) t.stack = 0;
   for (auto& entry : threads_) entry.second.stack = 0;
 }
 
 void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
                         const uint32_t* frames, uint16_t frame_count) {
   const uint8_t stack_flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
-  const uint32_t stack = stack_id(frames, frame_count, stack_flags);
+  // A thread that has not moved (blocked, idle) repeats its stack: when the hash matches its
+  // previous stack's, comparing with that one spares the table lookup. (reset_stacks() clears
+  // every thread's previous stack, so an id from before a reset is never taken.)
+  const uint32_t hash = StackTable::hash(frames, frame_count, stack_flags);
+  const ThreadState& before = thread_state(thread_id);
+  const uint32_t stack = before.stack != 0 && before.stack_hash == hash && stacks_.same(before.stack, frames, frame_count, stack_flags)
+                             ? before.stack
+                             : stack_id(frames, frame_count, stack_flags, hash);
   open_batch(wire::kSamples);
-  ThreadState& t = threads_[thread_id];
+  // stack_id() may have reset the table; take the state after it.
+  ThreadState& t = thread_state(thread_id);
   const bool cpu = (flags & wire::kSampleCpu) != 0;
   const bool wall = (flags & wire::kSampleWall) != 0;
   uint8_t head = static_cast<uint8_t>((cpu ? wire::kHeadCpu : 0) | (wall ? wire::kHeadWall : 0));
@@ -211,15 +232,20 @@ void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64
   const uint64_t predicted = t.has_wall ? mono - t.wall_mono : 0;
   const uint64_t wall_field = zigzag(wall_ns, predicted);
   if (wall && wall_field == 0) head |= wire::kHeadWallPredicted;
-  batch_.push_back(head);
-  if ((head & wire::kHeadThreadMask) == 0) varint_to(&batch_, zigzag(thread_id, prev_thread_));
-  if ((head & wire::kHeadMonoSame) == 0) varint_to(&batch_, zigzag(mono, prev_mono_));
-  if ((head & wire::kHeadStackSame) == 0) varint_to(&batch_, stack);
-  if (cpu) varint_to(&batch_, cpu_ns);
-  if (wall && wall_field != 0) varint_to(&batch_, wall_field);
+  // At most 1 + 5 + 10 + 5 + 10 + 10 bytes, written through a pointer (open_batch left room).
+  uint8_t* const start = batch_.data() + batch_len_;
+  uint8_t* p = start;
+  *p++ = head;
+  if ((head & wire::kHeadThreadMask) == 0) p = put_varint(p, zigzag(thread_id, prev_thread_));
+  if ((head & wire::kHeadMonoSame) == 0) p = put_varint(p, zigzag(mono, prev_mono_));
+  if ((head & wire::kHeadStackSame) == 0) p = put_varint(p, stack);
+  if (cpu) p = put_varint(p, cpu_ns);
+  if (wall && wall_field != 0) p = put_varint(p, wall_field);
+  batch_len_ += static_cast<size_t>(p - start);
   prev_thread_ = thread_id;
   prev_mono_ = mono;
   t.stack = stack;
+  t.stack_hash = hash;
   if (wall) {
     t.has_wall = true;
     t.wall_mono = mono;
@@ -227,17 +253,20 @@ void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64
 }
 
 void WireWriter::event(const EventRecord& e, const uint32_t* frames, uint16_t frame_count, bool has_stack) {
-  const uint32_t stack = has_stack ? stack_id(frames, frame_count, e.stack_flags) : 0;
+  const uint32_t stack = has_stack ? stack_id(frames, frame_count, e.stack_flags, StackTable::hash(frames, frame_count, e.stack_flags)) : 0;
   open_batch(wire::kEvents);
-  batch_.push_back(e.kind);
-  batch_.push_back(static_cast<uint8_t>((e.has_value2 ? wire::kEventHasValue2 : 0) | (has_stack ? wire::kEventHasStack : 0) |
-                                       (e.label_id != 0 ? wire::kEventHasLabel : 0)));
-  varint_to(&batch_, zigzag(e.thread_id, prev_event_thread_));
-  varint_to(&batch_, zigzag(e.mono, prev_event_mono_));
-  if (has_stack) varint_to(&batch_, stack);
-  if (e.label_id != 0) varint_to(&batch_, e.label_id);
-  varint_to(&batch_, e.value1);
-  if (e.has_value2) varint_to(&batch_, e.value2);
+  uint8_t* const start = batch_.data() + batch_len_;
+  uint8_t* p = start;
+  *p++ = e.kind;
+  *p++ = static_cast<uint8_t>((e.has_value2 ? wire::kEventHasValue2 : 0) | (has_stack ? wire::kEventHasStack : 0) |
+                              (e.label_id != 0 ? wire::kEventHasLabel : 0));
+  p = put_varint(p, zigzag(e.thread_id, prev_event_thread_));
+  p = put_varint(p, zigzag(e.mono, prev_event_mono_));
+  if (has_stack) p = put_varint(p, stack);
+  if (e.label_id != 0) p = put_varint(p, e.label_id);
+  p = put_varint(p, e.value1);
+  if (e.has_value2) p = put_varint(p, e.value2);
+  batch_len_ += static_cast<size_t>(p - start);
   prev_event_thread_ = e.thread_id;
   prev_event_mono_ = e.mono;
 }

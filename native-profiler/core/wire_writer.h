@@ -152,11 +152,12 @@ class WireWriter {
  private:
   struct ThreadState {
     uint32_t stack = 0;  // 0: none yet
+    uint32_t stack_hash = 0;
     bool has_wall = false;
     uint64_t wall_mono = 0;
   };
   // The stack's id, defining it (STACK, after STACK_RESET when the table is full) if new.
-  uint32_t stack_id(const uint32_t* frames, uint16_t count, uint8_t flags);
+  uint32_t stack_id(const uint32_t* frames, uint16_t count, uint8_t flags, uint32_t hash);
   void write_stack(uint32_t id, const uint32_t* frames, uint16_t count, uint8_t flags);
   void open_batch(uint8_t type);
   // A record that may go out ahead of the samples held aside (a definition), or not.
@@ -169,15 +170,31 @@ class WireWriter {
   void u64(uint64_t v);
   void varint(uint64_t v) { varint_to(out_, v); }
   static void varint_to(std::vector<uint8_t>* to, uint64_t v);
+  static uint8_t* put_varint(uint8_t* p, uint64_t v) {
+    while (v >= 0x80) {
+      *p++ = static_cast<uint8_t>(v | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<uint8_t>(v);
+    return p;
+  }
   void str(const std::string& s);
 
   std::vector<uint8_t>* out_;
   StackTable stacks_;
   std::vector<uint32_t> last_stack_;  // the previous STACK's frames, for prefix sharing
-  std::vector<uint8_t> batch_;  // the body of the SAMPLES/EVENTS record being filled
+  // The body of the SAMPLES/EVENTS record being filled: allocated once (kBatchBytes and room
+  // for one more sample or event), filled up to batch_len_.
+  std::vector<uint8_t> batch_;
+  size_t batch_len_ = 0;
   uint8_t batch_type_ = 0;  // 0: none open
   uint64_t prev_mono_ = 0;
   uint32_t prev_thread_ = 0;
+  // Per-thread state: writers number threads densely from 1, so ids below kDirectThreads index
+  // a vector; the rare larger id (a process that made that many threads) goes to a map.
+  static constexpr uint32_t kDirectThreads = 1u << 16;
+  ThreadState& thread_state(uint32_t thread_id);
+  std::vector<ThreadState> direct_threads_;
   std::unordered_map<uint32_t, ThreadState> threads_;
   uint64_t prev_event_mono_ = 0;
   uint32_t prev_event_thread_ = 0;
