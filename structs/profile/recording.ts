@@ -84,8 +84,9 @@ interface MutableThread {
   clrThreadId: number;
   name: string;
   firstSeenMono: number;
-  lastSeenMono: number;
   ended: boolean;
+  /** Where its last-seen time is kept (Recording.lastSeen): a double stored into an object field may be boxed, an allocation per sample. */
+  index: number;
 }
 
 export type SampleVisitor = (index: number, mono: number, threadId: number, stackId: number, cpuNs: number, wallNs: number, flags: number) => void;
@@ -115,6 +116,8 @@ export class Recording implements WireSink {
   // The same threads by id for ids below DIRECT_THREAD_IDS (writers number threads from 1): an
   // array index per sample instead of a map lookup.
   private readonly threadById: (MutableThread | undefined)[] = [];
+  // Each thread's last-seen time, by MutableThread.index.
+  private lastSeen = new Float64Array(64);
   private readonly functionMap = new Map<number, FunctionInfo>();
   private readonly moduleMap = new Map<number, ModuleInfo>();
   // v1 names modules by file name only; each distinct one gets an id of ours.
@@ -180,11 +183,12 @@ export class Recording implements WireSink {
   }
 
   threads(): ThreadInfo[] {
-    return Array.from(this.threadMap.values());
+    return Array.from(this.threadMap.values(), (t) => this.threadInfo(t));
   }
 
   thread(id: number): ThreadInfo | undefined {
-    return this.threadMap.get(id);
+    const t = this.threadMap.get(id);
+    return t === undefined ? undefined : this.threadInfo(t);
   }
 
   /** Every function, including the synthetic INCOMPLETE_STACK one. */
@@ -302,16 +306,21 @@ export class Recording implements WireSink {
     const known = this.threadMap.get(r.threadId);
     if (known === undefined) {
       const thread: MutableThread = {
-        id: r.threadId, osTid: r.osTid, clrThreadId: r.clrThreadId, name: r.name,
-        firstSeenMono: r.mono, lastSeenMono: r.mono, ended: false,
+        id: r.threadId, osTid: r.osTid, clrThreadId: r.clrThreadId, name: r.name, firstSeenMono: r.mono, ended: false, index: this.threadMap.size,
       };
+      if (thread.index === this.lastSeen.length) {
+        const grown = new Float64Array(this.lastSeen.length * 2);
+        grown.set(this.lastSeen);
+        this.lastSeen = grown;
+      }
+      this.lastSeen[thread.index] = r.mono;
       this.threadMap.set(r.threadId, thread);
       if (r.threadId < DIRECT_THREAD_IDS) this.threadById[r.threadId] = thread;
     } else {
       known.name = r.name;
       known.osTid = r.osTid;
       known.clrThreadId = r.clrThreadId;
-      if (r.mono > known.lastSeenMono) known.lastSeenMono = r.mono;
+      if (r.mono > this.lastSeen[known.index]) this.lastSeen[known.index] = r.mono;
     }
     this.stringBytes += 2 * r.name.length;
   }
@@ -321,7 +330,7 @@ export class Recording implements WireSink {
     const known = this.threadMap.get(r.threadId);
     if (known === undefined) throw new RecordingError(`is a THREAD_END for thread ${r.threadId}, which no THREAD record defined`);
     known.ended = true;
-    if (r.mono > known.lastSeenMono) known.lastSeenMono = r.mono;
+    if (r.mono > this.lastSeen[known.index]) this.lastSeen[known.index] = r.mono;
   }
 
   onFunction(r: FunctionRecord): void {
@@ -386,7 +395,7 @@ export class Recording implements WireSink {
     // function ids are checked once per distinct stack, when the stack table stores it.
     const thread = this.threadMap.get(threadId);
     if (thread === undefined || this.closed) return this.rejectSample(threadId);
-    thread.lastSeenMono = mono;
+    this.lastSeen[thread.index] = mono;
     // A walk that produced no frames never reached the entry point either, so it is marked too.
     const incomplete = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0;
     const stackId = this.stacks.intern(frames, incomplete ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT, (flags & STACK_FLAGS) | (incomplete ? SampleFlags.Incomplete : 0));
@@ -401,7 +410,7 @@ export class Recording implements WireSink {
     const id = stackId < this.wireStacks.length ? this.wireStacks[stackId] : -1;
     if (id < 0) return this.rejectStack(stackId);
     this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
-    thread.lastSeenMono = values[0];
+    this.lastSeen[thread.index] = values[0];
   }
 
   onEvent(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
@@ -413,7 +422,7 @@ export class Recording implements WireSink {
       if (id < 0) return this.rejectEvent(`naming stack ${stackId}, which no STACK record defined since the last STACK_RESET`);
     }
     if (labelId !== 0 && !this.stringMap.has(labelId)) return this.rejectEvent(`naming string ${labelId}, which no STRING record defined`);
-    if (mono > thread.lastSeenMono) thread.lastSeenMono = mono;
+    if (mono > this.lastSeen[thread.index]) this.lastSeen[thread.index] = mono;
     this.eventColumns.append(kind, flags, mono, threadId, id, labelId, value1, value2);
   }
 
@@ -435,6 +444,10 @@ export class Recording implements WireSink {
 
   onUnknown(): void {
     // Unknown record types are skipped by design (PROTOCOL.md), so newer writers still work.
+  }
+
+  private threadInfo(t: MutableThread): ThreadInfo {
+    return { id: t.id, osTid: t.osTid, clrThreadId: t.clrThreadId, name: t.name, firstSeenMono: t.firstSeenMono, lastSeenMono: this.lastSeen[t.index], ended: t.ended };
   }
 
   private rejectSample(threadId: number): never {

@@ -67,7 +67,9 @@ for (const version of [2, 1]) {
     const bytes = stream(version);
     const chunks = Math.ceil(bytes.length / CHUNK);
     acc[0] = 0;
-    for (let i = 0; i < 3; i++) feed(bytes, sink); // let the optimizing compiler take over
+    // Long enough for the optimizing compiler to take over and for its one-off deoptimizations
+    // (a path seen for the first time) to be behind.
+    for (let i = 0; i < 8; i++) feed(bytes, sink);
     // The least of three measured runs: V8 sometimes deoptimizes the loop once and runs it
     // on-stack-replaced for a while, boxing doubles it would not box once reoptimized; what the
     // code itself allocates shows in every run.

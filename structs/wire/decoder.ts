@@ -37,7 +37,7 @@ export interface WireSink {
    * came with its STACK. The sample's u64 values are in `values`: [mono, cpuNs, wallNs] (numbers
    * as in onSample), the decoder's scratch array, valid only during this call. They travel in a
    * Float64Array rather than as arguments because V8 boxes a double passed to a call it has not
-   * inlined: this way nothing is allocated per sample whatever the optimizer decides.
+   * inlined (an allocation per sample).
    */
   onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void;
   /**
