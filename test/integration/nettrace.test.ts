@@ -35,6 +35,15 @@ function pprofName(name: string): string {
     else if (c === '>' && depth > 0) depth--;
     else if (depth === 0) out += c;
   }
+  // pprof also drops a C++ symbol's parameter list: libstdc++.so.6!operator delete[](void*)
+  // shows as libstdc++.so.6!operator delete[].
+  if (out.endsWith(')')) {
+    let open = 0;
+    for (let i = out.length - 1; i >= 0; i--) {
+      if (out[i] === ')') open++;
+      else if (out[i] === '(' && --open === 0) return out.slice(0, i);
+    }
+  }
   return out;
 }
 
