@@ -6,6 +6,7 @@
 #   test/targets/Demo/bin/out/Demo.dll             run: dotnet test/targets/Demo/bin/out/Demo.dll --seconds 10
 #   test/targets/CpuBench/bin/out/CpuBench.dll     run: dotnet test/targets/CpuBench/bin/out/CpuBench.dll --threads 2 --work 50000
 #   test/targets/GcLoad/bin/out/GcLoad.dll         run: dotnet test/targets/GcLoad/bin/out/GcLoad.dll --gen0 5 --gen1 3 --gen2 2 --allocate-mb 200 --exceptions 100
+#   test/targets/WireLoad/bin/out/WireLoad.dll     run: dotnet test/targets/WireLoad/bin/out/WireLoad.dll lock --threads 200 --seconds 10
 #   test/targets/Torture/bin/out/Torture.dll       run: dotnet test/targets/Torture/bin/out/Torture.dll library-swap --exit-code 42
 #     with its native libraries in test/targets/Torture/bin/native/ (scripts/build-torture-native.sh, gcc)
 # and self-contained .NET 8 and 9 builds of Scenarios and GcLoad (NuGet runtime packs):
@@ -19,7 +20,7 @@
 # Usage: scripts/build-targets.sh [--force]
 #   Quiet on success; on failure prints the compiler errors and exits non-zero.
 #   Idempotent: if nothing under test/targets/ (sources, project files) nor this script changed since
-#   the last successful build, and all the outputs exist, it skips them without running dotnet; the
+#   the last successful build, and all their outputs exist, it skips them without running dotnet; the
 #   two tools are checked the same way, each against its own folder.
 #   --force (or CLRSCOPE_FORCE_BUILD=1) always runs the build.
 # Build servers are disabled (--disable-build-servers) so no MSBuild/compiler server outlives the
@@ -30,7 +31,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 targets="$root/test/targets"
 solution="$targets/Targets.slnx"
 stamp="$targets/obj/build-targets.stamp"
-programs=(Scenarios Demo CpuBench GcLoad Torture)
+programs=(Scenarios Demo CpuBench GcLoad Torture WireLoad)
 
 force="${CLRSCOPE_FORCE_BUILD:-0}"
 for arg in "$@"; do

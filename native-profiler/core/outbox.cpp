@@ -13,6 +13,7 @@ Outbox::Outbox(Transport* transport, size_t capacity)
 
 bool Outbox::flush() {
   if (broken_) return false;
+  if (before_send_) before_send_();
   while (head_ < buf_.size()) {
     size_t sent = 0;
     const Transport::Status st = transport_->send(buf_.data() + head_, buf_.size() - head_, &sent);

@@ -5,6 +5,7 @@
 // definition does not fit, the stream is declared broken and the profiler goes quiet.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/page_memory.h"
@@ -17,6 +18,10 @@ class Outbox {
   Outbox(Transport* transport, size_t capacity);
 
   ByteBuffer* buffer() { return &buf_; }
+  // Runs at the start of every flush/drain: the encoder finishes a record it keeps open (wire
+  // v2 packs samples into one record until something else is written), so only whole records
+  // are sent.
+  void set_before_send(std::function<void()> fn) { before_send_ = std::move(fn); }
   // Room for a sample of this many bytes below the sample limit (a quarter of the capacity is
   // held back for definitions).
   bool room_for_sample(size_t bytes) const { return pending() + bytes <= sample_limit_; }
@@ -39,6 +44,7 @@ class Outbox {
   size_t sample_limit_;
   bool broken_ = false;
   uint64_t sent_total_ = 0;
+  std::function<void()> before_send_;
 };
 
 }  // namespace clrscope

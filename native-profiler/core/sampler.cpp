@@ -30,9 +30,21 @@ Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResol
       transport_(std::move(transport)),
       outbox_(transport_.get(), config.outbox_bytes),
       writer_(outbox_.buffer()),
-      symbols_(resolver, [this](uint32_t id, const ResolvedFrame& f) {
-        writer_.function(id, f.kind, f.name, f.module, f.file);
-      }) {}
+      symbols_(
+          resolver,
+          [this](uint32_t id, const ResolvedFrame& f) {
+            writer_.module(id, f.kind == wire::kManaged ? wire::kModuleManaged : wire::kModuleNative, f.mvid,
+                           f.module_path.empty() ? f.module : f.module_path);
+          },
+          [this](uint32_t id, uint32_t module_id, const ResolvedFrame& f) {
+            writer_.function(id, f.kind, module_id, f.token, f.name, f.file);
+            // A frame is a function until IL offsets are looked up, so stacks name function ids
+            // as frame ids and each function is its own frame, offset unknown.
+            writer_.frame(id, id, wire::kOffsetNone, 0);
+          }) {
+  ids_.reserve(kMaxFrames + 1);
+  outbox_.set_before_send([this] { writer_.close_batch(); });
+}
 
 Sampler::~Sampler() {
   if (thread_.joinable()) thread_.detach();

@@ -9,7 +9,8 @@ namespace {
 constexpr size_t kMaxCachedPcs = 1u << 20;
 }  // namespace
 
-SymbolCache::SymbolCache(FrameResolver* resolver, Define define) : resolver_(resolver), define_(std::move(define)) {
+SymbolCache::SymbolCache(FrameResolver* resolver, DefineModule define_module, Define define)
+    : resolver_(resolver), define_module_(std::move(define_module)), define_(std::move(define)) {
   roots_.push_back(false);  // id 0 is never used
 }
 
@@ -67,7 +68,22 @@ uint32_t SymbolCache::intern(const ResolvedFrame& f) {
   const uint32_t id = next_id_++;
   by_identity_.emplace(std::move(identity), id);
   roots_.push_back(f.thread_root);
-  define_(id, f);
+  define_(id, module_id(f), f);
+  return id;
+}
+
+uint32_t SymbolCache::module_id(const ResolvedFrame& f) {
+  const std::string& path = f.module_path.empty() ? f.module : f.module_path;
+  if (path.empty()) return 0;
+  // Managed and native code never share a file in practice, but the kind keeps them apart if
+  // they did (a ReadyToRun image is mapped like a library).
+  std::string key(1, static_cast<char>(f.kind));
+  key.append(path);
+  auto it = modules_.find(key);
+  if (it != modules_.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(modules_.size()) + 1;
+  modules_.emplace(std::move(key), id);
+  define_module_(id, f);
   return id;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Turns raw instruction pointers into the stream's function ids, on the sampler thread (never
 // in a signal handler). Each distinct pc is resolved once; each distinct function gets one id
-// and one FUNCTION record.
+// and one FUNCTION record, each module it lives in one id and one MODULE record before it.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -21,6 +21,12 @@ struct ResolvedFrame {
   // The frame is where a thread begins (libc's thread start, the process entry): a walk that
   // ends here reached the root even if the frame chain beyond it is not readable.
   bool thread_root = false;
+  // Where the code lives, so the workstation can find its symbols (PDB, debug info) later:
+  // the module's full path (empty: use `module`), its MVID (managed; zeros when unknown) and
+  // the method's metadata token (managed; 0 otherwise).
+  std::string module_path;
+  uint8_t mvid[16] = {};
+  uint32_t token = 0;
 };
 
 class FrameResolver {
@@ -33,8 +39,11 @@ class FrameResolver {
 
 class SymbolCache {
  public:
-  using Define = std::function<void(uint32_t id, const ResolvedFrame&)>;
-  SymbolCache(FrameResolver* resolver, Define define);
+  // A new module (its id, and the first frame found in it); then a new function and its module's
+  // id (0 for frames outside any module, e.g. synthetic ones).
+  using DefineModule = std::function<void(uint32_t module_id, const ResolvedFrame&)>;
+  using Define = std::function<void(uint32_t id, uint32_t module_id, const ResolvedFrame&)>;
+  SymbolCache(FrameResolver* resolver, DefineModule define_module, Define define);
 
   uint32_t function_for_pc(uintptr_t pc);
   uint32_t synthetic(const std::string& name);
@@ -49,9 +58,14 @@ class SymbolCache {
 
  private:
   uint32_t intern(const ResolvedFrame& f);
+  uint32_t module_id(const ResolvedFrame& f);
 
   FrameResolver* resolver_;
+  DefineModule define_module_;
   Define define_;
+  std::unordered_map<std::string, uint32_t, std::hash<std::string>, std::equal_to<std::string>,
+                     PageAllocator<std::pair<const std::string, uint32_t>>>
+      modules_;
   std::unordered_map<uintptr_t, uint32_t, std::hash<uintptr_t>, std::equal_to<uintptr_t>,
                      PageAllocator<std::pair<const uintptr_t, uint32_t>>>
       by_pc_;

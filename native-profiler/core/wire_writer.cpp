@@ -3,6 +3,15 @@
 #include <cstring>
 
 namespace clrscope {
+namespace {
+
+uint64_t zigzag(uint64_t a, uint64_t b) {
+  // a - b as a signed 64-bit delta, folded so small magnitudes of either sign stay small.
+  const int64_t d = static_cast<int64_t>(a - b);
+  return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+}
+
+}  // namespace
 
 size_t utf8_prefix(const std::string& s, size_t max) {
   if (s.size() <= max) return s.size();
@@ -25,22 +34,52 @@ void WireWriter::u64(uint64_t v) {
   for (int i = 0; i < 8; ++i) out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
+void WireWriter::varint_to(ByteBuffer* to, uint64_t v) {
+  while (v >= 0x80) {
+    to->push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  to->push_back(static_cast<uint8_t>(v));
+}
+
 void WireWriter::str(const std::string& s) {
   const size_t n = utf8_prefix(s, wire::kMaxString);
   u32(static_cast<uint32_t>(n));
   out_->insert(out_->end(), s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
-size_t WireWriter::begin(uint8_t type) {
+size_t WireWriter::begin_definition(uint8_t type) {
   const size_t start = out_->size();
   u32(0);  // length, patched by finish()
   u8(type);
   return start;
 }
 
+size_t WireWriter::begin(uint8_t type) {
+  close_batch();
+  return begin_definition(type);
+}
+
 void WireWriter::finish(size_t start) {
   const uint32_t length = static_cast<uint32_t>(out_->size() - start - 4);
   for (int i = 0; i < 4; ++i) (*out_)[start + i] = static_cast<uint8_t>(length >> (8 * i));
+}
+
+void WireWriter::close_batch() {
+  if (batch_type_ == 0) return;
+  u32(static_cast<uint32_t>(1 + batch_len_));
+  u8(batch_type_);
+  out_->insert(out_->end(), batch_.data(), batch_.data() + batch_len_);
+  batch_len_ = 0;
+  batch_type_ = 0;
+}
+
+void WireWriter::open_batch(uint8_t type) {
+  if (batch_type_ == type && batch_len_ < wire::kBatchBytes) return;
+  close_batch();
+  // A sample is at most 41 bytes, an event 47: one more always fits behind kBatchBytes.
+  if (batch_.empty()) batch_.resize(wire::kBatchBytes + 64);
+  batch_type_ = type;
 }
 
 void WireWriter::preamble() {
@@ -66,7 +105,7 @@ void WireWriter::hello(const HelloRecord& h) {
 
 void WireWriter::thread(uint32_t thread_id, uint32_t os_tid, uint64_t clr_thread_id, uint64_t mono,
                         const std::string& name) {
-  const size_t s = begin(wire::kThread);
+  const size_t s = begin_definition(wire::kThread);
   u32(thread_id);
   u32(os_tid);
   u64(clr_thread_id);
@@ -80,38 +119,156 @@ void WireWriter::thread_end(uint32_t thread_id, uint64_t mono) {
   u32(thread_id);
   u64(mono);
   finish(s);
+  // The reader forgets the thread's state here too, so the map holds live threads only.
+  if (thread_id < kDirectThreads) {
+    if (thread_id < direct_threads_.size()) direct_threads_[thread_id] = ThreadState();
+  } else {
+    threads_.erase(thread_id);
+  }
 }
 
-void WireWriter::function(uint32_t function_id, uint8_t kind, const std::string& name, const std::string& module,
-                          const std::string& file) {
-  const size_t s = begin(wire::kFunction);
+WireWriter::ThreadState& WireWriter::thread_state(uint32_t thread_id) {
+  if (thread_id >= kDirectThreads) return threads_[thread_id];
+  if (thread_id >= direct_threads_.size()) direct_threads_.resize(thread_id + 256 < kDirectThreads ? thread_id + 256 : kDirectThreads);
+  return direct_threads_[thread_id];
+}
+
+void WireWriter::module(uint32_t module_id, uint8_t kind, const uint8_t* mvid, const std::string& path) {
+  const size_t s = begin_definition(wire::kModule);
+  u32(module_id);
+  u8(kind);
+  for (int i = 0; i < 16; ++i) u8(mvid != nullptr ? mvid[i] : 0);
+  str(path);
+  finish(s);
+}
+
+void WireWriter::function(uint32_t function_id, uint8_t kind, uint32_t module_id, uint32_t token,
+                          const std::string& name, const std::string& file) {
+  const size_t s = begin_definition(wire::kFunction);
   u32(function_id);
   u8(kind);
+  u32(module_id);
+  u32(token);
   str(name);
-  str(module);
   str(file);
   finish(s);
 }
 
+void WireWriter::frame(uint32_t frame_id, uint32_t function_id, uint8_t offset_kind, uint32_t offset) {
+  const size_t s = begin_definition(wire::kFrame);
+  u32(frame_id);
+  u32(function_id);
+  u8(offset_kind);
+  u32(offset);
+  finish(s);
+}
+
+void WireWriter::string(uint32_t string_id, const std::string& text) {
+  const size_t s = begin_definition(wire::kString);
+  u32(string_id);
+  str(text);
+  finish(s);
+}
+
+void WireWriter::write_stack(uint32_t id, const uint32_t* frames, uint16_t count, uint8_t flags) {
+  // Stacks of one program share their root end (thread start, Main, the request loop): say how
+  // many root-side frames this one shares with the previous definition and send only the rest.
+  const size_t prev = last_stack_.size();
+  uint16_t shared = 0;
+  while (shared < count && shared < prev && frames[count - 1 - shared] == last_stack_[prev - 1 - shared]) ++shared;
+  const size_t s = begin_definition(wire::kStack);
+  varint(id);
+  u8(flags);
+  varint(shared);
+  varint(static_cast<uint64_t>(count - shared));
+  for (uint16_t i = 0; i < count - shared; ++i) varint(frames[i]);
+  finish(s);
+  last_stack_.assign(frames, frames + count);
+}
+
+uint32_t WireWriter::stack_id(const uint32_t* frames, uint16_t count, uint8_t flags, uint32_t hash) {
+  bool added = false;
+  uint32_t id = stacks_.intern(frames, count, flags, hash, &added);
+  if (id == StackTable::kFull) {
+    reset_stacks();
+    id = stacks_.intern(frames, count, flags, hash, &added);
+  }
+  if (added) write_stack(id, frames, count, flags);
+  return id;
+}
+
+void WireWriter::reset_stacks() {
+  const size_t s = begin(wire::kStackReset);
+  finish(s);
+  stacks_.reset();
+  last_stack_.clear();
+  for (auto& t : direct_threads_) t.stack = 0;
+  for (auto& entry : threads_) entry.second.stack = 0;
+}
+
 void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
                         const uint32_t* frames, uint16_t frame_count) {
-  // The hot record: size it once and write in place rather than byte by byte.
-  const size_t start = out_->size();
-  const size_t size = sample_size(frame_count);
-  out_->resize(start + size);
-  uint8_t* p = out_->data() + start;
-  auto put = [&p](uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) *p++ = static_cast<uint8_t>(v >> (8 * i));
-  };
-  put(size - 4, 4);
-  put(wire::kSample, 1);
-  put(mono, 8);
-  put(thread_id, 4);
-  put(flags, 1);
-  put(cpu_ns, 8);
-  put(wall_ns, 8);
-  put(frame_count, 2);
-  for (uint16_t i = 0; i < frame_count; ++i) put(frames[i], 4);
+  const uint8_t stack_flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
+  // A thread that has not moved (blocked, idle) repeats its stack: when the hash matches its
+  // previous stack's, comparing with that one spares the table lookup. (reset_stacks() clears
+  // every thread's previous stack, so an id from before a reset is never taken.)
+  const uint32_t hash = StackTable::hash(frames, frame_count, stack_flags);
+  const ThreadState& before = thread_state(thread_id);
+  const uint32_t stack = before.stack != 0 && before.stack_hash == hash && stacks_.same(before.stack, frames, frame_count, stack_flags)
+                             ? before.stack
+                             : stack_id(frames, frame_count, stack_flags, hash);
+  open_batch(wire::kSamples);
+  // stack_id() may have reset the table; take the state after it.
+  ThreadState& t = thread_state(thread_id);
+  const bool cpu = (flags & wire::kSampleCpu) != 0;
+  const bool wall = (flags & wire::kSampleWall) != 0;
+  uint8_t head = static_cast<uint8_t>((cpu ? wire::kHeadCpu : 0) | (wall ? wire::kHeadWall : 0));
+  if (thread_id == prev_thread_) head |= wire::kHeadThreadSame;
+  else if (thread_id == prev_thread_ + 1) head |= wire::kHeadThreadNext;
+  if (mono == prev_mono_) head |= wire::kHeadMonoSame;
+  if (stack == t.stack) head |= wire::kHeadStackSame;
+  // A wall value is the time since the thread's previous wall sample, so mono predicts it; it
+  // differs by how late the signal handler ran after the request.
+  const uint64_t predicted = t.has_wall ? mono - t.wall_mono : 0;
+  const uint64_t wall_field = zigzag(wall_ns, predicted);
+  if (wall && wall_field == 0) head |= wire::kHeadWallPredicted;
+  // At most 1 + 5 + 10 + 5 + 10 + 10 bytes, written through a pointer (open_batch left room).
+  uint8_t* const start = batch_.data() + batch_len_;
+  uint8_t* p = start;
+  *p++ = head;
+  if ((head & wire::kHeadThreadMask) == 0) p = put_varint(p, zigzag(thread_id, prev_thread_));
+  if ((head & wire::kHeadMonoSame) == 0) p = put_varint(p, zigzag(mono, prev_mono_));
+  if ((head & wire::kHeadStackSame) == 0) p = put_varint(p, stack);
+  if (cpu) p = put_varint(p, cpu_ns);
+  if (wall && wall_field != 0) p = put_varint(p, wall_field);
+  batch_len_ += static_cast<size_t>(p - start);
+  prev_thread_ = thread_id;
+  prev_mono_ = mono;
+  t.stack = stack;
+  t.stack_hash = hash;
+  if (wall) {
+    t.has_wall = true;
+    t.wall_mono = mono;
+  }
+}
+
+void WireWriter::event(const EventRecord& e, const uint32_t* frames, uint16_t frame_count, bool has_stack) {
+  const uint32_t stack = has_stack ? stack_id(frames, frame_count, e.stack_flags, StackTable::hash(frames, frame_count, e.stack_flags)) : 0;
+  open_batch(wire::kEvents);
+  uint8_t* const start = batch_.data() + batch_len_;
+  uint8_t* p = start;
+  *p++ = e.kind;
+  *p++ = static_cast<uint8_t>((e.has_value2 ? wire::kEventHasValue2 : 0) | (has_stack ? wire::kEventHasStack : 0) |
+                              (e.label_id != 0 ? wire::kEventHasLabel : 0));
+  p = put_varint(p, zigzag(e.thread_id, prev_event_thread_));
+  p = put_varint(p, zigzag(e.mono, prev_event_mono_));
+  if (has_stack) p = put_varint(p, stack);
+  if (e.label_id != 0) p = put_varint(p, e.label_id);
+  p = put_varint(p, e.value1);
+  if (e.has_value2) p = put_varint(p, e.value2);
+  batch_len_ += static_cast<size_t>(p - start);
+  prev_event_thread_ = e.thread_id;
+  prev_event_mono_ = e.mono;
 }
 
 void WireWriter::stats(const StatsRecord& st) {

@@ -1,36 +1,76 @@
 #pragma once
-// Encodes the clrscope sample stream, wire v1 (structs/wire/PROTOCOL.md). Pure byte
-// building: where the bytes go, and what happens when they cannot go, is the Outbox's job.
+// Encodes the clrscope sample stream, wire v2 (structs/wire/PROTOCOL.md). Pure byte building:
+// where the bytes go, and what happens when they cannot go, is the Outbox's job.
+//
+// v2 interns stacks here, at the source: sample() takes the frames, sends a STACK definition
+// the first time it sees them (bounded table, STACK_RESET when full) and then only the stack's
+// id. Samples are packed into SAMPLES records with their times and values delta/varint coded
+// against the previous sample of the stream (and of the thread). The record being filled is
+// kept aside: definitions (THREAD, MODULE, FUNCTION, FRAME, STACK, STRING) go out ahead of it,
+// so a new stack does not cut the record in two; any other record, or close_batch() (which must
+// run before the bytes are sent), appends it first.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/page_memory.h"
+#include "core/stack_table.h"
 
 namespace clrscope {
 
 namespace wire {
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;
 constexpr uint32_t kMaxRecord = 1u << 20;
 constexpr size_t kMaxString = 65535;
+// A SAMPLES or EVENTS record is closed once it reaches this size, so records stay far below
+// kMaxRecord, the outbox can send while a busy tick is still being encoded, and the bytes held
+// aside (not yet counted by the outbox) stay few.
+constexpr size_t kBatchBytes = 16 * 1024;
 
 enum RecordType : uint8_t {
   kHello = 0x01,
   kThread = 0x02,
   kThreadEnd = 0x03,
   kFunction = 0x04,
-  kSample = 0x05,
   kStats = 0x06,
   kSuspension = 0x07,
+  kModule = 0x09,
+  kFrame = 0x0A,
+  kStack = 0x0B,
+  kStackReset = 0x0C,
+  kSamples = 0x0D,
+  kString = 0x0E,
+  kEvents = 0x0F,
   kEnd = 0x7F,
 };
 
 enum HelloFlags : uint32_t { kHelloCpu = 1, kHelloWall = 2, kHelloAttached = 4 };
+// Sample flags as the sampler builds them; on the wire v2 the first two stay with the sample
+// and the last two go with its STACK (they describe the walk, which the stack records).
 enum SampleFlags : uint8_t { kSampleCpu = 1, kSampleWall = 2, kSampleIncomplete = 4, kSampleElided = 8 };
 enum FunctionKind : uint8_t { kManaged = 0, kNative = 1, kSynthetic = 2 };
 enum EndReason : uint8_t { kEndShutdown = 0, kEndDetach = 1, kEndStopped = 2, kEndRequested = 3 };
+enum ModuleKind : uint8_t { kModuleManaged = 0, kModuleNative = 1 };
+enum OffsetKind : uint8_t { kOffsetNone = 0, kOffsetIL = 1, kOffsetNative = 2 };
+enum EventKind : uint8_t { kEventAllocation = 1, kEventContention = 2, kEventException = 3 };
 enum SuspensionFlags : uint8_t { kSuspensionInduced = 1, kSuspensionAborted = 2 };
+
+// The head byte of one sample in a SAMPLES record.
+enum SampleHead : uint8_t {
+  kHeadCpu = 0x01,           // a cpuNs field follows
+  kHeadWall = 0x02,          // the sample has a wall value
+  kHeadThreadMask = 0x0C,    // 0: a thread delta follows; kHeadThreadSame; kHeadThreadNext
+  kHeadThreadSame = 0x04,    // the previous sample's thread
+  kHeadThreadNext = 0x08,    // the previous sample's thread + 1
+  kHeadMonoSame = 0x10,      // the previous sample's mono (else a mono delta follows)
+  kHeadStackSame = 0x20,     // this thread's previous stack (else a stack id follows)
+  kHeadWallPredicted = 0x40, // wall = mono - this thread's previous wall-sample mono
+};
+// The head byte of one event in an EVENTS record.
+enum EventHead : uint8_t { kEventHasValue2 = 0x01, kEventHasStack = 0x02, kEventHasLabel = 0x04 };
+constexpr uint32_t kMaxStackId = (1u << 24) - 1;
 }  // namespace wire
 
 struct HelloRecord {
@@ -62,6 +102,19 @@ struct StatsRecord {
   uint64_t dropped_other;
 };
 
+// One event sample (allocation, contention, exception: wire::EventKind). Values by kind are in
+// PROTOCOL.md; `label_id` names a STRING (0: none).
+struct EventRecord {
+  uint8_t kind = 0;
+  uint64_t mono = 0;
+  uint32_t thread_id = 0;
+  uint8_t stack_flags = 0;  // kSampleIncomplete / kSampleElided of the walk, when there is a stack
+  uint32_t label_id = 0;
+  uint64_t value1 = 0;
+  uint64_t value2 = 0;
+  bool has_value2 = false;
+};
+
 class WireWriter {
  public:
   explicit WireWriter(ByteBuffer* out) : out_(out) {}
@@ -69,30 +122,83 @@ class WireWriter {
   void preamble();
   void hello(const HelloRecord& h);
   void thread(uint32_t thread_id, uint32_t os_tid, uint64_t clr_thread_id, uint64_t mono, const std::string& name);
+  // Also forgets the thread's sample state (the reader does the same).
   void thread_end(uint32_t thread_id, uint64_t mono);
-  void function(uint32_t function_id, uint8_t kind, const std::string& name, const std::string& module,
+  // `mvid`: 16 bytes (a GUID as laid out in memory), or nullptr for none.
+  void module(uint32_t module_id, uint8_t kind, const uint8_t* mvid, const std::string& path);
+  void function(uint32_t function_id, uint8_t kind, uint32_t module_id, uint32_t token, const std::string& name,
                 const std::string& file);
+  void frame(uint32_t frame_id, uint32_t function_id, uint8_t offset_kind, uint32_t offset);
+  void string(uint32_t string_id, const std::string& text);
+  // `frames` are frame ids, leaf first; `flags` are wire::SampleFlags (all four).
   void sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
               const uint32_t* frames, uint16_t frame_count);
+  // An event with the stack `frames` (frame_count 0 and frames nullptr: no stack).
+  void event(const EventRecord& e, const uint32_t* frames, uint16_t frame_count, bool has_stack);
   void stats(const StatsRecord& s);
   void suspension(const SuspensionRecord& s);
   void end(uint64_t mono, uint8_t reason);
   // A record of any type with an opaque body (tests; future record types).
   void raw(uint8_t type, const uint8_t* body, size_t size);
+  // Forgets every stack (STACK_RESET); the table does this itself when it is full.
+  void reset_stacks();
+  // Finishes the open SAMPLES/EVENTS record so the buffer ends on a record boundary.
+  void close_batch();
 
-  // Bytes a SAMPLE with this many frames takes, to decide before encoding whether it fits.
-  static size_t sample_size(uint16_t frame_count) { return 4 + 1 + 8 + 4 + 1 + 8 + 8 + 2 + 4u * frame_count; }
+  // At most the bytes a sample (or event) with this many frames adds, its STACK definition and
+  // a new SAMPLES record included: to decide before encoding whether it fits.
+  static size_t sample_size(uint16_t frame_count) { return 5 + 47 + 5 + 15 + 5u * frame_count; }
+  const StackTable& stacks() const { return stacks_; }
 
  private:
+  struct ThreadState {
+    uint32_t stack = 0;  // 0: none yet
+    uint32_t stack_hash = 0;
+    bool has_wall = false;
+    uint64_t wall_mono = 0;
+  };
+  // The stack's id, defining it (STACK, after STACK_RESET when the table is full) if new.
+  uint32_t stack_id(const uint32_t* frames, uint16_t count, uint8_t flags, uint32_t hash);
+  void write_stack(uint32_t id, const uint32_t* frames, uint16_t count, uint8_t flags);
+  void open_batch(uint8_t type);
+  // A record that may go out ahead of the samples held aside (a definition), or not.
+  size_t begin_definition(uint8_t type);
   size_t begin(uint8_t type);
   void finish(size_t start);
   void u8(uint8_t v) { out_->push_back(v); }
   void u16(uint16_t v);
   void u32(uint32_t v);
   void u64(uint64_t v);
+  void varint(uint64_t v) { varint_to(out_, v); }
+  static void varint_to(ByteBuffer* to, uint64_t v);
+  static uint8_t* put_varint(uint8_t* p, uint64_t v) {
+    while (v >= 0x80) {
+      *p++ = static_cast<uint8_t>(v | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<uint8_t>(v);
+    return p;
+  }
   void str(const std::string& s);
 
   ByteBuffer* out_;
+  StackTable stacks_;
+  std::vector<uint32_t> last_stack_;  // the previous STACK's frames, for prefix sharing
+  // The body of the SAMPLES/EVENTS record being filled: allocated once (kBatchBytes and room
+  // for one more sample or event), filled up to batch_len_.
+  ByteBuffer batch_;
+  size_t batch_len_ = 0;
+  uint8_t batch_type_ = 0;  // 0: none open
+  uint64_t prev_mono_ = 0;
+  uint32_t prev_thread_ = 0;
+  // Per-thread state: writers number threads densely from 1, so ids below kDirectThreads index
+  // a vector; the rare larger id (a process that made that many threads) goes to a map.
+  static constexpr uint32_t kDirectThreads = 1u << 16;
+  ThreadState& thread_state(uint32_t thread_id);
+  std::vector<ThreadState, PageAllocator<ThreadState>> direct_threads_;
+  std::unordered_map<uint32_t, ThreadState> threads_;
+  uint64_t prev_event_mono_ = 0;
+  uint32_t prev_event_thread_ = 0;
 };
 
 // The longest prefix of `s` that is at most `max` bytes and ends on a UTF-8 boundary.

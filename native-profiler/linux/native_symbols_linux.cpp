@@ -158,6 +158,7 @@ bool resolve_native(uintptr_t pc, ResolvedFrame* out) {
   if (!l.found) return false;
   out->kind = 1;
   out->module = platform::file_name_of(l.path.empty() ? main_program_name() : l.path);
+  out->module_path = l.path.empty() ? main_program_name() : l.path;
   out->name = demangle(l.symbol);
   out->key = l.symbol.empty() ? l.base : l.symbol_start;
   out->thread_root = is_thread_start(out->module, out->name);

@@ -10,7 +10,7 @@ void ClrFrameResolver::resolve(uintptr_t pc, ResolvedFrame* out) {
   clr::ReJITID rejit = 0;
   // GetFunctionFromIP3 also knows IL stubs and dynamic methods.
   if (clr::SUCCEEDED(info_->GetFunctionFromIP3(reinterpret_cast<clr::LPCBYTE>(pc), &function, &rejit)) && function != 0 &&
-      names_.describe(function, &out->name, &out->module)) {
+      names_.describe(function, out)) {
     out->kind = 0;
     out->key = function;
     return;
@@ -20,6 +20,7 @@ void ClrFrameResolver::resolve(uintptr_t pc, ResolvedFrame* out) {
   out->key = 0;
   out->name = "[unknown]";
   out->module.clear();
+  out->module_path.clear();
 }
 
 }  // namespace clrscope

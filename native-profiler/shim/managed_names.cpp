@@ -1,5 +1,7 @@
 #include "shim/managed_names.h"
 
+#include <cstring>
+
 #include "core/utf16.h"
 
 namespace clrscope {
@@ -32,9 +34,19 @@ const ManagedNames::ModuleInfo& ManagedNames::module(ModuleID id) {
   LPCBYTE base = nullptr;
   AssemblyID assembly = 0;
   if (SUCCEEDED(info_->GetModuleInfo(id, &base, 512, &len, path, &assembly)) && len > 0) {
-    std::string p = utf16_to_utf8(reinterpret_cast<const char16_t*>(path), len);
-    const size_t slash = p.find_last_of("/\\");
-    m.file = slash == std::string::npos ? p : p.substr(slash + 1);
+    m.path = utf16_to_utf8(reinterpret_cast<const char16_t*>(path), len < 512 ? len : 512);
+    const size_t slash = m.path.find_last_of("/\\");
+    m.file = slash == std::string::npos ? m.path : m.path.substr(slash + 1);
+  }
+  if (m.metadata != nullptr) {
+    // The MVID tells a module's build apart from any other, so the workstation can check that
+    // a PDB it finds later belongs to the code that ran.
+    GUID mvid{};
+    ULONG name_len = 0;
+    if (SUCCEEDED(m.metadata->GetScopeProps(nullptr, 0, &name_len, &mvid))) {
+      static_assert(sizeof(mvid) == sizeof(m.mvid), "a GUID is 16 bytes");
+      std::memcpy(m.mvid, &mvid, sizeof m.mvid);
+    }
   }
   return modules_.emplace(id, m).first->second;
 }
@@ -112,7 +124,12 @@ bool ManagedNames::dynamic_name(FunctionID function, std::string* name, std::str
   return true;
 }
 
-bool ManagedNames::describe(FunctionID function, std::string* name, std::string* module_file) {
+bool ManagedNames::describe(FunctionID function, ResolvedFrame* out) {
+  std::string* name = &out->name;
+  std::string* module_file = &out->module;
+  out->module_path.clear();
+  std::memset(out->mvid, 0, sizeof out->mvid);
+  out->token = 0;
   ClassID cls = 0;
   ModuleID mod = 0;
   mdToken token = 0;
@@ -125,6 +142,9 @@ bool ManagedNames::describe(FunctionID function, std::string* name, std::string*
   if ((token & 0x00FFFFFF) == 0 && dynamic_name(function, name, module_file)) return true;
   const ModuleInfo& m = module(mod);
   *module_file = m.file;
+  out->module_path = m.path;
+  std::memcpy(out->mvid, m.mvid, sizeof out->mvid);
+  out->token = token;
   std::string method = "?";
   mdTypeDef owner = mdTokenNil;
   if (m.metadata != nullptr) {

@@ -8,6 +8,7 @@
 #include "clr/corprof.h"
 #include "clr/metadata.h"
 #include "core/page_memory.h"
+#include "core/symbol_cache.h"
 
 namespace clrscope {
 
@@ -18,13 +19,16 @@ class ManagedNames {
   ManagedNames(const ManagedNames&) = delete;
   ManagedNames& operator=(const ManagedNames&) = delete;
 
-  // False when the runtime no longer knows the function (e.g. during shutdown).
-  bool describe(clr::FunctionID function, std::string* name, std::string* module);
+  // Fills the name, module file name and path, the module's MVID and the method token. False
+  // when the runtime no longer knows the function (e.g. during shutdown).
+  bool describe(clr::FunctionID function, ResolvedFrame* out);
 
  private:
   struct ModuleInfo {
     clr::IMetaDataImport* metadata = nullptr;
     std::string file;
+    std::string path;
+    uint8_t mvid[16] = {};
   };
   const ModuleInfo& module(clr::ModuleID id);
   bool dynamic_name(clr::FunctionID function, std::string* name, std::string* module);

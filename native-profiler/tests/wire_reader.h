@@ -1,6 +1,7 @@
 #pragma once
-// A minimal reader of the wire stream for C++ tests that drive the sampler end to end. The
-// product's decoder is structs/wire/decoder.ts; this one only has to be simple and strict.
+// A minimal reader of the wire stream (v1 and v2) for C++ tests that drive the sampler end to
+// end and check the shared fixtures. The product's decoder is structs/wire/decoder.ts; this one
+// only has to be simple and strict: it throws on anything PROTOCOL.md does not allow.
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -13,33 +14,87 @@ namespace clrscope::testing {
 struct ReadSample {
   uint64_t mono;
   uint32_t thread_id;
-  uint8_t flags;
+  uint8_t flags;  // v1 bits: cpu, wall, incomplete, elided (v2: the stack's flags merged in)
   uint64_t cpu_ns;
   uint64_t wall_ns;
-  std::vector<uint32_t> frames;
+  uint32_t stack_id = 0;  // v2: the wire stack id (ids restart after a STACK_RESET)
+  std::vector<uint32_t> frames;  // v1: function ids; v2: frame ids
 };
 
 struct ReadFunction {
   uint8_t kind;
   std::string name;
-  std::string module;
+  std::string module;  // the module's file name
+  uint32_t module_id = 0;
+  uint32_t token = 0;
+  std::string file;
+};
+
+struct ReadModule {
+  uint8_t kind;
+  std::string path;
+  uint8_t mvid[16];
+};
+
+struct ReadFrame {
+  uint32_t function_id;
+  uint8_t offset_kind;
+  uint32_t offset;
+};
+
+struct ReadStack {
+  uint8_t flags;
+  std::vector<uint32_t> frames;
+};
+
+struct ReadEvent {
+  uint8_t kind;
+  uint64_t mono;
+  uint32_t thread_id;
+  uint32_t stack_id;  // 0: none
+  uint32_t label_id;  // 0: none
+  uint64_t value1;
+  uint64_t value2;
+  bool has_value2;
+  std::vector<uint32_t> frames;
 };
 
 struct ReadStream {
+  uint16_t version = 0;
   uint32_t pid = 0;
   std::map<uint32_t, std::string> thread_names;
   std::map<uint32_t, uint32_t> thread_tids;
   std::map<uint32_t, ReadFunction> functions;
+  std::map<uint32_t, ReadModule> modules;
+  std::map<uint32_t, ReadFrame> frames;
+  std::map<uint32_t, ReadStack> stacks;  // the stacks defined since the last STACK_RESET
+  std::map<uint32_t, std::string> strings;
   std::vector<ReadSample> samples;
+  std::vector<ReadEvent> events;
   std::vector<uint32_t> ended_threads;
   uint64_t stats_samples = 0;
+  uint32_t stack_definitions = 0;
+  uint32_t stack_resets = 0;
+  uint32_t samples_records = 0;
   bool ended = false;
   uint8_t end_reason = 0xFF;
 
+  // The function a stack entry names (v1: function ids; v2: frame ids).
+  const ReadFunction* function_of(uint32_t entry) const {
+    uint32_t fn = entry;
+    if (version >= 2) {
+      auto fr = frames.find(entry);
+      if (fr == frames.end()) return nullptr;
+      fn = fr->second.function_id;
+    }
+    auto it = functions.find(fn);
+    return it == functions.end() ? nullptr : &it->second;
+  }
+
   bool stack_has(const ReadSample& s, const std::string& name) const {
     for (uint32_t f : s.frames) {
-      auto it = functions.find(f);
-      if (it != functions.end() && it->second.name == name) return true;
+      const ReadFunction* fn = function_of(f);
+      if (fn != nullptr && fn->name == name) return true;
     }
     return false;
   }
@@ -55,6 +110,20 @@ class Cursor {
     std::memcpy(&v, p_ + at_, sizeof(T));
     at_ += sizeof(T);
     return v;
+  }
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+      const uint8_t b = get<uint8_t>();
+      if (shift == 63 && b > 1) throw std::runtime_error("varint above 2^64");
+      v |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    throw std::runtime_error("varint longer than 10 bytes");
+  }
+  int64_t zigzag() {
+    const uint64_t z = varint();
+    return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1);
   }
   std::string str() {
     const uint32_t len = get<uint32_t>();
@@ -78,17 +147,134 @@ class Cursor {
   size_t at_ = 0;
 };
 
-inline ReadStream read_stream(const std::vector<uint8_t>& bytes) {
+namespace detail {
+
+inline std::string file_name(const std::string& path) {
+  const size_t slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The v2 decoding state that spans records (PROTOCOL.md, SAMPLES and EVENTS).
+struct V2State {
+  uint64_t mono = 0;
+  uint32_t thread = 0;
+  struct Thread {
+    uint32_t stack = 0;
+    bool has_wall = false;
+    uint64_t wall_mono = 0;
+  };
+  std::map<uint32_t, Thread> threads;
+  uint64_t event_mono = 0;
+  uint32_t event_thread = 0;
+  std::vector<uint32_t> last_stack;
+};
+
+inline const ReadStack& stack_named(const ReadStream& out, uint32_t id) {
+  auto it = out.stacks.find(id);
+  if (it == out.stacks.end()) throw std::runtime_error("sample names an undefined stack");
+  return it->second;
+}
+
+inline void read_samples(Cursor& c, size_t end, ReadStream& out, V2State& st) {
+  while (c.at() < end) {
+    const uint8_t head = c.get<uint8_t>();
+    if (head & 0x80) throw std::runtime_error("sample head has the reserved bit set");
+    uint32_t thread = st.thread;
+    switch (head & 0x0C) {
+      case 0x00: thread = static_cast<uint32_t>(st.thread + c.zigzag()); break;
+      case 0x04: break;
+      case 0x08: thread = st.thread + 1; break;
+      default: throw std::runtime_error("sample head has thread code 3");
+    }
+    const uint64_t mono = (head & 0x10) ? st.mono : st.mono + static_cast<uint64_t>(c.zigzag());
+    V2State::Thread& t = st.threads[thread];
+    uint32_t stack = t.stack;
+    if ((head & 0x20) == 0) stack = static_cast<uint32_t>(c.varint());
+    if (stack == 0) throw std::runtime_error("sample reuses a stack its thread does not have");
+    ReadSample s;
+    s.mono = mono;
+    s.thread_id = thread;
+    s.cpu_ns = (head & 0x01) ? c.varint() : 0;
+    s.wall_ns = 0;
+    if (head & 0x02) {
+      const uint64_t predicted = t.has_wall ? mono - t.wall_mono : 0;
+      s.wall_ns = (head & 0x40) ? predicted : predicted + static_cast<uint64_t>(c.zigzag());
+      t.has_wall = true;
+      t.wall_mono = mono;
+    } else if (head & 0x40) {
+      throw std::runtime_error("wall-predicted bit on a sample without wall");
+    }
+    const ReadStack& def = stack_named(out, stack);
+    s.flags = static_cast<uint8_t>((head & 0x03) | def.flags);
+    s.stack_id = stack;
+    s.frames = def.frames;
+    if (out.thread_names.count(thread) == 0) throw std::runtime_error("sample names an undefined thread");
+    out.samples.push_back(std::move(s));
+    st.thread = thread;
+    st.mono = mono;
+    t.stack = stack;
+  }
+}
+
+inline void read_events(Cursor& c, size_t end, ReadStream& out, V2State& st) {
+  while (c.at() < end) {
+    ReadEvent e;
+    e.kind = c.get<uint8_t>();
+    const uint8_t head = c.get<uint8_t>();
+    if (head & 0xF8) throw std::runtime_error("event head has reserved bits set");
+    e.thread_id = static_cast<uint32_t>(st.event_thread + c.zigzag());
+    e.mono = st.event_mono + static_cast<uint64_t>(c.zigzag());
+    e.stack_id = (head & 0x02) ? static_cast<uint32_t>(c.varint()) : 0;
+    e.label_id = (head & 0x04) ? static_cast<uint32_t>(c.varint()) : 0;
+    e.value1 = c.varint();
+    e.has_value2 = (head & 0x01) != 0;
+    e.value2 = e.has_value2 ? c.varint() : 0;
+    if (e.stack_id != 0) e.frames = stack_named(out, e.stack_id).frames;
+    if (e.label_id != 0 && out.strings.count(e.label_id) == 0) throw std::runtime_error("event names an undefined string");
+    st.event_thread = e.thread_id;
+    st.event_mono = e.mono;
+    out.events.push_back(std::move(e));
+  }
+}
+
+inline void read_stack(Cursor& c, ReadStream& out, V2State& st) {
+  const uint32_t id = static_cast<uint32_t>(c.varint());
+  if (id == 0 || id >= (1u << 24)) throw std::runtime_error("stack id out of range");
+  if (out.stacks.count(id) != 0) throw std::runtime_error("STACK redefines a stack");
+  ReadStack s;
+  s.flags = c.get<uint8_t>();
+  const uint64_t shared = c.varint();
+  const uint64_t count = c.varint();
+  if (shared > st.last_stack.size()) throw std::runtime_error("STACK shares more frames than the previous one has");
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint32_t f = static_cast<uint32_t>(c.varint());
+    if (out.frames.count(f) == 0) throw std::runtime_error("STACK names an undefined frame");
+    s.frames.push_back(f);
+  }
+  s.frames.insert(s.frames.end(), st.last_stack.end() - static_cast<std::ptrdiff_t>(shared), st.last_stack.end());
+  st.last_stack = s.frames;
+  out.stacks[id] = std::move(s);
+  ++out.stack_definitions;
+}
+
+}  // namespace detail
+
+template <typename Bytes>
+inline ReadStream read_stream(const Bytes& bytes) {
   ReadStream out;
   Cursor c(bytes.data(), bytes.size());
   char magic[8];
   for (char& m : magic) m = static_cast<char>(c.get<uint8_t>());
   if (std::string(magic, 8) != "CLRSCOPE") throw std::runtime_error("bad magic");
-  if (c.get<uint16_t>() != 1) throw std::runtime_error("bad version");
+  out.version = c.get<uint16_t>();
+  if (out.version != 1 && out.version != 2) throw std::runtime_error("bad version");
+  const bool v2 = out.version == 2;
   c.skip(2 + 4);
+  detail::V2State st;
   while (c.at() < bytes.size()) {
     const uint32_t length = c.get<uint32_t>();
     const size_t start = c.at();
+    const size_t end = start + length;
     const uint8_t type = c.get<uint8_t>();
     switch (type) {
       case 0x01:
@@ -102,19 +288,37 @@ inline ReadStream read_stream(const std::vector<uint8_t>& bytes) {
         out.thread_names[id] = c.str();
         break;
       }
-      case 0x03:
-        out.ended_threads.push_back(c.get<uint32_t>());
+      case 0x03: {
+        const uint32_t id = c.get<uint32_t>();
+        out.ended_threads.push_back(id);
+        st.threads.erase(id);
         break;
+      }
       case 0x04: {
         const uint32_t id = c.get<uint32_t>();
         ReadFunction f;
         f.kind = c.get<uint8_t>();
-        f.name = c.str();
-        f.module = c.str();
+        if (v2) {
+          f.module_id = c.get<uint32_t>();
+          f.token = c.get<uint32_t>();
+          f.name = c.str();
+          f.file = c.str();
+          if (f.module_id != 0) {
+            auto m = out.modules.find(f.module_id);
+            if (m == out.modules.end()) throw std::runtime_error("FUNCTION names an undefined module");
+            f.module = detail::file_name(m->second.path);
+          }
+        } else {
+          f.name = c.str();
+          f.module = c.str();
+          f.file = c.str();
+        }
+        if (out.functions.count(id) != 0) throw std::runtime_error("FUNCTION redefines a function");
         out.functions[id] = f;
         break;
       }
       case 0x05: {
+        if (v2) throw std::runtime_error("a v1 SAMPLE record in a v2 stream");
         ReadSample s;
         s.mono = c.get<uint64_t>();
         s.thread_id = c.get<uint32_t>();
@@ -134,6 +338,55 @@ inline ReadStream read_stream(const std::vector<uint8_t>& bytes) {
       case 0x06:
         c.get<uint64_t>();
         out.stats_samples = c.get<uint64_t>();
+        break;
+      case 0x09:
+        if (v2) {
+          const uint32_t id = c.get<uint32_t>();
+          ReadModule m;
+          m.kind = c.get<uint8_t>();
+          for (uint8_t& b : m.mvid) b = c.get<uint8_t>();
+          m.path = c.str();
+          if (id == 0 || out.modules.count(id) != 0) throw std::runtime_error("MODULE id 0 or defined twice");
+          out.modules[id] = m;
+        }
+        break;
+      case 0x0A:
+        if (v2) {
+          const uint32_t id = c.get<uint32_t>();
+          ReadFrame f;
+          f.function_id = c.get<uint32_t>();
+          f.offset_kind = c.get<uint8_t>();
+          f.offset = c.get<uint32_t>();
+          if (out.functions.count(f.function_id) == 0) throw std::runtime_error("FRAME names an undefined function");
+          if (out.frames.count(id) != 0) throw std::runtime_error("FRAME redefines a frame");
+          out.frames[id] = f;
+        }
+        break;
+      case 0x0B:
+        if (v2) detail::read_stack(c, out, st);
+        break;
+      case 0x0C:
+        if (v2) {
+          out.stacks.clear();
+          st.last_stack.clear();
+          for (auto& t : st.threads) t.second.stack = 0;
+          ++out.stack_resets;
+        }
+        break;
+      case 0x0D:
+        if (v2) {
+          ++out.samples_records;
+          detail::read_samples(c, end, out, st);
+        }
+        break;
+      case 0x0E:
+        if (v2) {
+          const uint32_t id = c.get<uint32_t>();
+          out.strings[id] = c.str();
+        }
+        break;
+      case 0x0F:
+        if (v2) detail::read_events(c, end, out, st);
         break;
       case 0x7F:
         c.get<uint64_t>();

@@ -3,38 +3,84 @@
 #include <gtest/gtest.h>
 
 #include "tests/fixture_bytes.h"
+#include "tests/wire_reader.h"
 
 namespace clrscope {
 namespace {
 
-// The same records as structs/wire/fixtures/basic.json, written by the C++ encoder; the TS
-// decoder is tested against the very same bytes.
-TEST(WireWriter, EncodesTheSharedFixtureByteForByte) {
+template <typename Bytes>
+void expect_bytes(const Bytes& out, const std::vector<uint8_t>& expected) {
+  ASSERT_EQ(out.size(), expected.size());
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], expected[i]) << "first difference at byte " << i;
+}
+
+// The same records as structs/wire/fixtures/basic-v2.json, written by the C++ encoder; the TS
+// encoder and decoder are tested against the very same bytes. The writer interns the stacks
+// itself, so the STACK records come out where the fixture has them: before first use.
+TEST(WireWriter, EncodesTheSharedV2FixtureByteForByte) {
   ByteBuffer out;
   WireWriter w(&out);
   w.preamble();
-  w.hello(HelloRecord{4242, 3, 1000000000ull, 1700000000000000000ull, 10000000, 64, "10.0.12", "0.1.0"});
+  w.hello(HelloRecord{4242, 3, 1000000000ull, 1700000000000000000ull, 10000000, 64, "10.0.12", "0.2.0"});
   w.thread(1, 4243, 0x7f0012345678ull, 1000000100ull, "worker-a");
-  w.function(1, wire::kManaged, "Demo.Work.Hot", "Demo.dll", "");
-  w.function(2, wire::kNative, "start_thread", "libc.so.6", "");
-  w.function(3, wire::kSynthetic, "[frames elided]", "", "");
-  w.function(4, wire::kManaged, "Demo.\xC3\x9Cn\xC3\xAF" "code+Nested<System.Int32>.M\xC3\xA9thode", "Demo.dll", "Program.cs");
+  w.thread(2, 4244, 0x7f0012345700ull, 1000000200ull, "worker-b");
+  const uint8_t mvid[16] = {0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a, 0x69, 0x78, 0x87, 0x96, 0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0};
+  w.module(1, wire::kModuleManaged, mvid, "/app/Demo.dll");
+  w.module(2, wire::kModuleNative, nullptr, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+  w.function(1, wire::kManaged, 1, 0x06000001, "Demo.Work.Hot", "");
+  w.function(2, wire::kNative, 2, 0, "start_thread", "");
+  w.function(3, wire::kSynthetic, 0, 0, "[frames elided]", "");
+  w.function(4, wire::kManaged, 1, 0x06000002, "Demo.\xC3\x9Cn\xC3\xAF" "code+Nested<System.Int32>.M\xC3\xA9thode",
+             "Program.cs");
+  for (uint32_t i = 1; i <= 4; ++i) w.frame(i, i, wire::kOffsetNone, 0);
+  w.frame(5, 1, wire::kOffsetIL, 0x1c);
   const uint32_t a[] = {1, 4, 2};
+  const uint32_t b[] = {5, 4, 2};
+  const uint32_t c[] = {1, 3, 2};
   w.sample(1010000000ull, 1, wire::kSampleCpu | wire::kSampleWall, 9876543, 10000000, a, 3);
-  w.sample(1020000000ull, 1, wire::kSampleWall | wire::kSampleIncomplete, 0, 20000000, nullptr, 0);
-  const uint32_t b[] = {1, 3, 2};
-  w.sample(1030000000ull, 1, wire::kSampleCpu | wire::kSampleElided, 10000000, 0, b, 3);
-  w.stats(StatsRecord{1040000000ull, 3, 1, 2, 0, 5});
+  w.sample(1010000000ull, 2, wire::kSampleWall, 0, 10000000, b, 3);
+  w.sample(1020000000ull, 1, wire::kSampleWall, 0, 10000000, a, 3);
+  w.sample(1020000000ull, 1, wire::kSampleCpu | wire::kSampleElided, 10000000, 0, c, 3);
+  w.sample(1030000500ull, 2, wire::kSampleWall | wire::kSampleIncomplete, 0, 20000000, nullptr, 0);
+  w.sample(1030000500ull, 2, wire::kSampleCpu | wire::kSampleIncomplete, 5000, 0, nullptr, 0);
+  w.string(1, "System.Byte[]");
+  w.string(2, "System.InvalidOperationException");
+  EventRecord alloc;
+  alloc.kind = wire::kEventAllocation;
+  alloc.mono = 1031000000ull;
+  alloc.thread_id = 1;
+  alloc.label_id = 1;
+  alloc.value1 = 102400;
+  alloc.value2 = 3;
+  alloc.has_value2 = true;
+  w.event(alloc, a, 3, true);
+  EventRecord thrown;
+  thrown.kind = wire::kEventException;
+  thrown.mono = 1032000000ull;
+  thrown.thread_id = 2;
+  thrown.stack_flags = wire::kSampleIncomplete;
+  thrown.label_id = 2;
+  thrown.value1 = 1;
+  w.event(thrown, nullptr, 0, true);
+  EventRecord waited;
+  waited.kind = wire::kEventContention;
+  waited.mono = 1033000000ull;
+  waited.thread_id = 1;
+  waited.value1 = 250000;
+  w.event(waited, nullptr, 0, false);
+  w.reset_stacks();
+  w.sample(1040000000ull, 1, wire::kSampleCpu, 10000000, 0, b, 3);
+  w.stats(StatsRecord{1040000001ull, 7, 1, 2, 0, 5});
   const uint8_t unknown[] = {1, 2, 3};
   w.raw(0x42, unknown, sizeof unknown);
   w.thread(1, 4243, 0x7f0012345678ull, 1050000000ull, "");
   w.thread_end(1, 1060000000ull);
-  w.end(1070000000ull, wire::kEndShutdown);
+  w.thread_end(2, 1060000001ull);
+  w.end(1070000000ull, wire::kEndDetach);
 
-  const std::vector<uint8_t> expected = testing::read_hex_fixture("basic.hex");
-  ASSERT_GT(expected.size(), 100u) << "fixture not found or empty";
-  ASSERT_EQ(out.size(), expected.size());
-  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], expected[i]) << "first difference at byte " << i;
+  const std::vector<uint8_t> expected = testing::read_hex_fixture("basic-v2.hex");
+  ASSERT_GT(expected.size(), 500u) << "fixture not found or empty";
+  expect_bytes(out, expected);
 }
 
 TEST(WireWriter, EncodesTheSuspensionFixtureByteForByte) {
@@ -47,20 +93,143 @@ TEST(WireWriter, EncodesTheSuspensionFixtureByteForByte) {
   w.suspension(SuspensionRecord{2300000000ull, 55000, 50000, 9, -1, 0});
   w.suspension(SuspensionRecord{2400000000ull, 0, 0, 1, -1, wire::kSuspensionAborted});
   w.end(2500000000ull, wire::kEndDetach);
-  const std::vector<uint8_t> expected = testing::read_hex_fixture("suspensions.hex");
+  const std::vector<uint8_t> expected = testing::read_hex_fixture("suspensions-v2.hex");
   ASSERT_GT(expected.size(), 50u) << "fixture not found or empty";
-  ASSERT_EQ(out.size(), expected.size());
-  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], expected[i]) << "first difference at byte " << i;
+  expect_bytes(out, expected);
 }
 
-TEST(WireWriter, SampleSizeMatchesWhatSampleWrites) {
+// The v1 fixture is what profilers before wire v2 sent: the test reader (like the product's
+// decoder) still reads it.
+TEST(WireReader, ReadsTheV1Fixture) {
+  const testing::ReadStream s = testing::read_stream(testing::read_hex_fixture("basic.hex"));
+  EXPECT_EQ(s.version, 1);
+  EXPECT_EQ(s.pid, 4242u);
+  ASSERT_EQ(s.samples.size(), 3u);
+  EXPECT_EQ(s.samples[0].frames, (std::vector<uint32_t>{1, 4, 2}));
+  EXPECT_EQ(s.samples[0].cpu_ns, 9876543u);
+  EXPECT_EQ(s.samples[1].flags, wire::kSampleWall | wire::kSampleIncomplete);
+  EXPECT_TRUE(s.samples[1].frames.empty());
+  EXPECT_EQ(s.functions.at(2).module, "libc.so.6");
+  EXPECT_TRUE(s.stack_has(s.samples[2], "[frames elided]"));
+  EXPECT_EQ(s.stats_samples, 3u);
+  EXPECT_TRUE(s.ended);
+}
+
+TEST(WireReader, ReadsTheV2FixtureAsItsJsonSays) {
+  const testing::ReadStream s = testing::read_stream(testing::read_hex_fixture("basic-v2.hex"));
+  EXPECT_EQ(s.version, 2);
+  ASSERT_EQ(s.samples.size(), 7u);
+  const auto& s0 = s.samples[0];
+  EXPECT_EQ(s0.mono, 1010000000u);
+  EXPECT_EQ(s0.thread_id, 1u);
+  EXPECT_EQ(s0.cpu_ns, 9876543u);
+  EXPECT_EQ(s0.wall_ns, 10000000u);
+  EXPECT_EQ(s0.frames, (std::vector<uint32_t>{1, 4, 2}));
+  EXPECT_EQ(s.samples[1].frames, (std::vector<uint32_t>{5, 4, 2}));
+  EXPECT_EQ(s.samples[2].wall_ns, 10000000u);
+  EXPECT_EQ(s.samples[3].flags, wire::kSampleCpu | wire::kSampleElided);
+  EXPECT_EQ(s.samples[4].wall_ns, 20000000u);
+  EXPECT_EQ(s.samples[4].flags, wire::kSampleWall | wire::kSampleIncomplete);
+  EXPECT_EQ(s.samples[5].cpu_ns, 5000u);
+  EXPECT_EQ(s.samples[6].frames, (std::vector<uint32_t>{5, 4, 2}));
+  EXPECT_EQ(s.samples[6].stack_id, 1u);
+  EXPECT_EQ(s.stack_resets, 1u);
+  EXPECT_EQ(s.stack_definitions, 5u);
+  EXPECT_TRUE(s.stack_has(s.samples[1], "Demo.Work.Hot"));  // frame 5 is function 1 at an IL offset
+  EXPECT_EQ(s.frames.at(5).offset_kind, wire::kOffsetIL);
+  EXPECT_EQ(s.frames.at(5).offset, 0x1cu);
+  EXPECT_EQ(s.functions.at(2).module, "libc.so.6");
+  EXPECT_EQ(s.functions.at(4).token, 0x06000002u);
+  EXPECT_EQ(s.modules.at(1).mvid[15], 0xf0);
+  ASSERT_EQ(s.events.size(), 3u);
+  EXPECT_EQ(s.events[0].value1, 102400u);
+  EXPECT_EQ(s.events[0].value2, 3u);
+  EXPECT_EQ(s.strings.at(s.events[1].label_id), "System.InvalidOperationException");
+  EXPECT_TRUE(s.events[1].frames.empty());
+  EXPECT_EQ(s.events[2].stack_id, 0u);
+  EXPECT_EQ(s.events[2].mono, 1033000000u);
+  EXPECT_EQ(s.end_reason, wire::kEndDetach);
+}
+
+TEST(WireWriter, SampleSizeBoundsWhatASampleAdds) {
   ByteBuffer out;
   WireWriter w(&out);
-  const uint32_t frames[7] = {1, 2, 3, 4, 5, 6, 7};
-  w.sample(1, 2, 3, 4, 5, frames, 7);
-  EXPECT_EQ(out.size(), WireWriter::sample_size(7));
-  // length field = bytes after itself
-  EXPECT_EQ(out[0] | (out[1] << 8), static_cast<int>(out.size() - 4));
+  uint32_t frames[40];
+  uint64_t mono = 1;
+  for (uint32_t i = 0; i < 200; ++i) {
+    const uint16_t n = static_cast<uint16_t>(i % 40);
+    for (uint16_t k = 0; k < n; ++k) frames[k] = 0xFFFFFFF0u - k * 7919u - i;  // largest varints
+    const size_t before = out.size();
+    mono += (i % 3 == 0) ? 0 : 0x7FFFFFFFFFFFull;
+    w.sample(mono, 0xFFFFFFF0u - i * 3, wire::kSampleCpu | wire::kSampleWall, ~0ull >> 1, ~0ull >> 2, frames, n);
+    EXPECT_LE(out.size() - before, WireWriter::sample_size(n)) << "sample " << i;
+  }
+}
+
+TEST(WireWriter, ClosesTheSamplesRecordBeforeAnyOtherRecordAndOnRequest) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.preamble();
+  w.hello(HelloRecord{1, 3, 1, 1, 1, 1, "", ""});
+  w.thread(1, 1, 1, 1, "t");
+  w.function(1, wire::kSynthetic, 0, 0, "f", "");
+  w.frame(1, 1, wire::kOffsetNone, 0);
+  const uint32_t f[] = {1};
+  for (int i = 0; i < 10; ++i) w.sample(100 + i, 1, wire::kSampleCpu, 10, 0, f, 1);
+  w.close_batch();
+  const size_t closed = out.size();
+  w.close_batch();  // nothing open: no change
+  EXPECT_EQ(out.size(), closed);
+  testing::ReadStream s = testing::read_stream(out);
+  EXPECT_EQ(s.samples.size(), 10u);
+  EXPECT_EQ(s.samples_records, 1u);
+  // After a close, the next sample opens a new record and keeps the stream's delta state.
+  w.sample(200, 1, wire::kSampleCpu, 10, 0, f, 1);
+  w.end(300, wire::kEndShutdown);
+  s = testing::read_stream(out);
+  ASSERT_EQ(s.samples.size(), 11u);
+  EXPECT_EQ(s.samples_records, 2u);
+  EXPECT_EQ(s.samples[10].mono, 200u);
+  EXPECT_EQ(out.size() - closed, 5u + 4u + 5u + 9u);  // SAMPLES: head, mono delta 2 bytes, cpu; END
+}
+
+TEST(WireWriter, ResetsTheStackTableWhenFullAndTheReaderFollows) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.preamble();
+  w.hello(HelloRecord{1, 3, 1, 1, 1, 1, "", ""});
+  w.thread(1, 1, 1, 1, "t");
+  for (uint32_t i = 1; i <= 3; ++i) {
+    w.function(i, wire::kSynthetic, 0, 0, "f" + std::to_string(i), "");
+    w.frame(i, i, wire::kOffsetNone, 0);
+  }
+  // More distinct stacks than the table holds: each one frames [1..3 pattern] of its own length
+  // mix, so ids cannot be reused without a reset.
+  const uint32_t total = StackTable::kMaxStacks + 100;
+  std::vector<uint32_t> frames;
+  for (uint32_t i = 0; i < total; ++i) {
+    frames.clear();
+    uint32_t v = i;
+    do {
+      frames.push_back(1 + v % 3);
+      v /= 3;
+    } while (v != 0);
+    w.sample(1000 + i, 1, wire::kSampleCpu, 1, 0, frames.data(), static_cast<uint16_t>(frames.size()));
+  }
+  w.end(1u << 30, wire::kEndShutdown);
+  const testing::ReadStream s = testing::read_stream(out);
+  EXPECT_EQ(s.stack_resets, 1u);
+  ASSERT_EQ(s.samples.size(), total);
+  for (uint32_t i = 0; i < total; i += 997) {
+    uint32_t v = i;
+    std::vector<uint32_t> expected;
+    do {
+      expected.push_back(1 + v % 3);
+      v /= 3;
+    } while (v != 0);
+    ASSERT_EQ(s.samples[i].frames, expected) << "sample " << i;
+  }
+  EXPECT_LE(w.stacks().allocated_bytes(), StackTable::kMaxBytes);
 }
 
 TEST(WireWriter, TruncatesLongStringsOnACharacterBoundary) {
@@ -69,8 +238,9 @@ TEST(WireWriter, TruncatesLongStringsOnACharacterBoundary) {
   EXPECT_EQ(utf8_prefix(s, wire::kMaxString), wire::kMaxString - 1);
   ByteBuffer out;
   WireWriter w(&out);
-  w.function(1, wire::kManaged, s, "", "");
-  const uint32_t len = out[10] | (out[11] << 8) | (out[12] << 16) | (static_cast<uint32_t>(out[13]) << 24);
+  w.function(1, wire::kManaged, 0, 0, s, "");
+  // length, type, id, kind, module id, token, then the name's length
+  const uint32_t len = out[18] | (out[19] << 8) | (out[20] << 16) | (static_cast<uint32_t>(out[21]) << 24);
   EXPECT_EQ(len, wire::kMaxString - 1);
 }
 

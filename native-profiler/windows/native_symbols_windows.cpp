@@ -192,6 +192,7 @@ bool resolve_native(uintptr_t pc, ResolvedFrame* out) {
       native = true;
       out->kind = 1;
       out->module = img->file;
+      out->module_path = win::utf8_from_wide(img->path.data(), img->path.size());
       out->name.clear();
       uintptr_t start = 0;
       if (symbol_for(st, *img, pc, &out->name, &start)) {

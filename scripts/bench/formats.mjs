@@ -72,7 +72,7 @@ async function synthesize() {
   const rec = new Recording();
   const decoder = new WireDecoder(rec);
   const mono0 = 1_000_000_000;
-  let enc = new WireEncoder(1 << 22);
+  const enc = new WireEncoder(1 << 22);
   enc.preamble().hello({ pid: 4242, flags: 3, mono: mono0, unixNs: 1_700_000_000_000_000_000n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: 'bench' });
   for (let t = 1; t <= THREADS; t++) enc.thread({ threadId: t, osTid: 1000 + t, clrThreadId: 0x7f0000000000 + t, mono: mono0, name: `worker-${t}` });
   for (let f = 1; f <= FUNCTIONS; f++) {
@@ -92,14 +92,12 @@ async function synthesize() {
     if (i % 200 === 0 && i > 0) {
       // A GC pause now and then, so the export carries GC events too.
       if (i % 20_000 === 0) enc.suspension({ mono: s.mono - 500, durationNs: 400, suspendNs: 50, reason: 1, generation: i % 3, flags: 0 });
-      if (enc.byteLength > 1 << 22) {
-        decoder.push(enc.bytes());
-        enc = new WireEncoder(1 << 22);
-      }
+      // takeBytes keeps the encoder's stream state: wire v2 codes each sample against earlier ones.
+      if (enc.byteLength > 1 << 22) decoder.push(enc.takeBytes(true));
     }
   }
   enc.end({ mono: mono0 + SAMPLES * 1000, reason: 0 });
-  decoder.push(enc.bytes());
+  decoder.push(enc.takeBytes(true));
   decoder.end();
   rec.finish();
   return rec;

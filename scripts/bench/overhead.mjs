@@ -11,7 +11,10 @@
 // directly: the time its signal handler ran and its sampler thread's CPU (from the profiler's
 // log), against the program's CPU, and the collector's CPU (the run's total less the program's).
 //
-//   node scripts/bench/overhead.mjs [--runs 7] [--threads 2] [--work 40000] [--rounds 7]
+//   node scripts/bench/overhead.mjs [--runs 7] [--threads 2] [--work 40000] [--rounds 7] [--baseline-lib PATH]
+// --baseline-lib adds "clrscope 10ms baseline": the same run with another build of the profiler
+// library (e.g. the one before a change, built from an older commit), so its own CPU cost and
+// this build's come from one invocation.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +22,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const root = resolve(new URL('../..', import.meta.url).pathname);
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, rounds: { type: 'string', default: '7' }, threads: { type: 'string', default: '2' }, work: { type: 'string', default: '40000' }, 'no-dotnet-trace': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, rounds: { type: 'string', default: '7' }, threads: { type: 'string', default: '2' }, work: { type: 'string', default: '40000' }, 'no-dotnet-trace': { type: 'boolean' }, 'baseline-lib': { type: 'string' } } });
 const rounds = Number(values.runs);
 const bench = join(root, 'test/targets/CpuBench/bin/out/CpuBench.dll');
 if (!existsSync(bench)) {
@@ -45,6 +48,14 @@ const configs = [
   { name: 'clrscope 10ms', cmd: process.execPath, args: [join(root, 'electron/cli/clrscope.js'), 'record', '--interval', '10', '-o', join(scratch, 'c10.pb.gz'), '--', 'dotnet', ...benchArgs] },
   { name: 'clrscope 1ms', cmd: process.execPath, args: [join(root, 'electron/cli/clrscope.js'), 'record', '--interval', '1', '-o', join(scratch, 'c1.pb.gz'), '--', 'dotnet', ...benchArgs] },
 ];
+if (values['baseline-lib'] !== undefined) {
+  const lib = resolve(values['baseline-lib']);
+  if (!existsSync(lib)) {
+    console.error(`overhead: no profiler library at ${lib}`);
+    process.exit(2);
+  }
+  configs.push({ name: 'clrscope 10ms baseline', cmd: process.execPath, args: [join(root, 'electron/cli/clrscope.js'), 'record', '--interval', '10', '-o', join(scratch, 'b10.pb.gz'), '--', 'dotnet', ...benchArgs], env: { CLRSCOPE_PROFILER_PATH: lib } });
+}
 if (trace.path !== undefined) {
   configs.push({ name: 'dotnet-trace default', cmd: trace.path, args: ['collect', '--show-child-io', '-o', join(scratch, 't.nettrace'), '--', 'dotnet', ...benchArgs] });
 }
@@ -57,7 +68,7 @@ function seconds(text) {
 function once(config, log) {
   // bash's `times` prints the CPU of the shell's finished children: the whole process tree.
   // (In a command substitution it would report the subshell, which has no children.)
-  const r = spawnSync('bash', ['-c', '"$@"; status=$?; echo CHILDCPU; times; exit $status', '_', config.cmd, ...config.args], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, CLRSCOPE_LOG: log } });
+  const r = spawnSync('bash', ['-c', '"$@"; status=$?; echo CHILDCPU; times; exit $status', '_', config.cmd, ...config.args], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, ...config.env, CLRSCOPE_LOG: log } });
   const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
   // `times` prints the shell's own line, then its children's.
   const cpu = /CHILDCPU\n\S+ \S+\n(\S+) (\S+)/.exec(r.stdout);
@@ -122,4 +133,8 @@ console.log(`CpuBench --threads ${values.threads} --work ${values.work} --rounds
 console.log('config                 fastest round ms   ratio   paired ratio   CPU ms (all processes)   CPU ratio   profiler CPU % of program   CPU ms outside the program');
 for (const r of report) console.log(`${r.config.padEnd(22)} ${String(r.medianMs).padStart(16)} ${r.ratio.toFixed(3).padStart(7)} ${r.pairedRatio.toFixed(3).padStart(14)} ${String(r.cpuMs).padStart(24)} ${r.cpuRatio.toFixed(3).padStart(11)} ${String(r.profilerCpuPct ?? '-').padStart(27)} ${String(r.outsideCpuMs).padStart(28)}`);
 if (trace.path === undefined) console.log(`dotnet-trace: not measured: ${trace.why}`);
+const own = (name) => report.find((r) => r.config === name)?.profilerCpuPct;
+if (own('clrscope 10ms baseline') !== undefined) {
+  console.log(`profiler's own CPU at 10 ms, this build / baseline: ${(own('clrscope 10ms') / own('clrscope 10ms baseline')).toFixed(3)}`);
+}
 console.log(JSON.stringify({ bench: 'overhead', threads: Number(values.threads), work: Number(values.work), rounds: Number(values.rounds), runs: rounds, goal10ms: 1.01, report, dotnetTrace: trace.path === undefined ? trace.why : 'measured' }));

@@ -14,6 +14,7 @@ const only = onlyAt > 0 ? new Set(process.argv[onlyAt + 1]?.split(',')) : null;
 
 const benches = [
   { name: 'ingest', quick: ['--samples', '1000000', '--runs', '3'] },
+  { name: 'wire-size', quick: ['--seconds', '30'] },
   { name: 'counters-read', quick: ['--reads', '50000'] },
   { name: 'overhead', quick: ['--runs', '3'] },
   { name: 'wall-cost', quick: ['--rounds', '3'] },

@@ -38,7 +38,7 @@ export function foldRecording(rec: Recording, options: FoldOptions): Recording {
         if (id === INCOMPLETE_STACK_FUNCTION_ID) throw new Error('A folded recording has more frames than function ids.');
         if (!defined.has(id)) {
           const fn = folded.functionInfo(f[i])!;
-          out.onFunction({ functionId: id, kind: fn.kind, name: fn.name, module: fn.module, file: fn.file });
+          out.onFunction({ functionId: id, kind: fn.kind, name: fn.name, module: fn.module, file: fn.file, moduleId: 0, token: 0 });
           defined.add(id);
         }
         frames[i] = id;

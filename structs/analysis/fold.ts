@@ -74,7 +74,7 @@ export class FoldedStacks implements StackSource {
     this.patterns = options.patterns.map((p) => ({
       action: p.action,
       re: globToRegExp(p.glob),
-      frame: p.action === 'group' ? this.frame({ id: -1, kind: FunctionKind.Managed, name: p.glob, module: '', file: '' }) : -1,
+      frame: p.action === 'group' ? this.frame({ id: -1, kind: FunctionKind.Managed, name: p.glob, module: '', file: '', moduleId: 0, token: 0 }) : -1,
     }));
   }
 
@@ -185,7 +185,7 @@ export class FoldedStacks implements StackSource {
       lastMergeable = mergeable;
     }
     if (myCode && !seenOwn && n > markers) {
-      if (this.externalFrame < 0) this.externalFrame = this.frame({ id: -1, kind: FunctionKind.Synthetic, name: EXTERNAL_FRAME, module: '', file: '' });
+      if (this.externalFrame < 0) this.externalFrame = this.frame({ id: -1, kind: FunctionKind.Synthetic, name: EXTERNAL_FRAME, module: '', file: '', moduleId: 0, token: 0 });
       len = markers;
       out[len++] = this.externalFrame;
     }
@@ -219,7 +219,7 @@ export class FoldedStacks implements StackSource {
   private classOf(fn: number): { cand: number; flags: number; base: number } {
     const known = this.src.functionInfo(fn);
     const info: FunctionInfo = known === undefined
-      ? { id: fn, kind: FunctionKind.Synthetic, name: `[function ${fn}]`, module: '', file: '' }
+      ? { id: fn, kind: FunctionKind.Synthetic, name: `[function ${fn}]`, module: '', file: '', moduleId: 0, token: 0 }
       : normalizeFunction(known);
     const base = this.frame(info);
     if (fn === INCOMPLETE_STACK_FUNCTION_ID) return { cand: base, flags: F_MARKER, base };
@@ -231,7 +231,7 @@ export class FoldedStacks implements StackSource {
       return { cand: p.frame, flags: own | F_MERGEABLE, base };
     }
     if (this.options.runtime && isRuntimeNative(info)) {
-      if (this.runtimeFrame < 0) this.runtimeFrame = this.frame({ id: -1, kind: FunctionKind.Native, name: RUNTIME_FRAME, module: '', file: '' });
+      if (this.runtimeFrame < 0) this.runtimeFrame = this.frame({ id: -1, kind: FunctionKind.Native, name: RUNTIME_FRAME, module: '', file: '', moduleId: 0, token: 0 });
       return { cand: this.runtimeFrame, flags: F_MERGEABLE, base };
     }
     const group = this.groupFrame(info);
@@ -245,15 +245,15 @@ export class FoldedStacks implements StackSource {
     if (by === 'none') return -1;
     if (info.kind === FunctionKind.Native) {
       if (info.module === '') return -1;
-      return this.frame({ id: -1, kind: FunctionKind.Native, name: '', module: info.module, file: '' });
+      return this.frame({ id: -1, kind: FunctionKind.Native, name: '', module: info.module, file: '', moduleId: info.moduleId, token: 0 });
     }
     if (info.kind !== FunctionKind.Managed) return -1;
     if (by === 'assembly') {
       const name = info.module !== '' ? `${assemblyName(info.module)}.dll` : '(unknown assembly)';
-      return this.frame({ id: -1, kind: FunctionKind.Managed, name, module: info.module, file: '' });
+      return this.frame({ id: -1, kind: FunctionKind.Managed, name, module: info.module, file: '', moduleId: info.moduleId, token: 0 });
     }
     const ns = methodNameParts(info.name).namespace;
-    return this.frame({ id: -1, kind: FunctionKind.Managed, name: ns === '' ? '(global namespace)' : ns, module: '', file: '' });
+    return this.frame({ id: -1, kind: FunctionKind.Managed, name: ns === '' ? '(global namespace)' : ns, module: '', file: '', moduleId: 0, token: 0 });
   }
 
   /** The folded frame for `info`, by its label and kind: functions that read the same are one frame. */

@@ -24,11 +24,11 @@ test('an assembly prefix and a parameter list are dropped; names without them ar
 });
 
 test('a frame an importer read as native because of Assembly!Method is managed again; real natives stay native', () => {
-  const imported = normalizeFunction({ id: 1, kind: FunctionKind.Native, name: 'System.Threading.Thread.StartCallback()', module: 'System.Private.CoreLib', file: '' });
+  const imported = normalizeFunction({ id: 1, kind: FunctionKind.Native, name: 'System.Threading.Thread.StartCallback()', module: 'System.Private.CoreLib', file: '', moduleId: 0, token: 0 });
   assert.deepEqual([imported.kind, imported.name, imported.module], [FunctionKind.Managed, 'System.Threading.Thread.StartCallback', 'System.Private.CoreLib.dll']);
-  const libc = { id: 2, kind: FunctionKind.Native, name: 'pthread_cond_wait', module: 'libc.so.6', file: '' };
+  const libc = { id: 2, kind: FunctionKind.Native, name: 'pthread_cond_wait', module: 'libc.so.6', file: '', moduleId: 0, token: 0 };
   assert.equal(normalizeFunction(libc), libc);
-  const host = { id: 3, kind: FunctionKind.Native, name: 'main', module: 'dotnet', file: '' };
+  const host = { id: 3, kind: FunctionKind.Native, name: 'main', module: 'dotnet', file: '', moduleId: 0, token: 0 };
   assert.equal(normalizeFunction(host), host);
 });
 

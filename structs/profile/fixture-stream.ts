@@ -21,6 +21,13 @@ export const FIXTURE_START_MONO = 5_000_000_000;
  * Totals: cpu 47 ns, wall 180 ns, 8 samples; last sample mono = start + 8000.
  */
 export function fixtureStream(options: { end?: boolean } = {}): Uint8Array {
+  const enc = fixtureEncoder();
+  if (options.end !== false) enc.end({ mono: FIXTURE_START_MONO + 9000, reason: 0 });
+  return enc.bytes().slice();
+}
+
+/** The encoder of fixtureStream() after its last sample, before END: to write more of the same stream (wire v2 codes what follows against what came before). */
+export function fixtureEncoder(): WireEncoder {
   const enc = new WireEncoder().preamble().hello({
     pid: 4321, flags: 3, mono: FIXTURE_START_MONO, unixNs: FIXTURE_UNIX_NS, intervalNs: 10_000_000,
     wallThreadsPerTick: 16, runtimeVersion: '10.0.0', profilerVersion: '0.1.0',
@@ -53,6 +60,5 @@ export function fixtureStream(options: { end?: boolean } = {}): Uint8Array {
   samples.forEach(([threadId, flags, cpuNs, wallNs, frames], i) => {
     enc.sample({ mono: FIXTURE_START_MONO + 1000 * (i + 1), threadId, flags, cpuNs, wallNs, frames });
   });
-  if (options.end !== false) enc.end({ mono: FIXTURE_START_MONO + 9000, reason: 0 });
-  return enc.bytes().slice();
+  return enc;
 }

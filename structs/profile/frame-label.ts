@@ -5,8 +5,13 @@ export interface FunctionInfo {
   /** FunctionKind: 0 managed, 1 native, 2 synthetic. */
   readonly kind: number;
   readonly name: string;
+  /** The module's file name (empty when none). */
   readonly module: string;
   readonly file: string;
+  /** The module (Recording.moduleInfo) the code lives in, 0 for none. */
+  readonly moduleId: number;
+  /** The method's metadata token (managed code, wire v2), else 0. */
+  readonly token: number;
 }
 
 /**

@@ -11,9 +11,9 @@ import { recordingFromStream } from './recording-from-stream.js';
 const basicBytes = parseHexText(readFileSync(new URL('../../../structs/wire/fixtures/basic.hex', import.meta.url), 'utf8'));
 const hello = { pid: 99, flags: 7, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.1', profilerVersion: '0.2.0' };
 
-/** HELLO, one thread (id 1) and functions 1..fnCount (managed, 'F<id>'). */
-function base(fnCount = 4): WireEncoder {
-  const enc = new WireEncoder().preamble().hello(hello).thread({ threadId: 1, osTid: 501, clrThreadId: 0x1000, mono: 1001, name: 'main' });
+/** HELLO, one thread (id 1) and functions 1..fnCount (managed, 'F<id>'); wire v2 unless `version` says 1. */
+function base(fnCount = 4, version = 2): WireEncoder {
+  const enc = new WireEncoder().preamble(version).hello(hello).thread({ threadId: 1, osTid: 501, clrThreadId: 0x1000, mono: 1001, name: 'main' });
   for (let id = 1; id <= fnCount; id++) enc.function({ functionId: id, kind: 0, name: `F${id}`, module: 'App.dll', file: '' });
   return enc;
 }
@@ -145,10 +145,10 @@ test('a sample naming an undefined thread is rejected', () => {
   expectRecordingError(base().sample({ mono: 1, threadId: 2, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes(), 'is a SAMPLE naming thread 2, which no THREAD record defined');
 });
 
-test('a sample naming an undefined function is rejected, also inside a stack seen before', () => {
-  expectRecordingError(base().sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1, 9] }).bytes(), 'is a SAMPLE naming function 9, which no FUNCTION record defined');
+test('a v1 sample naming an undefined function is rejected, also inside a stack seen before', () => {
+  expectRecordingError(base(4, 1).sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1, 9] }).bytes(), 'is a SAMPLE naming function 9, which no FUNCTION record defined');
   // The reserved id is not a wire function either.
-  expectRecordingError(base().sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [INCOMPLETE_STACK_FUNCTION_ID] }).bytes(), `is a SAMPLE naming function ${INCOMPLETE_STACK_FUNCTION_ID}, which no FUNCTION record defined`);
+  expectRecordingError(base(4, 1).sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [INCOMPLETE_STACK_FUNCTION_ID] }).bytes(), `is a SAMPLE naming function ${INCOMPLETE_STACK_FUNCTION_ID}, which no FUNCTION record defined`);
   // The rejected stack was not stored: a second attempt is checked (and rejected) again.
   const rec = new Recording();
   new WireDecoder(rec).push(base().bytes());
@@ -179,4 +179,66 @@ test('what was decoded before a corrupt record stays in the recording', () => {
   assert.equal(rec.sampleCount, 1);
   assert.equal(rec.sampleCpuNs(0), 7);
   assert.equal(rec.cut, true);
+});
+
+// ---- wire v2 ----
+
+const basicV2Bytes = parseHexText(readFileSync(new URL('../../../structs/wire/fixtures/basic-v2.hex', import.meta.url), 'utf8'));
+
+test('basic-v2.hex: modules, functions, frames, stacks through a STACK_RESET, samples with their stack flags, events', () => {
+  const rec = recordingFromStream([basicV2Bytes]);
+  assert.deepEqual(rec.modules(), [
+    { id: 1, kind: 0, path: '/app/Demo.dll', mvid: '0f1e2d3c4b5a69788796a5b4c3d2e1f0' },
+    { id: 2, kind: 1, path: '/usr/lib/x86_64-linux-gnu/libc.so.6', mvid: '0'.repeat(32) },
+  ]);
+  assert.deepEqual(rec.functions().slice(1).map((f) => [f.id, f.name, f.module, f.moduleId, f.token]), [
+    [1, 'Demo.Work.Hot', 'Demo.dll', 1, 0x06000001],
+    [2, 'start_thread', 'libc.so.6', 2, 0],
+    [3, '[frames elided]', '', 0, 0],
+    [4, 'Demo.Ünïcode+Nested<System.Int32>.Méthode', 'Demo.dll', 1, 0x06000002],
+  ]);
+  assert.equal(rec.hasFrames, true);
+  assert.deepEqual(rec.frameInfo(5), { id: 5, functionId: 1, offsetKind: 1, offset: 0x1c });
+  assert.equal(rec.sampleCount, 7);
+  const c = rec.sampleColumns();
+  assert.deepEqual(Array.from(c.mono), [1_010_000_000, 1_010_000_000, 1_020_000_000, 1_020_000_000, 1_030_000_500, 1_030_000_500, 1_040_000_000]);
+  assert.deepEqual(Array.from(c.threadId), [1, 2, 1, 1, 2, 2, 1]);
+  assert.deepEqual(Array.from(c.cpuNs), [9_876_543, 0, 0, 10_000_000, 0, 5000, 10_000_000]);
+  assert.deepEqual(Array.from(c.wallNs), [10_000_000, 10_000_000, 10_000_000, 0, 20_000_000, 0, 0]);
+  assert.deepEqual(Array.from(c.flags), [3, 2, 2, 1 | 8, 2 | 4, 1 | 4, 1]);
+  // Function ids per stack (frame 5 is function 1); the stack defined again after the reset is
+  // the one the recording already had.
+  assert.deepEqual(stacksOf(rec), [[1, 4, 2], [1, 4, 2], [1, 4, 2], [1, 3, 2], [INCOMPLETE_STACK_FUNCTION_ID], [INCOMPLETE_STACK_FUNCTION_ID], [1, 4, 2]]);
+  assert.deepEqual(Array.from(c.stackId), [0, 1, 0, 2, 3, 3, 1]);
+  assert.deepEqual(Array.from(rec.stackFrameIds(1)), [5, 4, 2]);
+  assert.equal(rec.stackCount, 4);
+  assert.equal(rec.stackFlags(2), 8);
+  assert.deepEqual([...rec.strings()], [[1, 'System.Byte[]'], [2, 'System.InvalidOperationException']]);
+  const e = rec.events();
+  assert.equal(rec.eventCount, 3);
+  assert.deepEqual(Array.from(e.kind), [1, 3, 2]);
+  assert.deepEqual(Array.from(e.stackId), [0, 3, -1]);
+  assert.deepEqual(Array.from(e.labelId), [1, 2, 0]);
+  assert.deepEqual(Array.from(e.value1), [102_400, 1, 250_000]);
+  assert.deepEqual(Array.from(e.value2), [3, 0, 0]);
+  assert.deepEqual(rec.threads().map((t) => [t.id, t.ended, t.lastSeenMono]), [[1, true, 1_060_000_000], [2, true, 1_060_000_001]]);
+  assert.deepEqual({ ...rec.end }, { mono: 1_070_000_000, reason: 1 });
+});
+
+test('v2 definitions that do not fit are rejected with the record named', () => {
+  const pre = (): WireEncoder => new WireEncoder().preamble().hello(hello).thread({ threadId: 1, osTid: 1, clrThreadId: 1, mono: 1, name: '' });
+  expectRecordingError(pre().function({ functionId: 1, kind: 0, name: 'f', module: '', file: '', moduleId: 3 }).bytes(), 'is a FUNCTION naming module 3, which no MODULE record defined');
+  expectRecordingError(pre().frame({ frameId: 1, functionId: 2, offsetKind: 0, offset: 0 }).bytes(), 'is a FRAME naming function 2, which no FUNCTION record defined');
+  const withFrame = (): WireEncoder => pre().function({ functionId: 1, kind: 2, name: 'f', module: '', file: '' }).frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 });
+  expectRecordingError(withFrame().frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 }).bytes(), 'is a FRAME redefining frame 1');
+  expectRecordingError(withFrame().stack(1, 0, [1, 6]).bytes(), 'is a STACK naming frame 6, which no FRAME record defined');
+  expectRecordingError(withFrame().stack(1, 0, [1]).stack(1, 0, [1, 1]).bytes(), 'is a STACK redefining stack 1');
+  expectRecordingError(withFrame().stack(1, 0, [1]).stackSample(5, 1, 1, 1, 0, 2).bytes(), 'is a SAMPLES record naming stack 2, which no STACK record defined since the last STACK_RESET');
+  expectRecordingError(withFrame().stack(1, 0, [1]).stackReset().stackSample(5, 1, 1, 1, 0, 1).bytes(), 'is a SAMPLES record naming stack 1, which no STACK record defined since the last STACK_RESET');
+  expectRecordingError(withFrame().stack(1, 0, [1]).stackSample(5, 2, 1, 1, 0, 1).bytes(), 'is a SAMPLE naming thread 2, which no THREAD record defined');
+  expectRecordingError(withFrame().event({ kind: 1, mono: 5, threadId: 1, stackId: 0, labelId: 4, value1: 1 }).bytes(), 'is an EVENTS record naming string 4, which no STRING record defined');
+  // After a reset a stack id may be defined again, with other frames.
+  const rec = recordingFromStream([withFrame().stack(1, 0, [1]).stackReset().stack(1, 4, [1]).stackSample(5, 1, 1, 1, 0, 1).bytes()]);
+  assert.deepEqual(stacksOf(rec), [[1, INCOMPLETE_STACK_FUNCTION_ID]]);
+  assert.deepEqual(Array.from(rec.sampleColumns().flags), [1 | 4]);
 });

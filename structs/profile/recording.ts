@@ -1,20 +1,46 @@
 // The recording of one process's stream: an append-only store the decoder feeds directly
 // (it is the WireSink), so samples go from socket bytes to typed-array columns with no
 // intermediate objects.
+//
+// Wire v1 samples carry their frames, so each is interned here (a hash per sample). Wire v2
+// samples name a stack the writer defined once: the STACK definition is interned when it
+// arrives, and a sample's stack is then an array lookup from the writer's id to ours.
 
 import type { WireSink } from '../wire/decoder.js';
 import {
-  FunctionKind, HelloFlags, SampleFlags,
-  type EndRecord, type FunctionRecord, type HelloRecord, type StatsRecord, type SuspensionRecord, type ThreadEndRecord,
-  type ThreadRecord,
+  EventFlags, FunctionKind, HelloFlags, MAX_STACK_ID, ModuleKind, STACK_FLAGS, SampleFlags,
+  type EndRecord, type FrameRecord, type FunctionRecord, type HelloRecord, type ModuleRecord, type StatsRecord,
+  type StringRecord, type SuspensionRecord, type ThreadEndRecord, type ThreadRecord,
 } from '../wire/records.js';
+import { EventColumns, type EventColumnViews } from './event-columns.js';
 import type { FunctionInfo } from './frame-label.js';
 import { RecordingError } from './recording-error.js';
 import { SampleColumns, type SampleColumnViews } from './sample-columns.js';
-import { NO_EXTRA_ROOT, StackTable } from './stack-table.js';
+import { NO_EXTRA_ROOT, StackTable, type FrameMapper } from './stack-table.js';
 
 export type { FunctionInfo } from './frame-label.js';
 export type { SampleColumnViews } from './sample-columns.js';
+export type { EventColumnViews } from './event-columns.js';
+
+export interface ModuleInfo {
+  readonly id: number;
+  /** ModuleKind. */
+  readonly kind: number;
+  /** The path the process loaded it from (a v1 recording knows only the file name). */
+  readonly path: string;
+  /** 32 hex digits; all zeros when unknown. */
+  readonly mvid: string;
+}
+
+export interface FrameInfo {
+  readonly id: number;
+  readonly functionId: number;
+  /** OffsetKind. */
+  readonly offsetKind: number;
+  readonly offset: number;
+}
+
+const NO_MVID = '0'.repeat(32);
 
 /**
  * Function id of the synthetic root frame added to incomplete stacks. Wire ids are writer
@@ -58,18 +84,25 @@ interface MutableThread {
   clrThreadId: number;
   name: string;
   firstSeenMono: number;
-  lastSeenMono: number;
   ended: boolean;
+  /** Where its last-seen time is kept (Recording.lastSeen): a double stored into an object field may be boxed, an allocation per sample. */
+  index: number;
 }
 
 export type SampleVisitor = (index: number, mono: number, threadId: number, stackId: number, cpuNs: number, wallNs: number, flags: number) => void;
 
 const INCOMPLETE_STACK: FunctionInfo = Object.freeze({
-  id: INCOMPLETE_STACK_FUNCTION_ID, kind: FunctionKind.Synthetic, name: INCOMPLETE_STACK_NAME, module: '', file: '',
+  id: INCOMPLETE_STACK_FUNCTION_ID, kind: FunctionKind.Synthetic, name: INCOMPLETE_STACK_NAME, module: '', file: '', moduleId: 0, token: 0,
 });
+
+function fileName(path: string): string {
+  const slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  return slash < 0 ? path : path.slice(slash + 1);
+}
 
 // Rough per-entry costs for byteSize(): a JS object with a handful of fields plus a Map entry.
 const OBJECT_OVERHEAD = 96;
+const DIRECT_THREAD_IDS = 1 << 16;
 
 export class Recording implements WireSink {
   private metaValue: RecordingMeta | undefined;
@@ -80,15 +113,29 @@ export class Recording implements WireSink {
   private closed = false;
   private cutValue = false;
   private readonly threadMap = new Map<number, MutableThread>();
+  // The same threads by id for ids below DIRECT_THREAD_IDS (writers number threads from 1): an
+  // array index per sample instead of a map lookup.
+  private readonly threadById: (MutableThread | undefined)[] = [];
+  // Each thread's last-seen time, by MutableThread.index.
+  private lastSeen = new Float64Array(64);
   private readonly functionMap = new Map<number, FunctionInfo>();
+  private readonly moduleMap = new Map<number, ModuleInfo>();
+  // v1 names modules by file name only; each distinct one gets an id of ours.
+  private readonly moduleIdsByName = new Map<string, number>();
+  private readonly frameMap = new Map<number, FrameInfo>();
+  private readonly stringMap = new Map<number, string>();
   private readonly columns = new SampleColumns();
+  private readonly eventColumns = new EventColumns();
   private readonly suspensionList: SuspensionRecord[] = [];
   private readonly stacks: StackTable;
+  // v2: the writer's stack id -> ours (-1: not defined since the last STACK_RESET).
+  private wireStacks = new Int32Array(256).fill(-1);
+  private readonly frameToFunction: FrameMapper = (frameId) => (this.frameMap.get(frameId) as FrameInfo).functionId;
   private stringBytes = 0;
 
   constructor() {
     this.functionMap.set(INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK);
-    this.stacks = new StackTable((frames) => this.checkFrames(frames));
+    this.stacks = new StackTable((frames, toFunction) => this.checkFrames(frames, toFunction));
   }
 
   /** From HELLO; undefined until it arrives. */
@@ -136,11 +183,12 @@ export class Recording implements WireSink {
   }
 
   threads(): ThreadInfo[] {
-    return Array.from(this.threadMap.values());
+    return Array.from(this.threadMap.values(), (t) => this.threadInfo(t));
   }
 
   thread(id: number): ThreadInfo | undefined {
-    return this.threadMap.get(id);
+    const t = this.threadMap.get(id);
+    return t === undefined ? undefined : this.threadInfo(t);
   }
 
   /** Every function, including the synthetic INCOMPLETE_STACK one. */
@@ -152,9 +200,56 @@ export class Recording implements WireSink {
     return this.functionMap.get(id);
   }
 
-  /** Frames of a stack, leaf first, as a view into the stack table: read it, do not keep or write it. */
+  /** Every module the functions name, in order of definition. */
+  modules(): ModuleInfo[] {
+    return Array.from(this.moduleMap.values());
+  }
+
+  moduleInfo(id: number): ModuleInfo | undefined {
+    return this.moduleMap.get(id);
+  }
+
+  /** True when the stream defined frames (wire v2); a v1 recording's stacks are function ids, each function its own frame. */
+  get hasFrames(): boolean {
+    return this.frameMap.size > 0;
+  }
+
+  /** The frames a v2 stream defined, in order of definition (empty for v1: see hasFrames). */
+  frames(): FrameInfo[] {
+    return Array.from(this.frameMap.values());
+  }
+
+  frameInfo(id: number): FrameInfo | undefined {
+    return this.frameMap.get(id);
+  }
+
+  /** The label strings of event samples, by id. */
+  strings(): ReadonlyMap<number, string> {
+    return this.stringMap;
+  }
+
+  /** Function ids of a stack, leaf first, as a view into the stack table: read it, do not keep or write it. */
   stackFrames(stackId: number): Uint32Array {
     return this.stacks.frames(stackId);
+  }
+
+  /** The stack's frames as the wire names them (v2 frame ids, v1 function ids), leaf first; a view, as stackFrames. */
+  stackFrameIds(stackId: number): Uint32Array {
+    return this.stacks.wireFrames(stackId);
+  }
+
+  /** SampleFlags.Incomplete / Elided of the walk that found the stack. */
+  stackFlags(stackId: number): number {
+    return this.stacks.flags(stackId);
+  }
+
+  get eventCount(): number {
+    return this.eventColumns.count;
+  }
+
+  /** Column views over the stored event samples (v2 EVENTS); valid until the next event arrives. */
+  events(): EventColumnViews {
+    return this.eventColumns.views();
   }
 
   sampleMono(i: number): number { return this.columns.mono[i]; }
@@ -184,8 +279,9 @@ export class Recording implements WireSink {
 
   /** Approximate bytes held: typed-array capacity plus an estimate for thread and function objects. */
   byteSize(): number {
-    return this.columns.byteSize() + this.stacks.byteSize()
-      + (this.threadMap.size + this.functionMap.size) * OBJECT_OVERHEAD + this.stringBytes;
+    return this.columns.byteSize() + this.stacks.byteSize() + this.eventColumns.byteSize() + this.wireStacks.byteLength
+      + (this.threadMap.size + this.functionMap.size + this.moduleMap.size + this.frameMap.size + this.stringMap.size) * OBJECT_OVERHEAD
+      + this.stringBytes;
   }
 
   onHello(r: HelloRecord): void {
@@ -209,15 +305,22 @@ export class Recording implements WireSink {
     this.checkDefining('THREAD');
     const known = this.threadMap.get(r.threadId);
     if (known === undefined) {
-      this.threadMap.set(r.threadId, {
-        id: r.threadId, osTid: r.osTid, clrThreadId: r.clrThreadId, name: r.name,
-        firstSeenMono: r.mono, lastSeenMono: r.mono, ended: false,
-      });
+      const thread: MutableThread = {
+        id: r.threadId, osTid: r.osTid, clrThreadId: r.clrThreadId, name: r.name, firstSeenMono: r.mono, ended: false, index: this.threadMap.size,
+      };
+      if (thread.index === this.lastSeen.length) {
+        const grown = new Float64Array(this.lastSeen.length * 2);
+        grown.set(this.lastSeen);
+        this.lastSeen = grown;
+      }
+      this.lastSeen[thread.index] = r.mono;
+      this.threadMap.set(r.threadId, thread);
+      if (r.threadId < DIRECT_THREAD_IDS) this.threadById[r.threadId] = thread;
     } else {
       known.name = r.name;
       known.osTid = r.osTid;
       known.clrThreadId = r.clrThreadId;
-      if (r.mono > known.lastSeenMono) known.lastSeenMono = r.mono;
+      if (r.mono > this.lastSeen[known.index]) this.lastSeen[known.index] = r.mono;
     }
     this.stringBytes += 2 * r.name.length;
   }
@@ -227,7 +330,7 @@ export class Recording implements WireSink {
     const known = this.threadMap.get(r.threadId);
     if (known === undefined) throw new RecordingError(`is a THREAD_END for thread ${r.threadId}, which no THREAD record defined`);
     known.ended = true;
-    if (r.mono > known.lastSeenMono) known.lastSeenMono = r.mono;
+    if (r.mono > this.lastSeen[known.index]) this.lastSeen[known.index] = r.mono;
   }
 
   onFunction(r: FunctionRecord): void {
@@ -236,8 +339,54 @@ export class Recording implements WireSink {
       throw new RecordingError(`is a FUNCTION with id ${r.functionId}, which clrscope reserves for its ${INCOMPLETE_STACK_NAME} frame`);
     }
     if (this.functionMap.has(r.functionId)) throw new RecordingError(`is a FUNCTION redefining function ${r.functionId}`);
-    this.functionMap.set(r.functionId, Object.freeze({ id: r.functionId, kind: r.kind, name: r.name, module: r.module, file: r.file }));
-    this.stringBytes += 2 * (r.name.length + r.module.length + r.file.length);
+    let moduleId = r.moduleId;
+    let module = r.module;
+    if (moduleId !== 0) {
+      const m = this.moduleMap.get(moduleId);
+      if (m === undefined) throw new RecordingError(`is a FUNCTION naming module ${moduleId}, which no MODULE record defined`);
+      module = fileName(m.path);
+    } else if (module !== '') moduleId = this.moduleNamed(r.kind, module);
+    this.functionMap.set(r.functionId, Object.freeze({ id: r.functionId, kind: r.kind, name: r.name, module, file: r.file, moduleId, token: r.token }));
+    this.stringBytes += 2 * (r.name.length + module.length + r.file.length);
+  }
+
+  onModule(r: ModuleRecord): void {
+    this.checkDefining('MODULE');
+    if (r.moduleId === 0 || this.moduleMap.has(r.moduleId)) throw new RecordingError(`is a MODULE ${r.moduleId === 0 ? 'with id 0' : `redefining module ${r.moduleId}`}`);
+    this.moduleMap.set(r.moduleId, Object.freeze({ id: r.moduleId, kind: r.kind, path: r.path, mvid: r.mvid }));
+    this.stringBytes += 2 * r.path.length;
+  }
+
+  onFrame(r: FrameRecord): void {
+    this.checkDefining('FRAME');
+    if (r.frameId === INCOMPLETE_STACK_FUNCTION_ID) throw new RecordingError(`is a FRAME with id ${r.frameId}, which clrscope reserves for its ${INCOMPLETE_STACK_NAME} frame`);
+    if (this.frameMap.has(r.frameId)) throw new RecordingError(`is a FRAME redefining frame ${r.frameId}`);
+    if (!this.functionMap.has(r.functionId) || r.functionId === INCOMPLETE_STACK_FUNCTION_ID) {
+      throw new RecordingError(`is a FRAME naming function ${r.functionId}, which no FUNCTION record defined`);
+    }
+    this.frameMap.set(r.frameId, Object.freeze({ id: r.frameId, functionId: r.functionId, offsetKind: r.offsetKind, offset: r.offset }));
+  }
+
+  onStack(stackId: number, flags: number, frames: Uint32Array): void {
+    this.checkDefining('STACK');
+    if (stackId < this.wireStacks.length && this.wireStacks[stackId] >= 0) throw new RecordingError(`is a STACK redefining stack ${stackId}`);
+    // A walk that produced no frames never reached the entry point either.
+    const incomplete = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0;
+    const id = this.stacks.intern(frames, incomplete ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT, (flags & STACK_FLAGS) | (incomplete ? SampleFlags.Incomplete : 0), this.frameToFunction);
+    if (stackId >= this.wireStacks.length) this.growWireStacks(stackId);
+    this.wireStacks[stackId] = id;
+  }
+
+  onStackReset(): void {
+    this.checkDefining('STACK_RESET');
+    this.wireStacks.fill(-1);
+  }
+
+  onString(r: StringRecord): void {
+    this.checkDefining('STRING');
+    if (this.stringMap.has(r.stringId) || r.stringId === 0) throw new RecordingError(`is a STRING ${r.stringId === 0 ? 'with id 0' : `redefining string ${r.stringId}`}`);
+    this.stringMap.set(r.stringId, r.text);
+    this.stringBytes += 2 * r.text.length;
   }
 
   onSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, frames: Uint32Array): void {
@@ -246,11 +395,35 @@ export class Recording implements WireSink {
     // function ids are checked once per distinct stack, when the stack table stores it.
     const thread = this.threadMap.get(threadId);
     if (thread === undefined || this.closed) return this.rejectSample(threadId);
-    thread.lastSeenMono = mono;
+    this.lastSeen[thread.index] = mono;
     // A walk that produced no frames never reached the entry point either, so it is marked too.
-    const extraRoot = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0 ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT;
-    const stackId = this.stacks.intern(frames, extraRoot);
+    const incomplete = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0;
+    const stackId = this.stacks.intern(frames, incomplete ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT, (flags & STACK_FLAGS) | (incomplete ? SampleFlags.Incomplete : 0));
     this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
+  }
+
+  onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
+    // The v2 hot path: no frames to look at, the stack is the writer's id mapped to ours; the
+    // u64 values stay in typed arrays all the way to the columns, so nothing is boxed.
+    const thread = threadId < DIRECT_THREAD_IDS ? this.threadById[threadId] : this.threadMap.get(threadId);
+    if (thread === undefined || this.closed) return this.rejectSample(threadId);
+    const id = stackId < this.wireStacks.length ? this.wireStacks[stackId] : -1;
+    if (id < 0) return this.rejectStack(stackId);
+    this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
+    this.lastSeen[thread.index] = values[0];
+  }
+
+  onEvent(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
+    const thread = this.threadMap.get(threadId);
+    if (thread === undefined || this.closed) return this.rejectEvent(`naming thread ${threadId}, which no THREAD record defined`);
+    let id = -1;
+    if ((flags & EventFlags.HasStack) !== 0) {
+      id = stackId < this.wireStacks.length ? this.wireStacks[stackId] : -1;
+      if (id < 0) return this.rejectEvent(`naming stack ${stackId}, which no STACK record defined since the last STACK_RESET`);
+    }
+    if (labelId !== 0 && !this.stringMap.has(labelId)) return this.rejectEvent(`naming string ${labelId}, which no STRING record defined`);
+    if (mono > this.lastSeen[thread.index]) this.lastSeen[thread.index] = mono;
+    this.eventColumns.append(kind, flags, mono, threadId, id, labelId, value1, value2);
   }
 
   onStats(r: StatsRecord): void {
@@ -273,18 +446,55 @@ export class Recording implements WireSink {
     // Unknown record types are skipped by design (PROTOCOL.md), so newer writers still work.
   }
 
+  private threadInfo(t: MutableThread): ThreadInfo {
+    return { id: t.id, osTid: t.osTid, clrThreadId: t.clrThreadId, name: t.name, firstSeenMono: t.firstSeenMono, lastSeenMono: this.lastSeen[t.index], ended: t.ended };
+  }
+
   private rejectSample(threadId: number): never {
     this.checkOpen();
     throw new RecordingError(`is a SAMPLE naming thread ${threadId}, which no THREAD record defined`);
   }
 
-  private checkFrames(frames: Uint32Array): void {
+  private rejectStack(stackId: number): never {
+    throw new RecordingError(`is a SAMPLES record naming stack ${stackId}, which no STACK record defined since the last STACK_RESET`);
+  }
+
+  private rejectEvent(what: string): never {
+    this.checkOpen();
+    throw new RecordingError(`is an EVENTS record ${what}`);
+  }
+
+  private checkFrames(frames: Uint32Array, toFunction: FrameMapper | null): void {
     for (let i = 0; i < frames.length; i++) {
       const id = frames[i];
-      if (id === INCOMPLETE_STACK_FUNCTION_ID || !this.functionMap.has(id)) {
+      if (toFunction !== null) {
+        if (!this.frameMap.has(id)) throw new RecordingError(`is a STACK naming frame ${id}, which no FRAME record defined`);
+      } else if (id === INCOMPLETE_STACK_FUNCTION_ID || !this.functionMap.has(id)) {
         throw new RecordingError(`is a SAMPLE naming function ${id}, which no FUNCTION record defined`);
       }
     }
+  }
+
+  /** A v1 module, known by its file name only: one id of ours per distinct one. */
+  private moduleNamed(functionKind: number, name: string): number {
+    const kind = functionKind === FunctionKind.Managed ? ModuleKind.Managed : ModuleKind.Native;
+    const key = `${kind}\u0000${name}`;
+    let id = this.moduleIdsByName.get(key);
+    if (id === undefined) {
+      id = this.moduleMap.size + 1;
+      this.moduleIdsByName.set(key, id);
+      this.moduleMap.set(id, Object.freeze({ id, kind, path: name, mvid: NO_MVID }));
+    }
+    return id;
+  }
+
+  private growWireStacks(stackId: number): void {
+    if (stackId > MAX_STACK_ID) throw new RecordingError(`is a STACK with id ${stackId}, above ${MAX_STACK_ID}`);
+    let size = this.wireStacks.length * 2;
+    while (size <= stackId) size *= 2;
+    const grown = new Int32Array(Math.min(size, MAX_STACK_ID + 1)).fill(-1);
+    grown.set(this.wireStacks);
+    this.wireStacks = grown;
   }
 
   private checkDefining(type: string): void {

@@ -47,6 +47,19 @@ export class SampleColumns {
     this.count = i + 1;
   }
 
+  /** append() with the u64s in `values` ([mono, cpuNs, wallNs]): doubles in a typed array are never boxed on the way. */
+  appendValues(threadId: number, stackId: number, flags: number, values: Float64Array): void {
+    const i = this.count;
+    if (i === this.flags.length) this.grow();
+    this.mono[i] = values[0];
+    this.threadId[i] = threadId;
+    this.stackId[i] = stackId;
+    this.cpuNs[i] = values[1];
+    this.wallNs[i] = values[2];
+    this.flags[i] = flags;
+    this.count = i + 1;
+  }
+
   /** Views of the filled part; valid until the next append (growth replaces the arrays). */
   views(): SampleColumnViews {
     const n = this.count;

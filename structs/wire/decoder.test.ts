@@ -28,7 +28,28 @@ class JsonSink implements WireSink {
     this.records.push({ type: 'threadEnd', threadId: r.threadId, mono: String(r.mono) });
   }
   onFunction(r: Parameters<WireSink['onFunction']>[0]): void {
-    this.records.push({ type: 'function', functionId: r.functionId, kind: r.kind, name: r.name, module: r.module, file: r.file });
+    this.records.push({ type: 'function', functionId: r.functionId, kind: r.kind, name: r.name, module: r.module, file: r.file, moduleId: r.moduleId, token: r.token });
+  }
+  onModule(r: Parameters<WireSink['onModule']>[0]): void {
+    this.records.push({ type: 'module', moduleId: r.moduleId, kind: r.kind, mvid: r.mvid, path: r.path });
+  }
+  onFrame(r: Parameters<WireSink['onFrame']>[0]): void {
+    this.records.push({ type: 'frame', frameId: r.frameId, functionId: r.functionId, offsetKind: r.offsetKind, offset: r.offset });
+  }
+  onStack(stackId: number, flags: number, frames: Uint32Array): void {
+    this.records.push({ type: 'stack', stackId, flags, frames: Array.from(frames) });
+  }
+  onStackReset(): void {
+    this.records.push({ type: 'stackReset' });
+  }
+  onString(r: Parameters<WireSink['onString']>[0]): void {
+    this.records.push({ type: 'string', stringId: r.stringId, text: r.text });
+  }
+  onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
+    this.records.push({ type: 'sample', mono: String(values[0]), threadId, flags, cpuNs: String(values[1]), wallNs: String(values[2]), stackId });
+  }
+  onEvent(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
+    this.records.push({ type: 'event', kind, flags, mono: String(mono), threadId, stackId, labelId, value1: String(value1), value2: String(value2) });
   }
   onSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, frames: Uint32Array): void {
     this.frameArrays.push(frames);
@@ -96,6 +117,7 @@ function decodeError(bytes: Uint8Array, chunkSize = bytes.length): WireFormatErr
 
 const hello = { pid: 1, flags: 3, mono: 5, unixNs: 7n, intervalNs: 10, wallThreadsPerTick: 4, runtimeVersion: 'r', profilerVersion: 'p' };
 const withHello = (): WireEncoder => new WireEncoder().preamble().hello(hello);
+const withHelloV1 = (): WireEncoder => new WireEncoder().preamble(1).hello(hello);
 const HELLO_END = 16 + 4 + 1 + 32 + 5 + 5; // preamble + HELLO record above
 
 test('fixture is the 578 bytes the hex text spells', () => {
@@ -152,7 +174,7 @@ test('end() reports a stream cut inside the preamble or a record, naming where t
 });
 
 test('onSample hands out one reused view per depth: valid only during the call', () => {
-  const bytes = withHello()
+  const bytes = withHelloV1()
     .thread({ threadId: 1, osTid: 2, clrThreadId: 3, mono: 4, name: '' })
     .sample({ mono: 10, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [7, 8] })
     .sample({ mono: 11, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [9, 10] })
@@ -204,10 +226,10 @@ test('bad magic is rejected at byte 0, even when it arrives a byte at a time', (
   }
 });
 
-test('an unknown version is rejected naming both versions and the byte', () => {
-  const err = decodeError(new WireEncoder().preamble(2).bytes());
+test('an unknown version is rejected naming the versions it knows and the byte', () => {
+  const err = decodeError(new WireEncoder().preamble(3).bytes());
   assert.equal(err.offset, 8);
-  assert.equal(err.message, 'Unsupported clrscope stream version 2 at byte 8; this reader understands version 1.');
+  assert.equal(err.message, 'Unsupported clrscope stream version 3 at byte 8; this reader understands versions 1 and 2.');
 });
 
 test('a preamble size below 16 is rejected', () => {
@@ -239,7 +261,7 @@ test('a record length of 0 is rejected', () => {
 test('a string longer than 65,535 bytes is rejected at the string', () => {
   // FUNCTION id 1 kind 0, then a name whose length field says 65,536.
   const body = [1, 0, 0, 0, 0, 0x00, 0x00, 0x01, 0x00, ...new Array<number>(65_536 + 8).fill(0x41)];
-  const err = decodeError(withHello().raw(0x04, body).bytes());
+  const err = decodeError(withHelloV1().raw(0x04, body).bytes());
   assert.equal(err.offset, HELLO_END + 10);
   assert.equal(err.message, `Corrupt clrscope stream: the string at byte ${HELLO_END + 10} in the FUNCTION record at byte ${HELLO_END} is 65536 bytes long, more than the 65535 allowed.`);
 });
@@ -251,19 +273,23 @@ test('a string running past its record body is rejected', () => {
 
 test('a FUNCTION body that ends before its last string length is rejected', () => {
   // 17 bytes, the fixed minimum, but the 1-byte name pushes the file's length field past the end.
-  const err = decodeError(withHello().raw(0x04, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0x41, 0, 0, 0, 0, 0, 0, 0]).bytes());
+  const err = decodeError(withHelloV1().raw(0x04, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0x41, 0, 0, 0, 0, 0, 0, 0]).bytes());
   assert.equal(err.offset, HELLO_END + 19);
   assert.equal(err.message, `Corrupt clrscope stream: the FUNCTION record at byte ${HELLO_END} ends at byte ${HELLO_END + 22}, before the string length it needs at byte ${HELLO_END + 19}.`);
 });
 
-test('every known record type with a body shorter than its fixed fields is rejected', () => {
-  const cases: [number, string, number][] = [
+test('every known record type with a body shorter than its fixed fields is rejected, in v1 and v2', () => {
+  const v1: [number, string, number][] = [
     [0x01, 'HELLO', 40], [0x02, 'THREAD', 28], [0x03, 'THREAD_END', 12], [0x04, 'FUNCTION', 17],
     [0x05, 'SAMPLE', 31], [0x06, 'STATS', 48], [0x7f, 'END', 9],
   ];
-  for (const [type, name, need] of cases) {
+  const v2: [number, string, number][] = [
+    [0x01, 'HELLO', 40], [0x02, 'THREAD', 28], [0x03, 'THREAD_END', 12], [0x04, 'FUNCTION', 21], [0x06, 'STATS', 48],
+    [0x07, 'SUSPENSION', 27], [0x09, 'MODULE', 25], [0x0a, 'FRAME', 13], [0x0b, 'STACK', 4], [0x0e, 'STRING', 8], [0x7f, 'END', 9],
+  ];
+  for (const [version, type, name, need] of [...v1.map((c) => [1, ...c] as const), ...v2.map((c) => [2, ...c] as const)]) {
     // HELLO is tested as the first record, the rest after a valid HELLO.
-    const enc = type === 0x01 ? new WireEncoder().preamble() : withHello();
+    const enc = type === 0x01 ? new WireEncoder().preamble(version) : new WireEncoder().preamble(version).hello(hello);
     const at = type === 0x01 ? 16 : HELLO_END;
     const err = decodeError(enc.raw(type, new Array<number>(need - 1).fill(0)).bytes());
     assert.equal(err.offset, at, name);
@@ -272,7 +298,7 @@ test('every known record type with a body shorter than its fixed fields is rejec
 });
 
 test('a SAMPLE whose frameCount needs more bytes than its body has is rejected, across chunks too', () => {
-  const good = withHello().sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1, 2, 3] }).bytes();
+  const good = withHelloV1().sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1, 2, 3] }).bytes();
   const bad = good.slice();
   bad[HELLO_END + 4 + 1 + 29] = 4; // frameCount 3 -> 4 with the body unchanged
   for (const size of [bad.length, 5]) {
@@ -289,4 +315,112 @@ test('after an error the decoder refuses more data; sink errors propagate and re
   assert.throws(() => decoder.push(bytes), /sink says no/);
   assert.equal(decoder.recordOffset, HELLO_END);
   assert.throws(() => decoder.push(new Uint8Array(1)), (err: unknown) => err instanceof WireFormatError && /accepts no more data/.test(err.message));
+});
+
+// ---- wire v2 ----
+
+const basicV2Bytes = parseHexText(readFileSync(fixtureUrl('basic-v2.hex'), 'utf8'));
+const basicV2Json = JSON.parse(readFileSync(fixtureUrl('basic-v2.json'), 'utf8')) as Record<string, unknown>[];
+
+function assertBasicV2(sink: JsonSink, decoder: WireDecoder, how: string): void {
+  assert.deepEqual(sink.records, basicV2Json, how);
+  assert.deepEqual(sink.unknown, [{ type: 0x42, length: 4, index: basicV2Json.findIndex((r) => r.type === 'stats') + 1 }], how);
+  assert.deepEqual(decoder.end(), { midRecord: false, offset: 925, totalBytes: 925 }, how);
+  assert.equal(decoder.version, 2, how);
+}
+
+test('basic-v2.hex is 925 bytes and decodes to basic-v2.json whole, byte by byte and split at every offset', () => {
+  assert.equal(basicV2Bytes.length, 925);
+  const whole = decodeChunks([basicV2Bytes]);
+  assertBasicV2(whole.sink, whole.decoder, 'whole');
+  const bytewise = decodeChunks(Array.from(basicV2Bytes, (_, i) => basicV2Bytes.subarray(i, i + 1)));
+  assertBasicV2(bytewise.sink, bytewise.decoder, 'bytewise');
+  for (let cut = 0; cut <= basicV2Bytes.length; cut++) {
+    const { sink, decoder } = decodeChunks([basicV2Bytes.subarray(0, cut), basicV2Bytes.subarray(cut)]);
+    assertBasicV2(sink, decoder, `split at ${cut}`);
+  }
+});
+
+test('suspensions-v2.hex (v1 but for the version) decodes to suspensions.json', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('suspensions-v2.hex'), 'utf8'));
+  const expected = JSON.parse(readFileSync(fixtureUrl('suspensions.json'), 'utf8')) as Record<string, unknown>[];
+  assert.deepEqual(decodeChunks([bytes]).sink.records, expected);
+});
+
+/** A v2 stream with thread 1 and function/frame 1, then a SAMPLES record with `body` verbatim. */
+function v2WithSamples(body: number[]): Uint8Array {
+  return withHello().thread({ threadId: 1, osTid: 2, clrThreadId: 3, mono: 4, name: '' })
+    .function({ functionId: 1, kind: 2, name: 'f', module: '', file: '' })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .stack(1, 0, [1])
+    .raw(0x0d, body)
+    .bytes();
+}
+
+test('malformed samples in a SAMPLES record are rejected with one sentence naming the record', () => {
+  const cases: [number[], RegExp][] = [
+    [[0x80], /a sample in the SAMPLES record at byte \d+ has the reserved head bit 7 set\.$/],
+    [[0x0c], /has thread code 3, which no version defines\.$/],
+    [[0x38], /reuses the previous stack of thread 1, which has none\.$/],
+    [[0x18, 0], /names stack 0, outside 1\.\.16777215\.$/],
+    [[0x18, 0x80, 0x80, 0x80, 0x80, 0x08], /names stack 2147483648, outside 1\.\.16777215\.$/],
+    [[0x58, 1], /predicts a wall value for a sample without one\.$/],
+    [[0x08, 0x03, 1], /has a time before 0\.$/],
+    [[0x09, 2, 1, 0x80], /the SAMPLES record at byte \d+ ends at byte \d+, inside a field\.$/],
+    [[0x19, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02], /has a number at byte \d+ longer than 64 bits\.$/],
+  ];
+  for (const [body, message] of cases) {
+    const err = decodeError(v2WithSamples(body));
+    assert.match(err.message, message, JSON.stringify(body));
+    assert.match(err.message, /^Corrupt clrscope stream: /);
+  }
+});
+
+test('a version 1 SAMPLE in a version 2 stream is rejected', () => {
+  const bytes = withHello().raw(0x05, new Array<number>(31).fill(0)).bytes();
+  assert.equal(decodeError(bytes).message, `Corrupt clrscope stream: the record at byte ${HELLO_END} is a version 1 SAMPLE in a version 2 stream.`);
+});
+
+test('a STACK that shares more frames than the previous STACK has, or names id 0, is rejected', () => {
+  const shares = withHello().raw(0x0b, [1, 0, 2, 0]).bytes();
+  assert.match(decodeError(shares).message, /the STACK record at byte \d+ shares 2 frames with the previous STACK, which has 0\.$/);
+  const zero = withHello().raw(0x0b, [0, 0, 0, 0]).bytes();
+  assert.match(decodeError(zero).message, /the STACK record at byte \d+ has id 0, outside 1\.\.16777215\.$/);
+});
+
+test('times above 2^53 ns stay exact relative to each other: each is rounded once, nothing drifts', () => {
+  // mono starts at 2^55 (spacing of doubles: 8) and steps by 1 ns; a decoder adding deltas to a
+  // rounded double would never move off 2^55.
+  const varint = (v: bigint): number[] => {
+    const out: number[] = [];
+    while (v >= 0x80n) { out.push(Number(v & 0x7fn) | 0x80); v >>= 7n; }
+    out.push(Number(v));
+    return out;
+  };
+  const base = 2n ** 55n;
+  const body = [0x09, ...varint(2n * base), 1, 1];  // thread 1, mono 2^55, stack 1, cpu 1
+  for (let i = 1; i < 40; i++) body.push(0x25, 2, 1);  // same thread, mono +1, same stack, cpu 1
+  const { sink } = decodeChunks([v2WithSamples(body)]);
+  const monos = sink.records.filter((r) => r.type === 'sample').map((r) => r.mono);
+  assert.deepEqual(monos, Array.from({ length: 40 }, (_, i) => String(Number(base + BigInt(i)))));
+  assert.notEqual(monos[39], monos[0]);
+});
+
+test('sample state spans records and chunks; THREAD_END and STACK_RESET clear what they say', () => {
+  const enc = withHello().thread({ threadId: 1, osTid: 2, clrThreadId: 3, mono: 4, name: '' })
+    .function({ functionId: 1, kind: 2, name: 'f', module: '', file: '' })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .stack(1, 0, [1]);
+  enc.stackSample(1000, 1, 2, 0, 10, 1);
+  enc.raw(0x42, []);  // any record closes the SAMPLES record
+  enc.stackSample(1010, 1, 2, 0, 10, 1);  // same stack, wall predicted: two bytes
+  enc.threadEnd({ threadId: 1, mono: 1020 });
+  const before = enc.byteLength;
+  enc.stackSample(1030, 1, 2, 0, 20, 1);  // after THREAD_END: stack and wall coded again
+  const bytes = enc.bytes();
+  const { sink } = decodeChunks(Array.from({ length: Math.ceil(bytes.length / 3) }, (_, i) => bytes.subarray(3 * i, 3 * i + 3)));
+  const samples = sink.records.filter((r) => r.type === 'sample');
+  assert.deepEqual(samples.map((r) => [r.mono, r.wallNs, r.stackId]), [['1000', '10', 1], ['1010', '10', 1], ['1030', '20', 1]]);
+  const afterEnd = bytes.subarray(before);
+  assert.deepEqual(Array.from(afterEnd), [5, 0, 0, 0, 0x0d, 0x06, 40, 1, 40], 'head thread-same|wall, mono +20, stack 1, wall field zigzag(20)');
 });

@@ -1,7 +1,11 @@
-// Shapes and constants of wire v1 (PROTOCOL.md), shared by the decoder and the encoder.
+// Shapes and constants of the wire protocol, v1 and v2 (PROTOCOL.md), shared by the decoder and
+// the encoder.
 
 export const WIRE_MAGIC = 'CLRSCOPE';
-export const WIRE_VERSION = 1;
+/** The version writers write. */
+export const WIRE_VERSION = 2;
+/** The first version: every SAMPLE carries its whole stack. Readers still read it. */
+export const WIRE_VERSION_1 = 1;
 export const PREAMBLE_SIZE = 16;
 /** Largest `length` a reader accepts; anything above is treated as corruption, not data. */
 export const MAX_RECORD_LENGTH = 1_048_576;
@@ -13,16 +17,49 @@ export const RecordType = {
   Thread: 0x02,
   ThreadEnd: 0x03,
   Function: 0x04,
+  /** v1 only: one sample with its frames. */
   Sample: 0x05,
   Stats: 0x06,
   Suspension: 0x07,
+  /** v2 records from here. */
+  Module: 0x09,
+  Frame: 0x0a,
+  Stack: 0x0b,
+  StackReset: 0x0c,
+  Samples: 0x0d,
+  String: 0x0e,
+  Events: 0x0f,
   End: 0x7f,
 } as const;
 
 /** HELLO flags (PROTOCOL.md). ApproximateCpu is set by clrscope's own writers only, never by the profiler. */
 export const HelloFlags = { Cpu: 1, Wall: 2, Attached: 4, ApproximateCpu: 8 } as const;
+/** Sample flags. In v2 a sample carries Cpu and Wall; Incomplete and Elided go with its STACK. */
 export const SampleFlags = { Cpu: 1, Wall: 2, Incomplete: 4, Elided: 8 } as const;
+/** The flags a v2 STACK may carry. */
+export const STACK_FLAGS = SampleFlags.Incomplete | SampleFlags.Elided;
 export const FunctionKind = { Managed: 0, Native: 1, Synthetic: 2 } as const;
+export const ModuleKind = { Managed: 0, Native: 1 } as const;
+/** What a FRAME's offset is: unknown, an IL offset in the method, or a native offset from the code's start. */
+export const OffsetKind = { None: 0, IL: 1, Native: 2 } as const;
+/** Kinds of event samples (EVENTS); readers keep kinds they do not know. */
+export const EventKind = { Allocation: 1, Contention: 2, Exception: 3 } as const;
+/** Head bits of one event in an EVENTS record (passed to WireSink.onEvent as `flags`). */
+export const EventFlags = { HasValue2: 1, HasStack: 2, HasLabel: 4 } as const;
+/** Head bits of one sample in a SAMPLES record. */
+export const SampleHead = {
+  Cpu: 0x01,
+  Wall: 0x02,
+  ThreadMask: 0x0c,
+  ThreadSame: 0x04,
+  ThreadNext: 0x08,
+  MonoSame: 0x10,
+  StackSame: 0x20,
+  WallPredicted: 0x40,
+  Reserved: 0x80,
+} as const;
+/** Stack ids are 1 .. MAX_STACK_ID. */
+export const MAX_STACK_ID = 0xffffff;
 /** END reasons (PROTOCOL.md). Stopped is written by clrscope's TypeScript side only, for a stream it ended itself. */
 export const EndReason = { RuntimeShutdown: 0, Detached: 1, ProfilerStopped: 2, Stopped: 3 } as const;
 
@@ -59,8 +96,36 @@ export interface FunctionRecord {
   functionId: number;
   kind: number;
   name: string;
+  /** v1: the module's file name. v2: empty; the module is `moduleId` (a MODULE record). */
   module: string;
   file: string;
+  /** v2: the MODULE the code lives in, 0 for none. v1: 0. */
+  moduleId: number;
+  /** v2: the method's metadata token (managed), else 0. v1: 0. */
+  token: number;
+}
+
+export interface ModuleRecord {
+  moduleId: number;
+  /** ModuleKind. */
+  kind: number;
+  /** The module's MVID as 32 hex digits of its 16 bytes in wire order (a GUID's memory layout); all zeros when unknown. */
+  mvid: string;
+  /** The full path the process loaded it from. */
+  path: string;
+}
+
+export interface FrameRecord {
+  frameId: number;
+  functionId: number;
+  /** OffsetKind. */
+  offsetKind: number;
+  offset: number;
+}
+
+export interface StringRecord {
+  stringId: number;
+  text: string;
 }
 
 export interface StatsRecord {
@@ -104,6 +169,13 @@ export function recordTypeName(type: number): string {
     case RecordType.Sample: return 'SAMPLE';
     case RecordType.Stats: return 'STATS';
     case RecordType.Suspension: return 'SUSPENSION';
+    case RecordType.Module: return 'MODULE';
+    case RecordType.Frame: return 'FRAME';
+    case RecordType.Stack: return 'STACK';
+    case RecordType.StackReset: return 'STACK_RESET';
+    case RecordType.Samples: return 'SAMPLES';
+    case RecordType.String: return 'STRING';
+    case RecordType.Events: return 'EVENTS';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

@@ -225,9 +225,11 @@ describe('a large .clrscope file is converted in pieces, not loaded whole', () =
   const FRAMES = 40;
 
   before(() => {
-    // About 300 MB: 16 threads, 4,096 distinct 40-frame stacks, written in 4 MiB pieces.
+    // About 300 MB: 16 threads, 4,096 distinct 40-frame stacks, written in 4 MiB pieces. A wire
+    // v1 file (every sample with its frames), as recordings before wire v2 are: the same samples
+    // in v2 take a small fraction of the space, so v1 is where a file gets this large.
     const fd = openSync(big, 'w');
-    let enc = new WireEncoder(5 << 20).preamble()
+    const enc = new WireEncoder(5 << 20).preamble(1)
       .hello({ pid: 2, flags: 3, mono: 0, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 16, runtimeVersion: '10.0.0', profilerVersion: 'synthetic' });
     for (let f = 1; f <= 600; f++) enc.function({ functionId: f, kind: f % 7 === 0 ? 1 : 0, name: `Synthetic.Namespace.Type${f % 50}.Method${f}`, module: f % 7 === 0 ? 'libc.so.6' : 'App.dll', file: '' });
     for (let t = 1; t <= 16; t++) enc.thread({ threadId: t, osTid: 1000 + t, clrThreadId: t, mono: 0, name: `worker-${t}` });
@@ -236,10 +238,7 @@ describe('a large .clrscope file is converted in pieces, not loaded whole', () =
       const stack = (i * 2654435761) % 4096;
       for (let k = 0; k < FRAMES; k++) frames[k] = 1 + ((stack * 31 + k * 17 + (k < 3 ? stack : 0)) % 600);
       enc.sample({ mono: i * 10_000, threadId: 1 + (i % 16), flags: 3, cpuNs: 900_000 + (i % 7), wallNs: 1_000_000, frames });
-      if (enc.byteLength >= 4 << 20) {
-        writeSync(fd, enc.bytes());
-        enc = new WireEncoder(5 << 20);
-      }
+      if (enc.byteLength >= 4 << 20) writeSync(fd, enc.takeBytes(true));
     }
     enc.end({ mono: SAMPLES * 10_000, reason: 0 });
     writeSync(fd, enc.bytes());

@@ -35,6 +35,15 @@ function pprofName(name: string): string {
     else if (c === '>' && depth > 0) depth--;
     else if (depth === 0) out += c;
   }
+  // pprof also drops a C++ symbol's parameter list: libstdc++.so.6!operator delete[](void*)
+  // shows as libstdc++.so.6!operator delete[].
+  if (out.endsWith(')')) {
+    let open = 0;
+    for (let i = out.length - 1; i >= 0; i--) {
+      if (out[i] === ')') open++;
+      else if (out[i] === '(' && --open === 0) return out.slice(0, i);
+    }
+  }
   return out;
 }
 
@@ -57,7 +66,7 @@ const traceEventName = (m: TraceCheckMethod): string => (m.method.startsWith('.'
 function sampleCounts(rec: Recording): Map<string, { exclusive: number; inclusive: number }> {
   const out = new Map<string, { exclusive: number; inclusive: number }>();
   rec.forEachSample((_i, _m, _t, stackId) => {
-    const labels = Array.from(rec.stackFrames(stackId), (id) => frameLabel(rec.functionInfo(id) ?? { id, kind: 2, name: '', module: '', file: '' }));
+    const labels = Array.from(rec.stackFrames(stackId), (id) => frameLabel(rec.functionInfo(id) ?? { id, kind: 2, name: '', module: '', file: '', moduleId: 0, token: 0 }));
     labels.forEach((label, i) => {
       const c = out.get(label) ?? { exclusive: 0, inclusive: 0 };
       if (i === 0) c.exclusive++;

@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { toCollapsed } from '../../../structs/profile/collapsed.js';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { EndReason } from '../../../structs/wire/records.js';
 import { MAX_PENDING, startCollector, type CollectedStream } from './collector.js';
@@ -172,12 +172,14 @@ test('two processes stream concurrently into separate recordings', async () => {
 test('an abrupt disconnect mid-record keeps every whole record as a cut stream', async () => {
   const collector = await startCollector();
   try {
-    const bytes = fixtureStream();
+    // The fixture's eight samples in whole records, then a ninth in a SAMPLES record of its own
+    // that stops 3 bytes in.
+    const enc = fixtureEncoder();
+    const whole = enc.takeBytes(true);
+    enc.sample({ mono: 5_000_008_500, threadId: 1, flags: 1, cpuNs: 2, wallNs: 0, frames: [3, 2, 1] });
+    const bytes = Buffer.concat([whole, enc.takeBytes(true)]);
+    const cutAt = whole.length + 3;
     const client = await open(collector.socketPath);
-    // Stop 10 bytes into the 8th sample's record: 7 samples arrived whole.
-    const all = fixtureStream({ end: false });
-    const lastSample = 4 + 1 + 31 + 4 * 2;
-    const cutAt = all.length - lastSample + 10;
     await writeChunked(client, bytes.subarray(0, cutAt), [9, 4]);
     client.destroy();
     while (collector.streams.length === 0) await pause(1);
@@ -186,7 +188,7 @@ test('an abrupt disconnect mid-record keeps every whole record as a cut stream',
     assert.equal(stream.state, 'cut');
     assert.equal(stream.endedMidRecord, true);
     assert.equal(stream.error, undefined);
-    assert.equal(stream.recording.sampleCount, 7);
+    assert.equal(stream.recording.sampleCount, 8);
     assert.equal(stream.recording.cut, true);
     assert.equal(stream.bytesReceived, cutAt);
   } finally {
@@ -198,12 +200,17 @@ test('a corrupt stream is closed with one sentence naming the byte; what came be
   const collector = await startCollector();
   try {
     const good = fixtureStream({ end: false });
-    const framingError = new WireEncoder().rawBytes(good).rawBytes([0xff, 0xff, 0xff, 0x7f, 5]).sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes().slice();
-    const meaningError = new WireEncoder().rawBytes(good).sample({ mono: 1, threadId: 9, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes().slice();
+    // The same encoder goes on, as the stream's own writer would: v2 codes samples against earlier ones.
+    const meaningEncoder = fixtureEncoder();
+    meaningEncoder.bytes();
+    // Thread 9 on a stack the fixture defined already, so the SAMPLES record is the first thing after `good`.
+    const meaningError = meaningEncoder.sample({ mono: 1, threadId: 9, flags: 1, cpuNs: 1, wallNs: 0, frames: [3, 2, 1] }).bytes().slice();
     const framing = await open(collector.socketPath);
     const framingClosed = new Promise<void>((resolve) => framing.on('close', () => resolve()));
     framing.on('error', () => undefined);
-    await writeChunked(framing, framingError, [100]);
+    await writeChunked(framing, good, [100]);
+    // The bad length in one write: the collector hangs up once it has read it, so nothing may follow.
+    await write(framing, new Uint8Array([0xff, 0xff, 0xff, 0x7f, 5])).catch(() => undefined);
     await framingClosed; // the collector hung up on it
     const meaning = await open(collector.socketPath);
     meaning.on('error', () => undefined);
@@ -231,8 +238,10 @@ test('close() with a writer still connected hangs up and ends the stream cleanly
   const client = await open(collector.socketPath);
   const clientClosed = new Promise<void>((resolve) => client.on('close', () => resolve()));
   client.on('error', () => undefined);
-  await write(client, otherStream(10).subarray(0, 200));
-  while (collector.streams.length === 0 || collector.streams[0].bytesReceived < 200) await pause(1);
+  const all = otherStream(10);
+  const upToEnd = all.length - 14; // everything but the END record
+  await write(client, all.subarray(0, upToEnd));
+  while (collector.streams.length === 0 || collector.streams[0].bytesReceived < upToEnd) await pause(1);
   await collector.close();
   await clientClosed;
   const [stream] = collector.streams;
@@ -291,8 +300,8 @@ test('extra connections are hung up on at HELLO when the session records one pro
     onRefused: (pid) => refused.push(pid),
   });
   try {
-    // 60 other "processes", each trying to stream ~3 MB, and the one the session wants.
-    const big = otherStream(100_000);
+    // 60 other "processes", each trying to stream over 3 MB, and the one the session wants.
+    const big = otherStream(1_500_000);
     const others = await Promise.all(Array.from({ length: 60 }, () => open(collector.socketPath)));
     const othersClosed = others.map((c) => new Promise<void>((resolve) => {
       c.on('error', () => undefined);

@@ -114,7 +114,7 @@ test('bad input: one sentence, naming the file', async () => {
     [dir, /^Unknown input format for .*: use a \.clrscope, \.nettrace, \.speedscope\.json, \.pb\.gz, \.pb or \.pprof file\.$/],
     [write('short.clrscope', good.subarray(0, good.length - 1)), /^Cannot read .*short\.clrscope: the clrscope file is truncated: it ends at byte \d+, inside the record that starts at byte \d+\.$/],
     [write('magic.clrscope', 'CLRSCOPX and more bytes'), /^Cannot read .*magic\.clrscope: not a clrscope stream: the first 8 bytes at byte 0 are not the magic "CLRSCOPE"\.$/],
-    [write('newer.clrscope', (() => { const b = Buffer.from(good); b[8] = 9; return b; })()), /^Cannot read .*newer\.clrscope: unsupported clrscope stream version 9 at byte 8; this reader understands version 1\.$/],
+    [write('newer.clrscope', (() => { const b = Buffer.from(good); b[8] = 9; return b; })()), /^Cannot read .*newer\.clrscope: unsupported clrscope stream version 9 at byte 8; this reader understands versions 1 and 2\.$/],
     [write('cut.pb.gz', pb.subarray(0, pb.length - 10)), /^Cannot read .*cut\.pb\.gz: its gzip data is truncated or corrupt \(unexpected end of file\)\.$/],
     [write('text.pb', 'not protobuf at all, sorry'), /^Cannot read .*text\.pb: not a readable pprof profile: .*\.$/],
     [write('cut.speedscope.json', readFileSync(join(dir, 's.speedscope.json'), 'utf8').slice(0, 50)), /^Cannot read .*cut\.speedscope\.json: not a readable speedscope file: the text is not valid JSON \(.*\)\.$/],

@@ -16,14 +16,15 @@ function stream(): { first: Uint8Array; second: Uint8Array } {
   enc.thread({ threadId: 1, osTid: 101, clrThreadId: 2, mono: START, name: 'main' });
   enc.sample({ mono: START + 1e6, threadId: 1, flags: 1, cpuNs: 100, wallNs: 0, frames: [1] });
   enc.sample({ mono: START + 2e6, threadId: 2, flags: 3, cpuNs: 50, wallNs: 70, frames: [1] });
-  const first = enc.bytes().slice();
-  const more = new WireEncoder();
+  const first = enc.takeBytes(true);
+  // The same encoder goes on: wire v2 codes each sample against the ones before it.
+  const more = enc;
   more.sample({ mono: START + 3e6, threadId: 1, flags: 2, cpuNs: 0, wallNs: 30, frames: [1] });
   more.suspension({ mono: START + 4e6, durationNs: 2e6, suspendNs: 1000, reason: 1, generation: 0, flags: 1 });
   more.stats({ mono: START + 5e6, samples: 3, droppedRingFull: 1, droppedBufferFull: 2, droppedWatchdog: 3, droppedOther: 4 });
   more.threadEnd({ threadId: 2, mono: START + 5e6 });
   more.end({ mono: START + 8e6, reason: 0 });
-  return { first, second: more.bytes().slice() };
+  return { first, second: more.takeBytes(true) };
 }
 
 test('before HELLO: nothing known', () => {

@@ -64,8 +64,9 @@ test('a record the Recording rejects is named by its stream offset', () => {
   const enc = new WireEncoder().preamble().hello({
     pid: 1, flags: 3, mono: 1, unixNs: 1n, intervalNs: 1, wallThreadsPerTick: 1, runtimeVersion: '', profilerVersion: '',
   });
+  enc.stack(1, 4, []);
   const at = enc.byteLength;
-  enc.sample({ mono: 2, threadId: 9, flags: 1, cpuNs: 1, wallNs: 0, frames: [] });
+  enc.stackSample(2, 9, 1, 1, 0, 1);
   const feed = new StreamFeed();
   assert.equal(feed.push(0, enc.bytes().slice()), `Corrupt clrscope stream: the record at byte ${at} is a SAMPLE naming thread 9, which no THREAD record defined.`);
 });

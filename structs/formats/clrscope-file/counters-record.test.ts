@@ -29,6 +29,8 @@ test('a wire reader that does not know COUNTERS skips it by its length (the prof
   const unknown: [number, number][] = [];
   const sink: WireSink = {
     onHello: () => {}, onThread: () => {}, onThreadEnd: () => {}, onFunction: () => {}, onSample: () => {},
+    onModule: () => {}, onFrame: () => {}, onStack: () => {}, onStackReset: () => {}, onString: () => {},
+    onStackSample: () => {}, onEvent: () => {},
     onStats: () => {}, onSuspension: () => {}, onEnd: () => {},
     onUnknown: (type, length) => unknown.push([type, length]),
   };

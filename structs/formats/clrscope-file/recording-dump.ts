@@ -11,10 +11,18 @@ export function dumpRecording(rec: Recording): string {
   for (const t of rec.threads()) {
     lines.push(`thread ${t.id}: tid ${t.osTid} clr ${t.clrThreadId} '${t.name}' first ${t.firstSeenMono} last ${t.lastSeenMono} ended ${t.ended}`);
   }
-  for (const f of rec.functions()) lines.push(`function ${f.id}: kind ${f.kind} '${f.name}' '${f.module}' '${f.file}'`);
+  for (const mod of rec.modules()) lines.push(`module ${mod.id}: kind ${mod.kind} '${mod.path}' mvid ${mod.mvid}`);
+  for (const f of rec.functions()) lines.push(`function ${f.id}: kind ${f.kind} '${f.name}' '${f.module}' '${f.file}' module ${f.moduleId} token ${f.token}`);
+  for (const f of rec.frames()) lines.push(`frame ${f.id}: function ${f.functionId} offset ${f.offsetKind}:${f.offset}`);
+  for (const [id, text] of rec.strings()) lines.push(`string ${id}: '${text}'`);
   rec.forEachSample((i, mono, threadId, stackId, cpuNs, wallNs, flags) => {
-    lines.push(`sample ${i}: mono ${mono} thread ${threadId} flags ${flags} cpu ${cpuNs} wall ${wallNs} frames ${Array.from(rec.stackFrames(stackId)).join(',')}`);
+    lines.push(`sample ${i}: mono ${mono} thread ${threadId} flags ${flags} cpu ${cpuNs} wall ${wallNs} frames ${Array.from(rec.stackFrames(stackId)).join(',')} (frame ids ${Array.from(rec.stackFrameIds(stackId)).join(',')})`);
   });
+  const e = rec.events();
+  for (let i = 0; i < rec.eventCount; i++) {
+    const frames = e.stackId[i] < 0 ? 'none' : Array.from(rec.stackFrames(e.stackId[i])).join(',');
+    lines.push(`event ${i}: kind ${e.kind[i]} flags ${e.flags[i]} mono ${e.mono[i]} thread ${e.threadId[i]} label ${e.labelId[i]} values ${e.value1[i]} ${e.value2[i]} frames ${frames}`);
+  }
   for (const s of rec.suspensions()) {
     lines.push(`suspension: mono ${s.mono} duration ${s.durationNs} suspend ${s.suspendNs} reason ${s.reason} gen ${s.generation} flags ${s.flags}`);
   }

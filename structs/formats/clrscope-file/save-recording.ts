@@ -1,15 +1,18 @@
-// Recording -> .clrscope bytes: the wire v1 stream re-encoded from the model, plus COUNTERS
+// Recording -> .clrscope bytes: the wire v2 stream re-encoded from the model, plus COUNTERS
 // records. Re-encoding (rather than keeping the socket's bytes) works for every Recording,
-// including those built by an importer, and writes exactly what the model holds:
+// including those built by an importer or read from a v1 file, and writes exactly what the
+// model holds:
 //
-//   preamble, HELLO, every FUNCTION, every THREAD (first seen, latest name), then SAMPLEs in
-//   recording order with SUSPENSION and COUNTERS records interleaved by time, then STATS, a
-//   THREAD_END (or a repeated THREAD) per thread carrying its last-seen time, and END when the
-//   recording had one. A recording that was cut is saved without END and reopens as cut.
+//   preamble, HELLO, every MODULE, FUNCTION and FRAME, every STRING, every THREAD (first seen,
+//   latest name), every STACK (ids 1..n in the model's order), then SAMPLES in recording order
+//   with SUSPENSION, COUNTERS and EVENTS records interleaved by time, then STATS, a THREAD_END
+//   (or a repeated THREAD) per thread carrying its last-seen time, and END when the recording
+//   had one. A recording that was cut is saved without END and reopens as cut.
 
 import type { CountersPoint } from '../../api/contract.js';
 import { INCOMPLETE_STACK_FUNCTION_ID, type Recording } from '../../profile/recording.js';
 import { WireEncoder, type U64 } from '../../wire/encoder.js';
+import { EventFlags, OffsetKind, SampleFlags, STACK_FLAGS } from '../../wire/records.js';
 import { COUNTERS_RECORD_TYPE, encodeCountersBody } from './counters-record.js';
 
 export interface SaveOptions {
@@ -31,24 +34,39 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
   const meta = rec.meta;
   if (meta === undefined) throw new Error('The recording has not started (no HELLO arrived), so there is nothing to save.');
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;
-  let enc = new WireEncoder(chunkBytes + 4096);
+  const enc = new WireEncoder(chunkBytes + 4096);
   const total = rec.sampleCount;
 
   enc.preamble().hello({
     pid: meta.pid, flags: meta.flags, mono: u64(meta.startMono), unixNs: meta.startUnixNs, intervalNs: meta.intervalNs,
     wallThreadsPerTick: meta.wallThreadsPerTick, runtimeVersion: meta.runtimeVersion, profilerVersion: meta.profilerVersion,
   });
-  for (const fn of rec.functions()) {
-    if (fn.id !== INCOMPLETE_STACK_FUNCTION_ID) enc.function({ functionId: fn.id, kind: fn.kind, name: fn.name, module: fn.module, file: fn.file });
+  for (const m of rec.modules()) enc.module({ moduleId: m.id, kind: m.kind, mvid: m.mvid, path: m.path });
+  const functions = rec.functions().filter((fn) => fn.id !== INCOMPLETE_STACK_FUNCTION_ID);
+  for (const fn of functions) {
+    enc.function({ functionId: fn.id, kind: fn.kind, name: fn.name, module: fn.module, file: fn.file, moduleId: fn.moduleId, token: fn.token });
   }
+  // A v1 recording's stacks are function ids: each function is the frame of the same id.
+  if (rec.hasFrames) for (const f of rec.frames()) enc.frame({ frameId: f.id, functionId: f.functionId, offsetKind: f.offsetKind, offset: f.offset });
+  else for (const fn of functions) enc.frame({ frameId: fn.id, functionId: fn.id, offsetKind: OffsetKind.None, offset: 0 });
+  for (const [id, text] of rec.strings()) enc.string(id, text);
   const threads = rec.threads();
   for (const t of threads) enc.thread({ threadId: t.id, osTid: t.osTid, clrThreadId: u64(t.clrThreadId), mono: u64(t.firstSeenMono), name: t.name });
+  // The Recording adds the reserved [incomplete stack] root itself when it reads the Incomplete
+  // flag back, so the saved frames leave it out. Stack s is saved as id s + 1.
+  for (let s = 0; s < rec.stackCount; s++) {
+    const all = rec.stackFrameIds(s);
+    const frames = all.length > 0 && all[all.length - 1] === INCOMPLETE_STACK_FUNCTION_ID ? all.subarray(0, all.length - 1) : all;
+    enc.stack(s + 1, rec.stackFlags(s) & STACK_FLAGS, frames);
+  }
 
   // Counters carry Unix ms; placing them among samples needs them on the target's mono clock.
   const unixToMono = (ms: number): number => meta.startMono + (ms * 1e6 - Number(meta.startUnixNs));
   const suspensions = rec.suspensions();
+  const events = rec.events();
   let nextSuspension = 0;
   let nextCounters = 0;
+  let nextEvent = 0;
   const flushUntil = (mono: number): void => {
     // SUSPENSION records are sent when the pause ends, so that is where they sit in time.
     while (nextSuspension < suspensions.length && suspensions[nextSuspension].mono + suspensions[nextSuspension].durationNs <= mono) {
@@ -58,30 +76,25 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
     while (nextCounters < counters.length && unixToMono(counters[nextCounters].timeMs) <= mono) {
       enc.raw(COUNTERS_RECORD_TYPE, encodeCountersBody(counters[nextCounters++]));
     }
-  };
-
-  // The Recording appends the reserved [incomplete stack] root itself when it reads the
-  // sample's flags back, so the saved frames leave it out; one view per stack, made once.
-  const wireFrames: (Uint32Array | undefined)[] = [];
-  const framesOf = (stackId: number): Uint32Array => {
-    let frames = wireFrames[stackId];
-    if (frames === undefined) {
-      const all = rec.stackFrames(stackId);
-      frames = all.length > 0 && all[all.length - 1] === INCOMPLETE_STACK_FUNCTION_ID ? all.subarray(0, all.length - 1) : all;
-      wireFrames[stackId] = frames;
+    while (nextEvent < events.kind.length && events.mono[nextEvent] <= mono) {
+      const i = nextEvent++;
+      const flags = events.flags[i];
+      enc.event({
+        kind: events.kind[i], mono: events.mono[i], threadId: events.threadId[i], stackId: events.stackId[i] + 1, labelId: events.labelId[i],
+        value1: events.value1[i], value2: (flags & EventFlags.HasValue2) !== 0 ? events.value2[i] : undefined,
+      });
     }
-    return frames;
   };
 
   const c = rec.sampleColumns();
+  const sampleFlags = SampleFlags.Cpu | SampleFlags.Wall;
   for (let i = 0; i < total; i++) {
     const mono = c.mono[i];
     flushUntil(mono);
-    enc.sample({ mono: u64(mono), threadId: c.threadId[i], flags: c.flags[i], cpuNs: u64(c.cpuNs[i]), wallNs: u64(c.wallNs[i]), frames: framesOf(c.stackId[i]) });
-    if (enc.byteLength >= chunkBytes) {
+    enc.stackSample(mono, c.threadId[i], c.flags[i] & sampleFlags, c.cpuNs[i], c.wallNs[i], c.stackId[i] + 1);
+    if (enc.completeLength >= chunkBytes) {
       options.progress?.(i + 1, total);
-      yield enc.bytes();
-      enc = new WireEncoder(chunkBytes + 4096);
+      yield enc.takeBytes();
     }
   }
   flushUntil(Number.POSITIVE_INFINITY);
@@ -104,7 +117,7 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
   const end = rec.end;
   if (end !== undefined) enc.end({ mono: u64(end.mono), reason: end.reason });
   options.progress?.(total, total);
-  yield enc.bytes();
+  yield enc.takeBytes(true);
 }
 
 /** The whole .clrscope file in one array (for small recordings and tests; large ones use recordingFileChunks). */

@@ -39,7 +39,7 @@ function u64(v: number): U64 {
 }
 
 export class RecordingBuilder {
-  private enc = new WireEncoder(PIECE_BYTES + 4096);
+  private readonly enc = new WireEncoder(PIECE_BYTES + 4096);
   private readonly recording = new Recording();
   private readonly decoder = new WireDecoder(this.recording);
   private readonly functionIds = new Map<string, number>();
@@ -136,7 +136,7 @@ export class RecordingBuilder {
   }
 
   private flush(): void {
-    this.decoder.push(this.enc.bytes());
-    this.enc = new WireEncoder(PIECE_BYTES + 4096);
+    // takeBytes, not a new encoder: a v2 stream codes each sample against the ones before it.
+    this.decoder.push(this.enc.takeBytes(true));
   }
 }

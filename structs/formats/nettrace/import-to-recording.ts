@@ -9,8 +9,8 @@
 
 import { Recording } from '../../profile/recording.js';
 import { WireDecoder } from '../../wire/decoder.js';
-import { WireEncoder, type SampleInput } from '../../wire/encoder.js';
-import { EndReason, FunctionKind, HelloFlags, SampleFlags, type SuspensionRecord } from '../../wire/records.js';
+import { WireEncoder } from '../../wire/encoder.js';
+import { EndReason, FunctionKind, HelloFlags, OffsetKind, SampleFlags, type SuspensionRecord } from '../../wire/records.js';
 import { ThreadSampleType } from './constants.js';
 import { ELIDED_FRAMES_NAME } from './method-layout.js';
 import type { NettraceImport } from './nettrace-import.js';
@@ -126,11 +126,11 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
 
   const rec = new Recording();
   const decoder = new WireDecoder(rec);
-  let enc = new WireEncoder(BATCH_BYTES + 65536);
+  const enc = new WireEncoder(BATCH_BYTES + 65536);
   const flush = (force: boolean): void => {
-    if (!force && enc.byteLength < BATCH_BYTES) return;
-    decoder.push(enc.bytes());
-    enc = new WireEncoder(BATCH_BYTES + 65536);
+    if (!force && enc.completeLength < BATCH_BYTES) return;
+    // takeBytes keeps the encoder's stream state: v2 codes each sample against the ones before.
+    decoder.push(enc.takeBytes(force));
   };
 
   const syncNs = toNs(header.syncTimeQpc);
@@ -149,20 +149,24 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
     enc.thread({ threadId: t.index + 1, osTid: t.osTid >>> 0, clrThreadId: 0, mono: toNs(t.firstTimestamp), name: imp.threadName(t.osTid) });
   }
   for (const f of functions.list) enc.function({ functionId: f.id, kind: f.kind, name: f.name, module: f.module, file: f.file });
+  // A trace's frames are methods: each function is the frame of the same id.
+  for (const f of functions.list) enc.frame({ frameId: f.id, functionId: f.id, offsetKind: OffsetKind.None, offset: 0 });
 
-  // One input object for every sample: millions of them, no garbage.
-  const input: SampleInput = { mono: 0, threadId: 0, flags: 0, cpuNs: 0, wallNs: intervalNs, frames: new Uint32Array(0) };
+  // The trace's stacks are interned already: each used one becomes a STACK on first use.
+  const wireStack = new Int32Array(stacks.length);
+  let nextStack = 1;
   for (let k = 0; k < samples.count; k++) {
     const i = order === undefined ? k : order[k];
-    const stack = stacks[samples.stack[i]] as ResolvedStack;
+    const s = samples.stack[i];
+    const stack = stacks[s] as ResolvedStack;
+    if (wireStack[s] === 0) {
+      wireStack[s] = nextStack++;
+      enc.stack(wireStack[s], stack.flags, stack.frames);
+    }
     const managed = samples.type[i] === ThreadSampleType.Managed;
-    input.mono = monoNs !== undefined ? monoNs[i] : toNs(samples.timestamp[i]);
-    input.threadId = samples.thread[i] + 1;
-    input.flags = SampleFlags.Wall | (managed ? SampleFlags.Cpu : 0) | stack.flags;
-    input.wallNs = gaps === undefined ? intervalNs : gaps.wallNs[i];
-    input.cpuNs = managed ? input.wallNs : 0;
-    input.frames = stack.frames;
-    enc.sample(input);
+    const wallNs = gaps === undefined ? intervalNs : gaps.wallNs[i];
+    enc.stackSample(monoNs !== undefined ? monoNs[i] : toNs(samples.timestamp[i]), samples.thread[i] + 1,
+      SampleFlags.Wall | (managed ? SampleFlags.Cpu : 0), managed ? wallNs : 0, wallNs, wireStack[s]);
     flush(false);
   }
   for (const s of imp.suspensions.build()) {

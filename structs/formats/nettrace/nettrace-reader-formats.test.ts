@@ -95,7 +95,7 @@ for (const pointerSize of [8, 4] as const) {
     assert.equal(rec.sampleCount, 2);
     // Samples come out in time order: thread 8's external sample first.
     assert.deepEqual(Array.from(rec.sampleColumns().mono), [1_000_900_000, 1_001_000_000]);
-    const labels = (i: number): string[] => Array.from(rec.stackFrames(rec.sampleStackId(i)), (id) => frameLabel(rec.functionInfo(id) ?? { id, kind: 2, name: '?', module: '', file: '' }));
+    const labels = (i: number): string[] => Array.from(rec.stackFrames(rec.sampleStackId(i)), (id) => frameLabel(rec.functionInfo(id) ?? { id, kind: 2, name: '?', module: '', file: '', moduleId: 0, token: 0 }));
     assert.deepEqual(labels(1), ['App.Worker.Hot', 'App.Program.Main']);
     assert.deepEqual(labels(0), labels(1));
     const hot = rec.functions().find((f) => f.name === 'App.Worker.Hot');

@@ -29,7 +29,7 @@ function rejects(bytes: Uint8Array, pattern: RegExp): void {
 function counts(rec: Recording): Map<string, { exclusive: number; inclusive: number }> {
   const out = new Map<string, { exclusive: number; inclusive: number }>();
   rec.forEachSample((_i, _m, _t, stackId) => {
-    const labels = Array.from(rec.stackFrames(stackId), (id) => frameLabel(rec.functionInfo(id) ?? { id, kind: 2, name: '?', module: '', file: '' }));
+    const labels = Array.from(rec.stackFrames(stackId), (id) => frameLabel(rec.functionInfo(id) ?? { id, kind: 2, name: '?', module: '', file: '', moduleId: 0, token: 0 }));
     labels.forEach((label, i) => {
       let c = out.get(label);
       if (c === undefined) out.set(label, (c = { exclusive: 0, inclusive: 0 }));

@@ -14,7 +14,7 @@ import type { MethodDefinition } from './runtime-event-readers.js';
 
 export const UNKNOWN_FRAME_NAME = '[unknown]';
 
-export type FunctionShape = Omit<FunctionInfo, 'id'>;
+export type FunctionShape = Omit<FunctionInfo, 'id' | 'moduleId' | 'token'>;
 
 function baseName(path: string): string {
   const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));

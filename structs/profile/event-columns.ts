@@ -1,0 +1,75 @@
+// Event samples (wire v2 EVENTS: allocations, lock contention, exceptions) stored column by
+// column, like SampleColumns: no object per event.
+
+export interface EventColumnViews {
+  /** EventKind. */
+  readonly kind: Uint8Array;
+  /** EventFlags as received (HasValue2, HasStack, HasLabel). */
+  readonly flags: Uint8Array;
+  readonly mono: Float64Array;
+  readonly threadId: Uint32Array;
+  /** The recording's stack id, -1 for none. */
+  readonly stackId: Int32Array;
+  /** A string id (Recording.string), 0 for none. */
+  readonly labelId: Uint32Array;
+  readonly value1: Float64Array;
+  readonly value2: Float64Array;
+}
+
+export class EventColumns {
+  kind = new Uint8Array(0);
+  flags = new Uint8Array(0);
+  mono = new Float64Array(0);
+  threadId = new Uint32Array(0);
+  stackId = new Int32Array(0);
+  labelId = new Uint32Array(0);
+  value1 = new Float64Array(0);
+  value2 = new Float64Array(0);
+  count = 0;
+
+  append(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
+    const i = this.count;
+    if (i === this.kind.length) this.grow();
+    this.kind[i] = kind;
+    this.flags[i] = flags;
+    this.mono[i] = mono;
+    this.threadId[i] = threadId;
+    this.stackId[i] = stackId;
+    this.labelId[i] = labelId;
+    this.value1[i] = value1;
+    this.value2[i] = value2;
+    this.count = i + 1;
+  }
+
+  /** Views of the filled part; valid until the next append. */
+  views(): EventColumnViews {
+    const n = this.count;
+    return {
+      kind: this.kind.subarray(0, n),
+      flags: this.flags.subarray(0, n),
+      mono: this.mono.subarray(0, n),
+      threadId: this.threadId.subarray(0, n),
+      stackId: this.stackId.subarray(0, n),
+      labelId: this.labelId.subarray(0, n),
+      value1: this.value1.subarray(0, n),
+      value2: this.value2.subarray(0, n),
+    };
+  }
+
+  byteSize(): number {
+    return this.kind.length * (1 + 1 + 8 + 4 + 4 + 4 + 8 + 8);
+  }
+
+  // Most recordings have no events, so nothing is allocated before the first.
+  private grow(): void {
+    const size = Math.max(256, this.kind.length * 2);
+    const kind = new Uint8Array(size); kind.set(this.kind); this.kind = kind;
+    const flags = new Uint8Array(size); flags.set(this.flags); this.flags = flags;
+    const mono = new Float64Array(size); mono.set(this.mono); this.mono = mono;
+    const threadId = new Uint32Array(size); threadId.set(this.threadId); this.threadId = threadId;
+    const stackId = new Int32Array(size); stackId.set(this.stackId); this.stackId = stackId;
+    const labelId = new Uint32Array(size); labelId.set(this.labelId); this.labelId = labelId;
+    const value1 = new Float64Array(size); value1.set(this.value1); this.value1 = value1;
+    const value2 = new Float64Array(size); value2.set(this.value2); this.value2 = value2;
+  }
+}
