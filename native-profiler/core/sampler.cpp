@@ -500,8 +500,13 @@ void Sampler::resolve(Drained& d) {
       ids_.push_back(unloaded_id_);
     }
     // The handler unwound this frame with the table of its time; if that table had another
-    // library (or none that is certain) here, the frames beyond it cannot be trusted.
-    const bool unwound_right = walked_with == nullptr || owner == walked_with;
+    // library (or none that is certain) here, the frames beyond it cannot be trusted. Nor can
+    // they when the table had nothing here but a library was loaded (it may be gone by now):
+    // the handler walked that library's code by frame pointers, which skip the caller of code
+    // that keeps none.
+    const bool unwound_right =
+        walked_with == nullptr ? o == ModuleHistory::Owner::kNone || o == ModuleHistory::Owner::kUnknown
+                               : owner == walked_with;
     if (o == ModuleHistory::Owner::kUnknown || !unwound_right) {
       flags |= wire::kSampleIncomplete;
       flags &= static_cast<uint8_t>(~kWalkUnrooted);

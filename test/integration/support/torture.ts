@@ -107,7 +107,7 @@ export interface TortureCase {
   /** Frame labels that must appear in the recording. */
   hot: readonly string[];
   /** More checks of one profiled run. */
-  check?: (p: Profiled, plain: Outcome, what: string) => void;
+  check?: (p: Profiled, plain: Outcome, what: string, intervalMs: number) => void;
   /** Checks of the plain run: that the program did what makes the case a test (e.g. the library really landed in the hole). */
   checkPlain?: (plain: Outcome) => void;
 }
@@ -138,7 +138,7 @@ export function tortureCase(c: TortureCase): void {
         const what = `${c.scenario} at ${interval.label}`;
         assertUnchanged(plain, p.outcome, what);
         assertSane(p, c.hot, what);
-        c.check?.(p, plain, what);
+        c.check?.(p, plain, what, interval.ms);
       });
     }
   });
