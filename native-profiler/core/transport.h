@@ -18,6 +18,15 @@ class Transport {
   // True once the reader has shut down its sending side: its way of asking the writer to
   // finish the stream cleanly (send what it has, then END) rather than be cut off.
   virtual bool peer_finished() { return false; }
+  // The reader may also send control commands (structs/wire/PROTOCOL.md, "Control commands"):
+  // reads what has arrived without blocking. kClosed once the reader shut its sending side.
+  enum class Received { kData, kNone, kClosed };
+  virtual Received receive(uint8_t* buffer, size_t size, size_t* got) {
+    (void)buffer;
+    (void)size;
+    *got = 0;
+    return Received::kNone;
+  }
 };
 
 // Connects to the workstation at `endpoint` (CLRSCOPE_SOCKET); nullptr when nobody listens there.
