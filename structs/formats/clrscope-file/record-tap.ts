@@ -1,5 +1,5 @@
 // Follows the record framing of a wire stream next to the WireDecoder and hands over the whole
-// body of each record of one type. The decoder reports types it does not know only by their
+// body of each record of the types asked for. The decoder reports types it does not know only by their
 // length, and a saved file's COUNTERS records are such a type; re-framing is cheap (one jump
 // per record) and keeps structs/wire's decoder free of workstation-side record types.
 //
@@ -8,7 +8,7 @@
 
 import { PREAMBLE_SIZE } from '../../wire/records.js';
 
-export type TapHandler = (body: Uint8Array, recordOffset: number) => void;
+export type TapHandler = (body: Uint8Array, recordOffset: number, type: number) => void;
 
 export class RecordTap {
   private offset = 0;
@@ -22,8 +22,13 @@ export class RecordTap {
   private body: Uint8Array | undefined;
   private bodyLen = 0;
   private recordOffset = 0;
+  private recordType = 0;
+  private readonly types: ReadonlySet<number>;
 
-  constructor(private readonly type: number, private readonly onRecord: TapHandler) {}
+  /** `types`: the record type, or types, whose bodies to hand over. */
+  constructor(types: number | readonly number[], private readonly onRecord: TapHandler) {
+    this.types = new Set(typeof types === 'number' ? [types] : types);
+  }
 
   push(chunk: Uint8Array): void {
     const n = chunk.length;
@@ -75,15 +80,16 @@ export class RecordTap {
 
   private startRecord(offset: number, length: number, type: number): void {
     this.recordOffset = offset;
+    this.recordType = type;
     this.bodyLeft = Math.max(0, length - 1);
     this.bodyLen = 0;
-    this.body = type === this.type ? new Uint8Array(this.bodyLeft) : undefined;
+    this.body = this.types.has(type) ? new Uint8Array(this.bodyLeft) : undefined;
     if (this.bodyLeft === 0) this.finishBody();
   }
 
   private finishBody(): void {
     const body = this.body;
     this.body = undefined;
-    if (body !== undefined) this.onRecord(body, this.recordOffset);
+    if (body !== undefined) this.onRecord(body, this.recordOffset, this.recordType);
   }
 }
