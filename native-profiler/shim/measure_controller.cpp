@@ -9,6 +9,7 @@
 #include "core/platform.h"
 #include "core/probe_clock.h"
 #include "core/transport.h"
+#include "core/utf16.h"
 #include "core/wire_writer.h"
 
 namespace clrscope {
@@ -523,18 +524,40 @@ void MeasureController::on_rejit_finished(FunctionID function, HRESULT status) {
   ModuleID module = 0;
   mdToken token = 0;
   if (FAILED(info_->GetFunctionInfo(function, &cls, &module, &token))) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_def_.find({module, token});
-  if (it == by_def_.end()) return;
-  Method& m = *methods_[it->second];
-  if (m.state != kPending) return;
-  if (SUCCEEDED(status)) {
-    m.state = kActive;
-  } else {
-    m.state = kRefused;
-    m.detail = "the JIT failed to compile its wrapped IL (" + hr_text(status) + ")";
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_def_.find({module, token});
+    if (it != by_def_.end()) {
+      Method& m = *methods_[it->second];
+      if (m.state != kPending) return;
+      if (SUCCEEDED(status)) {
+        m.state = kActive;
+      } else {
+        m.state = kRefused;
+        m.detail = "the JIT failed to compile its wrapped IL (" + hr_text(status) + ")";
+      }
+      post_state(it->second);
+      return;
+    }
   }
-  post_state(it->second);
+  // Not one of ours: a method that had inlined one of ours, compiled again so that it calls the
+  // wrapped method. Worth a log line: it is the evidence that inlined calls are counted too.
+  IUnknown* unk = nullptr;
+  mdToken def = 0;
+  if (SUCCEEDED(info_->GetTokenAndMetaDataFromFunction(function, IID_IMetaDataImport, &unk, &def)) && unk != nullptr) {
+    auto* import = static_cast<IMetaDataImport*>(unk);
+    WCHAR name[512];
+    ULONG len = 0;
+    mdTypeDef owner = 0;
+    DWORD attrs = 0, impl = 0;
+    PCCOR_SIGNATURE sig = nullptr;
+    ULONG sig_len = 0, rva = 0;
+    if (SUCCEEDED(import->GetMethodProps(def, &owner, name, 512, &len, &attrs, &sig, &sig_len, &rva, &impl))) {
+      log_line("compiled again, as an inliner of a measured method: %s (%s)",
+               utf16_to_utf8(reinterpret_cast<const char16_t*>(name), len).c_str(), hr_text(status).c_str());
+    }
+    import->Release();
+  }
 }
 
 void MeasureController::on_rejit_error(ModuleID module, mdMethodDef def, HRESULT status) {

@@ -4,7 +4,7 @@
 // Closing the collector ends the recording: the profiler sees its reader gone and detaches,
 // leaving the process as it was.
 
-import { startCollector, type CollectedStream, type Collector } from '../collector/collector.js';
+import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
 import { attachProfiler } from '../diagnostics/client.js';
 import { delay } from './profiled-launch.js';
 import { PROFILER_CLSID } from './profiler-env.js';
@@ -18,6 +18,8 @@ export interface ProfiledAttachOptions {
   libraryPath: string;
   /** How long the profiler may take to connect once loaded. */
   connectTimeoutMs?: number;
+  /** Sees the stream's bytes from the first one (the collector's onChunk). */
+  onChunk?: ChunkListener;
 }
 
 export interface ProfiledAttach {
@@ -48,7 +50,7 @@ export function processAlive(pid: number): boolean {
 
 export async function attachProfiled(options: ProfiledAttachOptions): Promise<ProfiledAttach> {
   const { pid } = options;
-  const collector = await startCollector();
+  const collector = await startCollector({ onChunk: options.onChunk });
   try {
     await attachProfiler(pid, {
       clsid: PROFILER_CLSID,

@@ -3,7 +3,7 @@
 // stdio is its own unless an output callback takes it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { startCollector, type Collector } from '../collector/collector.js';
+import { startCollector, type ChunkListener, type Collector } from '../collector/collector.js';
 import { childEnvironment } from './profiler-env.js';
 import { UserError } from './user-error.js';
 
@@ -16,6 +16,10 @@ export interface ProfiledLaunchOptions {
   libraryPath: string;
   /** Without it the program shares our stdin/stdout/stderr; with it, its output comes here. */
   output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** More variables for the program (e.g. CLRSCOPE_MEASURE), on top of the profiler's own. */
+  extraEnv?: Record<string, string>;
+  /** Sees every stream's bytes from the first one (the collector's onChunk). */
+  onChunk?: ChunkListener;
 }
 
 export interface ProgramExit {
@@ -53,10 +57,10 @@ export function delay(ms: number): Promise<void> {
 }
 
 export async function launchProfiled(options: ProfiledLaunchOptions): Promise<ProfiledLaunch> {
-  const collector = await startCollector();
+  const collector = await startCollector({ onChunk: options.onChunk });
   let child: ChildProcess;
   try {
-    const env = childEnvironment(process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath);
+    const env = { ...childEnvironment(process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath), ...options.extraEnv };
     const output = options.output;
     child = spawn(options.command, [...options.args], { stdio: output === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'], env });
     if (output !== undefined) {
