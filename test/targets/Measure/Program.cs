@@ -10,6 +10,8 @@ namespace Clrscope.Targets.Measure;
 ///     check                 the Shapes against their twins -> CHECK {json}
 ///     spin SECONDS          Bench.Trivial in a loop -> SPIN {json}
 ///     exit                  -> exit code 0
+///   Measure --do CMD,CMD,...  the same commands from the command line instead of stdin, then exit
+///                         (also sleep:SECONDS, a pause between two of them)
 ///   Measure bench [--seconds S] [--chunk N]   measured vs plain cost per call -> RESULT {json}
 ///
 /// --warmup: before READY, runs the loops until tiered up (A and B then inlined into them) and
@@ -33,10 +35,12 @@ public static class Program
             return 0;
         }
         bool warmup = false;
-        foreach (string a in args)
+        string[]? script = null;
+        for (int i = 0; i < args.Length; i++)
         {
-            if (a == "--warmup") warmup = true;
-            else return Usage($"unknown option '{a}'");
+            if (args[i] == "--warmup") warmup = true;
+            else if (args[i] == "--do" && i + 1 < args.Length) script = args[++i].Split(',', StringSplitOptions.RemoveEmptyEntries);
+            else return Usage($"unknown option '{args[i]}'");
         }
         if (warmup)
         {
@@ -46,13 +50,18 @@ public static class Program
         Console.WriteLine($"READY {new JsonObject { ["pid"] = Environment.ProcessId, ["warmedUp"] = warmup }.ToJsonString()}");
         Console.Out.Flush();
         int rounds = 0;
+        int next = 0;
         string? line;
-        while ((line = Console.ReadLine()) != null)
+        while ((line = script is null ? Console.ReadLine() : next < script.Length ? script[next++].Replace(':', ' ') : "exit") != null)
         {
             string[] words = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
             if (words.Length == 0) continue;
             switch (words[0])
             {
+                case "sleep":
+                    Thread.Sleep(TimeSpan.FromSeconds(words.Length > 1 && double.TryParse(words[1], out double pause) ? pause : 1));
+                    Console.WriteLine("SLEPT");
+                    break;
                 case "round":
                     (long sum, int thrown) = Round.Run();
                     rounds++;
@@ -79,7 +88,7 @@ public static class Program
     static int Usage(string message)
     {
         Console.Error.WriteLine($"Measure: {message}");
-        Console.Error.WriteLine("usage: Measure [--warmup] (then commands on stdin: round, check, spin SECONDS, exit) | Measure bench [--seconds S] [--chunk N]");
+        Console.Error.WriteLine("usage: Measure [--warmup] [--do CMD,...] (else commands on stdin: round, check, spin SECONDS, sleep SECONDS, exit) | Measure bench [--seconds S] [--chunk N]");
         return 2;
     }
 }

@@ -24,6 +24,12 @@ public static class Work
     public static void D() => Thread.Sleep(20);
 }
 
+/// <summary>A method without IL (abstract): measuring it is refused, with the reason.</summary>
+public interface ISized
+{
+    int Size();
+}
+
 /// <summary>The loops that call Work: one round is A x10,000, B x3,000, C x500 (100 throw), D x50.</summary>
 public static class Round
 {
