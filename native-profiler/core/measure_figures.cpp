@@ -11,6 +11,7 @@ namespace {
 struct CellSnapshot {
   uint64_t calls, exceptions, total_ns, max_ns;
   uint32_t lo, hi;
+  uint64_t pending;  // the latest call's duration + 1, not in the buckets yet (0: none)
 };
 
 CellSnapshot snapshot(const Cell& c) {
@@ -19,8 +20,14 @@ CellSnapshot snapshot(const Cell& c) {
   s.exceptions = c.exceptions.load(std::memory_order_relaxed);
   s.total_ns = c.total_ns.load(std::memory_order_relaxed);
   s.max_ns = c.max_ns.load(std::memory_order_relaxed);
+  s.pending = c.pending.load(std::memory_order_relaxed);
   s.lo = c.lo.load(std::memory_order_relaxed);
   s.hi = std::min(c.hi.load(std::memory_order_relaxed), kBuckets - 1);
+  if (s.pending != 0) {
+    const uint32_t b = bucket_of(s.pending - 1);
+    s.lo = std::min(s.lo, b);
+    s.hi = std::max(s.hi, b);
+  }
   return s;
 }
 
@@ -56,6 +63,7 @@ void FiguresReader::fold_retired() {
       f.max_ns = std::max(f.max_ns, snap.max_ns);
       if (f.buckets.empty()) f.buckets.assign(kBuckets, 0);
       for (uint32_t b = snap.lo; b <= snap.hi; ++b) f.buckets[b] += c->buckets[b].load(std::memory_order_relaxed);
+      if (snap.pending != 0) f.buckets[bucket_of(snap.pending - 1)] += 1;
       add_row(&f.threads, ThreadFigures{s->os_tid, snap.calls, snap.exceptions, snap.total_ns}, kMaxExitedRows);
     }
     free_slab(slot);
@@ -84,6 +92,7 @@ void FiguresReader::read(const std::vector<uint32_t>& methods, std::vector<Figur
       fig.total_ns += snap.total_ns;
       fig.max_ns = std::max(fig.max_ns, snap.max_ns);
       for (uint32_t b = snap.lo; b <= snap.hi; ++b) sums_[b] += c->buckets[b].load(std::memory_order_relaxed);
+      if (snap.pending != 0) sums_[bucket_of(snap.pending - 1)] += 1;
       lo = std::min(lo, snap.lo);
       hi = std::max(hi, snap.hi);
       // A live thread's row is never merged: there are at most kMaxSlabs of them.

@@ -104,7 +104,10 @@ inline void record(int32_t method, int64_t start, bool raised) {
   if (raised) add(c->exceptions, 1);
   add(c->total_ns, ns);
   if (ns > c->max_ns.load(std::memory_order_relaxed)) c->max_ns.store(ns, std::memory_order_relaxed);
-  const uint32_t b = bucket_of(ns);
+  const uint64_t previous = c->pending.load(std::memory_order_relaxed);
+  c->pending.store(ns + 1, std::memory_order_relaxed);
+  if (__builtin_expect(previous == 0, 0)) return;
+  const uint32_t b = bucket_of(previous - 1);
   add(c->buckets[b], 1);
   if (b < c->lo.load(std::memory_order_relaxed)) c->lo.store(b, std::memory_order_relaxed);
   if (b > c->hi.load(std::memory_order_relaxed)) c->hi.store(b, std::memory_order_relaxed);
