@@ -23,6 +23,8 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'openRecording': return target.openRecording(...call.args);
     case 'countersHistory': return target.countersHistory(...call.args);
     case 'outputHistory': return target.outputHistory(...call.args);
+    case 'measure': return target.measure(...call.args);
+    case 'revertMeasure': return target.revertMeasure(...call.args);
   }
 }
 

@@ -4,7 +4,7 @@
 
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, Operation, OutputHistory, ProcessInfo,
-  SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent,
+  SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent, MeasureReply, MeasureRequest, RevertMeasureRequest,
 } from '../../../structs/api/contract.js';
 import { decodeStreamFrame, type WsRequest, type WsTextMessage } from '../../../structs/api/ws-messages.js';
 
@@ -57,6 +57,8 @@ export class WsApi implements WorkstationApi {
   openRecording(request: OpenRecordingRequest): Promise<SessionInfo> { return this.call('openRecording', [request]); }
   countersHistory(sessionId: string): Promise<CountersPoint[]> { return this.call('countersHistory', [sessionId]); }
   outputHistory(sessionId: string): Promise<OutputHistory> { return this.call('outputHistory', [sessionId]); }
+  measure(request: MeasureRequest): Promise<MeasureReply> { return this.call('measure', [request]); }
+  revertMeasure(request: RevertMeasureRequest): Promise<MeasureReply> { return this.call('revertMeasure', [request]); }
   // No chooseRecordingFile: a page in a browser cannot learn a file's path, so the user types it.
 
   onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe {

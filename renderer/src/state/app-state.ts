@@ -4,9 +4,9 @@
 import type { ExportFormat, ProcessInfo, SessionInfo } from '../../../structs/api/contract.js';
 import type { FlameMetric, FlatTree, ParallelTree, RecordingSummary } from '../worker/protocol.js';
 
-export type Tab = 'processes' | 'flame' | 'parallel' | 'counters' | 'gc' | 'output' | 'export';
+export type Tab = 'processes' | 'flame' | 'parallel' | 'counters' | 'gc' | 'measure' | 'output' | 'export';
 
-export const TABS: readonly Tab[] = ['processes', 'flame', 'parallel', 'counters', 'gc', 'output', 'export'];
+export const TABS: readonly Tab[] = ['processes', 'flame', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
 
 /** Which part of the recording the flame graph (and the parallel stacks' window mode) covers. */
 export type WindowChoice =
@@ -79,6 +79,12 @@ export interface AppState {
   starting: boolean;
   /** A recording file is being opened, or null. */
   opening: OpeningStatus | null;
+  /** Bumped when the selected session's measured methods changed; they live in the controller's Measurements. */
+  measureVersion: number;
+  /** The profiler's latest answer to a measure or revert request, for the Measure view. */
+  measureNotice: string | null;
+  /** A measure or revert request is under way. */
+  measuring: boolean;
 }
 
 export const DEFAULT_LAST_SECONDS = 10;
@@ -104,6 +110,9 @@ export function initialState(): AppState {
     streamBytes: 0,
     starting: false,
     opening: null,
+    measureVersion: 0,
+    measureNotice: null,
+    measuring: false,
   };
 }
 

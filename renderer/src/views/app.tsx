@@ -8,6 +8,7 @@ import { ErrorBanner } from './error-banner.js';
 import { ExportView } from './export-view.js';
 import { FlameView } from './flame-view.js';
 import { GcTimelineView } from './gc-timeline-view.js';
+import { MeasureView } from './measure-view.js';
 import { OutputView } from './output-view.js';
 import { ParallelStacksView } from './parallel-stacks-view.js';
 import { ProcessPicker } from './process-picker.js';
@@ -23,6 +24,7 @@ function TabView({ tab }: { tab: Tab }): ReactElement {
     case 'parallel': return <ParallelStacksView />;
     case 'counters': return <CountersView />;
     case 'gc': return <GcTimelineView />;
+    case 'measure': return <MeasureView />;
     case 'output': return <OutputView />;
     case 'export': return <ExportView />;
   }
