@@ -61,7 +61,7 @@ void Sampler::begin_stream() {
   h.runtime_version = config_.runtime_version;
   h.profiler_version = config_.profiler_version;
   writer_.hello(h);
-  if (tick_hook_ != nullptr) tick_hook_->on_begin(&writer_);
+  if (tick_hook_ != nullptr) tick_hook_->on_begin(&writer_, transport_.get());
   elided_id_ = symbols_.synthetic("[frames elided]");
   unloaded_id_ = symbols_.synthetic("[unloaded native code]");
   // Handlers walk native frames with the module table; have one before the first capture.

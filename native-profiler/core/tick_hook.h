@@ -13,7 +13,7 @@ class TickHook {
  public:
   virtual ~TickHook() = default;
   // Right after HELLO.
-  virtual void on_begin(WireWriter* writer) = 0;
+  virtual void on_begin(WireWriter* writer, Transport* transport) = 0;
   // Each tick, before the sampler looks for the reader's shutdown: reads what the reader sent
   // (so a command sent just before a shutdown is still read) and writes records. Records that
   // may be dropped when the reader lags check `outbox` for room first.

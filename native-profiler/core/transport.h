@@ -21,6 +21,8 @@ class Transport {
   // The reader may also send control commands (structs/wire/PROTOCOL.md, "Control commands"):
   // reads what has arrived without blocking. kClosed once the reader shut its sending side.
   enum class Received { kData, kNone, kClosed };
+  // Whether receive() reads anything at all on this kind of connection.
+  virtual bool receives() const { return false; }
   virtual Received receive(uint8_t* buffer, size_t size, size_t* got) {
     (void)buffer;
     (void)size;

@@ -51,6 +51,8 @@ class SocketTransport final : public Transport {
     return n == 0;
   }
 
+  bool receives() const override { return true; }
+
   Received receive(uint8_t* buffer, size_t size, size_t* got) override {
     *got = 0;
     for (;;) {

@@ -340,7 +340,7 @@ void MeasureController::revert(uint32_t request, uint32_t measure_id) {
       post_state(ids[i]);
     }
   }
-  log_line("reverted %u of %zu measured methods", reverted, ids.size());
+  log_line("reverted %u of %u measured methods", reverted, static_cast<unsigned>(ids.size()));
   if (request != 0) {
     post_reply(request, reverted == ids.size() ? kReplyOk : kReplyRefused, reverted, "reverted " + plural(reverted, "method", "methods"));
   }
@@ -360,7 +360,9 @@ void MeasureController::post_reply(uint32_t request, uint8_t status, uint32_t ma
   outgoing_.emplace_back(kMeasureReply, std::move(body));
 }
 
-void MeasureController::on_begin(WireWriter* writer) {
+void MeasureController::on_begin(WireWriter* writer, Transport* transport) {
+  // Announced only where commands can be read (a named pipe's transport reads none).
+  if (!transport->receives()) return;
   Bytes body;
   control_ready_body(&body);
   writer->raw(kControlReady, body.data(), body.size());

@@ -41,7 +41,7 @@ class MeasureController final : public TickHook {
   // since each module's methods are instrumented as it loads, before any of its code runs.
   void add_startup_patterns(const std::string& list);
 
-  void on_begin(WireWriter* writer) override;
+  void on_begin(WireWriter* writer, Transport* transport) override;
   void on_tick(uint64_t now, Transport* transport, WireWriter* writer, Outbox* outbox) override;
   void on_end(uint64_t now, WireWriter* writer) override;
   void on_quiet() override;

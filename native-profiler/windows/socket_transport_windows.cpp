@@ -77,6 +77,8 @@ class SocketTransport final : public Transport {
     return select(0, nullptr, &writable, nullptr, &tv) > 0 && FD_ISSET(s_, &writable);
   }
 
+  bool receives() const override { return true; }
+
   Received receive(uint8_t* buffer, size_t size, size_t* got) override {
     *got = 0;
     const int chunk = size > (1u << 30) ? (1 << 30) : static_cast<int>(size);
