@@ -5,6 +5,8 @@ export const MAIN_HELP = `clrscope: a profiler for .NET programs
 Usage:
   clrscope record [options] -- COMMAND [ARGS...]   profile a program from its start
   clrscope counters (--pid PID | -- COMMAND...)     the runtime's counters, live
+  clrscope measure (--pid PID | -- COMMAND...) --method NS.TYPE.METHOD
+                                                   exact calls and latency of chosen methods
   clrscope demo [--seconds N]                      record the bundled demo program
   clrscope ps [--json]                             list .NET processes to attach to
   clrscope convert IN -o OUT                       convert a recording between formats
@@ -220,4 +222,47 @@ Examples:
   clrscope report app.clrscope --callers ComputeDiscount --fold mycode
   clrscope report after.clrscope --diff before.clrscope --tree
   clrscope report app.clrscope --diff app.clrscope --base-window 0:10 --window 10:
+`;
+
+export const MEASURE_HELP = `Usage: clrscope measure --method PATTERN [--method ...] [options] -- COMMAND [ARGS...]
+       clrscope measure --method PATTERN [--method ...] [options] --pid PID
+
+Measures chosen methods exactly: every call, the exceptions that leave them,
+and each call's duration. clrscope's profiler asks the runtime to compile the
+methods again (ReJIT) with a timing probe around their bodies, and compiles
+again every method that had them inlined, so no call is missed. At the end
+the methods get their original code back and a table is printed: calls,
+exceptions, p50/p90/p99/max latency and the total time spent in them.
+
+With -- COMMAND the program is started with the profiler and its methods are
+measured from their very first call (each module's methods are prepared as it
+loads); its stdin, stdout and stderr are its own and clrscope exits with its
+exit code. With --pid the profiler is loaded into a running process and the
+methods are measured from then on. The runtime then keeps clrscope's profiler
+loaded until the process exits (a profiler that used ReJIT may not detach): it
+stays idle, the methods run their original code again, and a later attach to
+that process records through EventPipe (see clrscope record --help).
+
+PATTERN names methods as the flame graph shows them: Namespace.Type.Method
+(every overload), Namespace.Type.* (every method of the type), nested types
+with + (Ns.Outer+Inner.Method), constructors as Ns.Type..ctor. Generic
+arguments are dropped: one measurement counts every instantiation. An async
+method is measured up to its first await that does not complete at once (its
+synchronous part), and marked so.
+
+Options:
+  -m, --method PATTERN   a method or methods to measure (repeat for more)
+  -p, --pid PID          a running .NET process instead of a command
+  --duration SECONDS     stop after this long: revert the methods, print the
+                         table, and (with a command) ask the program to exit
+                         as Ctrl-C would
+  --json                 print a JSON array instead of the table: {name,
+                         module, state, detail, calls, exceptions, totalNs,
+                         meanNs, p50Ns, p90Ns, p99Ns, maxNs, threads}
+  -h, --help             show this help
+
+Without --duration, measuring ends when the program exits or on Ctrl-C.
+
+Example:
+  clrscope measure --method 'Shop.Orders.PlaceOrder' --duration 60 --pid 4242
 `;

@@ -5,12 +5,13 @@ import { UserError } from '../services/session/user-error.js';
 import { runDemo } from './demo-command.js';
 import { runCounters } from './counters-command.js';
 import { runConvert } from './convert-command.js';
-import { CONVERT_HELP, COUNTERS_HELP, DEMO_HELP, MAIN_HELP, PS_HELP, RECORD_HELP, REPORT_HELP } from './help-text.js';
+import { CONVERT_HELP, COUNTERS_HELP, DEMO_HELP, MAIN_HELP, MEASURE_HELP, PS_HELP, RECORD_HELP, REPORT_HELP } from './help-text.js';
+import { runMeasure } from './measure-command.js';
 import { runPs } from './ps-command.js';
 import { runRecord } from './record-command.js';
 import { runReport } from './report-command.js';
 
-const HELP: Record<string, string> = { record: RECORD_HELP, counters: COUNTERS_HELP, demo: DEMO_HELP, ps: PS_HELP, convert: CONVERT_HELP, report: REPORT_HELP };
+const HELP: Record<string, string> = { record: RECORD_HELP, counters: COUNTERS_HELP, measure: MEASURE_HELP, demo: DEMO_HELP, ps: PS_HELP, convert: CONVERT_HELP, report: REPORT_HELP };
 
 function out(line: string): void {
   process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -52,6 +53,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runRecord(rest, { out, err, signal: interruptSignal() });
       case 'counters':
         return await runCounters(rest, { out, err, signal: interruptSignal() });
+      case 'measure':
+        return await runMeasure(rest, { out, err, signal: interruptSignal() });
       case 'demo':
         return await runDemo(rest, { out, err, signal: interruptSignal() });
       case 'ps':

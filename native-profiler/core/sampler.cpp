@@ -73,6 +73,7 @@ void Sampler::begin_stream() {
   h.runtime_version = config_.runtime_version;
   h.profiler_version = config_.profiler_version;
   writer_.hello(h);
+  if (tick_hook_ != nullptr) tick_hook_->on_begin(&writer_, transport_.get());
   elided_id_ = symbols_.synthetic("[frames elided]");
   unloaded_id_ = symbols_.synthetic("[unloaded native code]");
   // Handlers walk native frames with the module table; have one before the first capture.
@@ -147,6 +148,7 @@ bool Sampler::join() {
 
 void Sampler::tick(uint64_t now) {
   if (quiet()) return;
+  if (tick_hook_ != nullptr) tick_hook_->on_tick(now, transport_.get(), &writer_, &outbox_);
   if (transport_->peer_finished()) {
     finish_on_request();
     return;
@@ -180,6 +182,7 @@ void Sampler::end_stream(uint8_t reason) {
   const uint64_t now = platform::mono_now_ns();
   if (counters_ != nullptr) counters_->publish(now);
   emit_stats(now);
+  if (tick_hook_ != nullptr) tick_hook_->on_end(now, &writer_);
   writer_.end(now, reason);
   outbox_.drain(2000);
   // The profiler's own cost, for scripts/bench: time in the handler and the sampler thread's CPU
@@ -206,6 +209,7 @@ void Sampler::finish_on_request() {
                             : "the workstation asked the stream to end; sampling stopped, the program carries on");
   quiet_.store(true, std::memory_order_relaxed);
   platform::quiesce_capture();
+  if (tick_hook_ != nullptr) tick_hook_->on_quiet();
 }
 
 void Sampler::go_quiet() {
@@ -215,6 +219,7 @@ void Sampler::go_quiet() {
   shared_->active.store(false, std::memory_order_release);
   shared_->registry->disarm_all();
   platform::quiesce_capture();
+  if (tick_hook_ != nullptr) tick_hook_->on_quiet();
 }
 
 std::string Sampler::display_name(const ThreadEvent& e) const {

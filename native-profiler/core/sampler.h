@@ -19,6 +19,7 @@
 #include "core/module_table.h"
 #include "core/suspension_tracker.h"
 #include "core/symbol_cache.h"
+#include "core/tick_hook.h"
 #include "core/transport.h"
 #include "core/thread_registry.h"
 #include "core/wire_writer.h"
@@ -50,6 +51,8 @@ class Sampler {
   void attach_suspensions(SuspensionTracker* tracker) { suspensions_ = tracker; }
   // The counters block to refresh every tick (optional; set before start()).
   void attach_counters(CountersBlock* block) { counters_ = block; }
+  // Work of the measuring controller in step with the stream (optional; set before start()).
+  void attach_tick_hook(TickHook* hook) { tick_hook_ = hook; }
   // Runs on the sampler thread, as its last act, when the reader went away (an attached
   // profiler detaches from there). Set before start().
   void on_quiet(std::function<void()> hook) { quiet_hook_ = std::move(hook); }
@@ -138,6 +141,7 @@ class Sampler {
   std::vector<OsThread> os_threads_;
   SuspensionTracker* suspensions_ = nullptr;
   CountersBlock* counters_ = nullptr;
+  TickHook* tick_hook_ = nullptr;
   std::function<void()> quiet_hook_;
   std::vector<SuspensionRecord> suspension_batch_;
   uint64_t wall_reused_ = 0;

@@ -21,6 +21,17 @@ class Transport {
   // Says the stream is over (after END): the reader sees its end of input at once rather than
   // when the connection is finally closed.
   virtual void finish() {}
+  // The reader may also send control commands (structs/wire/PROTOCOL.md, "Control commands"):
+  // reads what has arrived without blocking. kClosed once the reader shut its sending side.
+  enum class Received { kData, kNone, kClosed };
+  // Whether receive() reads anything at all on this kind of connection.
+  virtual bool receives() const { return false; }
+  virtual Received receive(uint8_t* buffer, size_t size, size_t* got) {
+    (void)buffer;
+    (void)size;
+    *got = 0;
+    return Received::kNone;
+  }
 };
 
 // Connects to the workstation at `endpoint` (CLRSCOPE_SOCKET); nullptr when nobody listens there.

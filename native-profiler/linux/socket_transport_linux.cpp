@@ -46,10 +46,28 @@ class SocketTransport final : public Transport {
   void finish() override { shutdown(fd_, SHUT_WR); }
 
   bool peer_finished() override {
-    // The reader never sends data; a zero-byte read is its shutdown(SHUT_WR).
+    // A zero-byte read is the reader's shutdown(SHUT_WR); command bytes it sent are taken by
+    // receive() first, so a pending command never hides the shutdown for long.
     uint8_t b = 0;
     const ssize_t n = ::recv(fd_, &b, 1, MSG_DONTWAIT | MSG_PEEK);
     return n == 0;
+  }
+
+  bool receives() const override { return true; }
+
+  Received receive(uint8_t* buffer, size_t size, size_t* got) override {
+    *got = 0;
+    for (;;) {
+      const ssize_t n = ::recv(fd_, buffer, size, MSG_DONTWAIT);
+      if (n > 0) {
+        *got = static_cast<size_t>(n);
+        return Received::kData;
+      }
+      if (n == 0) return Received::kClosed;
+      if (errno == EINTR) continue;
+      // EAGAIN: nothing yet; any other error is the send side's to find.
+      return Received::kNone;
+    }
   }
 
  private:

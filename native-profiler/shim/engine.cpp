@@ -48,6 +48,11 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info) {
   return session;
 }
 
+// COR_PRF_ENABLE_REJIT is not among them: the measuring controller adds it only when a method
+// is first measured, because from then on the runtime refuses to let the profiler detach
+// (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT), and an attached profiler that never measured
+// must stay detachable.
+//
 // Only notifications that cost nothing until they happen — no enter/leave hooks, no object
 // allocation callbacks, no moved-reference reports (BASIC_GC gives GC start/finish alone) —
 // and every one of them allowed after an attach, so both ways of loading behave the same.
@@ -128,6 +133,10 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   sc.profiler_version = kProfilerVersion;
   e->sampler = new Sampler(sc, &e->shared, e->resolver, std::move(transport));
   e->sampler->attach_suspensions(&e->suspensions);
+  e->measure = new MeasureController(info, probe_mode_from(platform::env("CLRSCOPE_PROBE_CALL")));
+  // At launch, methods to measure from the first call (README, "clrscope measure").
+  if (!attached) e->measure->add_startup_patterns(platform::env("CLRSCOPE_MEASURE"));
+  e->sampler->attach_tick_hook(e->measure);
   if (e->counters_block.open(platform::process_id(), version.major, version.build)) {
     e->sampler->attach_counters(&e->counters_block);
   } else {
@@ -200,6 +209,13 @@ void begin_detach(Engine* e) {
   if (e->event_session != 0) e->info->EventPipeStopSession(e->event_session);
   e->event_session = 0;
   e->counters_block.close(true);
+  if (e->measure->rejit_enabled()) {
+    // The runtime would refuse (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT); the measured
+    // methods are being reverted on the measuring thread, which stays for that.
+    log_line("the workstation went away; methods were measured, so the runtime keeps clrscope loaded: staying quiet");
+    return;
+  }
+  e->measure->stop();
   const HRESULT hr = e->info->RequestProfilerDetach(500);
   log_line("the workstation went away: %s", SUCCEEDED(hr) ? "detaching" : "detach refused, staying quiet");
 }
@@ -211,6 +227,8 @@ void finish_detach(Engine* e) {
   e->sampler->join();
   delete e->sampler;
   e->sampler = nullptr;
+  delete e->measure;
+  e->measure = nullptr;
   delete e->resolver;
   e->resolver = nullptr;
   set_sampling_shared(nullptr);

@@ -15,6 +15,7 @@
 #include "core/suspension_tracker.h"
 #include "core/thread_registry.h"
 #include "shim/clr_frame_resolver.h"
+#include "shim/measure_controller.h"
 
 namespace clrscope {
 
@@ -29,6 +30,7 @@ struct Engine {
   CaptureRing ring{512};
   ClrFrameResolver* resolver = nullptr;
   Sampler* sampler = nullptr;
+  MeasureController* measure = nullptr;
   clr::EVENTPIPE_SESSION event_session = 0;
   std::atomic<bool> detaching{false};
 };

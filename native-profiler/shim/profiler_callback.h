@@ -50,6 +50,15 @@ class ProfilerCallback final : public CallbackDefaults {
   clr::HRESULT CLR_STDCALL AppDomainShutdownFinished(clr::AppDomainID domain, clr::HRESULT status) override;
   clr::HRESULT CLR_STDCALL ModuleLoadFinished(clr::ModuleID module, clr::HRESULT status) override;
 
+  // Measuring methods exactly (shim/measure_controller.h).
+  clr::HRESULT CLR_STDCALL ModuleUnloadStarted(clr::ModuleID module) override;
+  clr::HRESULT CLR_STDCALL GetReJITParameters(clr::ModuleID module, clr::mdMethodDef method,
+                                              clr::ICorProfilerFunctionControl* control) override;
+  clr::HRESULT CLR_STDCALL ReJITCompilationFinished(clr::FunctionID function, clr::ReJITID rejit, clr::HRESULT status,
+                                                    clr::BOOL safe_to_block) override;
+  clr::HRESULT CLR_STDCALL ReJITError(clr::ModuleID module, clr::mdMethodDef method, clr::FunctionID function,
+                                      clr::HRESULT status) override;
+
   // The runtime's own events from our in-process EventPipe session (contention, GC heap stats).
   clr::HRESULT CLR_STDCALL EventPipeEventDelivered(clr::EVENTPIPE_PROVIDER provider, clr::DWORD event_id,
                                                    clr::DWORD event_version, clr::ULONG metadata_size,

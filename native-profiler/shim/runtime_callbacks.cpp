@@ -180,9 +180,12 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD even
   });
 }
 
-HRESULT ProfilerCallback::ModuleLoadFinished(ModuleID, HRESULT status) {
+HRESULT ProfilerCallback::ModuleLoadFinished(ModuleID module, HRESULT status) {
   return guarded("ModuleLoadFinished", [&]() -> HRESULT {
-    if (engine_ != nullptr && SUCCEEDED(status)) engine_->counters.add(engine_->counters.modules_loaded);
+    if (engine_ != nullptr && SUCCEEDED(status)) {
+      engine_->counters.add(engine_->counters.modules_loaded);
+      if (engine_->measure != nullptr) engine_->measure->on_module_loaded(module);
+    }
     return S_OK;
   });
 }

@@ -15,6 +15,7 @@
 
 #include "clr/corprof.h"
 #include "clr/metadata.h"
+#include "clr/metadata_emit.h"
 #include "clr/pal_types.h"
 #include "clr/unknown.h"
 
@@ -835,3 +836,19 @@ TEST(ClrVtable, MetaDataImport2EveryMethod) {
 }
 
 // (interface, its first own method, slot of that method, its last method, total slot count)
+
+// IMetaDataEmit (cor.h): the declared prefix, up to the last method the measuring code calls.
+TEST(ClrVtable, MetaDataEmitMethodsWeUse) {
+  SKIP_UNLESS_ITANIUM();
+  static_assert(IID_IMetaDataEmit == GUID{0xBA3FEE4C, 0xECB9, 0x4E41, {0x83, 0xB7, 0x18, 0x3F, 0xA4, 0x1C, 0xD8, 0x59}},
+                "IID_IMetaDataEmit");
+  EXPECT_SLOT(IMetaDataEmit, DefineTypeDef, 7);
+  EXPECT_SLOT(IMetaDataEmit, DefineMethod, 10);
+  EXPECT_SLOT(IMetaDataEmit, DefineTypeRefByName, 12);
+  EXPECT_SLOT(IMetaDataEmit, DefineMemberRef, 14);
+  EXPECT_SLOT(IMetaDataEmit, GetTokenFromSig, 23);
+  EXPECT_SLOT(IMetaDataEmit, DefineModuleRef, 24);
+  EXPECT_SLOT(IMetaDataEmit, DefinePinvokeMap, 34);
+  EXPECT_SLOT(IMetaDataEmit, DefineCustomAttribute, 37);
+  EXPECT_TOTAL(IMetaDataEmit, 38);
+}

@@ -77,6 +77,19 @@ class SocketTransport final : public Transport {
     return select(0, nullptr, &writable, nullptr, &tv) > 0 && FD_ISSET(s_, &writable);
   }
 
+  bool receives() const override { return true; }
+
+  Received receive(uint8_t* buffer, size_t size, size_t* got) override {
+    *got = 0;
+    const int chunk = size > (1u << 30) ? (1 << 30) : static_cast<int>(size);
+    const int n = ::recv(s_, reinterpret_cast<char*>(buffer), chunk, 0);
+    if (n > 0) {
+      *got = static_cast<size_t>(n);
+      return Received::kData;
+    }
+    return n == 0 ? Received::kClosed : Received::kNone;
+  }
+
  private:
   SOCKET s_;
 };

@@ -22,6 +22,7 @@ const benches = [
   { name: 'analysis-bench', quick: ['--runs', '3'] },
   { name: 'latency', quick: ['--seconds', '10', '--targets', 'cpu-ratio'] },
   { name: 'formats', quick: ['--samples', '1000000', '--no-dotnet-trace'] },
+  { name: 'measure-cost', quick: ['--runs', '3', '--seconds', '1', '--first', '3'] },
 ];
 
 const failed = [];

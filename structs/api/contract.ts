@@ -162,6 +162,31 @@ export interface OutputHistory {
  */
 export const OUTPUT_LIMITS = { lines: 2000, bytes: 256 * 1024, lineChars: 8192 } as const;
 
+/** Measure methods of a live session exactly (structs/wire/PROTOCOL.md, "Measuring methods"). */
+export interface MeasureRequest {
+  sessionId: string;
+  /** Namespace.Type.Method, Namespace.Type.*, or a frame name from the flame graph. */
+  pattern: string;
+}
+
+export interface RevertMeasureRequest {
+  sessionId: string;
+  /** The method's measure id (MEASURE_METHOD), or 0 for every measured method. */
+  measureId: number;
+}
+
+/** The profiler's answer to a measure or revert request. The figures themselves travel in the session's stream. */
+export interface MeasureReply {
+  ok: boolean;
+  /** Methods the pattern matched in the modules loaded so far, or methods reverted. */
+  matched: number;
+  /** One sentence for the user. */
+  message: string;
+}
+
+/** The longest pattern measure takes. */
+export const MAX_MEASURE_PATTERN = 1000;
+
 export type WorkstationEvent =
   | { type: 'session'; session: SessionInfo }
   /** Wire-stream bytes of a session, in order; `offset` is the position of the chunk's first byte. */
@@ -206,6 +231,14 @@ export interface WorkstationApi {
   /** Saves the settings for the next run (and the other pages of this one). */
   saveSettings(settings: WorkstationSettings): Promise<void>;
   /**
+   * Measures every method the pattern names in a live session's process (launched or
+   * attached; not a file, not an EventPipe session). In an attached process the runtime then
+   * keeps clrscope's profiler loaded until the process exits.
+   */
+  measure(request: MeasureRequest): Promise<MeasureReply>;
+  /** Gives measured methods their original code back. */
+  revertMeasure(request: RevertMeasureRequest): Promise<MeasureReply>;
+  /**
    * The Electron shell's native open dialog: the chosen file's path, or null when cancelled.
    * Absent in browser mode (a page cannot see paths); the path then goes to openRecording,
    * which validates it like any other.
@@ -217,7 +250,7 @@ export interface WorkstationApi {
 /** The operations by name: the channel names of Electron's IPC and the `op` of browser mode's requests. */
 export const OPERATIONS = [
   'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'exportRecording', 'openRecording', 'countersHistory',
-  'outputHistory', 'loadSettings', 'saveSettings',
+  'outputHistory', 'loadSettings', 'saveSettings', 'measure', 'revertMeasure',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

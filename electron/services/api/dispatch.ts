@@ -25,6 +25,8 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'outputHistory': return target.outputHistory(...call.args);
     case 'loadSettings': return target.loadSettings();
     case 'saveSettings': return target.saveSettings(...call.args);
+    case 'measure': return target.measure(...call.args);
+    case 'revertMeasure': return target.revertMeasure(...call.args);
   }
 }
 

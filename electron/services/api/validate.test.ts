@@ -194,6 +194,8 @@ test('callOperation validates before anything reaches the workstation', async ()
     subscribe: async (id) => { calls.push(`subscribe ${id}`); },
     exportRecording: async () => { throw new Error('never'); },
     openRecording: async () => { throw new Error('never'); },
+    measure: async (r) => { calls.push(`measure ${r.pattern}`); return { ok: true, matched: 1, message: 'm' }; },
+    revertMeasure: async () => { throw new Error('never'); },
     countersHistory: async (id) => { calls.push(`countersHistory ${id}`); return []; },
     outputHistory: async (id) => { calls.push(`outputHistory ${id}`); return { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } }; },
     loadSettings: async () => { calls.push('loadSettings'); return { fold: DEFAULT_FOLD }; },

@@ -6,8 +6,8 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import {
-  EXPORT_EXTENSIONS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type LaunchRequest,
-  type OpenRecordingRequest, type Operation, type WorkstationApi, type WorkstationSettings,
+  EXPORT_EXTENSIONS, MAX_MEASURE_PATTERN, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type LaunchRequest,
+  type MeasureRequest, type OpenRecordingRequest, type Operation, type RevertMeasureRequest, type WorkstationApi, type WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import { checkFoldOptions, type FoldOptions } from '../../../structs/analysis/fold-options.js';
 import { fsErrorText } from '../export/fs-error-text.js';
@@ -216,9 +216,27 @@ export function validateOpenRequest(value: unknown): OpenRecordingRequest {
   return { path };
 }
 
+export function validateMeasureRequest(value: unknown, context: ValidationContext): MeasureRequest {
+  const obj = plainObject(value, 'measure request');
+  onlyFields(obj, ['sessionId', 'pattern'], 'measure request');
+  const sessionId = validateSessionId(obj.sessionId, context);
+  if (typeof obj.pattern !== 'string' || obj.pattern.trim() === '') fail(`The method pattern must be a non-empty string, not ${describeValue(obj.pattern)}.`);
+  if (obj.pattern.length > MAX_MEASURE_PATTERN) fail(`The method pattern must be at most ${MAX_MEASURE_PATTERN} characters long, not ${obj.pattern.length}.`);
+  return { sessionId, pattern: obj.pattern };
+}
+
+export function validateRevertMeasureRequest(value: unknown, context: ValidationContext): RevertMeasureRequest {
+  const obj = plainObject(value, 'revert request');
+  onlyFields(obj, ['sessionId', 'measureId'], 'revert request');
+  const sessionId = validateSessionId(obj.sessionId, context);
+  const id = obj.measureId;
+  if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > 0xffffffff) fail(`The measure id must be a whole number from 0 to 4294967295, not ${describeValue(id)}.`);
+  return { sessionId, measureId: id };
+}
+
 const ARITY: Record<Operation, number> = {
   listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, exportRecording: 1, openRecording: 1,
-  countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1,
+  countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1, measure: 1, revertMeasure: 1,
 };
 
 /** Checks an operation name and its arguments as they came from the renderer. */
@@ -255,5 +273,9 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
       return { op, args: [] };
     case 'saveSettings':
       return { op, args: [validateSettings(args[0])] };
+    case 'measure':
+      return { op, args: [validateMeasureRequest(args[0], context)] };
+    case 'revertMeasure':
+      return { op, args: [validateRevertMeasureRequest(args[0], context)] };
   }
 }

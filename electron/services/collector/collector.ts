@@ -49,6 +49,13 @@ export interface CollectedStream {
   readonly bytesReceived: number;
   /** Resolves once the connection has closed and `state` is final. */
   readonly closed: Promise<void>;
+  /**
+   * Sends bytes to the profiler: control commands (structs/wire/control-commands.ts), only to
+   * one that announced CONTROL_READY. False once the connection is closed.
+   */
+  send(bytes: Uint8Array): boolean;
+  /** Shuts our sending side: the profiler then ends its stream cleanly (its last records, END). */
+  endSending(): void;
 }
 
 export interface CollectorOptions {
@@ -183,6 +190,16 @@ class Stream implements CollectedStream {
     const timer = setTimeout(() => this.socket.destroy(), ms);
     await this.closed;
     clearTimeout(timer);
+  }
+
+  send(bytes: Uint8Array): boolean {
+    if (this.state !== 'open' || this.socket.destroyed || this.socket.writableEnded) return false;
+    this.socket.write(bytes);
+    return true;
+  }
+
+  endSending(): void {
+    if (!this.socket.destroyed && !this.socket.writableEnded) this.socket.end();
   }
 
   /** Decodes a chunk of the connection's bytes (also the ones that arrived with a TCP connection's secret). */

@@ -22,6 +22,8 @@ export interface ProfiledLaunchOptions {
   onChunk?: ChunkListener;
   /** A .NET process the program started connected too and was not recorded. */
   onRefused?: (pid: number | undefined) => void;
+  /** More variables for the program (e.g. CLRSCOPE_MEASURE), on top of the profiler's own. */
+  extraEnv?: Record<string, string>;
 }
 
 export interface ProgramExit {
@@ -70,7 +72,7 @@ export async function launchProfiled(options: ProfiledLaunchOptions): Promise<Pr
   });
   let child: ChildProcess;
   try {
-    const env = childEnvironment(options.env ?? process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath);
+    const env = { ...childEnvironment(options.env ?? process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath), ...options.extraEnv };
     const output = options.output;
     child = spawn(options.command, [...options.args], { stdio: output === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'], env });
     childPid = child.pid;

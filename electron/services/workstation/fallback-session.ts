@@ -5,7 +5,8 @@
 // file session's) is written once the EventPipe session has stopped, by Stop, or because the
 // process exited. Its CPU times are estimates from the start (SessionInfo.approximateCpu).
 
-import type { CountersPoint, OutputHistory, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import { UserError } from '../session/user-error.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { COUNTERS_SETTLE_MS, EventCountersValues } from '../counters/event-counters-values.js';
@@ -91,6 +92,14 @@ export class FallbackSession implements WorkstationSession {
   /** An attached process's output is its own: clrscope never sees it. */
   outputHistory(): OutputHistory {
     return noOutput();
+  }
+
+  async measure(): Promise<MeasureReply> {
+    throw new UserError('This process is recorded through EventPipe, without clrscope\'s profiler, which measuring methods needs.');
+  }
+
+  async revertMeasure(): Promise<MeasureReply> {
+    throw new UserError('This process is recorded through EventPipe: no method of it is measured.');
   }
 
   async stop(): Promise<SessionInfo> {

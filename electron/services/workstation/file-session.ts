@@ -3,7 +3,8 @@
 // the renderer's worker and every view take it exactly like a live recording.
 
 import { basename } from 'node:path';
-import type { CountersPoint, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
+import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
+import { UserError } from '../session/user-error.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { OpenedRecordingFile } from '../export/recording-file.js';
@@ -71,6 +72,14 @@ export class FileSession implements WorkstationSession {
   /** A recording file holds no program output. */
   outputHistory(): OutputHistory {
     return noOutput();
+  }
+
+  async measure(): Promise<MeasureReply> {
+    throw new UserError('A recording file has no running methods to measure: measure a launched or attached program.');
+  }
+
+  async revertMeasure(): Promise<MeasureReply> {
+    throw new UserError('A recording file has no measured methods to revert.');
   }
 
   /** Nothing runs: a file session is stopped from the start. */

@@ -21,7 +21,13 @@ class FakeStream implements CollectedStream {
   closedByCollector = false;
   bytesReceived = 0;
   readonly closed: Promise<void>;
+  readonly sent: Uint8Array[] = [];
   close!: () => void;
+  send(bytes: Uint8Array): boolean {
+    this.sent.push(bytes);
+    return this.state === 'open';
+  }
+  endSending(): void {}
   constructor(readonly id: number, public pid: number | undefined) {
     this.closed = new Promise((resolve) => { this.close = () => { if (this.state === 'open') this.state = 'cut'; resolve(); }; });
   }

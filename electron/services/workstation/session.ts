@@ -4,7 +4,9 @@
 
 import { constants as osConstants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
-import type { CountersPoint, OutputHistory, OutputLine, OutputStream, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { CountersPoint, MeasureReply, OutputHistory, OutputLine, OutputStream, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import { MeasureChannel } from '../measure/measure-channel.js';
+import { UserError } from '../session/user-error.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { CollectedStream, Collector } from '../collector/collector.js';
 import type { CountersSource } from '../counters/counters-source.js';
@@ -58,6 +60,7 @@ export class Session implements WorkstationSession {
   private collector: Collector | undefined;
   private launch: ProfiledLaunch | undefined;
   private followed: CollectedStream | undefined;
+  private measureChannel: MeasureChannel | undefined;
   private followedClosed = false;
   /** Chunks of streams whose HELLO has not been decoded yet (usually none: HELLO comes whole in the first chunk). */
   private readonly pending = new Map<CollectedStream, Uint8Array[]>();
@@ -125,6 +128,25 @@ export class Session implements WorkstationSession {
   /** What is kept of a launched program's output (bounded: see OutputBuffer); nothing for an attached process. */
   outputHistory(): OutputHistory {
     return this.outputLines.history();
+  }
+
+  /** Measures methods of the followed process exactly (the profiler's control channel). */
+  async measure(pattern: string): Promise<MeasureReply> {
+    const reply = await this.liveChannel().measure(pattern);
+    return { ok: reply.status === 0, matched: reply.matched, message: reply.message };
+  }
+
+  async revertMeasure(measureId: number): Promise<MeasureReply> {
+    const reply = await this.liveChannel().revert(measureId);
+    return { ok: reply.status === 0, matched: reply.matched, message: reply.message };
+  }
+
+  private liveChannel(): MeasureChannel {
+    const channel = this.measureChannel;
+    if (channel === undefined) throw new UserError('No .NET runtime has connected to this session yet, so there is nothing to measure.');
+    if (channel.stream.state !== 'open') throw new UserError('This session\'s process is no longer connected, so its methods cannot be measured.');
+    if (!channel.ready) throw new UserError('This session\'s profiler does not take measuring commands (it is older than measuring).');
+    return channel;
   }
 
   /** The session's CPU times turned out to be estimates (or measured after all); announced once. */
@@ -210,6 +232,7 @@ export class Session implements WorkstationSession {
 
   private startFollowing(stream: CollectedStream): void {
     this.followed = stream;
+    this.measureChannel = new MeasureChannel(stream);
     if (this.connectTimer !== undefined) clearTimeout(this.connectTimer);
     this.waitingNotice = null;
     // The first runtime to connect is the launched program itself, or the .NET process a host it
@@ -236,6 +259,7 @@ export class Session implements WorkstationSession {
 
   private append(chunk: Uint8Array): void {
     const stored = this.bytes.append(chunk);
+    this.measureChannel?.push(stored.chunk);
     this.setup.emit({ type: 'stream', sessionId: this.id, offset: stored.offset, chunk: stored.chunk });
   }
 

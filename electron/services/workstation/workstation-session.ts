@@ -1,7 +1,7 @@
 // What the workstation needs of any session, whether it records a live process (session.ts) or
 // shows a recording file (file-session.ts): the API's operations read and act through this.
 
-import type { CountersPoint, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
+import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { StreamBytes } from './stream-bytes.js';
 
@@ -17,6 +17,9 @@ export interface WorkstationSession {
   countersHistory(): CountersPoint[];
   /** A launched program's output as far as it is kept; empty for every other session. */
   outputHistory(): OutputHistory;
+  /** Measures methods of the session's process exactly; UserError when it cannot (a file, an EventPipe session, a stopped one). */
+  measure(pattern: string): Promise<MeasureReply>;
+  revertMeasure(measureId: number): Promise<MeasureReply>;
   stop(): Promise<SessionInfo>;
   /** Stops and waits until nothing of the session runs any more. */
   shutdown(): Promise<void>;

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, OutputHistory, ProcessInfo, SessionInfo,
-  Unsubscribe, WorkstationApi, WorkstationEvent,
+  Unsubscribe, WorkstationApi, WorkstationEvent, MeasureReply, MeasureRequest, RevertMeasureRequest,
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../../cli/demo-command.js';
 import { attachCollector } from '../session/profiled-attach.js';
@@ -248,6 +248,14 @@ class WorkstationCore {
     return this.session(id).outputHistory();
   }
 
+  measure(request: MeasureRequest): Promise<MeasureReply> {
+    return this.session(request.sessionId).measure(request.pattern);
+  }
+
+  revertMeasure(request: RevertMeasureRequest): Promise<MeasureReply> {
+    return this.session(request.sessionId).revertMeasure(request.measureId);
+  }
+
   /** Replays the session's bytes from 0 to this client, then keeps it subscribed to the live ones. */
   subscribe(client: HubClient, id: string): void {
     const session = this.session(id);
@@ -300,6 +308,8 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     outputHistory: async (id) => core.outputHistory(id),
     loadSettings: async () => core.settings.load(),
     saveSettings: async (settings) => core.settings.save(settings),
+    measure: (request) => core.measure(request),
+    revertMeasure: (request) => core.revertMeasure(request),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
   };

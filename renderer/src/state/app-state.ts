@@ -11,9 +11,9 @@ import type { FunctionsTable } from '../../../structs/analysis/functions-table.j
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.js';
 
-export type Tab = 'processes' | 'flame' | 'functions' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'output' | 'export';
+export type Tab = 'processes' | 'flame' | 'functions' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'measure' | 'output' | 'export';
 
-export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'output', 'export'];
+export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
 
 /** What the diff compares the current view (the after side) with. */
 export type DiffBaseline =
@@ -118,6 +118,12 @@ export interface AppState {
   diff: { tree: DiffTree; functions: DiffFunctions } | null;
   diffOptions: DiffOptions;
   baselineSummary: BaselineSummary | null;
+  /** Bumped when the selected session's measured methods changed; they live in the controller's Measurements. */
+  measureVersion: number;
+  /** The profiler's latest answer to a measure or revert request, for the Measure view. */
+  measureNotice: string | null;
+  /** A measure or revert request is under way. */
+  measuring: boolean;
 }
 
 export const DEFAULT_LAST_SECONDS = 10;
@@ -153,6 +159,9 @@ export function initialState(): AppState {
     diff: null,
     diffOptions: { baseline: null, normalize: 'share' },
     baselineSummary: null,
+    measureVersion: 0,
+    measureNotice: null,
+    measuring: false,
   };
 }
 

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type {
-  CountersPoint, OpenRecordingRequest, OutputHistory, WorkstationSettings, OutputLine, SessionInfo, WorkstationApi, WorkstationEvent,
+  CountersPoint, MeasureReply, MeasureRequest, OpenRecordingRequest, OutputHistory, OutputLine, RevertMeasureRequest, SessionInfo, WorkstationApi, WorkstationEvent, WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
 import { FakeTimers, settle } from './fake-timers.js';
 import type { WorkerPort } from './profile-worker-client.js';
 import { OUTPUT_REFRESH_MS, REFRESH_PERIOD_MS, Workstation } from './workstation.js';
+import { WireEncoder } from '../../../structs/wire/encoder.js';
 
 const session = (id: string, state: SessionInfo['state']): SessionInfo => ({
   id, pid: 42, label: 'dotnet app.dll', state, startedAtMs: 0, intervalMs: 10, attached: false, source: 'launch', approximateCpu: false,
@@ -65,6 +66,12 @@ class FakeApi implements WorkstationApi {
   saved: WorkstationSettings[] = [];
   loadSettings = async (): Promise<WorkstationSettings> => this.settings;
   saveSettings = async (s: WorkstationSettings): Promise<void> => { this.saved.push(s); };
+  measured: MeasureRequest[] = [];
+  measure = async (request: MeasureRequest): Promise<MeasureReply> => {
+    this.measured.push(request);
+    return { ok: true, matched: 1, message: `1 method matches ${request.pattern}` };
+  };
+  revertMeasure = async (request: RevertMeasureRequest): Promise<MeasureReply> => ({ ok: true, matched: request.measureId === 0 ? 2 : 1, message: 'reverted 2 methods' });
   onEvent(listener: (event: WorkstationEvent) => void): () => void {
     this.listener = listener;
     return () => undefined;
@@ -311,4 +318,41 @@ describe('Workstation', () => {
     assert.deepEqual(baseline, [[0, 5, 6]], 'the baseline\'s bytes once, apart from the session\'s');
     assert.deepEqual(worker.received.filter((m) => m.kind === 'chunk').map((m) => (m.kind === 'chunk' ? [m.offset, ...m.bytes] : [])), [[0, 1]]);
   });
+
+  it('reads measured methods out of the selected session\'s stream and asks the API to measure and revert', async () => {
+    const { ws, api } = setup();
+    await ws.launchDemo();
+    const body = (...parts: Uint8Array[]): Uint8Array => {
+      const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+      let at = 0;
+      for (const p of parts) { all.set(p, at); at += p.length; }
+      return all;
+    };
+    const u32 = (v: number): Uint8Array => { const b = new Uint8Array(4); new DataView(b.buffer).setUint32(0, v, true); return b; };
+    const u64 = (v: number): Uint8Array => body(u32(v), u32(0));
+    const str = (t: string): Uint8Array => { const b = new TextEncoder().encode(t); return body(u32(b.length), b); };
+    const method = body(u32(1), u32(0), Uint8Array.of(2, 0), str('Demo.Orders.Place'), str('Demo.dll'), str(''));
+    const figures = body(u64(5), u32(1), u64(7), u64(1), u64(700), u64(300), u64(0), Uint8Array.of(1, 0), Uint8Array.of(100, 0), u64(7), Uint8Array.of(0, 0));
+    const stream = new WireEncoder().preamble().hello({ pid: 1, flags: 3, mono: 1, unixNs: 1n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: '0.1.0' })
+      .raw(0x20, method).raw(0x21, figures).bytes();
+    api.emit({ type: 'stream', sessionId: 's1', offset: 0, chunk: stream.slice(0, 40) });
+    const before = ws.state.measureVersion;
+    api.emit({ type: 'stream', sessionId: 's1', offset: 40, chunk: stream.slice(40) });
+    assert.ok(ws.state.measureVersion > before);
+    const [m] = ws.measurements.methods();
+    assert.equal(m.name, 'Demo.Orders.Place');
+    assert.equal(m.state, 'active');
+    assert.equal(m.calls, 7);
+    assert.equal(m.exceptions, 1);
+    await ws.measureMethod('Demo.Orders.Ship<System.Int32>');
+    assert.deepEqual(api.measured, [{ sessionId: 's1', pattern: 'Demo.Orders.Ship<System.Int32>' }]);
+    assert.equal(ws.state.tab, 'measure');
+    assert.equal(ws.state.measureNotice, '1 method matches Demo.Orders.Ship<System.Int32>.');
+    await ws.revertMeasured(0);
+    assert.equal(ws.state.measureNotice, 'reverted 2 methods.');
+    // Another session starts with no measured methods.
+    ws.select(null);
+    assert.deepEqual(ws.measurements.methods(), []);
+  });
 });
+

@@ -12,6 +12,7 @@ import { ProfileWorkerClient, type WorkerPort } from './profile-worker-client.js
 import { RefreshScheduler, browserTimers, type Timers } from './refresh-scheduler.js';
 import { Store } from './store.js';
 import { StreamFeeder } from './stream-feeder.js';
+import { MeasureReader, type Measurements } from '../../../structs/measure/measurements.js';
 import { userMessage } from './user-message.js';
 import { flameQuery, parallelQuery } from './view-queries.js';
 
@@ -37,6 +38,8 @@ export class Workstation {
   private outputTimer: unknown = null;
   private readonly worker: ProfileWorkerClient;
   private readonly feeder = new StreamFeeder();
+  // The selected session's measuring records, read from the same bytes the worker gets.
+  private measureReader = new MeasureReader();
   private readonly refresher: RefreshScheduler;
   private readonly unsubscribers: (() => void)[] = [];
   // Bumped on every switch of session: replies and chunks of an older one are dropped.
@@ -75,6 +78,11 @@ export class Workstation {
     this.refresher.cancel();
     if (this.outputTimer !== null) this.timers.clearTimeout(this.outputTimer);
     this.worker.terminate();
+  }
+
+  /** The selected session's measured methods (see measureVersion). */
+  get measurements(): Measurements {
+    return this.measureReader.measurements;
   }
 
   selectedSession(): SessionInfo | undefined {
@@ -168,9 +176,11 @@ export class Workstation {
     this.refresher.cancel();
     this.worker.reset();
     this.feeder.reset();
+    this.measureReader = new MeasureReader();
     const diffOptions = this.state.diffOptions.baseline?.kind === 'window' ? { ...this.state.diffOptions, baseline: null } : this.state.diffOptions;
     this.store.update({
       functions: null, sandwich: null, timeline: null, timelineStack: null, diff: null, diffOptions,
+      measureVersion: this.state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
       flameOptions: { ...this.state.flameOptions, threadIds: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
     });
@@ -178,6 +188,36 @@ export class Workstation {
       void this.subscribe(sessionId);
       void this.loadCounters(sessionId);
       void this.loadOutput(sessionId);
+    }
+  }
+
+  /** Measures the methods a pattern (or a flame graph frame's name) names, in the selected session's process. */
+  async measureMethod(pattern: string): Promise<void> {
+    const session = this.selectedSession();
+    if (session === undefined || this.state.measuring) return;
+    this.store.update({ measuring: true, tab: 'measure' });
+    try {
+      const reply = await this.api.measure({ sessionId: session.id, pattern });
+      this.store.update({ measureNotice: reply.message.endsWith('.') ? reply.message : `${reply.message}.` });
+    } catch (e) {
+      this.showError(userMessage(e, 'The method could not be measured.'));
+    } finally {
+      this.store.update({ measuring: false });
+    }
+  }
+
+  /** Gives one measured method (0: every one) its original code back. */
+  async revertMeasured(measureId: number): Promise<void> {
+    const session = this.selectedSession();
+    if (session === undefined || this.state.measuring) return;
+    this.store.update({ measuring: true });
+    try {
+      const reply = await this.api.revertMeasure({ sessionId: session.id, measureId });
+      this.store.update({ measureNotice: reply.message.endsWith('.') ? reply.message : `${reply.message}.` });
+    } catch (e) {
+      this.showError(userMessage(e, 'The method could not be reverted.'));
+    } finally {
+      this.store.update({ measuring: false });
     }
   }
 
@@ -400,7 +440,15 @@ export class Workstation {
       return;
     }
     this.worker.chunk(r.offset, r.bytes);
-    this.store.update({ streamBytes: this.feeder.position });
+    const before = this.measureReader.measurements.version;
+    try {
+      this.measureReader.push(r.bytes);
+    } catch {
+      // A measuring record that cannot be read: the views keep what they had (the worker reads
+      // the same bytes and reports a corrupt stream itself).
+    }
+    const measured = this.measureReader.measurements.version !== before;
+    this.store.update({ streamBytes: this.feeder.position, ...(measured ? { measureVersion: this.state.measureVersion + 1 } : {}) });
     this.refresher.dataChanged();
   }
 
@@ -421,7 +469,8 @@ export class Workstation {
     this.generation++;
     this.worker.reset();
     this.feeder.reset();
-    this.store.update({ streamBytes: 0 });
+    this.measureReader = new MeasureReader();
+    this.store.update({ streamBytes: 0, measureVersion: this.state.measureVersion + 1 });
     void this.subscribe(id);
   }
 

@@ -11,6 +11,7 @@ import { FlameView } from './flame-view.js';
 import { FunctionsView } from './functions-view.js';
 import { TimelineView } from './timeline-view.js';
 import { GcTimelineView } from './gc-timeline-view.js';
+import { MeasureView } from './measure-view.js';
 import { OutputView } from './output-view.js';
 import { ParallelStacksView } from './parallel-stacks-view.js';
 import { ProcessPicker } from './process-picker.js';
@@ -29,6 +30,7 @@ function TabView({ tab }: { tab: Tab }): ReactElement {
     case 'parallel': return <ParallelStacksView />;
     case 'counters': return <CountersView />;
     case 'gc': return <GcTimelineView />;
+    case 'measure': return <MeasureView />;
     case 'output': return <OutputView />;
     case 'export': return <ExportView />;
   }

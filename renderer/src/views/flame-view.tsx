@@ -1,7 +1,8 @@
 // The flame graph: the toolbar over a canvas drawn by the FlameRenderer, with a tooltip,
 // click-to-zoom and search highlighting with the matches' share. The renderer keeps its zoom
 // and search across live updates itself; the app state remembers the zoom so it survives a
-// switch of tabs (a new renderer).
+// switch of tabs (a new renderer). Right-clicking a managed frame of a live session offers
+// "Measure exactly": its method's exact calls and latency, in the Measure view.
 
 import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 'react';
 import { parseSearch } from '../canvas/flame-layout.js';
@@ -13,6 +14,7 @@ import { FoldBar } from './fold-bar.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
 import { formatNs, formatPercent } from './format.js';
 import { noteFlameDraw, registerFlame } from './test-hook.js';
+import { isLive } from '../state/app-state.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
 /** Matches styles.css's --bg-input: the canvas is part of the dark page. */
@@ -34,6 +36,11 @@ export function FlameView(): ReactElement {
   const shownShape = useRef<string | null>(null);
   const [tip, setTip] = useState<TooltipAt | null>(null);
   const [found, setFound] = useState<SearchResult | null>(null);
+  const [menu, setMenu] = useState<{ label: string; x: number; y: number } | null>(null);
+  const measurable = useAppState((s) => {
+    const session = s.sessions.find((x) => x.id === s.selectedSessionId);
+    return isLive(session) && session?.source !== 'file';
+  });
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -110,7 +117,25 @@ export function FlameView(): ReactElement {
     setTip(null);
   };
 
+  // A managed frame's name is a method pattern as it stands (generic arguments are ignored).
+  const onContextMenu = (e: MouseEvent<HTMLCanvasElement>): void => {
+    const { node } = nodeAt(e);
+    const tipped = node > 0 ? rendererRef.current?.tooltip(node) : null;
+    const box = boxRef.current;
+    if (!measurable || tipped == null || tipped.kind !== 0 || box === null) {
+      setMenu(null);
+      return;
+    }
+    e.preventDefault();
+    const rect = box.getBoundingClientRect();
+    setMenu({ label: tipped.label, x: e.clientX - rect.left, y: e.clientY - rect.top });
+  };
+
   const onClick = (e: MouseEvent<HTMLCanvasElement>): void => {
+    if (menu !== null) {
+      setMenu(null);
+      return;
+    }
     const r = rendererRef.current;
     const { node } = nodeAt(e);
     if (r === null || tree === null || node < 0) return;
@@ -150,8 +175,16 @@ export function FlameView(): ReactElement {
         <div className="flame-box" ref={boxRef} data-testid="flame-box">
           <canvas
             ref={canvasRef} data-testid="flame-canvas" onMouseMove={onMove} onMouseLeave={onLeave} onClick={onClick} onDoubleClick={resetZoom}
+            onContextMenu={onContextMenu}
           />
         </div>
+        {menu !== null && (
+          <div className="flame-menu" style={{ left: menu.x, top: menu.y }} data-testid="flame-menu" onMouseLeave={() => setMenu(null)}>
+            <button type="button" data-testid="measure-exactly" onClick={() => { setMenu(null); void ws.measureMethod(menu.label); }}>
+              Measure exactly: {menu.label}
+            </button>
+          </div>
+        )}
         {tooltip !== null && tip !== null && <FlameTooltipView tip={tooltip} at={tip} />}
         {(tree === null || tree.nodeCount <= 1) && (
           <div className="canvas-empty" data-testid="flame-empty">{tree === null ? 'Waiting for samples…' : 'No samples in this selection.'}</div>

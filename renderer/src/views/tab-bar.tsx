@@ -13,6 +13,7 @@ const TITLES: Record<Tab, string> = {
   parallel: 'Parallel stacks',
   counters: 'Counters',
   gc: 'GC pauses',
+  measure: 'Measure',
   output: 'Output',
   export: 'Export',
 };

@@ -1,5 +1,5 @@
 // Follows the record framing of a wire stream next to the WireDecoder and hands over the whole
-// body of each record of one type. The decoder reports types it does not know only by their
+// body of each record of the types asked for. The decoder reports types it does not know only by their
 // length, and a saved file's COUNTERS records are such a type; re-framing is cheap (one jump
 // per record) and keeps structs/wire's decoder free of workstation-side record types.
 //
@@ -10,7 +10,7 @@
 
 import { MAX_RECORD_LENGTH, PREAMBLE_SIZE } from '../../wire/records.js';
 
-export type TapHandler = (body: Uint8Array, recordOffset: number) => void;
+export type TapHandler = (body: Uint8Array, recordOffset: number, type: number) => void;
 
 export class RecordTap {
   private offset = 0;
@@ -25,8 +25,13 @@ export class RecordTap {
   private bodyLen = 0;
   private recordOffset = 0;
   private boundary = 0;
+  private recordType = 0;
+  private readonly types: ReadonlySet<number>;
 
-  constructor(private readonly type: number, private readonly onRecord: TapHandler) {}
+  /** `types`: the record type, or types, whose bodies to hand over. */
+  constructor(types: number | readonly number[], private readonly onRecord: TapHandler) {
+    this.types = new Set(typeof types === 'number' ? [types] : types);
+  }
 
   /** Stream offset just after the preamble, once all of it has been seen. */
   get preambleEnd(): number | undefined {
@@ -92,7 +97,8 @@ export class RecordTap {
     this.recordOffset = offset;
     this.bodyLeft = Math.max(0, length - 1);
     this.bodyLen = 0;
-    this.body = type === this.type && length <= MAX_RECORD_LENGTH ? new Uint8Array(this.bodyLeft) : undefined;
+    this.recordType = type;
+    this.body = this.types.has(type) && length <= MAX_RECORD_LENGTH ? new Uint8Array(this.bodyLeft) : undefined;
     if (this.bodyLeft === 0) this.finishBody(bodyStart);
   }
 
@@ -101,6 +107,6 @@ export class RecordTap {
     this.boundary = end;
     const body = this.body;
     this.body = undefined;
-    if (body !== undefined) this.onRecord(body, this.recordOffset);
+    if (body !== undefined) this.onRecord(body, this.recordOffset, this.recordType);
   }
 }
