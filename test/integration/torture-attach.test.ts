@@ -13,6 +13,7 @@ import { attachProfiled } from '../../electron/services/session/profiled-attach.
 import { delay } from '../../electron/services/session/profiled-launch.js';
 import { PROFILER } from './support/paths.js';
 import { samplesOf } from './support/record-target.js';
+import { EndReason } from '../../structs/wire/records.js';
 import { EXIT_CODE, INTERVALS, NS, assertUnchanged, plainEnv, runPlain, tail, tortureArgs, type Outcome } from './support/torture.js';
 
 const CYCLES = 20;
@@ -56,9 +57,10 @@ describe('torture: 20 attach/detach cycles', () => {
         const session = await attachProfiled({ pid, intervalMs: interval.ms, wall: true, cpu: true, libraryPath: PROFILER });
         await delay(400);
         await session.detach();
-        // A detach closes the reader first, so today's stream ends without its END record and
-        // is marked cut (issue 10, item 12, a recording matter); here it must at least decode.
-        assert.notEqual(session.stream.state, 'corrupt', `${what}: the stream is corrupt`);
+        // A detach asks the profiler to end its stream (the reader shuts its sending side) and
+        // waits for it: the stream ends with the profiler's own END, never cut.
+        assert.equal(session.stream.state, 'ended', `${what}: the stream ${session.stream.state === 'open' ? 'stayed open' : `is ${session.stream.state}`}`);
+        assert.equal(session.stream.recording.end?.reason, EndReason.Detached, `${what}: the END says ${session.stream.recording.end?.reason}`);
         const samples = samplesOf(session.stream.recording);
         assert.ok(samples.some((s) => s.frames.includes(`${NS}Serve.Steady`)), `${what}: no sample in Serve.Steady (${samples.length} samples)`);
         const until = Date.now() + 5000;
