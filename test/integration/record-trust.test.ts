@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -186,6 +186,8 @@ describe('a save that fails says so, exits non-zero and leaves no file', () => {
       return;
     }
     mounts.push(full);
+    // All but 8 KiB taken: a recording (a few bytes a sample since wire v2) cannot fit.
+    writeFileSync(join(full, 'filler'), Buffer.alloc(56 * 1024));
     const env = cacheEnv('full');
     const file = join(full, 'out.clrscope');
     const r = await runCli(['record', '-o', file, '--', 'dotnet', targetDll('Scenarios'), 'cpu-ratio', '--seconds', '1.5'], { env });
@@ -194,7 +196,7 @@ describe('a save that fails says so, exits non-zero and leaves no file', () => {
     const failure = clrscopeLines(r.stderr).find((l) => l.startsWith(`clrscope: Cannot write ${file}`)) ?? '';
     const m2 = /: the disk is full; the program exited with code 0, and everything recorded is kept in (\S+) \(clrscope convert \S+ -o FILE writes it in any format\)\.$/.exec(failure);
     assert.ok(m2 !== null, r.stderr);
-    assert.deepEqual(readdirSync(full), []);
+    assert.deepEqual(readdirSync(full), ['filler']);
     const kept = await readRecordingFile(m2[1]);
     assert.equal(kept.recording.cut, false);
     assert.ok(kept.recording.sampleCount > 50);

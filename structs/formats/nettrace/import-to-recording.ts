@@ -135,11 +135,14 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
 
   const syncNs = toNs(header.syncTimeQpc);
   const startMono = info?.startMonoNs ?? syncNs;
+  // A trace whose sync time is before 1970 (a zeroed SYSTEMTIME) has no usable wall clock:
+  // its start is given as the epoch rather than as a time no recording can carry.
+  const unixNs = BigInt(header.syncTimeUnixMs) * 1_000_000n + BigInt(startMono - syncNs);
   enc.preamble().hello({
     pid: header.processId >>> 0,
     flags: (info?.flags ?? (HelloFlags.Cpu | HelloFlags.Wall)) | (options.addFlags ?? 0),
     mono: startMono,
-    unixNs: BigInt(header.syncTimeUnixMs) * 1_000_000n + BigInt(startMono - syncNs),
+    unixNs: unixNs < 0n ? 0n : unixNs,
     intervalNs,
     wallThreadsPerTick: info?.wallThreadsPerTick ?? 0,
     runtimeVersion: info?.runtimeVersion || imp.runtimeVersion,
