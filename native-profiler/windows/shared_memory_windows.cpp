@@ -5,6 +5,7 @@
 #include <sddl.h>
 
 #include <cstdio>
+#include <cwchar>
 #include <string>
 
 #include "core/platform.h"
@@ -73,9 +74,27 @@ uint32_t os_thread_count() {
   return 0;
 }
 
-std::string os_thread_name(uint32_t) {
-  // GetThreadDescription needs a handle per thread; names arrive through ThreadNameChanged.
-  return std::string();
+// The thread's description (SetThreadDescription), which the runtime sets from Thread.Name and
+// for its own threads: the only name an attached profiler can learn for threads named before it
+// came, since ThreadNameChanged reports later renames alone. Looked up rather than linked, as
+// it exists from Windows 10 1607 on.
+std::string os_thread_name(uint32_t tid) {
+  using GetDescription = HRESULT(WINAPI*)(HANDLE, PWSTR*);
+  HMODULE kernel = GetModuleHandleW(L"kernel32.dll");
+  FARPROC proc = kernel != nullptr ? GetProcAddress(kernel, "GetThreadDescription") : nullptr;
+  if (proc == nullptr || tid == 0) return std::string();
+  HANDLE h = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, tid);
+  if (h == nullptr) return std::string();
+  std::string name;
+  PWSTR wide = nullptr;
+  // Thread ids are system-wide: the id may name a thread of another process.
+  if (GetProcessIdOfThread(h) == GetCurrentProcessId() &&
+      SUCCEEDED(reinterpret_cast<GetDescription>(reinterpret_cast<void (*)()>(proc))(h, &wide)) && wide != nullptr) {
+    name = win::utf8_from_wide(wide, wcslen(wide));
+  }
+  if (wide != nullptr) LocalFree(wide);
+  CloseHandle(h);
+  return name;
 }
 
 }  // namespace clrscope::platform

@@ -77,21 +77,44 @@ class SocketTransport final : public Transport {
     return select(0, nullptr, &writable, nullptr, &tv) > 0 && FD_ISSET(s_, &writable);
   }
 
+  void finish() override { shutdown(s_, SD_SEND); }
+
+  bool peer_finished() override {
+    // A zero-byte read is the reader's shutdown of its sending side (the socket is
+    // non-blocking, so an empty one answers WSAEWOULDBLOCK). The commands reader calls
+    // receive() earlier in the same tick; what it found stands, so the tick costs one recv,
+    // not two (under Wine each is a wineserver round trip, and the server also carries every
+    // suspension, ours and the GC's).
+    if (peer_closed_) return true;
+    if (received_since_check_) {
+      received_since_check_ = false;
+      return false;
+    }
+    char b = 0;
+    peer_closed_ = ::recv(s_, &b, 1, MSG_PEEK) == 0;
+    return peer_closed_;
+  }
+
   bool receives() const override { return true; }
 
   Received receive(uint8_t* buffer, size_t size, size_t* got) override {
     *got = 0;
     const int chunk = size > (1u << 30) ? (1 << 30) : static_cast<int>(size);
     const int n = ::recv(s_, reinterpret_cast<char*>(buffer), chunk, 0);
+    received_since_check_ = true;
     if (n > 0) {
       *got = static_cast<size_t>(n);
       return Received::kData;
     }
+    if (n == 0) peer_closed_ = true;
     return n == 0 ? Received::kClosed : Received::kNone;
   }
 
  private:
   SOCKET s_;
+  // Sampler thread only, like every call on a transport.
+  bool peer_closed_ = false;
+  bool received_since_check_ = false;
 };
 
 // Writes all of `size` bytes on a still-blocking socket; false on any failure or short write.

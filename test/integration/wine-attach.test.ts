@@ -7,7 +7,7 @@
 // Skipped, saying why, where wine64 is missing.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,9 +17,14 @@ import { attachProfiler, processInfo } from '../../electron/services/diagnostics
 import { windowsPipeName } from '../../electron/services/diagnostics/socket-location.js';
 import { PROFILER_CLSID } from '../../electron/services/session/profiler-env.js';
 import { attachClientData } from '../../electron/services/session/profiled-attach.js';
-import { WINDOWS_PROFILER, readLog, startWine, wineEnvironment, wineSkipReason, windowsTarget, wineTool, type WineProcess } from './support/wine.js';
+import { EndReason, SampleFlags } from '../../structs/wire/records.js';
+import { samplesOf, type SampleView } from './support/record-target.js';
+import { WINDOWS_PROFILER, readLog, startWine, startWinePrefix, stopWinePrefix, wineEnvironment, wineSkipReason, windowsTarget, wineTool, type WineProcess } from './support/wine.js';
 
 const skip = wineSkipReason();
+// Long enough for the attach, the samples and the detach under a loaded machine; the program's
+// own end after the detach is the proof that it runs on.
+const TARGET_SECONDS = 15;
 
 /** A Unix socket whose every connection is piped to 127.0.0.1:port. */
 function unixToTcp(path: string, port: number): Promise<Server> {
@@ -49,10 +54,12 @@ describe('Windows CoreCLR under Wine: attach through the diagnostics named pipe'
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'clrscope-wine-attach-'));
     logPath = join(dir, 'profiler.log');
+    // The target and the relay run side by side: see startWinePrefix for why it comes first.
+    startWinePrefix();
     socketPath = join(dir, 'diag.sock');
     // No CORECLR_* variables: the program starts without a profiler. The log and the Wine
     // workaround (no runtime event session, see shim/engine.cpp) are read by the attached profiler.
-    target = startWine(windowsTarget('Scenarios'), ['sleep', '--seconds', '30'],
+    target = startWine(windowsTarget('Scenarios'), ['sleep', '--seconds', String(TARGET_SECONDS)],
       wineEnvironment({ CLRSCOPE_LOG: `Z:${logPath.replaceAll('/', '\\')}`, CLRSCOPE_RUNTIME_EVENTS: '0' }));
     pid = ((await target.line('READY')) as { pid: number }).pid;
     relay = startWine(wineTool('pipe-relay'), [windowsPipeName(pid)], wineEnvironment());
@@ -66,6 +73,7 @@ describe('Windows CoreCLR under Wine: attach through the diagnostics named pipe'
     bridge?.close();
     await collector?.close();
     target?.child.kill('SIGKILL');
+    if (skip === undefined) stopWinePrefix();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -95,8 +103,47 @@ describe('Windows CoreCLR under Wine: attach through the diagnostics named pipe'
     const log = await readLog(logPath);
     assert.match(log, /attached to pid \d+ every 10000 us/, log);
     assert.match(log, /attached: \d+ threads were already running/, log);
-    // Not asserted, because under Wine they fail (README, "What is verified where"): samples
-    // after the attach (none arrive in the seconds that follow), and the detach when the
-    // workstation hangs up (the program then hangs instead of running on).
+  });
+
+  it('samples the running threads after the attach: wall samples of the sleeping thread, stacks through its managed frames', async () => {
+    const [stream] = collector.streams;
+    const started = Date.now();
+    let sleeper: SampleView[] = [];
+    while (sleeper.length < 20) {
+      assert.ok(Date.now() - started < 20000,
+        `${sleeper.length} samples of the sleeper 20 s after the attach (${stream.recording.sampleCount} in all); log:\n${await readLog(logPath)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      sleeper = samplesOf(stream.recording).filter((s) => s.thread === 'sleeper' && (s.flags & SampleFlags.Wall) !== 0);
+    }
+    assert.ok(sleeper.some((s) => s.frames.some((f) => f.includes('SleepWork.Doze'))),
+      `no sleeper stack names SleepWork.Doze: ${JSON.stringify(sleeper.slice(0, 3).map((s) => s.frames))}`);
+  });
+
+  it('detaches when the workstation hangs up: END says detached, the runtime unloads clrscope, the program runs on to its end', async () => {
+    const [stream] = collector.streams;
+    assert.ok(!target.stdout.includes('RESULT'), 'the program ended before the hang-up; the test proves nothing');
+    // Our sending side shut is the hang-up the profiler sees; it answers with its END and closes.
+    stream.endSending();
+    const closed = await Promise.race([stream.closed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 15000))]);
+    assert.ok(closed, `the stream was still open 15 s after the hang-up; log:\n${await readLog(logPath)}`);
+    assert.equal(stream.state, 'ended', `the stream was ${stream.state}; log:\n${await readLog(logPath)}`);
+    assert.equal(stream.recording.end?.reason, EndReason.Detached);
+    const started = Date.now();
+    while (!/detached; the program carries on without clrscope/.test(await readLog(logPath))) {
+      assert.ok(Date.now() - started < 15000, `no detach 15 s after the hang-up; log:\n${await readLog(logPath)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // The runtime unloads the DLL once ProfilerDetachSucceeded has returned; Wine maps a PE
+    // file as it is, so the mapping is visible to Linux.
+    const mapped = () => readFileSync(`/proc/${target.child.pid}/maps`, 'utf8').includes('clrscope.dll');
+    while (mapped()) {
+      assert.ok(Date.now() - started < 15000, 'clrscope.dll is still mapped 15 s after the detach');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // The program sleeps to its --seconds and then reports: it was not left suspended or stuck.
+    const result = (await target.line('RESULT', 60000)) as { scenarios: { sleep: { sleeps: number } } };
+    assert.ok(result.scenarios.sleep.sleeps > 0);
+    const code = await Promise.race([target.exited, new Promise<'hang'>((r) => setTimeout(() => r('hang'), 20000))]);
+    assert.equal(code, 0, `exit: ${code}; stdout:\n${target.stdout}\nstderr:\n${target.stderr}`);
   });
 });

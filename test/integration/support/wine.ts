@@ -2,7 +2,7 @@
 // streaming over loopback TCP to a collector in this (Linux) process: what the Wine tests share.
 // Built by scripts/setup-wine.sh (wine64, the win-x64 publishes, the mingw helpers, the prefix).
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCollector, type CollectedStream, type Collector } from '../../../electron/services/collector/collector.js';
@@ -44,6 +44,26 @@ export function wineEnvironment(extra: Record<string, string> = {}): NodeJS.Proc
     if (!(name in extra)) delete env[name];
   }
   return env;
+}
+
+/**
+ * Starts the prefix's wineserver and Wine's own services (services.exe, winedevice, rpcss…)
+ * with no stdio of ours, for a test that runs several Wine processes at once. Otherwise the
+ * first process started brings them up and they inherit its stdout and stderr, and since they
+ * stay while any process of the prefix runs (a relay, say), that process's pipes never close:
+ * its exit, which Node reports once they do, is never seen. Pair with stopWinePrefix.
+ */
+export function startWinePrefix(): void {
+  const env = wineEnvironment();
+  // -p60: the server outlives its last client for a minute rather than not at all, so the
+  // services stay between the processes a test starts; stopWinePrefix ends it.
+  if (spawnSync(WINESERVER, ['-p60'], { env, stdio: 'ignore' }).status !== 0) throw new Error(`${WINESERVER} -p60 failed`);
+  if (spawnSync(WINE, ['cmd', '/c', 'exit'], { env, stdio: 'ignore', timeout: 60000 }).status !== 0) throw new Error('wine cmd /c exit failed');
+}
+
+/** Ends every process of the test prefix and its wineserver (wineserver -k). */
+export function stopWinePrefix(): void {
+  spawnSync(WINESERVER, ['-k'], { env: wineEnvironment(), stdio: 'ignore', timeout: 30000 });
 }
 
 export interface WineProcess {
