@@ -1,9 +1,11 @@
 #include "core/sampler.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/log.h"
 #include "core/module_history.h"
+#include "core/own_threads.h"
 #include "core/platform.h"
 #include "core/thread_names.h"
 
@@ -108,6 +110,7 @@ bool Sampler::stop(uint8_t end_reason, int timeout_ms) {
 
 void Sampler::run() {
   platform::name_current_thread("clrscope");
+  mark_own_thread();
   uint64_t next = platform::mono_now_ns() + config_.interval_ns;
   for (;;) {
     {
@@ -132,6 +135,7 @@ void Sampler::run() {
     reason = end_reason_;
   }
   if (!quiet()) end_stream(reason);
+  unmark_own_thread();
   {
     std::lock_guard<std::mutex> lock(mu_);
     finished_ = true;
@@ -260,6 +264,9 @@ void Sampler::scan_os_threads(uint64_t now) {
   next_os_scan_mono_ = now + kOsScanNs;
   if (!config_.cpu || handler_lost_) return;
   if (!platform::list_os_threads(&os_threads_)) return;
+  os_threads_.erase(std::remove_if(os_threads_.begin(), os_threads_.end(),
+                                   [](const OsThread& t) { return is_own_thread(t.tid); }),
+                    os_threads_.end());
   // At a launch every thread belongs to the recording from its birth; after an attach only
   // threads born since the previous look do.
   const bool born_since_last = os_scans_ > 0 || !config_.attached;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/own_threads.h"
 #include "core/log.h"
 #include "core/measure_probes.h"
 #include "core/outbox.h"
@@ -77,6 +78,7 @@ void MeasureController::post_job(Job job) {
 
 void MeasureController::run() {
   platform::name_current_thread("clrscope-measure");
+  mark_own_thread();
   for (;;) {
     Job job;
     {
@@ -95,7 +97,9 @@ void MeasureController::run() {
           module_loaded(job.module);
         }
         break;
-      case Job::kStop: return;
+      case Job::kStop:
+        unmark_own_thread();
+        return;
     }
     if (job.done) {
       {
