@@ -112,5 +112,7 @@ export function reportText(r: Report, columns: number): string[] {
   if (r.callees !== undefined) out.push('', ...sandwichLines(r, r.callees, 'Callees', width));
   if (r.tree !== undefined) out.push('', `Call tree, nodes of at least ${r.minPercent}%`, ...treeLines(r, r.tree, width));
   if (r.diff !== undefined) out.push('', ...diffLines(r, r.diff, width));
+  // Source lines that could not be found are said once per module, after the tables.
+  if (r.lineNotes !== undefined && r.lineNotes.length > 0) out.push('', `Source lines unknown for ${r.lineNotes.length} module(s):`, ...r.lineNotes.map((n) => `  ${n}`));
   return out;
 }
