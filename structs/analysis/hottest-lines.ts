@@ -27,16 +27,25 @@ export function hottestLines(rec: Recording, lines: FrameLines): Map<string, str
       total.set(frames[i], (total.get(frames[i]) ?? 0) + w);
     }
   }
-  const best = new Map<string, { self: number; total: number; place: string }>();
+  // Several frames (IL offsets) of a function may share a line: sum them per (function, line).
+  const byLine = new Map<string, { name: string; self: number; total: number; place: string }>();
   for (const [frameId, t] of total) {
     const at = lines.of(frameId);
     if (at === null) continue;
     const fn = rec.functionInfo(rec.frameInfo(frameId)?.functionId ?? 0);
     if (fn === undefined) continue;
     const name = frameLabel(fn);
-    const s = self.get(frameId) ?? 0;
-    const b = best.get(name);
-    if (b === undefined || s > b.self || (s === b.self && t > b.total)) best.set(name, { self: s, total: t, place: `${at.file}:${at.line}` });
+    const place = `${at.file}:${at.line}`;
+    const key = `${name}\u0000${place}`;
+    const sum = byLine.get(key) ?? { name, self: 0, total: 0, place };
+    sum.self += self.get(frameId) ?? 0;
+    sum.total += t;
+    byLine.set(key, sum);
+  }
+  const best = new Map<string, { self: number; total: number; place: string }>();
+  for (const l of byLine.values()) {
+    const b = best.get(l.name);
+    if (b === undefined || l.self > b.self || (l.self === b.self && l.total > b.total)) best.set(l.name, l);
   }
   for (const [name, b] of best) out.set(name, b.place);
   return out;
