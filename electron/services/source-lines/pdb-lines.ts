@@ -3,6 +3,7 @@
 // on this machine, another build, no PDB) gets one sentence in `notes` and no lines, and
 // never fails a view or an export.
 
+import { isAbsolute } from 'node:path';
 import type { LineLookup, SourceLine } from '../../../structs/profile/frame-lines.js';
 import { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { ModuleInfo, Recording } from '../../../structs/profile/recording.js';
@@ -40,7 +41,8 @@ export class PdbLines {
     const known = this.pdbs.get(key);
     if (known !== undefined) return known;
     let pdb: PortablePdb | null = null;
-    if (module.kind === ModuleKind.Managed && module.path.includes('/')) {
+    // A v1 recording knows a module by its file name only: nothing to look beside.
+    if (module.kind === ModuleKind.Managed && isAbsolute(module.path)) {
       const located = locatePdb(module.path, module.mvid);
       if (typeof located === 'string') this.note(located);
       else pdb = located.pdb;
