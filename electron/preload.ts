@@ -7,7 +7,7 @@ import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import {
   IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type AttachRequest, type CountersPoint, type ExportRequest, type ExportResult,
   type LaunchRequest, type OpenRecordingRequest, type Operation, type OutputHistory, type ProcessInfo, type SessionInfo, type ShellOperation,
-  type WorkstationApi, type WorkstationEvent, type WorkstationSettings, type MeasureReply, type MeasureRequest, type RevertMeasureRequest,
+  type WorkstationApi, type WorkstationEvent, type WorkstationSettings, type MeasureReply, type MeasureRequest, type RevertMeasureRequest, type SourceLineTable,
 } from '../structs/api/contract.js';
 import { isIpcReply } from './ipc-reply.js';
 
@@ -38,6 +38,7 @@ const api: WorkstationApi = {
   },
   measure: async (request: MeasureRequest) => (await call('measure', request)) as MeasureReply,
   revertMeasure: async (request: RevertMeasureRequest) => (await call('revertMeasure', request)) as MeasureReply,
+  sourceLines: async (sessionId: string) => (await call('sourceLines', sessionId)) as SourceLineTable,
   chooseRecordingFile: async () => (await call('chooseRecordingFile')) as string | null,
   onEvent(listener: (event: WorkstationEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WorkstationEvent): void => listener(event);

@@ -211,8 +211,9 @@ Options:
                         start; either side may be left out (10: or :5)
   --min-percent P       trees leave out nodes below P% of the total (default
                         0.5); their time stays in their parents' totals
-  --lines               file:line per frame (needs source-line data, which
-                        recordings do not carry yet)
+  --lines               per source line: each frame is its method at a line,
+                        Name [File.cs:42], from the PDBs beside the recorded
+                        assemblies or embedded in them
   --format FORMAT       text (default, fits the terminal), json (stable; see
                         README) or csv (one table)
   -h, --help            show this help

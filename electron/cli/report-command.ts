@@ -12,7 +12,10 @@ import {
 } from '../../structs/analysis/report-model.js';
 import { sampleTypesOf } from '../../structs/analysis/stack-weights.js';
 import type { DiffNormalize } from '../../structs/analysis/diff.js';
-import type { SampleMetric } from '../../structs/profile/recording.js';
+import { LineSource } from '../../structs/analysis/line-source.js';
+import type { SampleSource } from '../../structs/analysis/stack-source.js';
+import type { Recording, SampleMetric } from '../../structs/profile/recording.js';
+import { PdbLines } from '../services/source-lines/pdb-lines.js';
 import { readFormatOf, readRecordingFile } from '../services/export/recording-file.js';
 import { fsErrorText } from '../services/export/fs-error-text.js';
 import { UserError } from '../services/session/user-error.js';
@@ -153,9 +156,11 @@ function resolveName(analysis: ProfileAnalysis, q: AnalysisQuery, name: string, 
 export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Promise<Report> {
   checkReadable(plan.file);
   if (plan.diff !== null) checkReadable(plan.diff);
-  if (plan.lines) throw new UserError('--lines needs source-line data that this version of clrscope does not record yet (see README, "Source lines").');
   const opened = await readRecordingFile(plan.file, progress?.update);
-  const analysis = new ProfileAnalysis(opened.recording);
+  // --lines: every analysis runs on the recording seen per source line.
+  const pdbLines = plan.lines ? new PdbLines() : null;
+  const sourceOf = (rec: Recording): SampleSource => (pdbLines === null ? rec : new LineSource(rec, pdbLines.linesOf(rec)));
+  const analysis = new ProfileAnalysis(sourceOf(opened.recording));
   const types = sampleTypesOf(opened.recording);
   const metric = plan.sampleType ?? types[0];
   if (!types.includes(metric)) throw new UserError(`${plan.file} has no ${metric} values: its sample types are ${types.join(', ')}.`);
@@ -187,7 +192,7 @@ export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Pr
   }
   if (plan.diff !== null) {
     const base = plan.diff === plan.file ? opened : await readRecordingFile(plan.diff, progress?.update);
-    const baseAnalysis = base === opened ? analysis : new ProfileAnalysis(base.recording);
+    const baseAnalysis = base === opened ? analysis : new ProfileAnalysis(sourceOf(base.recording));
     const baseTypes = sampleTypesOf(base.recording);
     if (!baseTypes.includes(metric)) throw new UserError(`${plan.diff} has no ${metric} values to compare: its sample types are ${baseTypes.join(', ')}.`);
     const d = diffAnalyses(baseAnalysis, query(plan.baseWindow, metric, plan.fold), analysis, q, plan.normalize);
@@ -205,6 +210,11 @@ export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Pr
     };
   } else if (plan.tree) {
     report.tree = reportTree(analysis.tree(q, false), 0, minValue);
+  }
+  if (pdbLines !== null) {
+    report.lines = true;
+    if (!opened.recording.hasFrames) pdbLines.notes.unshift(`${plan.file} carries no IL offsets (only clrscope recordings made since source lines were added do), so no line is known.`);
+    report.lineNotes = pdbLines.notes;
   }
   return report;
 }

@@ -100,6 +100,8 @@ function diffLines(r: Report, d: ReportDiff, width: number): string[] {
   return lines;
 }
 
+const NOTES_SHOWN = 3;
+
 export function reportText(r: Report, columns: number): string[] {
   const width = Math.max(MIN_WIDTH, columns);
   const out = [
@@ -112,5 +114,12 @@ export function reportText(r: Report, columns: number): string[] {
   if (r.callees !== undefined) out.push('', ...sandwichLines(r, r.callees, 'Callees', width));
   if (r.tree !== undefined) out.push('', `Call tree, nodes of at least ${r.minPercent}%`, ...treeLines(r, r.tree, width));
   if (r.diff !== undefined) out.push('', ...diffLines(r, r.diff, width));
+  // Source lines that could not be found are said once per module, after the tables.
+  if (r.lineNotes !== undefined && r.lineNotes.length > 0) {
+    // Framework assemblies ship without PDBs: a handful of sentences say enough, JSON has all.
+    const shown = r.lineNotes.slice(0, NOTES_SHOWN).map((n) => `  ${n}`);
+    if (r.lineNotes.length > NOTES_SHOWN) shown.push(`  … and ${r.lineNotes.length - NOTES_SHOWN} more (--format json lists them all).`);
+    out.push('', `Source lines unknown for ${r.lineNotes.length} module(s):`, ...shown);
+  }
   return out;
 }

@@ -40,9 +40,9 @@ Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResol
           },
           [this](uint32_t id, uint32_t module_id, const ResolvedFrame& f) {
             writer_.function(id, f.kind, module_id, f.token, f.name, f.file);
-            // A frame is a function until IL offsets are looked up, so stacks name function ids
-            // as frame ids and each function is its own frame, offset unknown.
-            writer_.frame(id, id, wire::kOffsetNone, 0);
+          },
+          [this](uint32_t frame_id, uint32_t function_id, uint8_t offset_kind, uint32_t offset) {
+            writer_.frame(frame_id, function_id, offset_kind, offset);
           }) {
   ids_.reserve(kMaxFrames + 1);
   outbox_.set_before_send([this] { writer_.close_batch(); });
@@ -494,8 +494,8 @@ void Sampler::resolve(Drained& d) {
       // original record's return address; otherwise the pair was a look-alike, and the frame
       // chain's own return address is the caller.
       ++osr;
-      const uint32_t patchpoint = symbols_.function_for_pc(pc);
-      if (patchpoint == ids_.back()) continue;
+      const uint32_t patchpoint = symbols_.frame_for_pc(pc);
+      if (symbols_.function_of(patchpoint) == symbols_.function_of(ids_.back())) continue;
       ids_.push_back(patchpoint);
       ++i;
       continue;
@@ -504,7 +504,7 @@ void Sampler::resolve(Drained& d) {
     const ModuleHistory::Owner o = history.owner_at(pc, d.mono, &owner);
     const CodeSpan* walked_with = history.in_generation(pc, d.generation);
     if (o == ModuleHistory::Owner::kLoaded || (o == ModuleHistory::Owner::kNone && walked_with == nullptr)) {
-      ids_.push_back(symbols_.function_for_pc(pc));
+      ids_.push_back(symbols_.frame_for_pc(pc));
     } else if (o == ModuleHistory::Owner::kGone) {
       // Certainly that library's, which is gone with its symbols: named by the library alone.
       ids_.push_back(symbols_.native_module(owner->name, owner->lo));

@@ -9,19 +9,42 @@ namespace {
 constexpr size_t kMaxCachedPcs = 1u << 20;
 }  // namespace
 
-SymbolCache::SymbolCache(FrameResolver* resolver, DefineModule define_module, Define define)
-    : resolver_(resolver), define_module_(std::move(define_module)), define_(std::move(define)) {
+SymbolCache::SymbolCache(FrameResolver* resolver, DefineModule define_module, Define define, DefineFrame define_frame)
+    : resolver_(resolver),
+      define_module_(std::move(define_module)),
+      define_(std::move(define)),
+      define_frame_(std::move(define_frame)) {
   roots_.push_back(false);  // id 0 is never used
+  plain_frames_.push_back(0);
+  frame_function_.push_back(0);
 }
 
-uint32_t SymbolCache::function_for_pc(uintptr_t pc) {
+uint32_t SymbolCache::frame_for_pc(uintptr_t pc) {
   auto it = by_pc_.find(pc);
   if (it != by_pc_.end()) return it->second;
   ResolvedFrame f;
   resolver_->resolve(pc, &f);
-  const uint32_t id = intern(f);
+  const uint32_t id = frame(intern(f), f.offset_kind, f.offset);
   if (by_pc_.size() >= kMaxCachedPcs) by_pc_.clear();
   by_pc_.emplace(pc, id);
+  return id;
+}
+
+uint32_t SymbolCache::frame(uint32_t function, uint8_t offset_kind, uint32_t offset) {
+  // Only IL offsets name a place worth a frame of its own; other kinds are the function's frame.
+  uint32_t* slot;
+  if (offset_kind == 1) {
+    slot = &il_frames_[(static_cast<uint64_t>(function) << 32) | offset];
+  } else {
+    offset_kind = 0;
+    offset = 0;
+    slot = &plain_frames_[function];
+  }
+  if (*slot != 0) return *slot;
+  const uint32_t id = static_cast<uint32_t>(frame_function_.size());
+  frame_function_.push_back(function);
+  *slot = id;
+  define_frame_(id, function, offset_kind, offset);
   return id;
 }
 
@@ -39,7 +62,7 @@ uint32_t SymbolCache::synthetic(const std::string& name) {
   ResolvedFrame f;
   f.kind = 2;
   f.name = name;
-  return intern(f);
+  return frame(intern(f), 0, 0);
 }
 
 uint32_t SymbolCache::native_module(const std::string& module, uint64_t key) {
@@ -47,7 +70,7 @@ uint32_t SymbolCache::native_module(const std::string& module, uint64_t key) {
   f.kind = 1;
   f.key = key;
   f.module = module;
-  return intern(f);
+  return frame(intern(f), 0, 0);
 }
 
 uint32_t SymbolCache::intern(const ResolvedFrame& f) {
@@ -68,6 +91,7 @@ uint32_t SymbolCache::intern(const ResolvedFrame& f) {
   const uint32_t id = next_id_++;
   by_identity_.emplace(std::move(identity), id);
   roots_.push_back(f.thread_root);
+  plain_frames_.push_back(0);
   define_(id, module_id(f), f);
   return id;
 }

@@ -1,7 +1,8 @@
 #pragma once
-// Turns raw instruction pointers into the stream's function ids, on the sampler thread (never
-// in a signal handler). Each distinct pc is resolved once; each distinct function gets one id
-// and one FUNCTION record, each module it lives in one id and one MODULE record before it.
+// Turns raw instruction pointers into the stream's frame ids, on the sampler thread (never in a
+// signal handler). Each distinct pc is resolved once; each distinct function gets one id and
+// one FUNCTION record, each module it lives in one id and one MODULE record before it, and each
+// distinct (function, IL offset) one frame id and one FRAME record. Stacks name frame ids.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -27,6 +28,10 @@ struct ResolvedFrame {
   std::string module_path;
   uint8_t mvid[16] = {};
   uint32_t token = 0;
+  // Where in the method the pc lies (managed code whose IL map knows it): wire::OffsetKind and
+  // the offset, so the workstation can find the source line.
+  uint8_t offset_kind = 0;
+  uint32_t offset = 0;
 };
 
 class FrameResolver {
@@ -43,14 +48,22 @@ class SymbolCache {
   // id (0 for frames outside any module, e.g. synthetic ones).
   using DefineModule = std::function<void(uint32_t module_id, const ResolvedFrame&)>;
   using Define = std::function<void(uint32_t id, uint32_t module_id, const ResolvedFrame&)>;
-  SymbolCache(FrameResolver* resolver, DefineModule define_module, Define define);
+  // A new frame: a place (offset of offset_kind) in a function defined before it.
+  using DefineFrame = std::function<void(uint32_t frame_id, uint32_t function_id, uint8_t offset_kind, uint32_t offset)>;
+  SymbolCache(FrameResolver* resolver, DefineModule define_module, Define define, DefineFrame define_frame);
 
-  uint32_t function_for_pc(uintptr_t pc);
+  // Frame ids (what stacks name), never function ids.
+  uint32_t frame_for_pc(uintptr_t pc);
   uint32_t synthetic(const std::string& name);
   // A native frame known only by its library (the library is gone, its symbols with it).
   uint32_t native_module(const std::string& module, uint64_t key);
-  bool is_thread_root(uint32_t id) const { return id < roots_.size() && roots_[id]; }
+  uint32_t function_of(uint32_t frame) const { return frame < frame_function_.size() ? frame_function_[frame] : 0; }
+  bool is_thread_root(uint32_t frame) const {
+    const uint32_t id = function_of(frame);
+    return id < roots_.size() && roots_[id];
+  }
   size_t functions() const { return next_id_ - 1; }
+  size_t frames() const { return frame_function_.size() - 1; }
   // Defines every function again (a new stream after a reconnect would need them).
   void forget_pcs() { by_pc_.clear(); }
   // Forgets what pcs in [lo, hi) resolved to (the code there went away or was replaced).
@@ -58,11 +71,19 @@ class SymbolCache {
 
  private:
   uint32_t intern(const ResolvedFrame& f);
+  uint32_t frame(uint32_t function, uint8_t offset_kind, uint32_t offset);
   uint32_t module_id(const ResolvedFrame& f);
 
   FrameResolver* resolver_;
   DefineModule define_module_;
   Define define_;
+  DefineFrame define_frame_;
+  // Frame ids by function for frames without an offset, and by (function << 32 | IL offset).
+  std::vector<uint32_t> plain_frames_;
+  std::unordered_map<uint64_t, uint32_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                     PageAllocator<std::pair<const uint64_t, uint32_t>>>
+      il_frames_;
+  std::vector<uint32_t, PageAllocator<uint32_t>> frame_function_;  // by frame id
   std::unordered_map<std::string, uint32_t, std::hash<std::string>, std::equal_to<std::string>,
                      PageAllocator<std::pair<const std::string, uint32_t>>>
       modules_;

@@ -13,6 +13,11 @@ void ClrFrameResolver::resolve(uintptr_t pc, ResolvedFrame* out) {
       names_.describe(function, out)) {
     out->kind = 0;
     out->key = function;
+    uint32_t il = 0;
+    if (il_maps_.il_offset(function, rejit, pc, &il)) {
+      out->offset_kind = 1;  // wire::kOffsetIL
+      out->offset = il;
+    }
     return;
   }
   // Runtime stubs, precode and helpers live in anonymous executable memory.

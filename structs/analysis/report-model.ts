@@ -100,6 +100,10 @@ export interface Report {
   callees?: ReportSandwich;
   tree?: ReportNode;
   diff?: ReportDiff;
+  /** `--lines`: frames are methods at a source line, `Name [File.cs:42]`, where the line is known. */
+  lines?: boolean;
+  /** `--lines`: why some modules' lines are unknown (no PDB found, another build), one sentence each. */
+  lineNotes?: string[];
 }
 
 export function kindName(kind: number): FrameKindName {

@@ -184,6 +184,20 @@ export interface MeasureReply {
   message: string;
 }
 
+/**
+ * Source lines of a session's frames (wire v2 frame ids), from the portable PDBs of its
+ * modules (beside each assembly or embedded in it). Parallel lists: frame `frameIds[i]` is at
+ * line `lines[i]` of `files[fileIndex[i]]`. Frames without a known line are left out; `notes`
+ * says, one sentence per module, why its lines are unknown.
+ */
+export interface SourceLineTable {
+  frameIds: number[];
+  fileIndex: number[];
+  lines: number[];
+  files: string[];
+  notes: string[];
+}
+
 /** The longest pattern measure takes. */
 export const MAX_MEASURE_PATTERN = 1000;
 
@@ -238,6 +252,8 @@ export interface WorkstationApi {
   measure(request: MeasureRequest): Promise<MeasureReply>;
   /** Gives measured methods their original code back. */
   revertMeasure(request: RevertMeasureRequest): Promise<MeasureReply>;
+  /** The session's frames' source lines known so far (a live session's grow: ask again). */
+  sourceLines(sessionId: string): Promise<SourceLineTable>;
   /**
    * The Electron shell's native open dialog: the chosen file's path, or null when cancelled.
    * Absent in browser mode (a page cannot see paths); the path then goes to openRecording,
@@ -250,7 +266,7 @@ export interface WorkstationApi {
 /** The operations by name: the channel names of Electron's IPC and the `op` of browser mode's requests. */
 export const OPERATIONS = [
   'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'exportRecording', 'openRecording', 'countersHistory',
-  'outputHistory', 'loadSettings', 'saveSettings', 'measure', 'revertMeasure',
+  'outputHistory', 'loadSettings', 'saveSettings', 'measure', 'revertMeasure', 'sourceLines',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { isAbsolute } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { ModuleKind, OffsetKind } from '../../structs/wire/records.js';
+import { FunctionKind, ModuleKind, OffsetKind } from '../../structs/wire/records.js';
 import { resultOf } from './support/run-cli.js';
 import { targetDll } from './support/paths.js';
 import { recordTarget, type TargetRun } from './support/record-target.js';
@@ -51,12 +51,21 @@ describe('wire v2 from a CPU-bound program over thousands of call paths (WireLoa
     // definitions dominate here; v1 took 113 bytes a sample on this program.
     assert.ok(rec.stackCount > 200, `${rec.stackCount} stacks`);
     assert.ok(perSample < 40, `${perSample.toFixed(1)} bytes a sample`);
-    // Frames are functions, offsets unknown, until IL offsets are looked up.
+    // Frames are places in functions: an IL offset in managed code the runtime's map knows,
+    // else the function as a whole; each (function, offset) once.
     assert.ok(rec.hasFrames);
+    const places = new Set<string>();
+    let il = 0;
     for (const f of rec.frames()) {
-      assert.equal(f.offsetKind, OffsetKind.None);
-      assert.ok(rec.functionInfo(f.functionId) !== undefined);
+      const fn = rec.functionInfo(f.functionId);
+      assert.ok(fn !== undefined);
+      assert.ok(f.offsetKind === OffsetKind.None || (f.offsetKind === OffsetKind.IL && fn.kind === FunctionKind.Managed), JSON.stringify(f));
+      if (f.offsetKind === OffsetKind.IL) il++;
+      const place = `${f.functionId}:${f.offsetKind}:${f.offset}`;
+      assert.ok(!places.has(place), `frame ${place} defined twice`);
+      places.add(place);
     }
+    assert.ok(il > 0, 'managed frames carry IL offsets');
   });
 });
 

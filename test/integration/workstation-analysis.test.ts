@@ -144,6 +144,26 @@ describe('the workstation\'s analysis shows what clrscope report shows', { skip:
     await checkedScreenshot(page, 'functions', { dir: ARTIFACTS });
   });
 
+  it('names each function\'s hottest source line, as report --lines finds it', { timeout: 60000 }, async () => {
+    // The report per line: the own-code function with the most self time on one line, and that line.
+    const perLine = (await report([file, '--lines', '--top', '0', '--fold', 'none'])).functions!;
+    const lined = perLine.filter((f) => / \[[^\]]+\.cs:\d+\]$/.test(f.name));
+    assert.ok(lined.length > 0, 'the Demo\'s frames have lines (Demo.pdb beside Demo.dll)');
+    const top = lined[0];
+    const name = top.name.slice(0, top.name.lastIndexOf(' ['));
+    const place = top.name.slice(top.name.lastIndexOf(' [') + 2, -1);
+    const rival = lined.find((f) => f !== top && f.name.startsWith(`${name} [`));
+    assert.ok(rival === undefined || rival.self < top.self, 'a line that is the hottest alone');
+    await page.getByTestId('flame-search').fill(name.slice(name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1));
+    const row = page.locator('[data-testid=functions-table] .vrow').filter({ hasText: name }).first();
+    const cell = row.getByTestId('function-source');
+    await until('the source column', () => cell.count(), (n) => n === 1, 30000);
+    assert.equal(await cell.innerText(), place);
+    assert.match(await cell.getAttribute('title') ?? '', new RegExp(`/test/targets/Demo/.*${place.replace('.', '\\.')}$`));
+    await checkedScreenshot(page, 'functions-source', { dir: ARTIFACTS });
+    await page.getByTestId('flame-search').fill('');
+  });
+
   it('keeps only the visible rows in the DOM and scrolls to the last one', async () => {
     const table = page.getByTestId('functions-table');
     const rows = Number(await table.getAttribute('data-rows'));

@@ -27,6 +27,7 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'saveSettings': return target.saveSettings(...call.args);
     case 'measure': return target.measure(...call.args);
     case 'revertMeasure': return target.revertMeasure(...call.args);
+    case 'sourceLines': return target.sourceLines(...call.args);
   }
 }
 

@@ -196,6 +196,7 @@ test('callOperation validates before anything reaches the workstation', async ()
     openRecording: async () => { throw new Error('never'); },
     measure: async (r) => { calls.push(`measure ${r.pattern}`); return { ok: true, matched: 1, message: 'm' }; },
     revertMeasure: async () => { throw new Error('never'); },
+    sourceLines: async (id) => { calls.push(`sourceLines ${id}`); return { frameIds: [], fileIndex: [], lines: [], files: [], notes: [] }; },
     countersHistory: async (id) => { calls.push(`countersHistory ${id}`); return []; },
     outputHistory: async (id) => { calls.push(`outputHistory ${id}`); return { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } }; },
     loadSettings: async () => { calls.push('loadSettings'); return { fold: DEFAULT_FOLD }; },
@@ -205,7 +206,10 @@ test('callOperation validates before anything reaches the workstation', async ()
   await assert.rejects(callOperation(target, 'launch', [{ command: '', args: [] }], known), ValidationError);
   await assert.rejects(callOperation(target, 'openRecording', [{ path: 'relative.clrscope' }], known), ValidationError);
   await assert.rejects(callOperation(target, 'outputHistory', ['s9'], known), /^ValidationError: There is no session "s9"\.$/);
+  await assert.rejects(callOperation(target, 'sourceLines', ['s9'], known), /^ValidationError: There is no session "s9"\.$/);
+  await assert.rejects(callOperation(target, 'sourceLines', [7], known), ValidationError);
   assert.deepEqual(calls, []);
+  assert.deepEqual((await callOperation(target, 'sourceLines', ['s1'], known) as { frameIds: number[] }).frameIds, []);
   assert.deepEqual(await callOperation(target, 'countersHistory', ['s1'], known), []);
   assert.deepEqual((await callOperation(target, 'outputHistory', ['s1'], known) as { droppedLines: number }).droppedLines, 0);
   calls.length = 0;

@@ -236,7 +236,7 @@ export function validateRevertMeasureRequest(value: unknown, context: Validation
 
 const ARITY: Record<Operation, number> = {
   listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, exportRecording: 1, openRecording: 1,
-  countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1, measure: 1, revertMeasure: 1,
+  countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1, measure: 1, revertMeasure: 1, sourceLines: 1,
 };
 
 /** Checks an operation name and its arguments as they came from the renderer. */
@@ -277,5 +277,7 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
       return { op, args: [validateMeasureRequest(args[0], context)] };
     case 'revertMeasure':
       return { op, args: [validateRevertMeasureRequest(args[0], context)] };
+    case 'sourceLines':
+      return { op, args: [validateSessionId(args[0], context)] };
   }
 }

@@ -12,6 +12,8 @@ import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { EVENTPIPE_PROFILER_VERSION } from '../session/eventpipe-session.js';
 import { APPROXIMATE_CPU_COMMENT, toPprof } from './pprof.js';
+import { FrameLines } from '../../../structs/profile/frame-lines.js';
+import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../../structs/profile/line-fixture.js';
 
 const rec = recordingFromStream([fixtureStream()]);
 const work = mkdtempSync(join(tmpdir(), 'clrscope-pprof-test-'));
@@ -205,4 +207,21 @@ test('go tool pprof -top keeps generic arguments, async state machines and C++ t
   if (!requireGo(t)) return;
   const rows = topRows(pprof('-top', '-sample_index=cpu', path));
   assert.deepEqual([...rows.keys()].sort(), [...names, 'libshop.so!std::vector<int>::push_back(int const&)'].sort());
+});
+
+test('with source lines, frames get a location per line and functions their file: go tool pprof -lines reads them', (t) => {
+  const lined = lineFixture();
+  const profile = Profile.decode(gunzipSync(toPprof(lined, new FrameLines(lined, lineFixtureLookup))));
+  const strings = profile.stringTable.strings;
+  const hot = profile.function.find((f) => strings[Number(f.name)] === 'App.Program.Hot')!;
+  assert.equal(strings[Number(hot.filename)], LINE_FIXTURE_FILE);
+  const hotLines = profile.location.filter((l) => l.line[0].functionId === hot.id).map((l) => Number(l.line[0].line)).sort((a, b) => a - b);
+  assert.deepEqual(hotLines, [0, 12, 14], 'one location per known line, and the function\'s own for frames without one');
+  if (!requireGo(t)) return;
+  const path = join(work, 'lines.pb.gz');
+  writeFileSync(path, toPprof(lined, new FrameLines(lined, lineFixtureLookup)));
+  const rows = pprof('-top', '-lines', '-sample_index=cpu', path);
+  assert.match(rows, new RegExp(`30ms\\s+[\\d.]+%\\s+[\\d.]+%\\s+30ms\\s+[\\d.]+%\\s+App\\.Program\\.Hot ${LINE_FIXTURE_FILE}:12`));
+  assert.match(rows, new RegExp(`10ms\\s+[\\d.]+%\\s+[\\d.]+%\\s+10ms\\s+[\\d.]+%\\s+App\\.Program\\.Hot ${LINE_FIXTURE_FILE}:14`));
+  assert.match(rows, new RegExp(`0\\s+0%\\s+[\\d.]+%\\s+47ms\\s+[\\d.]+%\\s+App\\.Program\\.Main ${LINE_FIXTURE_FILE}:3`));
 });

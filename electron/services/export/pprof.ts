@@ -9,6 +9,7 @@ import {
 import { APPROXIMATE_CPU_COMMENT, ownComment } from '../../../structs/formats/pprof/pprof-comments.js';
 import { sumByStackAndThread } from '../../../structs/profile/aggregate.js';
 import { frameLabel, type FunctionInfo } from '../../../structs/profile/frame-label.js';
+import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { FunctionKind } from '../../../structs/wire/records.js';
 
@@ -27,8 +28,12 @@ function systemNameOf(fn: FunctionInfo, strings: StringTable): number {
   return fn.kind === FunctionKind.Native && fn.module !== '' && fn.name !== '' ? strings.dedup(fn.name) : 0;
 }
 
-/** Builds the profile message; toPprof() encodes and gzips it. */
-export function buildPprofProfile(rec: Recording): Profile {
+/**
+ * Builds the profile message; toPprof() encodes and gzips it. With `lines`, frames whose
+ * source line is known get a location of their own with that line, and functions their source
+ * file, so `go tool pprof -lines` and `-list` work.
+ */
+export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
   const strings = new StringTable();
   const valueType = (type: string, unit: string): ValueType => new ValueType({ type: strings.dedup(type), unit: strings.dedup(unit) });
   // Order matters to users: `-sample_index=cpu` / `=wall` select by name, tools default to index 0 otherwise.
@@ -53,17 +58,44 @@ export function buildPprofProfile(rec: Recording): Profile {
   const entry = all.find((fn) => fn.kind === FunctionKind.Managed && /\.<?Main>?(\$|$)/.test(fn.name) && fn.module !== '')
     ?? all.find((fn) => fn.kind === FunctionKind.Managed && fn.module !== '');
   if (entry !== undefined) addMapping(entry.module);
+  lines?.resolveAll();
+  const pprofFunctionOf = new Map<number, { id: number; mappingId: number }>();
   for (const fn of all) {
     const id = functions.length + 1;
     const name = strings.dedup(frameLabel(fn));
-    functions.push(new PprofFunction({ id, name, systemName: systemNameOf(fn, strings), filename: strings.dedup(fn.file) }));
+    const file = lines !== undefined ? lines.fileOf(fn) : fn.file;
+    functions.push(new PprofFunction({ id, name, systemName: systemNameOf(fn, strings), filename: strings.dedup(file) }));
     let mappingId = 0;
     if (fn.module !== '') {
       mappingId = mappingIdByModule.get(fn.module) ?? addMapping(fn.module);
     }
-    locations.push(new Location({ id, mappingId, address: 0, line: [new Line({ functionId: id })] }));
-    locationIdByFunction.set(fn.id, id);
+    pprofFunctionOf.set(fn.id, { id, mappingId });
+    locations.push(new Location({ id: locations.length + 1, mappingId, address: 0, line: [new Line({ functionId: id })] }));
+    locationIdByFunction.set(fn.id, locations.length);
   }
+  // A location per (function, line) for frames whose line is known.
+  const locationIdByFrame = new Map<number, number>();
+  const locationIdByLine = new Map<string, number>();
+  const locationOf = (frameId: number, functionId: number): number => {
+    if (lines === undefined || !rec.hasFrames) return locationIdByFunction.get(functionId) ?? 0;
+    let id = locationIdByFrame.get(frameId);
+    if (id !== undefined) return id;
+    const at = lines.of(frameId);
+    const fn = pprofFunctionOf.get(functionId);
+    if (at === null || fn === undefined) {
+      id = locationIdByFunction.get(functionId) ?? 0;
+    } else {
+      const key = `${functionId}:${at.line}`;
+      id = locationIdByLine.get(key);
+      if (id === undefined) {
+        id = locations.length + 1;
+        locations.push(new Location({ id, mappingId: fn.mappingId, address: 0, line: [new Line({ functionId: fn.id, line: at.line })] }));
+        locationIdByLine.set(key, id);
+      }
+    }
+    locationIdByFrame.set(frameId, id);
+    return id;
+  };
 
   const threadIdKey = strings.dedup('thread id');
   const threadNameKey = strings.dedup('thread name');
@@ -72,7 +104,8 @@ export function buildPprofProfile(rec: Recording): Profile {
   for (const mono of rec.sampleColumns().mono) if (mono > lastMono) lastMono = mono;
   for (const sum of sumByStackAndThread(rec)) {
     const frames = rec.stackFrames(sum.stackId);
-    const locationId = Array.from(frames, (f) => locationIdByFunction.get(f) ?? 0);
+    const frameIds = rec.stackFrameIds(sum.stackId);
+    const locationId = Array.from(frames, (f, i) => locationOf(frameIds[i], f));
     const thread = rec.thread(sum.threadId);
     const label = [new Label({ key: threadIdKey, num: thread?.osTid ?? sum.threadId })];
     if (thread !== undefined && thread.name !== '') label.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
@@ -104,6 +137,6 @@ export function buildPprofProfile(rec: Recording): Profile {
 }
 
 /** The recording as a gzipped pprof profile (the form `go tool pprof` and pprof UIs expect). */
-export function toPprof(rec: Recording): Uint8Array {
-  return gzipSync(buildPprofProfile(rec).encode());
+export function toPprof(rec: Recording, lines?: FrameLines): Uint8Array {
+  return gzipSync(buildPprofProfile(rec, lines).encode());
 }

@@ -19,6 +19,8 @@ import { writeFileAtomically } from './atomic-file.js';
 import { fsErrorText } from './fs-error-text.js';
 import { etlxConverterPath, toEtlx } from './etlx.js';
 import { toPprof } from './pprof.js';
+import { PdbLines } from '../source-lines/pdb-lines.js';
+import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import { extensionList, formatOfPath, RECORDING_FORMATS, type RecordingFileFormat } from './recording-formats.js';
 import { clause } from '../../../structs/text/clause.js';
 
@@ -158,6 +160,8 @@ export interface WriteOptions {
   progress?: FileProgress;
   /** speedscope: which profiles to write per thread (default both). */
   metric?: SpeedscopeMetric;
+  /** pprof and speedscope: the frames' source lines (default: from the PDBs of the recorded modules, where found). */
+  lines?: FrameLines;
 }
 
 /** Writes `rec` (and, for .clrscope, its counters) in the format `path`'s extension names; returns the byte count. */
@@ -170,10 +174,10 @@ export async function writeRecordingFile(path: string, rec: Recording, counters:
     case 'clrscope':
       return writeFileAtomically(path, recordingFileChunks(rec, counters, { progress: step }));
     case 'speedscope':
-      return writeFileAtomically(path, speedscopeJsonChunks(rec, { metric: options.metric, progress: step }));
+      return writeFileAtomically(path, speedscopeJsonChunks(rec, { metric: options.metric, progress: step, lines: options.lines ?? new PdbLines().linesOf(rec) }));
     case 'pprof': {
       step(0, 1);
-      const bytes = await writeFileAtomically(path, [toPprof(rec)]);
+      const bytes = await writeFileAtomically(path, [toPprof(rec, options.lines ?? new PdbLines().linesOf(rec))]);
       step(1, 1);
       return bytes;
     }

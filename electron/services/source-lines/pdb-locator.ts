@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
+import { Table } from '../../../structs/formats/portable-pdb/metadata.js';
 import { PeFile } from '../../../structs/formats/portable-pdb/pe-file.js';
 import { PortablePdb } from '../../../structs/formats/portable-pdb/portable-pdb.js';
 
@@ -27,20 +28,29 @@ function readSmall(path: string): Uint8Array | null {
   }
 }
 
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 function sameGuid(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /**
  * The PDB of the assembly at `assemblyPath`, or a sentence saying why there is none (the
- * caller shows it once per module, and lines stay unknown for its frames).
+ * caller shows it once per module, and lines stay unknown for its frames). With `mvid` (32
+ * hex digits, as a recording's MODULE has it), an assembly of another build is refused.
  */
-export function locatePdb(assemblyPath: string): LocatedPdb | string {
+export function locatePdb(assemblyPath: string, mvid = ''): LocatedPdb | string {
   const bytes = readSmall(assemblyPath);
   if (bytes === null) return `${assemblyPath} cannot be read, so its source lines are unknown.`;
   let pe: PeFile;
   try {
     pe = new PeFile(bytes);
+    // The recording names the build it ran (the module's MVID): a file rebuilt since is another.
+    if (/[1-9a-f]/i.test(mvid) && hex(pe.metadata.guid(pe.metadata.cell(Table.Module, 1, 2))) !== mvid.toLowerCase()) {
+      return `${assemblyPath} is another build than the one recorded, so its source lines are unknown.`;
+    }
     const embedded = pe.embeddedPdb();
     if (embedded !== null) return { pdb: new PortablePdb(inflateRawSync(embedded.compressed, { maxOutputLength: Math.max(embedded.size, 1) })), source: 'embedded' };
   } catch (err) {

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, OutputHistory, ProcessInfo, SessionInfo,
-  Unsubscribe, WorkstationApi, WorkstationEvent, MeasureReply, MeasureRequest, RevertMeasureRequest,
+  Unsubscribe, WorkstationApi, WorkstationEvent, MeasureReply, MeasureRequest, RevertMeasureRequest, SourceLineTable,
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../../cli/demo-command.js';
 import { attachCollector } from '../session/profiled-attach.js';
@@ -31,6 +31,9 @@ import { Session } from './session.js';
 import type { WorkstationSession } from './workstation-session.js';
 import { foldRecording } from '../../../structs/analysis/fold-recording.js';
 import { SettingsStore } from './settings-store.js';
+import { PdbLines } from '../source-lines/pdb-lines.js';
+import type { FrameLines } from '../../../structs/profile/frame-lines.js';
+import type { Recording } from '../../../structs/profile/recording.js';
 
 export const DEFAULT_INTERVAL_MS = 10;
 
@@ -73,6 +76,8 @@ class WorkstationCore {
   private nextId = 1;
   private shuttingDown = false;
   private exportsDir: Promise<string> | undefined;
+  private readonly pdbLines = new PdbLines();
+  private readonly frameLines = new WeakMap<Recording, FrameLines>();
 
   readonly settings: SettingsStore;
 
@@ -256,6 +261,39 @@ class WorkstationCore {
     return this.session(request.sessionId).revertMeasure(request.measureId);
   }
 
+  /**
+   * The source lines of the session's frames known so far. Each frame is looked up once per
+   * recording and each module's PDB read once per workstation, so asking again as a live
+   * recording grows costs only its new frames.
+   */
+  sourceLines(id: string): SourceLineTable {
+    const session = this.session(id);
+    const table: SourceLineTable = { frameIds: [], fileIndex: [], lines: [], files: [], notes: [] };
+    const recording = session.recording;
+    if (recording === undefined || !recording.hasFrames) return table;
+    let lines = this.frameLines.get(recording);
+    if (lines === undefined) {
+      lines = this.pdbLines.linesOf(recording);
+      this.frameLines.set(recording, lines);
+    }
+    const fileIds = new Map<string, number>();
+    for (const frame of recording.frames()) {
+      const at = lines.of(frame.id);
+      if (at === null) continue;
+      let file = fileIds.get(at.file);
+      if (file === undefined) {
+        file = table.files.length;
+        table.files.push(at.file);
+        fileIds.set(at.file, file);
+      }
+      table.frameIds.push(frame.id);
+      table.fileIndex.push(file);
+      table.lines.push(at.line);
+    }
+    table.notes = [...this.pdbLines.notes];
+    return table;
+  }
+
   /** Replays the session's bytes from 0 to this client, then keeps it subscribed to the live ones. */
   subscribe(client: HubClient, id: string): void {
     const session = this.session(id);
@@ -310,6 +348,7 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     saveSettings: async (settings) => core.settings.save(settings),
     measure: (request) => core.measure(request),
     revertMeasure: (request) => core.revertMeasure(request),
+    sourceLines: async (id) => core.sourceLines(id),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
   };

@@ -4,7 +4,7 @@
 
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, Operation, OutputHistory, ProcessInfo,
-  SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent, WorkstationSettings, MeasureReply, MeasureRequest, RevertMeasureRequest,
+  SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent, WorkstationSettings, MeasureReply, MeasureRequest, RevertMeasureRequest, SourceLineTable,
 } from '../../../structs/api/contract.js';
 import { decodeStreamFrame, type WsRequest, type WsTextMessage } from '../../../structs/api/ws-messages.js';
 
@@ -63,6 +63,7 @@ export class WsApi implements WorkstationApi {
   saveSettings(settings: WorkstationSettings): Promise<void> { return this.call('saveSettings', [settings]); }
   measure(request: MeasureRequest): Promise<MeasureReply> { return this.call('measure', [request]); }
   revertMeasure(request: RevertMeasureRequest): Promise<MeasureReply> { return this.call('revertMeasure', [request]); }
+  sourceLines(sessionId: string): Promise<SourceLineTable> { return this.call('sourceLines', [sessionId]); }
   // No chooseRecordingFile: a page in a browser cannot learn a file's path, so the user types it.
 
   onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe {

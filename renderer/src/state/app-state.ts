@@ -108,6 +108,8 @@ export interface AppState {
   /** The folding every view applies (saved with the settings). */
   fold: FoldOptions;
   functions: FunctionsTable | null;
+  /** Each function's hottest source line, `path:line`, by frame label (where its PDB was found). */
+  sources: ReadonlyMap<string, string>;
   functionsSort: FunctionsSort;
   /** The function picked in the functions table (or a sandwich): highlighted in the flame graph. */
   selectedFunction: string | null;
@@ -151,6 +153,7 @@ export function initialState(): AppState {
     opening: null,
     fold: DEFAULT_FOLD,
     functions: null,
+    sources: new Map(),
     functionsSort: { column: 'self', descending: true },
     selectedFunction: null,
     sandwich: null,

@@ -6,6 +6,7 @@ import type { AnalysisQueryMessage, BaselineSummary, DiffSideQuery } from '../wo
 import type { DiffFunctions, DiffNormalize, DiffTree } from '../../../structs/analysis/diff.js';
 import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
 import type { FunctionsTable } from '../../../structs/analysis/functions-table.js';
+import type { SourceLineTable } from '../../../structs/api/contract.js';
 import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
@@ -90,6 +91,13 @@ export class ProfileWorkerClient {
     const reply = await this.request((requestId) => ({ kind: 'summary', requestId }));
     if (reply.kind !== 'summary') throw new Error(`The profile worker answered a summary query with ${reply.kind}.`);
     return reply.summary;
+  }
+
+  /** Hands the session's source lines to the worker; answers each function's hottest line (`path:line`) by name. */
+  async sources(table: SourceLineTable): Promise<Map<string, string>> {
+    const reply = await this.request((requestId) => ({ kind: 'lines', requestId, frameIds: table.frameIds, fileIndex: table.fileIndex, lines: table.lines, files: table.files }));
+    if (reply.kind !== 'sources') throw new Error(`The profile worker answered a lines request with ${reply.kind}.`);
+    return new Map(reply.names.map((n, i) => [n, reply.places[i]]));
   }
 
   async functions(query: AnalysisQueryMessage): Promise<FunctionsTable> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type {
-  CountersPoint, MeasureReply, MeasureRequest, OpenRecordingRequest, OutputHistory, OutputLine, RevertMeasureRequest, SessionInfo, WorkstationApi, WorkstationEvent, WorkstationSettings,
+  CountersPoint, MeasureReply, MeasureRequest, OpenRecordingRequest, OutputHistory, OutputLine, RevertMeasureRequest, SessionInfo, SourceLineTable, WorkstationApi, WorkstationEvent, WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
@@ -72,6 +72,7 @@ class FakeApi implements WorkstationApi {
     return { ok: true, matched: 1, message: `1 method matches ${request.pattern}` };
   };
   revertMeasure = async (request: RevertMeasureRequest): Promise<MeasureReply> => ({ ok: true, matched: request.measureId === 0 ? 2 : 1, message: 'reverted 2 methods' });
+  sourceLines = async (): Promise<SourceLineTable> => ({ frameIds: [], fileIndex: [], lines: [], files: [], notes: [] });
   onEvent(listener: (event: WorkstationEvent) => void): () => void {
     this.listener = listener;
     return () => undefined;

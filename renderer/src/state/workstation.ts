@@ -22,6 +22,8 @@ export const REFRESH_PERIOD_MS = 250;
 export const OUTPUT_REFRESH_MS = 100;
 /** Resubscriptions after lost stream bytes before giving up with a message. */
 const MAX_RESYNCS = 3;
+// How often a live session's source lines are asked for again (its new frames get lines).
+const SOURCES_EVERY_MS = 3000;
 
 export interface WorkstationOptions {
   api: WorkstationApi;
@@ -52,6 +54,9 @@ export class Workstation {
   private baselineSessionId: string | null = null;
   /** Columns the timeline is drawn in (its canvas's width): one bucket per pixel. */
   private timelineBuckets = 800;
+  // When the session's source lines were last asked for, and whether it was live then: asked
+  // every few seconds while it records (new frames), once more after it stopped.
+  private sourcesAsked = { atMs: 0, live: true };
 
   constructor(options: WorkstationOptions) {
     this.api = options.api;
@@ -173,13 +178,14 @@ export class Workstation {
     this.generation++;
     this.resyncs = 0;
     this.queriedSummaryError = null;
+    this.sourcesAsked = { atMs: 0, live: true };
     this.refresher.cancel();
     this.worker.reset();
     this.feeder.reset();
     this.measureReader = new MeasureReader();
     const diffOptions = this.state.diffOptions.baseline?.kind === 'window' ? { ...this.state.diffOptions, baseline: null } : this.state.diffOptions;
     this.store.update({
-      functions: null, sandwich: null, timeline: null, timelineStack: null, diff: null, diffOptions,
+      functions: null, sources: new Map(), sandwich: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       measureVersion: this.state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
       flameOptions: { ...this.state.flameOptions, threadIds: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
@@ -489,6 +495,22 @@ export class Workstation {
     this.store.update({ exports: { ...this.state.exports, [sessionId]: status } });
   }
 
+  private refreshSources(generation: number): void {
+    const sessionId = this.state.selectedSessionId;
+    if (sessionId === null || typeof this.api.sourceLines !== 'function') return;
+    const live = isLive(this.state.sessions.find((s) => s.id === sessionId));
+    const now = Date.now();
+    if (!this.sourcesAsked.live || (live && now - this.sourcesAsked.atMs < SOURCES_EVERY_MS)) return;
+    this.sourcesAsked = { atMs: now, live };
+    this.api.sourceLines(sessionId)
+      .then((table) => (table.frameIds.length === 0 || generation !== this.generation ? null : this.worker.sources(table)))
+      .then((sources) => {
+        if (sources !== null && generation === this.generation) this.store.update({ sources });
+      })
+      // Lines are a help, not the view: a failure leaves the names without them.
+      .catch(() => undefined);
+  }
+
   /** One refresh: the summary and the tree of the visible view, dropped if the session changed meanwhile. */
   private async refreshViews(): Promise<void> {
     if (this.state.selectedSessionId === null || this.worker.failed !== null) return;
@@ -504,6 +526,7 @@ export class Workstation {
           this.showError(summary.error);
         }
       });
+      if (tab === 'flame' || tab === 'functions') this.refreshSources(generation);
       const { fold, selectedFunction, diffOptions } = this.state;
       const flameP = tab === 'flame' ? this.worker.flame({ ...flameQuery(flameOptions, lastSummary), fold }) : null;
       const parallelP = tab === 'parallel' ? this.worker.parallel({ ...parallelQuery(parallelMode, flameOptions.window, lastSummary), fold }) : null;

@@ -16,7 +16,8 @@ export interface TooltipAt {
 
 const KINDS = ['managed', 'native', 'runtime', 'thread'];
 
-export function FlameTooltipView({ tip, at }: { tip: FlameTooltip; at: TooltipAt }): ReactElement {
+/** `source`: the function's hottest line (`path:line`), when its PDB was found. */
+export function FlameTooltipView({ tip, at, source }: { tip: FlameTooltip; at: TooltipAt; source?: string }): ReactElement {
   // Keep the box inside the graph: to the left of the mouse on the right half, above it on the lower half.
   const style = {
     left: at.x + 14,
@@ -26,6 +27,7 @@ export function FlameTooltipView({ tip, at }: { tip: FlameTooltip; at: TooltipAt
   return (
     <div className="tooltip" style={style} data-testid="flame-tooltip">
       <div className="tooltip-label">{tip.label}</div>
+      {source !== undefined && <div className="tooltip-source" data-testid="flame-tooltip-source">{source}</div>}
       <table>
         <tbody>
           <tr><th>total</th><td>{formatNs(tip.total)}</td><td>{formatPercent(tip.percentOfTotal / 100)}</td></tr>

@@ -25,6 +25,7 @@ export function FlameView(): ReactElement {
   const tree = useAppState((s) => s.flame);
   const shape = useAppState((s) => s.flameShape);
   const metric = useAppState((s) => s.flameOptions.metric);
+  const sources = useAppState((s) => s.sources);
   const search = useAppState((s) => s.flameOptions.search);
   const selected = useAppState((s) => s.selectedFunction);
   const zoomed = useAppState((s) => s.flameZoom.length > 0);
@@ -185,7 +186,7 @@ export function FlameView(): ReactElement {
             </button>
           </div>
         )}
-        {tooltip !== null && tip !== null && <FlameTooltipView tip={tooltip} at={tip} />}
+        {tooltip !== null && tip !== null && <FlameTooltipView tip={tooltip} at={tip} source={sources.get(tooltip.label)} />}
         {(tree === null || tree.nodeCount <= 1) && (
           <div className="canvas-empty" data-testid="flame-empty">{tree === null ? 'Waiting for samples…' : 'No samples in this selection.'}</div>
         )}

@@ -11,12 +11,14 @@ import type { FlatTree } from '../worker/protocol.js';
 import { AnalysisToolbar } from './analysis-toolbar.js';
 import { FoldBar } from './fold-bar.js';
 import { formatCount, formatNs, formatPercent } from './format.js';
+import { fileBaseName } from '../../../structs/profile/frame-lines.js';
 import { TreeCanvas } from './tree-canvas.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
 export const FUNCTION_COLUMNS: readonly VirtualColumn[] = [
   { key: 'name', title: 'Function', width: 'minmax(12em, 1fr)', sortable: true },
+  { key: 'source', title: 'Source', width: '13em' },
   { key: 'selfPct', title: 'Self %', width: '5.5em', numeric: true },
   { key: 'self', title: 'Self', width: '6.5em', numeric: true, sortable: true },
   { key: 'totalPct', title: 'Total %', width: '5.5em', numeric: true },
@@ -49,11 +51,16 @@ export function searchRows(names: readonly string[], search: string): Int32Array
 }
 
 /** The text of one cell of the table: row `r` of the visible `rows`. */
-export function functionCell(table: FunctionsTable, rows: Int32Array, r: number, key: string): ReactNode {
+export function functionCell(table: FunctionsTable, rows: Int32Array, r: number, key: string, sources: ReadonlyMap<string, string> = new Map()): ReactNode {
   const i = rows[r];
   const total = table.totalValue;
   switch (key) {
     case 'name': return <span className={`kind-${table.kind[i]}`}>{table.name[i]}</span>;
+    case 'source': {
+      // The function's hottest line; the full path on hover.
+      const place = sources.get(table.name[i]);
+      return place === undefined ? null : <span title={place} data-testid="function-source">{fileBaseName(place)}</span>;
+    }
     case 'selfPct': return formatPercent(total > 0 ? table.self[i] / total : 0);
     case 'self': return formatNs(table.self[i]);
     case 'totalPct': return formatPercent(total > 0 ? table.total[i] / total : 0);
@@ -77,6 +84,7 @@ export function FunctionsView(): ReactElement {
   const search = useAppState((s) => s.flameOptions.search);
   const selected = useAppState((s) => s.selectedFunction);
   const sandwich = useAppState((s) => s.sandwich);
+  const sources = useAppState((s) => s.sources);
   const rows = useMemo(() => (table === null ? new Int32Array(0) : visibleRows(table, search, sort)), [table, search, sort]);
   const selectedRow = useMemo(() => {
     if (table === null || selected === null) return -1;
@@ -84,7 +92,7 @@ export function FunctionsView(): ReactElement {
     return -1;
   }, [table, rows, selected]);
 
-  const cell = (r: number, key: string): ReactNode => (table === null ? null : functionCell(table, rows, r, key));
+  const cell = (r: number, key: string): ReactNode => (table === null ? null : functionCell(table, rows, r, key, sources));
 
   const pickNode = (tree: FlatTree | undefined, node: number): void => {
     if (tree !== undefined) ws.selectFunction(tree.labels[tree.label[node]]);

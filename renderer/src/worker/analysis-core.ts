@@ -9,6 +9,8 @@ import type { FoldedStacks } from '../../../structs/analysis/fold.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
 import { ProfileAnalysis, diffAnalyses, type AnalysisQuery } from '../../../structs/analysis/profile-analysis.js';
 import type { Recording } from '../../../structs/profile/recording.js';
+import { knownLines } from '../../../structs/profile/frame-lines.js';
+import { hottestLines } from '../../../structs/analysis/hottest-lines.js';
 import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
 import { StreamFeed } from './stream-feed.js';
 
@@ -43,7 +45,10 @@ export class AnalysisCore {
   private baseline: StreamFeed | null = null;
   private baselineAnalysis: ProfileAnalysis | null = null;
 
+  private readonly rec: Recording;
+
   constructor(rec: Recording) {
+    this.rec = rec;
     this.analysis = new ProfileAnalysis(rec);
   }
 
@@ -104,6 +109,11 @@ export class AnalysisCore {
       }
       case 'baseline-summary':
         return { reply: { kind: 'baseline-summary', requestId: request.requestId, summary: this.baselineSummary() }, transfer: [] };
+      case 'lines': {
+        const at = request.lines.map((line, i) => ({ file: request.files[request.fileIndex[i]] ?? '', line }));
+        const sources = hottestLines(this.rec, knownLines(this.rec, request.frameIds, at));
+        return { reply: { kind: 'sources', requestId: request.requestId, names: [...sources.keys()], places: [...sources.values()] }, transfer: [] };
+      }
     }
   }
 

@@ -45,7 +45,9 @@ export type AnalysisRequest =
   | { kind: 'baseline-reset' }
   /** Wire bytes of the baseline recording, as 'chunk' carries the session's. */
   | { kind: 'baseline-chunk'; offset: number; bytes: Uint8Array }
-  | { kind: 'baseline-summary'; requestId: number };
+  | { kind: 'baseline-summary'; requestId: number }
+  /** The session's frames' source lines as the main process found them (SourceLineTable). */
+  | { kind: 'lines'; requestId: number; frameIds: number[]; fileIndex: number[]; lines: number[]; files: string[] };
 
 export type AnalysisReply =
   | { kind: 'functions'; requestId: number; table: FunctionsTable }
@@ -53,4 +55,6 @@ export type AnalysisReply =
   | { kind: 'diff'; requestId: number; tree: DiffTree; functions: DiffFunctions }
   | { kind: 'timeline'; requestId: number; timeline: ThreadTimeline }
   | { kind: 'stack-near'; requestId: number; stack: StackNear | null }
-  | { kind: 'baseline-summary'; requestId: number; summary: BaselineSummary };
+  | { kind: 'baseline-summary'; requestId: number; summary: BaselineSummary }
+  /** Each function's hottest source line (`path:line`), by frame label (hottest-lines.ts). */
+  | { kind: 'sources'; requestId: number; names: string[]; places: string[] };

@@ -57,6 +57,7 @@ export class ProfileWorkerCore {
       case 'timeline':
       case 'stack-near':
       case 'baseline-summary':
+      case 'lines':
         return this.answer(request.requestId, () => this.analysis.handle(request) as WorkerOutput);
       case 'baseline-reset':
       case 'baseline-chunk':

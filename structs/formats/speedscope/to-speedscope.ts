@@ -7,6 +7,7 @@
 
 import { threadLabel } from '../../profile/collapsed.js';
 import { frameLabel } from '../../profile/frame-label.js';
+import type { FrameLines } from '../../profile/frame-lines.js';
 import type { Recording } from '../../profile/recording.js';
 import { CLRSCOPE_EXPORTER, exporterName } from './exporter-name.js';
 import { profileName, type TimeMetric } from './profile-name.js';
@@ -23,6 +24,8 @@ export interface SpeedscopeOptions {
   exporter?: string;
   /** Samples written so far, of the total; called about once per piece. */
   progress?: (done: number, total: number) => void;
+  /** Source lines of the recording's frames: frames whose line is known carry `file` and `line`. */
+  lines?: FrameLines;
 }
 
 const PIECE_CHARS = 1 << 20;
@@ -71,13 +74,39 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
     }
     frameOfFunction.set(fn.id, index);
   }
+  // Frames whose source line is known: one speedscope frame per (label, file, line).
+  const lines = rec.hasFrames ? options.lines : undefined;
+  const frameOfWireFrame = new Map<number, number>();
+  const frameAt = (wireFrame: number, functionId: number): number => {
+    if (lines === undefined) return frameOfFunction.get(functionId) ?? 0;
+    let index = frameOfWireFrame.get(wireFrame);
+    if (index !== undefined) return index;
+    const at = lines.of(wireFrame);
+    const fn = rec.functionInfo(functionId);
+    if (at === null || fn === undefined) {
+      index = frameOfFunction.get(functionId) ?? 0;
+    } else {
+      const name = frameLabel(fn);
+      const key = `${name}\u0000${at.file}\u0000${at.line}`;
+      index = frameKeys.get(key);
+      if (index === undefined) {
+        index = frames.length;
+        frameKeys.set(key, index);
+        frames.push(`{"name":${JSON.stringify(name)},"file":${JSON.stringify(at.file)},"line":${at.line}}`);
+      }
+    }
+    frameOfWireFrame.set(wireFrame, index);
+    return index;
+  };
+  if (lines !== undefined) for (let s = 0; s < rec.stackCount; s++) rec.stackFrameIds(s).forEach((w, i) => frameAt(w, rec.stackFrames(s)[i]));
   const stackText: (string | undefined)[] = [];
   const stackJson = (stackId: number): string => {
     let text = stackText[stackId];
     if (text === undefined) {
       const f = rec.stackFrames(stackId);
+      const w = rec.stackFrameIds(stackId);
       const parts: number[] = [];
-      for (let i = f.length - 1; i >= 0; i--) parts.push(frameOfFunction.get(f[i]) ?? 0);
+      for (let i = f.length - 1; i >= 0; i--) parts.push(frameAt(w[i], f[i]));
       text = `[${parts.join(',')}]`;
       stackText[stackId] = text;
     }

@@ -57,6 +57,7 @@ internal abstract class Scenario(Options options)
         "osr" => new OsrScenario(o),
         "gc-churn" => new GcChurnScenario(o),
         "lcg" => new LcgScenario(o),
+        "hot-line" => new HotLineScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 

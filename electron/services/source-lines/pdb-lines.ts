@@ -1,0 +1,57 @@
+// Source lines for a recording's frames from the PDBs of the modules it ran: each module's PDB
+// is located and read once, when a frame of it is first looked up; a module without one (not
+// on this machine, another build, no PDB) gets one sentence in `notes` and no lines, and
+// never fails a view or an export.
+
+import { isAbsolute } from 'node:path';
+import type { LineLookup, SourceLine } from '../../../structs/profile/frame-lines.js';
+import { FrameLines } from '../../../structs/profile/frame-lines.js';
+import type { ModuleInfo, Recording } from '../../../structs/profile/recording.js';
+import type { PortablePdb } from '../../../structs/formats/portable-pdb/portable-pdb.js';
+import { HIDDEN_LINE } from '../../../structs/formats/portable-pdb/portable-pdb.js';
+import { ModuleKind } from '../../../structs/wire/records.js';
+import { locatePdb } from './pdb-locator.js';
+
+export class PdbLines {
+  /** One sentence per module whose lines are unknown, in the order they were met. */
+  readonly notes: string[] = [];
+  private readonly pdbs = new Map<string, PortablePdb | null>();
+
+  readonly lookup: LineLookup = (module, token, ilOffset) => {
+    const pdb = this.pdbOf(module);
+    if (pdb === null) return null;
+    let at;
+    try {
+      at = pdb.locate(token, ilOffset);
+    } catch (err) {
+      // A damaged PDB: the rest of its methods may still read.
+      this.note(`${module.path}: ${(err as Error).message}`);
+      return null;
+    }
+    return at === null || at.line === HIDDEN_LINE ? null : ({ file: at.file, line: at.line } satisfies SourceLine);
+  };
+
+  /** The lines of `rec`'s frames, looked up through this cache. */
+  linesOf(rec: Recording): FrameLines {
+    return new FrameLines(rec, this.lookup);
+  }
+
+  private pdbOf(module: ModuleInfo): PortablePdb | null {
+    const key = `${module.path}\u0000${module.mvid}`;
+    const known = this.pdbs.get(key);
+    if (known !== undefined) return known;
+    let pdb: PortablePdb | null = null;
+    // A v1 recording knows a module by its file name only: nothing to look beside.
+    if (module.kind === ModuleKind.Managed && isAbsolute(module.path)) {
+      const located = locatePdb(module.path, module.mvid);
+      if (typeof located === 'string') this.note(located);
+      else pdb = located.pdb;
+    }
+    this.pdbs.set(key, pdb);
+    return pdb;
+  }
+
+  private note(sentence: string): void {
+    if (this.notes.length < 100 && !this.notes.includes(sentence)) this.notes.push(sentence);
+  }
+}
