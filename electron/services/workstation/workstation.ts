@@ -194,15 +194,22 @@ class WorkstationCore {
     // The session is made in the same turn as the spawn, so no output should come before it;
     // should some, it is kept and passed on rather than lost.
     const early: ['stdout' | 'stderr', Buffer][] = [];
-    const launch = await launchProfiled({
-      command: spawnable.command,
-      args: spawnable.args,
-      intervalMs,
-      wall: request.wall ?? true,
-      cpu: true,
-      libraryPath,
-      output: (stream, chunk) => (session === undefined ? early.push([stream, chunk]) : session.output(stream, chunk)),
-    });
+    let launch: Awaited<ReturnType<typeof launchProfiled>>;
+    try {
+      launch = await launchProfiled({
+        command: spawnable.command,
+        args: spawnable.args,
+        intervalMs,
+        wall: request.wall ?? true,
+        cpu: true,
+        libraryPath,
+        output: (stream, chunk) => (session === undefined ? early.push([stream, chunk]) : session.output(stream, chunk)),
+      });
+    } catch (err) {
+      // No session came of it: its spool file must not stay behind as a recording to recover.
+      await stream.close();
+      throw err;
+    }
     const created = this.newSession(stream, label ?? commandLineOf(request.command, request.args), launch.pid, intervalMs, false, request.command);
     session = created;
     this.sessions.set(created.id, created);
@@ -228,7 +235,13 @@ class WorkstationCore {
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     const label = await describeAttachTarget(request.pid);
     const session = this.newSession(await this.newStream(), label, request.pid, intervalMs, true);
-    const collector = await attachCollector(request.pid, (stream, chunk) => session.onChunk(stream, chunk));
+    let collector: Awaited<ReturnType<typeof attachCollector>>;
+    try {
+      collector = await attachCollector(request.pid, (stream, chunk) => session.onChunk(stream, chunk));
+    } catch (err) {
+      await session.stream.close();
+      throw err;
+    }
     session.useCollector(collector);
     // Known before the attach returns, since the profiler may connect before the runtime replies.
     this.sessions.set(session.id, session);
@@ -243,9 +256,11 @@ class WorkstationCore {
       if (reason === undefined) throw err;
       const notice = fallbackNotice(reason, 'recording');
       let fallback: FallbackSession;
+      const fallbackStream = await this.newStream();
       try {
-        fallback = await FallbackSession.start({ id: session.id, pid: request.pid, label, notice, stream: await this.newStream(), emit: (event) => this.emit(event) });
+        fallback = await FallbackSession.start({ id: session.id, pid: request.pid, label, notice, stream: fallbackStream, emit: (event) => this.emit(event) });
       } catch (startErr) {
+        await fallbackStream.close();
         // The user sees only this sentence (no notice came before it): it keeps why EventPipe was tried.
         if (startErr instanceof DiagnosticsError) {
           throw new DiagnosticsError(fallbackFailedSentence(reason, startErr), startErr.failure, startErr.pid, startErr.hresult);
@@ -273,9 +288,16 @@ class WorkstationCore {
     const opened = await readRecordingFile(path, (_step, done, total) => {
       this.emit({ type: 'open-progress', path, phase: 'reading', done, total });
     });
-    const session = await FileSession.create(this.newId(), path, opened, await this.newStream(), (done, total) => {
-      this.emit({ type: 'open-progress', path, phase: 'preparing', done, total });
-    });
+    const stream = await this.newStream();
+    let session: FileSession;
+    try {
+      session = await FileSession.create(this.newId(), path, opened, stream, (done, total) => {
+        this.emit({ type: 'open-progress', path, phase: 'preparing', done, total });
+      });
+    } catch (err) {
+      await stream.close();
+      throw err;
+    }
     this.sessions.set(session.id, session);
     this.emit({ type: 'session', session: session.snapshot });
     return session.snapshot;
