@@ -129,13 +129,13 @@ export class FallbackSession implements WorkstationSession {
     this.info.state = 'stopped';
     this.info.message = 'The workstation shut down: the EventPipe session was dropped, so nothing was recorded.';
   }
+
   /** Frees the session's stream and recording; for a session that has finished. */
   async close(): Promise<void> {
     await this.shutdown();
     this.recordingValue = undefined;
     await this.stream.close();
   }
-
 
   nothingToExport(): string {
     if (this.finishing === undefined) {

@@ -1,6 +1,6 @@
 // One recording session: a launched program or an attached process, its collector, the stream
-// it follows (on disk: session-stream.ts), its counters, a launched program's output and its state. Every
-// change of what SessionInfo says is announced once, through `emit`.
+// it follows (on disk: session-stream.ts), its counters, a launched program's output and its
+// state. Every change of what SessionInfo says is announced once, through `emit`.
 
 import { constants as osConstants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
