@@ -25,8 +25,14 @@ const api: WorkstationApi = {
   launchDemo: async () => (await call('launchDemo')) as SessionInfo,
   attach: async (request: AttachRequest) => (await call('attach', request)) as SessionInfo,
   stop: async (sessionId: string) => (await call('stop', sessionId)) as SessionInfo,
-  subscribe: async (sessionId: string) => {
-    await call('subscribe', sessionId);
+  subscribe: async (sessionId: string, fromOffset?: number) => {
+    await call('subscribe', sessionId, fromOffset);
+  },
+  unsubscribe: async (sessionId: string) => {
+    await call('unsubscribe', sessionId);
+  },
+  closeSession: async (sessionId: string) => {
+    await call('closeSession', sessionId);
   },
   exportRecording: async (request: ExportRequest) => (await call('exportRecording', request)) as ExportResult,
   openRecording: async (request: OpenRecordingRequest) => (await call('openRecording', request)) as SessionInfo,

@@ -38,6 +38,8 @@ export interface BrowserMode {
   readonly url: string;
   /** The WebSocket's address (the page opens it with the cookie; other clients add `?token=…`). */
   readonly wsUrl: string;
+  /** Drops every page's WebSocket as a failing network would (pages reconnect and resume); for tests of just that. */
+  dropConnections(): void;
   /** Stops accepting, closes every WebSocket and the server (the workstation is the caller's). */
   close(): Promise<void>;
 }
@@ -152,6 +154,9 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     origin,
     url: `${origin}/?token=${token}`,
     wsUrl: `ws://127.0.0.1:${port}${WS_PATH}`,
+    dropConnections(): void {
+      for (const ws of wss.clients) ws.terminate();
+    },
     close(): Promise<void> {
       closing ??= (async () => {
         for (const ws of wss.clients) ws.terminate();

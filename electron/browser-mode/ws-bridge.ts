@@ -9,8 +9,11 @@ import { sameToken } from './access.js';
 import { callOperation, errorSentence, logIfUnexpected } from '../services/api/dispatch.js';
 import type { Workstation } from '../services/workstation/workstation.js';
 
-/** More unsent output than this and the tab is not reading: it is dropped (it reconnects and subscribes again). */
+/** More unsent output than this and the tab is not reading: it is dropped (it reconnects and resumes where it was). */
 export const MAX_BUFFERED_BYTES = 512 * 1024 * 1024;
+/** A replay sends its next step once the socket holds less than this unsent. */
+export const REPLAY_BUFFERED_BYTES = 4 * 1024 * 1024;
+const DRAIN_POLL_MS = 5;
 
 function send(ws: WebSocket, message: WsTextMessage): void {
   ws.send(JSON.stringify(message));
@@ -25,6 +28,14 @@ export const LAUNCH_NEEDS_PAGE = 'Programs are launched only from the workstatio
  */
 export function bridgeConnection(ws: WebSocket, workstation: Workstation, launchNonce?: string): void {
   const client = workstation.connect();
+  // ws has no drain event of its own: a replay looks at the socket's unsent bytes between steps.
+  client.setDrained(() => new Promise<void>((resolve) => {
+    const check = (): void => {
+      if (ws.readyState !== ws.OPEN || ws.bufferedAmount < REPLAY_BUFFERED_BYTES) resolve();
+      else setTimeout(check, DRAIN_POLL_MS);
+    };
+    check();
+  }));
   if (launchNonce !== undefined) send(ws, { kind: 'hello', launchNonce });
   const stopEvents = client.onEvent((event) => {
     if (ws.readyState !== ws.OPEN) return;

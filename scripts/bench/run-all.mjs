@@ -23,6 +23,7 @@ const benches = [
   { name: 'latency', quick: ['--seconds', '10', '--targets', 'cpu-ratio'] },
   { name: 'formats', quick: ['--samples', '1000000', '--no-dotnet-trace'] },
   { name: 'measure-cost', quick: ['--runs', '3', '--seconds', '1', '--first', '3'] },
+  { name: 'long-session', quick: ['--minutes', '10', '--runs', '3'] },
 ];
 
 const failed = [];

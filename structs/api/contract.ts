@@ -210,7 +210,9 @@ export type WorkstationEvent =
   /** openRecording at work on `path`: reading the file (bytes), then preparing its stream (samples). */
   | { type: 'open-progress'; path: string; phase: 'reading' | 'preparing'; done: number; total: number }
   /** Output of a launched program: the lines it completed since the last event, and where each stream's unfinished line stands. */
-  | { type: 'output'; sessionId: string; lines: OutputLine[]; partial: OutputPartial };
+  | { type: 'output'; sessionId: string; lines: OutputLine[]; partial: OutputPartial }
+  /** closeSession freed a session: it is gone from every page's list. */
+  | { type: 'session-closed'; sessionId: string };
 
 export type Unsubscribe = () => void;
 
@@ -223,8 +225,21 @@ export interface WorkstationApi {
   launchDemo(): Promise<SessionInfo>;
   attach(request: AttachRequest): Promise<SessionInfo>;
   stop(sessionId: string): Promise<SessionInfo>;
-  /** Asks for a session's stream from byte 0 (a renderer that reloads starts over). */
-  subscribe(sessionId: string): Promise<void>;
+  /**
+   * Asks for a session's stream from byte `fromOffset` (default 0: a renderer that reloads
+   * starts over; one that reconnects resumes where it was), then its live bytes. Resolves once
+   * the bytes stored so far were sent; a long recording is read from disk in steps the client
+   * keeps up with. At most the stream's length.
+   */
+  subscribe(sessionId: string, fromOffset?: number): Promise<void>;
+  /** Stops the stream events of a session this client no longer shows (a replay under way stops too). Unknown ids are ignored. */
+  unsubscribe(sessionId: string): Promise<void>;
+  /**
+   * Forgets a stopped or failed session and frees what it holds in the workstation (its
+   * stream's file, its recording): every page hears 'session-closed'. A session still
+   * recording must be stopped first.
+   */
+  closeSession(sessionId: string): Promise<void>;
   exportRecording(request: ExportRequest): Promise<ExportResult>;
   /** Opens a recording file as a new session: stopped from the start, no pid, its stream the recording as a .clrscope stream. */
   openRecording(request: OpenRecordingRequest): Promise<SessionInfo>;
@@ -261,12 +276,17 @@ export interface WorkstationApi {
    */
   chooseRecordingFile?(): Promise<string | null>;
   onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe;
+  /**
+   * Browser mode only: the connection to the workstation dropped and was made again. The new
+   * connection has no subscriptions: the page asks again, from the offsets it holds.
+   */
+  onReconnected?(listener: () => void): Unsubscribe;
 }
 
 /** The operations by name: the channel names of Electron's IPC and the `op` of browser mode's requests. */
 export const OPERATIONS = [
-  'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'exportRecording', 'openRecording', 'countersHistory',
-  'outputHistory', 'loadSettings', 'saveSettings', 'measure', 'revertMeasure', 'sourceLines',
+  'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'unsubscribe', 'closeSession', 'exportRecording',
+  'openRecording', 'countersHistory', 'outputHistory', 'loadSettings', 'saveSettings', 'measure', 'revertMeasure', 'sourceLines',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -6,7 +6,7 @@ import { UserError } from '../session/user-error.js';
 import { ValidationError, validateCall, type ValidationContext } from './validate.js';
 
 /** What the adapters call into: the contract's operations (events travel separately). */
-export type OperationTarget = Omit<WorkstationApi, 'onEvent'>;
+export type OperationTarget = Omit<WorkstationApi, 'onEvent' | 'onReconnected'>;
 
 /** Validates `op(...args)` as it came from the renderer and runs it; rejects with a ValidationError (one sentence) on a bad argument. */
 export async function callOperation(target: OperationTarget, op: unknown, args: unknown, context: ValidationContext): Promise<unknown> {
@@ -19,6 +19,8 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'attach': return target.attach(...call.args);
     case 'stop': return target.stop(...call.args);
     case 'subscribe': return target.subscribe(...call.args);
+    case 'unsubscribe': return target.unsubscribe(...call.args);
+    case 'closeSession': return target.closeSession(...call.args);
     case 'exportRecording': return target.exportRecording(...call.args);
     case 'openRecording': return target.openRecording(...call.args);
     case 'countersHistory': return target.countersHistory(...call.args);

@@ -98,6 +98,23 @@ test('session ids must name a known session', () => {
   assert.deepEqual(validateCall('stop', ['s1'], known), { op: 'stop', args: ['s1'] });
 });
 
+test('subscribe takes an optional offset; closeSession a known session; unsubscribe any id', () => {
+  assert.deepEqual(validateCall('subscribe', ['s1'], known), { op: 'subscribe', args: ['s1'] });
+  assert.deepEqual(validateCall('subscribe', ['s1', 4096], known), { op: 'subscribe', args: ['s1', 4096] });
+  assert.deepEqual(validateCall('subscribe', ['s1', undefined], known), { op: 'subscribe', args: ['s1'] });
+  rejects('subscribe', ['s1', -1], 'The stream offset (fromOffset) must be a whole number from 0 to 9007199254740991, not -1.');
+  rejects('subscribe', ['s1', 1.5], /^The stream offset \(fromOffset\) must be a whole number/);
+  rejects('subscribe', ['s1', '10'], /^The stream offset \(fromOffset\) must be a whole number from 0 to \d+, not "10"\.$/);
+  rejects('subscribe', ['s1', 0, 0], 'The operation subscribe takes one argument (and 1 optional), not 3.');
+  rejects('subscribe', ['s9', 0], 'There is no session "s9".');
+  assert.deepEqual(validateCall('closeSession', ['s1'], known), { op: 'closeSession', args: ['s1'] });
+  rejects('closeSession', ['s9'], 'There is no session "s9".');
+  rejects('closeSession', [], 'The operation closeSession takes one argument, not 0.');
+  // A page may stop hearing a session another page closed meanwhile.
+  assert.deepEqual(validateCall('unsubscribe', ['s9'], known), { op: 'unsubscribe', args: ['s9'] });
+  rejects('unsubscribe', [{}], 'The session id must be text, not an object.');
+});
+
 test('export requests: a known session, a known format, an absolute path', () => {
   rejects('exportRecording', [{ sessionId: 's2', format: 'pprof' }], 'There is no session "s2".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'svg' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, not "svg".');
@@ -191,7 +208,9 @@ test('callOperation validates before anything reaches the workstation', async ()
     launchDemo: async () => { throw new Error('never'); },
     attach: async () => { throw new Error('never'); },
     stop: async () => { throw new Error('never'); },
-    subscribe: async (id) => { calls.push(`subscribe ${id}`); },
+    subscribe: async (id, from) => { calls.push(`subscribe ${id}${from === undefined ? '' : ` from ${from}`}`); },
+    unsubscribe: async (id) => { calls.push(`unsubscribe ${id}`); },
+    closeSession: async (id) => { calls.push(`closeSession ${id}`); },
     exportRecording: async () => { throw new Error('never'); },
     openRecording: async () => { throw new Error('never'); },
     measure: async (r) => { calls.push(`measure ${r.pattern}`); return { ok: true, matched: 1, message: 'm' }; },
@@ -215,7 +234,10 @@ test('callOperation validates before anything reaches the workstation', async ()
   calls.length = 0;
   assert.deepEqual(await callOperation(target, 'listSessions', [], known), []);
   assert.equal(await callOperation(target, 'subscribe', ['s1'], known), undefined);
-  assert.deepEqual(calls, ['listSessions', 'subscribe s1']);
+  await callOperation(target, 'subscribe', ['s1', 12], known);
+  await callOperation(target, 'unsubscribe', ['s2'], known);
+  await callOperation(target, 'closeSession', ['s1'], known);
+  assert.deepEqual(calls, ['listSessions', 'subscribe s1', 'subscribe s1 from 12', 'unsubscribe s2', 'closeSession s1']);
 });
 
 test('settings and an export\'s folding are checked field by field', async () => {

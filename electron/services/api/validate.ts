@@ -235,19 +235,36 @@ export function validateRevertMeasureRequest(value: unknown, context: Validation
 }
 
 const ARITY: Record<Operation, number> = {
-  listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, exportRecording: 1, openRecording: 1,
-  countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1, measure: 1, revertMeasure: 1, sourceLines: 1,
+  listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, unsubscribe: 1, closeSession: 1, exportRecording: 1,
+  openRecording: 1, countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1, measure: 1, revertMeasure: 1, sourceLines: 1,
 };
+/** Arguments an operation may take beyond ARITY's. */
+const OPTIONAL_ARGS: Partial<Record<Operation, number>> = { subscribe: 1 };
+
+/** A stream offset to resume from: a whole number of bytes (the workstation checks it against the stream's length). */
+export function validateStreamOffset(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  return integerIn(value, 'The stream offset (fromOffset)', 0, Number.MAX_SAFE_INTEGER);
+}
+
+/** A session id to stop hearing: the session may already be gone (closed by another page), which is no error. */
+function validateAnySessionId(value: unknown): string {
+  return text(value, 'The session id', LIMITS.sessionIdChars);
+}
 
 /** Checks an operation name and its arguments as they came from the renderer. */
 export function validateCall(op: unknown, args: unknown, context: ValidationContext): ValidatedCall {
   if (!isOperation(op)) fail(`Unknown operation ${describeValue(op)}.`);
   if (!Array.isArray(args)) fail(`The arguments of ${op} must be a list, not ${describeValue(args)}.`);
   const arity = ARITY[op];
+  const optional = OPTIONAL_ARGS[op] ?? 0;
   // Trailing undefined (an omitted optional argument over IPC) does not count.
   let given = args.length;
   while (given > 0 && args[given - 1] === undefined) given--;
-  if (given !== arity) fail(`The operation ${op} takes ${arity === 0 ? 'no arguments' : arity === 1 ? 'one argument' : `${arity} arguments`}, not ${given}.`);
+  if (given < arity || given > arity + optional) {
+    const takes = arity === 0 ? 'no arguments' : arity === 1 ? 'one argument' : `${arity} arguments`;
+    fail(`The operation ${op} takes ${takes}${optional > 0 ? ` (and ${optional} optional)` : ''}, not ${given}.`);
+  }
   switch (op) {
     case 'listProcesses':
     case 'listSessions':
@@ -259,7 +276,14 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
       return { op, args: [validateAttachRequest(args[0])] };
     case 'stop':
       return { op, args: [validateSessionId(args[0], context)] };
-    case 'subscribe':
+    case 'subscribe': {
+      const id = validateSessionId(args[0], context);
+      const from = validateStreamOffset(args[1]);
+      return { op, args: from === undefined ? [id] : [id, from] };
+    }
+    case 'unsubscribe':
+      return { op, args: [validateAnySessionId(args[0])] };
+    case 'closeSession':
       return { op, args: [validateSessionId(args[0], context)] };
     case 'exportRecording':
       return { op, args: [validateExportRequest(args[0], context)] };

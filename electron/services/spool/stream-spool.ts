@@ -55,6 +55,11 @@ export class StreamSpool {
     return preambleEnd !== undefined && this.tap.completeBytes > preambleEnd;
   }
 
+  /** The stream offset the SPOOLED record was written at (the preamble's end), once it was: file offsets after it are larger by its size. */
+  get markerAt(): number | undefined {
+    return this.markerWritten ? this.tap.preambleEnd : undefined;
+  }
+
   /** Appends the next bytes of the stream. Never throws: a failed write stops the spool and is reported once. */
   push(chunk: Uint8Array): void {
     if (this.fd === undefined || this.failureText !== undefined) return;

@@ -15,7 +15,7 @@ import { EventPipeSession, type EventPipeOutcome, type EventPipeSessionOptions }
 import { processAlive } from '../session/profiled-attach.js';
 import { CountersSeries } from './counters-series.js';
 import { noOutput } from './output-buffer.js';
-import { StreamBytes } from './stream-bytes.js';
+import { SessionStream } from './session-stream.js';
 import type { WorkstationSession } from './workstation-session.js';
 
 export interface FallbackSessionSetup {
@@ -25,6 +25,8 @@ export interface FallbackSessionSetup {
   /** The sentence that says why the profiler could not be used (profiler-refusal.ts). */
   notice: string;
   emit: (event: WorkstationEvent) => void;
+  /** Where the session's stream goes (a spool file); in memory when absent. */
+  stream?: SessionStream;
   /** Opens the EventPipe session (tests give their own); EventPipeSession.start by default. */
   openEventPipe?: (options: EventPipeSessionOptions) => Promise<FallbackEventPipe>;
 }
@@ -33,7 +35,7 @@ export interface FallbackSessionSetup {
 export type FallbackEventPipe = Pick<EventPipeSession, 'ended' | 'stop' | 'abandon'>;
 
 export class FallbackSession implements WorkstationSession {
-  readonly bytes = new StreamBytes();
+  readonly stream: SessionStream;
   private readonly series = new CountersSeries();
   private readonly values = new EventCountersValues();
   private readonly info: SessionInfo;
@@ -45,6 +47,7 @@ export class FallbackSession implements WorkstationSession {
   private abandoned = false;
 
   private constructor(private readonly setup: FallbackSessionSetup) {
+    this.stream = setup.stream ?? SessionStream.inMemory();
     this.info = {
       id: setup.id,
       pid: setup.pid,
@@ -127,6 +130,13 @@ export class FallbackSession implements WorkstationSession {
     this.info.message = 'The workstation shut down: the EventPipe session was dropped, so nothing was recorded.';
   }
 
+  /** Frees the session's stream and recording; for a session that has finished. */
+  async close(): Promise<void> {
+    await this.shutdown();
+    this.recordingValue = undefined;
+    await this.stream.close();
+  }
+
   nothingToExport(): string {
     if (this.finishing === undefined) {
       return `Session ${this.id} has nothing to export yet: stop the recording first, since the runtime names the methods only when its EventPipe session ends.`;
@@ -186,11 +196,12 @@ export class FallbackSession implements WorkstationSession {
     if (rec !== undefined) {
       // Counters reach pages through countersHistory; the stream carries the profile alone.
       for (const chunk of recordingFileChunks(rec, [])) {
-        const stored = this.bytes.append(chunk);
+        const stored = this.stream.append(chunk);
         this.setup.emit({ type: 'stream', sessionId: this.id, offset: stored.offset, chunk: stored.chunk });
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
+    this.stream.end();
     const exited = !processAlive(this.setup.pid);
     const how = this.stopRequested && !exited
       ? 'Stopped. The EventPipe session ended; the program carries on.'

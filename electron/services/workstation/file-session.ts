@@ -10,7 +10,7 @@ import type { Recording } from '../../../structs/profile/recording.js';
 import type { OpenedRecordingFile } from '../export/recording-file.js';
 import { cpuIsEstimated } from './imported-cpu.js';
 import { noOutput } from './output-buffer.js';
-import { StreamBytes } from './stream-bytes.js';
+import { SessionStream } from './session-stream.js';
 import type { WorkstationSession } from './workstation-session.js';
 
 /** Re-encoding reports samples done of the total, once per ~1 MiB chunk. */
@@ -19,17 +19,16 @@ export type PrepareProgress = (done: number, total: number) => void;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class FileSession implements WorkstationSession {
-  readonly bytes = new StreamBytes();
-
   private constructor(
     readonly id: string,
+    readonly stream: SessionStream,
     private readonly info: SessionInfo,
-    readonly recording: Recording,
+    private recordingValue: Recording | undefined,
     private readonly counters: readonly CountersPoint[],
   ) {}
 
   /** Builds the session's stream from the opened file, yielding to other work between chunks. */
-  static async create(id: string, path: string, opened: OpenedRecordingFile, progress?: PrepareProgress): Promise<FileSession> {
+  static async create(id: string, path: string, opened: OpenedRecordingFile, stream: SessionStream, progress?: PrepareProgress): Promise<FileSession> {
     const rec = opened.recording;
     const meta = rec.meta;
     const startMs = meta === undefined ? 0 : Number(meta.startUnixNs / 1_000_000n);
@@ -47,13 +46,18 @@ export class FileSession implements WorkstationSession {
       exitCode: null,
       message: `Opened from ${path}.${rec.cut ? ' The recording in it was cut before its end.' : ''}`,
     };
-    const session = new FileSession(id, info, rec, opened.counters);
+    const session = new FileSession(id, stream, info, rec, opened.counters);
     // Counters reach pages through countersHistory; the stream carries the profile alone.
     for (const chunk of recordingFileChunks(rec, [], { progress })) {
-      session.bytes.append(chunk);
+      stream.append(chunk);
       await nextTurn();
     }
+    stream.end();
     return session;
+  }
+
+  get recording(): Recording | undefined {
+    return this.recordingValue;
   }
 
   get snapshot(): SessionInfo {
@@ -88,4 +92,9 @@ export class FileSession implements WorkstationSession {
   }
 
   async shutdown(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.recordingValue = undefined;
+    await this.stream.close();
+  }
 }

@@ -71,7 +71,7 @@ test('a session follows the first runtime that says hello, keeps its bytes, and 
   session.onChunk(early, Uint8Array.from([4, 5, 6]));
   const streamEvents = events.filter((e) => e.type === 'stream');
   assert.deepEqual(streamEvents.map((e) => [e.offset, Array.from(e.chunk)]), [[0, [1, 2]], [2, [3]], [3, [4, 5, 6]]]);
-  assert.equal(session.bytes.length, 6);
+  assert.equal(session.stream.length, 6);
   assert.equal(session.recording, early.recording);
   assert.equal(session.snapshot.pid, NO_PID + 5, 'the pid of the process actually profiled');
   assert.deepEqual(states(), ['starting', 'recording']);
@@ -93,9 +93,9 @@ test('an attached session takes only its own pid\'s stream, and says how the str
   session.useCollector(collector);
   session.begin();
   session.onChunk(stranger, Uint8Array.from([1]));
-  assert.equal(session.bytes.length, 0);
+  assert.equal(session.stream.length, 0);
   session.onChunk(own, Uint8Array.from([2]));
-  assert.equal(session.bytes.length, 1);
+  assert.equal(session.stream.length, 1);
   own.state = 'ended';
   own.recording.end = { mono: 1, reason: 1 };
   own.close();

@@ -1,6 +1,6 @@
-// One recording session: a launched program or an attached process, its collector, the bytes
-// of the stream it follows, its counters, a launched program's output and its state. Every
-// change of what SessionInfo says is announced once, through `emit`.
+// One recording session: a launched program or an attached process, its collector, the stream
+// it follows (on disk: session-stream.ts), its counters, a launched program's output and its
+// state. Every change of what SessionInfo says is announced once, through `emit`.
 
 import { constants as osConstants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
@@ -15,7 +15,7 @@ import type { ProfiledLaunch, ProgramExit } from '../session/profiled-launch.js'
 import { CountersPoller } from './counters-poller.js';
 import { CountersSeries } from './counters-series.js';
 import { OutputBuffer } from './output-buffer.js';
-import { StreamBytes } from './stream-bytes.js';
+import { SessionStream } from './session-stream.js';
 import type { WorkstationSession } from './workstation-session.js';
 
 export type SessionEmit = (event: WorkstationEvent) => void;
@@ -34,6 +34,8 @@ export interface SessionSetup {
   connectTimeoutMs: number;
   /** The command the user launched, for messages. */
   command?: string;
+  /** Where the followed stream's bytes go (a spool file); in memory when absent. */
+  stream?: SessionStream;
   /** CPU times that are estimates from the start (see SessionInfo.approximateCpu); setApproximateCpu changes it later. */
   approximateCpu?: boolean;
 }
@@ -53,7 +55,7 @@ function exitText(exit: ProgramExit): string {
 
 export class Session implements WorkstationSession {
   readonly id: string;
-  readonly bytes = new StreamBytes();
+  readonly stream: SessionStream;
   private readonly countersSeries = new CountersSeries();
   private readonly info: SessionInfo;
   private lastAnnounced = '';
@@ -69,6 +71,7 @@ export class Session implements WorkstationSession {
   /** The program exited and its collector is closed (launched), or the collector is closed (attached). */
   private finished = false;
   private stopRequested = false;
+  private closed = false;
   private failure: string | undefined;
   private waitingNotice: string | null = null;
   private approximateCpu: boolean;
@@ -81,6 +84,7 @@ export class Session implements WorkstationSession {
 
   constructor(private readonly setup: SessionSetup) {
     this.id = setup.id;
+    this.stream = setup.stream ?? SessionStream.inMemory();
     this.info = {
       id: setup.id,
       pid: setup.pid,
@@ -243,6 +247,7 @@ export class Session implements WorkstationSession {
     }
     void stream.closed.then(async () => {
       this.followedClosed = true;
+      this.stream.end();
       this.update();
       if (this.launch === undefined && !this.finished) {
         // An attached process's stream ended on its own (it exited, or the profiler detached):
@@ -258,7 +263,7 @@ export class Session implements WorkstationSession {
   }
 
   private append(chunk: Uint8Array): void {
-    const stored = this.bytes.append(chunk);
+    const stored = this.stream.append(chunk);
     this.measureChannel?.push(stored.chunk);
     this.setup.emit({ type: 'stream', sessionId: this.id, offset: stored.offset, chunk: stored.chunk });
   }
@@ -292,6 +297,19 @@ export class Session implements WorkstationSession {
     this.counters.stop();
   }
 
+  /** Frees what the session holds (its stream's file, its models); for a session that has finished. */
+  async close(): Promise<void> {
+    await this.shutdown();
+    // The state no longer changes: what it says stays as the last announcement said it.
+    this.closed = true;
+    this.followed = undefined;
+    this.measureChannel = undefined;
+    this.collector = undefined;
+    this.pending.clear();
+    this.ignored.clear();
+    await this.stream.close();
+  }
+
   /** The collector could not be set up or the attach failed: the session ends with this sentence. */
   fail(message: string): void {
     if (this.connectTimer !== undefined) clearTimeout(this.connectTimer);
@@ -310,6 +328,7 @@ export class Session implements WorkstationSession {
 
   /** Recomputes state and message from what happened, and announces a change. */
   private update(): void {
+    if (this.closed) return;
     const { state, message } = this.describe();
     this.info.state = state;
     this.info.message = message;

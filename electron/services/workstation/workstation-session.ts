@@ -3,12 +3,12 @@
 
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import type { StreamBytes } from './stream-bytes.js';
+import type { SessionStream } from './session-stream.js';
 
 export interface WorkstationSession {
   readonly id: string;
-  /** The session's wire stream from byte 0, replayed to each page that subscribes. */
-  readonly bytes: StreamBytes;
+  /** The session's wire stream (on disk), replayed to each page that subscribes from where it asks. */
+  readonly stream: SessionStream;
   readonly snapshot: SessionInfo;
   /** What an export writes; undefined while nothing was recorded. */
   readonly recording: Recording | undefined;
@@ -23,4 +23,6 @@ export interface WorkstationSession {
   stop(): Promise<SessionInfo>;
   /** Stops and waits until nothing of the session runs any more. */
   shutdown(): Promise<void>;
+  /** Shuts down, then frees what the session holds: its stream's file, its recording. */
+  close(): Promise<void>;
 }

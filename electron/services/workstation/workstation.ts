@@ -21,7 +21,7 @@ import { UserError } from '../session/user-error.js';
 import { fallbackFailedSentence, fallbackNotice, refusalReason } from '../session/profiler-refusal.js';
 import { describeAttachTarget, requestAttach } from './attach.js';
 import { pageHistory } from './counters-series.js';
-import { EventHub, type HubClient } from './event-hub.js';
+import { EventHub, type Drained, type HubClient } from './event-hub.js';
 import { FallbackSession } from './fallback-session.js';
 import { defaultExportName, defaultExportsDir, ensureExportsDir, writeExport } from './export-recording.js';
 import { FileSession } from './file-session.js';
@@ -34,6 +34,8 @@ import { SettingsStore } from './settings-store.js';
 import { PdbLines } from '../source-lines/pdb-lines.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { Recording } from '../../../structs/profile/recording.js';
+import { SessionStream } from './session-stream.js';
+import { ensureSpoolDir, spoolFileName } from '../spool/spool-dir.js';
 
 export const DEFAULT_INTERVAL_MS = 10;
 
@@ -54,20 +56,37 @@ export interface WorkstationOptions {
   listProcesses?: () => Promise<ProcessInfo[]>;
   /** Where settings are kept (default: $CLRSCOPE_CONFIG_DIR, $XDG_CONFIG_HOME/clrscope or ~/.config/clrscope). */
   settingsDir?: string;
+  /**
+   * A private folder for the sessions' streams as they arrive (default: the spool folder,
+   * $XDG_CACHE_HOME/clrscope/spool); null keeps them in memory. A session's file goes when the
+   * session is closed or the workstation shuts down; one killed leaves it for `clrscope record`'s
+   * recovery.
+   */
+  spoolDir?: string | null;
 }
 
 /** One adapter connection (a window, a tab): the API with its own stream subscriptions. */
 export interface WorkstationClient extends WorkstationApi {
   /** Drops the client's listeners and subscriptions. */
   close(): void;
+  /** How replays wait for this client's transport between steps (browser mode: its socket's buffer); by default they yield a turn. */
+  setDrained(drained: Drained): void;
 }
 
 export interface Workstation extends WorkstationApi {
   /** A new client: it hears every event, and the 'stream' events of the sessions it subscribed to. */
   connect(): WorkstationClient;
   hasSession(id: string): boolean;
+  /** Where a session's stream is kept (tests, benchmarks): its spool file, its length, the bytes held in memory (0 while spooling works). */
+  streamStorage(id: string): StreamStorage;
   /** Stops every session, waits for launched programs to exit, and closes every client. */
   shutdown(): Promise<void>;
+}
+
+export interface StreamStorage {
+  path: string | undefined;
+  length: number;
+  bytesInMemory: number;
 }
 
 class WorkstationCore {
@@ -78,6 +97,7 @@ class WorkstationCore {
   private exportsDir: Promise<string> | undefined;
   private readonly pdbLines = new PdbLines();
   private readonly frameLines = new WeakMap<Recording, FrameLines>();
+  private spoolDir: Promise<string | undefined> | undefined;
 
   readonly settings: SettingsStore;
 
@@ -93,6 +113,25 @@ class WorkstationCore {
       throw new UserError(`Cannot create a private exports folder in the temporary folder: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
     });
     return this.exportsDir;
+  }
+
+  /** The folder sessions spool to, found (and made private) once; undefined keeps streams in memory. */
+  private spoolFolder(): Promise<string | undefined> {
+    this.spoolDir ??= (async () => {
+      if (this.options.spoolDir === null) return undefined;
+      try {
+        return this.options.spoolDir ?? await ensureSpoolDir();
+      } catch (err) {
+        console.error(`clrscope: recordings are kept in memory: the spool folder cannot be used (${(err as Error).message}).`);
+        return undefined;
+      }
+    })();
+    return this.spoolDir;
+  }
+
+  private async newStream(): Promise<SessionStream> {
+    const dir = await this.spoolFolder();
+    return SessionStream.create(dir, spoolFileName(), (sentence) => console.error(`clrscope: ${sentence}`));
   }
 
   hasSession(id: string): boolean {
@@ -129,9 +168,10 @@ class WorkstationCore {
     return `s${this.nextId++}`;
   }
 
-  private newSession(label: string, pid: number, intervalMs: number, attached: boolean, command?: string): Session {
+  private newSession(stream: SessionStream, label: string, pid: number, intervalMs: number, attached: boolean, command?: string): Session {
     return new Session({
       id: this.newId(),
+      stream,
       label,
       pid,
       intervalMs,
@@ -154,27 +194,35 @@ class WorkstationCore {
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     if (request.cwd !== undefined && !isAbsolute(request.cwd)) throw new UserError(`The working directory must be an absolute path, not ${request.cwd}.`);
     const spawnable = await resolveLaunch(request.command, request.args, request.cwd);
+    const stream = await this.newStream();
     let session: Session | undefined;
     // The session is made in the same turn as the spawn, so no output should come before it;
     // should some, it is kept and passed on rather than lost.
     const early: ['stdout' | 'stderr', Buffer][] = [];
-    const launch = await launchProfiled({
-      command: spawnable.command,
-      args: spawnable.args,
-      intervalMs,
-      wall: request.wall ?? true,
-      cpu: true,
-      libraryPath,
-      output: (stream, chunk) => (session === undefined ? early.push([stream, chunk]) : session.output(stream, chunk)),
-    });
-    const created = this.newSession(label ?? commandLineOf(request.command, request.args), launch.pid, intervalMs, false, request.command);
+    let launch: Awaited<ReturnType<typeof launchProfiled>>;
+    try {
+      launch = await launchProfiled({
+        command: spawnable.command,
+        args: spawnable.args,
+        intervalMs,
+        wall: request.wall ?? true,
+        cpu: true,
+        libraryPath,
+        output: (stream, chunk) => (session === undefined ? early.push([stream, chunk]) : session.output(stream, chunk)),
+      });
+    } catch (err) {
+      // No session came of it: its spool file must not stay behind as a recording to recover.
+      await stream.close();
+      throw err;
+    }
+    const created = this.newSession(stream, label ?? commandLineOf(request.command, request.args), launch.pid, intervalMs, false, request.command);
     session = created;
     this.sessions.set(created.id, created);
     created.followLaunch(launch);
     created.begin();
     for (const [stream, chunk] of early) created.output(stream, chunk);
     // A shutdown that began while the program started: it missed this session, so stop it here.
-    if (this.shuttingDown) void created.shutdown();
+    if (this.shuttingDown) void created.close();
     return created.snapshot;
   }
 
@@ -191,8 +239,14 @@ class WorkstationCore {
     const libraryPath = this.libraryPath();
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     const label = await describeAttachTarget(request.pid);
-    const session = this.newSession(label, request.pid, intervalMs, true);
-    const collector = await attachCollector(request.pid, (stream, chunk) => session.onChunk(stream, chunk));
+    const session = this.newSession(await this.newStream(), label, request.pid, intervalMs, true);
+    let collector: Awaited<ReturnType<typeof attachCollector>>;
+    try {
+      collector = await attachCollector(request.pid, (stream, chunk) => session.onChunk(stream, chunk));
+    } catch (err) {
+      await session.stream.close();
+      throw err;
+    }
     session.useCollector(collector);
     // Known before the attach returns, since the profiler may connect before the runtime replies.
     this.sessions.set(session.id, session);
@@ -201,14 +255,17 @@ class WorkstationCore {
     } catch (err) {
       this.sessions.delete(session.id);
       await collector.close();
+      await session.stream.close();
       // Refused, but the runtime's diagnostics socket answers: record through EventPipe instead.
       const reason = await refusalReason(err, request.pid);
       if (reason === undefined) throw err;
       const notice = fallbackNotice(reason, 'recording');
       let fallback: FallbackSession;
+      const fallbackStream = await this.newStream();
       try {
-        fallback = await FallbackSession.start({ id: session.id, pid: request.pid, label, notice, emit: (event) => this.emit(event) });
+        fallback = await FallbackSession.start({ id: session.id, pid: request.pid, label, notice, stream: fallbackStream, emit: (event) => this.emit(event) });
       } catch (startErr) {
+        await fallbackStream.close();
         // The user sees only this sentence (no notice came before it): it keeps why EventPipe was tried.
         if (startErr instanceof DiagnosticsError) {
           throw new DiagnosticsError(fallbackFailedSentence(reason, startErr), startErr.failure, startErr.pid, startErr.hresult);
@@ -216,11 +273,11 @@ class WorkstationCore {
         throw startErr;
       }
       this.sessions.set(fallback.id, fallback);
-      if (this.shuttingDown) void fallback.shutdown();
+      if (this.shuttingDown) void fallback.close();
       return fallback.snapshot;
     }
     session.begin();
-    if (this.shuttingDown) void session.shutdown();
+    if (this.shuttingDown) void session.close();
     return session.snapshot;
   }
 
@@ -236,9 +293,16 @@ class WorkstationCore {
     const opened = await readRecordingFile(path, (_step, done, total) => {
       this.emit({ type: 'open-progress', path, phase: 'reading', done, total });
     });
-    const session = await FileSession.create(this.newId(), path, opened, (done, total) => {
-      this.emit({ type: 'open-progress', path, phase: 'preparing', done, total });
-    });
+    const stream = await this.newStream();
+    let session: FileSession;
+    try {
+      session = await FileSession.create(this.newId(), path, opened, stream, (done, total) => {
+        this.emit({ type: 'open-progress', path, phase: 'preparing', done, total });
+      });
+    } catch (err) {
+      await stream.close();
+      throw err;
+    }
     this.sessions.set(session.id, session);
     this.emit({ type: 'session', session: session.snapshot });
     return session.snapshot;
@@ -294,15 +358,50 @@ class WorkstationCore {
     return table;
   }
 
-  /** Replays the session's bytes from 0 to this client, then keeps it subscribed to the live ones. */
-  subscribe(client: HubClient, id: string): void {
+  /**
+   * Replays the session's stream from `from` to this client, read from disk a step at a time
+   * with the client's back-pressure between steps, then keeps it subscribed to the live bytes.
+   */
+  async subscribe(client: HubClient, id: string, from = 0): Promise<void> {
     const session = this.session(id);
-    // Synchronous from the first replayed byte to the subscription: no live chunk can fall
-    // between them, so the client sees every byte once, in order.
-    for (const { offset, chunk } of session.bytes.replay()) {
-      client.deliver({ type: 'stream', sessionId: id, offset, chunk });
+    const stream = session.stream;
+    if (from > stream.length) throw new UserError(`Session ${id}'s stream holds ${stream.length} bytes, so it cannot be resumed from byte ${from}.`);
+    const ticket = client.beginReplay(id);
+    let at = from;
+    for (;;) {
+      // Caught up: live chunks go to the client from this same turn on, so none falls between.
+      if (at >= stream.length) {
+        client.subscribe(id);
+        return;
+      }
+      let chunk: Uint8Array;
+      try {
+        chunk = await stream.read(at);
+      } catch (err) {
+        if (!client.replayCurrent(id, ticket) || !this.sessions.has(id)) return;
+        throw new UserError(`Session ${id}'s recording could not be read back: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
+      }
+      if (!client.replayCurrent(id, ticket)) return;
+      client.deliver({ type: 'stream', sessionId: id, offset: at, chunk });
+      at += chunk.length;
+      await client.drained();
+      if (!client.replayCurrent(id, ticket)) return;
     }
-    client.subscribe(id);
+  }
+
+  unsubscribe(client: HubClient, id: string): void {
+    client.unsubscribe(id);
+  }
+
+  /** Forgets a finished session and frees what it holds; every client hears 'session-closed'. */
+  async closeSession(id: string): Promise<void> {
+    const session = this.session(id);
+    const { state } = session.snapshot;
+    if (state === 'starting' || state === 'recording') throw new UserError(`Session ${id} is still recording: stop it before closing it.`);
+    this.sessions.delete(id);
+    this.hub.forget(id);
+    await session.close();
+    this.emit({ type: 'session-closed', sessionId: id });
   }
 
   async exportRecording(request: ExportRequest): Promise<ExportResult> {
@@ -324,8 +423,9 @@ class WorkstationCore {
 
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
-    // Sessions that start meanwhile stop themselves (launch, attach); these are the rest.
-    await Promise.all([...this.sessions.values()].map((s) => s.shutdown()));
+    // Sessions that start meanwhile stop themselves (launch, attach); these are the rest. Their
+    // spool files go with them: quitting drops what was not saved, as it always did.
+    await Promise.all([...this.sessions.values()].map((s) => s.close()));
   }
 }
 
@@ -339,7 +439,9 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     launchDemo: () => core.launchDemo(),
     attach: (request) => core.attach(request),
     stop: (id) => core.stop(id),
-    subscribe: async (id) => core.subscribe(client, id),
+    subscribe: (id, from) => core.subscribe(client, id, from),
+    unsubscribe: async (id) => core.unsubscribe(client, id),
+    closeSession: (id) => core.closeSession(id),
     exportRecording: (request) => core.exportRecording(request),
     openRecording: (request) => core.openRecording(request),
     countersHistory: async (id) => core.countersHistory(id),
@@ -351,13 +453,14 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     sourceLines: async (id) => core.sourceLines(id),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
+    setDrained: (drained) => client.setDrained(drained),
   };
 }
 
 export function createWorkstation(options: WorkstationOptions = {}): Workstation {
   const core = new WorkstationCore(options);
   // The workstation is itself a client too, for callers that need no adapter (tests, the CLI).
-  const { close: _ownClose, ...own } = clientApi(core, core.hub.client());
+  const { close: _ownClose, setDrained: _ownDrained, ...own } = clientApi(core, core.hub.client());
   const clients = new Set<WorkstationClient>();
   return {
     ...own,
@@ -373,6 +476,10 @@ export function createWorkstation(options: WorkstationOptions = {}): Workstation
       };
     },
     hasSession: (id) => core.hasSession(id),
+    streamStorage: (id) => {
+      const { stream } = core.session(id);
+      return { path: stream.path, length: stream.length, bytesInMemory: stream.bytesInMemory };
+    },
     async shutdown(): Promise<void> {
       await core.shutdown();
       for (const client of [...clients]) client.close();

@@ -1,6 +1,9 @@
 // Browser mode's adapter of the API contract: requests and replies as JSON text frames
 // matched by id, events as text frames, stream bytes as binary frames (structs/api/ws-messages.ts).
-// No reconnect: if the socket closes, the workstation is gone and the page says so once.
+// A socket that drops after it opened (the server dropped a page that fell behind, a network
+// hiccup on a remote tunnel) is made again with the same cookie, a few times with growing
+// pauses; listeners of onReconnected then ask again for what they show. Only when the
+// workstation stays away does the page say so, once.
 
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, Operation, OutputHistory, ProcessInfo,
@@ -10,6 +13,17 @@ import { decodeStreamFrame, type WsRequest, type WsTextMessage } from '../../../
 
 export const CONNECTION_LOST = 'The connection to the clrscope workstation was lost; restart it and reload this page.';
 export const CONNECTION_REFUSED = 'The clrscope workstation refused or did not answer the connection; open the address it printed and reload.';
+/** A request in flight when the socket dropped: it may or may not have run. */
+export const CONNECTION_INTERRUPTED = 'The connection to the clrscope workstation dropped during this request; it was made again, so try once more.';
+
+/** Pauses before each attempt to connect again after a drop (about half a minute in all). */
+export const RECONNECT_DELAYS_MS: readonly number[] = [100, 250, 500, 1000, 2000, 4000, 8000, 15000];
+
+interface Queued {
+  request: WsRequest;
+  /** Carries the connection's launch nonce, known only once its hello came. */
+  needsNonce: boolean;
+}
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -17,28 +31,75 @@ interface Pending {
 }
 
 export class WsApi implements WorkstationApi {
-  private readonly socket: WebSocket;
+  private socket!: WebSocket;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private readonly queued: string[] = [];
+  private queued: Queued[] = [];
   private readonly listeners = new Set<(event: WorkstationEvent) => void>();
   private readonly failureListeners = new Set<(message: string) => void>();
+  private readonly reconnectListeners = new Set<() => void>();
+  /** The current socket is open. */
   private opened = false;
+  /** Some socket opened once: a drop is then worth reconnecting. */
+  private everOpened = false;
+  private attempt = 0;
   private failure: string | null = null;
-  /** From the server's hello: launches carry it, proving they come from this page. */
+  /** From the server's hello: launches carry it, proving they come from this page. Each connection has its own. */
   private launchNonce: string | undefined;
 
-  constructor(url: string) {
-    this.socket = new WebSocket(url);
-    this.socket.binaryType = 'arraybuffer';
-    this.socket.addEventListener('open', () => {
+  constructor(private readonly url: string, private readonly delaysMs: readonly number[] = RECONNECT_DELAYS_MS) {
+    this.connect();
+  }
+
+  private connect(): void {
+    const socket = new WebSocket(this.url);
+    this.socket = socket;
+    socket.binaryType = 'arraybuffer';
+    socket.addEventListener('open', () => {
+      if (socket !== this.socket) return;
       this.opened = true;
-      for (const text of this.queued.splice(0)) this.socket.send(text);
+      const again = this.everOpened;
+      this.everOpened = true;
+      this.attempt = 0;
+      this.flush();
+      if (again) for (const l of [...this.reconnectListeners]) l();
     });
-    this.socket.addEventListener('message', (e: MessageEvent<string | ArrayBuffer>) => this.onMessage(e.data));
+    socket.addEventListener('message', (e: MessageEvent<string | ArrayBuffer>) => {
+      if (socket === this.socket) this.onMessage(e.data);
+    });
     // A refused upgrade (bad or missing token) never opens; a dropped one closes after opening.
-    this.socket.addEventListener('close', () => this.fail(this.opened ? CONNECTION_LOST : CONNECTION_REFUSED));
-    this.socket.addEventListener('error', () => this.fail(this.opened ? CONNECTION_LOST : CONNECTION_REFUSED));
+    // 'error' is always followed by 'close', so only 'close' acts.
+    socket.addEventListener('close', () => {
+      if (socket === this.socket) this.onClose();
+    });
+  }
+
+  private onClose(): void {
+    this.opened = false;
+    this.launchNonce = undefined;
+    if (!this.everOpened) {
+      this.fail(CONNECTION_REFUSED);
+      return;
+    }
+    // Requests sent on the dropped socket may or may not have run; those not sent yet wait for the next one.
+    const unsent = new Set(this.queued.map((q) => q.request.id));
+    for (const [id, p] of [...this.pending]) {
+      if (unsent.has(id)) continue;
+      this.pending.delete(id);
+      p.reject(new Error(CONNECTION_INTERRUPTED));
+    }
+    const delay = this.delaysMs[this.attempt++];
+    if (delay === undefined) {
+      this.fail(CONNECTION_LOST);
+      return;
+    }
+    setTimeout(() => this.connect(), delay);
+  }
+
+  /** Called after the connection dropped and was made again: it has no subscriptions then. */
+  onReconnected(listener: () => void): Unsubscribe {
+    this.reconnectListeners.add(listener);
+    return () => { this.reconnectListeners.delete(listener); };
   }
 
   /** Called once with one sentence when the connection fails; immediately if it already has. */
@@ -50,11 +111,13 @@ export class WsApi implements WorkstationApi {
 
   listProcesses(): Promise<ProcessInfo[]> { return this.call('listProcesses', []); }
   listSessions(): Promise<SessionInfo[]> { return this.call('listSessions', []); }
-  launch(request: LaunchRequest): Promise<SessionInfo> { return this.call('launch', [request], this.launchNonce); }
-  launchDemo(): Promise<SessionInfo> { return this.call('launchDemo', [], this.launchNonce); }
+  launch(request: LaunchRequest): Promise<SessionInfo> { return this.call('launch', [request], true); }
+  launchDemo(): Promise<SessionInfo> { return this.call('launchDemo', [], true); }
   attach(request: AttachRequest): Promise<SessionInfo> { return this.call('attach', [request]); }
   stop(sessionId: string): Promise<SessionInfo> { return this.call('stop', [sessionId]); }
-  subscribe(sessionId: string): Promise<void> { return this.call('subscribe', [sessionId]); }
+  subscribe(sessionId: string, fromOffset?: number): Promise<void> { return this.call('subscribe', fromOffset === undefined ? [sessionId] : [sessionId, fromOffset]); }
+  unsubscribe(sessionId: string): Promise<void> { return this.call('unsubscribe', [sessionId]); }
+  closeSession(sessionId: string): Promise<void> { return this.call('closeSession', [sessionId]); }
   exportRecording(request: ExportRequest): Promise<ExportResult> { return this.call('exportRecording', [request]); }
   openRecording(request: OpenRecordingRequest): Promise<SessionInfo> { return this.call('openRecording', [request]); }
   countersHistory(sessionId: string): Promise<CountersPoint[]> { return this.call('countersHistory', [sessionId]); }
@@ -72,15 +135,29 @@ export class WsApi implements WorkstationApi {
   }
 
   // The reply's shape is the server's promise under the contract; the cast is where we trust it.
-  private call<T>(op: Operation, args: unknown[], nonce?: string): Promise<T> {
+  private call<T>(op: Operation, args: unknown[], needsNonce = false): Promise<T> {
     if (this.failure !== null) return Promise.reject(new Error(this.failure));
-    const request: WsRequest = { id: this.nextId++, op, args, ...(nonce !== undefined ? { nonce } : {}) };
+    const request: WsRequest = { id: this.nextId++, op, args };
     return new Promise<T>((resolve, reject) => {
       this.pending.set(request.id, { resolve: (v) => resolve(v as T), reject });
-      const text = JSON.stringify(request);
-      if (this.opened) this.socket.send(text);
-      else this.queued.push(text);
+      this.queued.push({ request, needsNonce });
+      this.flush();
     });
+  }
+
+  /** Sends what waits for an open socket (launches also for this connection's nonce). */
+  private flush(): void {
+    if (!this.opened) return;
+    const waiting: Queued[] = [];
+    for (const q of this.queued) {
+      if (q.needsNonce && this.launchNonce === undefined) {
+        waiting.push(q);
+        continue;
+      }
+      const request = q.needsNonce ? { ...q.request, nonce: this.launchNonce } : q.request;
+      this.socket.send(JSON.stringify(request));
+    }
+    this.queued = waiting;
   }
 
   private onMessage(data: string | ArrayBuffer): void {
@@ -102,6 +179,7 @@ export class WsApi implements WorkstationApi {
     }
     if (message.kind === 'hello') {
       this.launchNonce = message.launchNonce;
+      this.flush();
       return;
     }
     if (message.kind === 'event') {
@@ -131,7 +209,7 @@ export class WsApi implements WorkstationApi {
     this.failure = message;
     for (const p of this.pending.values()) p.reject(new Error(message));
     this.pending.clear();
-    this.queued.length = 0;
+    this.queued = [];
     for (const l of [...this.failureListeners]) l(message);
   }
 }

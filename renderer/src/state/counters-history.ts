@@ -35,6 +35,11 @@ export class CountersHistory {
     this.bySession.set(sessionId, points);
   }
 
+  /** A closed session's points go. */
+  forget(sessionId: string): void {
+    this.bySession.delete(sessionId);
+  }
+
   points(sessionId: string | null): readonly CountersPoint[] {
     if (sessionId === null) return [];
     return this.bySession.get(sessionId) ?? [];

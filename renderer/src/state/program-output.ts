@@ -59,6 +59,11 @@ export class ProgramOutput {
     this.bySession.set(sessionId, { lines: merged, partial, loaded: true, historyDropped: history.droppedLines });
   }
 
+  /** A closed session's lines go. */
+  forget(sessionId: string): void {
+    this.bySession.delete(sessionId);
+  }
+
   get(sessionId: string | null): SessionOutput {
     const entry = sessionId === null ? undefined : this.bySession.get(sessionId);
     if (entry === undefined) return { lines: [], partial: NOTHING, droppedLines: 0, loaded: false };

@@ -53,7 +53,19 @@ class FakeApi implements WorkstationApi {
   launchDemo = async () => session('s1', 'recording');
   attach = async () => session('s1', 'recording');
   stop = async (id: string) => session(id, 'stopped');
-  subscribe = async (id: string) => { this.subscribed.push(id); };
+  subscribe = async (id: string, fromOffset?: number) => { this.subscribed.push(fromOffset === undefined ? id : `${id}@${fromOffset}`); };
+  unsubscribed: string[] = [];
+  unsubscribe = async (id: string) => { this.unsubscribed.push(id); };
+  closed: string[] = [];
+  closeSession = async (id: string) => {
+    this.closed.push(id);
+    this.emit({ type: 'session-closed', sessionId: id });
+  };
+  reconnected: () => void = () => undefined;
+  onReconnected(listener: () => void): () => void {
+    this.reconnected = listener;
+    return () => undefined;
+  }
   exportRecording = async () => ({ path: '/tmp/x.pb.gz', bytes: 10 });
   openRecording = async (request: OpenRecordingRequest): Promise<SessionInfo> => ({
     ...session('f1', 'stopped'), pid: null, label: request.path.slice(request.path.lastIndexOf('/') + 1), source: 'file', approximateCpu: true,
@@ -146,6 +158,66 @@ describe('Workstation', () => {
     assert.deepEqual(api.subscribed, ['s1', 's1']);
     assert.equal(worker.queries('reset'), 2);
     assert.equal(ws.state.streamBytes, 0);
+  });
+
+  it('stops hearing a session it no longer shows, unless the diff compares with it', async () => {
+    const { ws, api } = setup();
+    api.emit({ type: 'session', session: session('a', 'stopped') });
+    api.emit({ type: 'session', session: session('b', 'stopped') });
+    ws.select('a');
+    ws.select('b');
+    await settle();
+    assert.deepEqual(api.subscribed, ['a', 'b']);
+    assert.deepEqual(api.unsubscribed, ['a']);
+    ws.setDiffOptions({ baseline: { kind: 'session', sessionId: 'a' } });
+    ws.select('a');
+    await settle();
+    assert.deepEqual(api.unsubscribed, ['a', 'b'], 'b is not shown any more; a is, twice');
+    ws.select('b');
+    await settle();
+    assert.deepEqual(api.unsubscribed, ['a', 'b'], 'a stays heard: it is the baseline');
+    ws.setDiffOptions({ baseline: null });
+    await settle();
+    assert.deepEqual(api.unsubscribed, ['a', 'b', 'a']);
+  });
+
+  it('a closed session leaves the list, the selection and the baseline, on every page', async () => {
+    const { ws, api } = setup();
+    api.emit({ type: 'session', session: session('a', 'stopped') });
+    api.emit({ type: 'session', session: session('b', 'stopped') });
+    ws.select('a');
+    ws.setDiffOptions({ baseline: { kind: 'session', sessionId: 'b' } });
+    await ws.closeSession('a');
+    assert.deepEqual(api.closed, ['a']);
+    assert.equal(ws.state.selectedSessionId, null);
+    assert.deepEqual(ws.state.sessions.map((s) => s.id), ['b']);
+    // Another page closed b: this one hears it as an event.
+    api.emit({ type: 'session-closed', sessionId: 'b' });
+    assert.equal(ws.state.sessions.length, 0);
+    assert.equal(ws.state.diffOptions.baseline, null);
+    api.closeSession = async () => { throw new Error('Session s9 is still recording: stop it before closing it.'); };
+    api.emit({ type: 'session', session: session('s9', 'recording') });
+    await ws.closeSession('s9');
+    assert.equal(ws.state.error, 'Session s9 is still recording: stop it before closing it.');
+    assert.deepEqual(ws.state.sessions.map((s) => s.id), ['s9']);
+  });
+
+  it('after a reconnect it resumes the shown streams from the bytes it holds and reloads the list', async () => {
+    const { ws, api, worker } = setup();
+    api.emit({ type: 'session', session: session('gone', 'stopped') });
+    await ws.launchDemo();
+    api.emit({ type: 'session', session: session('b1', 'stopped') });
+    ws.setDiffOptions({ baseline: { kind: 'session', sessionId: 'b1' } });
+    api.emit(chunk('s1', 0, 1, 2, 3));
+    api.emit(chunk('b1', 0, 5, 5));
+    api.listSessions = async () => [session('s1', 'stopped'), session('b1', 'stopped')];
+    api.reconnected();
+    await settle();
+    assert.deepEqual(api.subscribed, ['s1', 'b1', 's1@3', 'b1@2']);
+    assert.equal(worker.queries('reset'), 1, 'nothing thrown away');
+    api.emit(chunk('s1', 3, 4));
+    assert.equal(ws.state.streamBytes, 4);
+    assert.deepEqual(ws.state.sessions.map((s) => `${s.id} ${s.state}`), ['s1 stopped', 'b1 stopped'], 'gone was closed while away; s1 stopped');
   });
 
   it('opens on a recording that is already running (a reload, or npm start -- --demo)', async () => {

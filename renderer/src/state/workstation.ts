@@ -72,6 +72,7 @@ export class Workstation {
   /** Connects to the API's events and loads the lists. */
   start(): void {
     this.unsubscribers.push(this.api.onEvent((e) => this.onEvent(e)));
+    if (this.api.onReconnected !== undefined) this.unsubscribers.push(this.api.onReconnected(() => this.onReconnected()));
     this.unsubscribers.push(this.worker.onFailure((message) => this.showError(message)));
     void this.refreshProcesses();
     void this.loadSessions();
@@ -174,7 +175,10 @@ export class Workstation {
 
   /** Shows a session: its stream is asked for from byte 0 and replayed into a fresh worker state. */
   select(sessionId: string | null): void {
-    if (sessionId === this.state.selectedSessionId) return;
+    const previous = this.state.selectedSessionId;
+    if (sessionId === previous) return;
+    // The old session's bytes are no longer wanted (unless the diff compares with it).
+    if (previous !== null && previous !== this.baselineSessionId) this.stopHearing(previous);
     this.generation++;
     this.resyncs = 0;
     this.queriedSummaryError = null;
@@ -279,6 +283,8 @@ export class Workstation {
     const next = { ...this.state.diffOptions, ...patch };
     const session = next.baseline?.kind === 'session' ? next.baseline.sessionId : null;
     if (session !== this.baselineSessionId) {
+      const old = this.baselineSessionId;
+      if (old !== null && old !== this.state.selectedSessionId) this.stopHearing(old);
       this.baselineSessionId = session;
       this.baselineFeeder.reset();
       this.worker.baselineReset();
@@ -321,7 +327,65 @@ export class Workstation {
     }
   }
 
+  /** Forgets a stopped session in the workstation, freeing what it holds there; every page drops it. */
+  async closeSession(sessionId: string): Promise<void> {
+    try {
+      await this.api.closeSession(sessionId);
+    } catch (e) {
+      this.showError(userMessage(e, 'The recording could not be closed.'));
+      return;
+    }
+    // The 'session-closed' event usually came first; after a dropped connection it may not come.
+    this.forgetSession(sessionId);
+  }
+
   // ---- internals ----
+
+  private stopHearing(sessionId: string): void {
+    // Best effort: the session may be closed already, and its chunks are ignored here anyway.
+    this.api.unsubscribe(sessionId).catch(() => undefined);
+  }
+
+  private forgetSession(sessionId: string): void {
+    if (!this.state.sessions.some((s) => s.id === sessionId)) return;
+    if (this.state.selectedSessionId === sessionId) this.select(null);
+    if (this.baselineSessionId === sessionId) this.setDiffOptions({ baseline: null });
+    const { [sessionId]: _gone, ...exports } = this.state.exports;
+    this.store.update({ sessions: this.state.sessions.filter((s) => s.id !== sessionId), exports });
+    this.counters.forget(sessionId);
+    this.output.forget(sessionId);
+  }
+
+  /**
+   * Browser mode's socket dropped and was made again: the new one hears nothing yet, so the
+   * shown sessions are asked for again from the bytes already held, and the lists reloaded.
+   */
+  private onReconnected(): void {
+    const selected = this.state.selectedSessionId;
+    if (selected !== null) {
+      void this.subscribe(selected, this.feeder.position);
+      void this.loadCounters(selected);
+      void this.loadOutput(selected);
+    }
+    const baseline = this.baselineSessionId;
+    if (baseline !== null && baseline !== selected) {
+      this.api.subscribe(baseline, this.baselineFeeder.position).catch((e: unknown) => this.showError(userMessage(e, 'The recording to compare with could not be requested.')));
+    }
+    void this.reloadSessions();
+  }
+
+  /** The sessions as the workstation has them now: states that changed and sessions closed while the page was away. */
+  private async reloadSessions(): Promise<void> {
+    let sessions: SessionInfo[];
+    try {
+      sessions = await this.api.listSessions();
+    } catch {
+      return;
+    }
+    for (const s of sessions) this.upsertSession(s);
+    const known = new Set(sessions.map((s) => s.id));
+    for (const s of this.state.sessions) if (!known.has(s.id)) this.forgetSession(s.id);
+  }
 
   private async begin(start: () => Promise<SessionInfo>, failure = 'The program could not be started under the profiler.'): Promise<void> {
     this.store.update({ starting: true });
@@ -362,11 +426,11 @@ export class Workstation {
     }
   }
 
-  private async subscribe(sessionId: string): Promise<void> {
+  private async subscribe(sessionId: string, fromOffset = 0): Promise<void> {
     const generation = this.generation;
     this.subscribing = true;
     try {
-      await this.api.subscribe(sessionId);
+      await (fromOffset === 0 ? this.api.subscribe(sessionId) : this.api.subscribe(sessionId, fromOffset));
     } catch (e) {
       if (generation === this.generation) this.showError(userMessage(e, 'The recording\'s data could not be requested.'));
     } finally {
@@ -432,6 +496,9 @@ export class Workstation {
       case 'output':
         this.output.add(event.sessionId, event.lines, event.partial);
         if (event.sessionId === this.state.selectedSessionId) this.outputChanged();
+        break;
+      case 'session-closed':
+        this.forgetSession(event.sessionId);
         break;
     }
   }

@@ -2,6 +2,7 @@
 
 import type { ReactElement } from 'react';
 import type { SessionInfo } from '../../../structs/api/contract.js';
+import { isLive } from '../state/app-state.js';
 import { ApproximateCpuBadge, sessionTitle, StateBadge } from './session-bar.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
@@ -17,7 +18,7 @@ export function SessionsList(): ReactElement {
       {sessions.length === 0 && <p className="empty">None yet: the recordings you start or open appear here.</p>}
       <ul>
         {[...sessions].reverse().map((s) => (
-          <li key={s.id}>
+          <li key={s.id} className="session-item">
             <button
               type="button"
               className={s.id === selected ? 'session-row selected' : 'session-row'}
@@ -35,6 +36,18 @@ export function SessionsList(): ReactElement {
               </span>
               {s.message !== null && <span className="session-note">{s.message}</span>}
             </button>
+            {!isLive(s) && (
+              <button
+                type="button"
+                className="session-close"
+                data-testid="session-close"
+                title="Close this recording: the workstation forgets it and frees what it holds (export it first to keep it)"
+                aria-label={`Close ${sessionTitle(s)}`}
+                onClick={() => { void ws.closeSession(s.id); }}
+              >
+                ×
+              </button>
+            )}
           </li>
         ))}
       </ul>

@@ -1,0 +1,273 @@
+// Long-session benchmark (issue 11): a synthetic one-hour recording at the wall-sampling cap
+// (64 threads per 10 ms tick, CPU and wall on every sample: 6,400 samples/s), fed at full speed
+// (an hour compressed into however long the machine takes) through the real path: a program the
+// workstation launched writes the stream to the real collector's socket, the workstation's
+// session keeps it (spool file, or in memory as before the spool), one client hears every chunk.
+// Reported, each in one run:
+//   - the main process's RSS after minute 1 and after minute 60 (and the peak), with the stream
+//     spooled to disk and with it kept in memory (the way before spooling): ratios 60 min / 1 min;
+//   - the refresh cost: the renderer's profile worker (its core, in a process of its own) fed the
+//     same stream, a flame-graph query timed after minute 1 and after minute 60 (median of
+//     --runs), and that process's RSS: ratios 60 min / 1 min.
+// Run after `npm run build`:
+//   node scripts/bench/long-session.mjs [--minutes 60] [--threads 64] [--stacks 5000] [--depth 32] [--runs 5] [--modes spool,memory]
+// Prints a readable report and, last, one JSON line.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { connect } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const self = fileURLToPath(import.meta.url);
+const root = join(dirname(self), '..', '..');
+const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
+const argValue = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const num = (name, fallback) => Number(argValue(name, fallback));
+const role = argValue('role', 'orchestrator');
+const MiB = 1048576;
+const fmtMiB = (b) => `${(b / MiB).toFixed(1)} MiB`;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const settle = async () => {
+  for (let i = 0; i < 3; i++) {
+    globalThis.gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+  }
+};
+
+// ---- the "profiler": sends the stream file's first part, waits for the go file, sends the rest ----
+if (role === 'profiler') {
+  const [file, splitText, go] = process.argv.slice(process.argv.indexOf('--role') + 2);
+  const split = Number(splitText);
+  const bytes = readFileSync(file);
+  const socket = connect(process.env.CLRSCOPE_SOCKET);
+  const send = async (from, to) => {
+    for (let p = from; p < to; p += 1 << 20) {
+      if (!socket.write(bytes.subarray(p, Math.min(to, p + (1 << 20))))) await new Promise((resolve) => socket.once('drain', resolve));
+    }
+  };
+  socket.on('connect', async () => {
+    await send(0, split);
+    while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 20));
+    await send(split, bytes.length);
+    socket.end();
+  });
+  socket.on('close', () => process.exit(0));
+  socket.on('error', (err) => { console.error(`profiler: ${err.message}`); process.exit(1); });
+}
+
+// ---- the workstation's main process: one session, RSS at minute 1 and at the end ----
+else if (role === 'main') {
+  const mode = argValue('mode', 'spool');
+  const file = argValue('file');
+  const split = num('split');
+  const dir = argValue('dir');
+  const { createWorkstation } = await import(dist('electron/services/workstation/workstation.js'));
+  let spoolDir = null;
+  if (mode === 'spool') {
+    spoolDir = join(dir, `spool-${process.pid}`);
+    mkdirSync(spoolDir);
+    chmodSync(spoolDir, 0o700);
+  }
+  const ws = createWorkstation({ spoolDir, libraryPath: process.execPath, listProcesses: async () => [], countersIntervalMs: 1000, connectTimeoutMs: 600000 });
+  const client = ws.connect();
+  let heard = 0;
+  // As an adapter would: each chunk handed on (and then dropped here).
+  client.onEvent((e) => { if (e.type === 'stream') heard += e.chunk.length; });
+  await settle();
+  const rssBefore = process.memoryUsage().rss;
+  let peak = rssBefore;
+  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 100);
+  const go = join(dir, `go-${process.pid}`);
+  const t0 = performance.now();
+  const info = await ws.launch({ command: process.execPath, args: [self, '--role', 'profiler', file, String(split), go] });
+  await client.subscribe(info.id);
+  const until = async (check) => { while (!check()) await new Promise((resolve) => setTimeout(resolve, 20)); };
+  await until(() => ws.streamStorage(info.id).length >= split);
+  await settle();
+  const rss1 = process.memoryUsage().rss;
+  const heap1 = process.memoryUsage().heapUsed;
+  const buffers1 = process.memoryUsage().arrayBuffers;
+  const t1 = performance.now();
+  writeFileSync(go, '');
+  const total = statSync(file).size;
+  await until(() => ws.streamStorage(info.id).length >= total);
+  let stopped = false;
+  while (!stopped) {
+    stopped = (await ws.listSessions()).some((s) => s.id === info.id && s.state !== 'recording' && s.state !== 'starting');
+    if (!stopped) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const t60 = performance.now();
+  await settle();
+  const rss60 = process.memoryUsage().rss;
+  const heap60 = process.memoryUsage().heapUsed;
+  const buffers60 = process.memoryUsage().arrayBuffers;
+  const storage = ws.streamStorage(info.id);
+  // A late page replaying the whole hour: from disk, in steps.
+  const late = ws.connect();
+  let replayed = 0;
+  late.onEvent((e) => { if (e.type === 'stream') replayed += e.chunk.length; });
+  const tr = performance.now();
+  await late.subscribe(info.id);
+  const replayMs = performance.now() - tr;
+  await settle();
+  const rssAfterReplay = process.memoryUsage().rss;
+  clearInterval(sampler);
+  peak = Math.max(peak, rssAfterReplay);
+  await ws.closeSession(info.id);
+  await settle();
+  const rssClosed = process.memoryUsage().rss;
+  await ws.shutdown();
+  process.stdout.write(`${JSON.stringify({
+    mode, rssBefore, rss1, rss60, peak, rssAfterReplay, rssClosed, heap1, heap60, buffers1, buffers60, heard, replayed, replayMs,
+    streamBytes: storage.length, bytesInMemory: storage.bytesInMemory, minute1Ms: t1 - t0, restMs: t60 - t1,
+  })}\n`);
+  process.exit(0);
+}
+
+// ---- the renderer's profile worker: a flame query after minute 1 and after minute 60 ----
+else if (role === 'refresh') {
+  const file = argValue('file');
+  const split = num('split');
+  const runs = num('runs', 5);
+  const { ProfileWorkerCore } = await import(dist('renderer/renderer/src/worker/worker-core.js'));
+  const core = new ProfileWorkerCore();
+  const bytes = readFileSync(file);
+  let id = 1;
+  const feed = (from, to) => {
+    for (let p = from; p < to; p += 64 * 1024) {
+      const chunk = bytes.slice(p, Math.min(to, p + 64 * 1024));
+      const out = core.handle({ kind: 'chunk', offset: p, bytes: chunk });
+      if (out !== null && out.reply?.kind === 'error') throw new Error(out.reply.message);
+    }
+  };
+  const query = { metric: 'wall', threadIds: null, inverted: false, groupByThread: false, window: { kind: 'all' } };
+  const refresh = () => {
+    // One unmeasured query first: the first after new data builds what later ones reuse.
+    core.handle({ kind: 'flame', requestId: id++, query });
+    const times = [];
+    for (let r = 0; r < runs; r++) {
+      const t = performance.now();
+      core.handle({ kind: 'summary', requestId: id++ });
+      const out = core.handle({ kind: 'flame', requestId: id++, query });
+      times.push(performance.now() - t);
+      if (out.reply.kind !== 'flame') throw new Error(JSON.stringify(out.reply));
+    }
+    return median(times);
+  };
+  feed(0, split);
+  await settle();
+  const rss1 = process.memoryUsage().rss;
+  const refresh1 = refresh();
+  const tFeed = performance.now();
+  feed(split, bytes.length);
+  const feedMs = performance.now() - tFeed;
+  await settle();
+  const rss60 = process.memoryUsage().rss;
+  const refresh60 = refresh();
+  process.stdout.write(`${JSON.stringify({ rss1, rss60, refresh1, refresh60, feedMs })}\n`);
+  process.exit(0);
+}
+
+// ---- the orchestrator: the stream once, then each measurement in a process of its own ----
+else {
+  const MINUTES = num('minutes', 60);
+  const THREADS = num('threads', 64);
+  const STACKS = num('stacks', 5_000);
+  const DEPTH = num('depth', 32);
+  const FUNCTIONS = num('functions', 2_000);
+  const RUNS = num('runs', 5);
+  const MODES = String(argValue('modes', 'spool,memory')).split(',');
+  const TICK_NS = 10_000_000;
+  if (!existsSync(join(root, 'dist', 'electron', 'services', 'workstation', 'workstation.js'))) {
+    console.error('dist/ is missing; run npm run build first.');
+    process.exit(1);
+  }
+  const { WireEncoder } = await import(dist('structs/wire/encoder.js'));
+  const dir = mkdtempSync(join(tmpdir(), 'clrscope-long-session-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'hour.clrscope');
+
+  // Deterministic pseudo-random numbers, skewed stack popularity (as ingest.mjs).
+  let seed = 0x2545f491;
+  const rand = () => {
+    seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
+    return (seed >>> 0) / 4294967296;
+  };
+  const pick = (n) => Math.floor(rand() * n);
+  const stacks = [];
+  const trunks = Array.from({ length: 40 }, () => Array.from({ length: 8 }, () => 1 + pick(FUNCTIONS)));
+  for (let k = 0; k < STACKS; k++) {
+    const rootFirst = trunks[pick(trunks.length)].slice(0, DEPTH);
+    while (rootFirst.length < DEPTH) rootFirst.push(1 + pick(FUNCTIONS));
+    stacks.push(Uint32Array.from(rootFirst.reverse()));
+  }
+
+  const tGen = performance.now();
+  const fd = openSync(file, 'wx', 0o600);
+  const write = (bytes) => {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+  };
+  const enc = new WireEncoder(64 * MiB);
+  const mono0 = 1_000_000_000;
+  enc.preamble().hello({ pid: 1, flags: 3, mono: mono0, unixNs: 1_700_000_000_000_000_000n, intervalNs: TICK_NS, wallThreadsPerTick: THREADS, runtimeVersion: '10.0.0', profilerVersion: 'bench' });
+  for (let t = 1; t <= THREADS; t++) enc.thread({ threadId: t, osTid: 1000 + t, clrThreadId: 0x7f0000000000 + t, mono: mono0, name: `worker-${t}` });
+  for (let f = 1; f <= FUNCTIONS; f++) {
+    enc.function({ functionId: f, kind: f % 10 === 0 ? 1 : 0, name: `Bench.Namespace.Type${f % 97}.Method${f}`, module: f % 10 === 0 ? 'libcoreclr.so' : 'Bench.dll', file: '' });
+    enc.frame({ frameId: f, functionId: f, offsetKind: 0, offset: 0 });
+  }
+  const defined = new Uint8Array(STACKS);
+  const ticksPerMinute = 60 * 1e9 / TICK_NS;
+  let written = 0;
+  let split = 0;
+  for (let minute = 0; minute < MINUTES; minute++) {
+    for (let tick = 0; tick < ticksPerMinute; tick++) {
+      const mono = mono0 + (minute * ticksPerMinute + tick) * TICK_NS;
+      for (let t = 1; t <= THREADS; t++) {
+        const r = rand();
+        const k = Math.floor(r * r * r * STACKS);
+        if (defined[k] === 0) {
+          defined[k] = 1;
+          enc.stack(k + 1, 0, stacks[k]);
+        }
+        enc.stackSample(mono + t * 1000, t, 3, 1_000_000 + pick(9_000_000), TICK_NS, k + 1);
+      }
+    }
+    const part = enc.takeBytes(true);
+    write(part);
+    written += part.length;
+    if (minute === 0) split = written;
+  }
+  const last = enc.end({ mono: mono0 + MINUTES * ticksPerMinute * TICK_NS, reason: 0 }).takeBytes(true);
+  write(last);
+  written += last.length;
+  closeSync(fd);
+  const samples = MINUTES * ticksPerMinute * THREADS;
+  console.log(`stream: ${MINUTES} min × ${THREADS} threads × ${1e9 / TICK_NS} ticks/s = ${samples.toLocaleString('en-US')} samples (${(THREADS * 1e9 / TICK_NS).toLocaleString('en-US')}/s), `
+    + `${fmtMiB(written)} (${(written / samples).toFixed(2)} B/sample), minute 1 ends at byte ${split.toLocaleString('en-US')}; generated in ${((performance.now() - tGen) / 1000).toFixed(1)} s`);
+
+  const child = (args) => {
+    const r = spawnSync(process.execPath, ['--expose-gc', self, ...args], { encoding: 'utf8', maxBuffer: 16 * MiB, stdio: ['ignore', 'pipe', 'inherit'] });
+    if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status})`);
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  };
+  const results = {};
+  for (const mode of MODES) {
+    const m = child(['--role', 'main', '--mode', mode, '--file', file, '--split', String(split), '--dir', dir]);
+    if (m.heard !== written || m.replayed !== written) throw new Error(`${mode}: heard ${m.heard}, replayed ${m.replayed} of ${written} bytes`);
+    results[mode] = m;
+    console.log(`main process, stream ${mode === 'spool' ? 'spooled to disk' : 'kept in memory (before the spool)'}: RSS ${fmtMiB(m.rssBefore)} idle, `
+      + `${fmtMiB(m.rss1)} after minute 1, ${fmtMiB(m.rss60)} after minute ${MINUTES} (×${(m.rss60 / m.rss1).toFixed(2)}), peak ${fmtMiB(m.peak)}; `
+      + `JS heap + array buffers ${fmtMiB(m.heap1 + m.buffers1)} → ${fmtMiB(m.heap60 + m.buffers60)}; stream bytes in memory ${fmtMiB(m.bytesInMemory)}; a late page's replay of the hour ${(m.replayMs / 1000).toFixed(1)} s; `
+      + `closing the session: RSS ${fmtMiB(m.rssClosed)}; ingest of minutes 2..${MINUTES}: ${(m.restMs / 1000).toFixed(1)} s`);
+  }
+  const w = child(['--role', 'refresh', '--file', file, '--split', String(split), '--runs', String(RUNS)]);
+  console.log(`renderer worker: flame refresh (summary + wall flame graph, median of ${RUNS}) ${w.refresh1.toFixed(1)} ms after minute 1, ${w.refresh60.toFixed(1)} ms after minute ${MINUTES} `
+    + `(×${(w.refresh60 / w.refresh1).toFixed(1)}); RSS ${fmtMiB(w.rss1)} → ${fmtMiB(w.rss60)} (×${(w.rss60 / w.rss1).toFixed(2)}); fed minutes 2..${MINUTES} in ${(w.feedMs / 1000).toFixed(1)} s`);
+  console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(JSON.stringify({ minutes: MINUTES, threads: THREADS, samples, streamBytes: written, main: results, worker: w }));
+}

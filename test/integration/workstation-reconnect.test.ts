@@ -1,0 +1,132 @@
+// Browser mode's page in Chromium survives a dropped WebSocket: the server drops every socket
+// (as a network, or the server's own "fell too far behind" limit, would) while a live session is
+// shown; the page reconnects with its cookie, asks for the stream from the byte it holds (not
+// from 0), and ends up with every sample of the session; the Close button works over the new
+// socket and frees the session's spool file. The "profiler" is a small Node program launched as
+// the program, sending a wire stream to the real collector's socket in two parts, the second
+// once the test says so.
+
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
+import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import { fixtureEncoder } from '../../structs/profile/fixture-stream.js';
+import { SampleFlags } from '../../structs/wire/records.js';
+import { appState, hookReady, missingForPage, openPage, RENDERER, until } from './support/workstation-page.js';
+
+const missing = missingForPage();
+const skip = missing.length > 0 && !process.env.CI;
+
+const FIXTURE_SAMPLES = 8;
+
+/** The fixture's stream and `samples` more on one stack: all but END, then END. */
+function twoParts(samples: number): { first: Uint8Array; second: Uint8Array; length: number } {
+  const enc = fixtureEncoder();
+  enc.stack(100, 0, [3, 2, 1]);
+  for (let i = 0; i < samples; i++) enc.stackSample(6_000_000_000 + i * 10_000, 1 + (i % 3), SampleFlags.Cpu, 10_000, 0, 100);
+  const first = enc.bytes().slice();
+  enc.end({ mono: 6_000_000_000 + samples * 10_000, reason: 0 });
+  const all = enc.bytes().slice();
+  return { first, second: all.subarray(first.length), length: all.length };
+}
+
+const PROGRAM = `
+import { connect } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
+const [first, second, go] = process.argv.slice(2);
+const socket = connect(process.env.CLRSCOPE_SOCKET, () => {
+  socket.write(readFileSync(first));
+  const timer = setInterval(() => {
+    if (!existsSync(go)) return;
+    clearInterval(timer);
+    socket.end(readFileSync(second));
+  }, 20);
+});
+socket.on('close', () => process.exit(0));
+`;
+
+describe('browser mode reconnects and resumes after its socket drops, in Chromium', { skip: skip ? `missing: ${missing.join('; ')}` : false, timeout: 120000 }, () => {
+  let dir: string;
+  let spool: string;
+  let workstation: Workstation;
+  let server: BrowserMode;
+  let browser: Browser;
+  let page: Page;
+  let pageErrors: string[] = [];
+  /** Every subscribe the page made, as `id@offset`. */
+  const subscribes: string[] = [];
+
+  before(async () => {
+    if (missing.length > 0) assert.fail(`CI is set and the reconnect test lacks: ${missing.join('; ')}`);
+    dir = mkdtempSync(join(tmpdir(), 'clrscope-reconnect-'));
+    spool = join(dir, 'spool');
+    mkdirSync(spool);
+    chmodSync(spool, 0o700);
+    // Any existing file stands in for the profiler library: Node does not load it.
+    workstation = createWorkstation({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [] });
+    // The page's calls are seen on their way in, to tell a resume from a start over.
+    const watched: Workstation = {
+      ...workstation,
+      connect: () => {
+        const client = workstation.connect();
+        return {
+          ...client,
+          subscribe: (id, from) => {
+            subscribes.push(`${id}@${from ?? 0}`);
+            return client.subscribe(id, from);
+          },
+        };
+      },
+    };
+    server = await startBrowserMode({ workstation: watched, rendererDir: RENDERER });
+    ({ browser, page, errors: pageErrors } = await openPage());
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await workstation?.shutdown();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('resumes a live session from the bytes it holds, then closes it over the new socket', async () => {
+    const samples = 200_000;
+    const { first, second, length } = twoParts(samples);
+    const go = join(dir, 'go');
+    writeFileSync(join(dir, 'first.bin'), first);
+    writeFileSync(join(dir, 'second.bin'), second);
+    writeFileSync(join(dir, 'program.mjs'), PROGRAM);
+
+    await page.goto(`${server.url}&test`);
+    await hookReady(page);
+    const info = await workstation.launch({ command: process.execPath, args: [join(dir, 'program.mjs'), join(dir, 'first.bin'), join(dir, 'second.bin'), go] });
+    await page.locator(`[data-testid=session-row][data-session-id=${info.id}]`).click();
+    const partOne = await until('the first part in the page', () => appState(page), (s) => s.streamBytes === first.length && s.summary !== null);
+    assert.ok((partOne.summary?.sampleCount ?? 0) > 0);
+    assert.deepEqual(subscribes, [`${info.id}@0`]);
+
+    server.dropConnections();
+    // The rest of the stream arrives while the page is away or coming back.
+    writeFileSync(go, '');
+    const done = await until('the whole stream in the page', () => appState(page),
+      (s) => s.streamBytes === length && s.summary?.sampleCount === FIXTURE_SAMPLES + samples && s.sessions.some((x) => x.id === info.id && x.state === 'stopped'), 30000);
+    assert.equal(done.error, null, 'no error shown: the drop was repaired');
+    assert.deepEqual(subscribes, [`${info.id}@0`, `${info.id}@${first.length}`], 'resumed from the byte it held, not from 0');
+
+    // The new socket carries requests: Close frees the session and its file.
+    const path = workstation.streamStorage(info.id).path;
+    assert.ok(path !== undefined && existsSync(path));
+    await page.getByTestId('tab-processes').click();
+    await page.locator('[data-testid=session-close]').click();
+    await until('the session to go', () => appState(page), (s) => s.sessions.length === 0 && s.selectedSessionId === null);
+    assert.equal(workstation.hasSession(info.id), false);
+    assert.equal(existsSync(path), false);
+    assert.deepEqual(readdirSync(spool), []);
+    // Chromium logs the dropped socket itself; nothing else went wrong in the page.
+    assert.deepEqual(pageErrors.filter((e) => !/WebSocket/.test(e)), []);
+  });
+});
