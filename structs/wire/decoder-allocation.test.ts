@@ -69,11 +69,12 @@ for (const version of [2, 1]) {
     acc[0] = 0;
     // Long enough for the optimizing compiler to take over and for its one-off deoptimizations
     // (a path seen for the first time) to be behind.
-    for (let i = 0; i < 8; i++) feed(bytes, sink);
-    // The least of three measured runs: V8 sometimes deoptimizes the loop once and runs it
-    // on-stack-replaced for a while, boxing doubles it would not box once reoptimized; what the
-    // code itself allocates shows in every run.
-    const allocated = Math.min(...[0, 1, 2].map(() => heapBytesAllocatedBy(() => feed(bytes, sink))));
+    for (let i = 0; i < 12; i++) feed(bytes, sink);
+    // The least of five measured runs: V8 sometimes deoptimizes the loop once and runs it
+    // on-stack-replaced for a while, boxing doubles it would not box once reoptimized (seen once
+    // in a loaded CI run across three runs: 16 B a sample); what the code itself allocates shows
+    // in every run.
+    const allocated = Math.min(...[0, 1, 2, 3, 4].map(() => heapBytesAllocatedBy(() => feed(bytes, sink))));
     assert.ok(allocated / SAMPLES < ALLOWED_PER_SAMPLE, `decoder allocated ${allocated} bytes for ${SAMPLES} samples in ${chunks} chunks (${(allocated / SAMPLES).toFixed(2)} B/sample)`);
     assert.ok(acc[0] > 0);
   });
