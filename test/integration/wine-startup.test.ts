@@ -168,7 +168,13 @@ describe('Windows CoreCLR under Wine: GC pauses and the counters block of a prog
     const runtimeMs = result.totalPauseDurationMs;
     t.diagnostic(`clrscope ${measuredMs.toFixed(3)} ms over ${gcs.length} GC pauses (${suspendMs.toFixed(3)} ms of it suspending), runtime ${runtimeMs.toFixed(3)} ms`);
     const tolerance = Math.max(0.05 * runtimeMs, 1);
-    assert.ok(measuredMs >= runtimeMs - tolerance, `clrscope missed pause time: ${measuredMs} ms, runtime ${runtimeMs} ms`);
+    // The runtime's clock starts a pause before SuspendEE takes the thread store lock and calls
+    // RuntimeSuspendStarted; under Wine that lock and the threads it touches are Wine server
+    // round trips, so our bracket starts later than the runtime's: 0.1 ms a pause measured on an
+    // idle machine (4.1 vs 5.6 ms over 16 pauses), more under load. Pauses missed outright are
+    // caught by the per-generation count above, not by this sum.
+    const WINE_LOCK_MS_PER_PAUSE = 0.15;
+    assert.ok(measuredMs >= runtimeMs - tolerance - gcs.length * WINE_LOCK_MS_PER_PAUSE, `clrscope missed pause time: ${measuredMs} ms, runtime ${runtimeMs} ms`);
     // On Linux the sums agree within 5% plus a scheduler slice (gc-pauses.test.ts). Under Wine
     // a pause ends for us at RuntimeResumeFinished, after the runtime has restarted every thread
     // it stopped, each a ResumeThread through the Wine server, which the runtime's own clock has
