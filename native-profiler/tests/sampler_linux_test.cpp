@@ -111,10 +111,12 @@ TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
   ASSERT_TRUE(sampler.start());
   std::thread spinner([&] {
     enter(101, "spinner");
-    const uint64_t before = platform::current_thread_cpu_ns();
     clrscope_test_spin_outer(&stop);
-    spinner_cpu = platform::current_thread_cpu_ns() - before;
     registry.on_destroyed(101);
+    // The thread's whole CPU, read once no capture can come any more: samples count CPU from
+    // the thread's start (its registration included, which a sanitized build makes slow), so
+    // their sum can exceed a reading taken around the loop alone.
+    spinner_cpu = platform::current_thread_cpu_ns();
   });
   std::thread sleeper([&] {
     enter(102, "sleeper");
