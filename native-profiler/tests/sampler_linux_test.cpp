@@ -166,8 +166,13 @@ TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
     }
   }
   // The kernel checks CPU timers on its scheduler tick (4 ms at HZ=250), so a 1 ms timer fires
-  // at least once per 10 ms of the spinner's CPU even on a loaded machine.
+  // at least once per 10 ms of the spinner's CPU even on a loaded machine. ThreadSanitizer is
+  // the exception: it holds a signal back until the thread reaches one of its own safe points and
+  // delivers one for many (26 deliveries over 400 ms of CPU in one CI run), so there only the sum
+  // of the samples' CPU below says nothing was lost.
+#if !defined(__SANITIZE_THREAD__)
   ASSERT_GT(cpu_samples, spinner_cpu.load() / 10000000u) << "a 1 ms CPU timer over the spinner's CPU time";
+#endif
   ASSERT_GT(cpu_samples, 10u);
   // CPU values come from the thread's own CPU clock: their sum is the CPU it spent, less the
   // last partial interval.

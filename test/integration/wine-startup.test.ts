@@ -127,7 +127,7 @@ describe('Windows CoreCLR under Wine: GC pauses and the counters block of a prog
   let settled: Settled;
   let block: ReturnType<typeof decodeBlock>;
   let gcs: readonly SuspensionRecord[];
-  let result: { gcCollectionCount: number[]; gcCollectionCountAtStart: number[]; totalPauseDurationMs: number; inducedOutcome: Record<string, Record<string, number>> };
+  let result: { gcCollectionCount: number[]; gcCollectionCountAtStart: number[]; totalPauseDurationMs: number; inducedOutcome: Record<string, Record<string, number>>; inducedCalls: { gcs: number; pauseMs: number }[] };
 
   before(async () => {
     const collector = await startCollector({ listen: 'tcp' });
@@ -168,25 +168,39 @@ describe('Windows CoreCLR under Wine: GC pauses and the counters block of a prog
     assert.equal(gcs.filter((s) => s.flags & SuspensionFlags.Induced).length, induced);
   });
 
-  it('sums GC pauses to GC.GetTotalPauseDuration(): none missed; over by at most what Wine takes to restart threads', (t) => {
+  it('measures each induced GC pause as GC.GetTotalPauseDuration() does, and sums no more than it', (t) => {
     const measuredMs = gcs.reduce((a, s) => a + s.durationNs, 0) / 1e6;
     const suspendMs = gcs.reduce((a, s) => a + s.suspendNs, 0) / 1e6;
     const runtimeMs = result.totalPauseDurationMs;
     t.diagnostic(`clrscope ${measuredMs.toFixed(3)} ms over ${gcs.length} GC pauses (${suspendMs.toFixed(3)} ms of it suspending), runtime ${runtimeMs.toFixed(3)} ms`);
-    const tolerance = Math.max(0.05 * runtimeMs, 1);
-    // The runtime's clock starts a pause before SuspendEE takes the thread store lock and calls
-    // RuntimeSuspendStarted; under Wine that lock and the threads it touches are Wine server
-    // round trips, so our bracket starts later than the runtime's: 0.1 ms a pause measured on an
-    // idle machine (4.1 vs 5.6 ms over 16 pauses), more under load. Pauses missed outright are
-    // caught by the per-generation count above, not by this sum.
+    // Pause by pause: each GC.Collect call saw one GC, whose length is the rise of
+    // GC.GetTotalPauseDuration over the call; ours are the induced suspensions in the same order.
+    assert.ok(result.inducedCalls.length > 0 && result.inducedCalls.every((c) => c.gcs === 1), JSON.stringify(result.inducedCalls));
+    const induced = gcs.filter((s) => s.flags & SuspensionFlags.Induced);
+    assert.equal(induced.length, result.inducedCalls.length);
+    const inOrder = induced.map((s, i) => s.durationNs / 1e6 - result.inducedCalls[i].pauseMs);
+    t.diagnostic(`ours minus the runtime's, per induced pause in order (ms): ${inOrder.map((d) => d.toFixed(3)).join(' ')}`);
+    const diffs = [...inOrder].sort((a, b) => a - b);
+    const median = diffs[diffs.length >> 1];
+    // The typical pause agrees within 0.05 ms (measured idle and at load 5). Two effects move single
+    // pauses, so the median is what is judged:
+    // - The runtime's clock starts a pause before SuspendEE takes the thread store lock and calls
+    //   RuntimeSuspendStarted. Under Wine that lock is a Wine server object, and about one run in
+    //   three has one pause where the runtime counts 1-7 ms more than we do (idle machine), all of
+    //   it before our bracket: most likely the wait for that lock (the program starts and ends
+    //   threads, which take it), while no thread of the program is stopped yet. On a loaded machine a
+    //   GC thread preempted in that stretch does the same. Our pause is the stop-the-world the
+    //   program's threads see (README); a pause missed outright is caught by the counts above.
+    // - A pause ends for us at RuntimeResumeFinished, after the runtime has restarted every thread
+    //   it stopped, each a ResumeThread through the Wine server, which the runtime's own clock has
+    //   stopped counting by then: 0.02 ms idle, up to 7 ms on a loaded machine.
+    // What real Windows shows here is not proven by this test.
     const WINE_LOCK_MS_PER_PAUSE = 0.15;
-    assert.ok(measuredMs >= runtimeMs - tolerance - gcs.length * WINE_LOCK_MS_PER_PAUSE, `clrscope missed pause time: ${measuredMs} ms, runtime ${runtimeMs} ms`);
-    // On Linux the sums agree within 5% plus a scheduler slice (gc-pauses.test.ts). Under Wine
-    // a pause ends for us at RuntimeResumeFinished, after the runtime has restarted every thread
-    // it stopped, each a ResumeThread through the Wine server, which the runtime's own clock has
-    // stopped counting by then: seen 0.5-1 ms per pause on 2 busy cores. What real Windows shows
-    // here is not proven by this test.
     const WINE_RESTART_MS_PER_PAUSE = 1.5;
+    assert.ok(median >= -WINE_LOCK_MS_PER_PAUSE && median <= WINE_RESTART_MS_PER_PAUSE, `median difference ${median} ms`);
+    // The sum takes in every pause, natural ones too: it can exceed the runtime's by no more than
+    // the restarts allow. Below, a single lock wait moves it by more than the pauses themselves.
+    const tolerance = Math.max(0.05 * runtimeMs, 1);
     assert.ok(measuredMs <= runtimeMs + tolerance + gcs.length * WINE_RESTART_MS_PER_PAUSE, `clrscope ${measuredMs} ms, runtime ${runtimeMs} ms`);
   });
 

@@ -36,6 +36,9 @@ public static class GcWork
     /// (requested generation, call number counted from 0 over the whole run, GCs seen, oldest generation seen).</summary>
     public static readonly List<(int Requested, long Call, int Gcs, int Oldest)> InducedSurprises = [];
     public static readonly TimeSpan[] InducedCallTime = new TimeSpan[3];
+    /// <summary>Per GC.Collect call in order, the first 10000: GCs seen and the rise of GC.GetTotalPauseDuration
+    /// over the call (one pause's length when it saw one GC, to compare pause by pause).</summary>
+    public static readonly List<(int Gcs, double PauseMs)> InducedCallLog = [];
     public static readonly TimeSpan[] InducedPause = new TimeSpan[3];
 
     public static long AllocatedObjects;
@@ -68,6 +71,7 @@ public static class GcWork
             InducedGcsSeen[generation] += d0;
             InducedCallTime[generation] += call;
             InducedPause[generation] += p1 - p0;
+            if (InducedCallLog.Count < 10000) InducedCallLog.Add((d0, (p1 - p0).TotalMilliseconds));
         }
     }
 

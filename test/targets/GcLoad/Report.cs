@@ -195,6 +195,10 @@ public static class Report
             }).ToArray()),
             ["inducedCallMs"] = callMs,
             ["inducedPauseMs"] = pauseMs,
+            ["inducedCalls"] = new JsonArray(GcWork.InducedCallLog.Select(x => (JsonNode?)new JsonObject
+            {
+                ["gcs"] = x.Gcs, ["pauseMs"] = x.PauseMs,
+            }).ToArray()),
             ["totalPauseDurationMs"] = final.TotalPauseMs,
             ["gcInfo"] = GcInfo(GC.GetGCMemoryInfo(GCKind.Any)),
             ["lastGcIndexByKind"] = new JsonObject

@@ -6,13 +6,16 @@ namespace Clrscope.Targets.Scenarios;
 
 /// <summary>
 /// async: thread "async-main" runs AsyncWork.Drive, which blocks on AsyncWork.RunAsync; RunAsync awaits
-/// AsyncWork.StepAsync in a loop for --seconds, and each step awaits Task.Delay(DelayMs) and then
+/// AsyncWork.StepAsync in a loop for --seconds, and each step awaits Task.Delay(DelayMs), computes
+/// InlineMs in its own body (so StepAsync's MoveNext is on the stack of real CPU work, as in any
+/// async method that does work between awaits) and then awaits
 /// Task.Run(() => AsyncWork.Compute(...)) (about ComputeMs of CPU on a thread-pool thread).
 /// </summary>
 public static class AsyncWork
 {
     public const int DelayMs = 5;
     public const double ComputeMs = 5;
+    public const double InlineMs = 2;
 
     private static ulong s_sink;
 
@@ -41,6 +44,7 @@ public static class AsyncWork
     public static async Task<ulong> StepAsync(long computeIterations)
     {
         await Task.Delay(DelayMs).ConfigureAwait(false);
+        Compute((long)(computeIterations * (InlineMs / ComputeMs)));
         return await Task.Run(() => Compute(computeIterations)).ConfigureAwait(false);
     }
 
@@ -82,6 +86,7 @@ internal sealed class AsyncScenario(Options o) : Scenario(o)
     {
         ["rounds"] = _state.Rounds,
         ["delayMs"] = AsyncWork.DelayMs,
+        ["inlineMs"] = AsyncWork.InlineMs,
         ["computeIterations"] = _state.ComputeIterations,
     };
 }
