@@ -12,6 +12,7 @@ constexpr size_t kMaxCachedPcs = 1u << 20;
 SymbolCache::SymbolCache(FrameResolver* resolver, DefineModule define_module, Define define)
     : resolver_(resolver), define_module_(std::move(define_module)), define_(std::move(define)) {
   roots_.push_back(false);  // id 0 is never used
+  event_leads_.push_back(0);
 }
 
 uint32_t SymbolCache::function_for_pc(uintptr_t pc) {
@@ -68,6 +69,12 @@ uint32_t SymbolCache::intern(const ResolvedFrame& f) {
   const uint32_t id = next_id_++;
   by_identity_.emplace(std::move(identity), id);
   roots_.push_back(f.thread_root);
+  // The runtime's own code at the leaf of an event's stack: its allocation, lock and throw
+  // helpers, and (.NET 9+) the managed exception dispatcher the throw runs through.
+  uint8_t lead = 0;
+  if (f.kind != 0) lead = kLeadsEvent;
+  else if (f.name.compare(0, 18, "System.Runtime.EH.") == 0) lead = kLeadsException;
+  event_leads_.push_back(lead);
   define_(id, module_id(f), f);
   return id;
 }

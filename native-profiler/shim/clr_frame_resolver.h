@@ -11,6 +11,7 @@ class ClrFrameResolver final : public FrameResolver {
  public:
   explicit ClrFrameResolver(clr::ICorProfilerInfo8* info) : info_(info), names_(info) {}
   void resolve(uintptr_t pc, ResolvedFrame* out) override;
+  std::string type_name(uint64_t class_id) override { return names_.type_name(static_cast<clr::ClassID>(class_id)); }
 
  private:
   clr::ICorProfilerInfo8* info_;

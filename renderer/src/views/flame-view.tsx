@@ -8,7 +8,8 @@ import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 
 import { parseSearch } from '../canvas/flame-layout.js';
 import { FlameRenderer, type SearchResult } from '../canvas/flame-renderer.js';
 import { labelPath, nodeAtPath } from '../state/tree-paths.js';
-import type { FlatTree } from '../worker/protocol.js';
+import type { FlameMetric, FlatTree } from '../worker/protocol.js';
+import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-metrics.js';
 import { FlameToolbar } from './flame-toolbar.js';
 import { FoldBar } from './fold-bar.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
@@ -214,11 +215,24 @@ function fitCanvas(r: FlameRenderer, canvas: HTMLCanvasElement, box: HTMLDivElem
   if (atBottom) box.scrollTop = box.scrollHeight;
 }
 
-function FlameCaption({ tree, metric }: { tree: FlatTree | null; metric: 'cpu' | 'wall' }): ReactElement {
+/** A value of the metric as text: time for CPU, wall and lock wait, bytes or a count for the other event types. */
+function formatValue(metric: FlameMetric, v: number): string {
+  if (!isEventMetric(metric)) return formatNs(v);
+  const unit = eventMetricInfo(metric).unit;
+  if (unit === 'nanoseconds') return formatNs(v);
+  if (unit === 'bytes') return v >= 1 << 20 ? `${(v / (1 << 20)).toFixed(1)} MiB` : v >= 1024 ? `${(v / 1024).toFixed(1)} KiB` : `${Math.round(v)} B`;
+  return Math.round(v).toLocaleString();
+}
+
+function metricTitle(metric: FlameMetric): string {
+  return metric === 'cpu' ? 'CPU time' : metric === 'wall' ? 'Wall time' : eventMetricInfo(metric).title;
+}
+
+function FlameCaption({ tree, metric }: { tree: FlatTree | null; metric: FlameMetric }): ReactElement {
   if (tree === null) return <span />;
   return (
     <span data-testid="flame-caption">
-      {metric === 'cpu' ? 'CPU time' : 'Wall time'}: {formatNs(tree.totalValue)} in {tree.sampleCount.toLocaleString()} samples, {tree.nodeCount.toLocaleString()} frames
+      {metricTitle(metric)}: {formatValue(metric, tree.totalValue)} in {tree.sampleCount.toLocaleString()} {isEventMetric(metric) ? 'events' : 'samples'}, {tree.nodeCount.toLocaleString()} frames
     </span>
   );
 }

@@ -57,6 +57,9 @@ internal abstract class Scenario(Options options)
         "osr" => new OsrScenario(o),
         "gc-churn" => new GcChurnScenario(o),
         "lcg" => new LcgScenario(o),
+        "throw-mix" => new ThrowMixScenario(o),
+        "lock-wait" => new LockWaitScenario(o),
+        "alloc-ratio" => new AllocRatioScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 
