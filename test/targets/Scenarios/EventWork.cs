@@ -207,3 +207,42 @@ internal sealed class AllocRatioScenario(Options o) : Scenario(o)
         ["smallType"] = "Clrscope.Targets.Scenarios.Pair<System.Int64>",
     };
 }
+
+/// <summary>
+/// lock-churn: threads "lock-churn-1..4" each take one shared monitor --exceptions × 1000 times
+/// around a short computation (LockChurn.Run), so they contend all the time; the elapsed time is
+/// the benchmark's measure (scripts/bench/events-overhead.mjs).
+/// </summary>
+public static class LockChurn
+{
+    private static readonly object s_gate = new();
+    private static long s_total;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Run(object? state)
+    {
+        int n = (int)state!;
+        for (int i = 0; i < n; i++)
+        {
+            lock (s_gate)
+            {
+                long x = s_total;
+                for (int k = 0; k < 50; k++) x = x * 31 + k;
+                s_total = x;
+            }
+        }
+        ThreadFacts.Record();
+    }
+}
+
+internal sealed class LockChurnScenario(Options o) : Scenario(o)
+{
+    public override string Name => "lock-churn";
+
+    protected override void OnStart()
+    {
+        for (int i = 1; i <= 4; i++) StartThread($"lock-churn-{i}", LockChurn.Run, Options.Exceptions * 1000);
+    }
+
+    protected override JsonObject Facts() => new() { ["threads"] = 4 };
+}

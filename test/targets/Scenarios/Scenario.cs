@@ -60,6 +60,7 @@ internal abstract class Scenario(Options options)
         "throw-mix" => new ThrowMixScenario(o),
         "lock-wait" => new LockWaitScenario(o),
         "alloc-ratio" => new AllocRatioScenario(o),
+        "lock-churn" => new LockChurnScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 
