@@ -198,6 +198,9 @@ void Sampler::end_stream(uint8_t reason) {
            captures == 0 ? 0.0 : static_cast<double>(handler_ns) / 1000.0 / static_cast<double>(captures),
            static_cast<double>(handler_ns) / 1e6, static_cast<double>(platform::current_thread_cpu_ns()) / 1e6,
            static_cast<unsigned long long>(platform::unwind_copy_bytes()));
+  log_line("%llu event samples sent, %llu events lost (thread unknown or event ring full)",
+           static_cast<unsigned long long>(events_sent_),
+           static_cast<unsigned long long>(shared_->dropped_events.load(std::memory_order_relaxed)));
 }
 
 void Sampler::finish_on_request() {

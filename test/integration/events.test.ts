@@ -2,9 +2,11 @@
 // Scenarios' throw-mix (exceptions of three types from three methods, 3:2:1), lock-wait (twelve
 // waits on one monitor, timed by the waiters themselves) and alloc-ratio (two methods allocating
 // about 3:1 in bytes, measured by the thread's own allocation counter). Recorded with
-// `clrscope record` on .NET 8, 9 and 10 and read back by go tool pprof.
+// `clrscope record` on .NET 8, 9 and 10, and after an attach on .NET 10, and read back by go tool
+// pprof.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,5 +135,35 @@ describe('exceptions over the stack budget', () => {
     assert.equal(stacked + unstacked, 3000);
     // 50 a second: the program throws for well under 10 s here.
     assert.ok(stacked >= 50 && stacked <= 500, `${stacked} stacks`);
+  });
+});
+
+describe('after an attach', () => {
+  it('lock waits and allocations of a running program, on threads born before and after the attach', async (t) => {
+    if (!goAvailable()) return t.skip('go is not installed');
+    const { command, args } = targetOn('Scenarios', 'net10.0');
+    // Rounds of 3 s: each ends with three waits of about 3 s on threads started in that round.
+    const target = spawn(command, [...args, 'lock-wait', 'alloc-ratio', '--seconds', '12', '--allocate-mb', '100000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      target.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+      for (let i = 0; i < 200 && !out.includes('READY '); i++) await new Promise((r) => setTimeout(r, 50));
+      const pid = /"pid":(\d+)/.exec(out)?.[1];
+      assert.ok(pid !== undefined, `no READY line: ${out}`);
+      const file = join(dir, 'attached.pb.gz');
+      const r = await runCli(['record', '--pid', pid, '--duration', '7', '-o', file]);
+      assert.equal(r.code, 0, r.stderr);
+      const waits = cumByName(goPprof(['-top', '-nodefraction=0', '-sample_index=contentions'], file)).get(`${NS}LockWait.Wait`) ?? 0;
+      const delay = cumByName(goPprof(['-top', '-nodefraction=0', '-sample_index=delay'], file)).get(`${NS}LockWait.Wait`) ?? 0;
+      t.diagnostic(`${waits} waits, ${delay.toFixed(2)} s`);
+      assert.ok(waits >= 3 && delay >= 2.5 * waits, `${waits} waits, ${delay} s`);
+      const space = cumByName(goPprof(['-top', '-nodefraction=0', '-sample_index=alloc-space'], file));
+      const big = space.get(`${NS}AllocRatio.Big`) ?? 0;
+      const small = space.get(`${NS}AllocRatio.Small`) ?? 0;
+      t.diagnostic(`Big:Small ${(big / small).toFixed(2)}`);
+      assert.ok(big / small > 2.6 && big / small < 3.3, `Big:Small ${big}:${small}`);
+    } finally {
+      target.kill('SIGKILL');
+    }
   });
 });
