@@ -26,6 +26,7 @@ import { readRecordingFile } from '../../electron/services/export/recording-file
 import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
 import { NettraceReader } from '../../structs/formats/nettrace/index.js';
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
+import { eventMetricsPresent, sumEventsByStack } from '../../structs/profile/event-metrics.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { TRACE_CHECK, traceCheck, traceCheckBuilt } from './support/trace-check.js';
 import {
@@ -182,6 +183,27 @@ describe('the workstation exports every format and opens recording files, in Chr
     const saved = await readRecordingFile(exported.clrscope);
     assert.equal(saved.recording.sampleCount, live.sampleCount);
     assert.ok(saved.counters.length >= live.counterPoints, `${saved.counters.length} counters points saved, ${live.counterPoints} shown live`);
+  });
+
+  it('offers the recording\'s event types beside CPU and wall, and draws the allocated bytes per stack', { timeout: 60000 }, async () => {
+    const saved = (await readRecordingFile(exported.clrscope)).recording;
+    const present = eventMetricsPresent(saved);
+    assert.ok(present.includes('alloc-space'), `event types in the recording: ${present.join(', ')}`);
+    await page.getByTestId('tab-flame').click();
+    const select = page.getByTestId('metric-events');
+    await until('the event type selector', () => select.count(), (n) => n > 0, 10000);
+    const offered = await select.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value).filter((v) => v !== ''));
+    assert.deepEqual(offered, present);
+    await select.selectOption('alloc-space');
+    const bytes = sumEventsByStack(saved, 'alloc-space').sums.reduce((a, b) => a + b, 0);
+    await until('the allocation flame graph', () => flameNodes(page), (n) => n.length > 1 && Math.abs(n[0].total - bytes) < 1);
+    assert.match(await page.getByTestId('flame-caption').innerText(), /^Allocated bytes: [\d.]+ (MiB|KiB|B) in [\d,]+ events/);
+    await shot(page, '2b-allocations-flame');
+    await select.selectOption('alloc-objects');
+    const objects = sumEventsByStack(saved, 'alloc-objects').sums.reduce((a, b) => a + b, 0);
+    await until('the allocated objects flame graph', () => flameNodes(page), (n) => n.length > 1 && Math.abs(n[0].total - objects) < 1);
+    await page.getByTestId('metric-cpu').click();
+    await until('the CPU flame graph again', () => appState(page), (st) => st.flameOptions.metric === 'cpu');
   });
 
   it('opens the exported .clrscope through the UI with the live session\'s flame graph, GC pauses and counters', { timeout: 90000 }, async () => {
