@@ -13,7 +13,7 @@ import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-m
 import { FlameToolbar } from './flame-toolbar.js';
 import { FoldBar } from './fold-bar.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
-import { formatNs, formatPercent } from './format.js';
+import { formatMetricValue, formatNs, formatPercent } from './format.js';
 import { noteFlameDraw, registerFlame } from './test-hook.js';
 import { isLive } from '../state/app-state.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -215,15 +215,6 @@ function fitCanvas(r: FlameRenderer, canvas: HTMLCanvasElement, box: HTMLDivElem
   if (atBottom) box.scrollTop = box.scrollHeight;
 }
 
-/** A value of the metric as text: time for CPU, wall and lock wait, bytes or a count for the other event types. */
-function formatValue(metric: FlameMetric, v: number): string {
-  if (!isEventMetric(metric)) return formatNs(v);
-  const unit = eventMetricInfo(metric).unit;
-  if (unit === 'nanoseconds') return formatNs(v);
-  if (unit === 'bytes') return v >= 1 << 20 ? `${(v / (1 << 20)).toFixed(1)} MiB` : v >= 1024 ? `${(v / 1024).toFixed(1)} KiB` : `${Math.round(v)} B`;
-  return Math.round(v).toLocaleString();
-}
-
 function metricTitle(metric: FlameMetric): string {
   return metric === 'cpu' ? 'CPU time' : metric === 'wall' ? 'Wall time' : eventMetricInfo(metric).title;
 }
@@ -232,7 +223,7 @@ function FlameCaption({ tree, metric }: { tree: FlatTree | null; metric: FlameMe
   if (tree === null) return <span />;
   return (
     <span data-testid="flame-caption">
-      {metricTitle(metric)}: {formatValue(metric, tree.totalValue)} in {tree.sampleCount.toLocaleString()} {isEventMetric(metric) ? 'events' : 'samples'}, {tree.nodeCount.toLocaleString()} frames
+      {metricTitle(metric)}: {formatMetricValue(metric, tree.totalValue)} in {tree.sampleCount.toLocaleString()} {isEventMetric(metric) ? 'events' : 'samples'}, {tree.nodeCount.toLocaleString()} frames
     </span>
   );
 }
