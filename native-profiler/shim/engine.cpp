@@ -143,6 +143,7 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   e->alloc = config.alloc;
   e->alloc_sampled = version.major >= 10;
   e->exception_budget.set_rate(config.exception_stacks_per_s);
+  platform::is_own_code(0);  // finds our code's range now, not on the first event's thread
   if (e->exceptions || e->locks || e->alloc) e->shared.event_ring = &e->event_ring;
   e->sampler->attach_skipped_exceptions(&e->skipped_exceptions);
   e->measure = new MeasureController(info, probe_mode_from(platform::env("CLRSCOPE_PROBE_CALL")));

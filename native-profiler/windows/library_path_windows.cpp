@@ -1,3 +1,5 @@
+#include <utility>
+
 #include "core/library_path.h"
 #include "core/platform.h"
 #include "core/measure_probes.h"
@@ -25,11 +27,21 @@ std::string library_path() {
 namespace clrscope {
 namespace platform {
 
+// The image's range, found once (GetModuleHandleEx takes the loader's lock): not on the thread
+// of an event, which may be inside the runtime while another thread holds that lock.
 bool is_own_code(uintptr_t pc) {
-  HMODULE self = nullptr, at = nullptr;
-  const DWORD flags = GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT;
-  return GetModuleHandleExW(flags, reinterpret_cast<LPCWSTR>(&clrscope_probe_enter), &self) &&
-         GetModuleHandleExW(flags, reinterpret_cast<LPCWSTR>(pc), &at) && self == at;
+  static const std::pair<uintptr_t, uintptr_t> range = []() -> std::pair<uintptr_t, uintptr_t> {
+    HMODULE self = nullptr;
+    if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                            reinterpret_cast<LPCWSTR>(&clrscope_probe_enter), &self)) {
+      return {0, 0};
+    }
+    const auto base = reinterpret_cast<uintptr_t>(self);
+    const auto* dos = reinterpret_cast<const IMAGE_DOS_HEADER*>(base);
+    const auto* nt = reinterpret_cast<const IMAGE_NT_HEADERS*>(base + static_cast<uintptr_t>(dos->e_lfanew));
+    return {base, base + nt->OptionalHeader.SizeOfImage};
+  }();
+  return pc >= range.first && pc < range.second;
 }
 
 }  // namespace platform
