@@ -58,7 +58,8 @@ Options:
   --locks on|off        each wait for a contended lock, with its duration and
                         the waiting stack (default on; .NET 8+)
   --alloc on|off        sampled allocations with type and stack, upscaled to
-                        bytes and objects (default on; AllocationSampled on
+                        bytes and objects (default off: it slows
+                        allocation-bound programs; AllocationSampled on
                         .NET 10, AllocationTick on .NET 8/9)
   --no-fallback         with --pid: fail as before when the runtime refuses the
                         profiler, instead of recording through EventPipe

@@ -52,7 +52,7 @@ export interface RecordPlan {
   durationMs: number | undefined;
   intervalMs: number;
   wall: boolean;
-  /** --exceptions / --locks / --alloc on|off: event samples with stacks (default all on). */
+  /** --exceptions / --locks / --alloc on|off: event samples with stacks (default exceptions and locks on, allocations off). */
   events?: EventSwitches;
   /** --pid: record through an EventPipe session when the runtime refuses the profiler (default true; --no-fallback). */
   fallback?: boolean;
@@ -105,14 +105,15 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     events: {
       exceptions: onOff(values.exceptions, 'exceptions'),
       locks: onOff(values.locks, 'locks'),
-      alloc: onOff(values.alloc, 'alloc'),
+      alloc: onOff(values.alloc, 'alloc', false),
     },
     fallback: values['no-fallback'] !== true,
   };
 }
 
-function onOff(value: string | undefined, name: string): boolean {
-  if (value === undefined || value === 'on') return true;
+function onOff(value: string | undefined, name: string, byDefault = true): boolean {
+  if (value === undefined) return byDefault;
+  if (value === 'on') return true;
   if (value === 'off') return false;
   throw new UserError(`--${name} takes on or off, not '${value}'.`);
 }

@@ -87,7 +87,7 @@ void apply_event_switches(ProfilerConfig* c, const std::string& exceptions, cons
                           const std::string& alloc, const std::string& exception_stacks) {
   c->exceptions = parse_switch(exceptions, true);
   c->locks = parse_switch(locks, true);
-  c->alloc = parse_switch(alloc, true);
+  c->alloc = parse_switch(alloc, false);
   uint64_t v = 0;
   if (parse_u64(exception_stacks, &v) && v <= 1000000) c->exception_stacks_per_s = static_cast<uint32_t>(v);
 }

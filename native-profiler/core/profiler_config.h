@@ -13,10 +13,13 @@ struct ProfilerConfig {
   bool wall = true;                 // CLRSCOPE_WALL=0 turns wall sampling off
   uint32_t wall_threads_per_tick = 64;  // CLRSCOPE_WALL_THREADS
   // Event samples with stacks (README, "Allocations, locks and exceptions"): CLRSCOPE_EXCEPTIONS,
-  // CLRSCOPE_LOCKS, CLRSCOPE_ALLOC =0 turn each off; attach client data "exceptions=0" etc.
+  // CLRSCOPE_LOCKS =0 turn each off, CLRSCOPE_ALLOC=1 turns allocations on; attach client data
+  // "exceptions=0", "alloc=1" etc.
   bool exceptions = true;
   bool locks = true;
-  bool alloc = true;
+  // Off by default: on an allocation-bound program the runtime's own sampling path costs more
+  // than the overhead goal (README, "Allocations, locks and exceptions").
+  bool alloc = false;
   uint32_t exception_stacks_per_s = 1000;  // CLRSCOPE_EXCEPTION_STACKS: beyond it counted by type only
 };
 

@@ -4,7 +4,7 @@
 // monitor). Each run is timed by the program itself (the scenario's elapsedMs). Configurations,
 // interleaved run by run so drift hits all alike: plain; clrscope with no event samples
 // (--exceptions/--locks/--alloc off: the CPU/wall sampler alone); clrscope with allocations only;
-// with locks only; with everything at its defaults. Ratios are medians of each against plain and
+// with locks only; at the defaults (exceptions and locks); with everything on. Ratios are medians of each against plain and
 // against "clrscope, events off", all from this one invocation.
 //
 //   node scripts/bench/events-overhead.mjs [--runs 7] [--allocate-mb 600] [--churn 300] [--target dotnet|net8.0|net9.0]
@@ -28,9 +28,10 @@ const record = (name, switches) => ({ name, cmd: process.execPath, pre: [cli, 'r
 const configs = [
   { name: 'plain', cmd: program[0], pre: [] },
   record('clrscope, events off', ['--exceptions', 'off', '--locks', 'off', '--alloc', 'off']),
-  record('clrscope, alloc only', ['--exceptions', 'off', '--locks', 'off']),
+  record('clrscope, alloc only', ['--exceptions', 'off', '--locks', 'off', '--alloc', 'on']),
   record('clrscope, locks only', ['--exceptions', 'off', '--alloc', 'off']),
-  record('clrscope, defaults (all on)', []),
+  record('clrscope, defaults (exceptions, locks)', []),
+  record('clrscope, all on', ['--alloc', 'on']),
 ];
 const workloads = [
   { name: 'allocation-heavy (alloc-ratio)', args: ['alloc-ratio', '--allocate-mb', values['allocate-mb']], scenario: 'alloc-ratio' },

@@ -59,7 +59,7 @@ for (const rt of RUNTIMES) {
 
     before(async () => {
       const { command, args } = targetOn('Scenarios', rt.tfm);
-      run = await runCli(['record', '-o', file, '--', command, ...args, 'throw-mix', 'lock-wait', 'alloc-ratio', '--exceptions', '20', '--seconds', '2', '--allocate-mb', '400'], { timeoutMs: 180000 });
+      run = await runCli(['record', '--alloc', 'on', '-o', file, '--', command, ...args, 'throw-mix', 'lock-wait', 'alloc-ratio', '--exceptions', '20', '--seconds', '2', '--allocate-mb', '400'], { timeoutMs: 180000 });
       assert.equal(run.code, 0, run.stderr);
       facts = resultOf(run.stdout).scenarios as Record<string, Record<string, number>>;
     });
@@ -151,7 +151,7 @@ describe('after an attach', () => {
       const pid = /"pid":(\d+)/.exec(out)?.[1];
       assert.ok(pid !== undefined, `no READY line: ${out}`);
       const file = join(dir, 'attached.pb.gz');
-      const r = await runCli(['record', '--pid', pid, '--duration', '7', '-o', file]);
+      const r = await runCli(['record', '--pid', pid, '--alloc', 'on', '--duration', '7', '-o', file]);
       assert.equal(r.code, 0, r.stderr);
       const waits = cumByName(goPprof(['-top', '-nodefraction=0', '-sample_index=contentions'], file)).get(`${NS}LockWait.Wait`) ?? 0;
       const delay = cumByName(goPprof(['-top', '-nodefraction=0', '-sample_index=delay'], file)).get(`${NS}LockWait.Wait`) ?? 0;

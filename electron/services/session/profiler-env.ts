@@ -45,7 +45,7 @@ export function profilerLibraryPath(): string {
  */
 export const SHADOWING_PATH_VARIABLES = ['CORECLR_PROFILER_PATH_32', 'CORECLR_PROFILER_PATH_64', 'CORECLR_PROFILER_PATH_ARM32', 'CORECLR_PROFILER_PATH_ARM64'];
 
-/** Which event samples the profiler records (README, "Allocations, locks and exceptions"); each on by default. */
+/** Which event samples the profiler records (README, "Allocations, locks and exceptions"); the profiler's defaults: exceptions and locks on, allocations off. */
 export interface EventSwitches {
   exceptions: boolean;
   locks: boolean;
