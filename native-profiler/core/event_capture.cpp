@@ -2,6 +2,7 @@
 
 #include "core/module_table.h"
 #include "core/platform.h"
+#include "core/wire_writer.h"
 
 namespace clrscope {
 namespace {
@@ -14,6 +15,15 @@ struct SlotCache {
   uint32_t wire_id = 0;
 };
 thread_local SlotCache t_slot;
+
+// An allocation sample lost to a full ring still stands for bytes the thread allocated: they ride
+// on the thread's next recorded one, so the estimates stay unbiased when the sampler falls
+// behind (its stack is as likely as any to be where the lost ones were).
+struct Carried {
+  uint64_t value1 = 0;
+  uint64_t value2 = 0;
+};
+thread_local Carried t_carried_allocation;
 
 bool current_slot(ThreadRegistry& registry, uint32_t* index, uint32_t* wire_id) {
   const uint32_t tid = platform::current_tid();
@@ -56,8 +66,13 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
   }
   uint32_t ring_index = 0;
   Capture* c = shared.event_ring->try_acquire(&ring_index);
+  const bool allocation = e.kind == wire::kEventAllocation;
   if (c == nullptr) {
     shared.dropped_events.fetch_add(1, std::memory_order_relaxed);
+    if (allocation) {
+      t_carried_allocation.value1 += e.value1;
+      t_carried_allocation.value2 += e.value2;
+    }
     return false;
   }
   c->mono = platform::mono_now_ns();
@@ -80,6 +95,11 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
   c->event_type = e.type_id;
   c->event_value1 = e.value1;
   c->event_value2 = e.value2;
+  if (allocation) {
+    c->event_value1 += t_carried_allocation.value1;
+    c->event_value2 += t_carried_allocation.value2;
+    t_carried_allocation = Carried{};
+  }
   const ModuleSnapshot* modules = current_modules();
   c->module_generation = modules != nullptr ? modules->generation : 0;
   const WalkRegisters regs = caller_registers();

@@ -35,7 +35,7 @@ struct Engine {
   bool locks = false;
   bool alloc = false;
   bool alloc_sampled = false;  // .NET 10's AllocationSampled (else AllocationTick)
-  CaptureRing event_ring{256};
+  CaptureRing event_ring{512};
   RateBudget exception_budget;
   TypeCounts skipped_exceptions;
   ClrFrameResolver* resolver = nullptr;
