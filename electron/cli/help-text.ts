@@ -52,6 +52,15 @@ Options:
                         sample per MS of elapsed time per thread (at most 64
                         threads per tick, in rotation)
   --wall, --no-wall     take wall-time samples too (default) or CPU only
+  --exceptions on|off   every thrown exception's type and throwing stack (default
+                        on; stacks for at most 1000 a second, the rest counted
+                        by type)
+  --locks on|off        each wait for a contended lock, with its duration and
+                        the waiting stack (default on; .NET 8+)
+  --alloc on|off        sampled allocations with type and stack, upscaled to
+                        bytes and objects (default off: it slows
+                        allocation-bound programs; AllocationSampled on
+                        .NET 10, AllocationTick on .NET 8/9)
   --no-fallback         with --pid: fail as before when the runtime refuses the
                         profiler, instead of recording through EventPipe
   --pauses FILE.json    also write every runtime suspension (GC pauses and
@@ -63,7 +72,10 @@ Options:
 When it ends, record prints to stderr the samples taken and dropped, the
 ten methods with the most CPU time and wall time, and the GC pauses per
 generation (count, p50/p90/p99/max, total), measured exactly from the
-runtime's suspend and resume notifications. Self time is charged to the
+runtime's suspend and resume notifications, then the exceptions, lock waits
+and allocations with their top types and methods. In pprof these are the
+sample types exceptions, contentions, delay, alloc-samples, alloc-space and
+alloc-objects (go tool pprof -sample_index=alloc-space). Self time is charged to the
 innermost managed frame, so time a thread spends waiting inside the runtime
 or libc counts against the managed method that waited.
 

@@ -16,7 +16,7 @@ import { RECORDING_FORMATS } from '../services/export/recording-formats.js';
 import { recordAttach, type AttachRecordingResult } from '../services/session/attach-recording.js';
 import { recordEventPipe } from '../services/session/eventpipe-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/session/launch-recording.js';
-import { profilerLibraryPath } from '../services/session/profiler-env.js';
+import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/session/profiler-env.js';
 import { fallbackSentence } from '../services/session/profiler-refusal.js';
 import { UserError } from '../services/session/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
@@ -34,6 +34,9 @@ interface RecordValues {
   interval?: string;
   wall?: boolean;
   'no-wall'?: boolean;
+  exceptions?: string;
+  locks?: string;
+  alloc?: string;
   'no-fallback'?: boolean;
   help?: boolean;
 }
@@ -49,6 +52,8 @@ export interface RecordPlan {
   durationMs: number | undefined;
   intervalMs: number;
   wall: boolean;
+  /** --exceptions / --locks / --alloc on|off: event samples with stacks (default exceptions and locks on, allocations off). */
+  events?: EventSwitches;
   /** --pid: record through an EventPipe session when the runtime refuses the profiler (default true; --no-fallback). */
   fallback?: boolean;
 }
@@ -62,6 +67,9 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     interval: { type: 'string' },
     wall: { type: 'boolean' },
     'no-wall': { type: 'boolean' },
+    exceptions: { type: 'string' },
+    locks: { type: 'string' },
+    alloc: { type: 'string' },
     'no-fallback': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, 'record');
@@ -94,8 +102,20 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     durationMs: durationS === undefined ? undefined : Math.round(durationS * 1000),
     intervalMs,
     wall: !values['no-wall'],
+    events: {
+      exceptions: onOff(values.exceptions, 'exceptions'),
+      locks: onOff(values.locks, 'locks'),
+      alloc: onOff(values.alloc, 'alloc', false),
+    },
     fallback: values['no-fallback'] !== true,
   };
+}
+
+function onOff(value: string | undefined, name: string, byDefault = true): boolean {
+  if (value === undefined) return byDefault;
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new UserError(`--${name} takes on or off, not '${value}'.`);
 }
 
 /** Writes the recording in the format the extension names (the CLI records no counters series). */
@@ -161,6 +181,7 @@ async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordI
     intervalMs: plan.intervalMs,
     wall: plan.wall,
     libraryPath,
+    env: plan.events === undefined ? undefined : { ...process.env, ...eventEnvironment(plan.events) },
     durationMs: plan.durationMs,
     signal: io.signal,
     notice: (m) => io.err(`clrscope: ${m}`),
@@ -312,7 +333,7 @@ async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string
   io.err(`clrscope: attaching to pid ${pid}...`);
   let result: AttachRecordingResult;
   try {
-    result = await recordAttach({ pid, intervalMs: plan.intervalMs, wall: plan.wall, libraryPath, durationMs: plan.durationMs, signal: io.signal, onChunk: spool === undefined ? undefined : (_stream, chunk) => spool.file.push(chunk) });
+    result = await recordAttach({ pid, intervalMs: plan.intervalMs, wall: plan.wall, events: plan.events, libraryPath, durationMs: plan.durationMs, signal: io.signal, onChunk: spool === undefined ? undefined : (_stream, chunk) => spool.file.push(chunk) });
   } catch (err) {
     spool?.discard();
     const sentence = plan.fallback !== false ? await fallbackSentence(err, pid, 'recording') : undefined;

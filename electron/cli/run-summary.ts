@@ -2,6 +2,7 @@
 
 import type { Recording, SampleMetric } from '../../structs/profile/recording.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
+import { eventMetricsPresent, totalsByLabel, type EventMetric } from '../../structs/profile/event-metrics.js';
 import { summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
 import { count, counted } from '../../structs/text/count.js';
@@ -88,5 +89,52 @@ export function formatSummary(rec: Recording, stoppedHere = false): string {
   lines.push(...table(rec, 'cpu', 'Top methods by CPU time'));
   if (meta === undefined || (meta.flags & HelloFlags.Wall) !== 0) lines.push(...table(rec, 'wall', 'Top methods by wall time'));
   lines.push(...formatPauses(rec));
+  lines.push(...formatEvents(rec));
   return lines.join('\n');
+}
+
+function bytes(n: number): string {
+  if (n >= 1 << 30) return `${(n / (1 << 30)).toFixed(2)} GiB`;
+  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
+  if (n >= 1 << 10) return `${(n / (1 << 10)).toFixed(1)} KiB`;
+  return `${Math.round(n)} B`;
+}
+
+function eventTables(rec: Recording, metric: EventMetric, show: (v: number) => string, what: string): string[] {
+  const lines: string[] = [];
+  const types = totalsByLabel(rec, metric).slice(0, 5);
+  if (types.length > 0 && types.some((t) => t.label !== '')) {
+    lines.push(`  top ${what}:`);
+    for (const t of types) lines.push(`    ${show(t.value).padStart(11)}  ${t.label === '' ? '(unnamed)' : t.label}`);
+  }
+  const methods = topMethods(rec, metric, 5);
+  if (methods.length > 0) {
+    lines.push('  top methods (innermost managed frame):');
+    for (const m of methods) lines.push(`    ${show(m.selfValue).padStart(11)}  ${m.name}`);
+  }
+  return lines;
+}
+
+/** Exceptions, lock waits and allocations, each when the recording has such events. */
+export function formatEvents(rec: Recording): string[] {
+  const present = new Set(eventMetricsPresent(rec));
+  const lines: string[] = [];
+  if (present.has('exceptions')) {
+    const total = totalsByLabel(rec, 'exceptions').reduce((n, t) => n + t.value, 0);
+    lines.push(`Exceptions: ${count(total)} thrown.`);
+    lines.push(...eventTables(rec, 'exceptions', (v) => count(v), 'exception types'));
+  }
+  if (present.has('delay')) {
+    const waits = totalsByLabel(rec, 'contentions').reduce((n, t) => n + t.value, 0);
+    const delay = totalsByLabel(rec, 'delay').reduce((n, t) => n + t.value, 0);
+    lines.push(`Lock contention: ${counted(waits, 'wait')}, ${seconds(delay)} waited in all.`);
+    lines.push(...eventTables(rec, 'delay', seconds, 'lock types'));
+  }
+  if (present.has('alloc-space')) {
+    const space = totalsByLabel(rec, 'alloc-space').reduce((n, t) => n + t.value, 0);
+    const samples = totalsByLabel(rec, 'alloc-samples').reduce((n, t) => n + t.value, 0);
+    lines.push(`Allocations: about ${bytes(space)} allocated (estimated from ${counted(samples, 'sample')}).`);
+    lines.push(...eventTables(rec, 'alloc-space', bytes, 'allocated types'));
+  }
+  return lines;
 }

@@ -13,6 +13,8 @@ constexpr uint32_t kTailFrames = 64;   // outermost frames kept when a stack is 
 enum CaptureKind : uint8_t {
   kCaptureCpu = 1,
   kCaptureWall = 2,
+  // Taken by the thread itself in a runtime callback (core/event_capture.h), never by a signal.
+  kCaptureEvent = 4,
 };
 
 struct Capture {
@@ -34,6 +36,13 @@ struct Capture {
   bool bounds_known;   // false: a probe; only frames[0] is set and the stack was not read
   uint8_t osr_pairs;   // see WalkResult::osr_at
   uint16_t osr_at[8];
+  // Event captures only: what happened (wire::EventKind, values as PROTOCOL.md's EVENTS) and the
+  // runtime's ClassID of the type that names it (0: none), named on the sampler thread.
+  uint8_t event_kind;
+  bool event_has_value2;
+  uint64_t event_type;
+  uint64_t event_value1;
+  uint64_t event_value2;
   uintptr_t frames[kMaxFrames];
 };
 

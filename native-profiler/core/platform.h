@@ -37,6 +37,9 @@ bool current_thread_stack(uintptr_t* lo, uintptr_t* hi);
 // Bounds of the stack mapping that contains `sp`, for threads whose bounds could not be read
 // on the thread itself (e.g. threads that existed before an attach). Normal context only.
 bool stack_bounds_containing(uintptr_t sp, uintptr_t* lo, uintptr_t* hi);
+// Whether `pc` lies in clrscope's own code (event stacks drop their leading own frames). The
+// first call looks the library up (loader lock); call it once at start, later calls only compare.
+bool is_own_code(uintptr_t pc);
 // Names the calling thread for debuggers and tools (at most 15 characters on Linux).
 void name_current_thread(const char* name);
 // Sleep until the given monotonic deadline.

@@ -46,7 +46,7 @@ ProfilerConfig parse_profiler_config(const std::string& socket, const std::strin
 }
 
 ProfilerConfig parse_client_data(const char* data, size_t size) {
-  std::string socket, interval, cpu, wall, threads, secret;
+  std::string socket, interval, cpu, wall, threads, secret, exceptions, locks, alloc, exception_stacks;
   const std::string text(data == nullptr ? "" : std::string(data, size));
   size_t start = 0;
   while (start < text.size()) {
@@ -64,14 +64,32 @@ ProfilerConfig parse_client_data(const char* data, size_t size) {
     else if (key == "wall") wall = value;
     else if (key == "wall_threads") threads = value;
     else if (key == "secret") secret = value;
+    else if (key == "exceptions") exceptions = value;
+    else if (key == "locks") locks = value;
+    else if (key == "alloc") alloc = value;
+    else if (key == "exception_stacks") exception_stacks = value;
   }
-  return parse_profiler_config(socket, interval, cpu, wall, threads, secret);
+  ProfilerConfig c = parse_profiler_config(socket, interval, cpu, wall, threads, secret);
+  apply_event_switches(&c, exceptions, locks, alloc, exception_stacks);
+  return c;
 }
 
 ProfilerConfig read_profiler_config() {
-  return parse_profiler_config(platform::env("CLRSCOPE_SOCKET"), platform::env("CLRSCOPE_INTERVAL_US"),
-                               platform::env("CLRSCOPE_CPU"), platform::env("CLRSCOPE_WALL"),
-                               platform::env("CLRSCOPE_WALL_THREADS"), platform::env("CLRSCOPE_SECRET"));
+  ProfilerConfig c = parse_profiler_config(platform::env("CLRSCOPE_SOCKET"), platform::env("CLRSCOPE_INTERVAL_US"),
+                                           platform::env("CLRSCOPE_CPU"), platform::env("CLRSCOPE_WALL"),
+                                           platform::env("CLRSCOPE_WALL_THREADS"), platform::env("CLRSCOPE_SECRET"));
+  apply_event_switches(&c, platform::env("CLRSCOPE_EXCEPTIONS"), platform::env("CLRSCOPE_LOCKS"),
+                       platform::env("CLRSCOPE_ALLOC"), platform::env("CLRSCOPE_EXCEPTION_STACKS"));
+  return c;
+}
+
+void apply_event_switches(ProfilerConfig* c, const std::string& exceptions, const std::string& locks,
+                          const std::string& alloc, const std::string& exception_stacks) {
+  c->exceptions = parse_switch(exceptions, true);
+  c->locks = parse_switch(locks, true);
+  c->alloc = parse_switch(alloc, false);
+  uint64_t v = 0;
+  if (parse_u64(exception_stacks, &v) && v <= 1000000) c->exception_stacks_per_s = static_cast<uint32_t>(v);
 }
 
 EndpointKind parse_endpoint(const std::string& endpoint, TcpEndpoint* out) {

@@ -12,6 +12,15 @@ struct ProfilerConfig {
   bool cpu = true;                  // CLRSCOPE_CPU=0 turns CPU sampling off
   bool wall = true;                 // CLRSCOPE_WALL=0 turns wall sampling off
   uint32_t wall_threads_per_tick = 64;  // CLRSCOPE_WALL_THREADS
+  // Event samples with stacks (README, "Allocations, locks and exceptions"): CLRSCOPE_EXCEPTIONS,
+  // CLRSCOPE_LOCKS =0 turn each off, CLRSCOPE_ALLOC=1 turns allocations on; attach client data
+  // "exceptions=0", "alloc=1" etc.
+  bool exceptions = true;
+  bool locks = true;
+  // Off by default: on an allocation-bound program the runtime's own sampling path costs more
+  // than the overhead goal (README, "Allocations, locks and exceptions").
+  bool alloc = false;
+  uint32_t exception_stacks_per_s = 1000;  // CLRSCOPE_EXCEPTION_STACKS: beyond it counted by type only
 };
 
 // Reads the variables; out-of-range values fall back to defaults (and are logged).
@@ -24,6 +33,11 @@ ProfilerConfig parse_client_data(const char* data, size_t size);
 ProfilerConfig parse_profiler_config(const std::string& socket, const std::string& interval_us,
                                      const std::string& cpu, const std::string& wall,
                                      const std::string& wall_threads, const std::string& secret = "");
+
+// The event switches (exceptions, locks, alloc: "0"/"1", empty for the default) and the
+// exceptions' stack budget per second.
+void apply_event_switches(ProfilerConfig* c, const std::string& exceptions, const std::string& locks,
+                          const std::string& alloc, const std::string& exception_stacks);
 
 // A loopback TCP endpoint, "tcp:127.x.y.z:PORT" (the collector listens on loopback only, so
 // nothing else is accepted: the stream carries no encryption).

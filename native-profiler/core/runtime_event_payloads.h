@@ -10,13 +10,31 @@
 
 namespace clrscope {
 
+struct EventInfo;
+
 namespace runtime_events {
 constexpr uint64_t kGcKeyword = 0x1;
 constexpr uint64_t kContentionKeyword = 0x4000;
 constexpr uint32_t kInformational = 4;
 constexpr uint32_t kGcHeapStats = 4;
 constexpr uint32_t kContentionStart = 81;
+constexpr uint32_t kContentionStop = 91;
+constexpr uint32_t kAllocationTick = 10;
+constexpr uint32_t kAllocationSampled = 303;
+constexpr uint64_t kAllocationSamplingKeyword = 0x80000000000ull;
+constexpr uint32_t kVerbose = 5;
+// AllocationSampled samples each allocated byte with this probability's inverse (dotnet/runtime
+// docs/design/features/AllocationSampling.md).
+constexpr double kAllocationSamplingMean = 102400.0;
 }  // namespace runtime_events
+
+// An event sample from one of the runtime's events, upscaled: a ContentionStop (v1+: the wait
+// in ns), an AllocationTick (v2+: the bytes allocated since the previous tick, all put on the
+// object that crossed the threshold, as PerfView does) or an AllocationSampled (bytes and
+// objects as unbiased estimates: size / (1 - q^size) and 1 / (1 - q^size), q = 1 - 1/102400).
+// False for other events and short payloads. `pointer_size` is the target's (8 on x64).
+bool event_sample_from_runtime_event(uint32_t event_id, uint32_t version, const uint8_t* data, size_t size,
+                                     size_t pointer_size, EventInfo* out);
 
 // Applies one event to the counters; unknown events and short payloads are ignored.
 void apply_runtime_event(uint32_t event_id, uint32_t version, const uint8_t* data, size_t size,

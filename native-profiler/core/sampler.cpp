@@ -43,7 +43,8 @@ Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResol
           },
           [this](uint32_t frame_id, uint32_t function_id, uint8_t offset_kind, uint32_t offset) {
             writer_.frame(frame_id, function_id, offset_kind, offset);
-          }) {
+          }),
+      resolver_(resolver) {
   ids_.reserve(kMaxFrames + 1);
   outbox_.set_before_send([this] { writer_.close_batch(); });
 }
@@ -201,6 +202,9 @@ void Sampler::end_stream(uint8_t reason) {
            captures == 0 ? 0.0 : static_cast<double>(handler_ns) / 1000.0 / static_cast<double>(captures),
            static_cast<double>(handler_ns) / 1e6, static_cast<double>(platform::current_thread_cpu_ns()) / 1e6,
            static_cast<unsigned long long>(platform::unwind_copy_bytes()));
+  log_line("%llu event samples sent, %llu events lost (thread unknown or event ring full)",
+           static_cast<unsigned long long>(events_sent_),
+           static_cast<unsigned long long>(shared_->dropped_events.load(std::memory_order_relaxed)));
 }
 
 void Sampler::finish_on_request() {
@@ -379,6 +383,8 @@ void Sampler::drain_captures() {
   batch_.clear();
   pcs_.clear();
   shared_->ring->drain([this](const Capture& c) { take_capture(c); });
+  if (shared_->event_ring != nullptr) shared_->event_ring->drain([this](const Capture& c) { take_capture(c); });
+  emit_skipped_events();
   if (batch_.empty()) return;
   // Name frames against the loader's state as the tick's look found it, then look again: if a
   // library came or went while we were naming, some names may be of the newcomer; name them
@@ -389,7 +395,9 @@ void Sampler::drain_captures() {
     if (!refresh_modules()) break;
   }
   for (const Drained& d : batch_) {
-    if (d.retake) {
+    if (d.kinds & kCaptureEvent) {
+      emit_event(d);  // taken once, on the thread, at the event: nothing to take again
+    } else if (d.retake) {
       retake(d);
     } else {
       emit(d);
@@ -430,7 +438,8 @@ void Sampler::take_capture(const Capture& c) {
     }
   }
   ThreadState& t = threads_[c.wire_id];
-  if (!c.bounds_known && t.probes < kMaxProbes) {
+  const bool event = (c.kinds & kCaptureEvent) != 0;
+  if (!event && !c.bounds_known && t.probes < kMaxProbes) {
     // A probe: learn the stack from its pointer and carry its values to the next sample.
     ++t.probes;
     uintptr_t lo = 0, hi = 0;
@@ -441,8 +450,14 @@ void Sampler::take_capture(const Capture& c) {
   }
   Drained d;
   d.mono = c.mono;
-  d.cpu_ns = c.cpu_ns + t.carry_cpu_ns;
-  d.wall_ns = c.wall_ns != 0 ? c.wall_ns + t.carry_wall_ns : 0;
+  d.event_kind = c.event_kind;
+  d.event_has_value2 = c.event_has_value2;
+  d.event_type = c.event_type;
+  d.event_value1 = c.event_value1;
+  d.event_value2 = c.event_value2;
+  // An event carries no time of the thread's: its values stay for the thread's next sample.
+  d.cpu_ns = event ? 0 : c.cpu_ns + t.carry_cpu_ns;
+  d.wall_ns = event ? 0 : c.wall_ns != 0 ? c.wall_ns + t.carry_wall_ns : 0;
   d.cpu_after = c.thread_cpu_after;
   d.switches = c.switches;
   d.wire_id = c.wire_id;
@@ -451,7 +466,7 @@ void Sampler::take_capture(const Capture& c) {
   d.generation = c.module_generation;
   d.kinds = c.kinds;
   if (d.cpu_ns != 0) d.kinds |= kCaptureCpu;
-  t.carry_cpu_ns = 0;
+  if (!event) t.carry_cpu_ns = 0;
   if (d.wall_ns != 0) t.carry_wall_ns = 0;
   d.walk_flags = 0;
   if (!c.bounds_known) d.walk_flags |= wire::kSampleIncomplete;
@@ -471,7 +486,8 @@ void Sampler::take_capture(const Capture& c) {
       pcs_.push_back(0);
       ++d.pc_count;
     }
-    pcs_.push_back(i == 0 ? c.frames[i] : c.frames[i] - 1);
+    // An event's leaf is a return address too: its own frames were dropped from the walk.
+    pcs_.push_back(i == 0 && !event ? c.frames[i] : c.frames[i] - 1);
   }
   batch_.push_back(d);
 }
@@ -577,6 +593,66 @@ void Sampler::emit(const Drained& d) {
   } else {
     t.memo = false;  // it ran
   }
+}
+
+uint32_t Sampler::type_label(uint64_t type_id) {
+  auto known = type_labels_.find(type_id);
+  if (known != type_labels_.end()) return known->second;
+  std::string name = type_id == 0 ? std::string() : resolver_->type_name(type_id);
+  if (name.empty()) name = "?";
+  uint32_t id = 0;
+  auto same = label_ids_.find(name);
+  if (same != label_ids_.end()) {
+    id = same->second;
+  } else {
+    id = static_cast<uint32_t>(label_ids_.size() + 1);
+    label_ids_.emplace(name, id);
+    writer_.string(id, name);
+  }
+  type_labels_.emplace(type_id, id);
+  return id;
+}
+
+void Sampler::emit_event(const Drained& d) {
+  // The stack starts where the program was: at its innermost managed frame below the runtime's
+  // allocation, lock or throw helpers (all of it when no managed frame is there at all).
+  size_t lead = 0;
+  const bool exception = d.event_kind == wire::kEventException;
+  while (lead < d.count && symbols_.leads_event(ids_[d.first + lead], exception)) ++lead;
+  if (lead == d.count) lead = 0;
+  const uint16_t n = static_cast<uint16_t>(d.count - lead);
+  if (!outbox_.room_for_sample(WireWriter::sample_size(n) + 16)) {
+    ++dropped_buffer_full_;
+    return;
+  }
+  EventRecord e;
+  e.kind = d.event_kind;
+  e.mono = d.mono;
+  e.thread_id = d.wire_id;
+  e.stack_flags = d.flags & (wire::kSampleIncomplete | wire::kSampleElided);
+  e.label_id = d.event_type != 0 ? type_label(d.event_type) : 0;
+  e.value1 = d.event_value1;
+  e.value2 = d.event_value2;
+  e.has_value2 = d.event_has_value2;
+  writer_.event(e, ids_.data() + d.first + lead, n, n > 0);
+  ++events_sent_;
+}
+
+// Exceptions over their stack budget, one event per type per tick, on no thread and with no
+// stack: the counts stay exact while the stacks are a sample.
+void Sampler::emit_skipped_events() {
+  if (skipped_exceptions_ == nullptr) return;
+  const uint64_t now = platform::mono_now_ns();
+  skipped_exceptions_->take([&](uint64_t type_id, uint64_t count) {
+    EventRecord e;
+    e.kind = wire::kEventException;
+    e.mono = now;
+    e.thread_id = 0;
+    e.label_id = type_label(type_id);
+    e.value1 = count;
+    writer_.event(e, nullptr, 0, false);
+    ++events_sent_;
+  });
 }
 
 void Sampler::emit_suspensions() {

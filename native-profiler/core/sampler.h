@@ -16,6 +16,7 @@
 #include "core/outbox.h"
 #include "core/sampling_shared.h"
 #include "core/counters_block.h"
+#include "core/event_capture.h"
 #include "core/module_table.h"
 #include "core/suspension_tracker.h"
 #include "core/symbol_cache.h"
@@ -51,6 +52,9 @@ class Sampler {
   void attach_suspensions(SuspensionTracker* tracker) { suspensions_ = tracker; }
   // The counters block to refresh every tick (optional; set before start()).
   void attach_counters(CountersBlock* block) { counters_ = block; }
+  // Counts of events over their stack budget, sent by type without stacks (optional; set
+  // before start()).
+  void attach_skipped_exceptions(TypeCounts* counts) { skipped_exceptions_ = counts; }
   // Work of the measuring controller in step with the stream (optional; set before start()).
   void attach_tick_hook(TickHook* hook) { tick_hook_ = hook; }
   // Runs on the sampler thread, as its last act, when the reader went away (an attached
@@ -105,6 +109,10 @@ class Sampler {
     // The walk broke in native code loaded after the module table it used: not emitted, but
     // taken again once the table knows the code (see drain_captures).
     bool retake;
+    // Event captures (kinds kCaptureEvent): Capture's event fields.
+    uint8_t event_kind;
+    bool event_has_value2;
+    uint64_t event_type, event_value1, event_value2;
   };
 
   void run();
@@ -117,6 +125,9 @@ class Sampler {
   void resolve(Drained& d);
   void emit(const Drained& d);
   void retake(const Drained& d);
+  void emit_event(const Drained& d);
+  void emit_skipped_events();
+  uint32_t type_label(uint64_t type_id);
   void emit_suspensions();
   void emit_stats(uint64_t now);
   bool reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, ThreadState& t, uint64_t now);
@@ -139,6 +150,12 @@ class Sampler {
   std::vector<uintptr_t, PageAllocator<uintptr_t>> pcs_;
   std::vector<uint32_t, PageAllocator<uint32_t>> ids_;
   std::vector<OsThread> os_threads_;
+  FrameResolver* resolver_;
+  TypeCounts* skipped_exceptions_ = nullptr;
+  // Event labels: the STRING id of each type named so far (by ClassID), and of each text.
+  std::unordered_map<uint64_t, uint32_t> type_labels_;
+  std::unordered_map<std::string, uint32_t> label_ids_;
+  uint64_t events_sent_ = 0;
   SuspensionTracker* suspensions_ = nullptr;
   CountersBlock* counters_ = nullptr;
   TickHook* tick_hook_ = nullptr;

@@ -18,6 +18,10 @@ struct SamplingShared {
   std::atomic<uint64_t> dropped_ring_full{0};
   std::atomic<uint64_t> dropped_watchdog{0};
   std::atomic<uint64_t> dropped_other{0};
+  // Event captures (core/event_capture.h), apart from the signal handlers' ring so neither
+  // crowds the other out; null when no event is recorded.
+  CaptureRing* event_ring = nullptr;
+  std::atomic<uint64_t> dropped_events{0};
   // Time spent inside record_capture, for the log's cost line.
   std::atomic<uint64_t> capture_ns{0};
 };

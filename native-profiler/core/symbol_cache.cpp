@@ -17,6 +17,7 @@ SymbolCache::SymbolCache(FrameResolver* resolver, DefineModule define_module, De
   roots_.push_back(false);  // id 0 is never used
   plain_frames_.push_back(0);
   frame_function_.push_back(0);
+  event_leads_.push_back(0);
 }
 
 uint32_t SymbolCache::frame_for_pc(uintptr_t pc) {
@@ -92,6 +93,12 @@ uint32_t SymbolCache::intern(const ResolvedFrame& f) {
   by_identity_.emplace(std::move(identity), id);
   roots_.push_back(f.thread_root);
   plain_frames_.push_back(0);
+  // The runtime's own code at the leaf of an event's stack: its allocation, lock and throw
+  // helpers, and (.NET 9+) the managed exception dispatcher the throw runs through.
+  uint8_t lead = 0;
+  if (f.kind != 0) lead = kLeadsEvent;
+  else if (f.name.compare(0, 18, "System.Runtime.EH.") == 0) lead = kLeadsException;
+  event_leads_.push_back(lead);
   define_(id, module_id(f), f);
   return id;
 }

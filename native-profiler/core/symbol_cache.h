@@ -40,6 +40,9 @@ class FrameResolver {
   // Fills `out` for the code at `pc` (already adjusted to lie inside the call instruction for
   // return addresses). Unknown code becomes a synthetic frame.
   virtual void resolve(uintptr_t pc, ResolvedFrame* out) = 0;
+  // The name of a runtime type (a ClassID) for event labels, generic arguments included; empty
+  // when unknown.
+  virtual std::string type_name(uint64_t) { return std::string(); }
 };
 
 class SymbolCache {
@@ -61,6 +64,14 @@ class SymbolCache {
   bool is_thread_root(uint32_t frame) const {
     const uint32_t id = function_of(frame);
     return id < roots_.size() && roots_[id];
+  }
+  // Whether the frame's function is the runtime's machinery above the code an event happened in
+  // (native or synthetic code; for exceptions also the managed dispatcher), which event stacks
+  // drop.
+  bool leads_event(uint32_t frame, bool exception) const {
+    const uint32_t id = function_of(frame);
+    if (id == 0 || id >= event_leads_.size()) return false;
+    return (event_leads_[id] & kLeadsEvent) != 0 || (exception && (event_leads_[id] & kLeadsException) != 0);
   }
   size_t functions() const { return next_id_ - 1; }
   size_t frames() const { return frame_function_.size() - 1; }
@@ -94,6 +105,9 @@ class SymbolCache {
                      PageAllocator<std::pair<const std::string, uint32_t>>>
       by_identity_;
   std::vector<bool> roots_;
+  static constexpr uint8_t kLeadsEvent = 1;
+  static constexpr uint8_t kLeadsException = 2;
+  std::vector<uint8_t> event_leads_;
   uint32_t next_id_ = 1;
 };
 

@@ -220,6 +220,17 @@ void ThreadRegistry::learn_bounds(uint32_t index, uint32_t wire_id, uintptr_t lo
   set_bounds_locked(s, lo, hi, self);
 }
 
+bool ThreadRegistry::slot_of_tid(uint32_t tid, uint32_t* index, uint32_t* wire_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tid_slots_.find(tid);
+  if (it == tid_slots_.end()) return false;
+  const ThreadSlot& s = slots_[it->second];
+  if (s.state.load(std::memory_order_relaxed) != ThreadSlot::kLive) return false;
+  *index = it->second;
+  *wire_id = s.wire_id.load(std::memory_order_relaxed);
+  return *wire_id != 0;
+}
+
 void ThreadRegistry::take_events(std::vector<ThreadEvent>* out) {
   std::lock_guard<std::mutex> lock(mu_);
   out->insert(out->end(), std::make_move_iterator(events_.begin()), std::make_move_iterator(events_.end()));

@@ -82,6 +82,8 @@ class ThreadRegistry {
   // Stack bounds learned for a slot's thread from outside it (from a capture's stack pointer).
   void learn_bounds(uint32_t index, uint32_t wire_id, uintptr_t lo, uintptr_t hi, uintptr_t self);
   void take_events(std::vector<ThreadEvent>* out);
+  // The slot and wire id of the thread with this OS id (a runtime callback asking for its own).
+  bool slot_of_tid(uint32_t tid, uint32_t* index, uint32_t* wire_id);
   ThreadSlot& slot(uint32_t index) { return slots_[index]; }
   uint32_t slot_limit() const { return slot_limit_.load(std::memory_order_acquire); }
   // Stop every CPU timer (going quiet or shutting down).

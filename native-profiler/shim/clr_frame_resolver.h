@@ -15,6 +15,7 @@ class ClrFrameResolver final : public FrameResolver {
   explicit ClrFrameResolver(clr::ICorProfilerInfo9* info)
       : info_(info), names_(info), code_(info), il_maps_(&code_) {}
   void resolve(uintptr_t pc, ResolvedFrame* out) override;
+  std::string type_name(uint64_t class_id) override { return names_.type_name(static_cast<clr::ClassID>(class_id)); }
 
  private:
   clr::ICorProfilerInfo9* info_;

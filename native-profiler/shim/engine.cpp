@@ -32,12 +32,17 @@ RuntimeVersion runtime_version(ICorProfilerInfo12* info) {
 // Contention has no profiler callback and GC heap statistics (promoted bytes, pinned objects,
 // handles) none either; the runtime's own events carry them. A profiler's EventPipe session
 // delivers them synchronously to EventPipeEventDelivered, on the thread that raised them.
-EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info) {
+//
+// Allocations: .NET 10's AllocationSampled has a keyword of its own at Informational; before it,
+// AllocationTick needs the GC keyword at Verbose, which also brings the GC's other verbose
+// events (more of them with server GC), so only when allocations are asked for.
+EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, bool alloc_sampled) {
   static const char16_t kProvider[] = u"Microsoft-Windows-DotNETRuntime";
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{};
   config.providerName = reinterpret_cast<const WCHAR*>(kProvider);
-  config.keywords = runtime_events::kGcKeyword | runtime_events::kContentionKeyword;
-  config.loggingLevel = runtime_events::kInformational;
+  config.keywords = runtime_events::kGcKeyword | runtime_events::kContentionKeyword |
+                    (alloc && alloc_sampled ? runtime_events::kAllocationSamplingKeyword : 0);
+  config.loggingLevel = alloc && !alloc_sampled ? runtime_events::kVerbose : runtime_events::kInformational;
   config.filterData = nullptr;
   EVENTPIPE_SESSION session = 0;
   const HRESULT hr = info->EventPipeStartSession(1, &config, 0, &session);
@@ -133,6 +138,14 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   sc.profiler_version = kProfilerVersion;
   e->sampler = new Sampler(sc, &e->shared, e->resolver, std::move(transport));
   e->sampler->attach_suspensions(&e->suspensions);
+  e->exceptions = config.exceptions;
+  e->locks = config.locks;
+  e->alloc = config.alloc;
+  e->alloc_sampled = version.major >= 10;
+  e->exception_budget.set_rate(config.exception_stacks_per_s);
+  platform::is_own_code(0);  // finds our code's range now, not on the first event's thread
+  if (e->exceptions || e->locks || e->alloc) e->shared.event_ring = &e->event_ring;
+  e->sampler->attach_skipped_exceptions(&e->skipped_exceptions);
   e->measure = new MeasureController(info, probe_mode_from(platform::env("CLRSCOPE_PROBE_CALL")));
   // At launch, methods to measure from the first call (README, "clrscope measure").
   if (!attached) e->measure->add_startup_patterns(platform::env("CLRSCOPE_MEASURE"));
@@ -151,15 +164,17 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   if (platform::env("CLRSCOPE_RUNTIME_EVENTS") == "0") {
     log_line("CLRSCOPE_RUNTIME_EVENTS=0: no runtime event session; contention and GC heap statistics stay zero");
   } else {
-    e->event_session = start_runtime_events(info);
+    e->event_session = start_runtime_events(info, e->alloc, e->alloc_sampled);
   }
   if (!e->sampler->start()) {
     log_line("could not start the sampler thread");
     e->shared.active.store(false);
     return nullptr;
   }
-  log_line("%s pid %u every %llu us (cpu %d, wall %d), runtime %s", attached ? "attached to" : "profiling",
-           platform::process_id(), static_cast<unsigned long long>(config.interval_ns / 1000), config.cpu, config.wall,
+  log_line("%s pid %u every %llu us (cpu %d, wall %d; exceptions %d, locks %d, allocations %d by %s), runtime %s",
+           attached ? "attached to" : "profiling", platform::process_id(),
+           static_cast<unsigned long long>(config.interval_ns / 1000), config.cpu, config.wall, config.exceptions,
+           config.locks, config.alloc, e->alloc_sampled ? "AllocationSampled" : "AllocationTick",
            sc.runtime_version.c_str());
   return e;
 }

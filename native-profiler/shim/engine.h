@@ -8,6 +8,7 @@
 #include "clr/corprof.h"
 #include "core/capture_ring.h"
 #include "core/counters_block.h"
+#include "core/event_capture.h"
 #include "core/profiler_config.h"
 #include "core/runtime_counters.h"
 #include "core/sampler.h"
@@ -28,6 +29,15 @@ struct Engine {
   ThreadRegistry registry;
   CountersBlock counters_block{&counters, &registry};
   CaptureRing ring{512};
+  // Event samples (README, "Allocations, locks and exceptions"): what is on, and where the
+  // callbacks put what they capture.
+  bool exceptions = false;
+  bool locks = false;
+  bool alloc = false;
+  bool alloc_sampled = false;  // .NET 10's AllocationSampled (else AllocationTick)
+  CaptureRing event_ring{512};
+  RateBudget exception_budget;
+  TypeCounts skipped_exceptions;
   ClrFrameResolver* resolver = nullptr;
   Sampler* sampler = nullptr;
   MeasureController* measure = nullptr;

@@ -22,6 +22,8 @@ class ManagedNames {
   // Fills the name, module file name and path, the module's MVID and the method token. False
   // when the runtime no longer knows the function (e.g. during shutdown).
   bool describe(clr::FunctionID function, ResolvedFrame* out);
+  // A type's name as describe() writes it (Namespace.Type+Nested<Args>, arrays T[]).
+  std::string type_name(clr::ClassID id) { return class_name(id, 0); }
 
  private:
   struct ModuleInfo {

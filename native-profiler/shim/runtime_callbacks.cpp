@@ -2,7 +2,9 @@
 // a few atomic increments: they run on the runtime's own threads, some while it is suspended.
 #include <vector>
 
+#include "core/event_capture.h"
 #include "core/platform.h"
+#include "core/wire_writer.h"
 #include "core/runtime_event_payloads.h"
 #include "shim/engine.h"
 #include "shim/guarded.h"
@@ -84,9 +86,22 @@ HRESULT ProfilerCallback::GarbageCollectionFinished() {
   });
 }
 
-HRESULT ProfilerCallback::ExceptionThrown(ObjectID) {
+HRESULT ProfilerCallback::ExceptionThrown(ObjectID thrown) {
   return guarded("ExceptionThrown", [&]() -> HRESULT {
-    if (engine_ != nullptr) engine_->counters.add(engine_->counters.exceptions_thrown);
+    if (engine_ == nullptr) return S_OK;
+    engine_->counters.add(engine_->counters.exceptions_thrown);
+    if (!engine_->exceptions || !engine_->shared.active.load(std::memory_order_relaxed)) return S_OK;
+    // On the throwing thread, before any handler runs: its stack is the throwing stack.
+    ClassID type = 0;
+    if (FAILED(engine_->info->GetClassFromObject(thrown, &type))) type = 0;
+    if (engine_->exception_budget.take(platform::mono_now_ns())) {
+      EventInfo e;
+      e.kind = wire::kEventException;
+      e.type_id = type;
+      e.value1 = 1;
+      if (record_event(engine_->shared, e)) return S_OK;
+    }
+    engine_->skipped_exceptions.add(type, 1);
     return S_OK;
   });
 }
@@ -175,7 +190,16 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD even
                                                   LPCBYTE, ULONG data_size, LPCBYTE data, LPCGUID, LPCGUID, ThreadID,
                                                   ULONG, UINT_PTR[]) {
   return guarded("EventPipeEventDelivered", [&]() -> HRESULT {
-    if (engine_ != nullptr) apply_runtime_event(event_id, event_version, data, data_size, &engine_->counters);
+    if (engine_ == nullptr) return S_OK;
+    apply_runtime_event(event_id, event_version, data, data_size, &engine_->counters);
+    // A profiler's session delivers on the thread that raised the event: the waiting thread
+    // as it gets its lock, the allocating thread at its allocation.
+    EventInfo e;
+    if (!engine_->shared.active.load(std::memory_order_relaxed) ||
+        !event_sample_from_runtime_event(event_id, event_version, data, data_size, sizeof(void*), &e)) {
+      return S_OK;
+    }
+    if (e.kind == wire::kEventContention ? engine_->locks : engine_->alloc) record_event(engine_->shared, e);
     return S_OK;
   });
 }

@@ -1,10 +1,12 @@
 // Views aggregate per distinct stack first, so per-frame work is done once per stack rather
 // than once per sample.
 
+import { isEventMetric, sumEventsByStack, type ProfileMetric } from './event-metrics.js';
 import type { Recording, SampleMetric } from './recording.js';
 
-/** Sum of the metric per stack id (index = stackId). */
-export function sumByStack(rec: Recording, metric: SampleMetric): Float64Array {
+/** Sum of the metric per stack id (index = stackId); an event metric's events without a stack are left out. */
+export function sumByStack(rec: Recording, metric: ProfileMetric): Float64Array {
+  if (isEventMetric(metric)) return sumEventsByStack(rec, metric).sums;
   const sums = new Float64Array(rec.stackCount);
   const { stackId, cpuNs, wallNs } = rec.sampleColumns();
   const n = stackId.length;

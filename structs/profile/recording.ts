@@ -414,15 +414,18 @@ export class Recording implements WireSink {
   }
 
   onEvent(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
-    const thread = this.threadMap.get(threadId);
-    if (thread === undefined || this.closed) return this.rejectEvent(`naming thread ${threadId}, which no THREAD record defined`);
+    // Thread 0 is no thread: counts sent without a stack (exceptions over their stack budget).
+    const thread = threadId === 0 ? undefined : this.threadMap.get(threadId);
+    if ((thread === undefined && (threadId !== 0 || (flags & EventFlags.HasStack) !== 0)) || this.closed) {
+      return this.rejectEvent(`naming thread ${threadId}, which no THREAD record defined`);
+    }
     let id = -1;
     if ((flags & EventFlags.HasStack) !== 0) {
       id = stackId < this.wireStacks.length ? this.wireStacks[stackId] : -1;
       if (id < 0) return this.rejectEvent(`naming stack ${stackId}, which no STACK record defined since the last STACK_RESET`);
     }
     if (labelId !== 0 && !this.stringMap.has(labelId)) return this.rejectEvent(`naming string ${labelId}, which no STRING record defined`);
-    if (mono > this.lastSeen[thread.index]) this.lastSeen[thread.index] = mono;
+    if (thread !== undefined && mono > this.lastSeen[thread.index]) this.lastSeen[thread.index] = mono;
     this.eventColumns.append(kind, flags, mono, threadId, id, labelId, value1, value2);
   }
 

@@ -5,7 +5,8 @@
 import { sumByStack } from './aggregate.js';
 import { frameLabel } from './frame-label.js';
 import { FunctionKind } from '../wire/records.js';
-import type { Recording, SampleMetric } from './recording.js';
+import type { ProfileMetric } from './event-metrics.js';
+import type { Recording } from './recording.js';
 
 export interface TopMethodRow {
   name: string;
@@ -24,7 +25,7 @@ interface Tally {
 }
 
 /** The `n` functions with the most self value, then total, then name. Percentages are of the metric's sum over all samples. */
-export function topMethods(rec: Recording, metric: SampleMetric, n: number): TopMethodRow[] {
+export function topMethods(rec: Recording, metric: ProfileMetric, n: number): TopMethodRow[] {
   const byStack = sumByStack(rec, metric);
   const tallies = new Map<number, Tally>();
   const tally = (functionId: number): Tally => {

@@ -26,6 +26,7 @@ import { readRecordingFile } from '../../electron/services/export/recording-file
 import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
 import { NettraceReader } from '../../structs/formats/nettrace/index.js';
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
+import { eventMetricsPresent, sumEventsByStack } from '../../structs/profile/event-metrics.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { TRACE_CHECK, traceCheck, traceCheckBuilt } from './support/trace-check.js';
 import {
@@ -119,7 +120,7 @@ describe('the workstation exports every format and opens recording files, in Chr
     await hookReady(page);
     await page.getByTestId('launch-open').click();
     await page.getByTestId('launch-command').fill('dotnet');
-    await page.getByTestId('launch-args').fill(`${dll('GcLoad')} --gen0 20 --gen1 3 --gen2 2 --allocate-mb 100 --duration 3`);
+    await page.getByTestId('launch-args').fill(`${dll('GcLoad')} --gen0 20 --gen1 3 --gen2 2 --allocate-mb 100 --exceptions 50 --duration 3`);
     await page.getByTestId('launch-interval').fill('5');
     await page.getByTestId('launch-submit').click();
     const started = await until('the flame graph tab', () => appState(page), (s) => s.tab === 'flame' && s.selectedSessionId !== null);
@@ -182,6 +183,25 @@ describe('the workstation exports every format and opens recording files, in Chr
     const saved = await readRecordingFile(exported.clrscope);
     assert.equal(saved.recording.sampleCount, live.sampleCount);
     assert.ok(saved.counters.length >= live.counterPoints, `${saved.counters.length} counters points saved, ${live.counterPoints} shown live`);
+  });
+
+  it('offers the recording\'s event types beside CPU and wall, and draws the exceptions per stack', { timeout: 60000 }, async () => {
+    const saved = (await readRecordingFile(exported.clrscope)).recording;
+    const present = eventMetricsPresent(saved);
+    assert.ok(present.includes('exceptions'), `event types in the recording: ${present.join(', ')}`);
+    await page.getByTestId('tab-flame').click();
+    const select = page.getByTestId('metric-events');
+    await until('the event type selector', () => select.count(), (n) => n > 0, 10000);
+    const offered = await select.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value).filter((v) => v !== ''));
+    assert.deepEqual(offered, present);
+    await select.selectOption('exceptions');
+    const thrown = sumEventsByStack(saved, 'exceptions').sums.reduce((a, b) => a + b, 0);
+    assert.ok(thrown >= 50, `${thrown} exceptions with stacks; GcLoad threw 50`);
+    await until('the exceptions flame graph', () => flameNodes(page), (n) => n.length > 1 && n[0].total === thrown);
+    assert.match(await page.getByTestId('flame-caption').innerText(), new RegExp(`^Exceptions: ${thrown} in [\\d,]+ events`));
+    await shot(page, '2b-exceptions-flame');
+    await page.getByTestId('metric-cpu').click();
+    await until('the CPU flame graph again', () => appState(page), (st) => st.flameOptions.metric === 'cpu');
   });
 
   it('opens the exported .clrscope through the UI with the live session\'s flame graph, GC pauses and counters', { timeout: 90000 }, async () => {

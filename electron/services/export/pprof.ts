@@ -12,6 +12,8 @@ import { frameLabel, type FunctionInfo } from '../../../structs/profile/frame-la
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { FunctionKind } from '../../../structs/wire/records.js';
+import { eventMetricInfo, eventMetricsPresent } from '../../../structs/profile/event-metrics.js';
+import { eventSumValue, sumEventsByStackThreadLabel, UNSTACKED_FRAME } from '../../../structs/profile/event-sums.js';
 
 // Still exported from here: the exporter's tests (and the fallback's integration test) read it beside toPprof.
 export { APPROXIMATE_CPU_COMMENT };
@@ -38,6 +40,9 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
   const valueType = (type: string, unit: string): ValueType => new ValueType({ type: strings.dedup(type), unit: strings.dedup(unit) });
   // Order matters to users: `-sample_index=cpu` / `=wall` select by name, tools default to index 0 otherwise.
   const sampleType = [valueType('samples', 'count'), valueType('wall', 'nanoseconds'), valueType('cpu', 'nanoseconds')];
+  // Event sample types follow, only those the recording has events for, so CPU-only files stay as they were.
+  const eventMetrics = eventMetricsPresent(rec).map(eventMetricInfo);
+  for (const m of eventMetrics) sampleType.push(valueType(m.metric, m.unit));
 
   const mappingIdByModule = new Map<string, number>();
   const mappings: Mapping[] = [];
@@ -109,7 +114,32 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
     const thread = rec.thread(sum.threadId);
     const label = [new Label({ key: threadIdKey, num: thread?.osTid ?? sum.threadId })];
     if (thread !== undefined && thread.name !== '') label.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
-    samples.push(new Sample({ locationId, value: [sum.samples, sum.wallNs, sum.cpuNs], label }));
+    samples.push(new Sample({ locationId, value: [sum.samples, sum.wallNs, sum.cpuNs, ...eventMetrics.map(() => 0)], label }));
+  }
+  if (eventMetrics.length > 0) {
+    // Events without a stack (exceptions over the profiler's stack budget) hang under one frame that says so.
+    let unstackedLocation = 0;
+    const unstacked = (): number => {
+      if (unstackedLocation !== 0) return unstackedLocation;
+      // Function and location ids apart: locations per source line outnumber functions.
+      const functionId = functions.length + 1;
+      functions.push(new PprofFunction({ id: functionId, name: strings.dedup(UNSTACKED_FRAME) }));
+      const id = locations.length + 1;
+      locations.push(new Location({ id, line: [new Line({ functionId })] }));
+      unstackedLocation = id;
+      return id;
+    };
+    const typeKey = strings.dedup('type');
+    for (const ev of sumEventsByStackThreadLabel(rec)) {
+      const frameIds = ev.stackId < 0 ? undefined : rec.stackFrameIds(ev.stackId);
+      const locationId = ev.stackId < 0 || frameIds === undefined ? [unstacked()] : Array.from(rec.stackFrames(ev.stackId), (f, i) => locationOf(frameIds[i], f));
+      const value = [0, 0, 0, ...eventMetrics.map((m) => eventSumValue(ev, m.metric))];
+      const thread = ev.threadId === 0 ? undefined : rec.thread(ev.threadId);
+      const label = [new Label({ key: typeKey, str: strings.dedup(ev.label) })];
+      if (thread !== undefined) label.push(new Label({ key: threadIdKey, num: thread.osTid }));
+      if (thread !== undefined && thread.name !== '') label.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
+      samples.push(new Sample({ locationId, value, label }));
+    }
   }
 
   const meta = rec.meta;

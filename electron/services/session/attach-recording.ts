@@ -4,12 +4,14 @@
 import type { ChunkListener, CollectedStream } from '../collector/collector.js';
 import { delay } from './profiled-launch.js';
 import { attachProfiled } from './profiled-attach.js';
+import type { EventSwitches } from './profiler-env.js';
 
 export interface AttachRecordingOptions {
   pid: number;
   intervalMs: number;
   wall: boolean;
   libraryPath: string;
+  events?: EventSwitches;
   durationMs?: number;
   signal?: AbortSignal;
   /** Raw bytes of the stream as they arrive (the spool). */

@@ -7,7 +7,7 @@
 import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
 import { attachProfiler } from '../diagnostics/client.js';
 import { delay } from './profiled-launch.js';
-import { PROFILER_CLSID } from './profiler-env.js';
+import { eventClientData, PROFILER_CLSID, type EventSwitches } from './profiler-env.js';
 import { UserError } from './user-error.js';
 
 export interface ProfiledAttachOptions {
@@ -16,6 +16,8 @@ export interface ProfiledAttachOptions {
   wall: boolean;
   cpu: boolean;
   libraryPath: string;
+  /** Event samples to record (default: the profiler's defaults, all on). */
+  events?: EventSwitches;
   /** How long the profiler may take to connect once loaded. */
   connectTimeoutMs?: number;
   /** Raw bytes of the stream as they arrive (the spool). */
@@ -60,7 +62,8 @@ export async function attachProfiled(options: ProfiledAttachOptions): Promise<Pr
     await attachProfiler(pid, {
       clsid: PROFILER_CLSID,
       path: options.libraryPath,
-      clientData: attachClientData(collector.socketPath, options.intervalMs, options.cpu, options.wall, collector.secret),
+      clientData: attachClientData(collector.socketPath, options.intervalMs, options.cpu, options.wall, collector.secret) +
+        (options.events === undefined ? '' : eventClientData(options.events)),
     });
   } catch (err) {
     // DiagnosticsError is already one sentence for the user.

@@ -45,6 +45,23 @@ export function profilerLibraryPath(): string {
  */
 export const SHADOWING_PATH_VARIABLES = ['CORECLR_PROFILER_PATH_32', 'CORECLR_PROFILER_PATH_64', 'CORECLR_PROFILER_PATH_ARM32', 'CORECLR_PROFILER_PATH_ARM64'];
 
+/** Which event samples the profiler records (README, "Allocations, locks and exceptions"); the profiler's defaults: exceptions and locks on, allocations off. */
+export interface EventSwitches {
+  exceptions: boolean;
+  locks: boolean;
+  alloc: boolean;
+}
+
+/** The variables that carry EventSwitches to a profiler loaded at startup (core/profiler_config.h). */
+export function eventEnvironment(s: EventSwitches): Record<string, string> {
+  return { CLRSCOPE_EXCEPTIONS: s.exceptions ? '1' : '0', CLRSCOPE_LOCKS: s.locks ? '1' : '0', CLRSCOPE_ALLOC: s.alloc ? '1' : '0' };
+}
+
+/** The same as attach client data lines (parse_client_data). */
+export function eventClientData(s: EventSwitches): string {
+  return `exceptions=${s.exceptions ? 1 : 0}\nlocks=${s.locks ? 1 : 0}\nalloc=${s.alloc ? 1 : 0}\n`;
+}
+
 /** The environment variables that make a starting .NET runtime load the profiler and stream to us. */
 export function profilerEnvironment(settings: ProfilerSettings, libraryPath: string): Record<string, string> {
   return {

@@ -3,6 +3,7 @@
 // looks at the same samples; all of them take the folding the user picked.
 
 import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
+import { isEventMetric } from '../../../structs/profile/event-metrics.js';
 import type { AnalysisQueryMessage, DiffSideQuery } from '../worker/analysis-protocol.js';
 import type { RecordingSummary } from '../worker/protocol.js';
 import type { DiffBaseline, FlameOptions } from './app-state.js';
@@ -10,7 +11,8 @@ import { timeWindow } from './view-queries.js';
 
 export function analysisQuery(options: FlameOptions, fold: FoldOptions, summary: RecordingSummary | null): AnalysisQueryMessage {
   return {
-    metric: options.metric,
+    // The analyses weigh samples; with an event type in the flame graph they show CPU time.
+    metric: isEventMetric(options.metric) ? 'cpu' : options.metric,
     threadIds: options.threadIds === null ? null : [...options.threadIds],
     fold,
     ...timeWindow(options.window, summary),

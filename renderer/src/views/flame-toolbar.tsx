@@ -1,12 +1,14 @@
 // The flame graph's options: metric, time window, threads, search, icicle and per-thread roots.
 
 import type { ReactElement } from 'react';
+import { eventMetricInfo, isEventMetric, type EventMetric } from '../../../structs/profile/event-metrics.js';
 import { DEFAULT_LAST_SECONDS, type FlameOptions } from '../state/app-state.js';
 import { describeWindow } from '../state/view-queries.js';
 import { ThreadFilter } from './thread-filter.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
 const LAST_CHOICES = [5, 10, 30, 60, 300];
+const NO_EVENTS: readonly EventMetric[] = [];
 
 function windowValue(o: FlameOptions): string {
   return o.window.kind === 'last' ? 'last' : o.window.kind;
@@ -16,6 +18,7 @@ function windowValue(o: FlameOptions): string {
 export function MetricAndWindow(): ReactElement {
   const ws = useWorkstation();
   const o = useAppState((s) => s.flameOptions);
+  const eventMetrics = useAppState((s) => s.summary?.eventMetrics ?? NO_EVENTS);
   const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
   const lastSeconds = o.window.kind === 'last' ? o.window.seconds : DEFAULT_LAST_SECONDS;
   return (
@@ -24,6 +27,15 @@ export function MetricAndWindow(): ReactElement {
         <button type="button" className={o.metric === 'cpu' ? 'on' : ''} aria-pressed={o.metric === 'cpu'} data-testid="metric-cpu" onClick={() => set({ metric: 'cpu' })}>CPU</button>
         <button type="button" className={o.metric === 'wall' ? 'on' : ''} aria-pressed={o.metric === 'wall'} data-testid="metric-wall" onClick={() => set({ metric: 'wall' })}>Wall</button>
       </div>
+      {eventMetrics.length > 0 && (
+        <select
+          value={isEventMetric(o.metric) ? o.metric : ''} data-testid="metric-events" aria-label="Event type"
+          onChange={(e) => { if (isEventMetric(e.target.value)) set({ metric: e.target.value }); }}
+        >
+          <option value="">Events…</option>
+          {eventMetrics.map((m) => <option key={m} value={m}>{eventMetricInfo(m).title}</option>)}
+        </select>
+      )}
       <select
         value={windowValue(o)} data-testid="window-select" aria-label="Time window"
         onChange={(e) => set({ window: e.target.value === 'last' ? { kind: 'last', seconds: lastSeconds } : { kind: 'all' } })}
@@ -62,6 +74,7 @@ export function SearchBox(): ReactElement {
 export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoomed: boolean }): ReactElement {
   const ws = useWorkstation();
   const o = useAppState((s) => s.flameOptions);
+  const eventMetrics = useAppState((s) => s.summary?.eventMetrics ?? NO_EVENTS);
   const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
   return (
     <div className="toolbar flame-toolbar">

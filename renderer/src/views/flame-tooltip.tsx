@@ -3,7 +3,8 @@
 
 import type { ReactElement } from 'react';
 import type { FlameTooltip } from '../canvas/flame-renderer.js';
-import { formatNs, formatPercent } from './format.js';
+import { formatMetricValue, formatPercent } from './format.js';
+import { useAppState } from './use-app-state.js';
 
 export interface TooltipAt {
   node: number;
@@ -18,6 +19,7 @@ const KINDS = ['managed', 'native', 'runtime', 'thread'];
 
 /** `source`: the function's hottest line (`path:line`), when its PDB was found. */
 export function FlameTooltipView({ tip, at, source }: { tip: FlameTooltip; at: TooltipAt; source?: string }): ReactElement {
+  const metric = useAppState((s) => s.flameOptions.metric);
   // Keep the box inside the graph: to the left of the mouse on the right half, above it on the lower half.
   const style = {
     left: at.x + 14,
@@ -30,8 +32,8 @@ export function FlameTooltipView({ tip, at, source }: { tip: FlameTooltip; at: T
       {source !== undefined && <div className="tooltip-source" data-testid="flame-tooltip-source">{source}</div>}
       <table>
         <tbody>
-          <tr><th>total</th><td>{formatNs(tip.total)}</td><td>{formatPercent(tip.percentOfTotal / 100)}</td></tr>
-          <tr><th>self</th><td>{formatNs(tip.self)}</td><td>{formatPercent(tip.total > 0 ? (tip.self / tip.total) * (tip.percentOfTotal / 100) : 0)}</td></tr>
+          <tr><th>total</th><td>{formatMetricValue(metric, tip.total)}</td><td>{formatPercent(tip.percentOfTotal / 100)}</td></tr>
+          <tr><th>self</th><td>{formatMetricValue(metric, tip.self)}</td><td>{formatPercent(tip.total > 0 ? (tip.self / tip.total) * (tip.percentOfTotal / 100) : 0)}</td></tr>
           <tr><th>of caller</th><td /><td>{formatPercent(tip.percentOfParent / 100)}</td></tr>
         </tbody>
       </table>

@@ -8,11 +8,12 @@ import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 
 import { parseSearch } from '../canvas/flame-layout.js';
 import { FlameRenderer, type SearchResult } from '../canvas/flame-renderer.js';
 import { labelPath, nodeAtPath } from '../state/tree-paths.js';
-import type { FlatTree } from '../worker/protocol.js';
+import type { FlameMetric, FlatTree } from '../worker/protocol.js';
+import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-metrics.js';
 import { FlameToolbar } from './flame-toolbar.js';
 import { FoldBar } from './fold-bar.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
-import { formatNs, formatPercent } from './format.js';
+import { formatMetricValue, formatNs, formatPercent } from './format.js';
 import { noteFlameDraw, registerFlame } from './test-hook.js';
 import { isLive } from '../state/app-state.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -215,11 +216,15 @@ function fitCanvas(r: FlameRenderer, canvas: HTMLCanvasElement, box: HTMLDivElem
   if (atBottom) box.scrollTop = box.scrollHeight;
 }
 
-function FlameCaption({ tree, metric }: { tree: FlatTree | null; metric: 'cpu' | 'wall' }): ReactElement {
+function metricTitle(metric: FlameMetric): string {
+  return metric === 'cpu' ? 'CPU time' : metric === 'wall' ? 'Wall time' : eventMetricInfo(metric).title;
+}
+
+function FlameCaption({ tree, metric }: { tree: FlatTree | null; metric: FlameMetric }): ReactElement {
   if (tree === null) return <span />;
   return (
     <span data-testid="flame-caption">
-      {metric === 'cpu' ? 'CPU time' : 'Wall time'}: {formatNs(tree.totalValue)} in {tree.sampleCount.toLocaleString()} samples, {tree.nodeCount.toLocaleString()} frames
+      {metricTitle(metric)}: {formatMetricValue(metric, tree.totalValue)} in {tree.sampleCount.toLocaleString()} {isEventMetric(metric) ? 'events' : 'samples'}, {tree.nodeCount.toLocaleString()} frames
     </span>
   );
 }

@@ -1,6 +1,8 @@
 // How numbers read in the views: times from nanoseconds, sizes from bytes, compact counts.
 
 import type { CounterUnit } from '../state/counter-series.js';
+import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-metrics.js';
+import type { FlameMetric } from '../worker/protocol.js';
 
 export function formatNs(ns: number): string {
   const abs = Math.abs(ns);
@@ -43,4 +45,13 @@ export function formatCounter(value: number | null, unit: CounterUnit): string {
     case 'per-second': return `${formatCount(value)}/s`;
     case 'count': return formatCount(value);
   }
+}
+
+/** A flame graph value as text: time for CPU, wall and lock wait, bytes or a count for the other event types. */
+export function formatMetricValue(metric: FlameMetric, v: number): string {
+  if (!isEventMetric(metric)) return formatNs(v);
+  const unit = eventMetricInfo(metric).unit;
+  if (unit === 'nanoseconds') return formatNs(v);
+  if (unit === 'bytes') return formatBytes(v);
+  return formatCount(Math.round(v));
 }

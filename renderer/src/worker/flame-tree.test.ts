@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { EventKind } from '../../../structs/wire/records.js';
 import { toCollapsed } from '../../../structs/profile/collapsed.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { COLLAPSED_UNIX_NS, streamFromCollapsed } from '../../../structs/profile/collapsed-stream.js';
@@ -170,4 +171,19 @@ test('a recording with no HELLO or no samples is a lone root', () => {
   const tree = flame(rec(''));
   assert.equal(tree.nodeCount, 1);
   assert.equal(tree.totalValue, 0);
+});
+
+test('an event type\'s tree sums its events per stack, by window and thread, and leaves out events without a stack', () => {
+  const enc = fixtureEncoder();
+  enc.stack(90, 0, [3, 2, 1]).stack(91, 0, [1]).string(1, 'System.Byte[]');
+  const at = FIXTURE_START_MONO + 1_000_000;
+  enc.event({ kind: EventKind.Allocation, mono: at, threadId: 1, stackId: 90, labelId: 1, value1: 1000, value2: 10 });
+  enc.event({ kind: EventKind.Allocation, mono: at + 5_000_000, threadId: 3, stackId: 91, labelId: 1, value1: 300, value2: 30 });
+  enc.event({ kind: EventKind.Exception, mono: at, threadId: 0, stackId: 0, labelId: 1, value1: 4 });
+  const r = recordingFromStream([enc.bytes().slice()]);
+  assert.equal(flatTreeToCollapsed(flame(r, { metric: 'alloc-space' })), text(['App.Program.Main 300', 'App.Program.Main;App.Worker.Work;App.Worker.Hot 1000']));
+  assert.equal(flatTreeToCollapsed(flame(r, { metric: 'alloc-objects', threadIds: [3] })), text(['App.Program.Main 30']));
+  assert.equal(flatTreeToCollapsed(flame(r, { metric: 'alloc-space', toMs: 3 })), text(['App.Program.Main;App.Worker.Work;App.Worker.Hot 1000']));
+  assert.equal(flame(r, { metric: 'exceptions' }).sampleCount, 0);
+  assert.equal(flame(r, { metric: 'alloc-samples' }).sampleCount, 2);
 });

@@ -11,6 +11,8 @@ import { PairTable, growFloat64 } from '../../../structs/analysis/pair-table.js'
 import { monoBounds, ThreadSlots, type MonoBounds } from './sample-filter.js';
 import { MergeKeys, mergeKeys } from '../../../structs/analysis/tree-merge.js';
 import type { FoldedView } from './analysis-core.js';
+import { sumEventsForFlame } from './flame-events.js';
+import { isEventMetric } from '../../../structs/profile/event-metrics.js';
 
 // Grouped sums use a dense stack x group matrix up to this many cells (16 MiB), a hash above.
 const DENSE_CELLS = 1 << 21;
@@ -29,7 +31,10 @@ export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelT
   const table = view?.labels ?? labels;
   let sums: Sums = { count: 0, newestMono: -Infinity };
   const meta = rec.meta;
-  if (meta !== undefined && rec.sampleCount > 0) {
+  const metric = query.metric;
+  if (meta !== undefined && isEventMetric(metric)) {
+    sums = sumEventsForFlame(rec, metric, query.threadIds, query.groupByThread, monoBounds(meta.startMono, query), new ThreadSlots(rec), table, keys);
+  } else if (meta !== undefined && rec.sampleCount > 0) {
     const bounds = monoBounds(meta.startMono, query);
     const slots = new ThreadSlots(rec);
     sums = query.groupByThread

@@ -6,11 +6,13 @@
 import type { FlatTree } from '../../../structs/analysis/flat-tree.js';
 import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
+import type { EventMetric } from '../../../structs/profile/event-metrics.js';
 import type { AnalysisRequest, AnalysisReply } from './analysis-protocol.js';
 
 export type { FlatTree } from '../../../structs/analysis/flat-tree.js';
 
-export type FlameMetric = 'cpu' | 'wall';
+/** CPU or wall time, or an event type's sum (structs/profile/event-metrics.ts). */
+export type FlameMetric = 'cpu' | 'wall' | EventMetric;
 
 export interface TimeWindow {
   /** Milliseconds from the recording's start (HELLO), inclusive; absent = from the start. */
@@ -63,6 +65,8 @@ export interface RecordingSummary {
   droppedSamples: number;
   threads: ThreadSummary[];
   pauses: PauseEntry[];
+  /** The event types the recording has events for (the flame graph's type selector offers them). */
+  eventMetrics: EventMetric[];
   ended: boolean;
   /** A sentence when the stream was corrupt. */
   error: string | null;

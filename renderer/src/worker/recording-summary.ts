@@ -4,6 +4,7 @@
 
 import { pauseEntries } from '../../../structs/profile/pause-summary.js';
 import type { Recording } from '../../../structs/profile/recording.js';
+import { EVENT_METRICS, type EventMetric } from '../../../structs/profile/event-metrics.js';
 import type { RecordingSummary, ThreadSummary } from './protocol.js';
 
 const NS_PER_MS = 1e6;
@@ -42,9 +43,20 @@ export class SummaryTracker {
       droppedSamples: dropped,
       threads,
       pauses: meta === undefined ? [] : pauseEntries(rec.suspensions(), meta.startMono),
+      eventMetrics: this.eventMetrics(),
       ended: rec.end !== undefined,
       error,
     };
+  }
+
+  // Kinds only ever appear, so once all three are seen nothing is scanned again.
+  private eventKinds = new Set<number>();
+  private eventsSeen = 0;
+  private eventMetrics(): EventMetric[] {
+    const { kind } = this.rec.events();
+    for (let i = this.eventsSeen; i < kind.length; i++) this.eventKinds.add(kind[i]);
+    this.eventsSeen = kind.length;
+    return EVENT_METRICS.filter((m) => this.eventKinds.has(m.kind)).map((m) => m.metric);
   }
 
   private totalsOf(id: number): { cpuNs: number; wallNs: number } {

@@ -11,6 +11,9 @@ export interface ProfileIdentity {
   metric: TimeMetric;
 }
 
+/** clrscope's event profiles are named `events · <metric>` (alloc-space, delay, exceptions, ...). */
+export const EVENT_PROFILE_PREFIX = 'events · ';
+
 const PATTERN = /^(.*) \(tid (\d+)\) · (cpu|wall)$/s;
 
 export function profileName(thread: string, osTid: number, metric: TimeMetric): string {

@@ -1,16 +1,19 @@
 // Recording -> speedscope JSON: shared frames, and one sampled profile per thread and metric
 // (cpu, wall; nanoseconds) whose samples are in the order they were taken, so speedscope's
-// time-order view replays each thread. Runs of the same stack on the same thread are written
+// time-order view replays each thread; then one profile per event type (`events · alloc-space`,
+// all threads, summed per stack). Runs of the same stack on the same thread are written
 // as one sample with their summed weight: speedscope draws such a run as one box anyway, and it
 // keeps files of long steady recordings small. The text is produced in pieces so a recording
 // of any size is written without one giant string.
 
 import { threadLabel } from '../../profile/collapsed.js';
 import { frameLabel } from '../../profile/frame-label.js';
+import { eventMetricInfo, eventMetricsPresent } from '../../profile/event-metrics.js';
+import { eventSumValue, sumEventsByStackThreadLabel, UNSTACKED_FRAME } from '../../profile/event-sums.js';
 import type { FrameLines } from '../../profile/frame-lines.js';
 import type { Recording } from '../../profile/recording.js';
 import { CLRSCOPE_EXPORTER, exporterName } from './exporter-name.js';
-import { profileName, type TimeMetric } from './profile-name.js';
+import { EVENT_PROFILE_PREFIX, profileName, type TimeMetric } from './profile-name.js';
 import { SPEEDSCOPE_SCHEMA_URL, type SpeedscopeFile } from './speedscope-file.js';
 
 export type SpeedscopeMetric = TimeMetric | 'both';
@@ -113,6 +116,32 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
     return text;
   };
 
+  // One profile per event type (allocated bytes, lock wait, exceptions, ...), every thread in it.
+  const eventProfiles: string[] = [];
+  if ((options.metric === undefined || options.metric === 'both') && rec.eventCount > 0) {
+    const sums = sumEventsByStackThreadLabel(rec);
+    // Events without a stack hang under a frame of their own, after the functions' frames.
+    let unstacked = -1;
+    for (const info of eventMetricsPresent(rec).map(eventMetricInfo)) {
+      const samples: string[] = [];
+      const weights: number[] = [];
+      for (const sum of sums) {
+        const v = eventSumValue(sum, info.metric);
+        if (v <= 0) continue;
+        if (sum.stackId < 0 && unstacked < 0) {
+          unstacked = frames.length;
+          frames.push(`{"name":${JSON.stringify(UNSTACKED_FRAME)}}`);
+        }
+        samples.push(sum.stackId < 0 ? `[${unstacked}]` : stackJson(sum.stackId));
+        weights.push(v);
+      }
+      if (samples.length === 0) continue;
+      const total = weights.reduce((a, b) => a + b, 0);
+      const unit = info.unit === 'count' ? 'none' : info.unit;
+      eventProfiles.push(`{"type":"sampled","name":${JSON.stringify(`${EVENT_PROFILE_PREFIX}${info.metric}`)},"unit":"${unit}","startValue":0,"endValue":${total},"samples":[${samples.join(',')}],"weights":[${weights.join(',')}]}`);
+    }
+  }
+
   const plans: ProfilePlan[] = [];
   for (const metric of metrics) {
     const values = metric === 'cpu' ? cols.cpuNs : cols.wallNs;
@@ -166,6 +195,13 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
     piece += ']}';
     done += starts[thread + 1] - starts[thread];
     options.progress?.(done, work);
+  }
+  for (const json of eventProfiles) {
+    piece += `${plans.length > 0 || json !== eventProfiles[0] ? ',' : ''}${json}`;
+    if (piece.length >= PIECE_CHARS) {
+      yield piece;
+      piece = '';
+    }
   }
   const meta = rec.meta;
   const groupName = options.name ?? (meta !== undefined && meta.pid !== 0 ? `clrscope recording of pid ${meta.pid}` : 'clrscope recording');

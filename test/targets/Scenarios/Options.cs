@@ -11,11 +11,11 @@ internal sealed class Options
     ];
 
     // Scenarios for the profiler's own corner cases, run by name only (not part of "all").
-    public static readonly string[] MoreScenarios = ["hop", "osr", "gc-churn", "lcg", "hot-line"];
+    public static readonly string[] MoreScenarios = ["hop", "osr", "gc-churn", "lcg", "hot-line", "throw-mix", "lock-wait", "alloc-ratio", "lock-churn"];
 
     public const string Usage =
-        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--heavy-factor F] [--self-check]\n" +
-        "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all, and hop osr gc-churn lcg hot-line";
+        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--heavy-factor F] [--allocate-mb N] [--self-check]\n" +
+        "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all, and hop osr gc-churn lcg hot-line throw-mix lock-wait alloc-ratio lock-churn";
 
     public List<string> Scenarios { get; } = [];
     public double Seconds { get; private set; } = 3;
@@ -23,6 +23,7 @@ internal sealed class Options
     public int Exceptions { get; private set; } = 1000;
     public int Depth { get; private set; } = 10_000;
     public int HeavyFactor { get; private set; } = 3;
+    public int AllocateMb { get; private set; } = 400;
     public bool SelfCheck { get; private set; }
     public bool Help { get; private set; }
 
@@ -50,6 +51,9 @@ internal sealed class Options
                     break;
                 case "--heavy-factor":
                     o.HeavyFactor = ParseInt(a, Next(args, ref i), min: 1, max: 100);
+                    break;
+                case "--allocate-mb":
+                    o.AllocateMb = ParseInt(a, Next(args, ref i), min: 1, max: 100_000);
                     break;
                 case "--self-check":
                     o.SelfCheck = true;

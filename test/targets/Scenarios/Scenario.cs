@@ -58,6 +58,10 @@ internal abstract class Scenario(Options options)
         "gc-churn" => new GcChurnScenario(o),
         "lcg" => new LcgScenario(o),
         "hot-line" => new HotLineScenario(o),
+        "throw-mix" => new ThrowMixScenario(o),
+        "lock-wait" => new LockWaitScenario(o),
+        "alloc-ratio" => new AllocRatioScenario(o),
+        "lock-churn" => new LockChurnScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 

@@ -1,0 +1,43 @@
+// The flame graph of an event type (allocated bytes, lock wait, exceptions, ...): the events
+// of the query's window and threads summed per stack, or per (stack, thread label) when grouped
+// by thread. Events without a stack (exceptions over the profiler's stack budget) have no place
+// in a tree and are left out.
+
+import type { LabelTable } from '../../../structs/analysis/label-table.js';
+import type { MergeKeys } from '../../../structs/analysis/tree-merge.js';
+import { eventMetricInfo, type EventMetric } from '../../../structs/profile/event-metrics.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import type { MonoBounds, ThreadSlots } from './sample-filter.js';
+
+export function sumEventsForFlame(
+  rec: Recording, metric: EventMetric, threadIds: readonly number[] | null, groupByThread: boolean,
+  { from, to }: MonoBounds, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys,
+): { count: number; newestMono: number } {
+  const info = eventMetricInfo(metric);
+  const e = rec.events();
+  const allowed = slots.mask(threadIds);
+  const sums = new Map<string, { stack: number; group: number; value: number }>();
+  let count = 0;
+  let newest = -Infinity;
+  for (let i = 0; i < e.kind.length; i++) {
+    if (e.kind[i] !== info.kind || e.stackId[i] < 0) continue;
+    const m = e.mono[i];
+    if (m < from || m >= to) continue;
+    const s = slots.slot(e.threadId[i]);
+    if (s < 0 || allowed[s] === 0) continue;
+    const v = info.value(e.value1[i], e.value2[i]);
+    if (v === 0) continue;
+    const group = groupByThread ? labels.ofThread(e.threadId[i]) : -1;
+    const key = `${e.stackId[i]}:${group}`;
+    let sum = sums.get(key);
+    if (sum === undefined) {
+      sum = { stack: e.stackId[i], group, value: 0 };
+      sums.set(key, sum);
+    }
+    sum.value += v;
+    count++;
+    if (m > newest) newest = m;
+  }
+  for (const sum of sums.values()) keys.add(sum.stack, sum.group, sum.value);
+  return { count, newestMono: newest };
+}

@@ -1,0 +1,67 @@
+// What recording exceptions, lock waits and allocations costs the program (issue 12), on an
+// allocation-heavy and a lock-heavy workload: Scenarios' alloc-ratio (one thread allocating
+// --allocate-mb MB in byte[1000] and small objects) and lock-churn (4 threads contending for one
+// monitor). Each run is timed by the program itself (the scenario's elapsedMs). Configurations,
+// interleaved run by run so drift hits all alike: plain; clrscope with no event samples
+// (--exceptions/--locks/--alloc off: the CPU/wall sampler alone); clrscope with allocations only;
+// with locks only; at the defaults (exceptions and locks); with everything on. Ratios are medians of each against plain and
+// against "clrscope, events off", all from this one invocation.
+//
+//   node scripts/bench/events-overhead.mjs [--runs 7] [--allocate-mb 600] [--churn 300] [--target dotnet|net8.0|net9.0]
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = resolve(new URL('../..', import.meta.url).pathname);
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, 'allocate-mb': { type: 'string', default: '600' }, churn: { type: 'string', default: '300' }, target: { type: 'string', default: 'dotnet' } } });
+const dll = join(root, 'test/targets/Scenarios/bin/out/Scenarios.dll');
+const program = values.target === 'dotnet' ? ['dotnet', dll] : [join(root, 'test/targets/Scenarios/bin', values.target, 'Scenarios')];
+if (!existsSync(program.at(-1))) {
+  console.error(`events-overhead: ${program.at(-1)} is not built; run bash scripts/setup.sh`);
+  process.exit(2);
+}
+const scratch = mkdtempSync(join(tmpdir(), 'clrscope-events-bench-'));
+const cli = join(root, 'electron/cli/clrscope.js');
+const record = (name, switches) => ({ name, cmd: process.execPath, pre: [cli, 'record', ...switches, '-o', join(scratch, `${name.replace(/\W+/g, '-')}.pb.gz`), '--'] });
+const configs = [
+  { name: 'plain', cmd: program[0], pre: [] },
+  record('clrscope, events off', ['--exceptions', 'off', '--locks', 'off', '--alloc', 'off']),
+  record('clrscope, alloc only', ['--exceptions', 'off', '--locks', 'off', '--alloc', 'on']),
+  record('clrscope, locks only', ['--exceptions', 'off', '--alloc', 'off']),
+  record('clrscope, defaults (exceptions, locks)', []),
+  record('clrscope, all on', ['--alloc', 'on']),
+];
+const workloads = [
+  { name: 'allocation-heavy (alloc-ratio)', args: ['alloc-ratio', '--allocate-mb', values['allocate-mb']], scenario: 'alloc-ratio' },
+  { name: 'lock-heavy (lock-churn)', args: ['lock-churn', '--exceptions', values.churn], scenario: 'lock-churn' },
+];
+
+function once(config, workload) {
+  const target = config.pre.length === 0 ? program.slice(1) : program;
+  const r = spawnSync(config.cmd, [...config.pre, ...target, ...workload.args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (r.status !== 0 || line === undefined) throw new Error(`${config.name} ${workload.name} failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  return JSON.parse(line.slice(7)).scenarios[workload.scenario].elapsedMs;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const runs = Number(values.runs);
+const times = workloads.map(() => configs.map(() => []));
+for (let run = 0; run < runs; run++) {
+  workloads.forEach((w, wi) => configs.forEach((c, ci) => times[wi][ci].push(once(c, w))));
+  process.stderr.write(`events-overhead: run ${run + 1}/${runs} done\n`);
+}
+rmSync(scratch, { recursive: true, force: true });
+console.log(`Runs: ${runs}, interleaved; ${values.target === 'dotnet' ? '.NET 10 (shared runtime)' : values.target}; ${new Date().toISOString().slice(0, 10)}\n`);
+workloads.forEach((w, wi) => {
+  const med = times[wi].map(median);
+  console.log(`### ${w.name}\n\n| config | elapsed (median) | ratio to plain | ratio to clrscope, events off |\n|---|---|---|---|`);
+  configs.forEach((c, ci) => console.log(`| ${c.name} | ${med[ci].toFixed(1)} ms | ${(med[ci] / med[0]).toFixed(3)} | ${ci === 0 ? '–' : (med[ci] / med[1]).toFixed(3)} |`));
+  console.log('');
+});

@@ -1,0 +1,44 @@
+// Event samples summed per (kind, stack, thread, label): the rows an exporter writes, one per
+// distinct place, each with every event metric's total.
+
+import { EVENT_METRICS, type EventMetric } from './event-metrics.js';
+import type { Recording } from './recording.js';
+
+/** The frame events without a stack hang under (exceptions over the profiler's stack budget). */
+export const UNSTACKED_FRAME = '[no stack: over the stack budget]';
+
+export interface EventSum {
+  kind: number;
+  /** The recording's stack id, -1 for none. */
+  stackId: number;
+  /** 0: no thread. */
+  threadId: number;
+  label: string;
+  /** By EVENT_METRICS index. */
+  values: Float64Array;
+}
+
+export function eventSumValue(sum: EventSum, metric: EventMetric): number {
+  return sum.values[EVENT_METRICS.findIndex((m) => m.metric === metric)];
+}
+
+/** In order of first appearance. */
+export function sumEventsByStackThreadLabel(rec: Recording): EventSum[] {
+  const e = rec.events();
+  const strings = rec.strings();
+  const byKey = new Map<string, EventSum>();
+  const out: EventSum[] = [];
+  for (let i = 0; i < e.kind.length; i++) {
+    const key = `${e.kind[i]}:${e.stackId[i]}:${e.threadId[i]}:${e.labelId[i]}`;
+    let sum = byKey.get(key);
+    if (sum === undefined) {
+      sum = { kind: e.kind[i], stackId: e.stackId[i], threadId: e.threadId[i], label: strings.get(e.labelId[i]) ?? '', values: new Float64Array(EVENT_METRICS.length) };
+      byKey.set(key, sum);
+      out.push(sum);
+    }
+    EVENT_METRICS.forEach((m, j) => {
+      if (m.kind === e.kind[i]) sum.values[j] += m.value(e.value1[i], e.value2[i]);
+    });
+  }
+  return out;
+}
