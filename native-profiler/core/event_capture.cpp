@@ -40,14 +40,6 @@ bool current_slot(ThreadRegistry& registry, uint32_t* index, uint32_t* wire_id) 
   return true;
 }
 
-// The registers of this function's caller as they are just after the call returns: the walk
-// starts in record_event itself, and leading frames of clrscope's own code are dropped after.
-__attribute__((noinline)) WalkRegisters caller_registers() {
-  auto* fp = static_cast<uintptr_t*>(__builtin_frame_address(0));
-  return WalkRegisters{reinterpret_cast<uintptr_t>(__builtin_return_address(0)), reinterpret_cast<uintptr_t>(fp + 2),
-                       fp[0]};
-}
-
 }  // namespace
 
 bool record_event(SamplingShared& shared, const EventInfo& e) {
@@ -102,12 +94,12 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
   }
   const ModuleSnapshot* modules = current_modules();
   c->module_generation = modules != nullptr ? modules->generation : 0;
-  const WalkRegisters regs = caller_registers();
-  c->sp = regs.sp;
   const uintptr_t lo = slot.stack_lo.load(std::memory_order_acquire);
   const uintptr_t hi = slot.stack_hi.load(std::memory_order_acquire);
-  if (hi != 0 && regs.sp >= lo && regs.sp < hi) {
-    const WalkResult w = walk_frames(regs, StackBounds{regs.sp, hi}, c->frames, kMaxFrames, kTailFrames, modules);
+  const uintptr_t here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  c->sp = here;
+  if (hi != 0 && here >= lo && here < hi) {
+    const WalkResult w = platform::walk_own_stack(hi, modules, c->frames, kMaxFrames, kTailFrames, &c->sp);
     // clrscope's own frames (this function, the callback) lead the stack; the event happened in
     // whatever called into the runtime.
     uint32_t skip = 0;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/frame_walker.h"
+
 namespace clrscope {
 struct ThreadSlot;
 struct OsThread;
@@ -37,6 +39,14 @@ bool current_thread_stack(uintptr_t* lo, uintptr_t* hi);
 // Bounds of the stack mapping that contains `sp`, for threads whose bounds could not be read
 // on the thread itself (e.g. threads that existed before an attach). Normal context only.
 bool stack_bounds_containing(uintptr_t sp, uintptr_t* lo, uintptr_t* hi);
+// Walks the calling thread's own stack, leaf first, from inside this call outwards (clrscope's
+// own frames lead; the caller drops them), into `out` with walk_frames' layout and limits.
+// Normal context only, never a signal handler: Windows looks up the system's function tables,
+// which takes their locks. `stack_hi`: the top of the thread's stack. Sets `*sp` to the stack
+// pointer the walk started from. Linux steps with `modules` (the table the sampler checks the
+// frames against afterwards), Windows with the unwind tables as its sampler does.
+WalkResult walk_own_stack(uintptr_t stack_hi, const ModuleSnapshot* modules, uintptr_t* out, uint32_t max_frames,
+                          uint32_t tail_keep, uintptr_t* sp);
 // Whether `pc` lies in clrscope's own code (event stacks drop their leading own frames). The
 // first call looks the library up (loader lock); call it once at start, later calls only compare.
 bool is_own_code(uintptr_t pc);

@@ -249,6 +249,72 @@ bool cpu_due(Target& t, ThreadSlot& slot, uint64_t cpu_now) {
 
 }  // namespace
 
+// The calling thread's own stack (an event's, core/event_capture.cpp), with the sampler's
+// unwinder: Windows code keeps no frame-pointer chain (the runtime's own C++ uses rbp as a
+// register like any other), so frame pointers would wander off through its frames. The thread
+// is the one walking, so its frames above this one stay as they are while they are read: the
+// live stack serves as the copy, and the function-table lookups may take their locks.
+WalkResult walk_own_stack(uintptr_t stack_hi, const ModuleSnapshot*, uintptr_t* out, uint32_t max_frames,
+                          uint32_t tail_keep, uintptr_t* sp) {
+  WalkResult result{0, 0, 0, false, 0, {}};
+  CONTEXT ctx;
+  RtlCaptureContext(&ctx);
+  *sp = static_cast<uintptr_t>(ctx.Rsp);
+  if (max_frames == 0 || ctx.Rsp >= stack_hi) return result;
+  if (tail_keep >= max_frames) tail_keep = max_frames - 1;
+  const uint32_t head_max = max_frames - tail_keep;
+  const win::StackCopy stack{ctx.Rsp, reinterpret_cast<const uint8_t*>(ctx.Rsp), stack_hi - ctx.Rsp};
+  win::UnwindRegs r = unwind_registers_from(ctx);
+  // Frames past head_max go round a ring in out[head_max..max_frames), as walk_frames keeps them.
+  uint64_t total = 0;
+  auto push = [&](uintptr_t pc) {
+    if (total < head_max) {
+      out[total] = pc;
+    } else if (tail_keep > 0) {
+      out[head_max + (total - head_max) % tail_keep] = pc;
+    }
+    ++total;
+  };
+  for (uint32_t hop = 0; hop < (1u << 16); ++hop) {
+    const uintptr_t pc = static_cast<uintptr_t>(r.rip);
+    push(pc);
+    const uintptr_t lookup = hop == 0 ? pc : pc - 1;
+    if (g_roots[0].holds(lookup) || g_roots[1].holds(lookup)) {
+      result.complete = true;
+      break;
+    }
+    const uint64_t sp_before = r.gpr[win::kRsp];
+    DWORD64 base = 0;
+    const RUNTIME_FUNCTION* fn = RtlLookupFunctionEntry(lookup, &base, nullptr);
+    bool ok = false;
+    if (fn != nullptr) {
+      const win::RuntimeFunction f{fn->BeginAddress, fn->EndAddress, fn->UnwindData};
+      ok = win::unwind_frame(base, f, hop == 0, &r, stack);
+    } else {
+      ok = win::unwind_leaf(&r, stack);
+    }
+    if (!ok) break;
+    if (r.rip == 0) {
+      result.complete = true;
+      break;
+    }
+    if (r.gpr[win::kRsp] <= sp_before) break;
+  }
+  if (total <= max_frames) {
+    result.count = static_cast<uint32_t>(total);
+    return result;
+  }
+  result.count = max_frames;
+  result.gap_at = head_max;
+  result.elided = static_cast<uint32_t>(total - max_frames);
+  if (tail_keep > 0) {
+    // The ring's oldest entry first: the outermost frames in order after the head.
+    const uint32_t start = static_cast<uint32_t>((total - head_max) % tail_keep);
+    std::rotate(out + head_max, out + head_max + start, out + max_frames);
+  }
+  return result;
+}
+
 uint64_t current_thread_cpu_ns() {
   uint64_t ns = 0;
   win::thread_times_ns(GetCurrentThread(), &ns);

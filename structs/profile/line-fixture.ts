@@ -11,7 +11,8 @@ import { recordingFromStream } from './recording-from-stream.js';
 
 export const LINE_FIXTURE_FILE = '/src/App/App.cs';
 
-export function lineFixture(): Recording {
+/** `more`: records to append (e.g. event samples on the fixture's stacks). */
+export function lineFixture(more?: (enc: WireEncoder) => void): Recording {
   const enc = new WireEncoder().preamble()
     .hello({ pid: 7, flags: 1, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.1', profilerVersion: 'test' })
     .thread({ threadId: 1, osTid: 70, clrThreadId: 1, mono: 1000, name: 'main' })
@@ -28,6 +29,7 @@ export function lineFixture(): Recording {
     .stack(1, 0, [1, 3]).stack(2, 0, [2, 3]).stack(3, 0, [4, 3]).stack(4, 0, [5, 3]);
   const ms = 1_000_000;
   [[1, 30], [2, 10], [3, 5], [4, 2]].forEach(([stack, cpu], i) => enc.stackSample(2000 + i, 1, SampleFlags.Cpu, cpu * ms, 0, stack));
+  more?.(enc);
   return recordingFromStream([enc.bytes()]);
 }
 

@@ -19,6 +19,8 @@ import { toSpeedscope } from '../../../structs/formats/speedscope/to-speedscope.
 import { toCollapsed } from '../../../structs/profile/collapsed.js';
 import { EventKind } from '../../../structs/wire/records.js';
 import { toPprof } from './pprof.js';
+import { FrameLines } from '../../../structs/profile/frame-lines.js';
+import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../../structs/profile/line-fixture.js';
 
 /**
  * The fixture stream (Main;Work;Hot is functions 1,2,3) and, after it:
@@ -119,4 +121,28 @@ test('speedscope: one profile per event type, valid, and ignored by our importer
   const back = fromSpeedscope(JSON.stringify(file));
   const plain = recordingFromStream([fixtureStream()]);
   assert.equal(toCollapsed(back, { metric: 'cpu' }), toCollapsed(fromSpeedscope(JSON.stringify(toSpeedscope(plain))), { metric: 'cpu' }));
+});
+
+test('with source lines, event samples name their frames\' lines, and the unstacked frame gets a location of its own', (t) => {
+  // Two exceptions thrown at Hot's line 12 (stack 1), one over the stack budget.
+  const lined = lineFixture((enc) => {
+    enc.string(1, 'System.ArgumentException');
+    enc.event({ kind: EventKind.Exception, mono: 2100, threadId: 1, stackId: 1, labelId: 1, value1: 2 });
+    enc.event({ kind: EventKind.Exception, mono: 2101, threadId: 0, stackId: 0, labelId: 1, value1: 1 });
+  });
+  const bytes = toPprof(lined, new FrameLines(lined, lineFixtureLookup));
+  const profile = Profile.decode(gunzipSync(bytes));
+  const ids = profile.location.map((l) => Number(l.id));
+  assert.equal(new Set(ids).size, ids.length, 'location ids unique');
+  for (const s of profile.sample) for (const id of s.locationId) assert.ok(ids.includes(Number(id)), `sample names location ${id}`);
+  const path = join(work, 'events-lines.pb.gz');
+  writeFileSync(path, bytes);
+  if (spawnSync('go', ['version']).status !== 0) {
+    if (process.env.CI) assert.fail('go is required in CI');
+    return t.skip('go not found');
+  }
+  const r = spawnSync('go', ['tool', 'pprof', '-top', '-lines', '-sample_index=exceptions', path], { encoding: 'utf8', env: { ...process.env, PPROF_TMPDIR: work } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`\\n\\s+2\\s+[\\d.]+%\\s+[\\d.]+%\\s+2\\s+[\\d.]+%\\s+App\\.Program\\.Hot ${LINE_FIXTURE_FILE}:12`));
+  assert.match(r.stdout, /\n\s+1\s+[\d.]+%\s+[\d.]+%\s+1\s+[\d.]+%\s+\[no stack: over the stack budget\]/);
 });
