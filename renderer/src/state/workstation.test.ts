@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type {
-  CountersPoint, MeasureReply, MeasureRequest, OpenRecordingRequest, OutputHistory, OutputLine, RevertMeasureRequest, SessionInfo, SourceLineTable, WorkstationApi, WorkstationEvent, WorkstationSettings,
+  CountersPoint, MeasureReply, MeasureRequest, OpenRecordingRequest, OutputHistory, OutputLine, RevertMeasureRequest, SessionInfo, SourceLineTable, SourceFile, SourceFileRequest, WorkstationApi, WorkstationEvent, WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
@@ -85,6 +85,7 @@ class FakeApi implements WorkstationApi {
   };
   revertMeasure = async (request: RevertMeasureRequest): Promise<MeasureReply> => ({ ok: true, matched: request.measureId === 0 ? 2 : 1, message: 'reverted 2 methods' });
   sourceLines = async (): Promise<SourceLineTable> => ({ frameIds: [], fileIndex: [], lines: [], files: [], notes: [] });
+  sourceFile = async (r: SourceFileRequest): Promise<SourceFile> => ({ path: r.path, text: null, message: 'not here', spans: [] });
   onEvent(listener: (event: WorkstationEvent) => void): () => void {
     this.listener = listener;
     return () => undefined;
