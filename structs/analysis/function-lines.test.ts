@@ -5,7 +5,7 @@ import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../profile/li
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import { WireEncoder } from '../wire/encoder.js';
 import { FunctionKind, ModuleKind, OffsetKind, SampleFlags } from '../wire/records.js';
-import { functionLines, heatLevel, hottestLine, HEAT_LEVELS } from './function-lines.js';
+import { functionLines, heatLevel, hottestLine, HEAT_LEVELS, widenToBraces } from './function-lines.js';
 
 const ms = 1_000_000;
 
@@ -64,4 +64,12 @@ test('heat steps: none at zero, at least one for any time, the top step for the 
   assert.equal(heatLevel(250, 100), HEAT_LEVELS);
   assert.equal(heatLevel(50, 100), HEAT_LEVELS / 2);
   assert.equal(heatLevel(51, 100), HEAT_LEVELS / 2 + 1);
+});
+
+test('a method\'s span takes in the braces an optimized build has no sequence point on', () => {
+  const text = ['class C', '{', '    int M()', '    {', '        return 1;', '    }', '}'];
+  assert.deepEqual(widenToBraces(text, { firstLine: 5, lastLine: 5 }), { firstLine: 4, lastLine: 6 });
+  // Already on the braces (a debug build), or no brace next to it: unchanged.
+  assert.deepEqual(widenToBraces(text, { firstLine: 4, lastLine: 6 }), { firstLine: 4, lastLine: 6 });
+  assert.deepEqual(widenToBraces(['a', 'b'], { firstLine: 1, lastLine: 2 }), { firstLine: 1, lastLine: 2 });
 });

@@ -133,3 +133,18 @@ export function heatLevel(value: number, max: number): number {
   if (!(value > 0) || !(max > 0)) return 0;
   return Math.max(1, Math.min(HEAT_LEVELS, Math.ceil((value / max) * HEAT_LEVELS)));
 }
+
+/**
+ * A method's lines as its sequence points span them, widened over the braces around them: an
+ * optimized build has no sequence point on a method's `{` and `}`, yet they are the method's.
+ * `text` holds the file's lines (index 0 is line 1).
+ */
+export function widenToBraces(text: readonly string[], span: { firstLine: number; lastLine: number }): { firstLine: number; lastLine: number } {
+  const open = (line: number): boolean => /^\s*\{\s*$/.test(text[line - 1] ?? '');
+  const close = (line: number): boolean => /^\s*\}\s*$/.test(text[line - 1] ?? '');
+  let { firstLine, lastLine } = span;
+  // A span that starts on its `{` or ends on its `}` (a debug build's) has them already.
+  if (!open(firstLine) && open(firstLine - 1)) firstLine--;
+  if (!close(lastLine) && close(lastLine + 1)) lastLine++;
+  return { firstLine, lastLine };
+}

@@ -159,8 +159,9 @@ describe('the Source view and report --source', { skip: skip ? `missing: ${missi
     assert.deepEqual(src.lines!.lines.map((l) => [l.file, l.line, l.self, l.total]), rep.lines.map((l) => [l.file, l.line, l.self, l.total]));
     assert.equal(src.lines!.self, rep.self);
     assert.equal(src.file!.lineCount, TEXT.length);
-    // Mix's span from its PDB: its braces, with the hot line inside and its signature outside.
-    assert.ok(src.file!.spans.some((s) => s.firstLine > SIGNATURE && s.firstLine < HOT_LINE && s.lastLine > RETURN), JSON.stringify(src.file!.spans));
+    // Mix's span from its PDB's sequence points: from its loop to its return (a release build
+    // has none on the braces, which the view takes in), the hot line inside, the signature not.
+    assert.ok(src.file!.spans.some((s) => s.firstLine > SIGNATURE && s.firstLine < HOT_LINE && s.lastLine >= RETURN), JSON.stringify(src.file!.spans));
 
     const table = page.getByTestId('source-file');
     const hottest = table.locator('.vrow.hottest');
@@ -175,7 +176,8 @@ describe('the Source view and report --source', { skip: skip ? `missing: ${missi
     // The lines outside Mix are dimmed; Mix's own are not.
     const at = (line: number) => table.locator(`.vrow[data-row="${line - 1}"]`);
     assert.match(await at(SIGNATURE).getAttribute('class') ?? '', /\boutside\b/);
-    assert.doesNotMatch(await at(RETURN).getAttribute('class') ?? '', /\boutside\b/);
+    for (const line of [SIGNATURE + 1, HOT_LINE, RETURN, RETURN + 1]) assert.doesNotMatch(await at(line).getAttribute('class') ?? '', /\boutside\b/, `line ${line}`);
+    assert.match(await at(RETURN + 2).getAttribute('class') ?? '', /\boutside\b/);
     // The hot line's cells: the report's value, and the recording's share.
     const cells = await hottest.locator('[role=cell]').allInnerTexts();
     assert.equal(cells[0], String(HOT_LINE));

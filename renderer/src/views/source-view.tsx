@@ -5,7 +5,7 @@
 // the per-line figures are listed on their own.
 
 import { useMemo, type ReactElement, type ReactNode } from 'react';
-import { heatLevel, hottestLine, type FunctionLines, type LineFigure } from '../../../structs/analysis/function-lines.js';
+import { heatLevel, hottestLine, widenToBraces, type FunctionLines, type LineFigure } from '../../../structs/analysis/function-lines.js';
 import type { SourceFile } from '../../../structs/api/contract.js';
 import { fileBaseName } from '../../../structs/profile/frame-lines.js';
 import { AnalysisToolbar } from './analysis-toolbar.js';
@@ -48,13 +48,14 @@ function shown(lines: FunctionLines, file: SourceFile | null): Shown {
     if (l.file === lines.file) byLine.set(l.line, l);
   }
   const usable = file !== null && file.path === lines.file && file.text !== null ? file.text : null;
+  const text = usable === null ? null : usable.split(/\r?\n/);
   return {
-    text: usable === null ? null : usable.split(/\r?\n/),
+    text,
     byLine,
     figures: lines.lines,
     maxTotal,
     hottest: hottestLine(lines.lines, lines.file),
-    spans: file?.path === lines.file ? file.spans : [],
+    spans: text === null || file === null ? [] : file.spans.map((s) => widenToBraces(text, s)),
   };
 }
 
