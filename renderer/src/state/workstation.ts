@@ -57,7 +57,9 @@ export class Workstation {
   private timelineBuckets = 800;
   // When the session's source lines were last asked for, and whether it was live then: asked
   // every few seconds while it records (new frames), once more after it stopped.
-  private sourcesAsked = { atMs: 0, live: true };
+  // A stopped session is asked again while its bytes still arrive (a replay): the worker puts
+  // each function's hottest line from the samples it holds, and a first answer may precede them.
+  private sourcesAsked = { atMs: 0, live: true, bytes: -1 };
   // The function and file the source panel's file was asked for (its text does not change).
   private sourceFileKey: string | null = null;
 
@@ -185,7 +187,7 @@ export class Workstation {
     this.generation++;
     this.resyncs = 0;
     this.queriedSummaryError = null;
-    this.sourcesAsked = { atMs: 0, live: true };
+    this.sourcesAsked = { atMs: 0, live: true, bytes: -1 };
     this.sourceFileKey = null;
     this.refresher.cancel();
     this.worker.reset();
@@ -578,8 +580,9 @@ export class Workstation {
     if (sessionId === null || typeof this.api.sourceLines !== 'function') return;
     const live = isLive(this.state.sessions.find((s) => s.id === sessionId));
     const now = Date.now();
-    if (!this.sourcesAsked.live || (live && now - this.sourcesAsked.atMs < SOURCES_EVERY_MS)) return;
-    this.sourcesAsked = { atMs: now, live };
+    const bytes = this.feeder.position;
+    if (live ? now - this.sourcesAsked.atMs < SOURCES_EVERY_MS : !this.sourcesAsked.live && this.sourcesAsked.bytes === bytes) return;
+    this.sourcesAsked = { atMs: now, live, bytes };
     this.api.sourceLines(sessionId)
       .then((table) => (table.frameIds.length === 0 || generation !== this.generation ? null : this.worker.sources(table)))
       .then((sources) => {
