@@ -17,7 +17,7 @@ const FILE_COLUMNS: readonly VirtualColumn[] = [
   { key: 'line', title: 'Line', width: '4.5em', numeric: true },
   { key: 'self', title: 'Self', width: '6.5em', numeric: true },
   { key: 'total', title: 'Total', width: '6.5em', numeric: true },
-  { key: 'pct', title: '%', width: '5em', numeric: true },
+  { key: 'pct', title: 'Total %', width: '5.5em', numeric: true },
   { key: 'code', title: 'Source', width: 'minmax(0, 1fr)' },
 ];
 
@@ -25,7 +25,7 @@ const FIGURE_COLUMNS: readonly VirtualColumn[] = [
   { key: 'place', title: 'Line', width: 'minmax(12em, 1fr)' },
   { key: 'self', title: 'Self', width: '6.5em', numeric: true },
   { key: 'total', title: 'Total', width: '6.5em', numeric: true },
-  { key: 'pct', title: '%', width: '5em', numeric: true },
+  { key: 'pct', title: 'Total %', width: '5.5em', numeric: true },
 ];
 
 interface Shown {
