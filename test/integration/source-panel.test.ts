@@ -8,6 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,6 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
 import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import { locatePdb } from '../../electron/services/source-lines/pdb-locator.js';
 import type { FunctionLines } from '../../structs/analysis/function-lines.js';
 import type { Report } from '../../structs/analysis/report-model.js';
 import { PROFILER, ROOT, targetDll } from './support/paths.js';
@@ -184,6 +186,16 @@ describe('the Source view and report --source', { skip: skip ? `missing: ${missi
     assert.match(cells[3], /^\d+(\.\d)?%$/);
     await checkedScreenshot(page, 'source-hot-line', { dir: ARTIFACTS });
 
+    // The file is the one the build was compiled from: its checksum is the PDB's, so no warning.
+    const located = locatePdb(targetDll('Scenarios'));
+    assert.ok(typeof located !== 'string', String(located));
+    const recorded = located.pdb.documentHash(SOURCE);
+    assert.ok(recorded !== null, 'the PDB keeps a checksum of HotLine.cs');
+    assert.deepEqual(Buffer.from(recorded.hash), createHash(recorded.algorithm).update(readFileSync(SOURCE)).digest());
+    const direct = await workstation.sourceFile({ sessionId, path: SOURCE, methods: src.lines!.methods });
+    assert.equal(direct.message, null);
+    assert.equal(direct.text, readFileSync(SOURCE, 'utf8'));
+    assert.equal(await page.getByTestId('source-message').count(), 0);
     // The main process reads only files the session's PDBs name.
     await assert.rejects(workstation.sourceFile({ sessionId, path: '/etc/passwd' }), /\/etc\/passwd is not a source file of session/);
     await assert.rejects(workstation.sourceFile({ sessionId, path: join(dirname(SOURCE), 'Scenarios.csproj') }), /is not a source file of session/);

@@ -58,6 +58,17 @@ export class PdbLines {
     return first === Infinity ? null : { firstLine: first, lastLine: last };
   }
 
+  /** The compiler's checksum of `file` as `module`'s PDB records it, or null. */
+  documentHash(module: ModuleInfo, file: string): { algorithm: 'sha1' | 'sha256'; hash: Uint8Array } | null {
+    const pdb = this.pdbOf(module);
+    if (pdb === null) return null;
+    try {
+      return pdb.documentHash(file);
+    } catch {
+      return null;
+    }
+  }
+
   private pdbOf(module: ModuleInfo): PortablePdb | null {
     const key = `${module.path}\u0000${module.mvid}`;
     const known = this.pdbs.get(key);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,4 +75,17 @@ test('an unreadable file says why', { skip: process.getuid?.() === 0 ? 'root rea
   writeFileSync(locked, 'class L {}\n');
   chmodSync(locked, 0o000);
   assert.match(message(readSourceFile(locked)), /Locked\.cs cannot be read \(permission denied\)/);
+});
+
+test('a file whose checksum is not the PDB\'s is shown with a sentence saying it changed', () => {
+  const path = join(dir, 'Hashed.cs');
+  writeFileSync(path, 'class H {}\n');
+  const sha256 = createHash('sha256').update('class H {}\n').digest();
+  assert.deepEqual(readSourceFile(path, undefined, { algorithm: 'sha256', hash: sha256 }), { text: 'class H {}\n' });
+  const sha1 = createHash('sha1').update('class H {}\n').digest();
+  assert.deepEqual(readSourceFile(path, undefined, { algorithm: 'sha1', hash: sha1 }), { text: 'class H {}\n' });
+  writeFileSync(path, 'class H { int x; }\n');
+  const r = readSourceFile(path, undefined, { algorithm: 'sha256', hash: sha256 });
+  assert.ok('text' in r && r.text === 'class H { int x; }\n');
+  assert.match('warning' in r ? r.warning ?? '' : '', /Hashed\.cs changed since the recorded build was compiled from it, so its lines may not match the figures\.$/);
 });

@@ -5,18 +5,26 @@
 // MAX_SOURCE_FILE_BYTES; UTF-8. Every refusal is one sentence the panel shows above the
 // per-line figures, which stand without the text.
 
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { MAX_SOURCE_FILE_BYTES } from '../../../structs/api/contract.js';
 import { fsErrorText } from '../export/fs-error-text.js';
 
-export type SourceFileRead = { text: string } | { message: string };
+/** The text, with a sentence when it is not the text the recorded build was compiled from. */
+export type SourceFileRead = { text: string; warning?: string } | { message: string };
+
+/** The checksum a PDB keeps of a document (the compiler's hash of its bytes). */
+export interface DocumentHash {
+  algorithm: 'sha1' | 'sha256';
+  hash: Uint8Array;
+}
 
 function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-export function readSourceFile(path: string, maxBytes = MAX_SOURCE_FILE_BYTES): SourceFileRead {
+export function readSourceFile(path: string, maxBytes = MAX_SOURCE_FILE_BYTES, expected: DocumentHash | null = null): SourceFileRead {
   // A path the compiler wrote on another machine (C:\src\..., a deterministic build's /_/...).
   if (!isAbsolute(path) || path.startsWith('/_/')) return { message: `${path} is not a path on this machine, so only its lines' figures are shown.` };
   let fd: number;
@@ -50,6 +58,9 @@ export function readSourceFile(path: string, maxBytes = MAX_SOURCE_FILE_BYTES): 
       return { message: `${path} is not UTF-8 text, so it is not shown.` };
     }
     if (text.includes('\u0000')) return { message: `${path} holds binary data, not source text, so it is not shown.` };
+    if (expected !== null && !createHash(expected.algorithm).update(buf.subarray(0, got)).digest().equals(expected.hash)) {
+      return { text, warning: `${path} changed since the recorded build was compiled from it, so its lines may not match the figures.` };
+    }
     return { text };
   } catch (err) {
     return { message: `${path} cannot be read (${fsErrorText(err, path, 'read')}), so only its lines' figures are shown.` };

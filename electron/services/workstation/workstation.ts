@@ -377,8 +377,15 @@ class WorkstationCore {
       const span = module === undefined ? null : this.pdbLines.methodSpan(module, m.token, path);
       if (span !== null) spans.push(span);
     }
-    const read = readSourceFile(path);
-    return 'text' in read ? { path, text: read.text, message: null, spans } : { path, text: null, message: read.message, spans };
+    // The PDB's checksum of the file, through a module whose frames name it.
+    let expected = null;
+    for (const m of request.methods ?? []) {
+      const module = recording?.moduleInfo(m.moduleId);
+      expected = module === undefined ? null : this.pdbLines.documentHash(module, path);
+      if (expected !== null) break;
+    }
+    const read = readSourceFile(path, undefined, expected);
+    return 'text' in read ? { path, text: read.text, message: read.warning ?? null, spans } : { path, text: null, message: read.message, spans };
   }
 
   /**
