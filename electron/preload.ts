@@ -8,6 +8,7 @@ import {
   IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type AttachRequest, type CountersPoint, type ExportRequest, type ExportResult,
   type LaunchRequest, type OpenRecordingRequest, type Operation, type OutputHistory, type ProcessInfo, type SessionInfo, type ShellOperation,
   type WorkstationApi, type WorkstationEvent, type WorkstationSettings, type MeasureReply, type MeasureRequest, type RevertMeasureRequest, type SourceLineTable,
+  type SourceFile, type SourceFileRequest,
 } from '../structs/api/contract.js';
 import { isIpcReply } from './ipc-reply.js';
 
@@ -45,6 +46,7 @@ const api: WorkstationApi = {
   measure: async (request: MeasureRequest) => (await call('measure', request)) as MeasureReply,
   revertMeasure: async (request: RevertMeasureRequest) => (await call('revertMeasure', request)) as MeasureReply,
   sourceLines: async (sessionId: string) => (await call('sourceLines', sessionId)) as SourceLineTable,
+  sourceFile: async (request: SourceFileRequest) => (await call('sourceFile', request)) as SourceFile,
   chooseRecordingFile: async () => (await call('chooseRecordingFile')) as string | null,
   onEvent(listener: (event: WorkstationEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WorkstationEvent): void => listener(event);

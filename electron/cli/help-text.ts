@@ -226,6 +226,8 @@ Options:
   --lines               per source line: each frame is its method at a line,
                         Name [File.cs:42], from the PDBs beside the recorded
                         assemblies or embedded in them
+  --source NAME         NAME's self and total per source line (file:line),
+                        as the workstation's Source view shows them
   --format FORMAT       text (default, fits the terminal), json (stable; see
                         README) or csv (one table)
   -h, --help            show this help
@@ -233,6 +235,7 @@ Options:
 Examples:
   clrscope report app.clrscope --top 30
   clrscope report app.clrscope --callers ComputeDiscount --fold mycode
+  clrscope report app.clrscope --source HotLineWork.Mix
   clrscope report after.clrscope --diff before.clrscope --tree
   clrscope report app.clrscope --diff app.clrscope --base-window 0:10 --window 10:
 `;

@@ -111,10 +111,27 @@ test('arguments and names: one sentence for each mistake', async () => {
     [[before, '--top', '1.5'], /--top must be a whole number from 0/],
     [['x.txt'], /^Unknown input format for x\.txt/],
     [[before, '--format', 'csv', '--tree', '--callers', 'A'], /csv prints one table/],
+    [[before, '--source', ' '], /^--source takes a function name/],
+    [[before, '--source', 'App.Heavy', '--diff', after], /^--source shows one recording's lines: it does not go with --diff\.$/],
+    [[before, '--format', 'csv', '--tree', '--source', 'App.Heavy'], /csv prints one table: ask for one of --callers, --callees, --tree or --source/],
   ];
   for (const [argv, message] of cases) assert.throws(() => planReport(argv), (err: Error) => err instanceof UserError && message.test(err.message), String(message));
   await assert.rejects(runReport([before, '--callers', 'Nowhere'], capture()), /--callers Nowhere: no function of that name has samples/);
   await assert.rejects(runReport([before, '--callers', 'App.'], capture()), /--callers App\. matches several functions; give one exactly, e\.g\. 'App\.Main'/);
   await assert.rejects(runReport([join(dir, 'missing.clrscope')], capture()), /^UserError: Cannot read .*missing\.clrscope: /);
   await assert.rejects(runReport([before, '--sample-type', 'wall', '--diff', save('cpu-only.clrscope', 't;A 1 wall=0')], capture()), /cpu-only\.clrscope has no wall values to compare: its sample types are cpu, samples\./);
+});
+
+test('--source on a recording without IL offsets: the function\'s time, at no known line, and why', async () => {
+  const r = await json([after, '--source', 'Heavy']);
+  assert.equal(r.functions, undefined);
+  assert.deepEqual(r.source, { name: 'App.Heavy', self: 50_000_000, total: 50_000_000, file: null, unknownSelf: 50_000_000, unknownTotal: 50_000_000, lines: [] });
+  // Its frames name no IL offset (collapsed stacks): no module's PDB is even looked for.
+  assert.deepEqual(r.lineNotes, []);
+  const text = capture();
+  await runReport([after, '--source', 'App.Main'], text);
+  const out = text.lines.join('\n');
+  assert.match(out, /Source lines of App\.Main: self 0\.0% 0 ns, total 100\.0% 100\.0 ms/);
+  assert.match(out, /No line of it is known/);
+  await assert.rejects(runReport([after, '--source', 'Nowhere'], capture()), /--source Nowhere: no function of that name has samples/);
 });

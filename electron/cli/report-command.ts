@@ -8,9 +8,10 @@ import { parseFoldSpec, type FoldOptions } from '../../structs/analysis/fold-opt
 import { findFunction } from '../../structs/analysis/find-function.js';
 import { ProfileAnalysis, diffAnalyses, type AnalysisQuery } from '../../structs/analysis/profile-analysis.js';
 import {
-  REPORT_VERSION, reportDiffFunctions, reportDiffTree, reportFunctions, reportTree, type Report, type ReportWindow,
+  REPORT_VERSION, reportDiffFunctions, reportDiffTree, reportFunctions, reportSource, reportTree, type Report, type ReportWindow,
 } from '../../structs/analysis/report-model.js';
 import { sampleTypesOf } from '../../structs/analysis/stack-weights.js';
+import { functionLines } from '../../structs/analysis/function-lines.js';
 import type { DiffNormalize } from '../../structs/analysis/diff.js';
 import { LineSource } from '../../structs/analysis/line-source.js';
 import type { SampleSource } from '../../structs/analysis/stack-source.js';
@@ -39,6 +40,8 @@ export interface ReportPlan {
   normalize: DiffNormalize;
   fold: FoldOptions;
   lines: boolean;
+  /** --source NAME: the function whose time per source line to print. */
+  source: string | null;
   /** null: the first the recording has of cpu, wall, samples. */
   sampleType: SampleMetric | null;
   window: ReportWindow;
@@ -73,7 +76,7 @@ export function parseWindow(text: string | undefined, option: string): ReportWin
 export function planReport(argv: readonly string[]): ReportPlan | 'help' {
   const { values, positionals, rest } = parseCommandArgs<{
     top?: string; callers?: string; callees?: string; tree?: boolean; diff?: string; 'base-window'?: string; normalize?: string;
-    fold?: string[]; lines?: boolean; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
+    fold?: string[]; lines?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
   }>(argv, {
     top: { type: 'string' },
     callers: { type: 'string' },
@@ -84,6 +87,7 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     normalize: { type: 'string' },
     fold: { type: 'string', multiple: true },
     lines: { type: 'boolean' },
+    source: { type: 'string' },
     'sample-type': { type: 'string' },
     window: { type: 'string' },
     'min-percent': { type: 'string' },
@@ -119,13 +123,16 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     normalize,
     fold,
     lines: values.lines === true,
+    source: values.source ?? null,
     sampleType: sampleType as SampleMetric | null,
     window: parseWindow(values.window, '--window'),
     minPercent: numberOption(values['min-percent'], 'min-percent', 0, 100, false) ?? 0.5,
     format,
   };
-  if (plan.format === 'csv' && [plan.callers !== null, plan.callees !== null, plan.tree && plan.diff === null].filter(Boolean).length > 1) {
-    throw new UserError('--format csv prints one table: ask for one of --callers, --callees or --tree at a time.');
+  if (plan.source !== null && plan.source.trim() === '') throw new UserError('--source takes a function name, e.g. --source HotLineWork.Mix.');
+  if (plan.source !== null && plan.diff !== null) throw new UserError('--source shows one recording\'s lines: it does not go with --diff.');
+  if (plan.format === 'csv' && [plan.callers !== null, plan.callees !== null, plan.tree && plan.diff === null, plan.source !== null].filter(Boolean).length > 1) {
+    throw new UserError('--format csv prints one table: ask for one of --callers, --callees, --tree or --source at a time.');
   }
   readFormatOf(plan.file);
   if (plan.diff !== null) readFormatOf(plan.diff);
@@ -179,7 +186,7 @@ export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Pr
     totalValue: table.totalValue,
     sampleCount: table.sampleCount,
   };
-  const other = plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null;
+  const other = plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null;
   const top = plan.top ?? DEFAULT_TOP;
   if (!other || plan.top !== null) report.functions = reportFunctions(table, top);
   for (const [option, name, key] of [['--callers', plan.callers, 'callers'], ['--callees', plan.callees, 'callees']] as const) {
@@ -189,6 +196,17 @@ export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Pr
     if (s === null) throw new UserError(`${option} ${name}: no function of that name has samples in this report.`);
     const tree = key === 'callers' ? s.callers : s.callees;
     report[key] = { name: resolved, self: s.self, total: s.total, tree: reportTree(tree, 1, minValue) };
+  }
+  if (plan.source !== null) {
+    // Named as the functions table names it without --lines (a method, not a method at a line).
+    const plain = pdbLines === null ? analysis : new ProfileAnalysis(opened.recording);
+    const name = resolveName(plain, q, plan.source, '--source');
+    const pdbs = pdbLines ?? new PdbLines();
+    report.source = reportSource(functionLines(opened.recording, pdbs.linesOf(opened.recording), name, q), table.totalValue);
+    if (pdbLines === null) {
+      if (!opened.recording.hasFrames) pdbs.notes.unshift(`${plan.file} carries no IL offsets (only clrscope recordings made since source lines were added do), so no line is known.`);
+      report.lineNotes = pdbs.notes;
+    }
   }
   if (plan.diff !== null) {
     const base = plan.diff === plan.file ? opened : await readRecordingFile(plan.diff, progress?.update);

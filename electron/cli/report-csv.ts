@@ -47,6 +47,9 @@ export function reportCsv(r: Report): string {
     rows = treeRows(r.callees.tree, false);
   } else if (r.tree !== undefined) {
     rows = treeRows(r.tree, true);
+  } else if (r.source !== undefined) {
+    rows = [row(['file', 'line', 'self', 'self_percent', 'total', 'total_percent', 'self_samples', 'total_samples'])];
+    for (const l of r.source.lines) rows.push(row([l.file, l.line, l.self, l.selfPercent, l.total, l.totalPercent, l.selfSamples, l.totalSamples]));
   } else {
     rows = [row(['name', 'module', 'kind', 'self', 'self_percent', 'total', 'total_percent', 'self_samples', 'total_samples'])];
     for (const f of r.functions ?? []) rows.push(row([f.name, f.module, f.kind, f.self, f.selfPercent, f.total, f.totalPercent, f.selfSamples, f.totalSamples]));

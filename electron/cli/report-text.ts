@@ -1,7 +1,7 @@
 // `clrscope report`'s text: columns of fixed width with the function name last, cut from its
 // start (the method name is the end) so every line fits the terminal's width.
 
-import type { Report, ReportDiff, ReportDiffNode, ReportFunction, ReportNode, ReportSandwich } from '../../structs/analysis/report-model.js';
+import type { Report, ReportDiff, ReportDiffNode, ReportFunction, ReportNode, ReportSandwich, ReportSource } from '../../structs/analysis/report-model.js';
 import { describeFold } from '../../structs/analysis/fold-options.js';
 
 const MIN_WIDTH = 60;
@@ -100,6 +100,24 @@ function diffLines(r: Report, d: ReportDiff, width: number): string[] {
   return lines;
 }
 
+/** `--source`: `file:line  self  total` per line of the function, the file's own lines by number. */
+function sourceLines(r: Report, s: ReportSource, width: number): string[] {
+  const out = [`Source lines of ${s.name}: self ${pct(s.self, r.totalValue)} ${formatValue(s.self, r.unit)}, total ${pct(s.total, r.totalValue)} ${formatValue(s.total, r.unit)}`];
+  if (s.lines.length === 0) {
+    out.push('  No line of it is known (its module has no portable PDB here, or the recording carries no IL offsets).');
+    return out;
+  }
+  out.push(`${'self'.padStart(15)}  ${'total'.padStart(16)}  ${'samples'.padStart(8)}  file:line`);
+  const room = Math.max(10, width - 47);
+  for (const l of s.lines) {
+    const self = `${pct(l.self, r.totalValue).padStart(6)} ${formatValue(l.self, r.unit).padStart(9)}`;
+    const total = `${pct(l.total, r.totalValue).padStart(6)} ${formatValue(l.total, r.unit).padStart(9)}`;
+    out.push(`${self}  ${total}  ${count(l.totalSamples).padStart(8)}  ${fit(`${l.file}:${l.line}`, room)}`);
+  }
+  if (s.unknownTotal > 0) out.push(`  ${formatValue(s.unknownTotal, r.unit)} of it at no known line.`);
+  return out;
+}
+
 const NOTES_SHOWN = 3;
 
 export function reportText(r: Report, columns: number): string[] {
@@ -112,6 +130,7 @@ export function reportText(r: Report, columns: number): string[] {
   }
   if (r.callers !== undefined) out.push('', ...sandwichLines(r, r.callers, 'Callers', width));
   if (r.callees !== undefined) out.push('', ...sandwichLines(r, r.callees, 'Callees', width));
+  if (r.source !== undefined) out.push('', ...sourceLines(r, r.source, width));
   if (r.tree !== undefined) out.push('', `Call tree, nodes of at least ${r.minPercent}%`, ...treeLines(r, r.tree, width));
   if (r.diff !== undefined) out.push('', ...diffLines(r, r.diff, width));
   // Source lines that could not be found are said once per module, after the tables.

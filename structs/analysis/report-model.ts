@@ -9,6 +9,7 @@ import type { FoldOptions } from './fold-options.js';
 import type { FunctionsTable } from './functions-table.js';
 import type { DiffFunctions, DiffNormalize, DiffTree } from './diff.js';
 import { sharePct } from './diff.js';
+import type { FunctionLines } from './function-lines.js';
 
 export const REPORT_VERSION = 1;
 
@@ -78,6 +79,31 @@ export interface ReportDiff {
   tree?: ReportDiffNode;
 }
 
+export interface ReportSourceLine {
+  file: string;
+  line: number;
+  self: number;
+  selfPercent: number;
+  total: number;
+  totalPercent: number;
+  selfSamples: number;
+  totalSamples: number;
+}
+
+/** `--source NAME`: the function's self and total per source line (the source panel's figures). */
+export interface ReportSource {
+  name: string;
+  self: number;
+  total: number;
+  /** The file with most of its time; null when no line of it is known. */
+  file: string | null;
+  /** By file, then line. */
+  lines: ReportSourceLine[];
+  /** Time of its frames at no known line. */
+  unknownSelf: number;
+  unknownTotal: number;
+}
+
 export interface ReportWindow {
   /** Milliseconds after the recording's start; null = open. */
   fromMs: number | null;
@@ -102,6 +128,8 @@ export interface Report {
   diff?: ReportDiff;
   /** `--lines`: frames are methods at a source line, `Name [File.cs:42]`, where the line is known. */
   lines?: boolean;
+  /** `--source NAME`: that function's time per source line. */
+  source?: ReportSource;
   /** `--lines`: why some modules' lines are unknown (no PDB found, another build), one sentence each. */
   lineNotes?: string[];
 }
@@ -174,4 +202,15 @@ export function reportDiffFunctions(d: DiffFunctions, normalize: DiffNormalize, 
     });
   }
   return out;
+}
+
+/** `--source`: a function's figures per line, percentages of the query's total. */
+export function reportSource(f: FunctionLines, totalValue: number): ReportSource {
+  return {
+    name: f.name, self: f.self, total: f.total, file: f.file, unknownSelf: f.unknownSelf, unknownTotal: f.unknownTotal,
+    lines: f.lines.map((l) => ({
+      file: l.file, line: l.line, self: l.self, selfPercent: sharePct(l.self, totalValue), total: l.total, totalPercent: sharePct(l.total, totalValue),
+      selfSamples: l.selfSamples, totalSamples: l.totalSamples,
+    })),
+  };
 }

@@ -198,6 +198,29 @@ export interface SourceLineTable {
   notes: string[];
 }
 
+/** The largest source file the source panel shows (the main process reads no more of it). */
+export const MAX_SOURCE_FILE_BYTES = 2 * 1024 * 1024;
+/** The most methods one sourceFile request may ask spans of. */
+export const MAX_SOURCE_METHODS = 64;
+
+export interface SourceFileRequest {
+  sessionId: string;
+  /** A file as the session's sourceLines named it (the PDB's document path). */
+  path: string;
+  /** Methods (module id, MethodDef token) whose line spans in that file the panel marks. */
+  methods?: { moduleId: number; token: number }[];
+}
+
+/** A source file for the source panel, or one sentence saying why it is not shown. */
+export interface SourceFile {
+  path: string;
+  /** The file's text; null when it is not shown (`message` says why). */
+  text: string | null;
+  message: string | null;
+  /** The lines each asked method spans in this file (from its sequence points), where found. */
+  spans: { firstLine: number; lastLine: number }[];
+}
+
 /** The longest pattern measure takes. */
 export const MAX_MEASURE_PATTERN = 1000;
 
@@ -270,6 +293,12 @@ export interface WorkstationApi {
   /** The session's frames' source lines known so far (a live session's grow: ask again). */
   sourceLines(sessionId: string): Promise<SourceLineTable>;
   /**
+   * A source file of the session for the source panel: only one its frames' lines name (else
+   * rejects), read by the main process (a regular file, no symbolic link, at most
+   * MAX_SOURCE_FILE_BYTES, UTF-8); a file it cannot show is a reply with a sentence.
+   */
+  sourceFile(request: SourceFileRequest): Promise<SourceFile>;
+  /**
    * The Electron shell's native open dialog: the chosen file's path, or null when cancelled.
    * Absent in browser mode (a page cannot see paths); the path then goes to openRecording,
    * which validates it like any other.
@@ -287,6 +316,7 @@ export interface WorkstationApi {
 export const OPERATIONS = [
   'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'unsubscribe', 'closeSession', 'exportRecording',
   'openRecording', 'countersHistory', 'outputHistory', 'loadSettings', 'saveSettings', 'measure', 'revertMeasure', 'sourceLines',
+  'sourceFile',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -30,6 +30,7 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'measure': return target.measure(...call.args);
     case 'revertMeasure': return target.revertMeasure(...call.args);
     case 'sourceLines': return target.sourceLines(...call.args);
+    case 'sourceFile': return target.sourceFile(...call.args);
   }
 }
 

@@ -216,6 +216,7 @@ test('callOperation validates before anything reaches the workstation', async ()
     measure: async (r) => { calls.push(`measure ${r.pattern}`); return { ok: true, matched: 1, message: 'm' }; },
     revertMeasure: async () => { throw new Error('never'); },
     sourceLines: async (id) => { calls.push(`sourceLines ${id}`); return { frameIds: [], fileIndex: [], lines: [], files: [], notes: [] }; },
+    sourceFile: async (r) => { calls.push(`sourceFile ${r.path} ${JSON.stringify(r.methods ?? null)}`); return { path: r.path, text: null, message: 'm', spans: [] }; },
     countersHistory: async (id) => { calls.push(`countersHistory ${id}`); return []; },
     outputHistory: async (id) => { calls.push(`outputHistory ${id}`); return { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } }; },
     loadSettings: async () => { calls.push('loadSettings'); return { fold: DEFAULT_FOLD }; },
@@ -227,7 +228,24 @@ test('callOperation validates before anything reaches the workstation', async ()
   await assert.rejects(callOperation(target, 'outputHistory', ['s9'], known), /^ValidationError: There is no session "s9"\.$/);
   await assert.rejects(callOperation(target, 'sourceLines', ['s9'], known), /^ValidationError: There is no session "s9"\.$/);
   await assert.rejects(callOperation(target, 'sourceLines', [7], known), ValidationError);
+  // A source file request: a known session, a path of text, at most 64 methods of whole numbers, nothing else.
+  const file = (r: unknown): Promise<unknown> => callOperation(target, 'sourceFile', [r], known);
+  await assert.rejects(file({ sessionId: 's9', path: '/a.cs' }), /^ValidationError: There is no session "s9"\.$/);
+  await assert.rejects(file({ sessionId: 's1', path: 7 }), /^ValidationError: The source file path must be text, not 7\.$/);
+  await assert.rejects(file({ sessionId: 's1', path: '' }), /must not be empty/);
+  await assert.rejects(file({ sessionId: 's1', path: '/a\u0000.cs' }), /NUL/);
+  await assert.rejects(file({ sessionId: 's1', path: `/${'a'.repeat(5000)}` }), /at most 4096/);
+  await assert.rejects(file({ sessionId: 's1', path: '/a.cs', extra: 1 }), /unknown field "extra"/);
+  await assert.rejects(file({ sessionId: 's1', path: '/a.cs', methods: 'all' }), /must be a list/);
+  await assert.rejects(file({ sessionId: 's1', path: '/a.cs', methods: Array(65).fill({ moduleId: 1, token: 0x06000001 }) }), /65 methods; at most 64/);
+  await assert.rejects(file({ sessionId: 's1', path: '/a.cs', methods: [{ moduleId: 1, token: 5 }] }), /token must be a whole number from 100663297/);
+  await assert.rejects(file({ sessionId: 's1', path: '/a.cs', methods: [{ moduleId: -1, token: 0x06000001 }] }), /module id/);
+  await assert.rejects(file({ sessionId: 's1', path: '/a.cs', methods: [{ moduleId: 1, token: 0x06000001, x: 1 }] }), /unknown field "x"/);
+  await assert.rejects(callOperation(target, 'sourceFile', [{ sessionId: 's1', path: '/a.cs' }, 2], known), /takes one argument/);
   assert.deepEqual(calls, []);
+  await file({ sessionId: 's1', path: '/a.cs', methods: [{ moduleId: 1, token: 0x06000002 }] });
+  assert.deepEqual(calls, ['sourceFile /a.cs [{"moduleId":1,"token":100663298}]']);
+  calls.length = 0;
   assert.deepEqual((await callOperation(target, 'sourceLines', ['s1'], known) as { frameIds: number[] }).frameIds, []);
   assert.deepEqual(await callOperation(target, 'countersHistory', ['s1'], known), []);
   assert.deepEqual((await callOperation(target, 'outputHistory', ['s1'], known) as { droppedLines: number }).droppedLines, 0);

@@ -6,8 +6,8 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import {
-  EXPORT_EXTENSIONS, MAX_MEASURE_PATTERN, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type LaunchRequest,
-  type MeasureRequest, type OpenRecordingRequest, type Operation, type RevertMeasureRequest, type WorkstationApi, type WorkstationSettings,
+  EXPORT_EXTENSIONS, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type LaunchRequest,
+  type MeasureRequest, type OpenRecordingRequest, type Operation, type RevertMeasureRequest, type SourceFileRequest, type WorkstationApi, type WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import { checkFoldOptions, type FoldOptions } from '../../../structs/analysis/fold-options.js';
 import { fsErrorText } from '../export/fs-error-text.js';
@@ -234,9 +234,32 @@ export function validateRevertMeasureRequest(value: unknown, context: Validation
   return { sessionId, measureId: id };
 }
 
+/**
+ * A source file request: the path is checked here for its shape only; that the session's PDBs
+ * name it is checked by the workstation, which holds the session's lines.
+ */
+export function validateSourceFileRequest(value: unknown, context: ValidationContext): SourceFileRequest {
+  const obj = plainObject(value, 'source file request');
+  onlyFields(obj, ['sessionId', 'path', 'methods'], 'source file request');
+  const sessionId = validateSessionId(obj.sessionId, context);
+  const path = text(obj.path, 'The source file path', LIMITS.pathChars);
+  const request: SourceFileRequest = { sessionId, path };
+  if (obj.methods !== undefined) {
+    if (!Array.isArray(obj.methods)) fail(`The methods of a source file request must be a list, not ${describeValue(obj.methods)}.`);
+    if (obj.methods.length > MAX_SOURCE_METHODS) fail(`A source file request names ${obj.methods.length} methods; at most ${MAX_SOURCE_METHODS} are allowed.`);
+    request.methods = obj.methods.map((m: unknown, i) => {
+      const ref = plainObject(m, `method ${i + 1} of the source file request`);
+      onlyFields(ref, ['moduleId', 'token'], `method ${i + 1} of the source file request`);
+      return { moduleId: integerIn(ref.moduleId, 'A method\'s module id', 0, 0xffffffff), token: integerIn(ref.token, 'A method\'s token', 0x06000001, 0x06ffffff) };
+    });
+  }
+  return request;
+}
+
 const ARITY: Record<Operation, number> = {
   listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, unsubscribe: 1, closeSession: 1, exportRecording: 1,
   openRecording: 1, countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1, measure: 1, revertMeasure: 1, sourceLines: 1,
+  sourceFile: 1,
 };
 /** Arguments an operation may take beyond ARITY's. */
 const OPTIONAL_ARGS: Partial<Record<Operation, number>> = { subscribe: 1 };
@@ -303,5 +326,7 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
       return { op, args: [validateRevertMeasureRequest(args[0], context)] };
     case 'sourceLines':
       return { op, args: [validateSessionId(args[0], context)] };
+    case 'sourceFile':
+      return { op, args: [validateSourceFileRequest(args[0], context)] };
   }
 }

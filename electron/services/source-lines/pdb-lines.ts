@@ -36,6 +36,39 @@ export class PdbLines {
     return new FrameLines(rec, this.lookup);
   }
 
+  /**
+   * The lines of `file` a method's sequence points span (its signature's line to its closing
+   * brace's), or null when its PDB is not found or it has no point in that file.
+   */
+  methodSpan(module: ModuleInfo, token: number, file: string): { firstLine: number; lastLine: number } | null {
+    const pdb = this.pdbOf(module);
+    if (pdb === null) return null;
+    let first = Infinity;
+    let last = -Infinity;
+    try {
+      for (const p of pdb.sequencePoints(token)) {
+        if (p.hidden || pdb.documentName(p.document) !== file) continue;
+        first = Math.min(first, p.startLine);
+        last = Math.max(last, p.endLine);
+      }
+    } catch (err) {
+      this.note(`${module.path}: ${(err as Error).message}`);
+      return null;
+    }
+    return first === Infinity ? null : { firstLine: first, lastLine: last };
+  }
+
+  /** The compiler's checksum of `file` as `module`'s PDB records it, or null. */
+  documentHash(module: ModuleInfo, file: string): { algorithm: 'sha1' | 'sha256'; hash: Uint8Array } | null {
+    const pdb = this.pdbOf(module);
+    if (pdb === null) return null;
+    try {
+      return pdb.documentHash(file);
+    } catch {
+      return null;
+    }
+  }
+
   private pdbOf(module: ModuleInfo): PortablePdb | null {
     const key = `${module.path}\u0000${module.mvid}`;
     const known = this.pdbs.get(key);

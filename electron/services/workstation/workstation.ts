@@ -8,6 +8,7 @@ import { isAbsolute, join } from 'node:path';
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, OutputHistory, ProcessInfo, SessionInfo,
   Unsubscribe, WorkstationApi, WorkstationEvent, MeasureReply, MeasureRequest, RevertMeasureRequest, SourceLineTable,
+  SourceFile, SourceFileRequest,
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../../cli/demo-command.js';
 import { attachCollector } from '../session/profiled-attach.js';
@@ -32,6 +33,7 @@ import type { WorkstationSession } from './workstation-session.js';
 import { foldRecording } from '../../../structs/analysis/fold-recording.js';
 import { SettingsStore } from './settings-store.js';
 import { PdbLines } from '../source-lines/pdb-lines.js';
+import { readSourceFile } from '../source-lines/source-file.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { SessionStream } from './session-stream.js';
@@ -359,6 +361,34 @@ class WorkstationCore {
   }
 
   /**
+   * A source file for the panel: only one the session's frames' lines name (their PDBs'
+   * documents), so the renderer cannot make the main process read any other file.
+   */
+  sourceFile(request: SourceFileRequest): SourceFile {
+    const session = this.session(request.sessionId);
+    const { path } = request;
+    if (!this.sourceLines(request.sessionId).files.includes(path)) {
+      throw new UserError(`${path} is not a source file of session ${session.id}'s frames, so it is not read.`);
+    }
+    const recording = session.recording;
+    const spans: SourceFile['spans'] = [];
+    for (const m of request.methods ?? []) {
+      const module = recording?.moduleInfo(m.moduleId);
+      const span = module === undefined ? null : this.pdbLines.methodSpan(module, m.token, path);
+      if (span !== null) spans.push(span);
+    }
+    // The PDB's checksum of the file, through a module whose frames name it.
+    let expected = null;
+    for (const m of request.methods ?? []) {
+      const module = recording?.moduleInfo(m.moduleId);
+      expected = module === undefined ? null : this.pdbLines.documentHash(module, path);
+      if (expected !== null) break;
+    }
+    const read = readSourceFile(path, undefined, expected);
+    return 'text' in read ? { path, text: read.text, message: read.warning ?? null, spans } : { path, text: null, message: read.message, spans };
+  }
+
+  /**
    * Replays the session's stream from `from` to this client, read from disk a step at a time
    * with the client's back-pressure between steps, then keeps it subscribed to the live bytes.
    */
@@ -451,6 +481,7 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     measure: (request) => core.measure(request),
     revertMeasure: (request) => core.revertMeasure(request),
     sourceLines: async (id) => core.sourceLines(id),
+    sourceFile: async (request) => core.sourceFile(request),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
     setDrained: (drained) => client.setDrained(drained),

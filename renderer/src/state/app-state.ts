@@ -1,7 +1,8 @@
 // The shape of everything the views show. Views read it; only the Workstation controller
 // writes it, so there is one place where API events, worker replies and user choices meet.
 
-import type { ExportFormat, ProcessInfo, SessionInfo } from '../../../structs/api/contract.js';
+import type { ExportFormat, ProcessInfo, SessionInfo, SourceFile } from '../../../structs/api/contract.js';
+import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
 import type { FlameMetric, FlatTree, ParallelTree, RecordingSummary } from '../worker/protocol.js';
 import type { BaselineSummary } from '../worker/analysis-protocol.js';
 import type { Sandwich } from '../../../structs/analysis/call-trees.js';
@@ -11,9 +12,9 @@ import type { FunctionsTable } from '../../../structs/analysis/functions-table.j
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.js';
 
-export type Tab = 'processes' | 'flame' | 'functions' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'measure' | 'output' | 'export';
+export type Tab = 'processes' | 'flame' | 'functions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'measure' | 'output' | 'export';
 
-export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
+export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
 
 /** What the diff compares the current view (the after side) with. */
 export type DiffBaseline =
@@ -114,6 +115,10 @@ export interface AppState {
   /** The function picked in the functions table (or a sandwich): highlighted in the flame graph. */
   selectedFunction: string | null;
   sandwich: Sandwich | null;
+  /** The selected function's time per source line (the Source view). */
+  functionLines: FunctionLines | null;
+  /** The file the Source view shows (its text, or why not), for `functionLines`' function and file. */
+  sourceFile: SourceFile | null;
   timeline: ThreadTimeline | null;
   /** The stack a click on the timeline asked for. */
   timelineStack: StackNear | null;
@@ -157,6 +162,8 @@ export function initialState(): AppState {
     functionsSort: { column: 'self', descending: true },
     selectedFunction: null,
     sandwich: null,
+    functionLines: null,
+    sourceFile: null,
     timeline: null,
     timelineStack: null,
     diff: null,

@@ -1,6 +1,7 @@
 // The UI thread's side of the profile worker (worker/protocol.ts): request ids matched to
 // replies, stream chunks handed over without copying when their buffer is their own.
 
+import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
 import type { FlameQuery, FlatTree, ParallelQuery, ParallelTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import type { AnalysisQueryMessage, BaselineSummary, DiffSideQuery } from '../worker/analysis-protocol.js';
 import type { DiffFunctions, DiffNormalize, DiffTree } from '../../../structs/analysis/diff.js';
@@ -104,6 +105,13 @@ export class ProfileWorkerClient {
     const reply = await this.request((requestId) => ({ kind: 'functions', requestId, query }));
     if (reply.kind !== 'functions') throw new Error(`The profile worker answered a functions query with ${reply.kind}.`);
     return reply.table;
+  }
+
+  /** One function's time per source line, for the source panel. */
+  async functionLines(query: AnalysisQueryMessage, name: string): Promise<FunctionLines> {
+    const reply = await this.request((requestId) => ({ kind: 'function-lines', requestId, query, name }));
+    if (reply.kind !== 'function-lines') throw new Error(`The profile worker answered a source-lines query with ${reply.kind}.`);
+    return reply.lines;
   }
 
   async sandwich(query: AnalysisQueryMessage, name: string): Promise<Sandwich | null> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type {
-  CountersPoint, MeasureReply, MeasureRequest, OpenRecordingRequest, OutputHistory, OutputLine, RevertMeasureRequest, SessionInfo, SourceLineTable, WorkstationApi, WorkstationEvent, WorkstationSettings,
+  CountersPoint, MeasureReply, MeasureRequest, OpenRecordingRequest, OutputHistory, OutputLine, RevertMeasureRequest, SessionInfo, SourceLineTable, SourceFile, SourceFileRequest, WorkstationApi, WorkstationEvent, WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
@@ -34,6 +34,14 @@ class FakeWorker implements WorkerPort {
         case 'summary': return { kind: 'summary', requestId: message.requestId, summary: summary() };
         case 'flame': return { kind: 'flame', requestId: message.requestId, tree: emptyTree() };
         case 'parallel': return { kind: 'parallel', requestId: message.requestId, tree: { ...emptyTree(), threads: [[]] } };
+        case 'lines': return { kind: 'sources', requestId: message.requestId, names: ['App.Hot'], places: ['/src/App.cs:12'] };
+        case 'function-lines': return {
+          kind: 'function-lines', requestId: message.requestId,
+          lines: {
+            name: message.name, totalValue: 10, self: 8, total: 9, file: '/src/App.cs', unknownSelf: 0, unknownTotal: 0, methods: [{ moduleId: 1, token: 0x06000002 }],
+            lines: [{ file: '/src/App.cs', line: 12, self: 8, total: 9, selfSamples: 8, totalSamples: 9 }],
+          },
+        };
         default: return null;
       }
     })();
@@ -84,7 +92,16 @@ class FakeApi implements WorkstationApi {
     return { ok: true, matched: 1, message: `1 method matches ${request.pattern}` };
   };
   revertMeasure = async (request: RevertMeasureRequest): Promise<MeasureReply> => ({ ok: true, matched: request.measureId === 0 ? 2 : 1, message: 'reverted 2 methods' });
-  sourceLines = async (): Promise<SourceLineTable> => ({ frameIds: [], fileIndex: [], lines: [], files: [], notes: [] });
+  linesAsked = 0;
+  sourceLines = async (): Promise<SourceLineTable> => {
+    this.linesAsked++;
+    return { frameIds: [1], fileIndex: [0], lines: [12], files: ['/src/App.cs'], notes: [] };
+  };
+  filesAsked: SourceFileRequest[] = [];
+  sourceFile = async (r: SourceFileRequest): Promise<SourceFile> => {
+    this.filesAsked.push(r);
+    return { path: r.path, text: 'class App {\n  void Hot() {}\n}', message: null, spans: [{ firstLine: 2, lastLine: 2 }] };
+  };
   onEvent(listener: (event: WorkstationEvent) => void): () => void {
     this.listener = listener;
     return () => undefined;
@@ -147,6 +164,40 @@ describe('Workstation', () => {
     await timers.advance(0);
     await settle();
     assert.equal(worker.queries('flame'), afterStop + 1);
+  });
+
+  it('Source: the function\'s lines from the worker, its file asked once; a stopped session\'s lines asked again while its bytes arrive', async () => {
+    const { ws, api, worker, timers } = setup();
+    api.emit({ type: 'session', session: session('f', 'stopped') });
+    ws.select('f');
+    ws.setTab('flame');
+    await timers.advance(0);
+    await settle();
+    const asked = api.linesAsked;
+    assert.ok(asked >= 1);
+    await timers.advance(1000);
+    await settle();
+    assert.equal(api.linesAsked, asked, 'nothing new: not asked again');
+    api.emit(chunk('f', 0, 1, 2));
+    await timers.advance(REFRESH_PERIOD_MS);
+    await settle();
+    assert.equal(api.linesAsked, asked + 1, 'asked again once more bytes came');
+    assert.equal(ws.state.sources.get('App.Hot'), '/src/App.cs:12');
+
+    ws.showSource('App.Hot');
+    assert.equal(ws.state.tab, 'source');
+    assert.equal(ws.state.selectedFunction, 'App.Hot');
+    await timers.advance(0);
+    await settle();
+    assert.equal(ws.state.functionLines?.lines[0].line, 12);
+    assert.deepEqual(api.filesAsked, [{ sessionId: 'f', path: '/src/App.cs', methods: [{ moduleId: 1, token: 0x06000002 }] }]);
+    assert.equal(ws.state.sourceFile?.text?.split('\n').length, 3);
+    // Refreshes ask the worker again (the window may change), the file only once.
+    ws.setFlameOptions({ metric: 'wall' });
+    await timers.advance(0);
+    await settle();
+    assert.equal(worker.queries('function-lines'), 2);
+    assert.equal(api.filesAsked.length, 1);
   });
 
   it('resubscribes from byte 0 when bytes went missing', async () => {

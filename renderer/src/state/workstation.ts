@@ -2,7 +2,8 @@
 // state. API events and user actions come in here; the selected session's stream goes to the
 // worker in order; the visible view is re-queried while data arrives.
 
-import type { AttachRequest, ExportFormat, LaunchRequest, SessionInfo, WorkstationApi, WorkstationEvent } from '../../../structs/api/contract.js';
+import { MAX_SOURCE_METHODS, type AttachRequest, type ExportFormat, type LaunchRequest, type SessionInfo, type SourceFile, type WorkstationApi, type WorkstationEvent } from '../../../structs/api/contract.js';
+import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
 import { initialState, isLive, type AppState, type DiffOptions, type ExportStatus, type FlameOptions, type FunctionsSort, type ParallelMode, type Tab } from './app-state.js';
 import { analysisQuery, baselineSide } from './analysis-queries.js';
 import { foldKey, type FoldOptions } from '../../../structs/analysis/fold-options.js';
@@ -56,7 +57,11 @@ export class Workstation {
   private timelineBuckets = 800;
   // When the session's source lines were last asked for, and whether it was live then: asked
   // every few seconds while it records (new frames), once more after it stopped.
-  private sourcesAsked = { atMs: 0, live: true };
+  // A stopped session is asked again while its bytes still arrive (a replay): the worker puts
+  // each function's hottest line from the samples it holds, and a first answer may precede them.
+  private sourcesAsked = { atMs: 0, live: true, bytes: -1 };
+  // The function and file the source panel's file was asked for (its text does not change).
+  private sourceFileKey: string | null = null;
 
   constructor(options: WorkstationOptions) {
     this.api = options.api;
@@ -182,14 +187,15 @@ export class Workstation {
     this.generation++;
     this.resyncs = 0;
     this.queriedSummaryError = null;
-    this.sourcesAsked = { atMs: 0, live: true };
+    this.sourcesAsked = { atMs: 0, live: true, bytes: -1 };
+    this.sourceFileKey = null;
     this.refresher.cancel();
     this.worker.reset();
     this.feeder.reset();
     this.measureReader = new MeasureReader();
     const diffOptions = this.state.diffOptions.baseline?.kind === 'window' ? { ...this.state.diffOptions, baseline: null } : this.state.diffOptions;
     this.store.update({
-      functions: null, sources: new Map(), sandwich: null, timeline: null, timelineStack: null, diff: null, diffOptions,
+      functions: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       measureVersion: this.state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
       flameOptions: { ...this.state.flameOptions, threadIds: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
@@ -253,6 +259,13 @@ export class Workstation {
   /** Picks a function (by its frame name) for the sandwich and the flame graph's highlight; null clears. */
   selectFunction(name: string | null): void {
     this.store.update({ selectedFunction: name, ...(name === null ? { sandwich: null } : {}) });
+    this.refresher.now();
+  }
+
+  /** "Goto source": selects the function and shows its source with the time per line. */
+  showSource(name: string): void {
+    if (name !== this.state.selectedFunction) this.store.update({ functionLines: null });
+    this.store.update({ selectedFunction: name, tab: 'source' });
     this.refresher.now();
   }
 
@@ -567,15 +580,37 @@ export class Workstation {
     if (sessionId === null || typeof this.api.sourceLines !== 'function') return;
     const live = isLive(this.state.sessions.find((s) => s.id === sessionId));
     const now = Date.now();
-    if (!this.sourcesAsked.live || (live && now - this.sourcesAsked.atMs < SOURCES_EVERY_MS)) return;
-    this.sourcesAsked = { atMs: now, live };
+    const bytes = this.feeder.position;
+    if (live ? now - this.sourcesAsked.atMs < SOURCES_EVERY_MS : !this.sourcesAsked.live && this.sourcesAsked.bytes === bytes) return;
+    this.sourcesAsked = { atMs: now, live, bytes };
     this.api.sourceLines(sessionId)
       .then((table) => (table.frameIds.length === 0 || generation !== this.generation ? null : this.worker.sources(table)))
       .then((sources) => {
-        if (sources !== null && generation === this.generation) this.store.update({ sources });
+        if (sources === null || generation !== this.generation) return;
+        this.store.update({ sources });
+        // The source panel's figures were computed without these lines: again, with them.
+        if (this.state.tab === 'source') this.refresher.now();
       })
       // Lines are a help, not the view: a failure leaves the names without them.
       .catch(() => undefined);
+  }
+
+  /** The file the source panel shows for `lines`, asked of the main process once per function and file. */
+  private async loadSourceFile(generation: number, lines: FunctionLines): Promise<void> {
+    const sessionId = this.state.selectedSessionId;
+    const path = lines.file;
+    const key = `${lines.name}\u0000${path ?? ''}`;
+    if (sessionId === null || this.sourceFileKey === key) return;
+    this.sourceFileKey = key;
+    this.store.update({ sourceFile: null });
+    if (path === null) return;
+    let file: SourceFile;
+    try {
+      file = await this.api.sourceFile({ sessionId, path, methods: lines.methods.slice(0, MAX_SOURCE_METHODS) });
+    } catch (e) {
+      file = { path, text: null, message: userMessage(e, `${path} could not be read.`), spans: [] };
+    }
+    if (generation === this.generation && this.sourceFileKey === key) this.store.update({ sourceFile: file });
   }
 
   /** One refresh: the summary and the tree of the visible view, dropped if the session changed meanwhile. */
@@ -593,13 +628,14 @@ export class Workstation {
           this.showError(summary.error);
         }
       });
-      if (tab === 'flame' || tab === 'functions') this.refreshSources(generation);
+      if (tab === 'flame' || tab === 'functions' || tab === 'source') this.refreshSources(generation);
       const { fold, selectedFunction, diffOptions } = this.state;
       const flameP = tab === 'flame' ? this.worker.flame({ ...flameQuery(flameOptions, lastSummary), fold }) : null;
       const parallelP = tab === 'parallel' ? this.worker.parallel({ ...parallelQuery(parallelMode, flameOptions.window, lastSummary), fold }) : null;
       const query = analysisQuery(flameOptions, fold, lastSummary);
       const functionsP = tab === 'functions' ? this.worker.functions(query) : null;
       const sandwichP = tab === 'functions' && selectedFunction !== null ? this.worker.sandwich(query, selectedFunction) : null;
+      const linesP = tab === 'source' && selectedFunction !== null ? this.worker.functionLines(query, selectedFunction) : null;
       const timelineP = tab === 'timeline' ? this.worker.timeline({ buckets: this.timelineBuckets }) : null;
       // A baseline recording is compared once its first bytes are in the worker.
       const baselineReady = diffOptions.baseline?.kind !== 'session' || this.baselineFeeder.position > 0;
@@ -607,8 +643,8 @@ export class Workstation {
         ? this.worker.diff(baselineSide(diffOptions.baseline, query), { source: 'current', query }, diffOptions.normalize)
         : null;
       const baselineP = tab === 'diff' && diffOptions.baseline?.kind === 'session' ? this.worker.baselineSummary() : null;
-      const [, flame, parallel, functions, sandwich, timeline, diff, baselineSummary] = await Promise.all([
-        summaryP, flameP, parallelP, functionsP, sandwichP, timelineP, diffP, baselineP,
+      const [, flame, parallel, functions, sandwich, timeline, diff, baselineSummary, functionLines] = await Promise.all([
+        summaryP, flameP, parallelP, functionsP, sandwichP, timelineP, diffP, baselineP, linesP,
       ]);
       if (generation !== this.generation) return;
       const patch: Partial<AppState> = {};
@@ -622,7 +658,9 @@ export class Workstation {
         patch.flameShape = { inverted: flameOptions.inverted, groupByThread: flameOptions.groupByThread };
       }
       if (parallel !== null) patch.parallel = parallel;
+      if (tab === 'source') patch.functionLines = functionLines;
       this.store.update(patch);
+      if (functionLines !== null) void this.loadSourceFile(generation, functionLines);
     } catch (e) {
       if (generation === this.generation) this.showError(userMessage(e, 'The profile worker could not answer.'));
     }

@@ -9,6 +9,7 @@ import { ExportView } from './export-view.js';
 import { DiffView } from './diff-view.js';
 import { FlameView } from './flame-view.js';
 import { FunctionsView } from './functions-view.js';
+import { SourceView } from './source-view.js';
 import { TimelineView } from './timeline-view.js';
 import { GcTimelineView } from './gc-timeline-view.js';
 import { MeasureView } from './measure-view.js';
@@ -25,6 +26,7 @@ function TabView({ tab }: { tab: Tab }): ReactElement {
     case 'processes': return <ProcessPicker />;
     case 'flame': return <FlameView />;
     case 'functions': return <FunctionsView />;
+    case 'source': return <SourceView />;
     case 'timeline': return <TimelineView />;
     case 'diff': return <DiffView />;
     case 'parallel': return <ParallelStacksView />;

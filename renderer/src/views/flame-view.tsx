@@ -166,6 +166,11 @@ export function FlameView(): ReactElement {
             {selected} ✕
           </button>
         )}
+        {selected !== null && (
+          <button type="button" className="chip" data-testid="flame-selected-source" title="The selected function's source with the time per line" onClick={() => ws.showSource(selected)}>
+            Source
+          </button>
+        )}
         {found !== null && (
           <span className="search-share" data-testid="search-share">
             {found.matchCount} matching {found.matchCount === 1 ? 'frame' : 'frames'}: {formatPercent(found.share)} of the time ({formatNs(found.matchedValue)})
@@ -184,6 +189,9 @@ export function FlameView(): ReactElement {
           <div className="flame-menu" style={{ left: menu.x, top: menu.y }} data-testid="flame-menu" onMouseLeave={() => setMenu(null)}>
             <button type="button" data-testid="measure-exactly" onClick={() => { setMenu(null); void ws.measureMethod(menu.label); }}>
               Measure exactly: {menu.label}
+            </button>
+            <button type="button" data-testid="flame-source" onClick={() => { setMenu(null); ws.showSource(menu.label); }}>
+              Source: {menu.label}
             </button>
           </div>
         )}

@@ -133,6 +133,7 @@ export function FunctionsView(): ReactElement {
               <div className="sandwich-head" data-testid="sandwich-head">
                 <strong>{selected}</strong>
                 {sandwich !== null && <span className="hint"> self {formatNs(sandwich.self)}, total {formatNs(sandwich.total)} ({formatPercent(sandwich.totalValue > 0 ? sandwich.total / sandwich.totalValue : 0)})</span>}
+                <button type="button" className="link" data-testid="show-source" onClick={() => ws.showSource(selected)} title="The function's source file with the time per line">Source</button>
                 <button type="button" className="link" onClick={() => ws.selectFunction(null)} aria-label="Clear the selection">✕</button>
               </div>
               <div className="sandwich-half"><span className="hint">Callers (up to each thread's entry)</span>

@@ -8,6 +8,7 @@ const TITLES: Record<Tab, string> = {
   processes: 'Processes',
   flame: 'Flame graph',
   functions: 'Functions',
+  source: 'Source',
   timeline: 'Threads',
   diff: 'Diff',
   parallel: 'Parallel stacks',

@@ -2,6 +2,8 @@
 // has `?test`: the state the views render, the trees they draw and the flame canvas's own
 // hit-testing, so the test checks what is on screen rather than re-deriving it.
 
+import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
+import type { SourceFile } from '../../../structs/api/contract.js';
 import type { FlameRenderer } from '../canvas/flame-renderer.js';
 import type { AppState } from '../state/app-state.js';
 import type { SessionOutput } from '../state/program-output.js';
@@ -93,6 +95,8 @@ export interface ClrscopeTestHook {
   sandwich(): { self: number; total: number; callers: TestNode[]; callees: TestNode[] } | null;
   diff(): { rows: TestDiffRow[]; beforeValue: number; afterValue: number; nodes: (TestNode & { before: number; after: number; delta: number })[] } | null;
   timeline(): { threads: { id: number; name: string; cpuNs: number; wallNs: number }[]; buckets: number; fromMs: number; toMs: number; cpuBusy: number[] } | null;
+  /** The Source view's figures (the selected function's time per line) and what it knows of the file. */
+  source(): { lines: FunctionLines | null; file: { path: string; lineCount: number | null; message: string | null; spans: SourceFile['spans'] } | null };
   flameNodes(): TestNode[];
   parallelNodes(): TestParallelNode[];
   /** The canvas's size in CSS pixels, or null when the flame view is not shown. */
@@ -132,6 +136,13 @@ export function installTestHook(ws: Workstation): void {
         tab: s.tab, selectedSessionId: s.selectedSessionId, sessions: s.sessions, summary: s.summary, streamBytes: s.streamBytes,
         error: s.error, flameOptions: s.flameOptions, parallelMode: s.parallelMode, exports: s.exports, opening: s.opening,
         fold: s.fold, selectedFunction: s.selectedFunction, diffOptions: s.diffOptions, timelineStack: s.timelineStack,
+      };
+    },
+    source: () => {
+      const f = ws.state.sourceFile;
+      return {
+        lines: ws.state.functionLines,
+        file: f === null ? null : { path: f.path, lineCount: f.text === null ? null : f.text.split(/\r?\n/).length, message: f.message, spans: f.spans },
       };
     },
     functions: () => {

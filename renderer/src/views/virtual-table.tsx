@@ -25,6 +25,10 @@ interface Props {
   sortKey?: string;
   sortDescending?: boolean;
   onSort?(column: string): void;
+  /** Classes a row adds to its own (heat, dimmed). */
+  rowClass?(row: number): string;
+  /** A row to bring to the middle of the view whenever this value changes (-1: none). */
+  scrollToRow?: number;
   /** A row's tooltip. */
   rowTitle?(row: number): string;
   testId: string;
@@ -35,7 +39,7 @@ interface Props {
 const OVERSCAN = 8;
 
 export function VirtualTable(props: Props): ReactElement {
-  const { rowCount, columns, cell, selectedRow = -1, onSelect, onActivate, sortKey, sortDescending, onSort, rowTitle, testId, empty } = props;
+  const { rowCount, columns, cell, selectedRow = -1, onSelect, onActivate, sortKey, sortDescending, onSort, rowTitle, rowClass, scrollToRow = -1, testId, empty } = props;
   const rowHeight = props.rowHeight ?? 22;
   const bodyRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
@@ -57,13 +61,21 @@ export function VirtualTable(props: Props): ReactElement {
     if (body !== null && body.scrollTop > rowCount * rowHeight) body.scrollTop = 0;
   }, [rowCount, rowHeight]);
 
+  useEffect(() => {
+    const body = bodyRef.current;
+    if (body === null || scrollToRow < 0 || scrollToRow >= rowCount) return;
+    body.scrollTop = Math.max(0, scrollToRow * rowHeight - (body.clientHeight - rowHeight) / 2);
+    setScrollTop(body.scrollTop);
+    // The row count is left out on purpose: rows arriving later do not scroll the view back.
+  }, [scrollToRow, rowHeight]);
+
   const first = Math.max(0, Math.floor(scrollTop / rowHeight) - OVERSCAN);
   const last = Math.min(rowCount, Math.ceil((scrollTop + height) / rowHeight) + OVERSCAN);
   const rows: ReactElement[] = [];
   for (let r = first; r < last; r++) {
     rows.push(
       <div
-        key={r} role="row" className={r === selectedRow ? 'vrow selected' : 'vrow'} data-row={r} aria-selected={r === selectedRow}
+        key={r} role="row" className={`${r === selectedRow ? 'vrow selected' : 'vrow'}${rowClass === undefined ? '' : ` ${rowClass(r)}`}`} data-row={r} aria-selected={r === selectedRow}
         style={{ top: r * rowHeight, height: rowHeight, gridTemplateColumns: template }} title={rowTitle?.(r)}
         onClick={() => onSelect?.(r)} onDoubleClick={() => onActivate?.(r)}
       >

@@ -9,7 +9,8 @@ import type { FoldedStacks } from '../../../structs/analysis/fold.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
 import { ProfileAnalysis, diffAnalyses, type AnalysisQuery } from '../../../structs/analysis/profile-analysis.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import { knownLines } from '../../../structs/profile/frame-lines.js';
+import { FrameLines, knownLines } from '../../../structs/profile/frame-lines.js';
+import { functionLines } from '../../../structs/analysis/function-lines.js';
 import { hottestLines } from '../../../structs/analysis/hottest-lines.js';
 import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
 import { StreamFeed } from './stream-feed.js';
@@ -46,6 +47,8 @@ export class AnalysisCore {
   private baselineAnalysis: ProfileAnalysis | null = null;
 
   private readonly rec: Recording;
+  // The frames' lines as the main process last gave them (none until it did).
+  private lines: FrameLines | null = null;
 
   constructor(rec: Recording) {
     this.rec = rec;
@@ -111,8 +114,13 @@ export class AnalysisCore {
         return { reply: { kind: 'baseline-summary', requestId: request.requestId, summary: this.baselineSummary() }, transfer: [] };
       case 'lines': {
         const at = request.lines.map((line, i) => ({ file: request.files[request.fileIndex[i]] ?? '', line }));
-        const sources = hottestLines(this.rec, knownLines(this.rec, request.frameIds, at));
+        this.lines = knownLines(this.rec, request.frameIds, at);
+        const sources = hottestLines(this.rec, this.lines);
         return { reply: { kind: 'sources', requestId: request.requestId, names: [...sources.keys()], places: [...sources.values()] }, transfer: [] };
+      }
+      case 'function-lines': {
+        const lines = functionLines(this.rec, this.lines ?? new FrameLines(this.rec, () => null), request.name, analysisQuery(request.query));
+        return { reply: { kind: 'function-lines', requestId: request.requestId, lines }, transfer: [] };
       }
     }
   }

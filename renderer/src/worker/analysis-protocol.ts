@@ -6,6 +6,7 @@
 import type { DiffFunctions, DiffNormalize, DiffTree } from '../../../structs/analysis/diff.js';
 import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
 import type { FunctionsTable } from '../../../structs/analysis/functions-table.js';
+import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
 import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
@@ -47,7 +48,9 @@ export type AnalysisRequest =
   | { kind: 'baseline-chunk'; offset: number; bytes: Uint8Array }
   | { kind: 'baseline-summary'; requestId: number }
   /** The session's frames' source lines as the main process found them (SourceLineTable). */
-  | { kind: 'lines'; requestId: number; frameIds: number[]; fileIndex: number[]; lines: number[]; files: string[] };
+  | { kind: 'lines'; requestId: number; frameIds: number[]; fileIndex: number[]; lines: number[]; files: string[] }
+  /** One function's time per source line (the source panel), by the lines the last 'lines' request gave. */
+  | { kind: 'function-lines'; requestId: number; query: AnalysisQueryMessage; name: string };
 
 export type AnalysisReply =
   | { kind: 'functions'; requestId: number; table: FunctionsTable }
@@ -57,4 +60,5 @@ export type AnalysisReply =
   | { kind: 'stack-near'; requestId: number; stack: StackNear | null }
   | { kind: 'baseline-summary'; requestId: number; summary: BaselineSummary }
   /** Each function's hottest source line (`path:line`), by frame label (hottest-lines.ts). */
-  | { kind: 'sources'; requestId: number; names: string[]; places: string[] };
+  | { kind: 'sources'; requestId: number; names: string[]; places: string[] }
+  | { kind: 'function-lines'; requestId: number; lines: FunctionLines };

@@ -58,6 +58,7 @@ export class ProfileWorkerCore {
       case 'stack-near':
       case 'baseline-summary':
       case 'lines':
+      case 'function-lines':
         return this.answer(request.requestId, () => this.analysis.handle(request) as WorkerOutput);
       case 'baseline-reset':
       case 'baseline-chunk':

@@ -12,6 +12,20 @@ import { PdbFormatError } from './pdb-format-error.js';
 export const HIDDEN_LINE = 0xfeefee;
 const METHOD_DEF_TOKEN = 0x06000000;
 
+// The Document table's hash algorithms, by GUID (the portable PDB format's specification).
+const HASH_ALGORITHMS = new Map<string, 'sha1' | 'sha256'>([
+  ['ff1816ec-aa5e-4d10-87f7-6f4963833460', 'sha1'],
+  ['8829d00f-11b8-4213-878b-770e8597ac16', 'sha256'],
+]);
+
+/** A GUID's usual text from its 16 bytes (the first three fields little-endian). */
+function guidText(b: Uint8Array): string {
+  if (b.length !== 16) return '';
+  const h = (i: number): string => b[i].toString(16).padStart(2, '0');
+  const run = (idx: number[]): string => idx.map(h).join('');
+  return `${run([3, 2, 1, 0])}-${run([5, 4])}-${run([7, 6])}-${run([8, 9])}-${run([10, 11, 12, 13, 14, 15])}`;
+}
+
 export interface SequencePoint {
   ilOffset: number;
   /** Row of the Document table (1-based). */
@@ -80,6 +94,20 @@ export class PortablePdb {
       this.documentNames.set(row, name);
     }
     return name;
+  }
+
+  /**
+   * The checksum the compiler took of a document's text (the Document table's HashAlgorithm and
+   * Hash), by the document's name; null when the PDB has no such document or a hash of another kind.
+   */
+  documentHash(name: string): { algorithm: 'sha1' | 'sha256'; hash: Uint8Array } | null {
+    for (let row = 1; row <= this.documentCount; row++) {
+      if (this.documentName(row) !== name) continue;
+      const algorithm = HASH_ALGORITHMS.get(guidText(this.metadata.guid(this.metadata.cell(Table.Document, row, 1))));
+      const hash = this.metadata.blob(this.metadata.cell(Table.Document, row, 2));
+      return algorithm === undefined || hash.length === 0 ? null : { algorithm, hash };
+    }
+    return null;
   }
 
   /** Sequence points of a method (by its MethodDef token or row), in IL order; empty when it has none. */
