@@ -47,11 +47,18 @@ var dll = typeof(ParentWork).Assembly.Location;
 var host = Environment.ProcessPath ?? "dotnet";
 Process Start(string role)
 {
-    var info = new ProcessStartInfo(host) { UseShellExecute = false };
+    // The children's output comes through the parent, so a lingering child holds none of the
+    // parent's own stdout or stderr (whoever waits for those to close does not wait for it).
+    var info = new ProcessStartInfo(host) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
     // Run through the dotnet host with the dll, as `dotnet build` starts its nodes.
     if (!Path.GetFileNameWithoutExtension(host).Equals("ProcessTree", StringComparison.OrdinalIgnoreCase)) info.ArgumentList.Add(dll);
     foreach (var a in new[] { "child", role, "--work", workMs.ToString(), "--linger", lingerS.ToString() }) info.ArgumentList.Add(a);
-    return Process.Start(info) ?? throw new InvalidOperationException($"could not start the {role} child");
+    var child = Process.Start(info) ?? throw new InvalidOperationException($"could not start the {role} child");
+    Console.WriteLine(child.StandardOutput.ReadLine());
+    Console.Out.Flush();
+    child.ErrorDataReceived += (_, e) => { if (e.Data is not null) Console.Error.WriteLine(e.Data); };
+    child.BeginErrorReadLine();
+    return child;
 }
 var alpha = Start("alpha");
 var beta = Start("beta");
