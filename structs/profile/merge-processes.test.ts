@@ -103,3 +103,16 @@ function processRecordOffsets(bytes: Uint8Array): number[] {
 function countProcessRecords(bytes: Uint8Array): number {
   return processRecordOffsets(bytes).length;
 }
+
+test('a method two processes both ran is one function, so views merging by method merge across processes', () => {
+  const one = recordingFromStream([fixtureStream()]);
+  const two = mergeProcesses([
+    { process: { pid: 1, name: 'dotnet' }, recording: recordingFromStream([fixtureStream()]) },
+    { process: { pid: 2, name: 'dotnet' }, recording: recordingFromStream([fixtureStream()]) },
+  ]);
+  assert.equal(two.functions().length, one.functions().length);
+  assert.equal(two.modules().length, one.modules().length);
+  const doubled = toCollapsed(one, { metric: 'cpu' }).trimEnd().split('\n').map((l) => l.replace(/ (\d+)$/, (_m, n: string) => ` ${2 * Number(n)}`));
+  assert.deepEqual(toCollapsed(two, { metric: 'cpu' }).trimEnd().split('\n'), doubled);
+  assert.equal(two.threads().length, 2 * one.threads().length);
+});

@@ -1,5 +1,6 @@
 // Several processes' recordings -> one Recording (`record --children`): each process keeps its
-// own threads, functions and stacks (ids renumbered so they cannot collide), its thread names
+// own threads and samples, its definitions are renumbered into the merged id spaces (a method
+// both processes ran, same module and token, is one function there), its thread names
 // gain a "[pid name] " prefix, and the recording's process table says which thread is whose.
 // Processes on one machine share CLOCK_MONOTONIC, so their sample times interleave as they are.
 //
@@ -20,22 +21,29 @@ export function processPrefix(process: ProcessInfo): string {
   return process.name === '' ? `[${process.pid}]` : `[${process.pid} ${process.name}]`;
 }
 
-/** The merged recording's next free id of one kind, shared by every part's IdMap of that kind. */
-interface Counter {
-  next: number;
+/**
+ * One kind of definition (module, function, frame, string) across parts: a definition every
+ * part shares (the same method of the same module, as a parent and a child running the same
+ * dll or the framework do) gets one id, so views that merge by method merge across processes.
+ */
+class Definitions {
+  private readonly byKey = new Map<string, number>();
+  private next = 1;
+  /** The merged id for `key`, and whether it is new (then the caller defines it). */
+  intern(key: string): [number, boolean] {
+    const known = this.byKey.get(key);
+    if (known !== undefined) return [known, false];
+    const id = this.next++;
+    this.byKey.set(key, id);
+    return [id, true];
+  }
 }
 
-/** One part's ids of one kind -> the merged recording's (from a counter every part draws from). */
+/** One part's ids of one kind -> the merged recording's. */
 class IdMap {
   private readonly ids = new Map<number, number>();
-  constructor(private readonly counter: Counter) {}
-  map(id: number): number {
-    let mapped = this.ids.get(id);
-    if (mapped === undefined) {
-      mapped = this.counter.next++;
-      this.ids.set(id, mapped);
-    }
-    return mapped;
+  set(id: number, mapped: number): void {
+    this.ids.set(id, mapped);
   }
   get(id: number): number {
     const mapped = this.ids.get(id);
@@ -64,24 +72,38 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
   });
   let nextThread = 1;
   let nextStack = 1;
-  const counters = { functions: { next: 1 }, modules: { next: 1 }, frames: { next: 1 }, strings: { next: 1 } };
+  const defined = { functions: new Definitions(), modules: new Definitions(), frames: new Definitions(), strings: new Definitions() };
   const ids: PartIds[] = [];
   for (const { process, recording: rec } of parts) {
     // Each part gets its own id spaces so that function 7 of one process is not function 7 of another.
-    const p: PartIds = { threads: new Map(), functions: new IdMap(counters.functions), modules: new IdMap(counters.modules), frames: new IdMap(counters.frames), strings: new IdMap(counters.strings), stackBase: nextStack };
+    const p: PartIds = { threads: new Map(), functions: new IdMap(), modules: new IdMap(), frames: new IdMap(), strings: new IdMap(), stackBase: nextStack };
     ids.push(p);
-    for (const m of rec.modules()) out.onModule({ moduleId: p.modules.map(m.id), kind: m.kind, mvid: m.mvid, path: m.path });
+    for (const m of rec.modules()) {
+      const [id, fresh] = defined.modules.intern(JSON.stringify([m.kind, m.path, m.mvid]));
+      p.modules.set(m.id, id);
+      if (fresh) out.onModule({ moduleId: id, kind: m.kind, mvid: m.mvid, path: m.path });
+    }
     const functions = rec.functions().filter((fn) => fn.id !== INCOMPLETE_STACK_FUNCTION_ID);
     for (const fn of functions) {
-      out.onFunction({ functionId: p.functions.map(fn.id), kind: fn.kind, name: fn.name, module: fn.moduleId === 0 ? fn.module : '', file: fn.file, moduleId: fn.moduleId === 0 ? 0 : p.modules.get(fn.moduleId), token: fn.token });
+      const moduleId = fn.moduleId === 0 ? 0 : p.modules.get(fn.moduleId);
+      const module = fn.moduleId === 0 ? fn.module : '';
+      const [id, fresh] = defined.functions.intern(JSON.stringify([fn.kind, fn.name, module, moduleId, fn.file, fn.token]));
+      p.functions.set(fn.id, id);
+      if (fresh) out.onFunction({ functionId: id, kind: fn.kind, name: fn.name, module, file: fn.file, moduleId, token: fn.token });
     }
     // A v1 recording's stacks are function ids: each function is the frame of the same id.
-    if (rec.hasFrames) {
-      for (const f of rec.frames()) out.onFrame({ frameId: p.frames.map(f.id), functionId: p.functions.get(f.functionId), offsetKind: f.offsetKind, offset: f.offset });
-    } else {
-      for (const fn of functions) out.onFrame({ frameId: p.frames.map(fn.id), functionId: p.functions.get(fn.id), offsetKind: OffsetKind.None, offset: 0 });
+    const frames = rec.hasFrames ? rec.frames() : functions.map((fn) => ({ id: fn.id, functionId: fn.id, offsetKind: OffsetKind.None, offset: 0 }));
+    for (const f of frames) {
+      const functionId = p.functions.get(f.functionId);
+      const [id, fresh] = defined.frames.intern(`${functionId}:${f.offsetKind}:${f.offset}`);
+      p.frames.set(f.id, id);
+      if (fresh) out.onFrame({ frameId: id, functionId, offsetKind: f.offsetKind, offset: f.offset });
     }
-    for (const [id, text] of rec.strings()) out.onString({ stringId: p.strings.map(id), text });
+    for (const [stringId, text] of rec.strings()) {
+      const [id, fresh] = defined.strings.intern(text);
+      p.strings.set(stringId, id);
+      if (fresh) out.onString({ stringId: id, text });
+    }
     const prefix = processPrefix(process);
     const threadIds: number[] = [];
     for (const t of rec.threads()) {
