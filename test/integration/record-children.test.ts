@@ -74,6 +74,7 @@ describe('record --children records the whole process tree in one file', () => {
   it('lists the three processes at the end and exits with the program', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /clrscope: recorded 3 processes:/);
+    assert.match(run.stderr, new RegExp(`clrscope: recorded pid ${pids.parent} and 2 child processes \\(\\.NET 10\\.\\d+\\.\\d+\\): [\\d,]+ samples`));
     for (const role of ['parent', 'alpha', 'beta'] as const) {
       assert.match(run.stderr, new RegExp(`^  ${pids[role]} \\(dotnet \\S*ProcessTree\\.dll${role === 'parent' ? ' --work 1500' : ` child ${role}`}[^)]*\\): [\\d,]+ samples${role === 'parent' ? ' \\(the launched program\\)' : ''}$`, 'm'));
     }
