@@ -2,8 +2,9 @@
 
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { basename } from 'node:path';
-import type { CollectedStream } from '../services/collector/collector.js';
+import { basename, dirname } from 'node:path';
+import type { ChunkListener, CollectedStream } from '../services/collector/collector.js';
+import { ChildSpools } from '../services/spool/child-spools.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/atomic-file.js';
 import { fsErrorText } from '../services/export/fs-error-text.js';
 import { NotPrivateError } from '../services/files/private-dir.js';
@@ -166,6 +167,24 @@ export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number
 async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool | undefined): Promise<number> {
   let launchedPid: number | undefined;
   const follow = spool === undefined ? undefined : spoolListener(spool.file, () => launchedPid);
+  // With --children each child's stream is spooled to a file of its own; the run's spool keeps the launched one's.
+  const children = plan.children === true && spool !== undefined ? new ChildSpools(dirname(spool.file.path), (m) => io.err(`clrscope: ${m}`)) : undefined;
+  const onChunk: ChunkListener | undefined = children === undefined ? follow?.listener : (stream, chunk) => {
+    if (launchedPid !== undefined && stream.pid !== launchedPid) children.listener(stream, chunk);
+    else follow?.listener(stream, chunk);
+  };
+  try {
+    const code = await recordLaunchedWith(plan, libraryPath, io, spool, follow, onChunk, (pid) => { launchedPid = pid; });
+    children?.remove();
+    return code;
+  } catch (err) {
+    const kept = children?.keep() ?? [];
+    if (kept.length > 0) io.err(`clrscope: the child processes' recordings are kept in ${kept.join(', ')} (clrscope convert FILE -o OUT writes each in any format).`);
+    throw err;
+  }
+}
+
+async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool | undefined, follow: ReturnType<typeof spoolListener> | undefined, onChunk: ChunkListener | undefined, onLaunched: (pid: number) => void): Promise<number> {
   const result = await recordLaunch({
     command: plan.command,
     args: plan.args,
@@ -175,8 +194,8 @@ async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordI
     durationMs: plan.durationMs,
     signal: io.signal,
     notice: (m) => io.err(`clrscope: ${m}`),
-    onChunk: follow?.listener,
-    onLaunched: (pid) => { launchedPid = pid; },
+    onChunk,
+    onLaunched,
     children: plan.children,
   });
   const code = exitCodeOf(result);

@@ -5,7 +5,7 @@
 // recorded, and record names the child still running with the profiler loaded.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -30,6 +30,13 @@ after(() => {
   }
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** A private cache folder per test, so the spool files of one run never show up in another. */
+const cacheEnv = (name: string): NodeJS.ProcessEnv => ({ XDG_CACHE_HOME: join(dir, `cache-${name}`) });
+const spoolFiles = (env: NodeJS.ProcessEnv): string[] => {
+  const spool = join(env.XDG_CACHE_HOME ?? '', 'clrscope', 'spool');
+  return existsSync(spool) ? readdirSync(spool).map((n) => join(spool, n)) : [];
+};
 
 const HOT = { parent: 'HashParent', alpha: 'HashAlpha', beta: 'HashBeta' } as const;
 type Role = keyof typeof HOT;
@@ -66,7 +73,7 @@ describe('record --children records the whole process tree in one file', () => {
   let rec: Recording;
 
   before(async () => {
-    run = await runCli(['record', '--children', '-o', file, '--', 'dotnet', targetDll('ProcessTree'), '--work', '1500']);
+    run = await runCli(['record', '--children', '-o', file, '--', 'dotnet', targetDll('ProcessTree'), '--work', '1500'], { env: cacheEnv('tree') });
     pids = pidsOf(run.stdout);
     rec = (await readRecordingFile(file)).recording;
   });
@@ -80,6 +87,7 @@ describe('record --children records the whole process tree in one file', () => {
     }
     assert.doesNotMatch(run.stderr, /not recorded|still running with/);
     assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+    assert.deepEqual(spoolFiles(cacheEnv('tree')), [], 'the spool files are removed once the recording is saved');
   });
 
   it('holds each process with its own threads, named [pid dotnet] ...', () => {
@@ -157,6 +165,41 @@ describe('record --children records the whole process tree in one file', () => {
     const tids = new Set(check.threads.map((th) => th.tid));
     for (const th of rec.threads()) if (rec.processOf(th.id)?.pid === pids.alpha && tids.has(th.osTid)) return;
     assert.fail('no thread of the alpha child in the nettrace file');
+  });
+});
+
+describe('record --children killed with SIGKILL', () => {
+  it('leaves one spool file per process, each the recording of its process with its hot method', async () => {
+    const env = cacheEnv('killed');
+    let ready: Promise<void> | undefined;
+    let stdout = '';
+    const r = await runCli(['record', '--children', '-o', join(dir, 'never.clrscope'), '--', 'dotnet', targetDll('ProcessTree'), '--work', '6000'], {
+      env,
+      started: (child) => {
+        ready = new Promise<void>((resolve) => {
+          child.stdout?.on('data', (d: Buffer) => {
+            stdout += d.toString();
+            if (/^pid beta \d+$/m.test(stdout)) resolve();
+          });
+        }).then(async () => {
+          await new Promise((resolve) => setTimeout(resolve, 3000));
+          child.kill('SIGKILL');
+        });
+      },
+    });
+    await ready;
+    assert.equal(r.signal, 'SIGKILL');
+    const pids = pidsOf(stdout);
+    lingering.push(pids.parent, pids.alpha, pids.beta);
+    const files = spoolFiles(env);
+    assert.equal(files.length, 3, `one spool file per process: ${files.join(', ')}`);
+    const found = new Map<number, string>();
+    for (const f of files) {
+      const rec = (await readRecordingFile(f)).recording;
+      assert.equal(rec.cut, true);
+      found.set(rec.meta?.pid ?? -1, hotMethodByProcess(rec).get(-1) ?? '');
+    }
+    for (const role of ['parent', 'alpha', 'beta'] as const) assert.match(found.get(pids[role]) ?? '', new RegExp(`\\.${HOT[role]}$`), JSON.stringify([...found]));
   });
 });
 
