@@ -316,7 +316,7 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
     if (program !== undefined) parts.push(`the program ${program.how}`);
     if (spool !== undefined && !spool.saved) {
       const path = spool.file.path;
-      if (spoolComplete && spoolIsPart) parts.push(`the launched process's recording (not its children's) is kept in ${path} (clrscope convert ${path} -o FILE writes it in any format)`);
+      if (spoolComplete && spoolIsPart) parts.push(`the launched process's recording is kept in ${path} (clrscope convert ${path} -o FILE writes it in any format)`);
       else if (spoolComplete) parts.push(`everything recorded is kept in ${path} (clrscope convert ${path} -o FILE writes it in any format)`);
       else if (stream.state !== 'corrupt' && spool.file.holdsRecords) parts.push(`what was recorded before ${path} could not be written further is kept there`);
       else spool.discard();
