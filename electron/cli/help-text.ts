@@ -63,6 +63,14 @@ Options:
                         .NET 10, AllocationTick on .NET 8/9)
   --no-fallback         with --pid: fail as before when the runtime refuses the
                         profiler, instead of recording through EventPipe
+  --children            record every .NET process the program starts (they
+                        inherit the profiler's variables), each as its own
+                        process in one recording: thread names start with
+                        "[PID NAME]", pprof samples carry the labels
+                        "process id" and "process name". Without it only the
+                        launched process is recorded, and record says which
+                        other .NET processes are still running with the
+                        profiler loaded (e.g. MSBuild nodes after a build)
   --pauses FILE.json    also write every runtime suspension (GC pauses and
                         others) as a JSON array of {startNs, durationNs,
                         suspendNs, reason, generation, induced, aborted};

@@ -2,8 +2,9 @@
 
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { basename } from 'node:path';
-import type { CollectedStream } from '../services/collector/collector.js';
+import { basename, dirname } from 'node:path';
+import type { ChunkListener, CollectedStream } from '../services/collector/collector.js';
+import { ChildSpools } from '../services/spool/child-spools.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/atomic-file.js';
 import { fsErrorText } from '../services/export/fs-error-text.js';
 import { NotPrivateError } from '../services/files/private-dir.js';
@@ -17,6 +18,9 @@ import { recordAttach, type AttachRecordingResult } from '../services/session/at
 import { recordEventPipe } from '../services/session/eventpipe-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/session/launch-recording.js';
 import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/session/profiler-env.js';
+import { MAX_CHILD_STREAMS } from '../services/session/profiled-launch.js';
+import { processText, stillProfiled } from '../services/session/process-tree.js';
+import { mergeProcesses, type ProcessPart } from '../../structs/profile/merge-processes.js';
 import { fallbackSentence } from '../services/session/profiler-refusal.js';
 import { UserError } from '../services/session/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
@@ -38,6 +42,7 @@ interface RecordValues {
   locks?: string;
   alloc?: string;
   'no-fallback'?: boolean;
+  children?: boolean;
   help?: boolean;
 }
 
@@ -56,6 +61,8 @@ export interface RecordPlan {
   events?: EventSwitches;
   /** --pid: record through an EventPipe session when the runtime refuses the profiler (default true; --no-fallback). */
   fallback?: boolean;
+  /** --children: record every .NET process the program starts, each as its own process in one recording. */
+  children?: boolean;
 }
 
 export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
@@ -71,6 +78,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     locks: { type: 'string' },
     alloc: { type: 'string' },
     'no-fallback': { type: 'boolean' },
+    children: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, 'record');
   if (values.help) return 'help';
@@ -84,6 +92,9 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
   }
   if (pid === undefined && (commandLine.length === 0 || commandLine[0] === '')) {
     throw new UserError('No program to record: give it after --, e.g. clrscope record -- dotnet app.dll, or attach with --pid PID.');
+  }
+  if (pid !== undefined && values.children === true) {
+    throw new UserError('--children records the .NET processes a launched program starts: it does not go with --pid (see clrscope record --help).');
   }
   if (values.wall && values['no-wall']) throw new UserError('--wall and --no-wall contradict each other.');
   const durationS = numberOption(values.duration, 'duration', 0.001, 31 * 24 * 3600, false);
@@ -108,6 +119,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
       alloc: onOff(values.alloc, 'alloc', false),
     },
     fallback: values['no-fallback'] !== true,
+    children: values.children === true,
   };
 }
 
@@ -175,6 +187,24 @@ export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number
 async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool | undefined): Promise<number> {
   let launchedPid: number | undefined;
   const follow = spool === undefined ? undefined : spoolListener(spool.file, () => launchedPid);
+  // With --children each child's stream is spooled to a file of its own; the run's spool keeps the launched one's.
+  const children = plan.children === true && spool !== undefined ? new ChildSpools(dirname(spool.file.path), (m) => io.err(`clrscope: ${m}`)) : undefined;
+  const onChunk: ChunkListener | undefined = children === undefined ? follow?.listener : (stream, chunk) => {
+    if (launchedPid !== undefined && stream.pid !== launchedPid) children.listener(stream, chunk);
+    else follow?.listener(stream, chunk);
+  };
+  try {
+    const code = await recordLaunchedWith(plan, libraryPath, io, spool, follow, onChunk, (pid) => { launchedPid = pid; });
+    children?.remove();
+    return code;
+  } catch (err) {
+    const kept = children?.keep() ?? [];
+    if (kept.length > 0) io.err(`clrscope: the child processes' recordings are kept in ${kept.join(', ')} (clrscope convert FILE -o OUT writes each in any format).`);
+    throw err;
+  }
+}
+
+async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool | undefined, follow: ReturnType<typeof spoolListener> | undefined, onChunk: ChunkListener | undefined, onLaunched: (pid: number) => void): Promise<number> {
   const result = await recordLaunch({
     command: plan.command,
     args: plan.args,
@@ -185,8 +215,9 @@ async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordI
     durationMs: plan.durationMs,
     signal: io.signal,
     notice: (m) => io.err(`clrscope: ${m}`),
-    onChunk: follow?.listener,
-    onLaunched: (pid) => { launchedPid = pid; },
+    onChunk,
+    onLaunched,
+    children: plan.children,
   });
   const code = exitCodeOf(result);
   const how = exitText(result);
@@ -197,18 +228,64 @@ async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordI
     return code !== 0 ? code : NOTHING_RECORDED_EXIT_CODE;
   }
   if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
+  for (const other of result.otherStreams) if (other.error !== undefined) io.err(`clrscope: pid ${other.pid ?? '?'}: ${other.error} What arrived before it is kept.`);
+  const spooled = spool !== undefined && follow?.spooled() === stream ? spool : undefined;
+  if (spooled === undefined) spool?.discard();
+  if (plan.children === true) {
+    const tree = await processTreeRecording(stream, result, io);
+    io.err(formatSummary(tree.recording, stream.closedByCollector));
+    await reportLingering(result, libraryPath, io, true);
+    // The spool holds the launched process's stream only: it is kept on failure, never moved into place.
+    await writeOutputs(plan, tree, spooled, io, { code, how }, true);
+    return code;
+  }
   io.err(formatSummary(stream.recording, stream.closedByCollector));
   for (const other of result.otherStreams) {
-    io.err(`clrscope: pid ${other.pid ?? '?'} (started by the program) also streamed ${counted(other.recording.sampleCount, 'sample')}; they are not in ${plan.output}.`);
+    io.err(`clrscope: pid ${other.pid ?? '?'} (started by the program) also streamed ${counted(other.recording.sampleCount, 'sample')}; they are not in ${plan.output} (--children records every process).`);
   }
   if (result.refusedPids.length > 0) {
     const pids = result.refusedPids;
-    io.err(`clrscope: ${counted(pids.length, 'other .NET process', 'other .NET processes')} the program started also loaded the profiler and ${pids.length === 1 ? 'was' : 'were'} not recorded (pid ${pids.slice(0, 10).join(', ')}${pids.length > 10 ? ', …' : ''}).`);
+    io.err(`clrscope: ${counted(pids.length, 'other .NET process', 'other .NET processes')} the program started also loaded the profiler and ${pids.length === 1 ? 'was' : 'were'} not recorded (pid ${pids.slice(0, 10).join(', ')}${pids.length > 10 ? ', …' : ''}; --children records them too).`);
   }
-  const spooled = spool !== undefined && follow?.spooled() === stream ? spool : undefined;
-  if (spooled === undefined) spool?.discard();
+  await reportLingering(result, libraryPath, io, false);
   await writeOutputs(plan, stream, spooled, io, { code, how });
   return code;
+}
+
+/** The launched process and every child that streamed, as one recording of several processes, listed on stderr. */
+async function processTreeRecording(own: CollectedStream, result: LaunchRecordingResult, io: RecordIo): Promise<Pick<CollectedStream, 'recording' | 'state'>> {
+  const streams = [own, ...result.otherStreams];
+  const parts: ProcessPart[] = [];
+  const lines: string[] = [];
+  for (const s of streams) {
+    const meta = s.recording.meta;
+    if (meta === undefined) continue;
+    const d = await result.processes.get(meta.pid);
+    // The recording must be finished before its columns are read as a whole.
+    if (!s.recording.isFinished) s.recording.finish();
+    parts.push({ process: { pid: meta.pid, name: d.name }, recording: s.recording });
+    lines.push(`  ${processText(d)}: ${counted(s.recording.sampleCount, 'sample')}${s === own ? ' (the launched program)' : ''}`);
+  }
+  io.err(`clrscope: recorded ${counted(parts.length, 'process', 'processes')}:`);
+  for (const line of lines) io.err(line);
+  if (result.refusedPids.length > 0) {
+    io.err(`clrscope: ${counted(result.refusedPids.length, 'more .NET process', 'more .NET processes')} connected past the limit of ${MAX_CHILD_STREAMS} and ${result.refusedPids.length === 1 ? 'was' : 'were'} not recorded (pid ${result.refusedPids.slice(0, 10).join(', ')}).`);
+  }
+  return { recording: mergeProcesses(parts), state: own.state };
+}
+
+/**
+ * Says which processes the program started are still running with the profiler loaded: the
+ * runtime cannot unload a profiler loaded at startup, and MSBuild nodes and the compiler server
+ * outlive the build that started them. They are left alone: they may be serving another build.
+ */
+async function reportLingering(result: LaunchRecordingResult, libraryPath: string, io: RecordIo, children: boolean): Promise<void> {
+  const others = [...result.otherStreams.map((s) => s.pid), ...result.refusedPids].filter((pid): pid is number => pid !== undefined && pid !== result.stream?.pid);
+  const alive = await stillProfiled([...new Set(others)], libraryPath);
+  if (alive.length === 0) return;
+  const texts = await Promise.all(alive.slice(0, 10).map(async (pid) => processText(await result.processes.get(pid))));
+  const recorded = children ? 'its recording has ended, but' : 'it is not recorded, but';
+  io.err(`clrscope: still running with clrscope's profiler loaded (${recorded} a runtime keeps a profiler until it exits): ${texts.join(', ')}${alive.length > 10 ? ', …' : ''}. Stop them with kill PID, or for MSBuild nodes and the compiler server with dotnet build-server shutdown; a build started with MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (and -p:UseSharedCompilation=false) leaves none behind.`);
 }
 
 /** How the program ended, for sentences: "exited with code 3", "was ended by SIGKILL". */
@@ -232,7 +309,7 @@ interface ProgramOutcome {
  * says how the program ended and where the recording is kept, and exits non-zero: with the
  * program's own code when that is not 0, else SAVE_FAILED_EXIT_CODE.
  */
-async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'recording' | 'state'>, spool: RunSpool | undefined, io: RecordIo, program: ProgramOutcome | undefined): Promise<void> {
+async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'recording' | 'state'>, spool: RunSpool | undefined, io: RecordIo, program: ProgramOutcome | undefined, spoolIsPart = false): Promise<void> {
   const rec = stream.recording;
   const format = outputFormatOf(plan.output);
   // The spool becomes a complete file first: a recording kept after a failed save is whole.
@@ -240,7 +317,7 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
   // A corrupt stream's spool holds the bad record too: only the model's copy is good then.
   const spoolComplete = stream.state !== 'corrupt' && spool?.file.finish(clean ? rec.end : undefined) === true;
   try {
-    if (spool !== undefined && spoolComplete && clean && format === 'clrscope') {
+    if (spool !== undefined && spoolComplete && clean && format === 'clrscope' && !spoolIsPart) {
       // The spool is the .clrscope file already: it moves into place instead of being written twice.
       await spool.file.moveTo(plan.output);
       spool.saved = true;
@@ -260,7 +337,8 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
     if (program !== undefined) parts.push(`the program ${program.how}`);
     if (spool !== undefined && !spool.saved) {
       const path = spool.file.path;
-      if (spoolComplete) parts.push(`everything recorded is kept in ${path} (clrscope convert ${path} -o FILE writes it in any format)`);
+      if (spoolComplete && spoolIsPart) parts.push(`the launched process's recording is kept in ${path} (clrscope convert ${path} -o FILE writes it in any format)`);
+      else if (spoolComplete) parts.push(`everything recorded is kept in ${path} (clrscope convert ${path} -o FILE writes it in any format)`);
       else if (stream.state !== 'corrupt' && spool.file.holdsRecords) parts.push(`what was recorded before ${path} could not be written further is kept there`);
       else spool.discard();
       spool.saved = true;

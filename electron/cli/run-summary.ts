@@ -83,7 +83,10 @@ export function formatSummary(rec: Recording, stoppedHere = false): string {
   const c = sampleCounts(rec);
   const lines: string[] = [];
   const runtime = meta !== undefined && meta.runtimeVersion !== '' ? ` (.NET ${meta.runtimeVersion})` : '';
-  lines.push(`clrscope: recorded pid ${meta?.pid ?? '?'}${runtime}: ${counted(c.samples, 'sample')} (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
+  // A recording of several processes (record --children) counts them all; its meta is the launched one's.
+  const processes = rec.processes().length;
+  const who = processes > 0 ? `pid ${meta?.pid ?? '?'} and ${counted(processes - 1, 'child process', 'child processes')}` : `pid ${meta?.pid ?? '?'}`;
+  lines.push(`clrscope: recorded ${who}${runtime}: ${counted(c.samples, 'sample')} (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
   if (rec.cut && !stoppedHere) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
   if (meta?.approximateCpu === true) lines.push(APPROXIMATE_CPU_LINE);
   lines.push(...table(rec, 'cpu', 'Top methods by CPU time'));

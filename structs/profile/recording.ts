@@ -89,6 +89,13 @@ interface MutableThread {
   index: number;
 }
 
+/** One .NET process of a recording that holds several (`record --children`). */
+export interface ProcessInfo {
+  readonly pid: number;
+  /** A short name (the kernel's process name, e.g. "dotnet"); may be empty. */
+  readonly name: string;
+}
+
 export type SampleVisitor = (index: number, mono: number, threadId: number, stackId: number, cpuNs: number, wallNs: number, flags: number) => void;
 
 const INCOMPLETE_STACK: FunctionInfo = Object.freeze({
@@ -132,6 +139,9 @@ export class Recording implements WireSink {
   private wireStacks = new Int32Array(256).fill(-1);
   private readonly frameToFunction: FrameMapper = (frameId) => (this.frameMap.get(frameId) as FrameInfo).functionId;
   private stringBytes = 0;
+  // Several processes in one recording: thread id -> index in processList. Empty for one process.
+  private readonly processList: ProcessInfo[] = [];
+  private readonly threadProcess = new Map<number, number>();
 
   constructor() {
     this.functionMap.set(INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK);
@@ -189,6 +199,31 @@ export class Recording implements WireSink {
   thread(id: number): ThreadInfo | undefined {
     const t = this.threadMap.get(id);
     return t === undefined ? undefined : this.threadInfo(t);
+  }
+
+  /**
+   * The processes of a recording that holds several (empty for the usual one-process recording,
+   * whose process is `meta.pid`), in the order they were added.
+   */
+  processes(): readonly ProcessInfo[] {
+    return this.processList;
+  }
+
+  /** The process a thread belongs to, when the recording holds several. */
+  processOf(threadId: number): ProcessInfo | undefined {
+    const i = this.threadProcess.get(threadId);
+    return i === undefined ? undefined : this.processList[i];
+  }
+
+  /** Declares a process and its threads (already defined by THREAD records); a thread belongs to one process. */
+  addProcess(process: ProcessInfo, threadIds: Iterable<number>): void {
+    const index = this.processList.length;
+    for (const id of threadIds) {
+      if (!this.threadMap.has(id)) throw new RecordingError(`gives process ${process.pid} thread ${id}, which no THREAD record defined`);
+      if (this.threadProcess.has(id)) throw new RecordingError(`gives process ${process.pid} thread ${id}, which belongs to process ${this.processOf(id)?.pid ?? '?'} already`);
+      this.threadProcess.set(id, index);
+    }
+    this.processList.push(Object.freeze({ pid: process.pid, name: process.name }));
   }
 
   /** Every function, including the synthetic INCOMPLETE_STACK one. */

@@ -124,6 +124,7 @@ describe('clrscope record rejects bad input with one sentence and a non-zero exi
       [['record', '--bogus', '--', 'true'], /Unknown option '--bogus'/],
       [['record', '-o', 'out.txt', '--', 'true'], /Unknown output format for out\.txt/],
       [['record'], /No program to record/],
+      [['record', '--children', '--pid', '1'], /--children records the \.NET processes a launched program starts: it does not go with --pid/],
       [['frobnicate'], /Unknown command 'frobnicate'/],
     ];
     for (const [args, pattern] of cases) {
@@ -136,7 +137,7 @@ describe('clrscope record rejects bad input with one sentence and a non-zero exi
   it('documents every option in --help', async () => {
     const r = await runCli(['record', '--help']);
     assert.equal(r.code, 0);
-    for (const opt of ['--output', '--duration', '--interval', '--wall', '--no-wall']) assert.match(r.stdout, new RegExp(opt));
+    for (const opt of ['--output', '--duration', '--interval', '--wall', '--no-wall', '--children', '--pauses', '--no-fallback', '--pid']) assert.match(r.stdout, new RegExp(opt));
   });
 });
 

@@ -104,6 +104,10 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
 
   const threadIdKey = strings.dedup('thread id');
   const threadNameKey = strings.dedup('thread name');
+  // A recording of several processes (record --children) says whose each sample is.
+  const byProcess = rec.processes().length > 0;
+  const processIdKey = byProcess ? strings.dedup('process id') : 0;
+  const processNameKey = byProcess ? strings.dedup('process name') : 0;
   const samples: Sample[] = [];
   let lastMono = Number.NEGATIVE_INFINITY;
   for (const mono of rec.sampleColumns().mono) if (mono > lastMono) lastMono = mono;
@@ -114,6 +118,11 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
     const thread = rec.thread(sum.threadId);
     const label = [new Label({ key: threadIdKey, num: thread?.osTid ?? sum.threadId })];
     if (thread !== undefined && thread.name !== '') label.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
+    const process = byProcess ? rec.processOf(sum.threadId) : undefined;
+    if (process !== undefined) {
+      label.push(new Label({ key: processIdKey, num: process.pid }));
+      if (process.name !== '') label.push(new Label({ key: processNameKey, str: strings.dedup(process.name) }));
+    }
     samples.push(new Sample({ locationId, value: [sum.samples, sum.wallNs, sum.cpuNs, ...eventMetrics.map(() => 0)], label }));
   }
   if (eventMetrics.length > 0) {
@@ -138,6 +147,11 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
       const label = [new Label({ key: typeKey, str: strings.dedup(ev.label) })];
       if (thread !== undefined) label.push(new Label({ key: threadIdKey, num: thread.osTid }));
       if (thread !== undefined && thread.name !== '') label.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
+      const evProcess = byProcess && ev.threadId !== 0 ? rec.processOf(ev.threadId) : undefined;
+      if (evProcess !== undefined) {
+        label.push(new Label({ key: processIdKey, num: evProcess.pid }));
+        if (evProcess.name !== '') label.push(new Label({ key: processNameKey, str: strings.dedup(evProcess.name) }));
+      }
       samples.push(new Sample({ locationId, value, label }));
     }
   }

@@ -3,6 +3,7 @@
 
 import type { ChunkListener, CollectedStream } from '../collector/collector.js';
 import { launchProfiled } from './profiled-launch.js';
+import { ProcessBook } from './process-tree.js';
 
 export type StopReason = 'exited' | 'duration' | 'interrupted';
 
@@ -25,6 +26,8 @@ export interface LaunchRecordingOptions {
   output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
   /** Raw bytes of each recorded stream as they arrive (the spool). */
   onChunk?: ChunkListener;
+  /** Record every .NET process the program starts (`record --children`), not only the launched one. */
+  children?: boolean;
   /** The launched process's pid, as soon as it is known (before its runtime can connect). */
   onLaunched?: (pid: number) => void;
 }
@@ -39,6 +42,8 @@ export interface LaunchRecordingResult {
   otherStreams: CollectedStream[];
   /** Pids of further .NET processes the program started: they connected and were hung up on, not recorded. */
   refusedPids: number[];
+  /** What each connected process was (recorded or refused), read while it ran. */
+  processes: ProcessBook;
 }
 
 export function connectTimeoutMs(explicit?: number): number {
@@ -48,7 +53,17 @@ export function connectTimeoutMs(explicit?: number): number {
 export async function recordLaunch(options: LaunchRecordingOptions): Promise<LaunchRecordingResult> {
   const notice = options.notice ?? (() => undefined);
   const refusedPids: number[] = [];
-  const launch = await launchProfiled({ ...options, cpu: true, onRefused: (pid) => { if (pid !== undefined) refusedPids.push(pid); } });
+  const processes = new ProcessBook();
+  const launch = await launchProfiled({
+    ...options,
+    cpu: true,
+    onStream: (stream) => { if (stream.pid !== undefined) processes.note(stream.pid); },
+    onRefused: (pid) => {
+      if (pid === undefined) return;
+      refusedPids.push(pid);
+      processes.note(pid);
+    },
+  });
   const { collector } = launch;
   options.onLaunched?.(launch.pid);
 
@@ -88,5 +103,6 @@ export async function recordLaunch(options: LaunchRecordingOptions): Promise<Lau
     stream: own,
     otherStreams: streams.filter((s) => s !== own && s.recording.meta !== undefined),
     refusedPids,
+    processes,
   };
 }

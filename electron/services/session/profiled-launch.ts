@@ -3,7 +3,7 @@
 // stdio is its own unless an output callback takes it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { startCollector, type ChunkListener, type Collector } from '../collector/collector.js';
+import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
 import { childEnvironment } from './profiler-env.js';
 import { UserError } from './user-error.js';
 
@@ -20,6 +20,10 @@ export interface ProfiledLaunchOptions {
   output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
   /** Raw bytes of each recorded stream as they arrive (the spool). */
   onChunk?: ChunkListener;
+  /** Record every .NET process the program starts (they inherit the profiler's variables), not only the launched one. */
+  children?: boolean;
+  /** Each recorded stream, once its HELLO has arrived (its pid is known then). */
+  onStream?: (stream: CollectedStream) => void;
   /** A .NET process the program started connected too and was not recorded. */
   onRefused?: (pid: number | undefined) => void;
   /** More variables for the program (e.g. CLRSCOPE_MEASURE), on top of the profiler's own. */
@@ -43,6 +47,8 @@ export interface ProfiledLaunch {
 }
 
 const EXIT_GRACE_MS = 5000;
+/** Processes recorded at once with `children` (a build starts a few dozen .NET processes at most). */
+export const MAX_CHILD_STREAMS = 64;
 const STREAM_DRAIN_MS = 3000;
 
 function waitForSpawn(child: ChildProcess, command: string): Promise<void> {
@@ -65,9 +71,13 @@ export async function launchProfiled(options: ProfiledLaunchOptions): Promise<Pr
   // The launched process is recorded; so is the first to connect when it is another one (a
   // script or a host started the .NET program). Every other .NET process the program starts
   // inherits the profiler and is hung up on: it would otherwise cost memory nobody sees.
+  // With children, every one is recorded, up to a bound that keeps a runaway tree from filling memory.
   const collector = await startCollector({
     onChunk: options.onChunk,
-    accept: (pid, accepted) => pid === childPid || accepted.length === 0,
+    onStream: options.onStream,
+    accept: options.children === true
+      ? (pid, accepted) => pid === childPid || accepted.length < MAX_CHILD_STREAMS
+      : (pid, accepted) => pid === childPid || accepted.length === 0,
     onRefused: options.onRefused,
   });
   let child: ChildProcess;

@@ -11,6 +11,9 @@ export function dumpRecording(rec: Recording): string {
   for (const t of rec.threads()) {
     lines.push(`thread ${t.id}: tid ${t.osTid} clr ${t.clrThreadId} '${t.name}' first ${t.firstSeenMono} last ${t.lastSeenMono} ended ${t.ended}`);
   }
+  for (const p of rec.processes()) {
+    lines.push(`process ${p.pid} '${p.name}': threads ${rec.threads().filter((t) => rec.processOf(t.id) === p).map((t) => t.id).join(',')}`);
+  }
   for (const mod of rec.modules()) lines.push(`module ${mod.id}: kind ${mod.kind} '${mod.path}' mvid ${mod.mvid}`);
   for (const f of rec.functions()) lines.push(`function ${f.id}: kind ${f.kind} '${f.name}' '${f.module}' '${f.file}' module ${f.moduleId} token ${f.token}`);
   for (const f of rec.frames()) lines.push(`frame ${f.id}: function ${f.functionId} offset ${f.offsetKind}:${f.offset}`);

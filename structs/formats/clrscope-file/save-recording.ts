@@ -4,7 +4,7 @@
 // model holds:
 //
 //   preamble, HELLO, every MODULE, FUNCTION and FRAME, every STRING, every THREAD (first seen,
-//   latest name), every STACK (ids 1..n in the model's order), then SAMPLES in recording order
+//   latest name), a PROCESS per process when it holds several, every STACK (ids 1..n in the model's order), then SAMPLES in recording order
 //   with SUSPENSION, COUNTERS and EVENTS records interleaved by time, then STATS, a THREAD_END
 //   (or a repeated THREAD) per thread carrying its last-seen time, and END when the recording
 //   had one. A recording that was cut is saved without END and reopens as cut.
@@ -14,6 +14,7 @@ import { INCOMPLETE_STACK_FUNCTION_ID, type Recording } from '../../profile/reco
 import { WireEncoder, type U64 } from '../../wire/encoder.js';
 import { EventFlags, OffsetKind, SampleFlags, STACK_FLAGS } from '../../wire/records.js';
 import { COUNTERS_RECORD_TYPE, encodeCountersBody } from './counters-record.js';
+import { encodeProcessBody, PROCESS_RECORD_TYPE } from './process-record.js';
 
 export interface SaveOptions {
   /** Bytes a chunk reaches before it is handed out (default 1 MiB). */
@@ -52,6 +53,10 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
   for (const [id, text] of rec.strings()) enc.string(id, text);
   const threads = rec.threads();
   for (const t of threads) enc.thread({ threadId: t.id, osTid: t.osTid, clrThreadId: u64(t.clrThreadId), mono: u64(t.firstSeenMono), name: t.name });
+  // Only a recording of several processes has a process table (PROCESS records).
+  for (const p of rec.processes()) {
+    enc.raw(PROCESS_RECORD_TYPE, encodeProcessBody(p, threads.filter((t) => rec.processOf(t.id) === p).map((t) => t.id)));
+  }
   // The Recording adds the reserved [incomplete stack] root itself when it reads the Incomplete
   // flag back, so the saved frames leave it out. Stack s is saved as id s + 1.
   for (let s = 0; s < rec.stackCount; s++) {
