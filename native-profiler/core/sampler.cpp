@@ -38,6 +38,10 @@ Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResol
           },
           [this](uint32_t id, uint32_t module_id, const ResolvedFrame& f) {
             writer_.function(id, f.kind, module_id, f.token, f.name, f.file);
+            if (async_ != nullptr) {
+              if (async_names_.size() <= id) async_names_.resize(id + 1);
+              async_names_[id] = f.name;
+            }
             // A frame is a function until IL offsets are looked up, so stacks name function ids
             // as frame ids and each function is its own frame, offset unknown.
             writer_.frame(id, id, wire::kOffsetNone, 0);
@@ -448,6 +452,7 @@ void Sampler::take_capture(const Capture& c) {
   d.event_type = c.event_type;
   d.event_value1 = c.event_value1;
   d.event_value2 = c.event_value2;
+  d.async_box = event ? 0 : c.async_box;
   // An event carries no time of the thread's: its values stay for the thread's next sample.
   d.cpu_ns = event ? 0 : c.cpu_ns + t.carry_cpu_ns;
   d.wall_ns = event ? 0 : c.wall_ns != 0 ? c.wall_ns + t.carry_wall_ns : 0;
@@ -570,6 +575,7 @@ void Sampler::emit(const Drained& d) {
   writer_.sample(d.mono, d.wire_id, flags, (flags & wire::kSampleCpu) ? d.cpu_ns : 0,
                  (flags & wire::kSampleWall) ? d.wall_ns : 0, ids_.data() + d.first, n);
   ++samples_sent_;
+  if (async_ != nullptr && d.async_box != 0) log_async_sample(d);
   auto it = threads_.find(d.wire_id);
   if (it == threads_.end()) return;
   ThreadState& t = it->second;
