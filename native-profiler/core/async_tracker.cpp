@@ -27,6 +27,8 @@ struct AsyncThread {
 };
 thread_local AsyncThread t_async;
 
+uint32_t t_async_current() { return t_async.depth > 0 ? t_async.stack[t_async.depth - 1] : 0; }
+
 ThreadSlot* own_slot(ThreadRegistry& registry) {
   const uint32_t tid = platform::current_tid();
   if (t_async.tid == tid && t_async.wire_id != 0) {
@@ -60,6 +62,8 @@ bool parse_task_wait_begin(const uint8_t* data, size_t size, uint32_t* awaited, 
 }
 
 bool parse_operation_begin(const uint8_t* data, size_t size, uint32_t* id, std::string* name, size_t cap) {
+  static const char kPrefix[] = "Async: ";
+  constexpr size_t kPrefixLength = sizeof kPrefix - 1;
   if (data == nullptr || size < 4 + 2 + 8) return false;
   *id = read_u32(data);
   name->clear();
@@ -73,17 +77,18 @@ bool parse_operation_begin(const uint8_t* data, size_t size, uint32_t* id, std::
       break;
     }
     // Type names of state machines are ASCII; anything else is kept visible, not decoded.
-    if (name->size() < cap) name->push_back(unit < 0x80 ? static_cast<char>(unit) : '?');
+    if (name->size() < cap + kPrefixLength) name->push_back(unit < 0x80 ? static_cast<char>(unit) : '?');
   }
   if (!terminated || size - at < 8) return false;
-  static const char kPrefix[] = "Async: ";
-  if (name->compare(0, sizeof kPrefix - 1, kPrefix) == 0) name->erase(0, sizeof kPrefix - 1);
+  if (name->compare(0, kPrefixLength, kPrefix) == 0) name->erase(0, kPrefixLength);
+  if (name->size() > cap) name->resize(cap);
   return *id != 0;
 }
 
-bool parse_sync_work_begin(const uint8_t* data, size_t size, uint32_t* id) {
+bool parse_sync_work_begin(const uint8_t* data, size_t size, uint32_t* id, uint32_t* work) {
   if (data == nullptr || size < 8) return false;
   *id = read_u32(data);
+  *work = read_u32(data + 4);
   return *id != 0;
 }
 
@@ -140,7 +145,7 @@ void AsyncTracker::set_current(uint32_t box, bool begin) {
 }
 
 bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size) {
-  if (log_payloads_ && event_id < 32 && logged_[event_id].fetch_add(1, std::memory_order_relaxed) < 3) {
+  if (log_payloads_ && event_id < 32 && logged_[event_id].fetch_add(1, std::memory_order_relaxed) < 8) {
     char hex[3 * 96 + 1] = {};
     const size_t n = size < 96 ? size : 96;
     for (size_t i = 0; i < n; ++i) std::snprintf(hex + 3 * i, 4, "%02x ", data[i]);
@@ -160,8 +165,11 @@ bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size)
       break;
     }
     case tpl_events::kTraceSynchronousWorkBegin:
-      if (!parse_sync_work_begin(data, size, &a)) return false;
-      set_current(a, true);
+      if (!parse_sync_work_begin(data, size, &a, &b)) return false;
+      // A completion notification runs the finished task's continuations, not the task: the
+      // thread keeps its box (each continuation that is a box brackets itself), but the level is
+      // pushed all the same, since its End comes.
+      set_current(b == kWorkExecution ? a : t_async_current(), true);
       break;
     case tpl_events::kTraceSynchronousWorkEnd:
       set_current(0, false);

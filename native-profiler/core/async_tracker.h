@@ -39,8 +39,10 @@ bool parse_task_wait_begin(const uint8_t* data, size_t size, uint32_t* awaited, 
 // TraceOperationBegin v1: TaskID i32, OperationName (UTF-16, NUL-terminated), RelatedContext i64.
 // The name as ASCII-folded UTF-8 without CoreLib's "Async: " prefix, cut at `cap` bytes.
 bool parse_operation_begin(const uint8_t* data, size_t size, uint32_t* id, std::string* name, size_t cap = 120);
-// TraceSynchronousWorkBegin v1: TaskID, Work (i32 each).
-bool parse_sync_work_begin(const uint8_t* data, size_t size, uint32_t* id);
+// TraceSynchronousWorkBegin v1: TaskID, Work (i32 each; Work 2 = Execution: the box runs its
+// MoveNext; 0 = CompletionNotification: the finished task runs its continuations).
+constexpr uint32_t kWorkExecution = 2;
+bool parse_sync_work_begin(const uint8_t* data, size_t size, uint32_t* id, uint32_t* work);
 
 class AsyncTracker {
  public:
