@@ -11,7 +11,8 @@ namespace Clrscope.Targets.AsyncChain;
 ///   CPU samples land in Inner's MoveNext with Middle and Outer only in the logical (async) stack.
 /// AsyncChain awaits [--seconds S] [--work-us W]
 ///   A tight-await loop on one logical operation: each step awaits an async method that yields and
-///   then spins W µs of CPU; the continuation rate is about 1e6 / (W + the await's own cost) per s.
+///   then does W µs of CPU work (a fixed count of multiply-adds, calibrated at start); each step is
+///   two continuations (the Yield's, then the loop's), so about 2e6 / (W + the await's cost) per s.
 /// Prints RESULT {...} with the mode's counts on stdout and exits 0.
 /// </summary>
 public static class Program
@@ -104,45 +105,76 @@ public static class Awaits
 {
     public static async Task<JsonObject> Run(double seconds, double workUs)
     {
+        double roundsPerUs = Burn.RoundsPerUs();
+        long rounds = (long)(workUs * roundsPerUs);
         long deadline = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        var cpu0 = Process.GetCurrentProcess().TotalProcessorTime;
         long t0 = Stopwatch.GetTimestamp();
         long steps = 0, checksum = 0;
         // Checked every 64 steps: the clock read stays out of the per-await cost.
         while (true)
         {
-            for (int i = 0; i < 64; i++) checksum += await Step(workUs);
+            for (int i = 0; i < 64; i++) checksum += await Step(rounds);
             steps += 64;
             if (Stopwatch.GetTimestamp() >= deadline) break;
         }
         double ms = Stopwatch.GetElapsedTime(t0).TotalMilliseconds;
+        // The whole process's CPU over the loop: the program's threads and the profiler's.
+        double cpuMs = (Process.GetCurrentProcess().TotalProcessorTime - cpu0).TotalMilliseconds;
         return new JsonObject
         {
             ["mode"] = "awaits",
+            ["cpuMs"] = cpuMs,
+            ["cpuUsPerStep"] = cpuMs * 1000 / steps,
             ["steps"] = steps,
             ["elapsedMs"] = ms,
             ["stepsPerSecond"] = steps / (ms / 1000),
+            ["roundsPerStep"] = rounds,
+            ["roundsPerUs"] = roundsPerUs,
             ["checksum"] = checksum.ToString("x16", CultureInfo.InvariantCulture),
         };
     }
 
-    static async Task<long> Step(double workUs)
+    static async Task<long> Step(long rounds)
     {
         await Task.Yield();
-        return Burn.Spin(workUs / 1000);
+        return Burn.Mix(rounds, rounds);
     }
 }
 
 public static class Burn
 {
-    // Spins for about `ms` of CPU, doing real arithmetic the JIT cannot drop.
+    // Spins for about `ms` of wall time, doing real arithmetic the JIT cannot drop.
     public static long Spin(double ms)
     {
         long end = Stopwatch.GetTimestamp() + (long)(ms * Stopwatch.Frequency / 1000);
         long x = unchecked((long)0x9E3779B97F4A7C15);
         do
         {
-            for (int i = 0; i < 64; i++) x = x * 6364136223846793005 + 1442695040888963407;
+            x = Mix(x, 64);
         } while (Stopwatch.GetTimestamp() < end);
         return x;
+    }
+
+    // A fixed amount of CPU work (`rounds` multiply-adds), the same in every run whatever the
+    // machine's load: the tight-await benchmark's per-step work.
+    public static long Mix(long x, long rounds)
+    {
+        for (long i = 0; i < rounds; i++) x = x * 6364136223846793005 + 1442695040888963407;
+        return x;
+    }
+
+    // Rounds of Mix per microsecond on this machine, from the fastest of a few short timings.
+    public static double RoundsPerUs()
+    {
+        double best = 0;
+        for (int i = 0; i < 5; i++)
+        {
+            long t0 = Stopwatch.GetTimestamp();
+            Mix(i, 200_000);
+            double us = Stopwatch.GetElapsedTime(t0).TotalMicroseconds;
+            if (us > 0) best = Math.Max(best, 200_000 / us);
+        }
+        return best;
     }
 }
