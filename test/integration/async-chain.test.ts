@@ -40,7 +40,7 @@ async function record(name: string, env: NodeJS.ProcessEnv, seconds: number): Pr
 }
 
 describe('async call stacks on AsyncChain (CLRSCOPE_ASYNC=1, native side)', () => {
-  it("≥ 90% of the samples in Inner's MoveNext have Inner < Middle < Outer as their logical chain", async () => {
+  it("≥ 90% of the samples in Inner's MoveNext have Inner < Middle < Outer as their logical chain", async (t) => {
     const { log, result } = await record('async', { CLRSCOPE_ASYNC: '1', CLRSCOPE_ASYNC_LOG: '1' }, 3);
     assert.ok(Number(result.innerCalls) > 0, JSON.stringify(result));
     // The raw payloads the parsers were written against are logged too (FACTS-async.md).
@@ -50,6 +50,7 @@ describe('async call stacks on AsyncChain (CLRSCOPE_ASYNC=1, native side)', () =
     assert.ok(inInner.length >= 20, `only ${inInner.length} samples in Inner's MoveNext:\n${log.slice(-3000)}`);
     const chained = inInner.filter((s) => /^<Inner>d__\d+<<Middle>d__\d+<<Outer>d__\d+(<|$)/.test(s.chain));
     const share = chained.length / inInner.length;
+    t.diagnostic(`${chained.length} of ${inInner.length} samples in Inner's MoveNext chained`);
     const others = inInner.filter((s) => !chained.includes(s)).slice(0, 5).map((s) => s.chain);
     assert.ok(share >= 0.9, `${chained.length} of ${inInner.length} chained; e.g. ${others.join(' | ')}`);
   });
