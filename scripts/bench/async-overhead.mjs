@@ -75,12 +75,13 @@ console.log(`Runs: ${runs}, interleaved, ${seconds} s each; .NET 10; ${new Date(
 workloads.forEach((w, wi) => {
   const rate = results[wi].map((rs) => median(rs.map((r) => r.stepsPerSecond * 2)));
   const cpu = results[wi].map((rs) => median(rs.map((r) => r.cpuUsPerStep)));
+  const range = (xs) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
   console.log(`### about ${w.rate} continuations/s (work ${w.workUs.toFixed(2)} µs per step)\n`);
-  console.log('| config | continuations/s (median) | slowdown vs plain | vs async off | CPU µs/step (median) | CPU ratio vs plain | vs async off |\n|---|---|---|---|---|---|---|');
+  console.log('| config | continuations/s (median) | slowdown vs plain | vs async off | CPU µs/step (median) | (min–max) | CPU ratio vs plain | vs async off |\n|---|---|---|---|---|---|---|---|');
   configs.forEach((c, ci) => {
     const vsOff = ci === 0 ? '–' : (rate[1] / rate[ci]).toFixed(3);
     const cpuOff = ci === 0 ? '–' : (cpu[ci] / cpu[1]).toFixed(3);
-    console.log(`| ${c.name} | ${Math.round(rate[ci])} | ${(rate[0] / rate[ci]).toFixed(3)} | ${vsOff} | ${cpu[ci].toFixed(2)} | ${(cpu[ci] / cpu[0]).toFixed(3)} | ${cpuOff} |`);
+    console.log(`| ${c.name} | ${Math.round(rate[ci])} | ${(rate[0] / rate[ci]).toFixed(3)} | ${vsOff} | ${cpu[ci].toFixed(2)} | ${range(results[wi][ci].map((r) => r.cpuUsPerStep))} | ${(cpu[ci] / cpu[0]).toFixed(3)} | ${cpuOff} |`);
   });
   console.log('');
 });
