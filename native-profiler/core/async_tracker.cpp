@@ -16,10 +16,11 @@ uint32_t read_u32(const uint8_t* p) {
   return v;
 }
 
-// The emitting thread's slot and its running boxes. The slot is checked on every use (slots and
-// OS thread ids are reused); the stack holds the boxes suspended under inline continuations.
+// The emitting thread's slot and its running boxes; the stack holds the boxes suspended under
+// inline continuations. A thread_local is this thread's for its whole life, so only the slot can
+// change under it (closed and reused when the runtime reports the thread destroyed): its wire id
+// is checked on every use, with no gettid system call per event.
 struct AsyncThread {
-  uint32_t tid = 0;
   uint32_t index = 0;
   uint32_t wire_id = 0;
   uint32_t depth = 0;
@@ -30,17 +31,13 @@ thread_local AsyncThread t_async;
 uint32_t t_async_current() { return t_async.depth > 0 ? t_async.stack[t_async.depth - 1] : 0; }
 
 ThreadSlot* own_slot(ThreadRegistry& registry) {
-  const uint32_t tid = platform::current_tid();
-  if (t_async.tid == tid && t_async.wire_id != 0) {
+  if (t_async.wire_id != 0) {
     ThreadSlot& s = registry.slot(t_async.index);
-    if (s.wire_id.load(std::memory_order_acquire) == t_async.wire_id && s.os_tid.load(std::memory_order_acquire) == tid) {
-      return &s;
-    }
+    if (s.wire_id.load(std::memory_order_acquire) == t_async.wire_id) return &s;
   }
   uint32_t index = 0, wire_id = 0;
-  if (!registry.slot_of_tid(tid, &index, &wire_id)) return nullptr;
-  if (t_async.tid != tid || t_async.wire_id != wire_id) t_async = AsyncThread{};
-  t_async.tid = tid;
+  if (!registry.slot_of_tid(platform::current_tid(), &index, &wire_id)) return nullptr;
+  if (t_async.wire_id != wire_id) t_async = AsyncThread{};
   t_async.index = index;
   t_async.wire_id = wire_id;
   return &registry.slot(index);
@@ -145,6 +142,7 @@ void AsyncTracker::set_current(uint32_t box, bool begin) {
 }
 
 bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size) {
+  delivered_.fetch_add(1, std::memory_order_relaxed);
   if (log_payloads_ && event_id < 32 && logged_[event_id].fetch_add(1, std::memory_order_relaxed) < 8) {
     char hex[3 * 96 + 1] = {};
     const size_t n = size < 96 ? size : 96;

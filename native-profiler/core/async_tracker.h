@@ -70,6 +70,7 @@ class AsyncTracker {
   std::string chain(uint32_t box, uint32_t levels = 32) const;
 
   uint64_t events() const { return events_.load(std::memory_order_relaxed); }
+  uint64_t delivered() const { return delivered_.load(std::memory_order_relaxed); }
   uint64_t names_dropped() const { return names_dropped_.load(std::memory_order_relaxed); }
   uint64_t depth_overflows() const { return depth_overflows_.load(std::memory_order_relaxed); }
 
@@ -90,7 +91,8 @@ class AsyncTracker {
     char text[kNameBytes + 1];
   };
   NameSlot* name_table_;
-  std::atomic<uint64_t> events_{0};
+  std::atomic<uint64_t> events_{0};     // read (edges, names, running boxes)
+  std::atomic<uint64_t> delivered_{0};  // all TplEventSource events given to on_event
   std::atomic<uint64_t> names_dropped_{0};
   std::atomic<uint64_t> depth_overflows_{0};
   std::atomic<uint32_t> logged_[32] = {};

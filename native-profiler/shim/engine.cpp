@@ -216,6 +216,12 @@ void stop_engine_at_shutdown(Engine* e) {
   // The sampler publishes the counters' final values as it ends; readers that mapped the block
   // keep reading them after the name is gone.
   if (e->sampler->stop(wire::kEndShutdown, 3000)) e->counters_block.close(true);
+  if (e->async != nullptr) {
+    log_line("async: %llu TPL events delivered, %llu read; %llu names not kept (table full), %llu nesting overflows",
+             static_cast<unsigned long long>(e->async->delivered()), static_cast<unsigned long long>(e->async->events()),
+             static_cast<unsigned long long>(e->async->names_dropped()),
+             static_cast<unsigned long long>(e->async->depth_overflows()));
+  }
   log_line("stream ended at shutdown");
 }
 
