@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/platform.h"
+#include "core/profiler_config.h"
 #include "core/thread_registry.h"
 
 namespace clrscope {
@@ -140,6 +141,13 @@ TEST(AsyncTracker, FollowsEdgesToNamesAndKeepsTheRunningBoxInTheSlot) {
   EXPECT_EQ(tracker.chain(30), "<Inner>d__6<<Middle>d__5<<Outer>d__4<(cycle)");
   EXPECT_FALSE(feed(tpl_events::kAwaitTaskContinuationScheduled, hex(kWorkExecutionBytes)));
   registry.on_destroyed(77);
+}
+
+TEST(AsyncConfig, OffUnlessAskedForInTheAttachRequest) {
+  const std::string on = "socket=/tmp/x\nasync=1\n";
+  const std::string off = "socket=/tmp/x\n";
+  EXPECT_TRUE(parse_client_data(on.data(), on.size()).async);
+  EXPECT_FALSE(parse_client_data(off.data(), off.size()).async);
 }
 
 }  // namespace
