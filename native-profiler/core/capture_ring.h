@@ -36,6 +36,7 @@ struct Capture {
   bool bounds_known;   // false: a probe; only frames[0] is set and the stack was not read
   uint8_t osr_pairs;   // see WalkResult::osr_at
   uint16_t osr_at[8];
+  uint32_t async_box;  // the thread's running async box when captured (0: none or not tracked)
   // Event captures only: what happened (wire::EventKind, values as PROTOCOL.md's EVENTS) and the
   // runtime's ClassID of the type that names it (0: none), named on the sampler thread.
   uint8_t event_kind;

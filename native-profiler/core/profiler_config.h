@@ -20,7 +20,9 @@ struct ProfilerConfig {
   // Off by default: on an allocation-bound program the runtime's own sampling path costs more
   // than the overhead goal (README, "Allocations, locks and exceptions").
   bool alloc = false;
-  uint32_t exception_stacks_per_s = 1000;  // CLRSCOPE_EXCEPTION_STACKS: beyond it counted by type only
+  uint32_t exception_stacks_per_s = 1000;
+  // Async call stacks (experimental, core/async_tracker.h): CLRSCOPE_ASYNC=1, client data "async=1".
+  bool async = false;  // CLRSCOPE_EXCEPTION_STACKS: beyond it counted by type only
 };
 
 // Reads the variables; out-of-range values fall back to defaults (and are logged).

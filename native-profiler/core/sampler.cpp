@@ -40,8 +40,17 @@ Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResol
           },
           [this](uint32_t id, uint32_t module_id, const ResolvedFrame& f) {
             writer_.function(id, f.kind, module_id, f.token, f.name, f.file);
+            if (async_ != nullptr) {
+              if (async_function_names_.size() <= id) async_function_names_.resize(id + 1);
+              async_function_names_[id] = f.name;
+            }
           },
           [this](uint32_t frame_id, uint32_t function_id, uint8_t offset_kind, uint32_t offset) {
+            if (async_ != nullptr) {
+              if (async_names_.size() <= frame_id) async_names_.resize(frame_id + 1);
+              async_names_[frame_id] =
+                  function_id < async_function_names_.size() ? async_function_names_[function_id] : std::string();
+            }
             writer_.frame(frame_id, function_id, offset_kind, offset);
           }),
       resolver_(resolver) {
@@ -455,6 +464,7 @@ void Sampler::take_capture(const Capture& c) {
   d.event_type = c.event_type;
   d.event_value1 = c.event_value1;
   d.event_value2 = c.event_value2;
+  d.async_box = event ? 0 : c.async_box;
   // An event carries no time of the thread's: its values stay for the thread's next sample.
   d.cpu_ns = event ? 0 : c.cpu_ns + t.carry_cpu_ns;
   d.wall_ns = event ? 0 : c.wall_ns != 0 ? c.wall_ns + t.carry_wall_ns : 0;
@@ -577,6 +587,7 @@ void Sampler::emit(const Drained& d) {
   writer_.sample(d.mono, d.wire_id, flags, (flags & wire::kSampleCpu) ? d.cpu_ns : 0,
                  (flags & wire::kSampleWall) ? d.wall_ns : 0, ids_.data() + d.first, n);
   ++samples_sent_;
+  if (async_ != nullptr && d.async_box != 0) log_async_sample(d);
   auto it = threads_.find(d.wire_id);
   if (it == threads_.end()) return;
   ThreadState& t = it->second;

@@ -27,6 +27,8 @@
 
 namespace clrscope {
 
+class AsyncTracker;
+
 struct SamplerConfig {
   uint64_t interval_ns = 10000000;
   bool cpu = true;
@@ -57,6 +59,8 @@ class Sampler {
   void attach_skipped_exceptions(TypeCounts* counts) { skipped_exceptions_ = counts; }
   // Work of the measuring controller in step with the stream (optional; set before start()).
   void attach_tick_hook(TickHook* hook) { tick_hook_ = hook; }
+  // Async call stacks (experimental): each sample taken in an async box logs its logical chain.
+  void attach_async(AsyncTracker* tracker) { async_ = tracker; }
   // Runs on the sampler thread, as its last act, when the reader went away (an attached
   // profiler detaches from there). Set before start().
   void on_quiet(std::function<void()> hook) { quiet_hook_ = std::move(hook); }
@@ -113,6 +117,7 @@ class Sampler {
     uint8_t event_kind;
     bool event_has_value2;
     uint64_t event_type, event_value1, event_value2;
+    uint32_t async_box;
   };
 
   void run();
@@ -121,6 +126,7 @@ class Sampler {
   void request_wall_samples(uint64_t now);
   void drain_captures();
   void take_capture(const Capture& c);
+  void log_async_sample(const Drained& d);
   bool refresh_modules();
   void resolve(Drained& d);
   void emit(const Drained& d);
@@ -159,6 +165,9 @@ class Sampler {
   SuspensionTracker* suspensions_ = nullptr;
   CountersBlock* counters_ = nullptr;
   TickHook* tick_hook_ = nullptr;
+  AsyncTracker* async_ = nullptr;
+  std::vector<std::string> async_names_;           // frame id -> its function's name, kept only with async_
+  std::vector<std::string> async_function_names_;  // function id -> name, kept only with async_
   std::function<void()> quiet_hook_;
   std::vector<SuspensionRecord> suspension_batch_;
   uint64_t wall_reused_ = 0;

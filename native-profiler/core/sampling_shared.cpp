@@ -90,6 +90,7 @@ Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wir
   c->bounds_known = false;
   c->thread_cpu_after = 0;
   c->switches = 0;
+  c->async_box = slot.async_box.load(std::memory_order_relaxed);
   const ModuleSnapshot* modules = current_modules();
   c->module_generation = modules != nullptr ? modules->generation : 0;
   return c;

@@ -34,6 +34,9 @@ struct ThreadSlot {
   std::atomic<uint64_t> last_cpu_ns{0};
   // Wall-time value the sampler asks the handler to record; 0 means no request outstanding.
   std::atomic<uint64_t> pending_wall_ns{0};
+  // The async state machine box the thread runs (TPL task id; 0: none), set by the thread itself
+  // from its TPL events (core/async_tracker.h) and copied into each capture.
+  std::atomic<uint32_t> async_box{0};
   // Registry mutex.
   uint64_t clr_thread_id = 0;  // 0 for threads the runtime did not report
   uintptr_t timer = 0;

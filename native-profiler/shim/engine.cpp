@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/platform.h"
 #include "core/runtime_event_payloads.h"
+#include "shim/async_session.h"
 #include "shim/clsid.h"
 
 namespace clrscope {
@@ -36,16 +37,18 @@ RuntimeVersion runtime_version(ICorProfilerInfo12* info) {
 // Allocations: .NET 10's AllocationSampled has a keyword of its own at Informational; before it,
 // AllocationTick needs the GC keyword at Verbose, which also brings the GC's other verbose
 // events (more of them with server GC), so only when allocations are asked for.
-EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, bool alloc_sampled) {
+EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, bool alloc_sampled, bool async) {
   static const char16_t kProvider[] = u"Microsoft-Windows-DotNETRuntime";
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{};
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG configs[2] = {};
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG& config = configs[0];
   config.providerName = reinterpret_cast<const WCHAR*>(kProvider);
   config.keywords = runtime_events::kGcKeyword | runtime_events::kContentionKeyword |
                     (alloc && alloc_sampled ? runtime_events::kAllocationSamplingKeyword : 0);
   config.loggingLevel = alloc && !alloc_sampled ? runtime_events::kVerbose : runtime_events::kInformational;
   config.filterData = nullptr;
   EVENTPIPE_SESSION session = 0;
-  const HRESULT hr = info->EventPipeStartSession(1, &config, 0, &session);
+  if (async) configs[1] = tpl_provider_config();
+  const HRESULT hr = info->EventPipeStartSession(async ? 2 : 1, configs, 0, &session);
   if (FAILED(hr)) {
     log_line("no runtime event session (0x%08x): contention and GC heap statistics stay zero", static_cast<unsigned>(hr));
     return 0;
@@ -164,7 +167,13 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   if (platform::env("CLRSCOPE_RUNTIME_EVENTS") == "0") {
     log_line("CLRSCOPE_RUNTIME_EVENTS=0: no runtime event session; contention and GC heap statistics stay zero");
   } else {
-    e->event_session = start_runtime_events(info, e->alloc, e->alloc_sampled);
+    if (config.async) {
+      e->async = new AsyncTracker(&e->registry);
+      const bool log_async = platform::env("CLRSCOPE_ASYNC_LOG") == "1";
+      e->async->set_log_payloads(log_async);
+      if (log_async) e->sampler->attach_async(e->async);
+    }
+    e->event_session = start_runtime_events(info, e->alloc, e->alloc_sampled, e->async != nullptr);
   }
   if (!e->sampler->start()) {
     log_line("could not start the sampler thread");
@@ -207,6 +216,12 @@ void stop_engine_at_shutdown(Engine* e) {
   // The sampler publishes the counters' final values as it ends; readers that mapped the block
   // keep reading them after the name is gone.
   if (e->sampler->stop(wire::kEndShutdown, 3000)) e->counters_block.close(true);
+  if (e->async != nullptr) {
+    log_line("async: %llu TPL events delivered, %llu read; %llu names not kept (table full), %llu nesting overflows",
+             static_cast<unsigned long long>(e->async->delivered()), static_cast<unsigned long long>(e->async->events()),
+             static_cast<unsigned long long>(e->async->names_dropped()),
+             static_cast<unsigned long long>(e->async->depth_overflows()));
+  }
   log_line("stream ended at shutdown");
 }
 

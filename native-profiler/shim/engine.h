@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "clr/corprof.h"
+#include "core/async_tracker.h"
 #include "core/capture_ring.h"
 #include "core/counters_block.h"
 #include "core/event_capture.h"
@@ -42,6 +43,11 @@ struct Engine {
   Sampler* sampler = nullptr;
   MeasureController* measure = nullptr;
   clr::EVENTPIPE_SESSION event_session = 0;
+  // Async call stacks (experimental, CLRSCOPE_ASYNC=1): the TPL events' reader, and which of the
+  // session's providers is TplEventSource (its event ids overlap the runtime's).
+  AsyncTracker* async = nullptr;
+  std::atomic<uintptr_t> tpl_provider{0};
+  std::atomic<uintptr_t> runtime_provider{0};
   std::atomic<bool> detaching{false};
 };
 

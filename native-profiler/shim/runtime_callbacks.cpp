@@ -6,6 +6,7 @@
 #include "core/platform.h"
 #include "core/wire_writer.h"
 #include "core/runtime_event_payloads.h"
+#include "shim/async_session.h"
 #include "shim/engine.h"
 #include "shim/guarded.h"
 #include "shim/profiler_callback.h"
@@ -186,11 +187,15 @@ HRESULT ProfilerCallback::AppDomainShutdownFinished(AppDomainID, HRESULT status)
   });
 }
 
-HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD event_id, DWORD event_version, ULONG,
+HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, DWORD event_id, DWORD event_version, ULONG,
                                                   LPCBYTE, ULONG data_size, LPCBYTE data, LPCGUID, LPCGUID, ThreadID,
                                                   ULONG, UINT_PTR[]) {
   return guarded("EventPipeEventDelivered", [&]() -> HRESULT {
     if (engine_ == nullptr) return S_OK;
+    if (engine_->async != nullptr && is_tpl_provider(engine_, provider)) {
+      engine_->async->on_event(event_id, data, data_size);
+      return S_OK;
+    }
     apply_runtime_event(event_id, event_version, data, data_size, &engine_->counters);
     // A profiler's session delivers on the thread that raised the event: the waiting thread
     // as it gets its lock, the allocating thread at its allocation.

@@ -1,0 +1,87 @@
+// What async call stacks (issue 14, design A: CLRSCOPE_ASYNC=1, TplEventSource read in-process)
+// cost a program whose time is mostly awaits: AsyncChain's tight-await loop (`awaits`), each step
+// an async method that yields (a thread-pool hop) and then does W µs of fixed CPU work, two
+// continuations per step. W is calibrated first, on plain runs, so that a step costs the CPU of
+// 2 continuations at about 10k and 100k continuations per second of one core. Configurations, interleaved run by run so
+// drift hits all alike: plain; clrscope record (async off); clrscope record with CLRSCOPE_ASYNC=1.
+// Two figures per run, both from the program itself: its wall throughput (steps/s) and the
+// process's CPU per step (its own threads plus the profiler's, TotalProcessorTime over the loop);
+// on a machine shared with other work the CPU figure is the steadier one. Ratios are of medians,
+// all from this one invocation.
+//
+//   node scripts/bench/async-overhead.mjs [--runs 5] [--seconds 3] [--rates 10000,100000]
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = resolve(new URL('../..', import.meta.url).pathname);
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '3' }, rates: { type: 'string', default: '10000,100000' } } });
+const dll = join(root, 'test/targets/AsyncChain/bin/out/AsyncChain.dll');
+if (!existsSync(dll)) {
+  console.error(`async-overhead: ${dll} is not built; run bash scripts/build-targets.sh`);
+  process.exit(2);
+}
+const runs = Number(values.runs);
+const seconds = values.seconds;
+const rates = values.rates.split(',').map(Number);
+if (!(runs >= 1) || !(Number(seconds) > 0) || rates.some((r) => !(r > 0))) {
+  console.error('async-overhead: --runs, --seconds and --rates must be positive numbers');
+  process.exit(2);
+}
+const scratch = mkdtempSync(join(tmpdir(), 'clrscope-async-bench-'));
+const cli = join(root, 'electron/cli/clrscope.js');
+const configs = [
+  { name: 'plain', cmd: 'dotnet', pre: [], env: {} },
+  { name: 'clrscope, async off', cmd: process.execPath, pre: [cli, 'record', '-o', join(scratch, 'off.pb.gz'), '--', 'dotnet'], env: { CLRSCOPE_ASYNC: '0' } },
+  { name: 'clrscope, CLRSCOPE_ASYNC=1', cmd: process.execPath, pre: [cli, 'record', '-o', join(scratch, 'on.pb.gz'), '--', 'dotnet'], env: { CLRSCOPE_ASYNC: '1' } },
+];
+
+function once(config, workUs, secs = seconds) {
+  const r = spawnSync(config.cmd, [...config.pre, dll, 'awaits', '--seconds', String(secs), '--work-us', workUs.toFixed(3)], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    env: { ...process.env, ...config.env },
+  });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (r.status !== 0 || line === undefined) throw new Error(`${config.name} (work ${workUs} µs) failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  return JSON.parse(line.slice(7));
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+// The rate is set in CPU terms: the work per step W is chosen so that one step costs 2e6/rate µs
+// of CPU (the await's own cost, measured on plain runs at W = 0, plus W), i.e. the rate a core of
+// its own would run at. The wall rate on a machine shared with other work is lower and is
+// reported as measured.
+function calibrate(rate) {
+  const costs = [0, 1, 2].map(() => once(configs[0], 0, 1).cpuUsPerStep).sort((a, b) => a - b);
+  return Math.max(0, 2e6 / rate - costs[1]);
+}
+
+const workloads = rates.map((rate) => ({ rate, workUs: calibrate(rate) }));
+process.stderr.write(`async-overhead: work per step ${workloads.map((w) => `${w.workUs.toFixed(2)} µs for ${w.rate}/s`).join(', ')}\n`);
+const results = workloads.map(() => configs.map(() => []));
+for (let run = 0; run < runs; run++) {
+  workloads.forEach((w, wi) => configs.forEach((c, ci) => results[wi][ci].push(once(c, w.workUs))));
+  process.stderr.write(`async-overhead: run ${run + 1}/${runs} done\n`);
+}
+rmSync(scratch, { recursive: true, force: true });
+console.log(`Runs: ${runs}, interleaved, ${seconds} s each; .NET 10; ${new Date().toISOString().slice(0, 10)}\n`);
+workloads.forEach((w, wi) => {
+  const rate = results[wi].map((rs) => median(rs.map((r) => r.stepsPerSecond * 2)));
+  const cpu = results[wi].map((rs) => median(rs.map((r) => r.cpuUsPerStep)));
+  const range = (xs) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
+  console.log(`### about ${w.rate} continuations/s (work ${w.workUs.toFixed(2)} µs per step)\n`);
+  console.log('| config | continuations/s (median) | slowdown vs plain | vs async off | CPU µs/step (median) | (min–max) | CPU ratio vs plain | vs async off |\n|---|---|---|---|---|---|---|---|');
+  configs.forEach((c, ci) => {
+    const vsOff = ci === 0 ? '–' : (rate[1] / rate[ci]).toFixed(3);
+    const cpuOff = ci === 0 ? '–' : (cpu[ci] / cpu[1]).toFixed(3);
+    console.log(`| ${c.name} | ${Math.round(rate[ci])} | ${(rate[0] / rate[ci]).toFixed(3)} | ${vsOff} | ${cpu[ci].toFixed(2)} | ${range(results[wi][ci].map((r) => r.cpuUsPerStep))} | ${(cpu[ci] / cpu[0]).toFixed(3)} | ${cpuOff} |`);
+  });
+  console.log('');
+});
