@@ -7,7 +7,7 @@
 //   - TraceSynchronousWorkBegin/End: the box a thread runs from now on / no longer.
 // The running box goes into the thread's registry slot, where the signal handler copies it into
 // each sample with one load; edges and names go into fixed tables, so memory stays bounded. The
-// payload parsers are pure byte decoding (FACTS-async.md has the layouts as seen on .NET 10).
+// payload parsers are pure byte decoding (native-profiler/TPL-EVENTS.md has the layouts as seen on .NET 10).
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

@@ -13,7 +13,7 @@ namespace clrscope {
 namespace {
 
 // Payloads recorded from TplEventSource on .NET 10.0.12 (AsyncChain chain, CLRSCOPE_ASYNC_LOG=1
-// hex dumps; FACTS-async.md).
+// hex dumps; native-profiler/TPL-EVENTS.md).
 std::vector<uint8_t> hex(const char* text) {
   std::vector<uint8_t> out;
   for (const char* p = text; *p != '\0';) {

@@ -43,7 +43,7 @@ describe('async call stacks on AsyncChain (CLRSCOPE_ASYNC=1, native side)', () =
   it("≥ 90% of the samples in Inner's MoveNext have Inner < Middle < Outer as their logical chain", async (t) => {
     const { log, result } = await record('async', { CLRSCOPE_ASYNC: '1', CLRSCOPE_ASYNC_LOG: '1' }, 3);
     assert.ok(Number(result.innerCalls) > 0, JSON.stringify(result));
-    // The raw payloads the parsers were written against are logged too (FACTS-async.md).
+    // The raw payloads the parsers were written against are logged too (native-profiler/TPL-EVENTS.md).
     assert.match(log, /tpl event 10, 20 bytes: /);
     assert.match(log, /tpl event 14, \d+ bytes: /);
     const inInner = asyncSamples(log).filter((s) => /\+<Inner>d__\d+\.MoveNext$/.test(s.moveNext));
