@@ -11,6 +11,12 @@ import { PairTable, growFloat64 } from '../../../structs/analysis/pair-table.js'
 import { monoBounds, ThreadSlots, type MonoBounds } from './sample-filter.js';
 import { MergeKeys, mergeKeys } from '../../../structs/analysis/tree-merge.js';
 import type { FoldedView } from './analysis-core.js';
+import type { StackSums, Sums } from './stack-sums.js';
+
+interface IndexRange {
+  from: number;
+  to: number;
+}
 
 // Grouped sums use a dense stack x group matrix up to this many cells (16 MiB), a hash above.
 const DENSE_CELLS = 1 << 21;
@@ -25,16 +31,35 @@ const DENSE_CELLS = 1 << 21;
  * folded view, each recorded stack's sum goes to its folded stack, labelled by the view.
  */
 export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelTable = new LabelTable(rec), view: FoldedView | null = null): FlatTree {
+  return buildFrom(rec, query, labels, view, null);
+}
+
+/**
+ * buildFlameTree's result from `sums`, which keeps per-stack sums as the recording grows: the
+ * whole recording's tree costs the samples new since the last query plus the merge, a time
+ * window's the samples of the 1 s buckets it touches. Equal to buildFlameTree's tree.
+ */
+export function buildFlameTreeIncremental(rec: Recording, query: FlameQuery, labels: LabelTable, view: FoldedView | null, sums: StackSums): FlatTree {
+  return buildFrom(rec, query, labels, view, sums);
+}
+
+function buildFrom(rec: Recording, query: FlameQuery, labels: LabelTable, view: FoldedView | null, stackSums: StackSums | null): FlatTree {
   const keys = new MergeKeys();
   const table = view?.labels ?? labels;
   let sums: Sums = { count: 0, newestMono: -Infinity };
   const meta = rec.meta;
   if (meta !== undefined && rec.sampleCount > 0) {
     const bounds = monoBounds(meta.startMono, query);
-    const slots = new ThreadSlots(rec);
-    sums = query.groupByThread
-      ? sumByStackAndGroup(rec, query, bounds, slots, table, keys)
-      : sumByStack(rec, query, bounds, slots, keys);
+    const whole = query.fromMs === undefined && query.toMs === undefined;
+    if (stackSums !== null && whole) {
+      sums = fromStackSums(stackSums, rec.stackCount, query, table, keys);
+    } else {
+      const range = stackSums === null ? { from: 0, to: rec.sampleCount } : stackSums.indexRange(bounds);
+      const slots = new ThreadSlots(rec);
+      sums = query.groupByThread
+        ? sumByStackAndGroup(rec, query, bounds, range, slots, table, keys)
+        : sumByStack(rec, query, bounds, range, slots, keys);
+    }
   }
   if (view !== null) for (let i = 0; i < keys.count; i++) keys.stack[i] = view.stacks.ofStack(keys.stack[i]);
   const tree = mergeKeys(view?.stacks ?? rec, table, keys, query.inverted, sums.count).tree;
@@ -42,13 +67,35 @@ export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelT
   return tree;
 }
 
-/** What a summing pass saw: samples taken into the tree and the newest of them (target mono ns). */
-interface Sums {
-  count: number;
-  newestMono: number;
+/** The whole recording's keys from the kept sums: per stack, per (stack, thread) when filtered or grouped. */
+function fromStackSums(stackSums: StackSums, stackCount: number, query: FlameQuery, labels: LabelTable, keys: MergeKeys): Sums {
+  if (query.threadIds === null && !query.groupByThread) {
+    const { stack, sums } = stackSums.totals(query.metric);
+    for (let s = 0; s < stack.length; s++) if (stack[s] !== 0) keys.add(s, -1, stack[s]);
+    return sums;
+  }
+  const allowed = query.threadIds === null ? null : new Set(query.threadIds);
+  const keep = (id: number): boolean => allowed === null || allowed.has(id);
+  if (!query.groupByThread) {
+    const perStack = new Float64Array(stackCount);
+    const sums = stackSums.forEachThreadSum(query.metric, keep, (s, _t, v) => { perStack[s] += v; });
+    for (let s = 0; s < perStack.length; s++) if (perStack[s] !== 0) keys.add(s, -1, perStack[s]);
+    return sums;
+  }
+  // One key per (stack, thread label): threads sharing a name share the key, as in the scan.
+  const pairs = new PairTable(1 << 12);
+  let pairSums = new Float64Array(pairs.first.length);
+  const sums = stackSums.forEachThreadSum(query.metric, keep, (s, t, v) => {
+    const p = pairs.intern(s, labels.ofThread(t));
+    if (p >= pairSums.length) pairSums = growFloat64(pairSums, p + 1);
+    pairSums[p] += v;
+  });
+  for (let p = 0; p < pairs.size; p++) keys.add(pairs.first[p], pairs.second[p], pairSums[p]);
+  return sums;
 }
 
-function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, keys: MergeKeys): Sums {
+/** Sums per stack over the samples range.from .. range.to - 1 inside the window. */
+function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, keys: MergeKeys): Sums {
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
   const { mono, threadId, stackId } = cols;
@@ -58,7 +105,7 @@ function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds,
   const sums = new Float64Array(rec.stackCount);
   let count = 0;
   let newest = -Infinity;
-  for (let i = 0; i < stackId.length; i++) {
+  for (let i = range.from; i < range.to; i++) {
     const v = values[i];
     if (v === 0) continue;
     const m = mono[i];
@@ -77,7 +124,7 @@ function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds,
 }
 
 /** Sums per (stack, thread label): threads sharing a name fall into one group already here. */
-function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): Sums {
+function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): Sums {
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
   const { mono, threadId, stackId } = cols;
@@ -102,7 +149,7 @@ function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: Mon
   let pairSums = new Float64Array(dense ? 0 : pairs.first.length);
   let count = 0;
   let newest = -Infinity;
-  for (let i = 0; i < stackId.length; i++) {
+  for (let i = range.from; i < range.to; i++) {
     const v = values[i];
     if (v === 0) continue;
     const m = mono[i];
