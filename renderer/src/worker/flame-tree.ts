@@ -12,6 +12,7 @@ import { monoBounds, ThreadSlots, type MonoBounds } from './sample-filter.js';
 import { MergeKeys, mergeKeys } from '../../../structs/analysis/tree-merge.js';
 import type { FoldedView } from './analysis-core.js';
 import type { StackSums, Sums } from './stack-sums.js';
+import type { TreeReuse } from './tree-reuse.js';
 
 interface IndexRange {
   from: number;
@@ -31,19 +32,21 @@ const DENSE_CELLS = 1 << 21;
  * folded view, each recorded stack's sum goes to its folded stack, labelled by the view.
  */
 export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelTable = new LabelTable(rec), view: FoldedView | null = null): FlatTree {
-  return buildFrom(rec, query, labels, view, null);
+  return buildFrom(rec, query, labels, view, null, null);
 }
 
 /**
  * buildFlameTree's result from `sums`, which keeps per-stack sums as the recording grows: the
  * whole recording's tree costs the samples new since the last query plus the merge, a time
- * window's the samples of the 1 s buckets it touches. Equal to buildFlameTree's tree.
+ * window's the samples of the 1 s buckets it touches. `reuse` keeps the shape of the trees it
+ * merged, so a tree whose stacks are all known already is filled in, not merged again. Equal
+ * to buildFlameTree's tree.
  */
-export function buildFlameTreeIncremental(rec: Recording, query: FlameQuery, labels: LabelTable, view: FoldedView | null, sums: StackSums): FlatTree {
-  return buildFrom(rec, query, labels, view, sums);
+export function buildFlameTreeIncremental(rec: Recording, query: FlameQuery, labels: LabelTable, view: FoldedView | null, sums: StackSums, reuse: TreeReuse): FlatTree {
+  return buildFrom(rec, query, labels, view, sums, reuse);
 }
 
-function buildFrom(rec: Recording, query: FlameQuery, labels: LabelTable, view: FoldedView | null, stackSums: StackSums | null): FlatTree {
+function buildFrom(rec: Recording, query: FlameQuery, labels: LabelTable, view: FoldedView | null, stackSums: StackSums | null, reuse: TreeReuse | null): FlatTree {
   const keys = new MergeKeys();
   const table = view?.labels ?? labels;
   let sums: Sums = { count: 0, newestMono: -Infinity };
@@ -62,9 +65,18 @@ function buildFrom(rec: Recording, query: FlameQuery, labels: LabelTable, view: 
     }
   }
   if (view !== null) for (let i = 0; i < keys.count; i++) keys.stack[i] = view.stacks.ofStack(keys.stack[i]);
-  const tree = mergeKeys(view?.stacks ?? rec, table, keys, query.inverted, sums.count).tree;
+  const source = view?.stacks ?? rec;
+  const tree = reuse === null
+    ? mergeKeys(source, table, keys, query.inverted, sums.count).tree
+    : reuse.merge(shapeSlot(query), source, table, keys, query.inverted, sums.count);
   if (meta !== undefined && sums.count > 0) tree.newestSampleUnixMs = Number(meta.startUnixNs) / 1e6 + (sums.newestMono - meta.startMono) / 1e6;
   return tree;
+}
+
+/** Queries that usually give the same keys share a kept shape; the keys are compared anyway. */
+function shapeSlot(query: FlameQuery): string {
+  const windowed = query.fromMs !== undefined || query.toMs !== undefined;
+  return JSON.stringify([query.metric, query.inverted, query.groupByThread, query.threadIds, windowed, query.fold ?? null]);
 }
 
 /** The whole recording's keys from the kept sums: per stack, per (stack, thread) when filtered or grouped. */
@@ -85,8 +97,10 @@ function fromStackSums(stackSums: StackSums, stackCount: number, query: FlameQue
   // One key per (stack, thread label): threads sharing a name share the key, as in the scan.
   const pairs = new PairTable(1 << 12);
   let pairSums = new Float64Array(pairs.first.length);
+  const labelOf = new Map<number, number>();
+  for (const t of stackSums.threadIds) labelOf.set(t, labels.ofThread(t));
   const sums = stackSums.forEachThreadSum(query.metric, keep, (s, t, v) => {
-    const p = pairs.intern(s, labels.ofThread(t));
+    const p = pairs.intern(s, labelOf.get(t) as number);
     if (p >= pairSums.length) pairSums = growFloat64(pairSums, p + 1);
     pairSums[p] += v;
   });

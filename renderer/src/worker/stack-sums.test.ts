@@ -100,7 +100,8 @@ function reply(core: ProfileWorkerCore, request: Parameters<ProfileWorkerCore['h
   const out = core.handle(request);
   assert.ok(out !== null);
   if (out.reply.kind === 'error') assert.fail(out.reply.message);
-  return out.reply;
+  // Across the thread boundary as the worker sends it: the tree's buffers moved, not copied.
+  return structuredClone(out.reply, { transfer: out.transfer });
 }
 
 for (const [name, bytesOf, stepsWithSamples] of streams) {

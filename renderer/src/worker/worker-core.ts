@@ -5,6 +5,7 @@
 import type { FlatTree, WorkerReply, WorkerRequest } from './protocol.js';
 import { buildFlameTreeIncremental } from './flame-tree.js';
 import { StackSums } from './stack-sums.js';
+import { TreeReuse } from './tree-reuse.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
 import { buildParallelTree } from './parallel-stacks.js';
 import { SummaryTracker } from './recording-summary.js';
@@ -23,6 +24,7 @@ export class ProfileWorkerCore {
   private summary = new SummaryTracker(this.feed.recording);
   private analysis = new AnalysisCore(this.feed.recording);
   private sums = new StackSums(this.feed.recording);
+  private reuse = new TreeReuse();
 
   /** The reply to send for `request`, or null when it needs none ('reset', a chunk that decoded). */
   handle(request: WorkerRequest): WorkerOutput | null {
@@ -33,6 +35,7 @@ export class ProfileWorkerCore {
         this.summary = new SummaryTracker(this.feed.recording);
         this.analysis = new AnalysisCore(this.feed.recording);
         this.sums = new StackSums(this.feed.recording);
+        this.reuse = new TreeReuse();
         return null;
       case 'chunk': {
         if (!(request.bytes instanceof Uint8Array)) return this.error(null, 'A stream chunk arrived without its bytes (a Uint8Array).');
@@ -41,7 +44,7 @@ export class ProfileWorkerCore {
       }
       case 'flame':
         return this.answer(request.requestId, () => {
-          const tree = buildFlameTreeIncremental(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold), this.sums);
+          const tree = buildFlameTreeIncremental(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold), this.sums, this.reuse);
           return { reply: { kind: 'flame', requestId: request.requestId, tree }, transfer: treeBuffers(tree) };
         });
       case 'parallel':
