@@ -56,6 +56,10 @@ function buildFrom(rec: Recording, query: FlameQuery, labels: LabelTable, view: 
     const whole = query.fromMs === undefined && query.toMs === undefined;
     if (stackSums !== null && whole) {
       sums = fromStackSums(stackSums, rec.stackCount, query, table, keys);
+    } else if (stackSums !== null && query.threadIds === null && !query.groupByThread) {
+      const perStack = new Float64Array(rec.stackCount);
+      sums = stackSums.windowSums(query.metric, bounds, perStack);
+      for (let s = 0; s < perStack.length; s++) if (perStack[s] !== 0) keys.add(s, -1, perStack[s]);
     } else {
       const range = stackSums === null ? { from: 0, to: rec.sampleCount } : stackSums.indexRange(bounds);
       const slots = new ThreadSlots(rec);

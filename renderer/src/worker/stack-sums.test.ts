@@ -51,7 +51,7 @@ function spreadStream(seconds: number): Uint8Array {
 
 const streams: [string, () => Uint8Array, number][] = [
   ['dotnet-trace recording of a .NET program', () => saveRecording(nettrace()), 3],
-  ['30 s on 5 threads, out of time order', () => spreadStream(30), 5],
+  ['5 min on 5 threads, out of time order', () => spreadStream(300), 5],
   ['busy recording, samples out of time order', () => saveRecording(busyRecording(20_000, { shuffled: true })), 4],
   ['wire fixture', () => fixtureStream(), 1],
 ];
@@ -181,4 +181,33 @@ test('a window scans only the samples of the buckets it touches', () => {
   assert.ok(inside > 0);
   assert.ok(range.to - range.from < rec.sampleCount, `${range.to - range.from} of ${rec.sampleCount}`);
   assert.deepEqual(sums.indexRange({ from: meta.startMono + 5, to: meta.startMono + 5 }), { from: 0, to: 0 });
+});
+
+test('window sums take whole blocks from their sums and the ragged ends sample by sample, equal to a scan', () => {
+  const rec = recordingFromStream([spreadStream(30)]);
+  const meta = rec.meta;
+  assert.ok(meta !== undefined);
+  // 2 s blocks, so a 30 s recording has whole blocks, ragged ends and samples before HELLO's minute.
+  const sums = new StackSums(rec, 2);
+  const { mono, cpuNs, wallNs, stackId } = rec.sampleColumns();
+  const s0 = meta.startMono;
+  const windows: [number, number][] = [[-Infinity, Infinity], [s0, s0 + 4e9], [s0 + 1.5e9, s0 + 9.25e9], [s0 + 2e9, s0 + 2e9 + 1], [s0 - 5e9, s0 + 3e9], [s0 + 27e9, Infinity], [s0 + 40e9, Infinity], [s0 + 7e9, s0 + 3e9], [Number.NaN, s0 + 5e9]];
+  for (const metric of ['cpu', 'wall'] as const) {
+    const values = metric === 'cpu' ? cpuNs : wallNs;
+    for (const [from, to] of windows) {
+      const got = new Float64Array(rec.stackCount);
+      const seen = sums.windowSums(metric, { from, to }, got);
+      const expected = new Float64Array(rec.stackCount);
+      let count = 0;
+      let newest = -Infinity;
+      for (let i = 0; i < mono.length; i++) {
+        if (values[i] === 0 || mono[i] < from || mono[i] >= to) continue;
+        expected[stackId[i]] += values[i];
+        count++;
+        newest = Math.max(newest, mono[i]);
+      }
+      assert.deepEqual(Array.from(got), Array.from(expected), `${metric} ${from}..${to}`);
+      assert.deepEqual(seen, { count, newestMono: newest }, `${metric} ${from}..${to}`);
+    }
+  }
 });

@@ -1,13 +1,13 @@
 // Per-stack sums of a growing recording, kept so a live refresh costs the samples that arrived
 // since the previous one plus the tree, not the whole recording. Samples are folded in when a
 // query asks (never twice): per recorded stack, the CPU and wall sums and, once a query has
-// filtered or grouped by thread, the sums per (stack, thread). Time windows are answered by
-// 1 s buckets that remember which run of sample indexes they span, so a window's scan covers
-// the samples near it, not all of them.
+// filtered or grouped by thread, the sums per (stack, thread). A time window takes the sums of
+// the whole minutes inside it (per (minute, stack)) and scans only the samples of its ragged
+// ends, found through 1 s buckets that remember which run of sample indexes they span.
 //
 // Sums of the whole recording are added in sample order, so they equal a full scan's bit for
-// bit; a thread-filtered or grouped tree adds per-thread sums, which equals the scan exactly
-// for integer nanoseconds (the wire's u64 values, exact in doubles below 2^53 ns = 104 days).
+// bit; a window or a thread-filtered or grouped tree adds partial sums, which equals the scan
+// exactly for integer nanoseconds (the wire's u64 values, exact in doubles below 2^53 ns = 104 days).
 
 import type { Recording } from '../../../structs/profile/recording.js';
 import { PairTable, growFloat64, growInt32 } from '../../../structs/analysis/pair-table.js';
@@ -15,6 +15,7 @@ import type { FlameMetric } from './protocol.js';
 import type { MonoBounds } from './sample-filter.js';
 
 const NS_PER_BUCKET = 1e9;
+const NS_PER_BLOCK = 60e9;
 // Buckets beyond this (115 days after HELLO; a corrupt or foreign clock) share the last one:
 // the window scan tests every sample's time, so a shared bucket is slower, never wrong.
 const MAX_BUCKETS = 1 << 23;
@@ -53,9 +54,17 @@ export class StackSums {
   private bucketFirst = new Int32Array(256).fill(-1);
   private bucketLast = new Int32Array(256).fill(-1);
   private buckets = 0;
+  // Per (minute after HELLO, stack): CPU and wall sums; per minute and metric: samples and the newest.
+  private readonly blockPairs = new PairTable(1 << 12);
+  private blockSum: [Float64Array, Float64Array] = [new Float64Array(1 << 12), new Float64Array(1 << 12)];
+  private blockCount: [Float64Array, Float64Array] = [new Float64Array(64), new Float64Array(64)];
+  private blockNewest: [Float64Array, Float64Array] = [new Float64Array(64).fill(-Infinity), new Float64Array(64).fill(-Infinity)];
+  private readonly nsPerBlock: number;
 
-  constructor(rec: Recording) {
+  /** `blockSeconds`: the span of the sums windows take whole (tests make it short). */
+  constructor(rec: Recording, blockSeconds = NS_PER_BLOCK / 1e9) {
     this.rec = rec;
+    this.nsPerBlock = blockSeconds * 1e9;
   }
 
   /** Folds in the samples that arrived since the last call. */
@@ -82,6 +91,9 @@ export class StackSums {
       if (this.bucketFirst[b] < 0) this.bucketFirst[b] = i;
       this.bucketLast[b] = i;
       if (b >= this.buckets) this.buckets = b + 1;
+      // Samples before HELLO or absurdly late belong to no minute: windows scan for them.
+      const k = Math.floor((m - start) / this.nsPerBlock);
+      if (k >= 0 && k < MAX_BUCKETS) this.addToBlock(k, s, c, w, m);
     }
     this.counted = n;
     if (this.pairs !== null) this.updatePairs();
@@ -139,6 +151,80 @@ export class StackSums {
       if (this.bucketLast[b] > to) to = this.bucketLast[b];
     }
     return to < 0 ? { from: 0, to: 0 } : { from, to: to + 1 };
+  }
+
+  /**
+   * Adds to `perStack` (index = stack id) the sums of `metric` over the samples inside `bounds`,
+   * every thread: the minutes wholly inside from their sums, the rest sample by sample.
+   */
+  windowSums(metric: FlameMetric, window: MonoBounds, perStack: Float64Array): Sums {
+    this.update();
+    // An unreadable bound is an open one, as the scan's comparisons treat it.
+    const bounds = { from: Number.isNaN(window.from) ? -Infinity : window.from, to: Number.isNaN(window.to) ? Infinity : window.to };
+    const meta = this.rec.meta;
+    const sums: Sums = { count: 0, newestMono: -Infinity };
+    if (meta === undefined || !(bounds.from < bounds.to)) return sums;
+    const x = metric === 'cpu' ? 0 : 1;
+    const start = meta.startMono;
+    const blocks = this.blockCount[x].length;
+    // Whole minutes [first, end) inside the window.
+    const first = Math.max(0, Math.ceil((bounds.from - start) / this.nsPerBlock));
+    const end = Math.min(blocks, Math.floor((bounds.to - start) / this.nsPerBlock));
+    if (first >= end) {
+      this.scan(x, bounds, perStack, sums);
+      return sums;
+    }
+    const blockSum = this.blockSum[x];
+    const { first: blockOf, second: stackOf } = this.blockPairs;
+    for (let p = 0; p < this.blockPairs.size; p++) {
+      const b = blockOf[p];
+      if (b >= first && b < end) perStack[stackOf[p]] += blockSum[p];
+    }
+    for (let b = first; b < end; b++) {
+      sums.count += this.blockCount[x][b];
+      if (this.blockNewest[x][b] > sums.newestMono) sums.newestMono = this.blockNewest[x][b];
+    }
+    this.scan(x, { from: bounds.from, to: start + first * this.nsPerBlock }, perStack, sums);
+    this.scan(x, { from: start + end * this.nsPerBlock, to: bounds.to }, perStack, sums);
+    return sums;
+  }
+
+  /** Adds the samples inside `bounds` one by one (the ragged ends of a window). */
+  private scan(x: number, bounds: MonoBounds, perStack: Float64Array, sums: Sums): void {
+    if (!(bounds.from < bounds.to)) return;
+    const { from, to } = this.indexRange(bounds);
+    const cols = this.rec.sampleColumns();
+    const values = x === 0 ? cols.cpuNs : cols.wallNs;
+    const { mono, stackId } = cols;
+    for (let i = from; i < to; i++) {
+      const v = values[i];
+      if (v === 0) continue;
+      const m = mono[i];
+      if (m < bounds.from || m >= bounds.to) continue;
+      perStack[stackId[i]] += v;
+      sums.count++;
+      if (m > sums.newestMono) sums.newestMono = m;
+    }
+  }
+
+  private addToBlock(block: number, stack: number, cpuNs: number, wallNs: number, mono: number): void {
+    const p = this.blockPairs.intern(block, stack);
+    if (p >= this.blockSum[0].length) {
+      const size = Math.max(p + 1, this.blockPairs.first.length);
+      this.blockSum = [growFloat64(this.blockSum[0], size), growFloat64(this.blockSum[1], size)];
+    }
+    if (block >= this.blockCount[0].length) {
+      const size = Math.max(block + 1, this.blockCount[0].length * 2);
+      this.blockCount = [growFloat64(this.blockCount[0], size), growFloat64(this.blockCount[1], size)];
+      const grownSize = this.blockCount[0].length;
+      this.blockNewest = this.blockNewest.map((a) => {
+        const grown = new Float64Array(grownSize).fill(-Infinity);
+        grown.set(a);
+        return grown;
+      }) as [Float64Array, Float64Array];
+    }
+    if (cpuNs !== 0) addToBlockMetric(this.blockSum[0], this.blockCount[0], this.blockNewest[0], p, block, cpuNs, mono);
+    if (wallNs !== 0) addToBlockMetric(this.blockSum[1], this.blockCount[1], this.blockNewest[1], p, block, wallNs, mono);
   }
 
   private updatePairs(): void {
@@ -200,6 +286,12 @@ export class StackSums {
     this.bucketFirst = first;
     this.bucketLast = last;
   }
+}
+
+function addToBlockMetric(sum: Float64Array, count: Float64Array, newest: Float64Array, pair: number, block: number, value: number, mono: number): void {
+  sum[pair] += value;
+  count[block]++;
+  if (mono > newest[block]) newest[block] = mono;
 }
 
 function add(m: MetricSums, stack: number, thread: number, value: number, mono: number): void {
