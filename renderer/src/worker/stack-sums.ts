@@ -60,6 +60,10 @@ export class StackSums {
   private blockCount: [Float64Array, Float64Array] = [new Float64Array(64), new Float64Array(64)];
   private blockNewest: [Float64Array, Float64Array] = [new Float64Array(64).fill(-Infinity), new Float64Array(64).fill(-Infinity)];
   private readonly nsPerBlock: number;
+  // Per stack: the minute its last sample fell in and that (minute, stack)'s index, so a run of
+  // samples in one minute finds its sums without hashing.
+  private pairOfStack = new Int32Array(1024);
+  private blockOfStack = new Int32Array(1024).fill(-1);
 
   /** `blockSeconds`: the span of the sums windows take whole (tests make it short). */
   constructor(rec: Recording, blockSeconds = NS_PER_BLOCK / 1e9) {
@@ -78,6 +82,21 @@ export class StackSums {
     const [cpu, wall] = this.metrics;
     for (const m of this.metrics) if (m.stack.length < stacks) m.stack = growFloat64(m.stack, stacks);
     const start = meta.startMono;
+    if (this.pairOfStack.length < stacks) {
+      this.pairOfStack = growInt32(this.pairOfStack, stacks);
+      const blocks = new Int32Array(this.pairOfStack.length).fill(-1);
+      blocks.set(this.blockOfStack);
+      this.blockOfStack = blocks;
+    }
+    const pairOfStack = this.pairOfStack;
+    const blockOfStack = this.blockOfStack;
+    // Samples come mostly in time order: the bucket and minute of the previous one usually fit.
+    let bucket = -1;
+    let bucketFrom = Infinity;
+    let bucketTo = -Infinity;
+    let block = -1;
+    let blockFrom = Infinity;
+    let blockTo = -Infinity;
     for (let i = this.counted; i < n; i++) {
       const t = this.indexOf(threadId[i]);
       const m = mono[i];
@@ -86,14 +105,36 @@ export class StackSums {
       if (c !== 0) add(cpu, s, t, c, m);
       const w = wallNs[i];
       if (w !== 0) add(wall, s, t, w, m);
-      const b = bucketOf(m, start);
-      if (b >= this.bucketFirst.length) this.growBuckets(b + 1);
-      if (this.bucketFirst[b] < 0) this.bucketFirst[b] = i;
-      this.bucketLast[b] = i;
-      if (b >= this.buckets) this.buckets = b + 1;
-      // Samples before HELLO or absurdly late belong to no minute: windows scan for them.
-      const k = Math.floor((m - start) / this.nsPerBlock);
-      if (k >= 0 && k < MAX_BUCKETS) this.addToBlock(k, s, c, w, m);
+      if (!(m >= bucketFrom && m < bucketTo)) {
+        bucket = bucketOf(m, start);
+        bucketFrom = start + bucket * NS_PER_BUCKET;
+        bucketTo = bucketFrom + NS_PER_BUCKET;
+        // The first and last buckets also hold what lies beyond them: no fast path there.
+        if (bucket === 0 || bucket === MAX_BUCKETS - 1) bucketTo = -Infinity;
+        if (bucket >= this.bucketFirst.length) this.growBuckets(bucket + 1);
+        if (bucket >= this.buckets) this.buckets = bucket + 1;
+      }
+      if (this.bucketFirst[bucket] < 0) this.bucketFirst[bucket] = i;
+      this.bucketLast[bucket] = i;
+      if (!(m >= blockFrom && m < blockTo)) {
+        // Samples before HELLO or absurdly late belong to no minute (-1): windows scan for them.
+        const k = spanIndex(m, start, this.nsPerBlock);
+        block = k >= 0 && k < MAX_BUCKETS ? k : -1;
+        blockFrom = block < 0 ? Infinity : start + block * this.nsPerBlock;
+        blockTo = block < 0 ? -Infinity : blockFrom + this.nsPerBlock;
+        this.growBlocks(block);
+      }
+      if (block < 0) continue;
+      let p: number;
+      if (blockOfStack[s] === block) {
+        p = pairOfStack[s];
+      } else {
+        p = this.blockPairOf(block, s);
+        blockOfStack[s] = block;
+        pairOfStack[s] = p;
+      }
+      if (c !== 0) addToBlockMetric(this.blockSum[0], this.blockCount[0], this.blockNewest[0], p, block, c, m);
+      if (w !== 0) addToBlockMetric(this.blockSum[1], this.blockCount[1], this.blockNewest[1], p, block, w, m);
     }
     this.counted = n;
     if (this.pairs !== null) this.updatePairs();
@@ -168,8 +209,11 @@ export class StackSums {
     const start = meta.startMono;
     const blocks = this.blockCount[x].length;
     // Whole minutes [first, end) inside the window.
-    const first = Math.max(0, Math.ceil((bounds.from - start) / this.nsPerBlock));
-    const end = Math.min(blocks, Math.floor((bounds.to - start) / this.nsPerBlock));
+    let first = Math.max(0, Math.ceil((bounds.from - start) / this.nsPerBlock));
+    let end = Math.min(blocks, Math.floor((bounds.to - start) / this.nsPerBlock));
+    // The edges as the minutes' own expressions give them, whatever the division rounded.
+    if (start + first * this.nsPerBlock < bounds.from) first++;
+    if (start + end * this.nsPerBlock > bounds.to) end--;
     if (first >= end) {
       this.scan(x, bounds, perStack, sums);
       return sums;
@@ -207,24 +251,26 @@ export class StackSums {
     }
   }
 
-  private addToBlock(block: number, stack: number, cpuNs: number, wallNs: number, mono: number): void {
+  /** The index of (block, stack) in the block sums, grown to hold it. */
+  private blockPairOf(block: number, stack: number): number {
     const p = this.blockPairs.intern(block, stack);
     if (p >= this.blockSum[0].length) {
       const size = Math.max(p + 1, this.blockPairs.first.length);
       this.blockSum = [growFloat64(this.blockSum[0], size), growFloat64(this.blockSum[1], size)];
     }
-    if (block >= this.blockCount[0].length) {
-      const size = Math.max(block + 1, this.blockCount[0].length * 2);
-      this.blockCount = [growFloat64(this.blockCount[0], size), growFloat64(this.blockCount[1], size)];
-      const grownSize = this.blockCount[0].length;
-      this.blockNewest = this.blockNewest.map((a) => {
-        const grown = new Float64Array(grownSize).fill(-Infinity);
-        grown.set(a);
-        return grown;
-      }) as [Float64Array, Float64Array];
-    }
-    if (cpuNs !== 0) addToBlockMetric(this.blockSum[0], this.blockCount[0], this.blockNewest[0], p, block, cpuNs, mono);
-    if (wallNs !== 0) addToBlockMetric(this.blockSum[1], this.blockCount[1], this.blockNewest[1], p, block, wallNs, mono);
+    return p;
+  }
+
+  private growBlocks(block: number): void {
+    if (block < this.blockCount[0].length) return;
+    const size = Math.max(block + 1, this.blockCount[0].length * 2);
+    this.blockCount = [growFloat64(this.blockCount[0], size), growFloat64(this.blockCount[1], size)];
+    const grownSize = this.blockCount[0].length;
+    this.blockNewest = this.blockNewest.map((a) => {
+      const grown = new Float64Array(grownSize).fill(-Infinity);
+      grown.set(a);
+      return grown;
+    }) as [Float64Array, Float64Array];
   }
 
   private updatePairs(): void {
@@ -304,7 +350,20 @@ function add(m: MetricSums, stack: number, thread: number, value: number, mono: 
 
 /** The bucket of a mono time; monotone in `mono`, so a window's samples lie in its bounds' buckets. */
 function bucketOf(mono: number, startMono: number): number {
-  const b = Math.floor((mono - startMono) / NS_PER_BUCKET);
+  const b = spanIndex(mono, startMono, NS_PER_BUCKET);
   if (!(b > 0)) return 0;
   return b < MAX_BUCKETS ? b : MAX_BUCKETS - 1;
+}
+
+/**
+ * k such that start + k * width <= mono < start + (k + 1) * width, computed with the same
+ * expressions the windows use for the edges, so a sample on an edge (within rounding) falls
+ * on the side the windows put it on.
+ */
+function spanIndex(mono: number, start: number, width: number): number {
+  let k = Math.floor((mono - start) / width);
+  if (!(Math.abs(k) < 2 ** 40)) return k;
+  if (mono < start + k * width) k--;
+  else if (mono >= start + (k + 1) * width) k++;
+  return k;
 }
