@@ -221,11 +221,16 @@ else if (role === 'refresh') {
   core.handle({ kind: 'reset' });
   await settle();
   const tOpen = performance.now();
+  const cOpen = process.cpuUsage();
   feed(0, bytes.length);
+  const decodeCpu = process.cpuUsage(cOpen);
   const first = flame(query);
   const reopenMs = performance.now() - tOpen;
+  const reopenCpu = process.cpuUsage(cOpen);
+  const reopenCpuMs = (reopenCpu.user + reopenCpu.system) / 1000;
+  const reopenDecodeCpuMs = (decodeCpu.user + decodeCpu.system) / 1000;
   if (first.sampleCount === 0) throw new Error('the reopened file gave no flame graph');
-  process.stdout.write(`${JSON.stringify({ rss1, rss60, at1, at60, feedMs, reopenMs, refresh1: at1.live.wall, refresh60: at60.live.wall })}\n`);
+  process.stdout.write(`${JSON.stringify({ rss1, rss60, at1, at60, feedMs, reopenMs, reopenCpuMs, reopenDecodeCpuMs, refresh1: at1.live.wall, refresh60: at60.live.wall })}\n`);
   process.exit(0);
 }
 
@@ -331,7 +336,7 @@ else {
   console.log(`  after minute 1:  ${row(w.at1)}`);
   console.log(`  after minute ${MINUTES}: ${row(w.at60)}`);
   console.log(`  live refresh ×${(w.at60.live.wall / w.at1.live.wall).toFixed(2)} wall, ×${(w.at60.live.cpu / w.at1.live.cpu).toFixed(2)} CPU (end / minute 1); full rebuild ×${(w.at60.full.wall / w.at1.full.wall).toFixed(1)} wall, ×${(w.at60.full.cpu / w.at1.full.cpu).toFixed(1)} CPU; `
-    + `RSS ${fmtMiB(w.rss1)} → ${fmtMiB(w.rss60)} (×${(w.rss60 / w.rss1).toFixed(2)}); fed minutes 2..${MINUTES} in ${(w.feedMs / 1000).toFixed(1)} s; reopening the file to a first flame graph (worker: decode + tree) ${(w.reopenMs / 1000).toFixed(2)} s`);
+    + `RSS ${fmtMiB(w.rss1)} → ${fmtMiB(w.rss60)} (×${(w.rss60 / w.rss1).toFixed(2)}); fed minutes 2..${MINUTES} in ${(w.feedMs / 1000).toFixed(1)} s; reopening the file to a first flame graph (worker: decode + tree) ${(w.reopenMs / 1000).toFixed(2)} s, CPU ${(w.reopenCpuMs / 1000).toFixed(2)} s of which decoding ${(w.reopenDecodeCpuMs / 1000).toFixed(2)} s`);
   console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   console.log(JSON.stringify({ minutes: MINUTES, threads: THREADS, samples, streamBytes: written, main: results, worker: w }));
 }
