@@ -7,8 +7,11 @@
 //   - the main process's RSS after minute 1 and after minute 60 (and the peak), with the stream
 //     spooled to disk and with it kept in memory (the way before spooling): ratios 60 min / 1 min;
 //   - the refresh cost: the renderer's profile worker (its core, in a process of its own) fed the
-//     same stream, a flame-graph query timed after minute 1 and after minute 60 (median of
-//     --runs), and that process's RSS: ratios 60 min / 1 min.
+//     same stream; after minute 1 and after minute 60 (median of --runs, wall and CPU time): a
+//     live refresh (one more tick's samples, then summary + wall flame graph), the same refresh
+//     by a full rebuild from every sample (as before the kept sums), the last 10 s, a minute in
+//     the middle, one thread, by thread; that process's RSS: ratios 60 min / 1 min;
+//   - reopening: a fresh worker fed the whole file, to its first flame graph (wall, CPU).
 // Run after `npm run build`:
 //   node scripts/bench/long-session.mjs [--minutes 60] [--threads 64] [--stacks 5000] [--depth 32] [--runs 5] [--modes spool,memory|none] [--keep FILE]
 // Prints a readable report and, last, one JSON line.
