@@ -7,13 +7,16 @@
 //   - the main process's RSS after minute 1 and after minute 60 (and the peak), with the stream
 //     spooled to disk and with it kept in memory (the way before spooling): ratios 60 min / 1 min;
 //   - the refresh cost: the renderer's profile worker (its core, in a process of its own) fed the
-//     same stream, a flame-graph query timed after minute 1 and after minute 60 (median of
-//     --runs), and that process's RSS: ratios 60 min / 1 min.
+//     same stream; after minute 1 and after minute 60 (median of --runs, wall and CPU time): a
+//     live refresh (one more tick's samples, then summary + wall flame graph), the same refresh
+//     by a full rebuild from every sample (as before the kept sums), the last 10 s, a minute in
+//     the middle, one thread, by thread; that process's RSS: ratios 60 min / 1 min;
+//   - reopening: a fresh worker fed the whole file, to its first flame graph (wall, CPU).
 // Run after `npm run build`:
-//   node scripts/bench/long-session.mjs [--minutes 60] [--threads 64] [--stacks 5000] [--depth 32] [--runs 5] [--modes spool,memory]
+//   node scripts/bench/long-session.mjs [--minutes 60] [--threads 64] [--stacks 5000] [--depth 32] [--runs 5] [--modes spool,memory|none] [--keep FILE]
 // Prints a readable report and, last, one JSON line.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -144,31 +147,93 @@ else if (role === 'refresh') {
       if (out !== null && out.reply?.kind === 'error') throw new Error(out.reply.message);
     }
   };
-  const query = { metric: 'wall', threadIds: null, inverted: false, groupByThread: false, window: { kind: 'all' } };
-  const refresh = () => {
+  const { buildFlameTree } = await import(dist('renderer/renderer/src/worker/flame-tree.js'));
+  const query = { metric: 'wall', threadIds: null, inverted: false, groupByThread: false };
+  const timed = (ask) => {
     // One unmeasured query first: the first after new data builds what later ones reuse.
-    core.handle({ kind: 'flame', requestId: id++, query });
+    ask();
     const times = [];
+    const cpu = [];
     for (let r = 0; r < runs; r++) {
+      const c = process.cpuUsage();
       const t = performance.now();
-      core.handle({ kind: 'summary', requestId: id++ });
-      const out = core.handle({ kind: 'flame', requestId: id++, query });
+      ask();
       times.push(performance.now() - t);
-      if (out.reply.kind !== 'flame') throw new Error(JSON.stringify(out.reply));
+      const d = process.cpuUsage(c);
+      cpu.push((d.user + d.system) / 1000);
     }
-    return median(times);
+    // Wall time, and the CPU time this thread spent (what it costs on a machine shared with
+    // other work, where wall time also counts waiting for a core).
+    return { wall: median(times), cpu: median(cpu) };
+  };
+  const flame = (q) => {
+    const out = core.handle({ kind: 'flame', requestId: id++, query: q });
+    if (out.reply.kind !== 'flame') throw new Error(JSON.stringify(out.reply));
+    return out.reply.tree;
+  };
+  // A live refresh as the workstation asks for one: the summary and the flame graph, after
+  // one more tick's samples (64 threads x 10 ms) arrived, so every timed refresh has new data.
+  let fed = 0;
+  const tickBytes = Math.ceil(split / 6000);
+  const liveRefresh = () => {
+    const to = Math.min(bytes.length, fed + tickBytes);
+    feed(fed, to);
+    fed = to;
+    core.handle({ kind: 'summary', requestId: id++ });
+    flame(query);
+  };
+  // The same through the full rebuild every refresh did before the kept sums (the worker's
+  // per-sample path, still there for exports and checks), over the same recording.
+  const rec = () => core.feed.recording;
+  const fullRefresh = () => {
+    core.handle({ kind: 'summary', requestId: id++ });
+    buildFlameTree(rec(), query, core.labels, null);
+  };
+  const durationMs = () => {
+    const r = rec();
+    const { mono } = r.sampleColumns();
+    return (mono[mono.length - 1] - r.meta.startMono) / 1e6;
+  };
+  const measure = () => {
+    const live = timed(liveRefresh);
+    const full = timed(fullRefresh);
+    const end = durationMs();
+    const last10s = timed(() => flame({ ...query, fromMs: end - 10_000 }));
+    const oneThread = timed(() => flame({ ...query, threadIds: [1] }));
+    const byThread = timed(() => flame({ ...query, groupByThread: true }));
+    const middleMinute = timed(() => flame({ ...query, fromMs: end / 2, toMs: end / 2 + 60_000 }));
+    // The incremental tree must be the full rebuild's.
+    const a = flame(query);
+    const b = buildFlameTree(rec(), query, core.labels, null);
+    if (a.nodeCount !== b.nodeCount || a.totalValue !== b.totalValue || a.sampleCount !== b.sampleCount || a.total.some((v, i) => v !== b.total[i])) throw new Error('the incremental tree differs from the full rebuild');
+    return { live, full, last10s, oneThread, byThread, middleMinute, nodes: a.nodeCount };
   };
   feed(0, split);
+  fed = split;
   await settle();
   const rss1 = process.memoryUsage().rss;
-  const refresh1 = refresh();
+  const at1 = measure();
   const tFeed = performance.now();
-  feed(split, bytes.length);
+  feed(fed, bytes.length - 4 * tickBytes * (2 * runs + 2));
+  fed = bytes.length - 4 * tickBytes * (2 * runs + 2);
   const feedMs = performance.now() - tFeed;
   await settle();
   const rss60 = process.memoryUsage().rss;
-  const refresh60 = refresh();
-  process.stdout.write(`${JSON.stringify({ rss1, rss60, refresh1, refresh60, feedMs })}\n`);
+  const at60 = measure();
+  // Reopening the hour's file: a fresh worker fed the whole file, then its first flame graph.
+  core.handle({ kind: 'reset' });
+  await settle();
+  const tOpen = performance.now();
+  const cOpen = process.cpuUsage();
+  feed(0, bytes.length);
+  const decodeCpu = process.cpuUsage(cOpen);
+  const first = flame(query);
+  const reopenMs = performance.now() - tOpen;
+  const reopenCpu = process.cpuUsage(cOpen);
+  const reopenCpuMs = (reopenCpu.user + reopenCpu.system) / 1000;
+  const reopenDecodeCpuMs = (decodeCpu.user + decodeCpu.system) / 1000;
+  if (first.sampleCount === 0) throw new Error('the reopened file gave no flame graph');
+  process.stdout.write(`${JSON.stringify({ rss1, rss60, at1, at60, feedMs, reopenMs, reopenCpuMs, reopenDecodeCpuMs, refresh1: at1.live.wall, refresh60: at60.live.wall })}\n`);
   process.exit(0);
 }
 
@@ -180,7 +245,7 @@ else {
   const DEPTH = num('depth', 32);
   const FUNCTIONS = num('functions', 2_000);
   const RUNS = num('runs', 5);
-  const MODES = String(argValue('modes', 'spool,memory')).split(',');
+  const MODES = String(argValue('modes', 'spool,memory')).split(',').filter((m) => m !== '' && m !== 'none');
   const TICK_NS = 10_000_000;
   if (!existsSync(join(root, 'dist', 'electron', 'services', 'workstation', 'workstation.js'))) {
     console.error('dist/ is missing; run npm run build first.');
@@ -247,6 +312,8 @@ else {
   written += last.length;
   closeSync(fd);
   const samples = MINUTES * ticksPerMinute * THREADS;
+  const keep = argValue('keep', null);
+  if (keep !== null) copyFileSync(file, keep, constants.COPYFILE_EXCL);
   console.log(`stream: ${MINUTES} min × ${THREADS} threads × ${1e9 / TICK_NS} ticks/s = ${samples.toLocaleString('en-US')} samples (${(THREADS * 1e9 / TICK_NS).toLocaleString('en-US')}/s), `
     + `${fmtMiB(written)} (${(written / samples).toFixed(2)} B/sample), minute 1 ends at byte ${split.toLocaleString('en-US')}; generated in ${((performance.now() - tGen) / 1000).toFixed(1)} s`);
 
@@ -266,8 +333,13 @@ else {
       + `closing the session: RSS ${fmtMiB(m.rssClosed)}; ingest of minutes 2..${MINUTES}: ${(m.restMs / 1000).toFixed(1)} s`);
   }
   const w = child(['--role', 'refresh', '--file', file, '--split', String(split), '--runs', String(RUNS)]);
-  console.log(`renderer worker: flame refresh (summary + wall flame graph, median of ${RUNS}) ${w.refresh1.toFixed(1)} ms after minute 1, ${w.refresh60.toFixed(1)} ms after minute ${MINUTES} `
-    + `(×${(w.refresh60 / w.refresh1).toFixed(1)}); RSS ${fmtMiB(w.rss1)} → ${fmtMiB(w.rss60)} (×${(w.rss60 / w.rss1).toFixed(2)}); fed minutes 2..${MINUTES} in ${(w.feedMs / 1000).toFixed(1)} s`);
+  const ms = (x) => `${x.wall.toFixed(1)} ms (CPU ${x.cpu.toFixed(1)})`;
+  const row = (a) => `live ${ms(a.live)}, full rebuild as before ${ms(a.full)}, last 10 s ${ms(a.last10s)}, one thread ${ms(a.oneThread)}, by thread ${ms(a.byThread)}, a middle minute ${ms(a.middleMinute)}; ${a.nodes} nodes`;
+  console.log(`renderer worker, refresh = summary + wall flame graph after one more tick (wall and CPU time, median of ${RUNS}):`);
+  console.log(`  after minute 1:  ${row(w.at1)}`);
+  console.log(`  after minute ${MINUTES}: ${row(w.at60)}`);
+  console.log(`  live refresh ×${(w.at60.live.wall / w.at1.live.wall).toFixed(2)} wall, ×${(w.at60.live.cpu / w.at1.live.cpu).toFixed(2)} CPU (end / minute 1); full rebuild ×${(w.at60.full.wall / w.at1.full.wall).toFixed(1)} wall, ×${(w.at60.full.cpu / w.at1.full.cpu).toFixed(1)} CPU; `
+    + `RSS ${fmtMiB(w.rss1)} → ${fmtMiB(w.rss60)} (×${(w.rss60 / w.rss1).toFixed(2)}); fed minutes 2..${MINUTES} in ${(w.feedMs / 1000).toFixed(1)} s; reopening the file to a first flame graph (worker: decode + tree) ${(w.reopenMs / 1000).toFixed(2)} s, CPU ${(w.reopenCpuMs / 1000).toFixed(2)} s of which decoding ${(w.reopenDecodeCpuMs / 1000).toFixed(2)} s`);
   console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   console.log(JSON.stringify({ minutes: MINUTES, threads: THREADS, samples, streamBytes: written, main: results, worker: w }));
 }

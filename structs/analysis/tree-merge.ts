@@ -42,6 +42,8 @@ export interface MergedTree {
   tree: FlatTree;
   /** Per key (as added), the FlatTree node its path ends at. */
   endNode: Int32Array;
+  /** The keys in the order their values were added to their end nodes' self. */
+  order: Int32Array;
 }
 
 /**
@@ -63,7 +65,7 @@ export function mergeKeys(rec: StackSource, labels: LabelTable, keys: MergeKeys,
   const nodes = new NodeColumns(nodeBound(keys, keySlot, start));
   nodes.append(-1, rank[ROOT_LABEL], 0);
   const endNode = buildTrie(nodes, order, keySlot, prefixRank, seq, start, keys.value);
-  return { tree: nodes.toFlatTree(labels, sampleCount), endNode };
+  return { tree: nodes.toFlatTree(labels, sampleCount), endNode, order };
 }
 
 /**

@@ -13,6 +13,13 @@ import { MergeKeys, mergeKeys } from '../../../structs/analysis/tree-merge.js';
 import type { FoldedView } from './analysis-core.js';
 import { sumEventsForFlame } from './flame-events.js';
 import { isEventMetric } from '../../../structs/profile/event-metrics.js';
+import type { StackSums, Sums } from './stack-sums.js';
+import type { TreeReuse } from './tree-reuse.js';
+
+interface IndexRange {
+  from: number;
+  to: number;
+}
 
 // Grouped sums use a dense stack x group matrix up to this many cells (16 MiB), a hash above.
 const DENSE_CELLS = 1 << 21;
@@ -27,6 +34,21 @@ const DENSE_CELLS = 1 << 21;
  * folded view, each recorded stack's sum goes to its folded stack, labelled by the view.
  */
 export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelTable = new LabelTable(rec), view: FoldedView | null = null): FlatTree {
+  return buildFrom(rec, query, labels, view, null, null);
+}
+
+/**
+ * buildFlameTree's result from `sums`, which keeps per-stack sums as the recording grows: the
+ * whole recording's tree costs the samples new since the last query plus the merge, a time
+ * window's the samples of the 1 s buckets it touches. `reuse` keeps the shape of the trees it
+ * merged, so a tree whose stacks are all known already is filled in, not merged again. Equal
+ * to buildFlameTree's tree.
+ */
+export function buildFlameTreeIncremental(rec: Recording, query: FlameQuery, labels: LabelTable, view: FoldedView | null, sums: StackSums, reuse: TreeReuse): FlatTree {
+  return buildFrom(rec, query, labels, view, sums, reuse);
+}
+
+function buildFrom(rec: Recording, query: FlameQuery, labels: LabelTable, view: FoldedView | null, stackSums: StackSums | null, reuse: TreeReuse | null): FlatTree {
   const keys = new MergeKeys();
   const table = view?.labels ?? labels;
   let sums: Sums = { count: 0, newestMono: -Infinity };
@@ -36,24 +58,67 @@ export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelT
     sums = sumEventsForFlame(rec, metric, query.threadIds, query.groupByThread, monoBounds(meta.startMono, query), new ThreadSlots(rec), table, keys);
   } else if (meta !== undefined && rec.sampleCount > 0) {
     const bounds = monoBounds(meta.startMono, query);
-    const slots = new ThreadSlots(rec);
-    sums = query.groupByThread
-      ? sumByStackAndGroup(rec, query, bounds, slots, table, keys)
-      : sumByStack(rec, query, bounds, slots, keys);
+    const whole = query.fromMs === undefined && query.toMs === undefined;
+    if (stackSums !== null && whole) {
+      sums = fromStackSums(stackSums, rec.stackCount, query, table, keys);
+    } else if (stackSums !== null && query.threadIds === null && !query.groupByThread) {
+      const perStack = new Float64Array(rec.stackCount);
+      sums = stackSums.windowSums(query.metric, bounds, perStack);
+      for (let s = 0; s < perStack.length; s++) if (perStack[s] !== 0) keys.add(s, -1, perStack[s]);
+    } else {
+      const range = stackSums === null ? { from: 0, to: rec.sampleCount } : stackSums.indexRange(bounds);
+      const slots = new ThreadSlots(rec);
+      sums = query.groupByThread
+        ? sumByStackAndGroup(rec, query, bounds, range, slots, table, keys)
+        : sumByStack(rec, query, bounds, range, slots, keys);
+    }
   }
   if (view !== null) for (let i = 0; i < keys.count; i++) keys.stack[i] = view.stacks.ofStack(keys.stack[i]);
-  const tree = mergeKeys(view?.stacks ?? rec, table, keys, query.inverted, sums.count).tree;
+  const source = view?.stacks ?? rec;
+  const tree = reuse === null
+    ? mergeKeys(source, table, keys, query.inverted, sums.count).tree
+    : reuse.merge(shapeSlot(query), source, table, keys, query.inverted, sums.count);
   if (meta !== undefined && sums.count > 0) tree.newestSampleUnixMs = Number(meta.startUnixNs) / 1e6 + (sums.newestMono - meta.startMono) / 1e6;
   return tree;
 }
 
-/** What a summing pass saw: samples taken into the tree and the newest of them (target mono ns). */
-interface Sums {
-  count: number;
-  newestMono: number;
+/** Queries that usually give the same keys share a kept shape; the keys are compared anyway. */
+function shapeSlot(query: FlameQuery): string {
+  const windowed = query.fromMs !== undefined || query.toMs !== undefined;
+  return JSON.stringify([query.metric, query.inverted, query.groupByThread, query.threadIds, windowed, query.fold ?? null]);
 }
 
-function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, keys: MergeKeys): Sums {
+/** The whole recording's keys from the kept sums: per stack, per (stack, thread) when filtered or grouped. */
+function fromStackSums(stackSums: StackSums, stackCount: number, query: FlameQuery, labels: LabelTable, keys: MergeKeys): Sums {
+  if (query.threadIds === null && !query.groupByThread) {
+    const { stack, sums } = stackSums.totals(query.metric);
+    for (let s = 0; s < stack.length; s++) if (stack[s] !== 0) keys.add(s, -1, stack[s]);
+    return sums;
+  }
+  const allowed = query.threadIds === null ? null : new Set(query.threadIds);
+  const keep = (id: number): boolean => allowed === null || allowed.has(id);
+  if (!query.groupByThread) {
+    const perStack = new Float64Array(stackCount);
+    const sums = stackSums.forEachThreadSum(query.metric, keep, (s, _t, v) => { perStack[s] += v; });
+    for (let s = 0; s < perStack.length; s++) if (perStack[s] !== 0) keys.add(s, -1, perStack[s]);
+    return sums;
+  }
+  // One key per (stack, thread label): threads sharing a name share the key, as in the scan.
+  const pairs = new PairTable(1 << 12);
+  let pairSums = new Float64Array(pairs.first.length);
+  const labelOf = new Map<number, number>();
+  for (const t of stackSums.threadIds) labelOf.set(t, labels.ofThread(t));
+  const sums = stackSums.forEachThreadSum(query.metric, keep, (s, t, v) => {
+    const p = pairs.intern(s, labelOf.get(t) as number);
+    if (p >= pairSums.length) pairSums = growFloat64(pairSums, p + 1);
+    pairSums[p] += v;
+  });
+  for (let p = 0; p < pairs.size; p++) keys.add(pairs.first[p], pairs.second[p], pairSums[p]);
+  return sums;
+}
+
+/** Sums per stack over the samples range.from .. range.to - 1 inside the window. */
+function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, keys: MergeKeys): Sums {
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
   const { mono, threadId, stackId } = cols;
@@ -63,7 +128,7 @@ function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds,
   const sums = new Float64Array(rec.stackCount);
   let count = 0;
   let newest = -Infinity;
-  for (let i = 0; i < stackId.length; i++) {
+  for (let i = range.from; i < range.to; i++) {
     const v = values[i];
     if (v === 0) continue;
     const m = mono[i];
@@ -82,7 +147,7 @@ function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds,
 }
 
 /** Sums per (stack, thread label): threads sharing a name fall into one group already here. */
-function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): Sums {
+function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): Sums {
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
   const { mono, threadId, stackId } = cols;
@@ -107,7 +172,7 @@ function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: Mon
   let pairSums = new Float64Array(dense ? 0 : pairs.first.length);
   let count = 0;
   let newest = -Infinity;
-  for (let i = 0; i < stackId.length; i++) {
+  for (let i = range.from; i < range.to; i++) {
     const v = values[i];
     if (v === 0) continue;
     const m = mono[i];

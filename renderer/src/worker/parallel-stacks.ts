@@ -9,6 +9,7 @@ import { PairTable, growFloat64 } from '../../../structs/analysis/pair-table.js'
 import { monoBounds, ThreadSlots } from './sample-filter.js';
 import { MergeKeys, mergeKeys } from '../../../structs/analysis/tree-merge.js';
 import type { FoldedView } from './analysis-core.js';
+import type { StackSums } from './stack-sums.js';
 
 // Window sums use a dense stack x thread matrix up to this many cells (16 MiB), a hash above.
 const DENSE_CELLS = 1 << 21;
@@ -21,7 +22,8 @@ const DENSE_CELLS = 1 << 21;
  * one sample through it. Every sample counts, whatever its CPU/wall flags. Thread lists are
  * sorted by wire thread id.
  */
-export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: LabelTable = new LabelTable(rec), view: FoldedView | null = null): ParallelTree {
+/** With `sums`, a 'window' query scans only the samples of the 1 s buckets its window touches. */
+export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: LabelTable = new LabelTable(rec), view: FoldedView | null = null, sums: StackSums | null = null): ParallelTree {
   const keys = new MergeKeys();
   let keyThreads: number[] = [];
   let sampleCount = 0;
@@ -29,7 +31,8 @@ export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: 
   if (meta !== undefined && rec.sampleCount > 0) {
     const slots = new ThreadSlots(rec);
     const { from, to } = monoBounds(meta.startMono, query);
-    const stacks = query.mode === 'current' ? latestStacks(rec, slots, from, to) : windowStacks(rec, slots, from, to);
+    const range = sums === null ? { from: 0, to: rec.sampleCount } : sums.indexRange({ from, to });
+    const stacks = query.mode === 'current' ? latestStacks(rec, slots, from, to) : windowStacks(rec, slots, from, to, range.from, range.to);
     keyThreads = stacks.map((t) => t.threadId);
     for (const t of stacks) {
       keys.add(t.stackId, -1, t.count);
@@ -85,14 +88,14 @@ function latestStacks(rec: Recording, slots: ThreadSlots, from: number, to: numb
 }
 
 /** Sample counts per (thread, stack) in the window: a dense stack x thread matrix when it is small, else a hash of pairs. */
-function windowStacks(rec: Recording, slots: ThreadSlots, from: number, to: number): ThreadStack[] {
+function windowStacks(rec: Recording, slots: ThreadSlots, from: number, to: number, first: number, end: number): ThreadStack[] {
   const { mono, threadId, stackId } = rec.sampleColumns();
   const threads = Math.max(1, slots.count);
   const out: ThreadStack[] = [];
   if (rec.stackCount * threads <= DENSE_CELLS) {
     const cells = new Float64Array(rec.stackCount * threads);
     const dense = slots.dense;
-    for (let i = 0; i < mono.length; i++) {
+    for (let i = first; i < end; i++) {
       const m = mono[i];
       if (m >= to || m < from) continue;
       const t = threadId[i];
@@ -106,7 +109,7 @@ function windowStacks(rec: Recording, slots: ThreadSlots, from: number, to: numb
   }
   const pairs = new PairTable(1 << 12);
   let counts = new Float64Array(pairs.first.length);
-  for (let i = 0; i < mono.length; i++) {
+  for (let i = first; i < end; i++) {
     const m = mono[i];
     if (m >= to || m < from) continue;
     // Keyed by slot, not thread id: the pair table holds int32s and thread ids are u32.

@@ -3,7 +3,9 @@
 // directly with the same messages the UI thread sends.
 
 import type { FlatTree, WorkerReply, WorkerRequest } from './protocol.js';
-import { buildFlameTree } from './flame-tree.js';
+import { buildFlameTreeIncremental } from './flame-tree.js';
+import { StackSums } from './stack-sums.js';
+import { TreeReuse } from './tree-reuse.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
 import { buildParallelTree } from './parallel-stacks.js';
 import { SummaryTracker } from './recording-summary.js';
@@ -21,6 +23,8 @@ export class ProfileWorkerCore {
   private labels = new LabelTable(this.feed.recording);
   private summary = new SummaryTracker(this.feed.recording);
   private analysis = new AnalysisCore(this.feed.recording);
+  private sums = new StackSums(this.feed.recording);
+  private reuse = new TreeReuse();
 
   /** The reply to send for `request`, or null when it needs none ('reset', a chunk that decoded). */
   handle(request: WorkerRequest): WorkerOutput | null {
@@ -30,6 +34,8 @@ export class ProfileWorkerCore {
         this.labels = new LabelTable(this.feed.recording);
         this.summary = new SummaryTracker(this.feed.recording);
         this.analysis = new AnalysisCore(this.feed.recording);
+        this.sums = new StackSums(this.feed.recording);
+        this.reuse = new TreeReuse();
         return null;
       case 'chunk': {
         if (!(request.bytes instanceof Uint8Array)) return this.error(null, 'A stream chunk arrived without its bytes (a Uint8Array).');
@@ -38,12 +44,12 @@ export class ProfileWorkerCore {
       }
       case 'flame':
         return this.answer(request.requestId, () => {
-          const tree = buildFlameTree(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold));
+          const tree = buildFlameTreeIncremental(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold), this.sums, this.reuse);
           return { reply: { kind: 'flame', requestId: request.requestId, tree }, transfer: treeBuffers(tree) };
         });
       case 'parallel':
         return this.answer(request.requestId, () => {
-          const tree = buildParallelTree(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold));
+          const tree = buildParallelTree(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold), this.sums);
           return { reply: { kind: 'parallel', requestId: request.requestId, tree }, transfer: treeBuffers(tree) };
         });
       case 'summary':
