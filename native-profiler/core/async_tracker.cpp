@@ -147,7 +147,7 @@ bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size)
     char hex[3 * 96 + 1] = {};
     const size_t n = size < 96 ? size : 96;
     for (size_t i = 0; i < n; ++i) std::snprintf(hex + 3 * i, 4, "%02x ", data[i]);
-    log_line("tpl event %u, %zu bytes: %s", event_id, size, hex);
+    log_line("tpl event %u, %llu bytes: %s", event_id, static_cast<unsigned long long>(size), hex);
   }
   uint32_t a = 0, b = 0;
   switch (event_id) {
