@@ -209,11 +209,14 @@ describe('record --pid when the runtime refuses clrscope\'s profiler: an EventPi
       assert.ok(list.length >= 10, `${list.length} pauses`);
       assert.ok(list.every((p) => p.durationNs > 0), 'every pause has a duration');
       // The sample profiler's own suspensions (reason "other", no GC) are dropped. A suspension
-      // for a GC whose events show no GCStart (about one in 400 here, outside any background GC)
-      // is still a pause of the program and is kept, so only most pauses have a generation.
+      // for a GC whose events show no GCStart is still a pause of the program and is kept, so only
+      // most pauses have a generation. Here that is one such suspension per GcLoad round (every
+      // 100 ms, 0.03-3.4 ms long, nearly all of it suspending: 17-21 of 416 pauses in 6 runs on
+      // main before and after the events merge, 21 of 419 in one CI run); which runtime path
+      // raises them is not known yet. The bound allows twice that.
       assert.ok(!list.some((p) => p.reason === 'other' && p.generation === null), 'no sampler suspensions');
       const withGc = list.filter((p) => p.generation !== null).length;
-      assert.ok(withGc >= 0.95 * list.length, `${withGc} of ${list.length} pauses ran a GC`);
+      assert.ok(withGc >= 0.9 * list.length, `${withGc} of ${list.length} pauses ran a GC`);
       const code = await first.exited;
       assert.equal(code, 0, first.stderr());
       assert.match(first.stdout(), /^RESULT /m);
