@@ -8,6 +8,7 @@
 #include <cwchar>
 #include <string>
 
+#include "core/log.h"
 #include "core/platform.h"
 
 namespace clrscope::platform {
@@ -48,8 +49,13 @@ bool create_shared_memory(uint32_t pid, size_t size, SharedMemory* out) {
   }
   sa.lpSecurityDescriptor = sd;
   HANDLE mapping = CreateFileMappingW(INVALID_HANDLE_VALUE, &sa, PAGE_READWRITE, 0, static_cast<DWORD>(size), name);
+  const DWORD created = GetLastError();
   LocalFree(sd);
   if (mapping == nullptr) return false;
+  // A named object cannot be unlinked as Linux unlinks a leftover: a reader still holding an
+  // earlier process's block (same pid, reused) keeps the name alive, and the call opens that
+  // object. Writing our block over it is what the reader wants; the log says it happened.
+  if (created == ERROR_ALREADY_EXISTS) log_line("Local\\clrscope-%u already existed (a reader kept an earlier process's block); publishing over it", pid);
   void* p = MapViewOfFile(mapping, FILE_MAP_ALL_ACCESS, 0, 0, size);
   if (p == nullptr) {
     CloseHandle(mapping);
