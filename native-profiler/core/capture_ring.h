@@ -47,6 +47,34 @@ struct Capture {
   uintptr_t frames[kMaxFrames];
 };
 
+// Every field but the frames set to "nothing yet", so each capture path fills only what it
+// knows and a reused cell never carries a previous capture's values. Async-signal-safe.
+inline void begin_capture(Capture* c, uint64_t mono, uint32_t slot, uint32_t wire_id, uint8_t kinds) {
+  c->mono = mono;
+  c->cpu_ns = 0;
+  c->wall_ns = 0;
+  c->thread_cpu_after = 0;
+  c->switches = 0;
+  c->sp = 0;
+  c->self = 0;
+  c->slot = slot;
+  c->wire_id = wire_id;
+  c->module_generation = 0;
+  c->count = 0;
+  c->gap_at = 0;
+  c->elided = 0;
+  c->kinds = kinds;
+  c->complete = false;
+  c->bounds_known = false;
+  c->osr_pairs = 0;
+  c->async_box = 0;
+  c->event_kind = 0;
+  c->event_has_value2 = false;
+  c->event_type = 0;
+  c->event_value1 = 0;
+  c->event_value2 = 0;
+}
+
 class CaptureRing {
  public:
   explicit CaptureRing(uint32_t slots);

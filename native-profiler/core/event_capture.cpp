@@ -67,21 +67,9 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
     }
     return false;
   }
-  c->mono = platform::mono_now_ns();
-  c->cpu_ns = 0;
-  c->wall_ns = 0;
-  c->thread_cpu_after = 0;
-  c->switches = 0;
+  begin_capture(c, platform::mono_now_ns(), index, wire_id, kCaptureEvent);
   c->self = self;
-  c->slot = index;
-  c->wire_id = wire_id;
-  c->kinds = kCaptureEvent;
-  c->count = 0;
-  c->gap_at = 0;
-  c->elided = 0;
-  c->osr_pairs = 0;
-  c->complete = false;
-  c->bounds_known = false;
+  c->async_box = slot.async_box.load(std::memory_order_relaxed);
   c->event_kind = e.kind;
   c->event_has_value2 = e.has_value2;
   c->event_type = e.type_id;

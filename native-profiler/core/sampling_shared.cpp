@@ -74,22 +74,10 @@ Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wir
     shared.dropped_ring_full.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
-  c->mono = platform::mono_now_ns();
+  begin_capture(c, platform::mono_now_ns(), slot_index, wire_id, got);
   c->cpu_ns = cpu_ns;
   c->wall_ns = wall_ns;
   c->sp = sp;
-  c->self = 0;
-  c->slot = slot_index;
-  c->wire_id = wire_id;
-  c->kinds = got;
-  c->count = 0;
-  c->gap_at = 0;
-  c->elided = 0;
-  c->osr_pairs = 0;
-  c->complete = false;
-  c->bounds_known = false;
-  c->thread_cpu_after = 0;
-  c->switches = 0;
   c->async_box = slot.async_box.load(std::memory_order_relaxed);
   const ModuleSnapshot* modules = current_modules();
   c->module_generation = modules != nullptr ? modules->generation : 0;

@@ -109,28 +109,21 @@ win::UnwindRegs unwind_registers_from(const CONTEXT& ctx) {
   return r;
 }
 
-struct Walked {
-  bool complete = false;
-};
-
-// Walks the copied stack from the registers the thread stopped with, into g_walk (leaf first).
-// Normal context: the thread runs again, so the lookups may take their locks.
-Walked walk_copy(const CONTEXT& ctx, const win::StackCopy& stack) {
-  g_walk.clear();
-  win::UnwindRegs r = unwind_registers_from(ctx);
-  Walked w;
+// Unwinds from the registers a thread stopped (or stands) with, handing each frame's pc to
+// `frame` (leaf first); true when the walk reached the thread's root. The function-table
+// lookups may take their locks: callers run this only where the walked thread cannot hold them
+// (resumed, or the walking thread itself).
+template <typename FrameSink>
+bool unwind_walk(win::UnwindRegs r, const win::StackCopy& stack, FrameSink frame) {
   bool guessed = false;
   // A real stack of 1 MiB holds at most ~32 Ki frames of the smallest size; the bound ends a
   // walk that loops on a corrupt stack.
   for (uint32_t hop = 0; hop < (1u << 16); ++hop) {
     const uintptr_t pc = static_cast<uintptr_t>(r.rip);
-    g_walk.push_back(pc);
+    frame(pc);
     // A return address points after its call; step back into it to find the caller's function.
     const uintptr_t lookup = hop == 0 ? pc : pc - 1;
-    if (g_roots[0].holds(lookup) || g_roots[1].holds(lookup)) {
-      w.complete = true;
-      break;
-    }
+    if (g_roots[0].holds(lookup) || g_roots[1].holds(lookup)) return true;
     const uint64_t sp_before = r.gpr[win::kRsp];
     DWORD64 base = 0;
     const RUNTIME_FUNCTION* fn = RtlLookupFunctionEntry(lookup, &base, nullptr);
@@ -144,17 +137,20 @@ Walked walk_copy(const CONTEXT& ctx, const win::StackCopy& stack) {
       guessed = guessed || hop > 0;
       ok = win::unwind_leaf(&r, stack);
     }
-    if (!ok) break;
-    if (r.rip == 0) {
-      // A zero return address ends a chain of real frames; after a guessed one it is just a
-      // zero the walk found on the stack (seen once in 1,800 samples under Wine).
-      w.complete = !guessed;
-      break;
-    }
+    if (!ok) return false;
+    // A zero return address ends a chain of real frames; after a guessed one it is just a
+    // zero the walk found on the stack (seen once in 1,800 samples under Wine).
+    if (r.rip == 0) return !guessed;
     // Frames lie at higher addresses as we move outwards; anything else is a loop or garbage.
-    if (r.gpr[win::kRsp] <= sp_before) break;
+    if (r.gpr[win::kRsp] <= sp_before) return false;
   }
-  return w;
+  return false;
+}
+
+// Walks the copied stack of a suspended-then-resumed thread into g_walk (leaf first).
+bool walk_copy(const CONTEXT& ctx, const win::StackCopy& stack) {
+  g_walk.clear();
+  return unwind_walk(unwind_registers_from(ctx), stack, [](uintptr_t pc) { g_walk.push_back(pc); });
 }
 
 // The walk into the capture's frames: the innermost frames, and when the stack is deeper than
@@ -270,7 +266,6 @@ WalkResult walk_own_stack(uintptr_t stack_hi, const ModuleSnapshot*, uintptr_t* 
   if (tail_keep >= max_frames) tail_keep = max_frames - 1;
   const uint32_t head_max = max_frames - tail_keep;
   const win::StackCopy stack{ctx.Rsp, reinterpret_cast<const uint8_t*>(ctx.Rsp), stack_hi - ctx.Rsp};
-  win::UnwindRegs r = unwind_registers_from(ctx);
   // Frames past head_max go round a ring in out[head_max..max_frames), as walk_frames keeps them.
   uint64_t total = 0;
   auto push = [&](uintptr_t pc) {
@@ -281,33 +276,7 @@ WalkResult walk_own_stack(uintptr_t stack_hi, const ModuleSnapshot*, uintptr_t* 
     }
     ++total;
   };
-  bool guessed = false;
-  for (uint32_t hop = 0; hop < (1u << 16); ++hop) {
-    const uintptr_t pc = static_cast<uintptr_t>(r.rip);
-    push(pc);
-    const uintptr_t lookup = hop == 0 ? pc : pc - 1;
-    if (g_roots[0].holds(lookup) || g_roots[1].holds(lookup)) {
-      result.complete = true;
-      break;
-    }
-    const uint64_t sp_before = r.gpr[win::kRsp];
-    DWORD64 base = 0;
-    const RUNTIME_FUNCTION* fn = RtlLookupFunctionEntry(lookup, &base, nullptr);
-    bool ok = false;
-    if (fn != nullptr) {
-      const win::RuntimeFunction f{fn->BeginAddress, fn->EndAddress, fn->UnwindData};
-      ok = win::unwind_frame(base, f, hop == 0, &r, stack);
-    } else {
-      guessed = guessed || hop > 0;  // as in walk_copy
-      ok = win::unwind_leaf(&r, stack);
-    }
-    if (!ok) break;
-    if (r.rip == 0) {
-      result.complete = !guessed;
-      break;
-    }
-    if (r.gpr[win::kRsp] <= sp_before) break;
-  }
+  result.complete = unwind_walk(unwind_registers_from(ctx), stack, push);
   if (total <= max_frames) {
     result.count = static_cast<uint32_t>(total);
     return result;
@@ -451,9 +420,9 @@ bool request_wall_sample(ThreadSlot& slot, uint32_t slot_index) {
   Capture* c = claim_capture(*shared, slot_index, wire_id, kinds, cpu_now, sp, &index);
   if (c == nullptr) return true;
   const win::StackCopy stack{sp, g_stack_copy, copied};
-  const Walked w = walk_copy(ctx, stack);
+  const bool complete = walk_copy(ctx, stack);
   fill_frames(c);
-  c->complete = w.complete;
+  c->complete = complete;
   c->bounds_known = true;
   // The CPU clock as the thread stopped: the sampler's idle test compares the next reading with
   // it (on Linux the handler reads it on the thread itself, after its own cost).
