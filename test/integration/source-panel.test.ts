@@ -14,15 +14,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
+import type { BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import type { Workstation } from '../../electron/services/workstation/workstation.js';
+import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { locatePdb } from '../../electron/services/source-lines/pdb-locator.js';
 import type { FunctionLines } from '../../structs/analysis/function-lines.js';
 import type { Report } from '../../structs/analysis/report-model.js';
 import { PROFILER, ROOT, targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
-import { appState, checkedScreenshot, hookReady, missingForPage, openPage, RENDERER, until } from './support/workstation-page.js';
+import { appState, checkedScreenshot, hookReady, missingForPage, until } from './support/workstation-page.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'source-panel');
 const SOURCE = join(ROOT, 'test', 'targets', 'Scenarios', 'HotLine.cs');
@@ -59,6 +60,7 @@ describe('the Source view and report --source', { skip: skip ? `missing: ${missi
   let dir: string;
   let hot: string;
   let moved: string;
+  let ui: WorkstationInChromium;
   let workstation: Workstation;
   let server: BrowserMode;
   let browser: Browser;
@@ -85,15 +87,12 @@ describe('the Source view and report --source', { skip: skip ? `missing: ${missi
     moved = join(dir, 'moved.clrscope');
     const m = await runCli(['record', '-o', moved, '--', 'dotnet', join(copy, 'Scenarios.dll'), 'hot-line', '--seconds', '2'], { timeoutMs: 90000 });
     assert.equal(m.code, 0, m.stderr);
-    workstation = createWorkstation({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
-    server = await startBrowserMode({ workstation, rendererDir: RENDERER });
-    ({ browser, page, errors: pageErrors } = await openPage());
+    ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
+    ({ workstation, server, browser, page, errors: pageErrors } = ui);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
-    await workstation?.shutdown();
+    await ui?.close();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 

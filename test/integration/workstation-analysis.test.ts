@@ -13,14 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
+import type { BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import type { Workstation } from '../../electron/services/workstation/workstation.js';
+import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import type { Report, ReportNode } from '../../structs/analysis/report-model.js';
 import { toCollapsed } from '../../structs/profile/collapsed.js';
 import { PROFILER, ROOT, targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
-import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, openPage, RENDERER, until } from './support/workstation-page.js';
+import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, until } from './support/workstation-page.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'workstation-analysis');
 
@@ -81,6 +82,7 @@ function hookPaths(nodes: readonly HookTreeNode[]): string[] {
 describe('the workstation\'s analysis shows what clrscope report shows', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
   let dir: string;
   let file: string;
+  let ui: WorkstationInChromium;
   let workstation: Workstation;
   let server: BrowserMode;
   let browser: Browser;
@@ -93,15 +95,12 @@ describe('the workstation\'s analysis shows what clrscope report shows', { skip:
     file = join(dir, 'demo.clrscope');
     const run = await runCli(['record', '-o', file, '--duration', '4', '--', 'dotnet', targetDll('Demo')], { timeoutMs: 90000 });
     assert.equal(run.code, 0, run.stderr);
-    workstation = createWorkstation({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
-    server = await startBrowserMode({ workstation, rendererDir: RENDERER });
-    ({ browser, page, errors: pageErrors } = await openPage());
+    ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
+    ({ workstation, server, browser, page, errors: pageErrors } = ui);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
-    await workstation?.shutdown();
+    await ui?.close();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -21,16 +21,17 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
+import type { BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import type { Workstation } from '../../electron/services/workstation/workstation.js';
+import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { NettraceReader } from '../../structs/formats/nettrace/index.js';
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
 import { eventMetricsPresent, sumEventsByStack } from '../../structs/profile/event-metrics.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { TRACE_CHECK, traceCheck, traceCheckBuilt } from './support/trace-check.js';
 import {
-  appState, checkedScreenshot, flameNodes, hookReady, missingForPage, openPage, RENDERER, until, widestBesidesCallers, type HookNode, type HookSession,
+  appState, checkedScreenshot, flameNodes, hookReady, missingForPage, until, widestBesidesCallers, type HookNode, type HookSession,
 } from './support/workstation-page.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'workstation-files');
@@ -64,6 +65,7 @@ function widestFrame(nodes: readonly HookNode[]): HookNode {
 }
 
 describe('the workstation exports every format and opens recording files, in Chromium', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
+  let ui: WorkstationInChromium;
   let workstation: Workstation;
   let server: BrowserMode;
   let browser: Browser;
@@ -103,15 +105,12 @@ describe('the workstation exports every format and opens recording files, in Chr
   before(async () => {
     if (missing.length > 0) assert.fail(`CI is set and the workstation-files test lacks: ${missing.join('; ')}`);
     dir = mkdtempSync(join(tmpdir(), 'clrscope-files-e2e-'));
-    workstation = createWorkstation({ exportsDir: join(dir, 'exports'), countersIntervalMs: 200 });
-    server = await startBrowserMode({ workstation, rendererDir: RENDERER });
-    ({ browser, page, errors: pageErrors } = await openPage());
+    ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports'), countersIntervalMs: 200 });
+    ({ workstation, server, browser, page, errors: pageErrors } = ui);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
-    await workstation?.shutdown();
+    await ui?.close();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import type { BrowserMode } from '../../electron/browser-mode/server.js';
+import type { Workstation } from '../../electron/services/workstation/workstation.js';
+import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { PROFILER, targetDll } from './support/paths.js';
-import { appState, checkedScreenshot, flameNodes, flamePointOf, hookReady, missingForPage, openPage, RENDERER, until, type HookNode } from './support/workstation-page.js';
+import { appState, checkedScreenshot, flameNodes, flamePointOf, hookReady, missingForPage, until, type HookNode } from './support/workstation-page.js';
 
 const LOOP = 'Clrscope.Targets.Measure.Bench.Loop';
 
@@ -48,6 +49,7 @@ function pathOf(nodes: readonly HookNode[], node: HookNode): string[] {
 }
 
 describe('Measure exactly, from the flame graph', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
+  let ui: WorkstationInChromium;
   let workstation: Workstation;
   let server: BrowserMode;
   let browser: Browser;
@@ -58,15 +60,12 @@ describe('Measure exactly, from the flame graph', { skip: skip ? `missing: ${mis
   before(async () => {
     if (missing.length > 0) assert.fail(`CI is set and the test lacks: ${missing.join('; ')}`);
     exportsDir = mkdtempSync(join(tmpdir(), 'clrscope-measure-e2e-'));
-    workstation = createWorkstation({ exportsDir });
-    server = await startBrowserMode({ workstation, rendererDir: RENDERER });
-    ({ browser, page, errors: pageErrors } = await openPage());
+    ui = await openWorkstationInChromium({ exportsDir });
+    ({ workstation, server, browser, page, errors: pageErrors } = ui);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
-    await workstation?.shutdown();
+    await ui?.close();
     if (exportsDir !== undefined) rmSync(exportsDir, { recursive: true, force: true });
   });
 

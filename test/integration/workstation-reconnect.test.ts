@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
-import { fixtureEncoder } from '../../structs/profile/fixture-stream.js';
+import { STREAM_PLAYER_PROGRAM, twoPartStream } from '../../electron/services/workstation/replayed-stream.js';
 import { SampleFlags } from '../../structs/wire/records.js';
 import { appState, hookReady, missingForPage, openPage, RENDERER, until } from './support/workstation-page.js';
 
@@ -23,31 +23,6 @@ const skip = missing.length > 0 && !process.env.CI;
 
 const FIXTURE_SAMPLES = 8;
 
-/** The fixture's stream and `samples` more on one stack: all but END, then END. */
-function twoParts(samples: number): { first: Uint8Array; second: Uint8Array; length: number } {
-  const enc = fixtureEncoder();
-  enc.stack(100, 0, [3, 2, 1]);
-  for (let i = 0; i < samples; i++) enc.stackSample(6_000_000_000 + i * 10_000, 1 + (i % 3), SampleFlags.Cpu, 10_000, 0, 100);
-  const first = enc.bytes().slice();
-  enc.end({ mono: 6_000_000_000 + samples * 10_000, reason: 0 });
-  const all = enc.bytes().slice();
-  return { first, second: all.subarray(first.length), length: all.length };
-}
-
-const PROGRAM = `
-import { connect } from 'node:net';
-import { existsSync, readFileSync } from 'node:fs';
-const [first, second, go] = process.argv.slice(2);
-const socket = connect(process.env.CLRSCOPE_SOCKET, () => {
-  socket.write(readFileSync(first));
-  const timer = setInterval(() => {
-    if (!existsSync(go)) return;
-    clearInterval(timer);
-    socket.end(readFileSync(second));
-  }, 20);
-});
-socket.on('close', () => process.exit(0));
-`;
 
 describe('browser mode reconnects and resumes after its socket drops, in Chromium', { skip: skip ? `missing: ${missing.join('; ')}` : false, timeout: 120000 }, () => {
   let dir: string;
@@ -95,11 +70,11 @@ describe('browser mode reconnects and resumes after its socket drops, in Chromiu
 
   it('resumes a live session from the bytes it holds, then closes it over the new socket', async () => {
     const samples = 200_000;
-    const { first, second, length } = twoParts(samples);
+    const { first, second, all: { length } } = twoPartStream(samples, { wall: false });
     const go = join(dir, 'go');
     writeFileSync(join(dir, 'first.bin'), first);
     writeFileSync(join(dir, 'second.bin'), second);
-    writeFileSync(join(dir, 'program.mjs'), PROGRAM);
+    writeFileSync(join(dir, 'program.mjs'), STREAM_PLAYER_PROGRAM);
 
     await page.goto(`${server.url}&test`);
     await hookReady(page);

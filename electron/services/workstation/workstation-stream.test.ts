@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkstationEvent } from '../../../structs/api/contract.js';
-import { fixtureEncoder } from '../../../structs/profile/fixture-stream.js';
+import { STREAM_PLAYER_PROGRAM, twoPartStream } from './replayed-stream.js';
 import { SampleFlags } from '../../../structs/wire/records.js';
 import { REPLAY_CHUNK_BYTES } from './session-stream.js';
 import { createWorkstation, type WorkstationClient } from './workstation.js';
@@ -22,31 +22,6 @@ mkdirSync(spool);
 chmodSync(spool, 0o700);
 mkdirSync(work);
 
-/** A stream of `samples` samples on one stack, in two parts: all but END, then END. */
-function twoPartStream(samples: number): { all: Uint8Array; first: Uint8Array; second: Uint8Array } {
-  const enc = fixtureEncoder();
-  enc.stack(100, 0, [3, 2, 1]);
-  for (let i = 0; i < samples; i++) enc.stackSample(6_000_000_000 + i * 10_000, 1 + (i % 3), SampleFlags.Cpu | SampleFlags.Wall, 10_000 + (i % 7), 10_000, 100);
-  const head = enc.bytes().slice();
-  enc.end({ mono: 6_000_000_000 + samples * 10_000, reason: 0 });
-  const all = enc.bytes().slice();
-  return { all, first: head, second: all.subarray(head.length) };
-}
-
-const PROGRAM = `
-import { connect } from 'node:net';
-import { existsSync, readFileSync } from 'node:fs';
-const [first, second, go] = process.argv.slice(2);
-const socket = connect(process.env.CLRSCOPE_SOCKET, () => {
-  socket.write(readFileSync(first));
-  const timer = setInterval(() => {
-    if (!existsSync(go)) return;
-    clearInterval(timer);
-    socket.end(readFileSync(second));
-  }, 20);
-});
-socket.on('close', () => process.exit(0));
-`;
 
 function until(what: string, check: () => boolean, ms = 20000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -84,7 +59,7 @@ function listen(client: WorkstationClient): WorkstationEvent[] {
 
 test('a live session spools to disk, replays from any offset with back-pressure, follows live bytes, and closing frees it', async () => {
   // ~4.6 MiB before the pause: a replay takes several steps.
-  const { all, first, second } = twoPartStream(500_000);
+  const { all, first, second } = twoPartStream(500_000, { wall: true });
   assert.ok(first.length > 3 * REPLAY_CHUNK_BYTES, `${first.length} bytes`);
   const firstPath = join(work, 'first.bin');
   const secondPath = join(work, 'second.bin');
@@ -92,7 +67,7 @@ test('a live session spools to disk, replays from any offset with back-pressure,
   const program = join(work, 'program.mjs');
   writeFileSync(firstPath, first);
   writeFileSync(secondPath, second);
-  writeFileSync(program, PROGRAM);
+  writeFileSync(program, STREAM_PLAYER_PROGRAM);
 
   // Any existing file stands in for the profiler library: Node does not load it.
   const ws = createWorkstation({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [], connectTimeoutMs: 60000, countersIntervalMs: 1000 });

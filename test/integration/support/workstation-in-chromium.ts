@@ -1,0 +1,37 @@
+// A workstation served in browser mode with one Chromium page on it: what every test that drives
+// the UI starts from, and ends in the one order that leaves nothing running.
+
+import { startBrowserMode, type BrowserMode } from '../../../electron/browser-mode/server.js';
+import { createWorkstation, type Workstation, type WorkstationOptions } from '../../../electron/services/workstation/workstation.js';
+import { openPage, RENDERER, type OpenedPage } from './workstation-page.js';
+
+export interface WorkstationInChromium extends OpenedPage {
+  workstation: Workstation;
+  server: BrowserMode;
+  /** Closes the page's browser, then the server, then the workstation (its sessions and spool). */
+  close(): Promise<void>;
+}
+
+export async function openWorkstationInChromium(options: WorkstationOptions, serve: (w: Workstation) => Workstation = (w) => w): Promise<WorkstationInChromium> {
+  const workstation = createWorkstation(options);
+  let server: BrowserMode | undefined;
+  try {
+    server = await startBrowserMode({ workstation: serve(workstation), rendererDir: RENDERER });
+    const opened = await openPage();
+    const started = server;
+    return {
+      ...opened,
+      workstation,
+      server: started,
+      async close() {
+        await opened.browser.close();
+        await started.close();
+        await workstation.shutdown();
+      },
+    };
+  } catch (e) {
+    await server?.close();
+    await workstation.shutdown();
+    throw e;
+  }
+}
