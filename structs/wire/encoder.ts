@@ -14,6 +14,7 @@ import {
   type EndRecord, type FrameRecord, type SuspensionRecord, type ThreadEndRecord,
 } from './records.js';
 import { SampleState, TWO_POW_32 } from './sample-state.js';
+import { grownBytes } from './grown-bytes.js';
 
 /** u64 input: a number must be a non-negative integer (above 2^53 it is the double it is); or a bigint. */
 export type U64 = number | bigint;
@@ -551,12 +552,8 @@ export class WireEncoder {
   private reserve(extra: number): void {
     const need = this.len + extra;
     if (need <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < need) size *= 2;
-    const grown = new Uint8Array(size);
-    grown.set(this.buf.subarray(0, this.len));
-    this.buf = grown;
-    this.view = new DataView(grown.buffer);
+    this.buf = grownBytes(this.buf, this.len, need);
+    this.view = new DataView(this.buf.buffer);
   }
 
   private varint(p: number, v: number): number {

@@ -1,6 +1,8 @@
 // A growable little-endian byte buffer with the encodings EventPipe files use: fixed-width
 // integers, 7-bit variable-length integers and null-terminated UTF-16 strings.
 
+import { grownBytes } from '../../wire/grown-bytes.js';
+
 const TWO_POW_32 = 4294967296;
 
 export class ByteWriter {
@@ -153,11 +155,7 @@ export class ByteWriter {
   private reserve(extra: number): void {
     const need = this.len + extra;
     if (need <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < need) size *= 2;
-    const grown = new Uint8Array(size);
-    grown.set(this.buf.subarray(0, this.len));
-    this.buf = grown;
-    this.view = new DataView(grown.buffer);
+    this.buf = grownBytes(this.buf, this.len, need);
+    this.view = new DataView(this.buf.buffer);
   }
 }
