@@ -16,9 +16,10 @@ export default tseslint.config(
     },
   },
   {
-    // structs/ also runs in the renderer's workers: no Node built-ins outside its tests.
+    // structs/ also runs in the renderer's workers: no Node built-ins outside its tests (and the
+    // helpers only tests import, *.test-support.ts).
     files: ['structs/**/*.ts'],
-    ignores: ['structs/**/*.test.ts', 'structs/ipcblock/**'],
+    ignores: ['structs/**/*.test.ts', 'structs/**/*.test-support.ts', 'structs/ipcblock/**'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
@@ -32,7 +33,7 @@ export default tseslint.config(
   {
     // structs/ is shared by every side: it imports nothing of the project outside structs/,
     // and only structs/ipcblock may touch koffi (the main process alone loads it).
-    files: ['structs/**/*.test.ts'],
+    files: ['structs/**/*.test.ts', 'structs/**/*.test-support.ts'],
     ignores: ['structs/ipcblock/**'],
     rules: {
       'no-restricted-imports': ['error', {

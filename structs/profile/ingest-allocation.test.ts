@@ -13,24 +13,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GCProfiler, getHeapStatistics } from 'node:v8';
+import { feedInChunks, heapBytesAllocatedBy, probeStream, PROBE_CHUNK } from '../wire/allocation-probe.test-support.js';
 import { WireDecoder } from '../wire/decoder.js';
-import { WireEncoder } from '../wire/encoder.js';
 import { Recording } from './recording.js';
 
-function heapBytesAllocatedBy(work: () => void): number {
-  const profiler = new GCProfiler();
-  profiler.start();
-  const start = getHeapStatistics().used_heap_size;
-  work();
-  const end = getHeapStatistics().used_heap_size;
-  let freed = 0;
-  for (const gc of profiler.stop().statistics) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-  return end - start + freed;
-}
-
 const SAMPLES = 400_000;
-const CHUNK = 64 * 1024;
 // Per-chunk work (a DataView, the chunk view) may allocate, and so may per-stream work: the
 // carry buffer growing once to hold a whole v2 SAMPLES record (64 KiB), the stacks defined.
 const ALLOWED_PER_CHUNK = 2048;
@@ -38,48 +25,23 @@ const ALLOWED_PER_STREAM = 512 * 1024;
 // Three heap numbers of 16 bytes (see above).
 const BOXED_U64_BYTES = 3 * 16;
 
-/** Samples at depth 32 over 200 distinct stacks, with u64 values above 2^32 so doubles are in play. */
-function stream(version: number): Uint8Array {
-  const enc = new WireEncoder(SAMPLES * 170 + 65_536).preamble(version)
-    .hello({ pid: 1, flags: 3, mono: 0, unixNs: 0n, intervalNs: 1, wallThreadsPerTick: 1, runtimeVersion: '', profilerVersion: '' })
-    .thread({ threadId: 1, osTid: 1, clrThreadId: 1, mono: 0, name: 't' })
-    .thread({ threadId: 2, osTid: 2, clrThreadId: 2, mono: 0, name: 'u' });
-  for (let f = 1; f <= 300; f++) enc.function({ functionId: f, kind: 0, name: `F${f}`, module: 'M.dll', file: '' });
-  const stacks = Array.from({ length: 200 }, (_, s) => Uint32Array.from({ length: 32 }, (_, i) => 1 + ((s * 31 + i * 7) % 300)));
-  const sample = { mono: 0, threadId: 1, flags: 3, cpuNs: 0, wallNs: 0, frames: stacks[0] };
-  for (let i = 0; i < SAMPLES; i++) {
-    sample.mono = 6_000_000_000 + i * 1000;
-    sample.threadId = 1 + (i & 1);
-    sample.cpuNs = 5_000_000_000 + i;
-    sample.wallNs = 7_000_000_000 + i;
-    sample.frames = stacks[(i * 7) % stacks.length];
-    enc.sample(sample);
-  }
-  return enc.bytes();
-}
-
-function feed(bytes: Uint8Array, sink: Recording): void {
-  const decoder = new WireDecoder(sink);
-  for (let p = 0; p < bytes.length; p += CHUNK) decoder.push(bytes.subarray(p, p + CHUNK));
-}
-
 // v2 first: a process that has decoded v1 already can leave V8 running the v2 loop in a less
 // optimized state (deoptimized once, then on-stack-replaced) that boxes a double per sample.
 // That is the optimizer's doing, not an allocation of ours; a fresh process shows what the code does.
 for (const version of [2, 1]) {
   test(`decoding wire v${version} into a Recording allocates nothing per sample beyond V8 boxing the u64 numbers (after warm-up)`, () => {
-    const bytes = stream(version);
-    const chunks = Math.ceil(bytes.length / CHUNK);
+    const bytes = probeStream(version, SAMPLES);
+    const chunks = Math.ceil(bytes.length / PROBE_CHUNK);
     // Long enough for the optimizing compiler to take over and for its one-off deoptimizations
     // (a path seen for the first time) to be behind.
-    for (let i = 0; i < 8; i++) feed(bytes, new Recording());
+    for (let i = 0; i < 8; i++) feedInChunks(bytes, new Recording());
     let rec = new Recording();
     // The least of three measured runs: V8 sometimes deoptimizes the loop once and runs it
     // on-stack-replaced for a while, boxing doubles it would not box once reoptimized; what the
     // code itself allocates shows in every run.
     const allocated = Math.min(...[0, 1, 2].map(() => heapBytesAllocatedBy(() => {
       rec = new Recording();
-      feed(bytes, rec);
+      feedInChunks(bytes, rec);
     })));
     assert.equal(rec.sampleCount, SAMPLES);
     assert.equal(rec.stackCount, 200);

@@ -648,19 +648,22 @@ export class WireDecoder {
     throw new WireFormatError(`Corrupt clrscope stream: the ${recordTypeName(type)} record at byte ${offset} has a number at byte ${this.bufferBase + p} longer than 64 bits.`, offset);
   }
 
-  private badSample(at: number, what: string): never {
+  /** `subject` names the record's part ("a sample in the SAMPLES record"); `what` says what is wrong with it. */
+  private corrupt(subject: string, at: number, what: string): never {
     const offset = this.bufferBase + at;
-    throw new WireFormatError(`Corrupt clrscope stream: a sample in the SAMPLES record at byte ${offset} ${what}.`, offset);
+    throw new WireFormatError(`Corrupt clrscope stream: ${subject} at byte ${offset} ${what}.`, offset);
+  }
+
+  private badSample(at: number, what: string): never {
+    return this.corrupt('a sample in the SAMPLES record', at, what);
   }
 
   private badEvent(at: number, what: string): never {
-    const offset = this.bufferBase + at;
-    throw new WireFormatError(`Corrupt clrscope stream: an event in the EVENTS record at byte ${offset} ${what}.`, offset);
+    return this.corrupt('an event in the EVENTS record', at, what);
   }
 
   private badStack(at: number, what: string): never {
-    const offset = this.bufferBase + at;
-    throw new WireFormatError(`Corrupt clrscope stream: the STACK record at byte ${offset} ${what}.`, offset);
+    return this.corrupt('the STACK record', at, what);
   }
 
   private sample(view: DataView, body: number, bodyLen: number, at: number): void {
