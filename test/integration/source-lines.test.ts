@@ -77,3 +77,34 @@ describe('source lines of a hot loop', () => {
     assert.ok(frames.some((f) => f.line === HOT_LINE && f.file === SOURCE), JSON.stringify(frames));
   });
 });
+
+// Scenarios osr calls OsrWork.Burn six times, each one long loop: too few calls for the method to
+// be re-compiled whole (tiering counts 30), so after the loop's first patchpoint hits (a few
+// thousand iterations, docs/design/features/OnStackReplacement.md in dotnet/runtime) nearly all of
+// its time is in the on-stack-replaced body the runtime compiled mid-loop. That body has its own
+// IL map, which the profiler finds among the method's code versions like any tier's.
+describe('source lines of on-stack-replaced code', () => {
+  const OSR_SOURCE = join(ROOT, 'test', 'targets', 'Scenarios', 'Osr.cs');
+  const BURN = 'Clrscope.Targets.Scenarios.OsrWork.Burn';
+  const lines = readFileSync(OSR_SOURCE, 'utf8').split('\n');
+  const loopFirst = lines.findIndex((l) => l.includes('for (long i = 0; i < iterations; i++)')) + 1;
+  const loopLast = lines.findIndex((l) => l.includes('x ^= x << 17;')) + 1;
+  const clr = join(dir, 'osr.clrscope');
+
+  it('puts at least 90% of Burn\'s self CPU on lines of its loop', async (t) => {
+    assert.ok(loopFirst > 0 && loopLast > loopFirst, 'the loop in Osr.cs');
+    const r = await runCli(['record', '-o', clr, '--', 'dotnet', targetDll('Scenarios'), 'osr', '--seconds', '3']);
+    assert.equal(r.code, 0, r.stderr);
+    const run = await runCli(['report', clr, '--lines', '--top', '0', '--format', 'json']);
+    assert.equal(run.code, 0, run.stderr);
+    const rows = (JSON.parse(run.stdout) as Report).functions!.filter((f) => f.name === BURN || f.name.startsWith(`${BURN} [`));
+    const samples = rows.reduce((n, r) => n + r.selfSamples, 0);
+    const inLoop = rows.filter((r) => {
+      const m = /\[Osr\.cs:(\d+)\]$/.exec(r.name);
+      return m !== null && Number(m[1]) >= loopFirst && Number(m[1]) <= loopLast;
+    }).reduce((n, r) => n + r.selfSamples, 0);
+    t.diagnostic(`${inLoop} of Burn's ${samples} self samples on lines ${loopFirst}-${loopLast}: ${rows.map((r) => `${r.name.slice(BURN.length)} ${r.selfSamples}`).join(', ')}`);
+    assert.ok(samples >= 20, `Burn has ${samples} self samples`);
+    assert.ok(inLoop / samples >= 0.9, `${inLoop} of ${samples}`);
+  });
+});
