@@ -5,17 +5,21 @@
 // interleaved run by run so drift hits all alike: plain; clrscope with no event samples
 // (--exceptions/--locks/--alloc off: the CPU/wall sampler alone); clrscope with allocations only;
 // with locks only; at the defaults (exceptions and locks); with everything on. Ratios are medians of each against plain and
-// against "clrscope, events off", all from this one invocation.
+// against "clrscope, events off", all from this one invocation. The peer: dotnet-trace collecting
+// the runtime's own events for the same three things, with their stacks (GC keyword at verbose
+// for AllocationTick, Contention, Exception, and the Stack keyword), alone and with its sampler
+// (Microsoft-DotNETCore-SampleProfiler), as clrscope's "all on" also samples CPU and wall time.
 //
-//   node scripts/bench/events-overhead.mjs [--runs 7] [--allocate-mb 600] [--churn 300] [--target dotnet|net8.0|net9.0]
+//   node scripts/bench/events-overhead.mjs [--runs 7] [--allocate-mb 600] [--churn 300] [--target dotnet|net8.0|net9.0] [--no-dotnet-trace]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { dotnetTraceTool } from './dotnet-trace-tool.mjs';
 
 const root = resolve(new URL('../..', import.meta.url).pathname);
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, 'allocate-mb': { type: 'string', default: '600' }, churn: { type: 'string', default: '300' }, target: { type: 'string', default: 'dotnet' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, 'allocate-mb': { type: 'string', default: '600' }, churn: { type: 'string', default: '300' }, target: { type: 'string', default: 'dotnet' }, 'no-dotnet-trace': { type: 'boolean' } } });
 const dll = join(root, 'test/targets/Scenarios/bin/out/Scenarios.dll');
 const program = values.target === 'dotnet' ? ['dotnet', dll] : [join(root, 'test/targets/Scenarios/bin', values.target, 'Scenarios')];
 if (!existsSync(program.at(-1))) {
@@ -33,6 +37,14 @@ const configs = [
   record('clrscope, defaults (exceptions, locks)', []),
   record('clrscope, all on', ['--alloc', 'on']),
 ];
+// GC (0x1) | Contention (0x4000) | Exception (0x8000) | Stack (0x40000000), level 5 (AllocationTick is verbose).
+const RUNTIME_EVENTS = 'Microsoft-Windows-DotNETRuntime:0x4000C001:5';
+const trace = dotnetTraceTool(root, values['no-dotnet-trace']);
+if (trace.path !== undefined) {
+  const peer = (name, providers) => ({ name, cmd: trace.path, pre: ['collect', '--show-child-io', '--providers', providers, '-o', join(scratch, `${name.replace(/\W+/g, '-')}.nettrace`), '--'] });
+  configs.push(peer('dotnet-trace, the same events with stacks', RUNTIME_EVENTS));
+  configs.push(peer('dotnet-trace, the same events and its sampler', `${RUNTIME_EVENTS},Microsoft-DotNETCore-SampleProfiler`));
+}
 const workloads = [
   { name: 'allocation-heavy (alloc-ratio)', args: ['alloc-ratio', '--allocate-mb', values['allocate-mb']], scenario: 'alloc-ratio' },
   { name: 'lock-heavy (lock-churn)', args: ['lock-churn', '--exceptions', values.churn], scenario: 'lock-churn' },
@@ -58,7 +70,7 @@ for (let run = 0; run < runs; run++) {
   process.stderr.write(`events-overhead: run ${run + 1}/${runs} done\n`);
 }
 rmSync(scratch, { recursive: true, force: true });
-console.log(`Runs: ${runs}, interleaved; ${values.target === 'dotnet' ? '.NET 10 (shared runtime)' : values.target}; ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(`Runs: ${runs}, interleaved; ${values.target === 'dotnet' ? '.NET 10 (shared runtime)' : values.target}; ${new Date().toISOString().slice(0, 10)}; dotnet-trace: ${trace.path === undefined ? trace.why : 'measured'}\n`);
 workloads.forEach((w, wi) => {
   const med = times[wi].map(median);
   console.log(`### ${w.name}\n\n| config | elapsed (median) | ratio to plain | ratio to clrscope, events off |\n|---|---|---|---|`);

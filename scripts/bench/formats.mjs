@@ -11,6 +11,7 @@ import { freemem, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { dotnetTraceTool } from './dotnet-trace-tool.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
@@ -144,15 +145,7 @@ function child(phase, file) {
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
-function dotnetTrace() {
-  if (values['no-dotnet-trace']) return { path: undefined, why: 'skipped (--no-dotnet-trace)' };
-  const dir = join(root, 'scripts/bench/.tools');
-  const exe = join(dir, 'dotnet-trace');
-  if (existsSync(exe)) return { path: exe };
-  const r = spawnSync('dotnet', ['tool', 'install', 'dotnet-trace', '--tool-path', dir], { encoding: 'utf8' });
-  if (r.status === 0 && existsSync(exe)) return { path: exe };
-  return { path: undefined, why: `dotnet tool install dotnet-trace failed: ${(r.stdout + r.stderr).trim().split('\n').pop()}` };
-}
+const dotnetTrace = () => dotnetTraceTool(root, values['no-dotnet-trace']);
 
 // Measured here: dotnet-trace convert holds about 2.1 KB of memory and writes about 2.7 KB of
 // JSON per sample (10M samples: 20.2 GiB peak RSS, 26 GB of speedscope JSON). Refuse to start

@@ -20,6 +20,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { dotnetTraceTool } from './dotnet-trace-tool.mjs';
 
 const root = resolve(new URL('../..', import.meta.url).pathname);
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, rounds: { type: 'string', default: '7' }, threads: { type: 'string', default: '2' }, work: { type: 'string', default: '40000' }, 'no-dotnet-trace': { type: 'boolean' }, 'baseline-lib': { type: 'string' } } });
@@ -32,15 +33,7 @@ if (!existsSync(bench)) {
 const benchArgs = [bench, '--threads', values.threads, '--work', values.work, '--warmup', '5000', '--rounds', values.rounds];
 const scratch = mkdtempSync(join(tmpdir(), 'clrscope-bench-'));
 
-function dotnetTrace() {
-  if (values['no-dotnet-trace']) return { path: undefined, why: 'skipped (--no-dotnet-trace)' };
-  const dir = join(root, 'scripts/bench/.tools');
-  const exe = join(dir, 'dotnet-trace');
-  if (existsSync(exe)) return { path: exe };
-  const r = spawnSync('dotnet', ['tool', 'install', 'dotnet-trace', '--tool-path', dir], { encoding: 'utf8' });
-  if (r.status === 0 && existsSync(exe)) return { path: exe };
-  return { path: undefined, why: `dotnet tool install dotnet-trace failed: ${(r.stdout + r.stderr).trim().split('\n').pop()}` };
-}
+const dotnetTrace = () => dotnetTraceTool(root, values['no-dotnet-trace']);
 
 const trace = dotnetTrace();
 const configs = [
