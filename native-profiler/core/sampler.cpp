@@ -127,7 +127,13 @@ void Sampler::run() {
       std::unique_lock<std::mutex> lock(mu_);
       if (stop_requested_) break;
     }
-    tick(platform::mono_now_ns());
+    const uint64_t began = platform::mono_now_ns();
+    // A tick far behind its time: the machine is overloaded or the process was stopped.
+    if (began > next + kSlowTickNs && began - last_slow_log_mono_ > kSlowLogEveryNs) {
+      last_slow_log_mono_ = began;
+      log_line("a sampler tick began %llu ms late", static_cast<unsigned long long>((began - next) / 1000000));
+    }
+    tick(began);
     if (quiet()) break;
     const uint64_t now = platform::mono_now_ns();
     // After a stall (machine overloaded, process stopped) restart the cadence instead of
@@ -175,15 +181,33 @@ void Sampler::tick(uint64_t now) {
     shared_->registry->disarm_all();
     config_.wall = false;
   }
+  // Each phase's end: a tick that runs long says which phase it was (wall samples and the
+  // counters block wait for it).
+  uint64_t at[7];
+  at[0] = platform::mono_now_ns();
   refresh_modules();
+  at[1] = platform::mono_now_ns();
   if (now >= next_os_scan_mono_) scan_os_threads(now);
   emit_thread_events();
+  at[2] = platform::mono_now_ns();
   if (config_.wall) request_wall_samples(now);
+  at[3] = platform::mono_now_ns();
   drain_captures();
+  at[4] = platform::mono_now_ns();
   emit_suspensions();
   if (counters_ != nullptr) counters_->publish(now);
   if (now - last_stats_mono_ >= 1000000000ull) emit_stats(now);
+  at[5] = platform::mono_now_ns();
   if (!outbox_.within_capacity() || !outbox_.flush()) go_quiet();
+  at[6] = platform::mono_now_ns();
+  if (at[6] - now > kSlowTickNs && at[6] - last_slow_log_mono_ > kSlowLogEveryNs) {
+    last_slow_log_mono_ = at[6];
+    const auto ms = [](uint64_t ns) { return static_cast<unsigned long long>(ns / 1000000); };
+    log_line("a sampler tick took %llu ms: hook %llu, modules %llu, threads %llu, wall requests %llu, "
+             "captures %llu, counters %llu, sending %llu",
+             ms(at[6] - now), ms(at[0] - now), ms(at[1] - at[0]), ms(at[2] - at[1]), ms(at[3] - at[2]),
+             ms(at[4] - at[3]), ms(at[5] - at[4]), ms(at[6] - at[5]));
+  }
 }
 
 void Sampler::end_stream(uint8_t reason) {

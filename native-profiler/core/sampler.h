@@ -173,6 +173,10 @@ class Sampler {
   uint64_t wall_reused_ = 0;
   uint32_t wall_cursor_ = 0;
   uint64_t last_stats_mono_ = 0;
+  // Ticks that run long or start late are logged, at most once per kSlowLogEveryNs.
+  static constexpr uint64_t kSlowTickNs = 200000000ull;
+  static constexpr uint64_t kSlowLogEveryNs = 10000000000ull;
+  uint64_t last_slow_log_mono_ = 0;
   uint64_t next_os_scan_mono_ = 0;
   uint32_t os_scans_ = 0;
   uint64_t samples_sent_ = 0;

@@ -26,6 +26,7 @@ uint32_t SymbolCache::frame_for_pc(uintptr_t pc) {
   ResolvedFrame f;
   resolver_->resolve(pc, &f);
   const uint32_t id = frame(intern(f), f.offset_kind, f.offset);
+  if (f.provisional) return id;
   if (by_pc_.size() >= kMaxCachedPcs) by_pc_.clear();
   by_pc_.emplace(pc, id);
   return id;

@@ -32,6 +32,9 @@ struct ResolvedFrame {
   // the offset, so the workstation can find the source line.
   uint8_t offset_kind = 0;
   uint32_t offset = 0;
+  // A name given before the best source was ready (Windows: the export table while DbgHelp
+  // loads the module's symbols elsewhere): good for this sample, asked again for the next.
+  bool provisional = false;
 };
 
 class FrameResolver {

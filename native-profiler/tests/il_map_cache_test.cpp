@@ -146,3 +146,44 @@ TEST(SymbolCache, InternsOneFramePerFunctionAndIlOffset) {
 
 }  // namespace
 }  // namespace clrscope
+
+namespace clrscope {
+namespace {
+
+// Names from the export table while DbgHelp loads a module elsewhere (Windows): each is used for
+// its sample and asked again for the next, so the better name replaces it once it is ready.
+class PromotingResolver : public FrameResolver {
+ public:
+  int calls = 0;
+  bool ready = false;
+  void resolve(uintptr_t pc, ResolvedFrame* out) override {
+    ++calls;
+    out->kind = 1;
+    out->module = "ntdll.dll";
+    out->name = ready ? "RtlpInternalWork" : "";
+    out->key = ready ? pc - 4 : 0x1000;
+    out->provisional = !ready;
+  }
+};
+
+TEST(SymbolCache, AsksAgainForAProvisionalNameAndKeepsTheFinalOne) {
+  PromotingResolver r;
+  std::vector<std::string> names;
+  SymbolCache s(
+      &r, [](uint32_t, const ResolvedFrame&) {},
+      [&](uint32_t, uint32_t, const ResolvedFrame& f) { names.push_back(f.module + "!" + f.name); },
+      [](uint32_t, uint32_t, uint8_t, uint32_t) {});
+  const uint32_t early = s.frame_for_pc(0x1234);
+  EXPECT_EQ(s.frame_for_pc(0x1234), early) << "the same provisional function, interned once";
+  EXPECT_EQ(r.calls, 2) << "a provisional name is not cached";
+  r.ready = true;
+  const uint32_t later = s.frame_for_pc(0x1234);
+  EXPECT_NE(later, early);
+  EXPECT_EQ(s.frame_for_pc(0x1234), later);
+  EXPECT_EQ(r.calls, 3) << "the final name is cached";
+  const std::vector<std::string> want = {"ntdll.dll!", "ntdll.dll!RtlpInternalWork"};
+  EXPECT_EQ(names, want);
+}
+
+}  // namespace
+}  // namespace clrscope

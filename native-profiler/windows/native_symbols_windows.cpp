@@ -2,15 +2,28 @@
 // reads a .pdb when one is found on the symbol path (_NT_SYMBOL_PATH, the path recorded in the
 // image) and the export table otherwise. Sampler thread only, in normal context: the loader
 // lock and DbgHelp's own state are taken here, never while a thread is suspended.
+//
+// Loading one module's symbols can take a second (under Wine, which reads the DWARF of its
+// unix-side libraries: 1.1 s for ntdll.dll, 0.9 s for kernelbase.dll, measured) or much longer
+// (a symbol server on _NT_SYMBOL_PATH). On the sampler thread that stopped wall sampling and the
+// counters block for seconds, so a loader thread of our own loads modules one at a time; until a
+// module's symbols are in, its frames are named from its export table, provisionally (not
+// cached, so later samples get DbgHelp's name).
 #include "windows/win_common.h"
 // After windows.h, whose types it uses.
 #include <dbghelp.h>
 
 #include <cstring>
+#include <algorithm>
+#include <deque>
 #include <mutex>
+#include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/native_symbols.h"
+#include "core/own_threads.h"
 #include "core/platform.h"
 #include "windows/pe_function_table.h"
 
@@ -30,15 +43,30 @@ struct Image {
   win::FunctionTable functions;  // empty unless the image is x64
   std::wstring path;
   std::string file;
-  bool symbols_loaded = false;
+  enum class Symbols : uint8_t { kNotAsked, kQueued, kLoaded, kFailed };
+  Symbols symbols = Symbols::kNotAsked;
+  // (rva, name) of the named exports that are code, by rva; built on first use.
+  bool exports_read = false;
+  std::vector<std::pair<uint32_t, std::string>> exports;
+};
+
+struct LoadRequest {
+  uintptr_t base = 0;
+  uint32_t size = 0;
+  std::wstring path;
 };
 
 struct State {
-  std::mutex mu;  // DbgHelp is single-threaded; the image table rides along
+  std::mutex mu;  // the image table and the loader's queue
+  // DbgHelp is single-threaded: every Sym* call holds this. The sampler only tries it, so it
+  // never waits for a load in progress.
+  std::mutex dbghelp_mu;
   HANDLE process = nullptr;
   bool dbghelp_tried = false;
   bool dbghelp_ok = false;
   std::unordered_map<uintptr_t, Image> images;
+  std::deque<LoadRequest> pending;
+  bool loader_running = false;
 };
 
 State& state() {
@@ -97,10 +125,74 @@ Image* image_for(State& st, HMODULE mod) {
   if (it == st.images.end()) return &st.images.emplace(base, std::move(fresh)).first->second;
   Image& known = it->second;
   if (known.size == fresh.size && known.stamp == fresh.stamp && known.path == fresh.path) return &known;
-  // Another image now sits where an unloaded one was; DbgHelp must forget the old one.
-  if (known.symbols_loaded && st.dbghelp_ok) SymUnloadModule64(st.process, base);
+  // Another image now sits where an unloaded one was; DbgHelp must forget the old one (a wait
+  // for a load in progress, in this rare case only).
+  if (known.symbols == Image::Symbols::kLoaded) {
+    std::lock_guard<std::mutex> dbghelp(st.dbghelp_mu);
+    SymUnloadModule64(st.process, base);
+  }
   known = std::move(fresh);
   return &known;
+}
+
+// The export directory's named code exports, bounds-checked against the mapped image.
+void read_exports(Image& img) {
+  img.exports_read = true;
+  const uintptr_t base = img.base;
+  const auto* dos = reinterpret_cast<const IMAGE_DOS_HEADER*>(base);
+  const auto* nt = reinterpret_cast<const IMAGE_NT_HEADERS*>(base + static_cast<uintptr_t>(dos->e_lfanew));
+  const IMAGE_OPTIONAL_HEADER& opt = nt->OptionalHeader;
+  if (opt.NumberOfRvaAndSizes <= IMAGE_DIRECTORY_ENTRY_EXPORT) return;
+  const IMAGE_DATA_DIRECTORY& d = opt.DataDirectory[IMAGE_DIRECTORY_ENTRY_EXPORT];
+  const uint64_t size = img.size;
+  auto inside = [size](uint64_t rva, uint64_t bytes) { return rva <= size && bytes <= size - rva; };
+  if (d.VirtualAddress == 0 || !inside(d.VirtualAddress, sizeof(IMAGE_EXPORT_DIRECTORY))) return;
+  const auto* dir = reinterpret_cast<const IMAGE_EXPORT_DIRECTORY*>(base + d.VirtualAddress);
+  if (!inside(dir->AddressOfFunctions, uint64_t{4} * dir->NumberOfFunctions) ||
+      !inside(dir->AddressOfNames, uint64_t{4} * dir->NumberOfNames) ||
+      !inside(dir->AddressOfNameOrdinals, uint64_t{2} * dir->NumberOfNames)) {
+    return;
+  }
+  const auto* functions = reinterpret_cast<const DWORD*>(base + dir->AddressOfFunctions);
+  const auto* names = reinterpret_cast<const DWORD*>(base + dir->AddressOfNames);
+  const auto* ordinals = reinterpret_cast<const WORD*>(base + dir->AddressOfNameOrdinals);
+  img.exports.reserve(dir->NumberOfNames);
+  for (DWORD i = 0; i < dir->NumberOfNames; ++i) {
+    if (ordinals[i] >= dir->NumberOfFunctions) continue;
+    const DWORD rva = functions[ordinals[i]];
+    // An rva inside the export directory is a forwarder ("NTDLL.RtlAllocateHeap"), not code.
+    if (rva == 0 || rva >= size || (rva >= d.VirtualAddress && rva - d.VirtualAddress < d.Size)) continue;
+    if (names[i] == 0 || names[i] >= size) continue;
+    const char* name = reinterpret_cast<const char*>(base + names[i]);
+    const size_t len = strnlen(name, static_cast<size_t>(std::min<uint64_t>(size - names[i], kMaxSymbolName)));
+    img.exports.emplace_back(rva, std::string(name, len));
+  }
+  std::sort(img.exports.begin(), img.exports.end());
+}
+
+// Whether a symbol starting at sym (size 0: unknown) is the function that contains pc: like
+// dladdr, both DbgHelp and an export table answer with the nearest symbol below pc, which is
+// often a different function far below an internal one.
+bool covers(const Image& img, uintptr_t pc, uintptr_t sym, uint64_t size) {
+  if (sym > pc || sym < img.base) return false;
+  if (size != 0) return pc - sym < size;
+  // Exports and public symbols carry no size; the unwind table knows the function's start.
+  const uintptr_t fn = win::function_start(img.functions, pc);
+  return fn != 0 ? fn == sym : pc - sym < kLeafReach && !win::function_begins_between(img.functions, sym, pc);
+}
+
+bool export_for(Image& img, uintptr_t pc, std::string* name, uintptr_t* start) {
+  if (!img.exports_read) read_exports(img);
+  const uint32_t rva = static_cast<uint32_t>(pc - img.base);
+  auto it = std::upper_bound(img.exports.begin(), img.exports.end(), rva,
+                             [](uint32_t r, const std::pair<uint32_t, std::string>& e) { return r < e.first; });
+  if (it == img.exports.begin()) return false;
+  --it;
+  const uintptr_t sym = img.base + it->first;
+  if (!covers(img, pc, sym, 0)) return false;
+  *name = it->second;
+  *start = sym;
+  return true;
 }
 
 bool ensure_dbghelp(State& st) {
@@ -111,23 +203,17 @@ bool ensure_dbghelp(State& st) {
   // we add are benign ones.)
   HANDLE self = GetCurrentProcess();
   if (!DuplicateHandle(self, self, self, &st.process, 0, FALSE, DUPLICATE_SAME_ACCESS)) return false;
-  SymSetOptions(SymGetOptions() | SYMOPT_UNDNAME | SYMOPT_DEFERRED_LOADS | SYMOPT_FAIL_CRITICAL_ERRORS |
-                SYMOPT_NO_PROMPTS);
+  // No SYMOPT_DEFERRED_LOADS: with it SymLoadModuleEx only registers the module and the first
+  // SymFromAddr reads its symbols, on the sampler thread (0.1-0.5 s a module under Wine, measured).
+  SymSetOptions((SymGetOptions() & ~static_cast<DWORD>(SYMOPT_DEFERRED_LOADS)) | SYMOPT_UNDNAME |
+                SYMOPT_FAIL_CRITICAL_ERRORS | SYMOPT_NO_PROMPTS);
   // fInvadeProcess FALSE: modules are registered one by one as frames need them.
   st.dbghelp_ok = SymInitializeW(st.process, nullptr, FALSE) != FALSE;
   return st.dbghelp_ok;
 }
 
-// The function containing pc, when DbgHelp has a symbol that really covers it: like dladdr,
-// SymFromAddr answers with the nearest symbol below pc, which from an export table is often
-// a different function far below an internal one.
-bool symbol_for(State& st, Image& img, uintptr_t pc, std::string* name, uintptr_t* start) {
-  if (!ensure_dbghelp(st)) return false;
-  if (!img.symbols_loaded) {
-    img.symbols_loaded = true;
-    // 0 also means "already known"; either way SymFromAddr can use the module, or it cannot.
-    SymLoadModuleExW(st.process, nullptr, img.path.c_str(), nullptr, img.base, img.size, nullptr, 0);
-  }
+// DbgHelp's symbol for pc when one really covers it. dbghelp_mu is held by the caller.
+bool dbghelp_symbol(State& st, Image& img, uintptr_t pc, std::string* name, uintptr_t* start) {
   alignas(SYMBOL_INFOW) unsigned char buf[sizeof(SYMBOL_INFOW) + kMaxSymbolName * sizeof(WCHAR)];
   std::memset(buf, 0, sizeof buf);
   auto* si = reinterpret_cast<SYMBOL_INFOW*>(buf);
@@ -136,20 +222,85 @@ bool symbol_for(State& st, Image& img, uintptr_t pc, std::string* name, uintptr_
   DWORD64 displacement = 0;
   if (!SymFromAddrW(st.process, pc, &displacement, si) || si->NameLen == 0) return false;
   const uintptr_t sym = static_cast<uintptr_t>(si->Address);
-  if (sym > pc || sym < img.base) return false;
-  bool covers = false;
-  if (si->Size != 0) {
-    covers = pc - sym < si->Size;
-  } else {
-    // Exports and public symbols carry no size; the unwind table knows the function's start.
-    const uintptr_t fn = win::function_start(img.functions, pc);
-    covers = fn != 0 ? fn == sym
-                     : pc - sym < kLeafReach && !win::function_begins_between(img.functions, sym, pc);
-  }
-  if (!covers) return false;
+  if (!covers(img, pc, sym, si->Size)) return false;
   *name = win::utf8_from_wide(si->Name, si->NameLen < kMaxSymbolName ? si->NameLen : kMaxSymbolName);
   *start = sym;
   return true;
+}
+
+void start_loader(State& st);
+
+// The function containing pc: DbgHelp's answer once the module's symbols are loaded, the export
+// table's (provisional) before, or while the loader holds DbgHelp. st.mu is held by the caller.
+bool symbol_for(State& st, Image& img, uintptr_t pc, std::string* name, uintptr_t* start, bool* provisional) {
+  *provisional = false;
+  if (img.symbols == Image::Symbols::kLoaded) {
+    std::unique_lock<std::mutex> dbghelp(st.dbghelp_mu, std::try_to_lock);
+    if (dbghelp.owns_lock()) return dbghelp_symbol(st, img, pc, name, start);
+    *provisional = true;
+  } else if (img.symbols == Image::Symbols::kNotAsked) {
+    img.symbols = Image::Symbols::kQueued;
+    st.pending.push_back(LoadRequest{img.base, img.size, img.path});
+    start_loader(st);
+    *provisional = true;
+  } else if (img.symbols == Image::Symbols::kQueued) {
+    *provisional = true;
+  }
+  return export_for(img, pc, name, start);
+}
+
+// Loads the queued modules' symbols one at a time, then ends. It holds a reference to this DLL
+// and leaves through FreeLibraryAndExitThread, so a detach cannot unmap the code it runs.
+DWORD WINAPI loader_main(LPVOID self_module) {
+  mark_own_thread();
+  platform::name_current_thread("clrscope-symbols");
+  State& st = state();
+  for (;;) {
+    LoadRequest r;
+    {
+      std::lock_guard<std::mutex> lock(st.mu);
+      if (st.pending.empty()) {
+        st.loader_running = false;
+        break;
+      }
+      r = std::move(st.pending.front());
+      st.pending.pop_front();
+    }
+    bool loaded = false;
+    {
+      std::lock_guard<std::mutex> dbghelp(st.dbghelp_mu);
+      // 0 also means "already known"; either way SymFromAddr can use the module, or it cannot.
+      if (ensure_dbghelp(st)) {
+        SymLoadModuleExW(st.process, nullptr, r.path.c_str(), nullptr, r.base, r.size, nullptr, 0);
+        loaded = true;
+      }
+    }
+    std::lock_guard<std::mutex> lock(st.mu);
+    auto it = st.images.find(r.base);
+    // The image may have been replaced by another while its symbols loaded.
+    if (it != st.images.end() && it->second.path == r.path && it->second.symbols == Image::Symbols::kQueued) {
+      it->second.symbols = loaded ? Image::Symbols::kLoaded : Image::Symbols::kFailed;
+    } else if (loaded) {
+      std::lock_guard<std::mutex> dbghelp(st.dbghelp_mu);
+      SymUnloadModule64(st.process, r.base);
+    }
+  }
+  unmark_own_thread();
+  FreeLibraryAndExitThread(static_cast<HMODULE>(self_module), 0);
+  return 0;
+}
+
+void start_loader(State& st) {
+  if (st.loader_running) return;
+  HMODULE self = nullptr;
+  if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS, reinterpret_cast<LPCWSTR>(&loader_main), &self)) return;
+  HANDLE thread = CreateThread(nullptr, 0, loader_main, self, 0, nullptr);
+  if (thread == nullptr) {
+    FreeLibrary(self);
+    return;
+  }
+  CloseHandle(thread);
+  st.loader_running = true;
 }
 
 bool ascii_iequal(const std::string& a, const char* b) {
@@ -195,7 +346,7 @@ bool resolve_native(uintptr_t pc, ResolvedFrame* out) {
       out->module_path = win::utf8_from_wide(img->path.data(), img->path.size());
       out->name.clear();
       uintptr_t start = 0;
-      if (symbol_for(st, *img, pc, &out->name, &start)) {
+      if (symbol_for(st, *img, pc, &out->name, &start, &out->provisional)) {
         out->key = start;
       } else {
         out->name.clear();

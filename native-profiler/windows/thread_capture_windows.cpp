@@ -139,8 +139,11 @@ bool unwind_walk(win::UnwindRegs r, const win::StackCopy& stack, FrameSink frame
     }
     if (!ok) return false;
     // A zero return address ends a chain of real frames; after a guessed one it is just a
-    // zero the walk found on the stack (seen once in 1,800 samples under Wine).
-    if (r.rip == 0) return !guessed;
+    // zero the walk found on the stack (seen once in 1,800 samples under Wine). Straight above
+    // the leaf it ends no chain at all: a real thread's stack holds its start routine and
+    // kernel32's and ntdll's thread entries (a one-frame "complete" stack in coreclr.dll was
+    // seen under Wine on a starved machine, most likely a thread that had not run yet).
+    if (r.rip == 0) return !guessed && hop > 0;
     // Frames lie at higher addresses as we move outwards; anything else is a loop or garbage.
     if (r.gpr[win::kRsp] <= sp_before) return false;
   }
