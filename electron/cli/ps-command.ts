@@ -1,7 +1,8 @@
 // `clrscope ps`: the .NET processes of this user, whether clrscope can attach to each (with its
 // profiler, or only through EventPipe), and why not. A table for people, --json for scripts.
 
-import { DEFAULT_DISCOVERY_TIMEOUT_MS, listDotnetProcesses, type DotnetProcess } from '../services/discovery/discovery.js';
+import { DEFAULT_DISCOVERY_TIMEOUT_MS, listDotnetProcesses, processInfoOf, type DotnetProcess } from '../services/discovery/discovery.js';
+import type { ProcessInfo } from '../../structs/api/contract.js';
 import { UserError } from '../services/session/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { PS_HELP } from './help-text.js';
@@ -30,19 +31,10 @@ export function planPs(argv: readonly string[]): PsPlan | 'help' {
 }
 
 /** The JSON `clrscope ps --json` prints: exactly these keys, in this order. */
-export type PsJsonEntry = Pick<DotnetProcess, 'pid' | 'name' | 'commandLine' | 'runtimeVersion' | 'attachable' | 'eventPipeOnly' | 'reason' | 'clrscopeLoaded'>;
+export type PsJsonEntry = ProcessInfo;
 
 export function psJsonEntries(list: readonly DotnetProcess[]): PsJsonEntry[] {
-  return list.map((p) => ({
-    pid: p.pid,
-    name: p.name,
-    commandLine: p.commandLine,
-    runtimeVersion: p.runtimeVersion,
-    attachable: p.attachable,
-    eventPipeOnly: p.eventPipeOnly,
-    reason: p.reason,
-    clrscopeLoaded: p.clrscopeLoaded,
-  }));
+  return list.map((p) => processInfoOf(p));
 }
 
 function clip(text: string, width: number): string {

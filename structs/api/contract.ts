@@ -15,17 +15,23 @@ import type { FoldOptions } from '../analysis/fold-options.js';
 /** A local .NET process, as `clrscope ps` lists it. */
 export interface ProcessInfo {
   pid: number;
+  /** The entrypoint assembly's name when the runtime told it, else the .dll a dotnet host runs, else the kernel's process name. */
   name: string;
+  /** What the runtime reports (host path and arguments), else /proc/PID/cmdline joined by spaces. */
   commandLine: string;
-  /** The CLR's version ("10.0.12"), null when it could not be asked. */
+  /** The CLR product version ("10.0.12") from ProcessInfo2, else the shared-framework folder of libcoreclr.so, else null. */
   runtimeVersion: string | null;
   /** clrscope can record it: with its profiler, or through EventPipe when `eventPipeOnly`. */
   attachable: boolean;
-  /** The runtime would refuse clrscope's profiler, so attaching records through an EventPipe session (approximate CPU time). */
+  /**
+   * The runtime would refuse clrscope's profiler (it takes one, and already has one) but answers
+   * on its diagnostics socket, so a recording goes through an EventPipe session instead, with
+   * approximate CPU time. `reason` says why.
+   */
   eventPipeOnly: boolean;
-  /** Why it is not attachable, or why only through EventPipe (one sentence); null when the profiler can attach. */
+  /** Why it is not attachable, or why only through EventPipe (one clause); null when the profiler can attach. */
   reason: string | null;
-  /** clrscope's profiler is already loaded in it. */
+  /** clrscope's profiler is loaded (it publishes /dev/shm/clrscope-PID while loaded). */
   clrscopeLoaded: boolean;
 }
 

@@ -19,17 +19,9 @@ import { HRESULT } from '../../structs/diagnostics/hresults.js';
 import { launchProfiled } from '../../electron/services/session/profiled-launch.js';
 import { PROFILER, ROOT, targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
+import type { ProcessInfo } from '../../structs/api/contract.js';
 
-interface PsEntry {
-  pid: number;
-  name: string;
-  commandLine: string;
-  runtimeVersion: string | null;
-  attachable: boolean;
-  eventPipeOnly: boolean;
-  reason: string | null;
-  clrscopeLoaded: boolean;
-}
+type PsEntry = ProcessInfo;
 
 const started: ChildProcess[] = [];
 after(() => {

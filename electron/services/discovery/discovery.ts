@@ -18,32 +18,29 @@ import {
 import { defaultTempDirs, listSockets, locateSocket, type SocketEntry } from '../diagnostics/socket-location.js';
 import { currentUid, userName } from '../diagnostics/users.js';
 import { HRESULT } from '../../../structs/diagnostics/hresults.js';
+import type { ProcessInfo } from '../../../structs/api/contract.js';
 
-export interface DotnetProcess {
-  pid: number;
-  /** The entrypoint assembly's name when the runtime told it, else the .dll a dotnet host runs, else the kernel's process name. */
-  name: string;
-  /** What the runtime reports (host path and arguments), else /proc/PID/cmdline joined by spaces. */
-  commandLine: string;
-  /** The CLR product version from ProcessInfo2, else the shared-framework folder of libcoreclr.so, else null. */
-  runtimeVersion: string | null;
-  /** clrscope can record it: with its profiler, or through EventPipe when `eventPipeOnly`. */
-  attachable: boolean;
-  /**
-   * The runtime would refuse clrscope's profiler (it takes one, and already has one) but answers
-   * on its diagnostics socket, so a recording goes through an EventPipe session instead, with
-   * approximate CPU time. `reason` says why.
-   */
-  eventPipeOnly: boolean;
-  /** Why it is not attachable, or why only through EventPipe (one clause); null when the profiler can attach. */
-  reason: string | null;
-  /** clrscope's profiler is loaded (it publishes /dev/shm/clrscope-PID while loaded). */
-  clrscopeLoaded: boolean;
+/** What `clrscope ps` and the workstation show (structs/api/contract.ts), and what attaching needs. */
+export interface DotnetProcess extends ProcessInfo {
   uid: number | null;
   user: string | null;
   socketPath: string | null;
   os: string | null;
   arch: string | null;
+}
+
+/** The shared part alone, keys in the contract's order (`clrscope ps --json` prints exactly these), with `reason` as given. */
+export function processInfoOf(p: DotnetProcess, reason: string | null = p.reason): ProcessInfo {
+  return {
+    pid: p.pid,
+    name: p.name,
+    commandLine: p.commandLine,
+    runtimeVersion: p.runtimeVersion,
+    attachable: p.attachable,
+    eventPipeOnly: p.eventPipeOnly,
+    reason,
+    clrscopeLoaded: p.clrscopeLoaded,
+  };
 }
 
 export interface DiscoveryOptions {

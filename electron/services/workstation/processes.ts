@@ -1,7 +1,7 @@
 // The process picker's list: the discovery service's .NET processes in the contract's shape.
 
 import type { ProcessInfo } from '../../../structs/api/contract.js';
-import { listDotnetProcesses, type DotnetProcess } from '../discovery/discovery.js';
+import { listDotnetProcesses, processInfoOf, type DotnetProcess } from '../discovery/discovery.js';
 
 /** A clause from discovery as the sentence the contract promises. */
 function sentence(clause: string | null): string | null {
@@ -12,16 +12,7 @@ function sentence(clause: string | null): string | null {
 }
 
 export function toProcessInfo(p: DotnetProcess): ProcessInfo {
-  return {
-    pid: p.pid,
-    name: p.name,
-    commandLine: p.commandLine,
-    runtimeVersion: p.runtimeVersion,
-    attachable: p.attachable,
-    eventPipeOnly: p.eventPipeOnly,
-    reason: p.attachable && !p.eventPipeOnly ? null : sentence(p.reason),
-    clrscopeLoaded: p.clrscopeLoaded,
-  };
+  return processInfoOf(p, p.attachable && !p.eventPipeOnly ? null : sentence(p.reason));
 }
 
 export async function listProcesses(): Promise<ProcessInfo[]> {
