@@ -1,5 +1,7 @@
 #include "core/frame_walker.h"
 
+#include "core/frame_ring.h"
+
 #include "core/cfi_unwind.h"
 #include "core/module_table.h"
 
@@ -56,19 +58,8 @@ WalkResult walk_frames(const WalkRegisters& regs, const StackBounds& bounds, uin
                        uint32_t tail_keep, const ModuleSnapshot* modules) {
   WalkResult result{0, 0, 0, false, 0, {}};
   if (max_frames == 0) return result;
-  if (tail_keep >= max_frames) tail_keep = max_frames - 1;
-  const uint32_t head_max = max_frames - tail_keep;
-
-  // Frames past head_max go round a ring in out[head_max..max_frames); `total` counts all.
-  uint64_t total = 0;
-  auto push = [&](uintptr_t pc) {
-    if (total < head_max) {
-      out[total] = pc;
-    } else if (tail_keep > 0) {
-      out[head_max + (total - head_max) % tail_keep] = pc;
-    }
-    ++total;
-  };
+  FrameRing ring(out, max_frames, tail_keep);
+  auto push = [&ring](uintptr_t pc) { ring.push(pc); };
 
   WalkRegisters r = regs;
   push(r.ip);
@@ -98,7 +89,7 @@ WalkResult walk_frames(const WalkRegisters& regs, const StackBounds& bounds, uin
       step = fp_step(&r, bounds);
       // Only JIT code is replaced on the stack; a pair is kept while it still fits the
       // innermost part of the buffer.
-      if (step == Step::kNext && m == nullptr && result.osr_pairs < kMaxOsrPairs && total + 2 < head_max) {
+      if (step == Step::kNext && m == nullptr && result.osr_pairs < kMaxOsrPairs && ring.total() + 2 < ring.head()) {
         osr_return = original_record_return(fp, r.fp, bounds);
       }
     }
@@ -107,36 +98,13 @@ WalkResult walk_frames(const WalkRegisters& regs, const StackBounds& bounds, uin
       break;
     }
     if (step == Step::kBroken) break;
-    if (osr_return != 0) result.osr_at[result.osr_pairs++] = static_cast<uint32_t>(total);
+    if (osr_return != 0) result.osr_at[result.osr_pairs++] = static_cast<uint32_t>(ring.total());
     push(r.ip);
     if (osr_return != 0) push(osr_return);
   }
 
   result.complete = complete;
-  if (total <= max_frames) {
-    result.count = static_cast<uint32_t>(total);
-    return result;
-  }
-  // Rotate the tail ring so the outermost frames are in order after the head.
-  result.count = max_frames;
-  result.gap_at = head_max;
-  result.elided = static_cast<uint32_t>(total - max_frames);
-  if (tail_keep > 0) {
-    const uint32_t start = static_cast<uint32_t>((total - head_max) % tail_keep);
-    // In-place rotation by reversal keeps the handler free of scratch buffers.
-    auto reverse = [&](uint32_t a, uint32_t b) {
-      while (a + 1 < b) {
-        --b;
-        const uintptr_t t = out[a];
-        out[a] = out[b];
-        out[b] = t;
-        ++a;
-      }
-    };
-    reverse(head_max, head_max + start);
-    reverse(head_max + start, max_frames);
-    reverse(head_max, max_frames);
-  }
+  ring.finish(&result);
   return result;
 }
 

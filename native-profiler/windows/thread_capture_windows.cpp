@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/capture_ring.h"
+#include "core/frame_ring.h"
 #include "core/platform.h"
 #include "core/sampling_shared.h"
 #include "windows/win_common.h"
@@ -266,32 +267,10 @@ WalkResult walk_own_stack(uintptr_t stack_hi, const ModuleSnapshot*, uintptr_t* 
   RtlCaptureContext(&ctx);
   *sp = static_cast<uintptr_t>(ctx.Rsp);
   if (max_frames == 0 || ctx.Rsp >= stack_hi) return result;
-  if (tail_keep >= max_frames) tail_keep = max_frames - 1;
-  const uint32_t head_max = max_frames - tail_keep;
   const win::StackCopy stack{ctx.Rsp, reinterpret_cast<const uint8_t*>(ctx.Rsp), stack_hi - ctx.Rsp};
-  // Frames past head_max go round a ring in out[head_max..max_frames), as walk_frames keeps them.
-  uint64_t total = 0;
-  auto push = [&](uintptr_t pc) {
-    if (total < head_max) {
-      out[total] = pc;
-    } else if (tail_keep > 0) {
-      out[head_max + (total - head_max) % tail_keep] = pc;
-    }
-    ++total;
-  };
-  result.complete = unwind_walk(unwind_registers_from(ctx), stack, push);
-  if (total <= max_frames) {
-    result.count = static_cast<uint32_t>(total);
-    return result;
-  }
-  result.count = max_frames;
-  result.gap_at = head_max;
-  result.elided = static_cast<uint32_t>(total - max_frames);
-  if (tail_keep > 0) {
-    // The ring's oldest entry first: the outermost frames in order after the head.
-    const uint32_t start = static_cast<uint32_t>((total - head_max) % tail_keep);
-    std::rotate(out + head_max, out + head_max + start, out + max_frames);
-  }
+  FrameRing ring(out, max_frames, tail_keep);
+  result.complete = unwind_walk(unwind_registers_from(ctx), stack, [&ring](uintptr_t pc) { ring.push(pc); });
+  ring.finish(&result);
   return result;
 }
 
