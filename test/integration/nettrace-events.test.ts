@@ -98,7 +98,7 @@ for (const rt of RUNTIMES) {
         const got = a.byType[t.label];
         assert.equal(got.events, t.events, t.label);
         // AllocationAmount64 is a whole number of bytes: at most half a byte per event apart.
-        assert.ok(Math.abs(got.amount64 - t.value) <= 0.5 * t.events, `${t.label}: ${got.amount64} of ${t.value} bytes`);
+        assert.ok(Math.abs((got.amount64 ?? 0) - t.value) <= 0.5 * t.events, `${t.label}: ${got.amount64} of ${t.value} bytes`);
       }
       assert.ok((a.byType['System.Byte[]']?.amount64 ?? 0) > 0 && (a.byType[`${NS}Pair<System.Int64>`]?.amount64 ?? 0) > 0, JSON.stringify(Object.keys(a.byType)));
       const leaf = leafFrames(rec, EventKind.Allocation);

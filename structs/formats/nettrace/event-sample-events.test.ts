@@ -8,6 +8,7 @@ import { forEachEvent, forEachStack } from './block-readers.js';
 import { BlockName, Provider } from './constants.js';
 import { TYPE_ID_BASE } from './event-sample-events.js';
 import { CODE_BASE, CODE_STRIDE, IP_OFFSET } from './method-layout.js';
+import { fromNettrace } from './nettrace-reader.js';
 import { NettraceObjectReader } from './object-reader.js';
 import { toNettrace } from './recording-to-nettrace.js';
 import { SpanReader } from './span-reader.js';
@@ -149,4 +150,30 @@ test('a lock wait that began before the recording\'s first event still goes out 
   for (let i = 1; i < events.length; i++) assert.ok(events[i].timestamp >= events[i - 1].timestamp, `event ${i} goes back in time`);
   const start = events.find((e) => e.eventId === 81 && e.provider === Provider.Runtime);
   assert.equal(start?.timestamp, T0 + 20 - 5_000_000);
+});
+
+test('reading the file back restores the event samples: kinds, threads, stacks, types and values', () => {
+  const rec = eventRecording();
+  const back = fromNettrace(toNettrace(rec));
+  const dump = (r: Recording): string[] => {
+    const e = r.events();
+    const out: string[] = [];
+    for (let i = 0; i < e.kind.length; i++) {
+      const stack = e.stackId[i] < 0 ? '-' : Array.from(r.stackFrames(e.stackId[i]), (id) => r.functionInfo(id)?.name ?? '?').join(';');
+      const tid = e.threadId[i] === 0 ? 0 : r.threads().find((t) => t.id === e.threadId[i])?.osTid;
+      out.push(`${e.kind[i]} ${e.mono[i] - T0} ${tid} ${stack} ${r.strings().get(e.labelId[i]) ?? ''} ${e.value1[i]} ${e.value2[i]}`);
+    }
+    return out.sort();
+  };
+  assert.deepEqual(dump(back), [
+    // Allocation: 204,800 bytes as 2 objects of 102,400.
+    `${EventKind.Allocation} 2000 907 App.Program.Alloc;App.Program.Main System.Byte[] 204800 2`,
+    `${EventKind.Contention} 8000 907 App.Program.Wait;App.Program.Main  3000 0`,
+    `${EventKind.Exception} 8500 907 App.Program.Alloc;App.Program.Main System.ArgumentException 1 0`,
+    // The three counted without a stack come back one by one, on the thread they were written on.
+    `${EventKind.Exception} 8600 907 - System.ArgumentException 1 0`,
+    `${EventKind.Exception} 8600 907 - System.ArgumentException 1 0`,
+    `${EventKind.Exception} 8600 907 - System.ArgumentException 1 0`,
+  ]);
+  assert.equal(rec.eventCount, 4);
 });

@@ -19,7 +19,7 @@ export interface TraceCheckEventKind {
   /** Event version → count. */
   versions: Record<string, number>;
   /** Per type name (exception type, allocated type, contention flags): events, and the summed amount where there is one. */
-  byType: Record<string, { events: number; amount64: number; durationNs: number }>;
+  byType: Record<string, { events: number; amount64?: number; durationNs?: number }>;
   /** The innermost named frame of each event's stack → count ("" for events without a stack). */
   topFrames: Record<string, number>;
 }
