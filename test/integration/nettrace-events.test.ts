@@ -57,12 +57,13 @@ const RUNTIMES: readonly { label: string; tfm: RuntimeTfm }[] = [
 for (const rt of RUNTIMES) {
   describe(`allocations, lock waits and exceptions in the nettrace export, read by TraceEvent (${rt.label})`, { skip: !traceCheckBuilt() && 'TraceCheck is not built' }, () => {
     let rec: Recording;
+    let nettrace: string;
     let tc: TraceCheck;
     let facts: Record<string, Record<string, number>>;
 
     before(async () => {
       const saved = join(dir, `events-${rt.tfm}.clrscope`);
-      const nettrace = join(dir, `events-${rt.tfm}.nettrace`);
+      nettrace = join(dir, `events-${rt.tfm}.nettrace`);
       const { command, args } = targetOn('Scenarios', rt.tfm);
       const run = await runCli(['record', '--alloc', 'on', '-o', saved, '--', command, ...args, 'throw-mix', 'lock-wait', 'alloc-ratio', '--exceptions', '20', '--seconds', '2', '--allocate-mb', '200'], { timeoutMs: 180000 });
       assert.equal(run.code, 0, run.stderr);
@@ -73,8 +74,9 @@ for (const rt of RUNTIMES) {
       tc = traceCheck(nettrace);
     });
 
-    it('every exception, by type, as ExceptionThrown_V1 with the innermost frame the recording has', () => {
+    it('every exception, by type, as ExceptionThrown_V1 with the innermost frame the recording has', (t) => {
       const x = tc.runtimeEvents.exceptions;
+      t.diagnostic(`TraceEvent: ${x.events} exceptions (${x.withStack} with a stack), top frames ${JSON.stringify(x.topFrames)}`);
       assert.deepEqual(x.versions, { 1: x.events });
       const want = totalsByLabel(rec, 'exceptions');
       assert.deepEqual(new Map(Object.entries(x.byType).map(([type, t]) => [type, t.events])), new Map(want.map((t) => [t.label, t.value])));
@@ -88,8 +90,9 @@ for (const rt of RUNTIMES) {
       assert.equal(x.topFrames[`${NS}ThrowMix.Argument`], 60, JSON.stringify(x.topFrames));
     });
 
-    it('every allocation sample as GCAllocationTick_V4: type names and summed AllocationAmount64 as the recording\'s bytes', () => {
+    it('every allocation sample as GCAllocationTick_V4: type names and summed AllocationAmount64 as the recording\'s bytes', (t) => {
       const a = tc.runtimeEvents.allocationTicks;
+      t.diagnostic(`TraceEvent: ${a.events} ticks, ${JSON.stringify(Object.fromEntries(Object.entries(a.byType).map(([k, v]) => [k, `${v.events} ticks, ${((v.amount64 ?? 0) / 2 ** 20).toFixed(1)} MiB`])))}`);
       assert.deepEqual(a.versions, { 4: a.events });
       const want = totalsByLabel(rec, 'alloc-space');
       assert.ok(want.length >= 2, `allocation types: ${want.map((t) => t.label).join(', ')}`);
@@ -101,14 +104,28 @@ for (const rt of RUNTIMES) {
         assert.ok(Math.abs((got.amount64 ?? 0) - t.value) <= 0.5 * t.events, `${t.label}: ${got.amount64} of ${t.value} bytes`);
       }
       assert.ok((a.byType['System.Byte[]']?.amount64 ?? 0) > 0 && (a.byType[`${NS}Pair<System.Int64>`]?.amount64 ?? 0) > 0, JSON.stringify(Object.keys(a.byType)));
+      // The documented mapping of a sample's values to the tick's object: ObjectSize = bytes / objects, large from 85,000 bytes.
+      const e = rec.events();
+      let objectBytes = 0;
+      let large = 0;
+      for (let i = 0; i < e.kind.length; i++) {
+        if (e.kind[i] !== EventKind.Allocation) continue;
+        const size = Math.round(e.value1[i] / e.value2[i]);
+        objectBytes += size;
+        if (size >= 85_000) large++;
+      }
+      assert.equal(tc.runtimeEvents.allocationObjectBytes, objectBytes);
+      assert.equal(tc.runtimeEvents.allocationKinds.Large ?? 0, large);
+      assert.equal((tc.runtimeEvents.allocationKinds.Small ?? 0) + large, a.events);
       const leaf = leafFrames(rec, EventKind.Allocation);
       assert.equal(a.withStack, leaf.stacked);
       assert.deepEqual(withoutEmpty(a.topFrames), leaf.frames);
       assert.ok((a.topFrames[`${NS}AllocRatio.Big`] ?? 0) > 0 && (a.topFrames[`${NS}AllocRatio.Small`] ?? 0) > 0, JSON.stringify(a.topFrames));
     });
 
-    it('every lock wait as ContentionStart_V2 and ContentionStop_V1, the durations summing to the recording\'s', () => {
+    it('every lock wait as ContentionStart_V2 and ContentionStop_V1, the durations summing to the recording\'s', (t) => {
       const { contentionStarts: starts, contentionStops: stops, contentionDurationNs } = tc.runtimeEvents;
+      t.diagnostic(`TraceEvent: ${starts.events} starts, ${stops.events} stops, ${(contentionDurationNs / 1e9).toFixed(3)} s; top frames ${JSON.stringify(stops.topFrames)}`);
       assert.deepEqual(starts.versions, { 2: starts.events });
       assert.deepEqual(stops.versions, { 1: stops.events });
       const delay = totalsByLabel(rec, 'delay').reduce((s, t) => s + t.value, 0);
@@ -121,6 +138,17 @@ for (const rt of RUNTIMES) {
       assert.equal(stops.withStack, leaf.stacked);
       assert.deepEqual(withoutEmpty(stops.topFrames), leaf.frames);
       assert.deepEqual(withoutEmpty(starts.topFrames), leaf.frames);
+    });
+
+    it('our reader turns the events back into the same totals by type', async () => {
+      const back = (await readRecordingFile(nettrace)).recording;
+      for (const metric of ['exceptions', 'contentions', 'alloc-samples'] as const) {
+        assert.deepEqual(totalsByLabel(back, metric).map((t) => [t.label, t.value]), totalsByLabel(rec, metric).map((t) => [t.label, t.value]), metric);
+      }
+      const bytes = new Map(totalsByLabel(back, 'alloc-space').map((t) => [t.label, t.value]));
+      for (const t of totalsByLabel(rec, 'alloc-space')) assert.ok(Math.abs((bytes.get(t.label) ?? 0) - t.value) <= 0.5 * t.events, `${t.label}: ${bytes.get(t.label)} of ${t.value}`);
+      const delay = (r: Recording): number => totalsByLabel(r, 'delay').reduce((sum, t) => sum + t.value, 0);
+      assert.ok(Math.abs(delay(back) - delay(rec)) <= totalsByLabel(rec, 'contentions').reduce((sum, t) => sum + t.value, 0), `${delay(back)} ns of ${delay(rec)}`);
     });
   });
 }
