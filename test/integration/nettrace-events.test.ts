@@ -4,7 +4,8 @@
 // opened by test/tools/TraceCheck, whose ClrTraceEventParser must find the runtime's own
 // GCAllocationTick, ContentionStart/Stop and ExceptionThrown events with what the recording holds:
 // exceptions per type, allocated bytes per type, the number of waits and their total time, and on
-// every stacked event the same innermost frame as the recording's stack.
+// every stacked event the same innermost frame as the recording's stack; the .etlx made from the
+// same recording holds the same; and our own reader turns the events back into the same totals.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +19,7 @@ import type { Recording } from '../../structs/profile/recording.js';
 import { EventKind, FunctionKind } from '../../structs/wire/records.js';
 import { targetOn, type RuntimeTfm } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
-import { traceCheck, traceCheckBuilt, type TraceCheck } from './support/trace-check.js';
+import { traceCheck, type TraceCheck } from './support/trace-check.js';
 
 const NS = 'Clrscope.Targets.Scenarios.';
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-nettrace-events-test-'));
@@ -55,14 +56,15 @@ const RUNTIMES: readonly { label: string; tfm: RuntimeTfm }[] = [
 ];
 
 for (const rt of RUNTIMES) {
-  describe(`allocations, lock waits and exceptions in the nettrace export, read by TraceEvent (${rt.label})`, { skip: !traceCheckBuilt() && 'TraceCheck is not built' }, () => {
+  describe(`allocations, lock waits and exceptions in the nettrace export, read by TraceEvent (${rt.label})`, () => {
     let rec: Recording;
+    let saved: string;
     let nettrace: string;
     let tc: TraceCheck;
     let facts: Record<string, Record<string, number>>;
 
     before(async () => {
-      const saved = join(dir, `events-${rt.tfm}.clrscope`);
+      saved = join(dir, `events-${rt.tfm}.clrscope`);
       nettrace = join(dir, `events-${rt.tfm}.nettrace`);
       const { command, args } = targetOn('Scenarios', rt.tfm);
       const run = await runCli(['record', '--alloc', 'on', '-o', saved, '--', command, ...args, 'throw-mix', 'lock-wait', 'alloc-ratio', '--exceptions', '20', '--seconds', '2', '--allocate-mb', '200'], { timeoutMs: 180000 });
@@ -149,6 +151,13 @@ for (const rt of RUNTIMES) {
       for (const t of totalsByLabel(rec, 'alloc-space')) assert.ok(Math.abs((bytes.get(t.label) ?? 0) - t.value) <= 0.5 * t.events, `${t.label}: ${bytes.get(t.label)} of ${t.value}`);
       const delay = (r: Recording): number => totalsByLabel(r, 'delay').reduce((sum, t) => sum + t.value, 0);
       assert.ok(Math.abs(delay(back) - delay(rec)) <= totalsByLabel(rec, 'contentions').reduce((sum, t) => sum + t.value, 0), `${delay(back)} ns of ${delay(rec)}`);
+    });
+
+    it('the .etlx made from it holds the same events for TraceLog', { skip: rt.tfm !== 'net10.0' && 'one runtime is enough' }, async () => {
+      const etlx = join(dir, `events-${rt.tfm}.etlx`);
+      const conv = await runCli(['convert', saved, '-o', etlx]);
+      assert.equal(conv.code, 0, conv.stderr);
+      assert.deepEqual(traceCheck(etlx).runtimeEvents, tc.runtimeEvents);
     });
   });
 }
