@@ -5,9 +5,11 @@
 // GCAllocationTick, ContentionStart/Stop and ExceptionThrown events with what the recording holds:
 // exceptions per type, allocated bytes per type, the number of waits and their total time, and on
 // every stacked event the same innermost frame as the recording's stack; the .etlx made from the
-// same recording holds the same; and our own reader turns the events back into the same totals.
+// same recording holds the same; and our own reader turns the events back into the same totals,
+// as it does for a dotnet-trace file of the same program, where TraceEvent is the referee.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import { totalsByLabel } from '../../structs/profile/event-metrics.js';
 import { frameLabel } from '../../structs/profile/frame-label.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { EventKind, FunctionKind } from '../../structs/wire/records.js';
+import { dotnetTrace } from './support/dotnet-trace.js';
 import { targetOn, type RuntimeTfm } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
 import { traceCheck, type TraceCheck } from './support/trace-check.js';
@@ -161,3 +164,43 @@ for (const rt of RUNTIMES) {
     });
   });
 }
+
+describe('a dotnet-trace file with the runtime\'s allocation, contention and exception events', () => {
+  it('reads into event samples that agree with TraceEvent and with the program', async (t) => {
+    const tool = dotnetTrace();
+    if (tool.path === undefined) {
+      if (process.env.CI) assert.fail(`dotnet-trace is needed under CI: ${tool.why ?? ''}`);
+      t.skip(tool.why ?? 'dotnet-trace not available');
+      return;
+    }
+    const file = join(dir, 'dotnet-trace-events.nettrace');
+    const { command, args } = targetOn('Scenarios', 'net10.0');
+    // GC (AllocationTick is Verbose), Contention and Exception keywords; rundown names the methods.
+    const r = spawnSync(tool.path, ['collect', '--providers', 'Microsoft-Windows-DotNETRuntime:0xC001:5,Microsoft-DotNETCore-SampleProfiler', '-o', file, '--',
+      command, ...args, 'throw-mix', 'lock-wait', 'alloc-ratio', '--exceptions', '20', '--seconds', '2', '--allocate-mb', '100'], { encoding: 'utf8', timeout: 180_000 });
+    assert.equal(r.status, 0, `dotnet-trace collect failed: ${r.stderr}`);
+    const rec = (await readRecordingFile(file)).recording;
+    const tc = traceCheck(file);
+    const exceptions = new Map(totalsByLabel(rec, 'exceptions').map((x) => [x.label, x.value]));
+    t.diagnostic(`ours: ${JSON.stringify(Object.fromEntries(exceptions))}; TraceEvent: ${tc.runtimeEvents.exceptions.events} exceptions, ${tc.runtimeEvents.allocationTicks.events} ticks, ${tc.runtimeEvents.contentionStops.events} waits`);
+    assert.deepEqual(exceptions, new Map(Object.entries(tc.runtimeEvents.exceptions.byType).map(([type, x]) => [type, x.events])));
+    assert.equal(exceptions.get('System.ArgumentException'), 60);
+    assert.equal([...exceptions.values()].reduce((a, b) => a + b, 0), 120);
+    const bytes = new Map(totalsByLabel(rec, 'alloc-space').map((x) => [x.label, x.value]));
+    assert.deepEqual(bytes, new Map(Object.entries(tc.runtimeEvents.allocationTicks.byType).map(([type, x]) => [type, x.amount64])));
+    assert.ok((bytes.get('System.Byte[]') ?? 0) > 0, JSON.stringify([...bytes.keys()]));
+    const waits = totalsByLabel(rec, 'contentions').reduce((a, x) => a + x.value, 0);
+    const delay = totalsByLabel(rec, 'delay').reduce((a, x) => a + x.value, 0);
+    assert.equal(waits, 12);
+    assert.equal(tc.runtimeEvents.contentionStops.events, waits);
+    assert.ok(Math.abs(delay - tc.runtimeEvents.contentionDurationNs) <= waits, `${delay} ns of ${tc.runtimeEvents.contentionDurationNs}`);
+    // The runtime's stacks, read through our symbolizer: every thrown exception under the thread that threw it.
+    const e = rec.events();
+    let underRun = 0;
+    for (let i = 0; i < e.kind.length; i++) {
+      if (e.kind[i] !== EventKind.Exception || e.stackId[i] < 0) continue;
+      if (Array.from(rec.stackFrames(e.stackId[i])).some((id) => rec.functionInfo(id)?.name === `${NS}ThrowMix.Run`)) underRun++;
+    }
+    assert.equal(underRun, 120);
+  });
+});
