@@ -23,6 +23,7 @@ import { FunctionKind } from '../../structs/wire/records.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { ROOT, targetDll } from './support/paths.js';
 import { recordTarget, type TargetRun } from './support/record-target.js';
+import { dotnetTrace } from './support/dotnet-trace.js';
 import { traceCheck, type TraceCheck, type TraceCheckMethod } from './support/trace-check.js';
 
 /** A method's name as go tool pprof prints it: generic argument lists that follow a name are left out. */
@@ -206,19 +207,6 @@ describe('GC pauses as the runtime\'s GC events', () => {
     });
   });
 });
-
-/** dotnet-trace from PATH, CLRSCOPE_DOTNET_TRACE, or installed as a .NET tool under test/tools/.dotnet-trace. */
-function dotnetTrace(): { path?: string; why?: string } {
-  const env = process.env.CLRSCOPE_DOTNET_TRACE;
-  if (env !== undefined && env !== '') return { path: env };
-  if (spawnSync('dotnet-trace', ['--version'], { encoding: 'utf8' }).status === 0) return { path: 'dotnet-trace' };
-  const toolDir = join(ROOT, 'test', 'tools', '.dotnet-trace');
-  const exe = join(toolDir, 'dotnet-trace');
-  if (existsSync(exe)) return { path: exe };
-  const r = spawnSync('dotnet', ['tool', 'install', 'dotnet-trace', '--tool-path', toolDir], { encoding: 'utf8' });
-  if (r.status === 0 && existsSync(exe)) return { path: exe };
-  return { why: `dotnet tool install dotnet-trace failed: ${(r.stdout + r.stderr).trim().split('\n').pop() ?? ''}` };
-}
 
 describe('a trace recorded by dotnet-trace', () => {
   it('reads with rundown names, CpuWork.Heavy on top, and agrees with TraceEvent', async (t) => {

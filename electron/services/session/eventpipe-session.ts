@@ -71,6 +71,7 @@ export class EventPipeSession {
       profilerVersion: EVENTPIPE_PROFILER_VERSION,
       addFlags: HelloFlags.Attached | HelloFlags.ApproximateCpu,
       dropSamplerSuspensions: true,
+      eventSamples: false,
     });
   }
 

@@ -14,8 +14,8 @@ const FORMAT_NOTES: Record<ExportFormat, string> = {
   pprof: 'CPU and wall time per stack and thread, for go tool pprof or Speedscope; sample times, GC pauses and counters are left out.',
   clrscope: 'Everything: every sample with its time, the threads, the GC pauses and the counters; reopen it here with Open recording….',
   speedscope: 'CPU and wall time per thread, for speedscope.app; sample times, GC pauses and counters are left out.',
-  nettrace: 'An EventPipe trace for PerfView and TraceEvent: samples as sample-profiler events, GC pauses as the runtime\'s GC events; no counters.',
-  etlx: 'PerfView\'s own format (converted by TraceEvent, needs dotnet): samples as sample-profiler events, GC pauses as GC events; no counters.',
+  nettrace: 'An EventPipe trace for PerfView and TraceEvent: samples as sample-profiler events, GC pauses as the runtime\'s GC events, allocations, lock waits and exceptions as its allocation-tick, contention and exception events; no counters.',
+  etlx: 'PerfView\'s own format (converted by TraceEvent, needs dotnet): samples as sample-profiler events, GC pauses as GC events, allocations, lock waits and exceptions as the runtime\'s events; no counters.',
 };
 
 export function ExportView(): ReactElement {

@@ -77,6 +77,14 @@ export class ByteWriter {
     return this;
   }
 
+  /** IEEE 754 double, as `win:Double` payload fields are. */
+  f64(v: number): this {
+    this.reserve(8);
+    this.view.setFloat64(this.len, v, true);
+    this.len += 8;
+    return this;
+  }
+
   /** u64 from a non-negative safe integer or a bigint. */
   u64(v: number | bigint): this {
     this.reserve(8);

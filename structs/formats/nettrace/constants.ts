@@ -60,6 +60,10 @@ export const RuntimeEvent = {
   GCRestartEEBegin: 7,
   GCSuspendEEEnd: 8,
   GCSuspendEEBegin: 9,
+  GCAllocationTick: 10,
+  ExceptionThrown: 80,
+  ContentionStart: 81,
+  ContentionStop: 91,
   MethodLoadVerbose: 143,
   MethodUnloadVerbose: 144,
   ModuleLoad: 152,
@@ -82,9 +86,9 @@ export const ClrscopeEvent = { ThreadInfo: 1, RecordingInfo: 2 } as const;
 /** ThreadSample's payload: i32 type. */
 export const ThreadSampleType = { Error: 0, External: 1, Managed: 2 } as const;
 
-/** The runtime's keywords: GC, Loader, JIT, NGen. */
-export const Keyword = { GC: 0x1, Loader: 0x8, Jit: 0x10, NGen: 0x20 } as const;
-export const Level = { Informational: 4, Verbose: 5 } as const;
+/** The runtime's keywords (ClrEtwAll.man): GC, Loader, JIT, NGen, Contention, Exception, Monitoring. */
+export const Keyword = { GC: 0x1, Loader: 0x8, Jit: 0x10, NGen: 0x20, Contention: 0x4000, Exception: 0x8000, Monitoring: 0x200000000 } as const;
+export const Level = { Error: 2, Informational: 4, Verbose: 5 } as const;
 
 /** MethodFlags bit TraceEvent reads as "jitted". */
 export const METHOD_FLAG_JITTED = 0x8;

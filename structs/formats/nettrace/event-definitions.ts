@@ -23,8 +23,8 @@ export interface EventDefinition {
   fields: readonly FieldDefinition[];
 }
 
-function runtime(eventId: number, keywords: number, version: number): EventDefinition {
-  return { provider: Provider.Runtime, eventId, name: '', keywords: BigInt(keywords), version, level: Level.Informational, fields: [] };
+function runtime(eventId: number, keywords: number | bigint, version: number, level: number = Level.Informational): EventDefinition {
+  return { provider: Provider.Runtime, eventId, name: '', keywords: BigInt(keywords), version, level, fields: [] };
 }
 
 export const ThreadSampleEvent: EventDefinition = {
@@ -36,6 +36,20 @@ export const GCStartEvent = runtime(RuntimeEvent.GCStart, Keyword.GC, 2);
 export const GCEndEvent = runtime(RuntimeEvent.GCEnd, Keyword.GC, 1);
 export const GCRestartEEBeginEvent = runtime(RuntimeEvent.GCRestartEEBegin, Keyword.GC, 1);
 export const GCRestartEEEndEvent = runtime(RuntimeEvent.GCRestartEEEnd, Keyword.GC, 1);
+
+// clrscope's event samples as the runtime's events. Ids, versions, levels and keywords from
+// dotnet/runtime's ClrEtwAll.man and NativeRuntimeEventSource (the .NET 8+ shapes): the
+// metadata carries no opcode in format 4, readers take it from their own manifest (GCAllocationTick
+// 11, ContentionStart 1 = Start, ContentionStop 2 = Stop, ExceptionThrown_V1 1 = Start in
+// TraceEvent's ClrTraceEventParser).
+/** GCAllocationTick_V4: Verbose, GC keyword. */
+export const GCAllocationTickEvent = runtime(RuntimeEvent.GCAllocationTick, Keyword.GC, 4, Level.Verbose);
+/** ContentionStart_V2 (LockID, AssociatedObjectID, LockOwnerThreadID since .NET 8). */
+export const ContentionStartEvent = runtime(RuntimeEvent.ContentionStart, Keyword.Contention, 2);
+/** ContentionStop_V1 (DurationNs since .NET 8). */
+export const ContentionStopEvent = runtime(RuntimeEvent.ContentionStop, Keyword.Contention, 1);
+/** ExceptionThrown_V1: level Error, keywords Exception | Monitoring. */
+export const ExceptionThrownEvent = runtime(RuntimeEvent.ExceptionThrown, BigInt(Keyword.Exception) | BigInt(Keyword.Monitoring), 1, Level.Error);
 
 export const MethodDCEndVerboseEvent: EventDefinition = {
   provider: Provider.Rundown, eventId: RundownEvent.MethodDCEndVerbose, name: '',

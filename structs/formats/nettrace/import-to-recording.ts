@@ -12,6 +12,7 @@ import { WireDecoder } from '../../wire/decoder.js';
 import { WireEncoder } from '../../wire/encoder.js';
 import { EndReason, FunctionKind, HelloFlags, OffsetKind, SampleFlags, type SuspensionRecord } from '../../wire/records.js';
 import { ThreadSampleType } from './constants.js';
+import { ImportEventSamples, NO_STACK } from './import-event-samples.js';
 import { ELIDED_FRAMES_NAME } from './method-layout.js';
 import type { NettraceImport } from './nettrace-import.js';
 import { sampleGaps, type SampleGaps } from './sample-gaps.js';
@@ -45,6 +46,13 @@ export interface ImportOptions {
   dropSamplerSuspensions?: boolean;
   /** The stream stopped before its end tag: the recording ends without END, so it reads as cut. */
   cut?: boolean;
+  /**
+   * Allocation, lock-wait and exception events become event samples (import-event-samples.ts);
+   * true unless false. A live session sets false: its runtime provider is at Verbose for the
+   * method events, so it gets AllocationTick events whose stacks start in the runtime's native
+   * code, which no test has held to the profiler's own allocation samples yet.
+   */
+  eventSamples?: boolean;
 }
 const BATCH_BYTES = 1 << 20;
 
@@ -120,6 +128,8 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
   const intervalNs = gaps?.typicalNs ?? nominalNs;
   const used = new Uint8Array(imp.stacks.count);
   for (let i = 0; i < samples.count; i++) used[samples.stack[i]] = 1;
+  const events = options.eventSamples === false ? new ImportEventSamples() : imp.eventSamples;
+  for (let i = 0; i < events.count; i++) if (events.stack[i] !== NO_STACK) used[events.stack[i]] = 1;
   used[StackInterner.EMPTY] = 1;
   const functions = new FunctionTable();
   const stacks = resolveStacks(imp, used, functions);
@@ -170,6 +180,25 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
     const wallNs = gaps === undefined ? intervalNs : gaps.wallNs[i];
     enc.stackSample(monoNs !== undefined ? monoNs[i] : toNs(samples.timestamp[i]), samples.thread[i] + 1,
       SampleFlags.Wall | (managed ? SampleFlags.Cpu : 0), managed ? wallNs : 0, wallNs, wireStack[s]);
+    flush(false);
+  }
+  // Event samples after the samples (they are stream state of their own), in time order.
+  for (let l = 0; l < events.labels.length; l++) enc.string(l + 1, events.labels[l]);
+  for (const i of events.timeOrder()) {
+    const s = events.stack[i];
+    let stackId = 0;
+    if (s !== NO_STACK) {
+      const stack = stacks[s] as ResolvedStack;
+      if (wireStack[s] === 0) {
+        wireStack[s] = nextStack++;
+        enc.stack(wireStack[s], stack.flags, stack.frames);
+      }
+      stackId = wireStack[s];
+    }
+    enc.event({
+      kind: events.kind[i], mono: toNs(events.timestamp[i]), threadId: events.thread[i] + 1, stackId, labelId: events.label[i],
+      value1: events.value1[i], value2: events.hasValue2[i] !== 0 ? events.value2[i] : undefined,
+    });
     flush(false);
   }
   for (const s of imp.suspensions.build()) {

@@ -6,6 +6,7 @@ import { BlockName, ClrscopeEvent, Provider, RundownEvent, RuntimeEvent, ThreadS
 import { forEachEvent, forEachStack, readMetadataRecord, type EventHeader } from './block-readers.js';
 import { readEventCounter, readFieldLayout, type EventCounterValue, type FieldLayout } from './event-counters.js';
 import { ImportColumns } from './import-columns.js';
+import { ImportEventSamples, NO_STACK, readAllocationTick, readContentionStop, readExceptionThrown, type ImportedEventValues } from './import-event-samples.js';
 import { NettraceFormatError } from './nettrace-format-error.js';
 import type { ObjectSink } from './object-reader.js';
 import { readGcStart, readMethodVerbose, readModule, readRuntimeVersion, readSuspendReason } from './runtime-event-readers.js';
@@ -53,6 +54,9 @@ const enum Kind {
   ClrscopeThread,
   ClrscopeRecording,
   EventCounters,
+  AllocationTick,
+  ContentionStop,
+  ExceptionThrown,
 }
 
 interface MetadataKind {
@@ -77,6 +81,9 @@ function kindOf(provider: string, eventId: number): Kind {
       case RuntimeEvent.GCEnd: return Kind.GcEnd;
       case RuntimeEvent.GCRestartEEEnd: return Kind.RestartEnd;
       case RuntimeEvent.RuntimeInformation: return Kind.RuntimeInfo;
+      case RuntimeEvent.GCAllocationTick: return Kind.AllocationTick;
+      case RuntimeEvent.ContentionStop: return Kind.ContentionStop;
+      case RuntimeEvent.ExceptionThrown: return Kind.ExceptionThrown;
       default: return Kind.Other;
     }
   }
@@ -98,6 +105,8 @@ function kindOf(provider: string, eventId: number): Kind {
 export class NettraceImport implements ObjectSink {
   header: TraceHeader | undefined;
   readonly samples = new ImportColumns();
+  /** Allocations, lock waits and exceptions (import-event-samples.ts). */
+  readonly eventSamples = new ImportEventSamples();
   readonly stacks = new StackInterner();
   readonly symbolizer = new Symbolizer();
   readonly suspensions = new SuspensionBuilder();
@@ -226,6 +235,11 @@ export class NettraceImport implements ObjectSink {
       case Kind.RestartEnd:
         this.suspensions.add(ts, RuntimeEvent.GCRestartEEEnd);
         break;
+      case Kind.AllocationTick:
+      case Kind.ContentionStop:
+      case Kind.ExceptionThrown:
+        this.onEventSample(h, new SpanReader(r.bytes, r.base, r.what, r.pos, end), end, ts);
+        break;
       case Kind.RuntimeInfo:
         if (this.runtimeVersion === '' && end - r.pos >= 18) this.runtimeVersion = readRuntimeVersion(r);
         break;
@@ -248,6 +262,21 @@ export class NettraceImport implements ObjectSink {
         break;
       }
     }
+  }
+
+  private onEventSample(h: EventHeader, r: SpanReader, end: number, ts: number): void {
+    let v: ImportedEventValues | undefined;
+    if (this.lastKind.kind === Kind.AllocationTick) v = readAllocationTick(r, end, this.lastKind.version, this.header?.pointerSize ?? 8);
+    else if (this.lastKind.kind === Kind.ContentionStop) v = readContentionStop(r, end, this.lastKind.version);
+    else v = readExceptionThrown(r, end);
+    if (v === undefined) return;
+    let stack = NO_STACK;
+    if (h.stackId !== 0) {
+      const found = this.region[h.stackId];
+      if (found === undefined) this.missingStacks++;
+      else stack = found;
+    }
+    this.eventSamples.append(v.kind, ts, this.threadOf(h.threadId, ts), stack, v.label, v.value1, v.value2);
   }
 
   private badTimestamp(ts: number, r: SpanReader): never {

@@ -20,7 +20,8 @@ function* bigFile(total: number): Generator<Uint8Array> {
   const header = { metadataId: 0, sequenceNumber: 0, threadId: 1, captureThreadId: 0, captureProcNumber: 0, stackId: 0, timestamp: 0, sorted: true };
   const meta = new EventBlockBuilder();
   meta.tryAdd(header, encodeMetadataPayload(1, ThreadSampleEvent));
-  meta.tryAdd(header, encodeMetadataPayload(2, { provider: Provider.Runtime, eventId: 80, name: '', keywords: 0n, version: 1, level: 4, fields: [] }));
+  // ThreadPoolWorkerThreadStart (50): an event the reader skips (80, ExceptionThrown, is read as an exception now).
+  meta.tryAdd(header, encodeMetadataPayload(2, { provider: Provider.Runtime, eventId: 50, name: '', keywords: 0n, version: 1, level: 4, fields: [] }));
   writeBlock(out, BlockName.Metadata, meta.contentLength, (w) => meta.writeContent(w));
   // One block body, framed again and again: its events are deltas from the block start, so every copy is valid.
   const block = new EventBlockBuilder();

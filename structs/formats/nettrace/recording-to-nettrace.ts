@@ -8,6 +8,8 @@
 // - one made-up address range per function, defined by rundown MethodDCEndVerbose events (and
 //   ModuleDCEnd per module) at the end of the trace, as the runtime's rundown does;
 // - each suspension as the runtime's GC suspend/restart events (and GCStart/GCEnd for a GC);
+// - each event sample (allocation, lock wait, exception) as the runtime's GCAllocationTick,
+//   ContentionStart/Stop or ExceptionThrown event with its stack (event-sample-events.ts);
 // - clrscope's own ThreadInfo and RecordingInfo events for thread names and HELLO's facts.
 
 import type { Recording } from '../../profile/recording.js';
@@ -16,6 +18,7 @@ import { ThreadSampleType } from './constants.js';
 import {
   ClrscopeRecordingInfoEvent, ClrscopeThreadInfoEvent, MethodDCEndVerboseEvent, ModuleDCEndEvent, ThreadSampleEvent,
 } from './event-definitions.js';
+import { EventSampleEvents } from './event-sample-events.js';
 import { gcEventsOf } from './gc-events.js';
 import { MethodLayout } from './method-layout.js';
 import { NettraceFileWriter, type NettraceFileWriterOptions } from './nettrace-file-writer.js';
@@ -80,7 +83,8 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
   const order = timeOrder(cols.mono);
   const firstSample = total > 0 ? cols.mono[order === undefined ? 0 : order[0]] : Number.POSITIVE_INFINITY;
   const firstGc = gcEvents.length > 0 ? gcEvents[0].timestamp : Number.POSITIVE_INFINITY;
-  const fallbackStart = Math.min(firstSample, firstGc);
+  const eventSamples = new EventSampleEvents(rec);
+  const fallbackStart = Math.min(firstSample, firstGc, eventSamples.firstTime);
   const startMono = meta?.startMono ?? (Number.isFinite(fallbackStart) ? fallbackStart : 0);
   const sync = syncPoint(startMono, meta?.startUnixNs ?? 0n);
   const writer = new NettraceFileWriter({
@@ -103,21 +107,47 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
   const runtimeThread = threads.length > 0 ? threads[0].osTid : 0;
 
   let now = Math.min(sync.qpc, startMono, fallbackStart);
+  const stackOf = (key: number): number => writer.stackId(key, () => stackAddresses(rec.stackFrames(key), layout));
+  const eventTarget = {
+    writer,
+    stackId: (key: number): number => (key < 0 ? 0 : stackOf(key)),
+    // Thread 0 (events counted without a thread) goes where the runtime-wide events go.
+    osTid: (threadId: number): number => (threadId === 0 ? runtimeThread : osTidOf[threadId] ?? runtimeThread),
+    leafAddress: (key: number): number => {
+      if (key < 0) return 0;
+      const frames = rec.stackFrames(key);
+      return frames.length > 0 ? layout.address(frames[0]) ?? 0 : 0;
+    },
+  };
+  let g = 0;
+  /** Writes the GC events and event samples up to `until` (inclusive), merged by time. */
+  const writeRuntimeEventsUntil = (until: number): void => {
+    for (;;) {
+      const gcTime = g < gcEvents.length ? gcEvents[g].timestamp : Number.POSITIVE_INFINITY;
+      const eventTime = eventSamples.nextTime;
+      if (gcTime <= eventTime && gcTime <= until) {
+        writer.writeEvent(gcEvents[g].def, runtimeThread, 0, gcTime, gcEvents[g].payload);
+        now = Math.max(now, gcTime);
+        g++;
+      } else if (eventTime <= until) {
+        eventSamples.writeNext(eventTarget);
+        now = Math.max(now, eventTime);
+      } else {
+        return;
+      }
+    }
+  };
   writer.writeEvent(ClrscopeRecordingInfoEvent, runtimeThread, 0, now, clrscopeRecordingInfoPayload(
     startMono, meta?.runtimeVersion ?? '', meta?.profilerVersion ?? '', meta?.flags ?? 0, meta?.wallThreadsPerTick ?? 0,
   ));
   for (const t of threads) writer.writeEvent(ClrscopeThreadInfoEvent, t.osTid, 0, now, clrscopeThreadInfoPayload(t.osTid, t.name));
 
-  let g = 0;
   const { threadId, stackId, flags, mono } = cols;
   for (let k = 0; k < total; k++) {
     const i = order === undefined ? k : order[k];
     const ts = mono[i];
-    for (; g < gcEvents.length && gcEvents[g].timestamp <= ts; g++) {
-      writer.writeEvent(gcEvents[g].def, runtimeThread, 0, gcEvents[g].timestamp, gcEvents[g].payload);
-    }
-    const key = stackId[i];
-    const sid = writer.stackId(key, () => stackAddresses(rec.stackFrames(key), layout));
+    writeRuntimeEventsUntil(ts);
+    const sid = stackOf(stackId[i]);
     writer.writeEvent(ThreadSampleEvent, osTidOf[threadId[i]] ?? 0, sid, ts, (flags[i] & SampleFlags.Cpu) !== 0 ? MANAGED_SAMPLE : EXTERNAL_SAMPLE);
     now = ts;
     writer.maybeSequencePoint();
@@ -125,9 +155,14 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
     if (chunk !== undefined) yield chunk;
     if ((k + 1) % PROGRESS_EVERY === 0) options.onProgress?.(k + 1, total);
   }
-  for (; g < gcEvents.length; g++) {
-    writer.writeEvent(gcEvents[g].def, runtimeThread, 0, gcEvents[g].timestamp, gcEvents[g].payload);
-    now = gcEvents[g].timestamp;
+  // Runtime events after the last sample, one time step at a time so the output keeps streaming.
+  for (;;) {
+    const next = Math.min(g < gcEvents.length ? gcEvents[g].timestamp : Number.POSITIVE_INFINITY, eventSamples.nextTime);
+    if (next === Number.POSITIVE_INFINITY) break;
+    writeRuntimeEventsUntil(next);
+    writer.maybeSequencePoint();
+    const chunk = writer.out.takeChunk();
+    if (chunk !== undefined) yield chunk;
   }
 
   // The rundown, as the runtime writes it when a session ends: every method, then every module.

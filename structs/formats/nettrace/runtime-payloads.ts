@@ -30,6 +30,54 @@ export function gcEndPayload(count: number, depth: number): Uint8Array {
   return new ByteWriter(10).u32(count).u32(depth).u16(CLR_INSTANCE_ID).take();
 }
 
+/** GCAllocationKind: 0 small object heap, 1 large object heap, 2 pinned object heap. */
+export const AllocationKind = { Small: 0, Large: 1, Pinned: 2 } as const;
+
+export interface AllocationTickInput {
+  /** Bytes allocated since the previous tick; AllocationAmount gets its low 32 bits, as the runtime's cast does. */
+  amount: number;
+  kind: number;
+  /** The type's MethodTable in the runtime; any id that is the same for the same type here. */
+  typeId: number;
+  typeName: string;
+  heapIndex: number;
+  address: number;
+  objectSize: number;
+}
+
+/**
+ * GCAllocationTick v4: u32 AllocationAmount, u32 AllocationKind, u16 ClrInstanceID,
+ * u64 AllocationAmount64, pointer TypeID, string TypeName, u32 HeapIndex, pointer Address,
+ * u64 ObjectSize.
+ */
+export function gcAllocationTickPayload(a: AllocationTickInput): Uint8Array {
+  const w = new ByteWriter(64 + 2 * a.typeName.length);
+  w.u32(a.amount % 4294967296).u32(a.kind).u16(CLR_INSTANCE_ID).u64(a.amount).u64(a.typeId);
+  return w.utf16z(a.typeName).u32(a.heapIndex).u64(a.address).u64(a.objectSize).take();
+}
+
+/** ContentionFlags: 0 managed (a Monitor / Lock), 1 native. */
+export const ContentionFlags = { Managed: 0, Native: 1 } as const;
+
+/** ContentionStart v2: u8 ContentionFlags, u16 ClrInstanceID, pointer LockID, pointer AssociatedObjectID, u64 LockOwnerThreadID. */
+export function contentionStartPayload(flags: number, lockId: number, associatedObjectId: number, ownerThreadId: number): Uint8Array {
+  return new ByteWriter(32).u8(flags).u16(CLR_INSTANCE_ID).u64(lockId).u64(associatedObjectId).u64(ownerThreadId).take();
+}
+
+/** ContentionStop v1: u8 ContentionFlags, u16 ClrInstanceID, double DurationNs. */
+export function contentionStopPayload(flags: number, durationNs: number): Uint8Array {
+  return new ByteWriter(16).u8(flags).u16(CLR_INSTANCE_ID).f64(durationNs).take();
+}
+
+/** ExceptionFlags bit the runtime sets for every exception derived from System.Exception. */
+export const EXCEPTION_FLAG_CLS_COMPLIANT = 0x10;
+
+/** ExceptionThrown v1: string ExceptionType, string ExceptionMessage, pointer ExceptionEIP, u32 ExceptionHRESULT, u16 ExceptionFlags, u16 ClrInstanceID. */
+export function exceptionThrownPayload(type: string, message: string, eip: number, hresult: number, flags: number): Uint8Array {
+  const w = new ByteWriter(32 + 2 * (type.length + message.length));
+  return w.utf16z(type).utf16z(message).u64(eip).u32(hresult).u16(flags).u16(CLR_INSTANCE_ID).take();
+}
+
 export interface MethodPayloadInput {
   methodId: number;
   moduleId: number;

@@ -11,6 +11,18 @@ export const TRACE_CHECK = join(ROOT, 'test', 'tools', 'TraceCheck', 'bin', 'out
 
 export interface TraceCheckMethod { frame: string; method: string; module: string; exclusive: number; inclusive: number }
 export interface TraceCheckPause { startMs: number; durationMs: number; reason: number; generation: number; induced: boolean }
+/** One kind of runtime event as TraceEvent's ClrTraceEventParser read it (TraceCheck's EventTally). */
+export interface TraceCheckEventKind {
+  events: number;
+  /** Events whose stack TraceLog resolved to at least one named frame. */
+  withStack: number;
+  /** Event version → count. */
+  versions: Record<string, number>;
+  /** Per type name (exception type, allocated type, contention flags): events, and the summed amount where there is one. */
+  byType: Record<string, { events: number; amount64?: number; durationNs?: number }>;
+  /** The innermost named frame of each event's stack → count ("" for events without a stack). */
+  topFrames: Record<string, number>;
+}
 export interface TraceCheck {
   events: number;
   eventsLost: number;
@@ -23,6 +35,15 @@ export interface TraceCheck {
   processes: number[];
   threads: { tid: number; samples: number }[];
   methods: TraceCheckMethod[];
+  runtimeEvents: {
+    allocationTicks: TraceCheckEventKind;
+    allocationKinds: Record<string, number>;
+    allocationObjectBytes: number;
+    contentionStarts: TraceCheckEventKind;
+    contentionStops: TraceCheckEventKind;
+    contentionDurationNs: number;
+    exceptions: TraceCheckEventKind;
+  };
   gc: { suspendEEStart?: number; suspendEEStop?: number; gcStart?: number; gcEnd?: number; restartEEStart?: number; restartEEStop?: number; generations: number[]; pausesWithoutGc: number; pauses: TraceCheckPause[] };
 }
 

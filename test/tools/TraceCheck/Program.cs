@@ -1,7 +1,8 @@
 // TraceCheck FILE.nettrace|FILE.etlx [--top N]
 // Opens the file with TraceEvent's TraceLog (a .nettrace is converted to a temporary .etlx first,
 // the way PerfView does) and prints one JSON object: sample counts from TraceEvent's stack source,
-// per-method inclusive/exclusive counts, threads and the GC events TraceEvent parsed.
+// per-method inclusive/exclusive counts, threads, the GC events TraceEvent parsed and the
+// allocation, contention and exception events with their top frames.
 // Exit 1 with one sentence on stderr when the file cannot be read.
 
 using System.Text.Json;
@@ -37,6 +38,7 @@ public static class Program
             using var log = new TraceLog(etlx);
             var samples = SampleTally.Collect(log);
             var gc = GcTally.Collect(log);
+            var runtimeEvents = EventTally.Collect(log);
             using var stdout = Console.OpenStandardOutput();
             using var json = new Utf8JsonWriter(stdout, new JsonWriterOptions { Indented = false });
             json.WriteStartObject();
@@ -53,6 +55,7 @@ public static class Program
             json.WriteEndArray();
             samples.Write(json, top);
             gc.Write(json);
+            runtimeEvents.Write(json);
             json.WriteEndObject();
             json.Flush();
             stdout.WriteByte((byte)'\n');
