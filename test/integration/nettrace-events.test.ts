@@ -156,7 +156,8 @@ for (const rt of RUNTIMES) {
       assert.ok(Math.abs(delay(back) - delay(rec)) <= totalsByLabel(rec, 'contentions').reduce((sum, t) => sum + t.value, 0), `${delay(back)} ns of ${delay(rec)}`);
     });
 
-    it('the .etlx made from it holds the same events for TraceLog', { skip: rt.tfm !== 'net10.0' && 'one runtime is enough' }, async () => {
+    // One runtime is enough for the .etlx: it is made from the same file by the same converter.
+    if (rt.tfm === 'net10.0') it('the .etlx made from it holds the same events for TraceLog', async () => {
       const etlx = join(dir, `events-${rt.tfm}.etlx`);
       const conv = await runCli(['convert', saved, '-o', etlx]);
       assert.equal(conv.code, 0, conv.stderr);
