@@ -15,16 +15,20 @@ export const REPORT_VERSION = 1;
 
 export type FrameKindName = 'managed' | 'native' | 'synthetic';
 
-export interface ReportFunction {
-  name: string;
-  module: string;
-  kind: FrameKindName;
+/** Self and total of a row (a function, a source line): value, share of the whole, samples. */
+export interface ReportFigures {
   self: number;
   selfPercent: number;
   total: number;
   totalPercent: number;
   selfSamples: number;
   totalSamples: number;
+}
+
+export interface ReportFunction extends ReportFigures {
+  name: string;
+  module: string;
+  kind: FrameKindName;
 }
 
 export interface ReportNode {
@@ -79,15 +83,9 @@ export interface ReportDiff {
   tree?: ReportDiffNode;
 }
 
-export interface ReportSourceLine {
+export interface ReportSourceLine extends ReportFigures {
   file: string;
   line: number;
-  self: number;
-  selfPercent: number;
-  total: number;
-  totalPercent: number;
-  selfSamples: number;
-  totalSamples: number;
 }
 
 /** `--source NAME`: the function's self and total per source line (the source panel's figures). */
