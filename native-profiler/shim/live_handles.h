@@ -1,0 +1,30 @@
+#pragma once
+// The live heap's handle operations on the runtime's ICorProfilerInfo13 (.NET 7+): weak handles
+// (COR_PRF_HANDLE_TYPE_WEAK = 1), created on the allocating thread inside its allocation event
+// and checked on the GC's thread in GarbageCollectionFinished.
+//
+// Facts relied on, with their sources:
+// - ICorProfilerInfo13 = ICorProfilerInfo12 + CreateHandle(ObjectID, COR_PRF_HANDLE_TYPE,
+//   ObjectHandleID*), DestroyHandle(ObjectHandleID), GetObjectIDFromHandle(ObjectHandleID,
+//   ObjectID*), in that vtable order; IID 6E6C7EE2-0701-4EC2-9D29-2E8733B66934; enum WEAK 0x1,
+//   STRONG 0x2, PINNED 0x3 (dotnet/runtime src/coreclr/inc/corprof.idl; dotnet/docs
+//   cor-prf-handle-type-enumeration.md, "available since .NET 7").
+// - A weak handle does not keep its object alive; GetObjectIDFromHandle gives 0 once the object
+//   was collected (the docs above; Datadog's LiveObjectsProvider.cpp relies on the same).
+// - The allocation events give the address the object is being put at, before the runtime has
+//   written its MethodTable (Datadog's LiveObjectsProvider.cpp says so of AllocationTick and
+//   writes the MethodTable itself before CreateHandle). clrscope does not write into the
+//   program's memory: a weak handle is only an address in the handle table until a GC looks at
+//   it, and no GC can run before the allocating thread, still in cooperative mode inside the
+//   allocation, has finished the object. The first GC sweep checks that the object behind each
+//   handle has the sampled type (its first word is its MethodTable) and drops any that does not
+//   (counted; none were seen on .NET 8, 9 or 10, README "Live heap").
+#include "clr/corprof.h"
+#include "core/live_heap.h"
+
+namespace clrscope {
+
+// Ops bound to `info` (which must outlive them).
+HandleOps live_handle_ops(clr::ICorProfilerInfo13* info);
+
+}  // namespace clrscope
