@@ -2,7 +2,8 @@
 // every Transient at once, then collects; the program counts both itself. Recorded with
 // `clrscope record --alloc on` on .NET 8, 9 (AllocationTick) and 10 (AllocationSampled) and read
 // back by go tool pprof: after the last GC the live heap holds about the retained bytes of
-// Retained, under the method that allocated them, and nothing of Transient.
+// Retained, under the method that allocated them, and nothing of Transient. Lock-wait runs beside
+// it: every wait names the thread that held the lock (the runtime's ContentionStart v2).
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -54,12 +55,15 @@ for (const rt of RUNTIMES) {
     const file = join(dir, `live-${rt.tfm}.pb.gz`);
     let run: CliRun;
     let facts: Record<string, number | string>;
+    let holderTid: number;
 
     before(async () => {
       const { command, args } = targetOn('Scenarios', rt.tfm);
-      run = await runCli(['record', '--alloc', 'on', '-o', file, '--', command, ...args, 'live-heap', '--allocate-mb', '160'], { timeoutMs: 180000 });
+      run = await runCli(['record', '--alloc', 'on', '-o', file, '--', command, ...args, 'live-heap', 'lock-wait', '--allocate-mb', '160', '--seconds', '1'], { timeoutMs: 180000 });
       assert.equal(run.code, 0, run.stderr);
-      facts = (resultOf(run.stdout).scenarios as Record<string, Record<string, number | string>>)['live-heap'];
+      const result = resultOf(run.stdout);
+      facts = (result.scenarios as Record<string, Record<string, number | string>>)['live-heap'];
+      holderTid = (result.threads as Record<string, { tid: number }>)['lock-wait-holder'].tid;
     });
 
     it('the summary gives the live heap after the last GC, the retained type first', () => {
@@ -80,6 +84,13 @@ for (const rt of RUNTIMES) {
       const underKeep = cum.get(`${NS}LiveHeapGrowth.Keep`) ?? 0;
       assert.ok(underKeep >= 0.85 * retained, `under LiveHeapGrowth.Keep: ${underKeep} of ${retained}`);
       assert.equal(cum.get(`${NS}LiveHeapGrowth.Churn`) ?? 0, 0, 'nothing live under Churn');
+    });
+
+    it('names the thread holding the lock on every lock wait (ContentionStart v2)', (t) => {
+      if (!goAvailable()) return t.skip('go is not installed');
+      const tags = goPprof(['-tags', '-sample_index=contentions'], file);
+      assert.deepEqual([...tagTotals(tags, 'lock owner thread')], [['lock-wait-holder', 12]]);
+      assert.deepEqual([...tagTotals(tags, 'lock owner thread id')], [[String(holderTid), 12]]);
     });
 
     it('counts the kept objects within 15% (inuse-objects)', (t) => {
