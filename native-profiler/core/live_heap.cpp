@@ -101,7 +101,9 @@ bool LiveHeap::sweep(uint64_t mono) {
     free_slot(slot, word);
   }
   last_sweep_mono_.store(mono, std::memory_order_relaxed);
-  sweep_ns_.fetch_add(platform::mono_now_ns() - start, std::memory_order_relaxed);
+  const uint64_t took = platform::mono_now_ns() - start;
+  sweep_ns_.fetch_add(took, std::memory_order_relaxed);
+  if (took > sweep_max_ns_.load(std::memory_order_relaxed)) sweep_max_ns_.store(took, std::memory_order_relaxed);
   sweeps_.fetch_add(1, std::memory_order_release);
   sweeping_.clear(std::memory_order_release);
   return true;
@@ -143,6 +145,7 @@ LiveHeapCounts LiveHeap::counts() const {
   c.other_type = other_type_.load(std::memory_order_relaxed);
   c.sweeps = sweeps_.load(std::memory_order_acquire);
   c.sweep_ns = sweep_ns_.load(std::memory_order_relaxed);
+  c.sweep_max_ns = sweep_max_ns_.load(std::memory_order_relaxed);
   c.last_sweep_mono = last_sweep_mono_.load(std::memory_order_relaxed);
   return c;
 }

@@ -45,6 +45,7 @@ struct LiveHeapCounts {
   uint64_t other_type = 0; // freed because the handle's object was not of the sampled type
   uint64_t sweeps = 0;
   uint64_t sweep_ns = 0;   // time spent in sweep(), all GCs together
+  uint64_t sweep_max_ns = 0;  // the longest one
   uint64_t last_sweep_mono = 0;
 };
 
@@ -103,7 +104,7 @@ class LiveHeap {
   std::atomic_flag sweeping_ = ATOMIC_FLAG_INIT;
 
   std::atomic<uint64_t> tracked_{0}, collected_{0}, dropped_{0}, refused_{0}, other_type_{0};
-  std::atomic<uint64_t> sweeps_{0}, sweep_ns_{0}, last_sweep_mono_{0};
+  std::atomic<uint64_t> sweeps_{0}, sweep_ns_{0}, sweep_max_ns_{0}, last_sweep_mono_{0};
 };
 
 }  // namespace clrscope

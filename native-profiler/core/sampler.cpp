@@ -219,13 +219,14 @@ void Sampler::end_stream(uint8_t reason) {
   if (live_ != nullptr) {
     const LiveHeapCounts c = live_->counts();
     log_line("live heap: %llu handles made, %llu freed after their object was collected, %llu of another type; "
-             "%llu samples not tracked (table of %u full), %llu refused; %llu sweeps took %.1f us each (%.1f ms in all); "
-             "%llu live sets sent",
+             "%llu samples not tracked (table of %u full), %llu refused; %llu sweeps took %.1f us each (%.1f ms in all, "
+             "the longest %.1f us); %llu live sets sent",
              static_cast<unsigned long long>(c.tracked), static_cast<unsigned long long>(c.collected),
              static_cast<unsigned long long>(c.other_type), static_cast<unsigned long long>(c.dropped),
              live_->capacity(), static_cast<unsigned long long>(c.refused), static_cast<unsigned long long>(c.sweeps),
              c.sweeps == 0 ? 0.0 : static_cast<double>(c.sweep_ns) / 1000.0 / static_cast<double>(c.sweeps),
-             static_cast<double>(c.sweep_ns) / 1e6, static_cast<unsigned long long>(live_sets_));
+             static_cast<double>(c.sweep_ns) / 1e6, static_cast<double>(c.sweep_max_ns) / 1000.0,
+             static_cast<unsigned long long>(live_sets_));
   }
 }
 

@@ -155,5 +155,54 @@ TEST(LiveHeap, ThreadsTrackingAtOnceNeverShareASlot) {
   EXPECT_EQ(live.counts().dropped, 600u);
 }
 
+// A GC's sweep may end while allocating threads track (a background GC's end does): every
+// object tracked is either a survivor, collected, or still waiting for its first sweep, and no
+// handle is destroyed twice.
+TEST(LiveHeap, SweepsWhileThreadsTrackKeepEveryHandleAccountedFor) {
+  struct Odd {
+    std::atomic<uint64_t> next{1};
+    std::atomic<uint64_t> destroyed{0};
+    static uint64_t create(void* c, uint64_t) { return static_cast<Odd*>(c)->next.fetch_add(1); }
+    // Odd handles' objects die, even ones live on.
+    static int check(void*, uint64_t handle, uint64_t) { return (handle & 1) != 0 ? kHandleCollected : kHandleAlive; }
+    static void destroy(void* c, uint64_t) { static_cast<Odd*>(c)->destroyed.fetch_add(1); }
+  } odd;
+  HandleOps ops;
+  ops.context = &odd;
+  ops.create = Odd::create;
+  ops.check = Odd::check;
+  ops.destroy = Odd::destroy;
+  LiveHeap live(ops, 512);
+  std::atomic<bool> done{false};
+  std::thread sweeper([&] {
+    uint64_t mono = 0;
+    while (!done.load()) live.sweep(++mono);
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 2000; ++i) {
+        const uint64_t token = live.track(1 + i, 0);
+        if (token != 0 && i % 7 == 0) live.untrack(token);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  done.store(true);
+  sweeper.join();
+  live.sweep(0);
+  const LiveHeapCounts c = live.counts();
+  uint64_t held = 0;
+  for (uint32_t slot = 0; slot < live.capacity(); ++slot) held += live.token_at(slot) != 0 ? 1 : 0;
+  EXPECT_EQ(c.tracked, odd.next.load() - 1);
+  EXPECT_EQ(c.tracked, odd.destroyed.load() + held);
+  EXPECT_EQ(c.collected + (c.tracked - c.collected - held), odd.destroyed.load());
+  for (uint32_t slot = 0; slot < live.capacity(); ++slot) {
+    if (live.token_at(slot) != 0) {
+      EXPECT_TRUE(live.survivor(live.token_at(slot)));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace clrscope
