@@ -49,14 +49,39 @@ export function liveSetMono(rec: Recording, until = Infinity): number {
 }
 
 /**
+ * Whether live event i (EventKind.Live) is of the newest live set at or before `until`. A
+ * recording of several processes (record --children) has a newest set per process; its
+ * LiveSnapshot markers name no process, so there the newest set of a process is the newest time
+ * any of its live events has (a process whose last set was empty keeps showing its set before).
+ */
+export function newestLiveSet(rec: Recording, until = Infinity): (i: number) => boolean {
+  const { kind, mono, threadId } = rec.events();
+  if (rec.processes().length === 0) {
+    const set = liveSetMono(rec, until);
+    return (i) => mono[i] === set;
+  }
+  const newest = new Map<number, number>();
+  const processIndex = (i: number): number => {
+    const p = rec.processOf(threadId[i]);
+    return p === undefined ? -1 : p.pid;
+  };
+  for (let i = 0; i < kind.length; i++) {
+    if (kind[i] !== EventKind.Live || mono[i] > until) continue;
+    const p = processIndex(i);
+    if (mono[i] > (newest.get(p) ?? -1)) newest.set(p, mono[i]);
+  }
+  return (i) => mono[i] === newest.get(processIndex(i));
+}
+
+/**
  * Which events a metric sums: those of its kind, and for a live-heap metric only those of the
  * newest live set at or before `until`.
  */
 export function eventSelector(rec: Recording, info: EventMetricInfo, until = Infinity): (i: number) => boolean {
-  const { kind, mono } = rec.events();
+  const { kind } = rec.events();
   if (info.snapshot !== true) return (i) => kind[i] === info.kind;
-  const set = liveSetMono(rec, until);
-  return (i) => kind[i] === info.kind && mono[i] === set;
+  const newest = newestLiveSet(rec, until);
+  return (i) => kind[i] === info.kind && newest(i);
 }
 
 export function isEventMetric(name: string): name is EventMetric {
@@ -77,11 +102,10 @@ export function eventMetricsPresent(rec: Recording): EventMetric[] {
   return EVENT_METRICS.filter((m) => kinds.has(m.kind)).map((m) => m.metric);
 }
 
-/** The metric's value of event i (0 for events of other kinds, or of an older live set than `setMono`'s). */
-export function eventValueAt(rec: Recording, info: EventMetricInfo, i: number, setMono = liveSetMono(rec)): number {
+/** The metric's value of event i (0 for events of other kinds, or of an older live set than the newest). */
+export function eventValueAt(rec: Recording, info: EventMetricInfo, i: number, selected = eventSelector(rec, info)): number {
   const e = rec.events();
-  if (e.kind[i] !== info.kind || (info.snapshot === true && e.mono[i] !== setMono)) return 0;
-  return info.value(e.value1[i], e.value2[i]);
+  return selected(i) ? info.value(e.value1[i], e.value2[i]) : 0;
 }
 
 /** The metric summed per stack id (index = stackId); events without a stack are in `unstacked`. */

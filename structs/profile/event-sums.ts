@@ -1,7 +1,7 @@
 // Event samples summed per (kind, stack, thread, label): the rows an exporter writes, one per
 // distinct place, each with every event metric's total.
 
-import { EVENT_METRICS, liveSetMono, type EventMetric } from './event-metrics.js';
+import { EVENT_METRICS, newestLiveSet, type EventMetric } from './event-metrics.js';
 import { EventFlags, EventKind } from '../wire/records.js';
 import type { Recording } from './recording.js';
 
@@ -31,9 +31,9 @@ export function sumEventsByStackThreadLabel(rec: Recording): EventSum[] {
   const strings = rec.strings();
   const byKey = new Map<string, EventSum>();
   const out: EventSum[] = [];
-  const setMono = liveSetMono(rec);
+  const newest = newestLiveSet(rec);
   for (let i = 0; i < e.kind.length; i++) {
-    if (e.kind[i] === EventKind.Live && e.mono[i] !== setMono) continue;
+    if (e.kind[i] === EventKind.Live && !newest(i)) continue;
     const owner = e.kind[i] === EventKind.Contention && (e.flags[i] & EventFlags.HasValue2) !== 0 ? e.value2[i] : 0;
     const key = `${e.kind[i]}:${e.stackId[i]}:${e.threadId[i]}:${e.labelId[i]}:${owner}`;
     let sum = byKey.get(key);

@@ -76,3 +76,11 @@ test('a lock wait carries its owner as a label, named as its thread is', (t) => 
   assert.match(tags, /lock owner thread: Total 5\.0ms\n\s+5\.0ms \(\s*100%\): main\n/);
   assert.match(tags, /lock owner thread id: Total 5\.0ms\n\s+5\.0ms \(\s*100%\): 100\n/);
 });
+
+test('with several processes, each has its own newest live set', () => {
+  const several = recordingFromStream([liveStream()]);
+  several.addProcess({ pid: 11, name: 'parent' }, [1, 2]);
+  several.addProcess({ pid: 12, name: 'child' }, [3]);
+  // The child's only set (App.Gone, at +100) stays its live heap beside the parent's newer one.
+  assert.deepEqual(totalsByLabel(several, 'inuse-space').map((t) => [t.label, t.value]), [['App.Kept', 800], ['App.Gone', 200]]);
+});
