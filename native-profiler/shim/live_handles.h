@@ -15,6 +15,9 @@
 //   (the profiler's log counts both; README "Live heap").
 // - A weak handle does not keep its object alive; GetObjectIDFromHandle gives 0 once the object
 //   was collected (the docs above; Datadog's LiveObjectsProvider.cpp relies on the same).
+// - "It is safe for the profiler to inspect objects in their final locations when the
+//   GarbageCollectionFinished method is called" (dotnet/docs, ICorProfilerCallback2::
+//   GarbageCollectionFinished): where the sweep reads each survivor's first word.
 // - The allocation events give the address the object is being put at, before the runtime has
 //   written its MethodTable (Datadog's LiveObjectsProvider.cpp says so of AllocationTick and
 //   writes the MethodTable itself before CreateHandle); the word there read 0 inside the event on
