@@ -139,5 +139,11 @@ export function formatEvents(rec: Recording): string[] {
     lines.push(`Allocations: about ${bytes(space)} allocated (estimated from ${counted(samples, 'sample')}).`);
     lines.push(...eventTables(rec, 'alloc-space', bytes, 'allocated types'));
   }
+  if (present.has('inuse-space')) {
+    const space = totalsByLabel(rec, 'inuse-space').reduce((n, t) => n + t.value, 0);
+    const objects = totalsByLabel(rec, 'inuse-objects').reduce((n, t) => n + t.value, 0);
+    lines.push(`Live heap after the last GC: about ${bytes(space)} in ${counted(Math.round(objects), 'object')} (sampled allocations still alive).`);
+    lines.push(...eventTables(rec, 'inuse-space', bytes, 'live types'));
+  }
   return lines;
 }

@@ -44,6 +44,7 @@ struct Capture {
   uint64_t event_type;
   uint64_t event_value1;
   uint64_t event_value2;
+  uint64_t event_live;  // allocations: the live-heap token (core/live_heap.h), 0 for none
   uintptr_t frames[kMaxFrames];
 };
 

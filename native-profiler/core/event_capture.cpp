@@ -75,6 +75,7 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
   c->event_type = e.type_id;
   c->event_value1 = e.value1;
   c->event_value2 = e.value2;
+  c->event_live = e.live_token;
   if (allocation) {
     c->event_value1 += t_carried_allocation.value1;
     c->event_value2 += t_carried_allocation.value2;

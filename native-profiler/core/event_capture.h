@@ -18,6 +18,10 @@ struct EventInfo {
   uint64_t value1 = 0;
   uint64_t value2 = 0;
   bool has_value2 = false;
+  // Allocations: the sampled object's address as the event gave it (0: the event has none), and
+  // the live-heap token of its weak handle (core/live_heap.h; 0: not tracked).
+  uint64_t object = 0;
+  uint64_t live_token = 0;
 };
 
 // Records the event with the calling thread's stack. False (counted in dropped_events) when the

@@ -71,7 +71,11 @@ bool event_sample_from_runtime_event(uint32_t event_id, uint32_t version, const 
       out->value2 = 1;
       out->has_value2 = true;
       const size_t after_name = past_utf16(data, size, 18 + pointer_size);
-      const size_t object_size_at = after_name + 4 + pointer_size;
+      const size_t address_at = after_name + 4;
+      if (version >= 3 && after_name != 0 && address_at + pointer_size <= size) {
+        out->object = read_pointer(data, address_at, pointer_size);
+      }
+      const size_t object_size_at = address_at + pointer_size;
       if (version >= 4 && after_name != 0 && object_size_at + 8 <= size) {
         const uint64_t object_size = read_at<uint64_t>(data, object_size_at);
         if (object_size > 0 && amount > object_size) out->value2 = (amount + object_size / 2) / object_size;
@@ -95,11 +99,24 @@ bool event_sample_from_runtime_event(uint32_t event_id, uint32_t version, const 
       out->value1 = static_cast<uint64_t>(object_size / p + 0.5);
       out->value2 = static_cast<uint64_t>(1.0 / p + 0.5);
       out->has_value2 = true;
+      out->object = read_pointer(data, after_name, pointer_size);
       return true;
     }
     default:
       return false;
   }
+}
+
+bool contention_owner(uint32_t event_id, uint32_t version, const uint8_t* data, size_t size, size_t pointer_size,
+                      uint64_t* owner) {
+  // ContentionStart_V2: u8 flags, u16 clr instance, ptr LockID, ptr AssociatedObjectID,
+  // u64 LockOwnerThreadID.
+  if (event_id != runtime_events::kContentionStart || version < 2 || data == nullptr) return false;
+  if (pointer_size != 4 && pointer_size != 8) return false;
+  const size_t at = 3 + 2 * pointer_size;
+  if (size < at + 8) return false;
+  *owner = read_at<uint64_t>(data, at);
+  return true;
 }
 
 void apply_runtime_event(uint32_t event_id, uint32_t, const uint8_t* data, size_t size, RuntimeCounters* counters) {

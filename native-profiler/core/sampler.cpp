@@ -193,6 +193,7 @@ void Sampler::tick(uint64_t now) {
   if (config_.wall) request_wall_samples(now);
   at[3] = platform::mono_now_ns();
   drain_captures();
+  if (live_ != nullptr) emit_live_set(now, false);
   at[4] = platform::mono_now_ns();
   emit_suspensions();
   if (counters_ != nullptr) counters_->publish(now);
@@ -218,6 +219,7 @@ void Sampler::end_stream(uint8_t reason) {
   emit_suspensions();
   shared_->active.store(false, std::memory_order_release);
   const uint64_t now = platform::mono_now_ns();
+  if (live_ != nullptr) emit_live_set(now, true);
   if (counters_ != nullptr) counters_->publish(now);
   emit_stats(now);
   if (tick_hook_ != nullptr) tick_hook_->on_end(now, &writer_);
@@ -238,6 +240,18 @@ void Sampler::end_stream(uint8_t reason) {
   log_line("%llu event samples sent, %llu events lost (thread unknown or event ring full)",
            static_cast<unsigned long long>(events_sent_),
            static_cast<unsigned long long>(shared_->dropped_events.load(std::memory_order_relaxed)));
+  if (live_ != nullptr) {
+    const LiveHeapCounts c = live_->counts();
+    log_line("live heap: %llu handles made, %llu freed after their object was collected, %llu of another type; "
+             "%llu samples not tracked (table of %u full), %llu refused; %llu sweeps took %.1f us each (%.1f ms in all, "
+             "the longest %.1f us); %llu live sets sent",
+             static_cast<unsigned long long>(c.tracked), static_cast<unsigned long long>(c.collected),
+             static_cast<unsigned long long>(c.other_type), static_cast<unsigned long long>(c.dropped),
+             live_->capacity(), static_cast<unsigned long long>(c.refused), static_cast<unsigned long long>(c.sweeps),
+             c.sweeps == 0 ? 0.0 : static_cast<double>(c.sweep_ns) / 1000.0 / static_cast<double>(c.sweeps),
+             static_cast<double>(c.sweep_ns) / 1e6, static_cast<double>(c.sweep_max_ns) / 1000.0,
+             static_cast<unsigned long long>(live_sets_));
+  }
 }
 
 void Sampler::finish_on_request() {
@@ -488,6 +502,7 @@ void Sampler::take_capture(const Capture& c) {
   d.event_type = c.event_type;
   d.event_value1 = c.event_value1;
   d.event_value2 = c.event_value2;
+  d.event_live = event ? c.event_live : 0;
   d.async_box = event ? 0 : c.async_box;
   // An event carries no time of the thread's: its values stay for the thread's next sample.
   d.cpu_ns = event ? 0 : c.cpu_ns + t.carry_cpu_ns;
@@ -656,10 +671,7 @@ void Sampler::emit_event(const Drained& d) {
   while (lead < d.count && symbols_.leads_event(ids_[d.first + lead], exception)) ++lead;
   if (lead == d.count) lead = 0;
   const uint16_t n = static_cast<uint16_t>(d.count - lead);
-  if (!outbox_.room_for_sample(WireWriter::sample_size(n) + 16)) {
-    ++dropped_buffer_full_;
-    return;
-  }
+  const uint32_t* frames = ids_.data() + d.first + lead;
   EventRecord e;
   e.kind = d.event_kind;
   e.mono = d.mono;
@@ -669,8 +681,97 @@ void Sampler::emit_event(const Drained& d) {
   e.value1 = d.event_value1;
   e.value2 = d.event_value2;
   e.has_value2 = d.event_has_value2;
-  writer_.event(e, ids_.data() + d.first + lead, n, n > 0);
+  // The object may outlive a full send buffer: its place in the live set is kept either way.
+  if (d.event_live != 0 && live_ != nullptr) keep_live(d, e, frames, n);
+  if (!outbox_.room_for_sample(WireWriter::sample_size(n) + 16)) {
+    ++dropped_buffer_full_;
+    return;
+  }
+  writer_.event(e, frames, n, n > 0);
   ++events_sent_;
+}
+
+void Sampler::attach_live_heap(LiveHeap* live) {
+  live_ = live;
+  live_entries_.assign(live != nullptr ? live->capacity() : 0, LiveEntry{});
+}
+
+void Sampler::keep_live(const Drained& d, const EventRecord& e, const uint32_t* frames, uint16_t count) {
+  const uint32_t slot = LiveHeap::slot_of(d.event_live);
+  if (slot >= live_entries_.size()) return;
+  LiveEntry& entry = live_entries_[slot];
+  // Captures may be drained out of order: an older object of this slot never replaces a newer.
+  if (entry.token != 0 && (entry.token >> 16) > (d.event_live >> 16)) return;
+  entry.token = d.event_live;
+  entry.thread_id = e.thread_id;
+  entry.label_id = e.label_id;
+  entry.stack_flags = e.stack_flags;
+  entry.bytes = e.value1;
+  entry.objects = e.value2;
+  entry.frames.assign(frames, frames + count);
+}
+
+// The sampled objects alive after the latest GC, grouped by (thread, type, stack), at most once a
+// second and once more at the end: a kEventLiveSnapshot (value1 the objects in it, value2 the
+// samples never tracked because the table was full or the runtime gave no handle) and then one
+// kEventLive per group, all at the time of that GC.
+void Sampler::emit_live_set(uint64_t now, bool last) {
+  const LiveHeapCounts c = live_->counts();
+  if (c.sweeps == live_sent_sweeps_) return;
+  if (!last && now - live_sent_mono_ < 1000000000ull) return;
+  struct Group {
+    const LiveEntry* entry;
+    uint64_t bytes, objects;
+  };
+  std::unordered_map<std::string, Group> groups;
+  std::vector<const Group*> order;
+  std::string key;
+  uint64_t objects = 0;
+  size_t bytes_needed = 16;
+  for (const LiveEntry& entry : live_entries_) {
+    if (entry.token == 0 || !live_->survivor(entry.token)) continue;
+    ++objects;
+    key.assign(reinterpret_cast<const char*>(&entry.thread_id), sizeof entry.thread_id);
+    key.append(reinterpret_cast<const char*>(&entry.label_id), sizeof entry.label_id);
+    key.push_back(static_cast<char>(entry.stack_flags));
+    key.append(reinterpret_cast<const char*>(entry.frames.data()), entry.frames.size() * sizeof(uint32_t));
+    auto it = groups.find(key);
+    if (it == groups.end()) {
+      it = groups.emplace(key, Group{&entry, 0, 0}).first;
+      order.push_back(&it->second);
+      bytes_needed += WireWriter::sample_size(static_cast<uint16_t>(entry.frames.size())) + 16;
+    }
+    it->second.bytes += entry.bytes;
+    it->second.objects += entry.objects;
+  }
+  // A set is sent whole or not at all: half of one would read as a heap that shrank.
+  if (!outbox_.room_for_sample(bytes_needed)) {
+    ++dropped_buffer_full_;
+    return;
+  }
+  live_sent_sweeps_ = c.sweeps;
+  live_sent_mono_ = now;
+  EventRecord marker;
+  marker.kind = wire::kEventLiveSnapshot;
+  marker.mono = c.last_sweep_mono;
+  marker.value1 = objects;
+  marker.value2 = c.dropped + c.refused;
+  marker.has_value2 = true;
+  writer_.event(marker, nullptr, 0, false);
+  for (const Group* g : order) {
+    EventRecord e;
+    e.kind = wire::kEventLive;
+    e.mono = c.last_sweep_mono;
+    e.thread_id = g->entry->thread_id;
+    e.stack_flags = g->entry->stack_flags;
+    e.label_id = g->entry->label_id;
+    e.value1 = g->bytes;
+    e.value2 = g->objects;
+    e.has_value2 = true;
+    const uint16_t n = static_cast<uint16_t>(g->entry->frames.size());
+    writer_.event(e, g->entry->frames.data(), n, n > 0);
+  }
+  ++live_sets_;
 }
 
 // Exceptions over their stack budget, one event per type per tick, on no thread and with no

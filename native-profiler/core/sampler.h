@@ -17,6 +17,7 @@
 #include "core/sampling_shared.h"
 #include "core/counters_block.h"
 #include "core/event_capture.h"
+#include "core/live_heap.h"
 #include "core/module_table.h"
 #include "core/suspension_tracker.h"
 #include "core/symbol_cache.h"
@@ -57,6 +58,8 @@ class Sampler {
   // Counts of events over their stack budget, sent by type without stacks (optional; set
   // before start()).
   void attach_skipped_exceptions(TypeCounts* counts) { skipped_exceptions_ = counts; }
+  // The live heap whose survivors are sent after GCs (optional; set before start()).
+  void attach_live_heap(LiveHeap* live);
   // Work of the measuring controller in step with the stream (optional; set before start()).
   void attach_tick_hook(TickHook* hook) { tick_hook_ = hook; }
   // Async call stacks (experimental): each sample taken in an async box logs its logical chain.
@@ -116,8 +119,19 @@ class Sampler {
     // Event captures (kinds kCaptureEvent): Capture's event fields.
     uint8_t event_kind;
     bool event_has_value2;
-    uint64_t event_type, event_value1, event_value2;
+    uint64_t event_type, event_value1, event_value2, event_live;
     uint32_t async_box;
+  };
+  // A tracked allocation as the stream knows it (by live-heap slot): the token it was tracked
+  // under, and what its live-set events carry. Sampler thread only.
+  struct LiveEntry {
+    uint64_t token = 0;
+    uint32_t thread_id = 0;
+    uint32_t label_id = 0;
+    uint8_t stack_flags = 0;
+    uint64_t bytes = 0;
+    uint64_t objects = 0;
+    std::vector<uint32_t> frames;
   };
 
   void run();
@@ -133,6 +147,8 @@ class Sampler {
   void retake(const Drained& d);
   void emit_event(const Drained& d);
   void emit_skipped_events();
+  void keep_live(const Drained& d, const EventRecord& e, const uint32_t* frames, uint16_t count);
+  void emit_live_set(uint64_t now, bool last);
   uint32_t type_label(uint64_t type_id);
   void emit_suspensions();
   void emit_stats(uint64_t now);
@@ -162,6 +178,11 @@ class Sampler {
   std::unordered_map<uint64_t, uint32_t> type_labels_;
   std::unordered_map<std::string, uint32_t> label_ids_;
   uint64_t events_sent_ = 0;
+  LiveHeap* live_ = nullptr;
+  std::vector<LiveEntry> live_entries_;  // by live-heap slot
+  uint64_t live_sent_sweeps_ = 0;        // the sweep count the last live set reflected
+  uint64_t live_sent_mono_ = 0;
+  uint64_t live_sets_ = 0;
   SuspensionTracker* suspensions_ = nullptr;
   CountersBlock* counters_ = nullptr;
   TickHook* tick_hook_ = nullptr;

@@ -54,7 +54,15 @@ enum FunctionKind : uint8_t { kManaged = 0, kNative = 1, kSynthetic = 2 };
 enum EndReason : uint8_t { kEndShutdown = 0, kEndDetach = 1, kEndStopped = 2, kEndRequested = 3 };
 enum ModuleKind : uint8_t { kModuleManaged = 0, kModuleNative = 1 };
 enum OffsetKind : uint8_t { kOffsetNone = 0, kOffsetIL = 1, kOffsetNative = 2 };
-enum EventKind : uint8_t { kEventAllocation = 1, kEventContention = 2, kEventException = 3 };
+// kEventLive: one group of sampled objects alive after a GC (the live heap), sent in snapshots
+// each led by a kEventLiveSnapshot on thread 0 (PROTOCOL.md, EVENTS).
+enum EventKind : uint8_t {
+  kEventAllocation = 1,
+  kEventContention = 2,
+  kEventException = 3,
+  kEventLive = 4,
+  kEventLiveSnapshot = 5,
+};
 enum SuspensionFlags : uint8_t { kSuspensionInduced = 1, kSuspensionAborted = 2 };
 
 // The head byte of one sample in a SAMPLES record.

@@ -7,6 +7,7 @@
 #include "core/runtime_event_payloads.h"
 #include "shim/async_session.h"
 #include "shim/clsid.h"
+#include "shim/live_handles.h"
 
 namespace clrscope {
 
@@ -148,6 +149,16 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   e->exception_budget.set_rate(config.exception_stacks_per_s);
   platform::is_own_code(0);  // finds our code's range now, not on the first event's thread
   if (e->exceptions || e->locks || e->alloc) e->shared.event_ring = &e->event_ring;
+  if (e->alloc && platform::env("CLRSCOPE_LIVE_HEAP") != "0") {
+    void* raw13 = nullptr;
+    if (SUCCEEDED(info->QueryInterface(IID_ICorProfilerInfo13, &raw13)) && raw13 != nullptr) {
+      e->info13 = static_cast<ICorProfilerInfo13*>(raw13);
+      e->live = new LiveHeap(live_handle_ops(e->info13));
+      e->sampler->attach_live_heap(e->live);
+    } else {
+      log_line("the runtime offers no ICorProfilerInfo13 (older than .NET 7): no live heap");
+    }
+  }
   e->sampler->attach_skipped_exceptions(&e->skipped_exceptions);
   e->measure = new MeasureController(info, probe_mode_from(platform::env("CLRSCOPE_PROBE_CALL")));
   // At launch, methods to measure from the first call (README, "clrscope measure").
@@ -238,6 +249,8 @@ void begin_detach(Engine* e) {
   }
   if (e->event_session != 0) e->info->EventPipeStopSession(e->event_session);
   e->event_session = 0;
+  // No allocation event arrives any more: the program's handle table gets its slots back.
+  if (e->live != nullptr) e->live->release_all();
   e->counters_block.close(true);
   if (e->measure->rejit_enabled()) {
     // The runtime would refuse (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT); the measured
@@ -261,6 +274,10 @@ void finish_detach(Engine* e) {
   e->measure = nullptr;
   delete e->resolver;
   e->resolver = nullptr;
+  delete e->live;
+  e->live = nullptr;
+  if (e->info13 != nullptr) e->info13->Release();
+  e->info13 = nullptr;
   set_sampling_shared(nullptr);
   platform::release_modules();
   ICorProfilerInfo12* info = e->info;

@@ -10,6 +10,7 @@
 #include "core/capture_ring.h"
 #include "core/counters_block.h"
 #include "core/event_capture.h"
+#include "core/live_heap.h"
 #include "core/profiler_config.h"
 #include "core/runtime_counters.h"
 #include "core/sampler.h"
@@ -37,6 +38,10 @@ struct Engine {
   bool alloc = false;
   bool alloc_sampled = false;  // .NET 10's AllocationSampled (else AllocationTick)
   CaptureRing event_ring{512};
+  // The live heap (README, "Live heap"): weak handles to sampled allocations, with alloc on and
+  // ICorProfilerInfo13 there (.NET 7+); CLRSCOPE_LIVE_HEAP=0 leaves it off.
+  LiveHeap* live = nullptr;
+  clr::ICorProfilerInfo13* info13 = nullptr;
   RateBudget exception_budget;
   TypeCounts skipped_exceptions;
   ClrFrameResolver* resolver = nullptr;

@@ -18,6 +18,21 @@ using namespace clr;
 namespace {
 // The JIT reports start and finish on the same thread; the gap is the compile time.
 thread_local uint64_t t_jit_started = 0;
+// The owner of the lock this thread waits for, as its ContentionStart named it (the stream's
+// thread id; 0: unknown), for the ContentionStop that ends the wait on the same thread.
+thread_local uint32_t t_lock_owner = 0;
+
+// ContentionStart v2 names the owner by OS thread id for a Monitor (runtime_event_payloads.h);
+// it is kept only when it is a thread the registry knows.
+void note_lock_owner(Engine* engine, uint32_t event_id, uint32_t version, const uint8_t* data, size_t size) {
+  uint64_t owner = 0;
+  if (!contention_owner(event_id, version, data, size, sizeof(void*), &owner)) return;
+  uint32_t index = 0, wire_id = 0;
+  t_lock_owner = owner != 0 && owner <= 0xFFFFFFFFull &&
+                         engine->registry.slot_of_tid(static_cast<uint32_t>(owner), &index, &wire_id)
+                     ? wire_id
+                     : 0;
+}
 }  // namespace
 
 HRESULT ProfilerCallback::RuntimeSuspendStarted(COR_PRF_SUSPEND_REASON reason) {
@@ -65,6 +80,10 @@ HRESULT ProfilerCallback::GarbageCollectionStarted(int generations, BOOL collect
 HRESULT ProfilerCallback::GarbageCollectionFinished() {
   if (engine_ == nullptr) return S_OK;
   return guarded("GarbageCollectionFinished", [&]() -> HRESULT {
+    // The runtime is still suspended: which sampled objects this GC left alive.
+    if (engine_->live != nullptr && engine_->shared.active.load(std::memory_order_relaxed)) {
+      engine_->live->sweep(platform::mono_now_ns());
+    }
     // Generation sizes as the GC leaves them. With regions there is one range per region, so
     // ask for the count first; the array lives only for this call.
     ULONG count = 0;
@@ -197,14 +216,26 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, D
       return S_OK;
     }
     apply_runtime_event(event_id, event_version, data, data_size, &engine_->counters);
+    if (!engine_->shared.active.load(std::memory_order_relaxed)) return S_OK;
+    if (engine_->locks && event_id == runtime_events::kContentionStart) {
+      note_lock_owner(engine_, event_id, event_version, data, data_size);
+      return S_OK;
+    }
     // A profiler's session delivers on the thread that raised the event: the waiting thread
     // as it gets its lock, the allocating thread at its allocation.
     EventInfo e;
-    if (!engine_->shared.active.load(std::memory_order_relaxed) ||
-        !event_sample_from_runtime_event(event_id, event_version, data, data_size, sizeof(void*), &e)) {
+    if (!event_sample_from_runtime_event(event_id, event_version, data, data_size, sizeof(void*), &e)) return S_OK;
+    if (e.kind == wire::kEventContention) {
+      if (!engine_->locks) return S_OK;
+      e.value2 = t_lock_owner;
+      e.has_value2 = t_lock_owner != 0;
+      t_lock_owner = 0;
+      record_event(engine_->shared, e);
       return S_OK;
     }
-    if (e.kind == wire::kEventContention ? engine_->locks : engine_->alloc) record_event(engine_->shared, e);
+    if (!engine_->alloc) return S_OK;
+    if (engine_->live != nullptr && e.object != 0) e.live_token = engine_->live->track(e.object, e.type_id);
+    if (!record_event(engine_->shared, e) && e.live_token != 0) engine_->live->untrack(e.live_token);
     return S_OK;
   });
 }

@@ -58,9 +58,29 @@ TEST(EventSamples, AllocationTickV4PutsTheAmountOnTheCrossingObject) {
   EXPECT_EQ(e.value1, 102432u);
   EXPECT_TRUE(e.has_value2);
   EXPECT_EQ(e.value2, 100u);  // 102432 / 1024, rounded
+  EXPECT_EQ(e.object, 0x7e0000001000ull);
   // Version 3 has no object size: one object.
   EXPECT_TRUE(event_sample_from_runtime_event(runtime_events::kAllocationTick, 3, b.data(), b.size() - 8, 8, &e));
   EXPECT_EQ(e.value2, 1u);
+  EXPECT_EQ(e.object, 0x7e0000001000ull);
+  // Version 2 has no address.
+  EXPECT_TRUE(event_sample_from_runtime_event(runtime_events::kAllocationTick, 2, b.data(), b.size() - 16, 8, &e));
+  EXPECT_EQ(e.object, 0u);
+}
+
+TEST(EventSamples, ContentionStartV2NamesTheOwner) {
+  std::vector<uint8_t> b;
+  put(b, 0, 1);                  // ContentionFlags: managed
+  put(b, 0, 2);                  // ClrInstanceID
+  put(b, 0x5000, 8);             // LockID
+  put(b, 0x6000, 8);             // AssociatedObjectID
+  put(b, 4242, 8);               // LockOwnerThreadID
+  uint64_t owner = 0;
+  ASSERT_TRUE(contention_owner(runtime_events::kContentionStart, 2, b.data(), b.size(), 8, &owner));
+  EXPECT_EQ(owner, 4242u);
+  EXPECT_FALSE(contention_owner(runtime_events::kContentionStart, 1, b.data(), 3, 8, &owner));
+  EXPECT_FALSE(contention_owner(runtime_events::kContentionStart, 2, b.data(), b.size() - 1, 8, &owner));
+  EXPECT_FALSE(contention_owner(runtime_events::kContentionStop, 2, b.data(), b.size(), 8, &owner));
 }
 
 TEST(EventSamples, AllocationSampledIsUpscaledWithoutBias) {
@@ -78,6 +98,7 @@ TEST(EventSamples, AllocationSampledIsUpscaledWithoutBias) {
   EXPECT_EQ(e.type_id, 0x1000u);
   EXPECT_NEAR(static_cast<double>(e.value1), 32.0 / p, 1.0);
   EXPECT_NEAR(static_cast<double>(e.value2), 1.0 / p, 1.0);
+  EXPECT_EQ(e.object, 0x2000u);
   // A large object is (almost) surely sampled: it stands for itself.
   b.resize(b.size() - 16);
   put(b, 10u << 20, 8);

@@ -6,7 +6,7 @@
 import { EventKind } from '../wire/records.js';
 import type { Recording, SampleMetric } from './recording.js';
 
-export type EventMetric = 'exceptions' | 'contentions' | 'delay' | 'alloc-samples' | 'alloc-space' | 'alloc-objects';
+export type EventMetric = 'exceptions' | 'contentions' | 'delay' | 'alloc-samples' | 'alloc-space' | 'alloc-objects' | 'inuse-space' | 'inuse-objects';
 /** Any sample type of a recording: of its samples (CPU, wall) or of its events. */
 export type ProfileMetric = SampleMetric | EventMetric;
 
@@ -20,6 +20,11 @@ export interface EventMetricInfo {
   readonly title: string;
   /** What one event adds, from its two values. */
   readonly value: (value1: number, value2: number) => number;
+  /**
+   * A state rather than a flow (the live heap): only the newest live set counts, the one of the
+   * latest LiveSnapshot at or before the end of the time looked at; earlier sets are history.
+   */
+  readonly snapshot?: true;
 }
 
 export const EVENT_METRICS: readonly EventMetricInfo[] = Object.freeze([
@@ -29,7 +34,55 @@ export const EVENT_METRICS: readonly EventMetricInfo[] = Object.freeze([
   { metric: 'delay', kind: EventKind.Contention, unit: 'nanoseconds', title: 'Lock wait', value: (v1: number) => v1 },
   { metric: 'contentions', kind: EventKind.Contention, unit: 'count', title: 'Lock contentions', value: () => 1 },
   { metric: 'exceptions', kind: EventKind.Exception, unit: 'count', title: 'Exceptions', value: (v1: number) => v1 },
+  { metric: 'inuse-space', kind: EventKind.Live, unit: 'bytes', title: 'Live heap bytes', value: (v1: number) => v1, snapshot: true },
+  { metric: 'inuse-objects', kind: EventKind.Live, unit: 'count', title: 'Live heap objects', value: (_v1: number, v2: number) => v2, snapshot: true },
 ] satisfies EventMetricInfo[]);
+
+/** The time of the newest live set at or before `until` (its LiveSnapshot's mono), -1 for none. */
+export function liveSetMono(rec: Recording, until = Infinity): number {
+  const { kind, mono } = rec.events();
+  let newest = -1;
+  for (let i = 0; i < kind.length; i++) {
+    if (kind[i] === EventKind.LiveSnapshot && mono[i] <= until && mono[i] > newest) newest = mono[i];
+  }
+  return newest;
+}
+
+/**
+ * Whether live event i (EventKind.Live) is of the newest live set at or before `until`. A
+ * recording of several processes (record --children) has a newest set per process; its
+ * LiveSnapshot markers name no process, so there the newest set of a process is the newest time
+ * any of its live events has (a process whose last set was empty keeps showing its set before).
+ */
+export function newestLiveSet(rec: Recording, until = Infinity): (i: number) => boolean {
+  const { kind, mono, threadId } = rec.events();
+  if (rec.processes().length === 0) {
+    const set = liveSetMono(rec, until);
+    return (i) => mono[i] === set;
+  }
+  const newest = new Map<number, number>();
+  const processIndex = (i: number): number => {
+    const p = rec.processOf(threadId[i]);
+    return p === undefined ? -1 : p.pid;
+  };
+  for (let i = 0; i < kind.length; i++) {
+    if (kind[i] !== EventKind.Live || mono[i] > until) continue;
+    const p = processIndex(i);
+    if (mono[i] > (newest.get(p) ?? -1)) newest.set(p, mono[i]);
+  }
+  return (i) => mono[i] === newest.get(processIndex(i));
+}
+
+/**
+ * Which events a metric sums: those of its kind, and for a live-heap metric only those of the
+ * newest live set at or before `until`.
+ */
+export function eventSelector(rec: Recording, info: EventMetricInfo, until = Infinity): (i: number) => boolean {
+  const { kind } = rec.events();
+  if (info.snapshot !== true) return (i) => kind[i] === info.kind;
+  const newest = newestLiveSet(rec, until);
+  return (i) => kind[i] === info.kind && newest(i);
+}
 
 export function isEventMetric(name: string): name is EventMetric {
   return EVENT_METRICS.some((m) => m.metric === name);
@@ -49,10 +102,10 @@ export function eventMetricsPresent(rec: Recording): EventMetric[] {
   return EVENT_METRICS.filter((m) => kinds.has(m.kind)).map((m) => m.metric);
 }
 
-/** The metric's value of event i (0 for events of other kinds). */
-export function eventValueAt(rec: Recording, info: EventMetricInfo, i: number): number {
+/** The metric's value of event i (0 for events of other kinds, or of an older live set than the newest). */
+export function eventValueAt(rec: Recording, info: EventMetricInfo, i: number, selected = eventSelector(rec, info)): number {
   const e = rec.events();
-  return e.kind[i] === info.kind ? info.value(e.value1[i], e.value2[i]) : 0;
+  return selected(i) ? info.value(e.value1[i], e.value2[i]) : 0;
 }
 
 /** The metric summed per stack id (index = stackId); events without a stack are in `unstacked`. */
@@ -60,9 +113,10 @@ export function sumEventsByStack(rec: Recording, metric: EventMetric): { sums: F
   const info = eventMetricInfo(metric);
   const sums = new Float64Array(rec.stackCount);
   const e = rec.events();
+  const counts = eventSelector(rec, info);
   let unstacked = 0;
   for (let i = 0; i < e.kind.length; i++) {
-    if (e.kind[i] !== info.kind) continue;
+    if (!counts(i)) continue;
     const v = info.value(e.value1[i], e.value2[i]);
     if (e.stackId[i] >= 0) sums[e.stackId[i]] += v;
     else unstacked += v;
@@ -82,8 +136,9 @@ export function totalsByLabel(rec: Recording, metric: EventMetric): LabelTotal[]
   const e = rec.events();
   const strings = rec.strings();
   const byLabel = new Map<number, LabelTotal>();
+  const counts = eventSelector(rec, info);
   for (let i = 0; i < e.kind.length; i++) {
-    if (e.kind[i] !== info.kind) continue;
+    if (!counts(i)) continue;
     let t = byLabel.get(e.labelId[i]);
     if (t === undefined) {
       t = { label: strings.get(e.labelId[i]) ?? '', value: 0, events: 0 };

@@ -1,7 +1,8 @@
 // Event samples summed per (kind, stack, thread, label): the rows an exporter writes, one per
 // distinct place, each with every event metric's total.
 
-import { EVENT_METRICS, type EventMetric } from './event-metrics.js';
+import { EVENT_METRICS, newestLiveSet, type EventMetric } from './event-metrics.js';
+import { EventFlags, EventKind } from '../wire/records.js';
 import type { Recording } from './recording.js';
 
 /** The frame events without a stack hang under (exceptions over the profiler's stack budget). */
@@ -14,6 +15,8 @@ export interface EventSum {
   /** 0: no thread. */
   threadId: number;
   label: string;
+  /** Contention: the stream's id of the thread that held the lock when the wait began, 0 when not known. */
+  ownerThreadId: number;
   /** By EVENT_METRICS index. */
   values: Float64Array;
 }
@@ -22,17 +25,20 @@ export function eventSumValue(sum: EventSum, metric: EventMetric): number {
   return sum.values[EVENT_METRICS.findIndex((m) => m.metric === metric)];
 }
 
-/** In order of first appearance. */
+/** In order of first appearance; of the live heap, the newest live set only. */
 export function sumEventsByStackThreadLabel(rec: Recording): EventSum[] {
   const e = rec.events();
   const strings = rec.strings();
   const byKey = new Map<string, EventSum>();
   const out: EventSum[] = [];
+  const newest = newestLiveSet(rec);
   for (let i = 0; i < e.kind.length; i++) {
-    const key = `${e.kind[i]}:${e.stackId[i]}:${e.threadId[i]}:${e.labelId[i]}`;
+    if (e.kind[i] === EventKind.Live && !newest(i)) continue;
+    const owner = e.kind[i] === EventKind.Contention && (e.flags[i] & EventFlags.HasValue2) !== 0 ? e.value2[i] : 0;
+    const key = `${e.kind[i]}:${e.stackId[i]}:${e.threadId[i]}:${e.labelId[i]}:${owner}`;
     let sum = byKey.get(key);
     if (sum === undefined) {
-      sum = { kind: e.kind[i], stackId: e.stackId[i], threadId: e.threadId[i], label: strings.get(e.labelId[i]) ?? '', values: new Float64Array(EVENT_METRICS.length) };
+      sum = { kind: e.kind[i], stackId: e.stackId[i], threadId: e.threadId[i], label: strings.get(e.labelId[i]) ?? '', ownerThreadId: owner, values: new Float64Array(EVENT_METRICS.length) };
       byKey.set(key, sum);
       out.push(sum);
     }

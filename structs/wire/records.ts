@@ -43,7 +43,12 @@ export const ModuleKind = { Managed: 0, Native: 1 } as const;
 /** What a FRAME's offset is: unknown, an IL offset in the method, or a native offset from the code's start. */
 export const OffsetKind = { None: 0, IL: 1, Native: 2 } as const;
 /** Kinds of event samples (EVENTS); readers keep kinds they do not know. */
-export const EventKind = { Allocation: 1, Contention: 2, Exception: 3 } as const;
+/**
+ * Kinds of event samples. Live: sampled objects still alive after a GC (value1 bytes, value2
+ * objects, both upscaled), sent in live sets each led by a LiveSnapshot on thread 0 at the same
+ * time (value1 the objects in the set, value2 the samples never tracked); PROTOCOL.md, EVENTS.
+ */
+export const EventKind = { Allocation: 1, Contention: 2, Exception: 3, Live: 4, LiveSnapshot: 5 } as const;
 /** Head bits of one event in an EVENTS record (passed to WireSink.onEvent as `flags`). */
 export const EventFlags = { HasValue2: 1, HasStack: 2, HasLabel: 4 } as const;
 /** Head bits of one sample in a SAMPLES record. */

@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test';
 import { spawn } from 'node:child_process';
 import { attachProfiled } from '../../electron/services/session/profiled-attach.js';
 import { delay } from '../../electron/services/session/profiled-launch.js';
+import { EventKind } from '../../structs/wire/records.js';
 import { ROOT, targetDll } from './support/paths.js';
 import { recordProgram, samplesOf } from './support/record-target.js';
 import { resultOf } from './support/run-cli.js';
@@ -61,10 +62,16 @@ interface AsanCase {
   args: string[];
   exitCode: number;
   hot: string;
+  /** More environment for the target (the profiler's switches). */
+  env?: Record<string, string>;
+  /** An event kind (EventKind) the stream must carry. */
+  eventKind?: number;
 }
 
 const CASES: AsanCase[] = [
   { name: 'cpu-ratio-and-lock', dll: 'Scenarios', args: ['cpu-ratio', 'lock', 'sleep', '--seconds', '2', '--exit-code', '7'], exitCode: 7, hot: 'Clrscope.Targets.Scenarios.CpuWork.Heavy' },
+  // Allocation sampling with the live heap: weak handles made inside allocations, swept in GCs.
+  { name: 'live-heap', dll: 'Scenarios', args: ['live-heap', 'lock-wait', '--allocate-mb', '100', '--seconds', '1'], exitCode: 0, hot: 'Clrscope.Targets.Scenarios.LiveHeapGrowth.Run', env: { CLRSCOPE_ALLOC: '1' }, eventKind: EventKind.Live },
   { name: 'gc-heavy', dll: 'GcLoad', args: ['--gen0', '20', '--gen1', '5', '--gen2', '3', '--allocate-mb', '150', '--exceptions', '200', '--threads', '20', '--lock-contention', '100', '--duration', '3', '--repeat-every', '0', '--exit-code', '3'], exitCode: 3, hot: 'Clrscope.Targets.GcLoad.GcWork.Allocate' },
 ];
 
@@ -72,7 +79,7 @@ describe('the profiler under AddressSanitizer+UBSan inside real programs', () =>
   for (const c of CASES) {
     it(`${c.name}: the program is unchanged and the sanitizers report nothing`, { timeout: 240000 }, async () => {
       assert.ok(existsSync(ASAN_PROFILER), `${ASAN_PROFILER} is missing: run bash scripts/build-native-sanitizers.sh address`);
-      const run = await recordProgram('dotnet', [targetDll(c.dll), ...c.args], { intervalMs: 1, env: asanEnv(c.name), libraryPath: ASAN_PROFILER });
+      const run = await recordProgram('dotnet', [targetDll(c.dll), ...c.args], { intervalMs: 1, env: { ...asanEnv(c.name), ...c.env }, libraryPath: ASAN_PROFILER });
       assert.equal(reports(c.name, run.stderr), '', `${c.name}: the sanitizers reported`);
       assert.equal(run.result.exitSignal, null, `${c.name}: killed by ${run.result.exitSignal}: ${tail(run.stderr)}`);
       assert.equal(run.result.exitCode, c.exitCode, `${c.name}: exit code ${run.result.exitCode}: ${tail(run.stderr)}`);
@@ -82,6 +89,7 @@ describe('the profiler under AddressSanitizer+UBSan inside real programs', () =>
       assert.equal(stream.state, 'ended', `${c.name}: the stream ended ${stream.state}`);
       const samples = samplesOf(stream.recording);
       assert.ok(samples.some((s) => s.frames.includes(c.hot)), `${c.name}: no sample has ${c.hot} (${samples.length} samples)`);
+      if (c.eventKind !== undefined) assert.ok(stream.recording.events().kind.includes(c.eventKind), `${c.name}: no event of kind ${c.eventKind}`);
     });
   }
 });

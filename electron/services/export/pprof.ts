@@ -139,6 +139,8 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
       return id;
     };
     const typeKey = strings.dedup('type');
+    const ownerKey = strings.dedup('lock owner thread');
+    const ownerIdKey = strings.dedup('lock owner thread id');
     for (const ev of sumEventsByStackThreadLabel(rec)) {
       const frameIds = ev.stackId < 0 ? undefined : rec.stackFrameIds(ev.stackId);
       const locationId = ev.stackId < 0 || frameIds === undefined ? [unstacked()] : Array.from(rec.stackFrames(ev.stackId), (f, i) => locationOf(frameIds[i], f));
@@ -147,6 +149,11 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
       const label = [new Label({ key: typeKey, str: strings.dedup(ev.label) })];
       if (thread !== undefined) label.push(new Label({ key: threadIdKey, num: thread.osTid }));
       if (thread !== undefined && thread.name !== '') label.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
+      const owner = ev.ownerThreadId === 0 ? undefined : rec.thread(ev.ownerThreadId);
+      if (owner !== undefined) {
+        label.push(new Label({ key: ownerKey, str: strings.dedup(owner.name !== '' ? owner.name : `thread ${owner.osTid}`) }));
+        label.push(new Label({ key: ownerIdKey, num: owner.osTid }));
+      }
       const evProcess = byProcess && ev.threadId !== 0 ? rec.processOf(ev.threadId) : undefined;
       if (evProcess !== undefined) {
         label.push(new Label({ key: processIdKey, num: evProcess.pid }));

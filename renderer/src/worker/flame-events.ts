@@ -1,11 +1,12 @@
 // The flame graph of an event type (allocated bytes, lock wait, exceptions, ...): the events
 // of the query's window and threads summed per stack, or per (stack, thread label) when grouped
 // by thread. Events without a stack (exceptions over the profiler's stack budget) have no place
-// in a tree and are left out.
+// in a tree and are left out. The live heap is what the newest live set before the window's end
+// holds, wherever in time that set was taken.
 
 import type { LabelTable } from '../../../structs/analysis/label-table.js';
 import type { MergeKeys } from '../../../structs/analysis/tree-merge.js';
-import { eventMetricInfo, type EventMetric } from '../../../structs/profile/event-metrics.js';
+import { eventMetricInfo, eventSelector, type EventMetric } from '../../../structs/profile/event-metrics.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { MonoBounds, ThreadSlots } from './sample-filter.js';
 
@@ -16,13 +17,15 @@ export function sumEventsForFlame(
   const info = eventMetricInfo(metric);
   const e = rec.events();
   const allowed = slots.mask(threadIds);
+  // The live heap is a state: the newest live set before the window's end.
+  const counts = eventSelector(rec, info, to);
   const sums = new Map<string, { stack: number; group: number; value: number }>();
   let count = 0;
   let newest = -Infinity;
   for (let i = 0; i < e.kind.length; i++) {
-    if (e.kind[i] !== info.kind || e.stackId[i] < 0) continue;
+    if (!counts(i) || e.stackId[i] < 0) continue;
     const m = e.mono[i];
-    if (m < from || m >= to) continue;
+    if ((m < from && info.snapshot !== true) || m >= to) continue;
     const s = slots.slot(e.threadId[i]);
     if (s < 0 || allowed[s] === 0) continue;
     const v = info.value(e.value1[i], e.value2[i]);

@@ -62,6 +62,7 @@ internal abstract class Scenario(Options options)
         "lock-wait" => new LockWaitScenario(o),
         "alloc-ratio" => new AllocRatioScenario(o),
         "lock-churn" => new LockChurnScenario(o),
+        "live-heap" => new LiveHeapScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 
