@@ -74,6 +74,7 @@ inline void begin_capture(Capture* c, uint64_t mono, uint32_t slot, uint32_t wir
   c->event_type = 0;
   c->event_value1 = 0;
   c->event_value2 = 0;
+  c->event_live = 0;
 }
 
 class CaptureRing {
