@@ -1,17 +1,12 @@
 // `clrscope demo`: a first recording for newcomers, of the bundled demo service.
 
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../services/session/profiler-env.js';
+import { demoProgramPath } from '../services/session/demo-program.js';
 import { UserError } from '../services/session/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { DEMO_HELP } from './help-text.js';
 import { outputFormatOf } from './output-format.js';
 import { recordPlan, type RecordIo } from './record-command.js';
-
-export function demoProgramPath(): string {
-  return join(packageRoot(), 'test', 'targets', 'Demo', 'bin', 'out', 'Demo.dll');
-}
 
 export async function runDemo(argv: readonly string[], io: RecordIo): Promise<number> {
   const { values } = parseCommandArgs<{ seconds?: string; output?: string; help?: boolean }>(argv, {

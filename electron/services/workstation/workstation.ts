@@ -10,7 +10,7 @@ import type {
   Unsubscribe, WorkstationApi, WorkstationEvent, MeasureReply, MeasureRequest, RevertMeasureRequest, SourceLineTable,
   SourceFile, SourceFileRequest,
 } from '../../../structs/api/contract.js';
-import { demoProgramPath } from '../../cli/demo-command.js';
+import { demoProgramPath } from '../session/demo-program.js';
 import { attachCollector } from '../session/profiled-attach.js';
 import { commandLineOf } from '../../../structs/text/command-line.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
