@@ -111,7 +111,20 @@ function fileName(path: string): string {
 const OBJECT_OVERHEAD = 96;
 const DIRECT_THREAD_IDS = 1 << 16;
 
+export interface RecordingOptions {
+  /**
+   * False: samples are counted but their columns are not kept (a live session's model in the
+   * workstation's main process, whose samples live in the spool file and the renderer's worker);
+   * every per-sample accessor then throws. Default true.
+   */
+  keepSamples?: boolean;
+}
+
 export class Recording implements WireSink {
+  /** Whether the per-sample columns are kept (RecordingOptions.keepSamples). */
+  readonly keepsSamples: boolean;
+  // Samples seen while keepsSamples is false.
+  private uncounted = 0;
   private metaValue: RecordingMeta | undefined;
   private statsValue: StatsRecord | undefined;
   private endValue: EndRecord | undefined;
@@ -131,7 +144,7 @@ export class Recording implements WireSink {
   private readonly moduleIdsByName = new Map<string, number>();
   private readonly frameMap = new Map<number, FrameInfo>();
   private readonly stringMap = new Map<number, string>();
-  private readonly columns = new SampleColumns();
+  private readonly columns: SampleColumns;
   private readonly eventColumns = new EventColumns();
   private readonly suspensionList: SuspensionRecord[] = [];
   private readonly stacks: StackTable;
@@ -143,7 +156,10 @@ export class Recording implements WireSink {
   private readonly processList: ProcessInfo[] = [];
   private readonly threadProcess = new Map<number, number>();
 
-  constructor() {
+  constructor(options: RecordingOptions = {}) {
+    this.keepsSamples = options.keepSamples ?? true;
+    // No capacity at all when samples are not kept: the model holds no per-sample bytes.
+    this.columns = new SampleColumns(this.keepsSamples ? 1024 : 0);
     this.functionMap.set(INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK);
     this.stacks = new StackTable((frames, toFunction) => this.checkFrames(frames, toFunction));
   }
@@ -178,7 +194,7 @@ export class Recording implements WireSink {
   }
 
   get sampleCount(): number {
-    return this.columns.count;
+    return this.keepsSamples ? this.columns.count : this.uncounted;
   }
 
   get stackCount(): number {
@@ -287,27 +303,27 @@ export class Recording implements WireSink {
     return this.eventColumns.views();
   }
 
-  sampleMono(i: number): number { return this.columns.mono[i]; }
-  sampleThreadId(i: number): number { return this.columns.threadId[i]; }
-  sampleStackId(i: number): number { return this.columns.stackId[i]; }
-  sampleCpuNs(i: number): number { return this.columns.cpuNs[i]; }
-  sampleWallNs(i: number): number { return this.columns.wallNs[i]; }
-  sampleFlags(i: number): number { return this.columns.flags[i]; }
+  sampleMono(i: number): number { return this.kept().mono[i]; }
+  sampleThreadId(i: number): number { return this.kept().threadId[i]; }
+  sampleStackId(i: number): number { return this.kept().stackId[i]; }
+  sampleCpuNs(i: number): number { return this.kept().cpuNs[i]; }
+  sampleWallNs(i: number): number { return this.kept().wallNs[i]; }
+  sampleFlags(i: number): number { return this.kept().flags[i]; }
 
   /** The metric's value of sample i: ns for cpu/wall, 1 for samples. */
   sampleValue(i: number, metric: SampleMetric): number {
-    if (metric === 'cpu') return this.columns.cpuNs[i];
-    if (metric === 'wall') return this.columns.wallNs[i];
+    if (metric === 'cpu') return this.kept().cpuNs[i];
+    if (metric === 'wall') return this.kept().wallNs[i];
     return 1;
   }
 
   /** Column views over the stored samples; valid until the next sample is appended. */
   sampleColumns(): SampleColumnViews {
-    return this.columns.views();
+    return this.kept().views();
   }
 
   forEachSample(visit: SampleVisitor): void {
-    const c = this.columns;
+    const c = this.kept();
     const n = c.count;
     for (let i = 0; i < n; i++) visit(i, c.mono[i], c.threadId[i], c.stackId[i], c.cpuNs[i], c.wallNs[i], c.flags[i]);
   }
@@ -434,7 +450,8 @@ export class Recording implements WireSink {
     // A walk that produced no frames never reached the entry point either, so it is marked too.
     const incomplete = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0;
     const stackId = this.stacks.intern(frames, incomplete ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT, (flags & STACK_FLAGS) | (incomplete ? SampleFlags.Incomplete : 0));
-    this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
+    if (this.keepsSamples) this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
+    else this.uncounted++;
   }
 
   onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
@@ -444,7 +461,8 @@ export class Recording implements WireSink {
     if (thread === undefined || this.closed) return this.rejectSample(threadId);
     const id = stackId < this.wireStacks.length ? this.wireStacks[stackId] : -1;
     if (id < 0) return this.rejectStack(stackId);
-    this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
+    if (this.keepsSamples) this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
+    else this.uncounted++;
     this.lastSeen[thread.index] = values[0];
   }
 
@@ -482,6 +500,12 @@ export class Recording implements WireSink {
 
   onUnknown(): void {
     // Unknown record types are skipped by design (PROTOCOL.md), so newer writers still work.
+  }
+
+  /** The columns, for a recording that keeps them; a caller that needs every sample of one that does not is a bug. */
+  private kept(): SampleColumns {
+    if (!this.keepsSamples) throw new Error('This recording keeps no samples (a live session\'s model): read them from its stream.');
+    return this.columns;
   }
 
   private threadInfo(t: MutableThread): ThreadInfo {

@@ -60,6 +60,11 @@ export class FileSession implements WorkstationSession {
     return this.recordingValue;
   }
 
+  /** The recording is held whole (it came whole: a file, or the runtime's rundown at the end). */
+  async recordingWithSamples(): Promise<Recording | undefined> {
+    return this.recordingValue;
+  }
+
   get snapshot(): SessionInfo {
     return { ...this.info };
   }
