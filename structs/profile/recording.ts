@@ -113,18 +113,36 @@ const DIRECT_THREAD_IDS = 1 << 16;
 
 export interface RecordingOptions {
   /**
-   * False: samples are counted but their columns are not kept (a live session's model in the
-   * workstation's main process, whose samples live in the spool file and the renderer's worker);
-   * every per-sample accessor then throws. Default true.
+   * true (default): every sample is kept in columns.
+   * false: samples are counted but not kept (a live session's model in the workstation's main
+   * process, whose samples live in the spool file and the renderer's worker); every per-sample
+   * accessor then throws.
+   * 'recent': only the samples since the last releaseSamples() are kept (recentSamples()), for
+   * readers that fold each sample in once as it arrives (the worker's sums); the first call of a
+   * per-sample accessor then takes every sample from `restoreSamples` and keeps them all from there on.
    */
-  keepSamples?: boolean;
+  keepSamples?: boolean | 'recent';
+  /**
+   * With keepSamples 'recent': a Recording that keeps every sample, decoded from the same bytes
+   * as this one (so its stack ids are this one's); its samples are taken over.
+   */
+  restoreSamples?: () => Recording;
+}
+
+/** Samples from index `base` on, as column views (index i of the recording is index i - base of the views). */
+export interface RecentSamples {
+  readonly base: number;
+  readonly columns: SampleColumnViews;
 }
 
 export class Recording implements WireSink {
-  /** Whether the per-sample columns are kept (RecordingOptions.keepSamples). */
-  readonly keepsSamples: boolean;
-  // Samples seen while keepsSamples is false.
+  // RecordingOptions.keepSamples: true, false or 'recent' (until restored).
+  private sampleMode: boolean | 'recent';
+  private readonly restoreSamples: (() => Recording) | undefined;
+  // Samples seen while sampleMode is false.
   private uncounted = 0;
+  // With 'recent': the index of the first sample `columns` holds.
+  private sampleBase = 0;
   private metaValue: RecordingMeta | undefined;
   private statsValue: StatsRecord | undefined;
   private endValue: EndRecord | undefined;
@@ -144,7 +162,7 @@ export class Recording implements WireSink {
   private readonly moduleIdsByName = new Map<string, number>();
   private readonly frameMap = new Map<number, FrameInfo>();
   private readonly stringMap = new Map<number, string>();
-  private readonly columns: SampleColumns;
+  private columns: SampleColumns;
   private readonly eventColumns = new EventColumns();
   private readonly suspensionList: SuspensionRecord[] = [];
   private readonly stacks: StackTable;
@@ -157,9 +175,10 @@ export class Recording implements WireSink {
   private readonly threadProcess = new Map<number, number>();
 
   constructor(options: RecordingOptions = {}) {
-    this.keepsSamples = options.keepSamples ?? true;
+    this.sampleMode = options.keepSamples ?? true;
+    this.restoreSamples = options.restoreSamples;
     // No capacity at all when samples are not kept: the model holds no per-sample bytes.
-    this.columns = new SampleColumns(this.keepsSamples ? 1024 : 0);
+    this.columns = new SampleColumns(this.sampleMode === false ? 0 : 1024);
     this.functionMap.set(INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK);
     this.stacks = new StackTable((frames, toFunction) => this.checkFrames(frames, toFunction));
   }
@@ -194,7 +213,28 @@ export class Recording implements WireSink {
   }
 
   get sampleCount(): number {
-    return this.keepsSamples ? this.columns.count : this.uncounted;
+    return this.sampleMode === false ? this.uncounted : this.sampleBase + this.columns.count;
+  }
+
+  /** Whether every sample is kept in columns (RecordingOptions.keepSamples). */
+  get keepsSamples(): boolean {
+    return this.sampleMode === true;
+  }
+
+  /**
+   * The samples still held: every one (base 0) when all are kept, those since the last
+   * releaseSamples() with 'recent'. Throws when samples are not kept at all.
+   */
+  recentSamples(): RecentSamples {
+    if (this.sampleMode === false) this.kept();
+    return { base: this.sampleBase, columns: this.columns.views() };
+  }
+
+  /** With keepSamples 'recent': forgets the samples held (their readers have folded them in); otherwise nothing. */
+  releaseSamples(): void {
+    if (this.sampleMode !== 'recent') return;
+    this.sampleBase += this.columns.count;
+    this.columns.count = 0;
   }
 
   get stackCount(): number {
@@ -450,7 +490,7 @@ export class Recording implements WireSink {
     // A walk that produced no frames never reached the entry point either, so it is marked too.
     const incomplete = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0;
     const stackId = this.stacks.intern(frames, incomplete ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT, (flags & STACK_FLAGS) | (incomplete ? SampleFlags.Incomplete : 0));
-    if (this.keepsSamples) this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
+    if (this.sampleMode !== false) this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
     else this.uncounted++;
   }
 
@@ -461,7 +501,7 @@ export class Recording implements WireSink {
     if (thread === undefined || this.closed) return this.rejectSample(threadId);
     const id = stackId < this.wireStacks.length ? this.wireStacks[stackId] : -1;
     if (id < 0) return this.rejectStack(stackId);
-    if (this.keepsSamples) this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
+    if (this.sampleMode !== false) this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
     else this.uncounted++;
     this.lastSeen[thread.index] = values[0];
   }
@@ -504,7 +544,17 @@ export class Recording implements WireSink {
 
   /** The columns, for a recording that keeps them; a caller that needs every sample of one that does not is a bug. */
   private kept(): SampleColumns {
-    if (!this.keepsSamples) throw new Error('This recording keeps no samples (a live session\'s model): read them from its stream.');
+    if (this.sampleMode === true) return this.columns;
+    if (this.sampleMode === false || this.restoreSamples === undefined) {
+      throw new Error('This recording keeps no samples (a live session\'s model): read them from its stream.');
+    }
+    const full = this.restoreSamples();
+    if (full.sampleMode !== true || full.sampleCount !== this.sampleCount) {
+      throw new Error(`The samples read back number ${full.sampleCount}, not the ${this.sampleCount} this recording counted.`);
+    }
+    this.columns = full.columns;
+    this.sampleBase = 0;
+    this.sampleMode = true;
     return this.columns;
   }
 

@@ -74,8 +74,13 @@ export class StackSums {
   /** Folds in the samples that arrived since the last call. */
   update(): void {
     const meta = this.rec.meta;
-    const cols = this.rec.sampleColumns();
-    const n = cols.mono.length;
+    // A recording that keeps only recent samples holds those from `base` on (the rest were folded in).
+    let { base, columns: cols } = this.rec.recentSamples();
+    if (this.counted < base) {
+      cols = this.rec.sampleColumns();
+      base = 0;
+    }
+    const n = base + cols.mono.length;
     if (meta === undefined || n === this.counted) return;
     const { mono, threadId, stackId, cpuNs, wallNs } = cols;
     const stacks = this.rec.stackCount;
@@ -98,12 +103,13 @@ export class StackSums {
     let blockFrom = Infinity;
     let blockTo = -Infinity;
     for (let i = this.counted; i < n; i++) {
-      const t = this.indexOf(threadId[i]);
-      const m = mono[i];
-      const s = stackId[i];
-      const c = cpuNs[i];
+      const j = i - base;
+      const t = this.indexOf(threadId[j]);
+      const m = mono[j];
+      const s = stackId[j];
+      const c = cpuNs[j];
       if (c !== 0) add(cpu, s, t, c, m);
-      const w = wallNs[i];
+      const w = wallNs[j];
       if (w !== 0) add(wall, s, t, w, m);
       if (!(m >= bucketFrom && m < bucketTo)) {
         bucket = bucketOf(m, start);
