@@ -248,6 +248,11 @@ export class Recording implements WireSink {
     this.cutValue = this.endValue === undefined;
   }
 
+  /** How many threads THREAD records defined. */
+  get threadCount(): number {
+    return this.threadMap.size;
+  }
+
   threads(): ThreadInfo[] {
     return Array.from(this.threadMap.values(), (t) => this.threadInfo(t));
   }

@@ -13,6 +13,7 @@ const DENSE_LIMIT = 1 << 20;
 export class SummaryTracker {
   private readonly rec: Recording;
   private counted = 0;
+  private threadsSeen = -1;
   private latestSampleMono = -Infinity;
   // Per-thread sums indexed by thread id (writers number threads from 1), grown as needed;
   // ids too large for an array go to the Map.
@@ -76,8 +77,12 @@ export class SummaryTracker {
       base = 0;
     }
     const { mono, threadId, cpuNs, wallNs } = columns;
-    for (const t of this.rec.threads()) {
-      if (t.id < DENSE_LIMIT && t.id >= this.cpu.length) this.grow(t.id + 1);
+    // Threads only ever get added: the list is looked at again only when there are more.
+    if (this.rec.threadCount !== this.threadsSeen) {
+      for (const t of this.rec.threads()) {
+        if (t.id < DENSE_LIMIT && t.id >= this.cpu.length) this.grow(t.id + 1);
+      }
+      this.threadsSeen = this.rec.threadCount;
     }
     const cpu = this.cpu;
     const wall = this.wall;
