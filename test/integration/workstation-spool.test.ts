@@ -154,11 +154,12 @@ describe('a workstation session keeps its stream on disk, once', { skip: skip ? 
     assert.throws(() => model.sampleColumns(), /keeps no samples/);
 
     const exported = join(dir, 'session.pb.gz');
-    const progress: number[] = [];
+    const progress: string[] = [];
     const listener = workstation.connect();
-    listener.onEvent((e) => { if (e.type === 'export-progress' && e.sessionId === info.id) progress.push(e.done); });
+    listener.onEvent((e) => { if (e.type === 'export-progress' && e.sessionId === info.id) progress.push(`${e.done}/${e.total}`); });
     await workstation.exportRecording({ sessionId: info.id, format: 'pprof', path: exported });
-    assert.ok(progress.length >= 2, 'the read-back and the writing report progress');
+    assert.deepEqual(progress.slice(0, 1), ['0/1'], 'progress starts at 0 of 1, as every export\'s');
+    assert.ok(progress.length >= 2);
     // The spool file on its own, through the file reader and the same writer.
     const copy = join(dir, 'spool-copy.clrscope');
     copyFileSync(workstation.streamStorage(info.id).path!, copy);

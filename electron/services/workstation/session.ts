@@ -122,10 +122,10 @@ export class Session implements WorkstationSession {
   }
 
   /** Every sample, read back from the stream's file: the model holds none. */
-  async recordingWithSamples(progress?: (done: number, total: number) => void): Promise<Recording | undefined> {
+  async recordingWithSamples(): Promise<Recording | undefined> {
     const model = this.followed?.recording;
     if (model === undefined) return undefined;
-    return model.keepsSamples ? model : recordingFromSessionStream(this.stream, model, progress);
+    return model.keepsSamples ? model : recordingFromSessionStream(this.stream, model);
   }
 
   nothingToExport(): string {

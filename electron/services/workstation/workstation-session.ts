@@ -18,9 +18,9 @@ export interface WorkstationSession {
   readonly recording: Recording | undefined;
   /**
    * What an export writes: the recording with every sample (a live session's read back from its
-   * stream, in steps; `progress` hears bytes read of the total); undefined while nothing was recorded.
+   * stream, in steps); undefined while nothing was recorded.
    */
-  recordingWithSamples(progress?: (done: number, total: number) => void): Promise<Recording | undefined>;
+  recordingWithSamples(): Promise<Recording | undefined>;
   /** The one sentence an export gets while `recording` is undefined: why there is none (yet). */
   nothingToExport(): string;
   countersHistory(): CountersPoint[];

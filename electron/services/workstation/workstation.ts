@@ -455,7 +455,8 @@ class WorkstationCore {
     if (mismatch !== undefined) throw new UserError(mismatch);
     let recording: Recording | undefined;
     try {
-      recording = await session.recordingWithSamples(progress);
+      // Not reported as export progress: that counts the writer's steps, from 0 of 1, as before.
+      recording = await session.recordingWithSamples();
     } catch (err) {
       throw new UserError(`Session ${session.id}'s recording could not be read back for the export: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
     }
