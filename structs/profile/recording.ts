@@ -230,6 +230,15 @@ export class Recording implements WireSink {
     return { base: this.sampleBase, columns: this.columns.views() };
   }
 
+  /** Lets go of every sample kept, keeping their count: from now on the recording keeps none (keepSamples false). */
+  dropSamples(): void {
+    if (this.sampleMode === false) return;
+    this.uncounted = this.sampleCount;
+    this.sampleMode = false;
+    this.sampleBase = 0;
+    this.columns = new SampleColumns(0);
+  }
+
   /** With keepSamples 'recent': forgets the samples held (their readers have folded them in); otherwise nothing. */
   releaseSamples(): void {
     if (this.sampleMode !== 'recent') return;
