@@ -11,7 +11,8 @@
 //     live refresh (one more tick's samples, then summary + wall flame graph), the same refresh
 //     by a full rebuild from every sample (as before the kept sums), the last 10 s, a minute in
 //     the middle, one thread, by thread; that process's RSS: ratios 60 min / 1 min;
-//   - reopening: a fresh worker fed the whole file, to its first flame graph (wall, CPU).
+//   - reopening: a fresh worker fed the whole file, to its first flame graph (wall, CPU), its RSS
+//     then, and the first view that needs every sample afterwards (a window: decoded again, once).
 // Run after `npm run build`:
 //   node scripts/bench/long-session.mjs [--minutes 60] [--threads 64] [--stacks 5000] [--depth 32] [--runs 5] [--modes spool,memory|none] [--keep FILE]
 // Prints a readable report and, last, one JSON line.
@@ -233,7 +234,18 @@ else if (role === 'refresh') {
   const reopenCpuMs = (reopenCpu.user + reopenCpu.system) / 1000;
   const reopenDecodeCpuMs = (decodeCpu.user + decodeCpu.system) / 1000;
   if (first.sampleCount === 0) throw new Error('the reopened file gave no flame graph');
-  process.stdout.write(`${JSON.stringify({ rss1, rss60, at1, at60, feedMs, reopenMs, reopenCpuMs, reopenDecodeCpuMs, refresh1: at1.live.wall, refresh60: at60.live.wall })}\n`);
+  await settle();
+  // What the reopened worker holds (this process also holds the file's bytes it feeds from).
+  const rssReopen = process.memoryUsage().rss;
+  // The first view that needs every sample (a window with ragged ends) decodes them again, once.
+  const cWindow = process.cpuUsage();
+  const tWindow = performance.now();
+  const endMs = (rec().sampleColumns().mono.at(-1) - rec().meta.startMono) / 1e6;
+  flame({ ...query, fromMs: endMs / 2 + 500, toMs: endMs / 2 + 60_500 });
+  const firstWindowMs = performance.now() - tWindow;
+  const dWindow = process.cpuUsage(cWindow);
+  const firstWindowCpuMs = (dWindow.user + dWindow.system) / 1000;
+  process.stdout.write(`${JSON.stringify({ rss1, rss60, at1, at60, feedMs, reopenMs, reopenCpuMs, reopenDecodeCpuMs, rssReopen, firstWindowMs, firstWindowCpuMs, fileBytes: bytes.length, refresh1: at1.live.wall, refresh60: at60.live.wall })}\n`);
   process.exit(0);
 }
 
@@ -339,7 +351,8 @@ else {
   console.log(`  after minute 1:  ${row(w.at1)}`);
   console.log(`  after minute ${MINUTES}: ${row(w.at60)}`);
   console.log(`  live refresh ×${(w.at60.live.wall / w.at1.live.wall).toFixed(2)} wall, ×${(w.at60.live.cpu / w.at1.live.cpu).toFixed(2)} CPU (end / minute 1); full rebuild ×${(w.at60.full.wall / w.at1.full.wall).toFixed(1)} wall, ×${(w.at60.full.cpu / w.at1.full.cpu).toFixed(1)} CPU; `
-    + `RSS ${fmtMiB(w.rss1)} → ${fmtMiB(w.rss60)} (×${(w.rss60 / w.rss1).toFixed(2)}); fed minutes 2..${MINUTES} in ${(w.feedMs / 1000).toFixed(1)} s; reopening the file to a first flame graph (worker: decode + tree) ${(w.reopenMs / 1000).toFixed(2)} s, CPU ${(w.reopenCpuMs / 1000).toFixed(2)} s of which decoding ${(w.reopenDecodeCpuMs / 1000).toFixed(2)} s`);
+    + `RSS ${fmtMiB(w.rss1)} → ${fmtMiB(w.rss60)} (×${(w.rss60 / w.rss1).toFixed(2)}); fed minutes 2..${MINUTES} in ${(w.feedMs / 1000).toFixed(1)} s; reopening the file to a first flame graph (worker: decode + sums + tree) ${(w.reopenMs / 1000).toFixed(2)} s, CPU ${(w.reopenCpuMs / 1000).toFixed(2)} s of which decoding and summing ${(w.reopenDecodeCpuMs / 1000).toFixed(2)} s; `
+    + `RSS then ${fmtMiB(w.rssReopen)} (${fmtMiB(w.fileBytes)} of it the file this process feeds from); the first view needing every sample (a 60 s window) then ${(w.firstWindowMs / 1000).toFixed(2)} s, CPU ${(w.firstWindowCpuMs / 1000).toFixed(2)} s (the samples decoded again, once)`);
   console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   console.log(JSON.stringify({ minutes: MINUTES, threads: THREADS, samples, streamBytes: written, main: results, worker: w }));
 }

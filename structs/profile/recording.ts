@@ -111,7 +111,38 @@ function fileName(path: string): string {
 const OBJECT_OVERHEAD = 96;
 const DIRECT_THREAD_IDS = 1 << 16;
 
+export interface RecordingOptions {
+  /**
+   * true (default): every sample is kept in columns.
+   * false: samples are counted but not kept (a live session's model in the workstation's main
+   * process, whose samples live in the spool file and the renderer's worker); every per-sample
+   * accessor then throws.
+   * 'recent': only the samples since the last releaseSamples() are kept (recentSamples()), for
+   * readers that fold each sample in once as it arrives (the worker's sums); the first call of a
+   * per-sample accessor then takes every sample from `restoreSamples` and keeps them all from there on.
+   */
+  keepSamples?: boolean | 'recent';
+  /**
+   * With keepSamples 'recent': a Recording that keeps every sample, decoded from the same bytes
+   * as this one (so its stack ids are this one's); its samples are taken over.
+   */
+  restoreSamples?: () => Recording;
+}
+
+/** Samples from index `base` on, as column views (index i of the recording is index i - base of the views). */
+export interface RecentSamples {
+  readonly base: number;
+  readonly columns: SampleColumnViews;
+}
+
 export class Recording implements WireSink {
+  // RecordingOptions.keepSamples: true, false or 'recent' (until restored).
+  private sampleMode: boolean | 'recent';
+  private readonly restoreSamples: (() => Recording) | undefined;
+  // Samples seen while sampleMode is false.
+  private uncounted = 0;
+  // With 'recent': the index of the first sample `columns` holds.
+  private sampleBase = 0;
   private metaValue: RecordingMeta | undefined;
   private statsValue: StatsRecord | undefined;
   private endValue: EndRecord | undefined;
@@ -131,7 +162,7 @@ export class Recording implements WireSink {
   private readonly moduleIdsByName = new Map<string, number>();
   private readonly frameMap = new Map<number, FrameInfo>();
   private readonly stringMap = new Map<number, string>();
-  private readonly columns = new SampleColumns();
+  private columns: SampleColumns;
   private readonly eventColumns = new EventColumns();
   private readonly suspensionList: SuspensionRecord[] = [];
   private readonly stacks: StackTable;
@@ -143,7 +174,11 @@ export class Recording implements WireSink {
   private readonly processList: ProcessInfo[] = [];
   private readonly threadProcess = new Map<number, number>();
 
-  constructor() {
+  constructor(options: RecordingOptions = {}) {
+    this.sampleMode = options.keepSamples ?? true;
+    this.restoreSamples = options.restoreSamples;
+    // No capacity at all when samples are not kept: the model holds no per-sample bytes.
+    this.columns = new SampleColumns(this.sampleMode === false ? 0 : 1024);
     this.functionMap.set(INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK);
     this.stacks = new StackTable((frames, toFunction) => this.checkFrames(frames, toFunction));
   }
@@ -178,7 +213,37 @@ export class Recording implements WireSink {
   }
 
   get sampleCount(): number {
-    return this.columns.count;
+    return this.sampleMode === false ? this.uncounted : this.sampleBase + this.columns.count;
+  }
+
+  /** Whether every sample is kept in columns (RecordingOptions.keepSamples). */
+  get keepsSamples(): boolean {
+    return this.sampleMode === true;
+  }
+
+  /**
+   * The samples still held: every one (base 0) when all are kept, those since the last
+   * releaseSamples() with 'recent'. Throws when samples are not kept at all.
+   */
+  recentSamples(): RecentSamples {
+    if (this.sampleMode === false) this.kept();
+    return { base: this.sampleBase, columns: this.columns.views() };
+  }
+
+  /** Lets go of every sample kept, keeping their count: from now on the recording keeps none (keepSamples false). */
+  dropSamples(): void {
+    if (this.sampleMode === false) return;
+    this.uncounted = this.sampleCount;
+    this.sampleMode = false;
+    this.sampleBase = 0;
+    this.columns = new SampleColumns(0);
+  }
+
+  /** With keepSamples 'recent': forgets the samples held (their readers have folded them in); otherwise nothing. */
+  releaseSamples(): void {
+    if (this.sampleMode !== 'recent') return;
+    this.sampleBase += this.columns.count;
+    this.columns.count = 0;
   }
 
   get stackCount(): number {
@@ -190,6 +255,11 @@ export class Recording implements WireSink {
     this.finished = true;
     this.closed = true;
     this.cutValue = this.endValue === undefined;
+  }
+
+  /** How many threads THREAD records defined. */
+  get threadCount(): number {
+    return this.threadMap.size;
   }
 
   threads(): ThreadInfo[] {
@@ -287,27 +357,27 @@ export class Recording implements WireSink {
     return this.eventColumns.views();
   }
 
-  sampleMono(i: number): number { return this.columns.mono[i]; }
-  sampleThreadId(i: number): number { return this.columns.threadId[i]; }
-  sampleStackId(i: number): number { return this.columns.stackId[i]; }
-  sampleCpuNs(i: number): number { return this.columns.cpuNs[i]; }
-  sampleWallNs(i: number): number { return this.columns.wallNs[i]; }
-  sampleFlags(i: number): number { return this.columns.flags[i]; }
+  sampleMono(i: number): number { return this.kept().mono[i]; }
+  sampleThreadId(i: number): number { return this.kept().threadId[i]; }
+  sampleStackId(i: number): number { return this.kept().stackId[i]; }
+  sampleCpuNs(i: number): number { return this.kept().cpuNs[i]; }
+  sampleWallNs(i: number): number { return this.kept().wallNs[i]; }
+  sampleFlags(i: number): number { return this.kept().flags[i]; }
 
   /** The metric's value of sample i: ns for cpu/wall, 1 for samples. */
   sampleValue(i: number, metric: SampleMetric): number {
-    if (metric === 'cpu') return this.columns.cpuNs[i];
-    if (metric === 'wall') return this.columns.wallNs[i];
+    if (metric === 'cpu') return this.kept().cpuNs[i];
+    if (metric === 'wall') return this.kept().wallNs[i];
     return 1;
   }
 
   /** Column views over the stored samples; valid until the next sample is appended. */
   sampleColumns(): SampleColumnViews {
-    return this.columns.views();
+    return this.kept().views();
   }
 
   forEachSample(visit: SampleVisitor): void {
-    const c = this.columns;
+    const c = this.kept();
     const n = c.count;
     for (let i = 0; i < n; i++) visit(i, c.mono[i], c.threadId[i], c.stackId[i], c.cpuNs[i], c.wallNs[i], c.flags[i]);
   }
@@ -434,7 +504,8 @@ export class Recording implements WireSink {
     // A walk that produced no frames never reached the entry point either, so it is marked too.
     const incomplete = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0;
     const stackId = this.stacks.intern(frames, incomplete ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT, (flags & STACK_FLAGS) | (incomplete ? SampleFlags.Incomplete : 0));
-    this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
+    if (this.sampleMode !== false) this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
+    else this.uncounted++;
   }
 
   onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
@@ -444,7 +515,8 @@ export class Recording implements WireSink {
     if (thread === undefined || this.closed) return this.rejectSample(threadId);
     const id = stackId < this.wireStacks.length ? this.wireStacks[stackId] : -1;
     if (id < 0) return this.rejectStack(stackId);
-    this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
+    if (this.sampleMode !== false) this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
+    else this.uncounted++;
     this.lastSeen[thread.index] = values[0];
   }
 
@@ -482,6 +554,22 @@ export class Recording implements WireSink {
 
   onUnknown(): void {
     // Unknown record types are skipped by design (PROTOCOL.md), so newer writers still work.
+  }
+
+  /** The columns, for a recording that keeps them; a caller that needs every sample of one that does not is a bug. */
+  private kept(): SampleColumns {
+    if (this.sampleMode === true) return this.columns;
+    if (this.sampleMode === false || this.restoreSamples === undefined) {
+      throw new Error('This recording keeps no samples (a live session\'s model): read them from its stream.');
+    }
+    const full = this.restoreSamples();
+    if (full.sampleMode !== true || full.sampleCount !== this.sampleCount) {
+      throw new Error(`The samples read back number ${full.sampleCount}, not the ${this.sampleCount} this recording counted.`);
+    }
+    this.columns = full.columns;
+    this.sampleBase = 0;
+    this.sampleMode = true;
+    return this.columns;
   }
 
   private threadInfo(t: MutableThread): ThreadInfo {

@@ -79,7 +79,7 @@ export class SampleColumns {
 
   // Doubling keeps appends amortized O(1) at the price of up to half the capacity unused.
   private grow(): void {
-    const size = this.flags.length * 2;
+    const size = Math.max(1024, this.flags.length * 2);
     const mono = new Float64Array(size); mono.set(this.mono); this.mono = mono;
     const threadId = new Uint32Array(size); threadId.set(this.threadId); this.threadId = threadId;
     const stackId = new Uint32Array(size); stackId.set(this.stackId); this.stackId = stackId;

@@ -84,6 +84,12 @@ export interface CollectorOptions {
   secretDeadlineMs?: number;
   /** How long close() waits for a profiler to end its stream itself (default FINISH_MS). */
   finishMs?: number;
+  /**
+   * False: each stream's Recording counts its samples but keeps none (RecordingOptions): for a
+   * caller whose samples go to a spool file and are read back from it when all are needed (the
+   * workstation). Default true (the CLI, whose recording is bounded by its run).
+   */
+  keepSamples?: boolean;
 }
 
 export type CollectorListen = 'unix' | 'tcp';
@@ -132,14 +138,14 @@ interface Admission {
 }
 
 class Stream implements CollectedStream {
-  readonly recording = new Recording();
+  readonly recording: Recording;
   readonly closed: Promise<void>;
   pid: number | undefined;
   state: StreamState = 'open';
   error: string | undefined;
   endedMidRecord = false;
   closedByCollector = false;
-  private readonly decoder = new WireDecoder(this.recording);
+  private readonly decoder: WireDecoder;
   announced = false;
   refused = false;
   private early: Buffer[] = [];
@@ -147,6 +153,8 @@ class Stream implements CollectedStream {
   private readonly helloTimer: NodeJS.Timeout;
 
   constructor(readonly id: number, private readonly socket: Socket, private readonly options: CollectorOptions, private readonly chunkListeners: Set<ChunkListener>, private readonly admission: Admission) {
+    this.recording = new Recording({ keepSamples: options.keepSamples ?? true });
+    this.decoder = new WireDecoder(this.recording);
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     // A reset connection is a cut stream, not a collector failure; 'close' follows.

@@ -24,9 +24,12 @@ export interface ProfiledAttachOptions {
   onChunk?: ChunkListener;
 }
 
-/** A collector for one attached process: only its profiler's first connection is recorded. */
-export function attachCollector(pid: number, onChunk?: ChunkListener): Promise<Collector> {
-  return startCollector({ onChunk, accept: (helloPid, accepted) => helloPid === pid && accepted.length === 0 });
+/**
+ * A collector for one attached process: only its profiler's first connection is recorded.
+ * `keepSamples` false: its recording keeps no samples (the caller spools them).
+ */
+export function attachCollector(pid: number, onChunk?: ChunkListener, keepSamples = true): Promise<Collector> {
+  return startCollector({ onChunk, accept: (helloPid, accepted) => helloPid === pid && accepted.length === 0, keepSamples });
 }
 
 export interface ProfiledAttach {

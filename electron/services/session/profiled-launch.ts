@@ -28,6 +28,8 @@ export interface ProfiledLaunchOptions {
   onRefused?: (pid: number | undefined) => void;
   /** More variables for the program (e.g. CLRSCOPE_MEASURE), on top of the profiler's own. */
   extraEnv?: Record<string, string>;
+  /** False: the streams' recordings keep no samples (the caller spools them; CollectorOptions.keepSamples). Default true. */
+  keepSamples?: boolean;
 }
 
 export interface ProgramExit {
@@ -79,6 +81,7 @@ export async function launchProfiled(options: ProfiledLaunchOptions): Promise<Pr
       ? (pid, accepted) => pid === childPid || accepted.length < MAX_CHILD_STREAMS
       : (pid, accepted) => pid === childPid || accepted.length === 0,
     onRefused: options.onRefused,
+    keepSamples: options.keepSamples,
   });
   let child: ChildProcess;
   try {

@@ -88,6 +88,11 @@ export class FallbackSession implements WorkstationSession {
     return this.recordingValue;
   }
 
+  /** The recording is held whole (it came whole: a file, or the runtime's rundown at the end). */
+  async recordingWithSamples(): Promise<Recording | undefined> {
+    return this.recordingValue;
+  }
+
   countersHistory(): CountersPoint[] {
     return this.series.all();
   }

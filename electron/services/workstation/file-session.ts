@@ -1,10 +1,12 @@
 // A session that shows a recording file: stopped from the start, no process, and a stream that
 // is the recording re-encoded as a .clrscope stream (a .clrscope file is a wire v1 stream), so
-// the renderer's worker and every view take it exactly like a live recording.
+// the renderer's worker and every view take it exactly like a live recording. Once that stream
+// is written the session keeps no sample (an export reads them back from the stream).
 
 import { basename } from 'node:path';
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import { UserError } from '../session/user-error.js';
+import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { OpenedRecordingFile } from '../export/recording-file.js';
@@ -53,11 +55,27 @@ export class FileSession implements WorkstationSession {
       await nextTurn();
     }
     stream.end();
+    // The stream (on disk) holds every sample now; the session keeps the rest of the model.
+    rec.dropSamples();
     return session;
   }
 
   get recording(): Recording | undefined {
     return this.recordingValue;
+  }
+
+  /** Every sample, read back from the session's stream (the recording saved as a .clrscope file), a step at a time. */
+  async recordingWithSamples(): Promise<Recording | undefined> {
+    if (this.recordingValue === undefined) return undefined;
+    const reader = new RecordingFileReader();
+    for (let at = 0; at < this.stream.length;) {
+      const chunk = await this.stream.read(at);
+      if (chunk.length === 0) break;
+      reader.push(chunk);
+      at += chunk.length;
+      await nextTurn();
+    }
+    return reader.finish().recording;
   }
 
   get snapshot(): SessionInfo {

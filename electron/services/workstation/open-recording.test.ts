@@ -81,6 +81,10 @@ test('a file session exports like any other, its counters kept in .clrscope', as
   const path = join(dir, 'again.clrscope');
   await writeRecordingFile(path, rec, counters);
   const info = await client.openRecording({ path });
+  // The session keeps no sample once its stream is written: the export reads them back from it.
+  const model = ws.sessionObject(info.id).recording;
+  assert.equal(model?.keepsSamples, false);
+  assert.equal(model?.sampleCount, rec.sampleCount);
   const out = join(dir, 'again-exported.clrscope');
   const result = await client.exportRecording({ sessionId: info.id, format: 'clrscope', path: out });
   assert.equal(result.bytes, statSync(out).size);

@@ -16,6 +16,7 @@ import { CountersPoller } from './counters-poller.js';
 import { CountersSeries } from './counters-series.js';
 import { OutputBuffer } from './output-buffer.js';
 import { SessionStream } from './session-stream.js';
+import { recordingFromSessionStream } from './stream-recording.js';
 import type { WorkstationSession } from './workstation-session.js';
 
 export type SessionEmit = (event: WorkstationEvent) => void;
@@ -115,9 +116,16 @@ export class Session implements WorkstationSession {
     return { ...this.info };
   }
 
-  /** The recording of the followed stream, once a runtime connected. */
+  /** The model of the followed stream, once a runtime connected: no samples (the collector keeps none for the workstation). */
   get recording(): Recording | undefined {
     return this.followed?.recording;
+  }
+
+  /** Every sample, read back from the stream's file: the model holds none. */
+  async recordingWithSamples(): Promise<Recording | undefined> {
+    const model = this.followed?.recording;
+    if (model === undefined) return undefined;
+    return model.keepsSamples ? model : recordingFromSessionStream(this.stream, model);
   }
 
   nothingToExport(): string {

@@ -10,8 +10,17 @@ export interface WorkstationSession {
   /** The session's wire stream (on disk), replayed to each page that subscribes from where it asks. */
   readonly stream: SessionStream;
   readonly snapshot: SessionInfo;
-  /** What an export writes; undefined while nothing was recorded. */
+  /**
+   * The session's model: its definitions (threads, functions, frames, stacks, modules), summary
+   * figures and suspensions; undefined while nothing was recorded. A live session's model keeps
+   * no samples (Recording.keepsSamples false): they are in `stream`, and in the renderer's worker.
+   */
   readonly recording: Recording | undefined;
+  /**
+   * What an export writes: the recording with every sample (a live session's read back from its
+   * stream, in steps); undefined while nothing was recorded.
+   */
+  recordingWithSamples(): Promise<Recording | undefined>;
   /** The one sentence an export gets while `recording` is undefined: why there is none (yet). */
   nothingToExport(): string;
   countersHistory(): CountersPoint[];

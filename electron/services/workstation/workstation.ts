@@ -24,7 +24,7 @@ import { describeAttachTarget, requestAttach } from './attach.js';
 import { pageHistory } from './counters-series.js';
 import { EventHub, type Drained, type HubClient } from './event-hub.js';
 import { FallbackSession } from './fallback-session.js';
-import { defaultExportName, defaultExportsDir, ensureExportsDir, writeExport } from './export-recording.js';
+import { defaultExportName, defaultExportsDir, ensureExportsDir, exportPathMismatch, writeExport } from './export-recording.js';
 import { FileSession } from './file-session.js';
 import { resolveLaunch } from './launch-command.js';
 import { listProcesses as discoverProcesses } from './processes.js';
@@ -81,6 +81,8 @@ export interface Workstation extends WorkstationApi {
   hasSession(id: string): boolean;
   /** Where a session's stream is kept (tests, benchmarks): its spool file, its length, the bytes held in memory (0 while spooling works). */
   streamStorage(id: string): StreamStorage;
+  /** The session object itself, for tests and benchmarks that check what the main process holds for it. */
+  sessionObject(id: string): WorkstationSession;
   /** Stops every session, waits for launched programs to exit, and closes every client. */
   shutdown(): Promise<void>;
 }
@@ -210,6 +212,8 @@ class WorkstationCore {
         wall: request.wall ?? true,
         cpu: true,
         libraryPath,
+        // Samples go to the session's stream and the renderer's worker, not into the model here.
+        keepSamples: false,
         output: (stream, chunk) => (session === undefined ? early.push([stream, chunk]) : session.output(stream, chunk)),
       });
     } catch (err) {
@@ -244,7 +248,9 @@ class WorkstationCore {
     const session = this.newSession(await this.newStream(), label, request.pid, intervalMs, true);
     let collector: Awaited<ReturnType<typeof attachCollector>>;
     try {
-      collector = await attachCollector(request.pid, (stream, chunk) => session.onChunk(stream, chunk));
+      // Its samples go to the session's stream (a spool file) and the renderer's worker; the
+      // model here keeps none (exports read them back from the stream).
+      collector = await attachCollector(request.pid, (stream, chunk) => session.onChunk(stream, chunk), false);
     } catch (err) {
       await session.stream.close();
       throw err;
@@ -436,8 +442,7 @@ class WorkstationCore {
 
   async exportRecording(request: ExportRequest): Promise<ExportResult> {
     const session = this.session(request.sessionId);
-    const recording = session.recording;
-    if (recording === undefined) throw new UserError(session.nothingToExport());
+    if (session.recording === undefined) throw new UserError(session.nothingToExport());
     let path = request.path;
     if (path === undefined) {
       const dir = await this.exportsFolder();
@@ -445,10 +450,19 @@ class WorkstationCore {
     } else if (!isAbsolute(path)) {
       throw new UserError(`The export path must be absolute, not ${path}.`);
     }
+    const progress = (done: number, total: number): void => this.emit({ type: 'export-progress', sessionId: session.id, done, total });
+    const mismatch = exportPathMismatch(request.format, path);
+    if (mismatch !== undefined) throw new UserError(mismatch);
+    let recording: Recording | undefined;
+    try {
+      // Not reported as export progress: that counts the writer's steps, from 0 of 1, as before.
+      recording = await session.recordingWithSamples();
+    } catch (err) {
+      throw new UserError(`Session ${session.id}'s recording could not be read back for the export: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
+    }
+    if (recording === undefined) throw new UserError(session.nothingToExport());
     const folded = request.fold === undefined ? recording : foldRecording(recording, request.fold);
-    return writeExport(folded, session.countersHistory(), request.format, path, (done, total) => {
-      this.emit({ type: 'export-progress', sessionId: session.id, done, total });
-    });
+    return writeExport(folded, session.countersHistory(), request.format, path, progress);
   }
 
   async shutdown(): Promise<void> {
@@ -507,6 +521,7 @@ export function createWorkstation(options: WorkstationOptions = {}): Workstation
       };
     },
     hasSession: (id) => core.hasSession(id),
+    sessionObject: (id) => core.session(id),
     streamStorage: (id) => {
       const { stream } = core.session(id);
       return { path: stream.path, length: stream.length, bytesInMemory: stream.bytesInMemory };

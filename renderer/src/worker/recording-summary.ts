@@ -13,6 +13,7 @@ const DENSE_LIMIT = 1 << 20;
 export class SummaryTracker {
   private readonly rec: Recording;
   private counted = 0;
+  private threadsSeen = -1;
   private latestSampleMono = -Infinity;
   // Per-thread sums indexed by thread id (writers number threads from 1), grown as needed;
   // ids too large for an array go to the Map.
@@ -64,15 +65,29 @@ export class SummaryTracker {
     return this.sparse.get(id) ?? { cpuNs: 0, wallNs: 0 };
   }
 
+  /** Counts the samples that arrived since the last call (before a recording that keeps only recent ones lets them go). */
+  catchUp(): void {
+    this.countNewSamples();
+  }
+
   private countNewSamples(): void {
-    const { mono, threadId, cpuNs, wallNs } = this.rec.sampleColumns();
-    for (const t of this.rec.threads()) {
-      if (t.id < DENSE_LIMIT && t.id >= this.cpu.length) this.grow(t.id + 1);
+    let { base, columns } = this.rec.recentSamples();
+    if (this.counted < base) {
+      columns = this.rec.sampleColumns();
+      base = 0;
+    }
+    const { mono, threadId, cpuNs, wallNs } = columns;
+    // Threads only ever get added: the list is looked at again only when there are more.
+    if (this.rec.threadCount !== this.threadsSeen) {
+      for (const t of this.rec.threads()) {
+        if (t.id < DENSE_LIMIT && t.id >= this.cpu.length) this.grow(t.id + 1);
+      }
+      this.threadsSeen = this.rec.threadCount;
     }
     const cpu = this.cpu;
     const wall = this.wall;
     let latest = this.latestSampleMono;
-    for (let i = this.counted; i < mono.length; i++) {
+    for (let i = this.counted - base; i < mono.length; i++) {
       const id = threadId[i];
       if (id < cpu.length) {
         cpu[id] += cpuNs[i];
@@ -83,7 +98,7 @@ export class SummaryTracker {
       if (mono[i] > latest) latest = mono[i];
     }
     this.latestSampleMono = latest;
-    this.counted = mono.length;
+    this.counted = base + mono.length;
   }
 
   private addSparse(id: number, cpuNs: number, wallNs: number): void {

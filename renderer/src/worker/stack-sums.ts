@@ -41,6 +41,8 @@ class MetricSums {
 export class StackSums {
   private readonly rec: Recording;
   private counted = 0;
+  // Samples in the time index (buckets, per-minute sums): every counted one, unless the recording let them go.
+  private indexed = 0;
   private readonly metrics: [MetricSums, MetricSums] = [new MetricSums(), new MetricSums()];
   // Wire thread id -> our dense thread index + 1 (0: not seen yet); large ids in the Map.
   private threadIndex = new Int32Array(64);
@@ -71,16 +73,53 @@ export class StackSums {
     this.nsPerBlock = blockSeconds * 1e9;
   }
 
-  /** Folds in the samples that arrived since the last call. */
+  /**
+   * Folds in the samples that arrived since the last call: the totals always; the time index
+   * (1 s buckets, per-minute sums) only while the recording keeps every sample, since windows
+   * read the samples of their ragged ends anyway. A recording that keeps only its recent
+   * samples (the worker's, until a view needs them all) gets its time index built when a window
+   * first asks (ensureIndex), from the samples decoded again then.
+   */
   update(): void {
     const meta = this.rec.meta;
-    const cols = this.rec.sampleColumns();
-    const n = cols.mono.length;
+    // A recording that keeps only recent samples holds those from `base` on (the rest were folded in).
+    let { base, columns: cols } = this.rec.recentSamples();
+    if (this.counted < base) {
+      cols = this.rec.sampleColumns();
+      base = 0;
+    }
+    const n = base + cols.mono.length;
     if (meta === undefined || n === this.counted) return;
     const { mono, threadId, stackId, cpuNs, wallNs } = cols;
     const stacks = this.rec.stackCount;
     const [cpu, wall] = this.metrics;
     for (const m of this.metrics) if (m.stack.length < stacks) m.stack = growFloat64(m.stack, stacks);
+    for (let j = this.counted - base; j < n - base; j++) {
+      const t = this.indexOf(threadId[j]);
+      const m = mono[j];
+      const s = stackId[j];
+      const c = cpuNs[j];
+      if (c !== 0) add(cpu, s, t, c, m);
+      const w = wallNs[j];
+      if (w !== 0) add(wall, s, t, w, m);
+    }
+    this.counted = n;
+    if (this.rec.keepsSamples) this.indexTo(n);
+    if (this.pairs !== null) this.updatePairs();
+  }
+
+  /** The time index up to every sample counted, from the samples decoded again if the recording let them go. */
+  private ensureIndex(): void {
+    this.update();
+    if (this.indexed < this.counted) this.indexTo(this.counted);
+  }
+
+  /** Adds samples indexed .. n - 1 to the 1 s buckets and the per-minute sums. */
+  private indexTo(n: number): void {
+    const meta = this.rec.meta;
+    if (meta === undefined || n <= this.indexed) return;
+    const { mono, stackId, cpuNs, wallNs } = this.rec.sampleColumns();
+    const stacks = this.rec.stackCount;
     const start = meta.startMono;
     if (this.pairOfStack.length < stacks) {
       this.pairOfStack = growInt32(this.pairOfStack, stacks);
@@ -97,14 +136,11 @@ export class StackSums {
     let block = -1;
     let blockFrom = Infinity;
     let blockTo = -Infinity;
-    for (let i = this.counted; i < n; i++) {
-      const t = this.indexOf(threadId[i]);
+    for (let i = this.indexed; i < n; i++) {
       const m = mono[i];
       const s = stackId[i];
       const c = cpuNs[i];
-      if (c !== 0) add(cpu, s, t, c, m);
       const w = wallNs[i];
-      if (w !== 0) add(wall, s, t, w, m);
       if (!(m >= bucketFrom && m < bucketTo)) {
         bucket = bucketOf(m, start);
         bucketFrom = start + bucket * NS_PER_BUCKET;
@@ -136,8 +172,7 @@ export class StackSums {
       if (c !== 0) addToBlockMetric(this.blockSum[0], this.blockCount[0], this.blockNewest[0], p, block, c, m);
       if (w !== 0) addToBlockMetric(this.blockSum[1], this.blockCount[1], this.blockNewest[1], p, block, w, m);
     }
-    this.counted = n;
-    if (this.pairs !== null) this.updatePairs();
+    this.indexed = n;
   }
 
   /** The sums of the whole recording for `metric`: per stack (index = stack id), samples counted and the newest. */
@@ -179,7 +214,7 @@ export class StackSums {
    * which the caller's per-sample time test leaves out). Empty when no sample can be inside.
    */
   indexRange(bounds: MonoBounds): { from: number; to: number } {
-    this.update();
+    this.ensureIndex();
     const meta = this.rec.meta;
     if (meta === undefined || this.buckets === 0 || bounds.from >= bounds.to) return { from: 0, to: 0 };
     const lo = bucketOf(bounds.from, meta.startMono);
@@ -199,7 +234,7 @@ export class StackSums {
    * every thread: the minutes wholly inside from their sums, the rest sample by sample.
    */
   windowSums(metric: FlameMetric, window: MonoBounds, perStack: Float64Array): Sums {
-    this.update();
+    this.ensureIndex();
     // An unreadable bound is an open one, as the scan's comparisons treat it.
     const bounds = { from: Number.isNaN(window.from) ? -Infinity : window.from, to: Number.isNaN(window.to) ? Infinity : window.to };
     const meta = this.rec.meta;

@@ -5,6 +5,9 @@ import { streamFromCollapsed } from '../../../structs/profile/collapsed-stream.j
 import { flatTreeToCollapsed } from '../../../structs/analysis/flat-tree-text.js';
 import type { FlameQuery, WorkerReply } from './protocol.js';
 import { ProfileWorkerCore } from './worker-core.js';
+import { buildFlameTree } from './flame-tree.js';
+import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
+import type { Recording } from '../../../structs/profile/recording.js';
 
 const query: FlameQuery = { metric: 'cpu', threadIds: null, inverted: false, groupByThread: false };
 
@@ -68,4 +71,71 @@ test('an unknown request kind gets an error reply naming it', () => {
   const core = new ProfileWorkerCore();
   const out = core.handle(JSON.parse('{"kind":"bogus","requestId":4}'));
   assert.deepEqual(out?.reply, { kind: 'error', requestId: 4, message: 'The profile worker does not know the request kind "bogus".' });
+});
+
+/** Three minutes of 4 threads sampled every 100 ms over 6 stacks, in wire v2. */
+function minutesStream(): Uint8Array {
+  const mono0 = 1_000_000_000;
+  const enc = new WireEncoder().preamble().hello({ pid: 7, flags: 3, mono: mono0, unixNs: 1_700_000_000_000_000_000n, intervalNs: 100_000_000, wallThreadsPerTick: 4, runtimeVersion: '10.0.0', profilerVersion: 'test' });
+  for (let t = 1; t <= 4; t++) enc.thread({ threadId: t, osTid: 100 + t, clrThreadId: t, mono: mono0, name: t === 4 ? 'main' : `w${t}` });
+  for (let f = 1; f <= 8; f++) {
+    enc.function({ functionId: f, kind: 0, name: `App.F${f}`, module: 'App.dll', file: '' });
+    enc.frame({ frameId: f, functionId: f, offsetKind: 0, offset: 0 });
+  }
+  for (let k = 1; k <= 6; k++) enc.stack(k, 0, [k + 2, k % 2 === 0 ? 2 : 1, 1].slice(0, 1 + (k % 3)).concat([1]));
+  for (let tick = 0; tick < 1800; tick++) {
+    for (let t = 1; t <= 4; t++) {
+      const k = 1 + ((tick * 7 + t * 3) % 6);
+      enc.stackSample(mono0 + tick * 100_000_000 + t * 1000, t, 3, 1000 + ((tick * t) % 977), 100_000_000, k);
+    }
+  }
+  return enc.end({ mono: mono0 + 1800 * 100_000_000, reason: 0 }).bytes().slice();
+}
+
+test('opening a stream keeps only the bytes and the sums: the whole flame graph and the summary need no sample columns; a window or a thread query decodes them again, equal to a full decode', () => {
+  const bytes = minutesStream();
+  const full = recordingFromStream([bytes]);
+  const core = new ProfileWorkerCore();
+  assert.ok(send(core, bytes, 4096).every((r) => r === null));
+  const rec = (core as unknown as { feed: { recording: Recording } }).feed.recording;
+  const tree = (q: FlameQuery): string => {
+    const out = core.handle({ kind: 'flame', requestId: 1, query: q });
+    assert.ok(out !== null && out.reply.kind === 'flame');
+    return `${flatTreeToCollapsed(out.reply.tree)}count ${out.reply.tree.sampleCount}`;
+  };
+  const expected = (q: FlameQuery): string => {
+    const t = buildFlameTree(full, q);
+    return `${flatTreeToCollapsed(t)}count ${t.sampleCount}`;
+  };
+  for (const metric of ['cpu', 'wall'] as const) assert.equal(tree({ ...query, metric }), expected({ ...query, metric }));
+  const sum = core.handle({ kind: 'summary', requestId: 2 });
+  assert.ok(sum !== null && sum.reply.kind === 'summary');
+  assert.equal(sum.reply.summary.sampleCount, full.sampleCount);
+  assert.equal(rec.keepsSamples, false, 'no sample columns yet');
+  assert.ok(rec.recentSamples().columns.mono.length < full.sampleCount / 4, 'only the last chunk\'s samples are held');
+  const window: FlameQuery = { ...query, metric: 'wall', fromMs: 61_000, toMs: 125_500 };
+  assert.ok(expected(window).split('\n').length >= 6, expected(window));
+  assert.equal(tree(window), expected(window));
+  assert.equal(rec.keepsSamples, true, 'the window needed every sample: decoded again, and kept from now on');
+  assert.deepEqual(rec.sampleColumns(), full.sampleColumns());
+  assert.equal(tree({ ...query, threadIds: [2, 4] }), expected({ ...query, threadIds: [2, 4] }));
+  assert.equal(tree({ ...query, groupByThread: true }), expected({ ...query, groupByThread: true }));
+});
+
+test('a thread query first, on a stream that arrives in two parts: the second part is kept as it comes, the sums stay equal', () => {
+  const bytes = minutesStream();
+  const split = Math.floor(bytes.length / 2);
+  const core = new ProfileWorkerCore();
+  for (let at = 0; at < split; at += 1000) core.handle({ kind: 'chunk', offset: at, bytes: bytes.slice(at, Math.min(split, at + 1000)) });
+  const byThread: FlameQuery = { ...query, metric: 'wall', groupByThread: true };
+  const first = core.handle({ kind: 'flame', requestId: 1, query: byThread });
+  assert.ok(first !== null && first.reply.kind === 'flame');
+  for (let at = split; at < bytes.length; at += 1000) core.handle({ kind: 'chunk', offset: at, bytes: bytes.slice(at, at + 1000) });
+  const full = recordingFromStream([bytes]);
+  for (const q of [byThread, query, { ...query, fromMs: 30_000, toMs: 150_000 }]) {
+    const out = core.handle({ kind: 'flame', requestId: 2, query: q });
+    assert.ok(out !== null && out.reply.kind === 'flame');
+    assert.equal(flatTreeToCollapsed(out.reply.tree), flatTreeToCollapsed(buildFlameTree(full, q)));
+    assert.equal(out.reply.tree.sampleCount, buildFlameTree(full, q).sampleCount);
+  }
 });

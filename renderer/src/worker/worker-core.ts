@@ -19,7 +19,7 @@ export interface WorkerOutput {
 }
 
 export class ProfileWorkerCore {
-  private feed = new StreamFeed();
+  private feed = new StreamFeed({ recentSamples: true });
   private labels = new LabelTable(this.feed.recording);
   private summary = new SummaryTracker(this.feed.recording);
   private analysis = new AnalysisCore(this.feed.recording);
@@ -30,7 +30,7 @@ export class ProfileWorkerCore {
   handle(request: WorkerRequest): WorkerOutput | null {
     switch (request.kind) {
       case 'reset':
-        this.feed = new StreamFeed();
+        this.feed = new StreamFeed({ recentSamples: true });
         this.labels = new LabelTable(this.feed.recording);
         this.summary = new SummaryTracker(this.feed.recording);
         this.analysis = new AnalysisCore(this.feed.recording);
@@ -40,6 +40,14 @@ export class ProfileWorkerCore {
       case 'chunk': {
         if (!(request.bytes instanceof Uint8Array)) return this.error(null, 'A stream chunk arrived without its bytes (a Uint8Array).');
         const failure = this.feed.push(request.offset, request.bytes);
+        const rec = this.feed.recording;
+        if (!rec.keepsSamples) {
+          // The recording holds only this chunk's samples: the sums and the summary take them now,
+          // then they go (a view that needs every sample has them decoded again: StreamFeed).
+          this.sums.update();
+          this.summary.catchUp();
+          rec.releaseSamples();
+        }
         return failure === null ? null : this.error(null, failure);
       }
       case 'flame':
