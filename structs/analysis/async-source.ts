@@ -135,13 +135,19 @@ export class AsyncSource implements SampleSource {
   }
 
   private logicalStack(physical: number, chain: number): number {
-    const key = `${physical},${chain}`;
+    const key = `${physical},${chain}`;  // chain 0 and plain keys never meet: `${physical}` has no comma
     let id = this.logicalIds.get(key);
     if (id === undefined) {
-      id = this.logical.length;
       const [frames, awaits] = this.splice(physical, chain);
-      this.logical.push(frames);
-      this.origin.push([physical, awaits]);
+      // Unspliced, a sample's logical stack is its physical one, whatever task it ran in.
+      const plainKey = `${physical}`;
+      id = awaits === 0 ? this.logicalIds.get(plainKey) : undefined;
+      if (id === undefined) {
+        id = this.logical.length;
+        this.logical.push(frames);
+        this.origin.push([physical, awaits]);
+        if (awaits === 0) this.logicalIds.set(plainKey, id);
+      }
       this.logicalIds.set(key, id);
     }
     return id;
