@@ -13,7 +13,7 @@
 // extended as a live recording grows.
 
 import type { FunctionInfo } from '../profile/frame-label.js';
-import type { Recording, SampleColumnViews, ThreadInfo } from '../profile/recording.js';
+import type { Recording, RecordingMeta, SampleColumnViews, ThreadInfo } from '../profile/recording.js';
 import { FunctionKind } from '../wire/records.js';
 import type { SuspensionRecord } from '../wire/records.js';
 import type { SampleSource } from './stack-source.js';
@@ -47,7 +47,7 @@ export class AsyncSource implements SampleSource {
     this.rec = rec;
   }
 
-  get meta(): SampleSource['meta'] {
+  get meta(): RecordingMeta | undefined {
     return this.rec.meta;
   }
 
