@@ -210,6 +210,7 @@ class WorkstationCore {
         wall: request.wall ?? true,
         cpu: true,
         libraryPath,
+        ...(request.async === true ? { extraEnv: { CLRSCOPE_ASYNC: '1' } } : {}),
         output: (stream, chunk) => (session === undefined ? early.push([stream, chunk]) : session.output(stream, chunk)),
       });
     } catch (err) {
@@ -253,7 +254,7 @@ class WorkstationCore {
     // Known before the attach returns, since the profiler may connect before the runtime replies.
     this.sessions.set(session.id, session);
     try {
-      await requestAttach(request.pid, libraryPath, { socketPath: collector.socketPath, secret: collector.secret, intervalMs, wall: request.wall ?? true });
+      await requestAttach(request.pid, libraryPath, { socketPath: collector.socketPath, secret: collector.secret, intervalMs, wall: request.wall ?? true, async: request.async === true });
     } catch (err) {
       this.sessions.delete(session.id);
       await collector.close();

@@ -1,0 +1,125 @@
+// Async call stacks end to end (issue 14): `record --async` on AsyncChain's Outer → Middle → Inner
+// chain, every level across a Task.Yield so each continuation runs on some pool thread, and Inner
+// burning CPU after its awaits. The CPU samples taken in Inner's continuation must show Middle
+// and Outer above Inner's MoveNext in the spliced (logical) stacks: in the .clrscope file read
+// back, in pprof read back by go tool pprof -traces, and in speedscope's own profile; the
+// physical stacks stay available (pprof on request, speedscope's per-thread profiles).
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { AsyncSource } from '../../structs/analysis/async-source.js';
+import { openRecording } from '../../structs/formats/clrscope-file/open-recording.js';
+import { ASYNC_PROFILE_PREFIX } from '../../structs/formats/speedscope/profile-name.js';
+import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
+import type { SpeedscopeFile } from '../../structs/formats/speedscope/speedscope-file.js';
+import { frameLabel } from '../../structs/profile/frame-label.js';
+import type { Recording } from '../../structs/profile/recording.js';
+import { goAvailable, goPprof } from './support/go-pprof.js';
+import { targetDll } from './support/paths.js';
+import { resultOf, runCli } from './support/run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'clrscope-async-stacks-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const file = join(dir, 'chain.clrscope');
+
+const INNER = /\+<Inner>d__\d+\.MoveNext$/;
+const SPIN = /\.Burn\.(Spin|Mix)$/;
+const awaitOf = (method: string): RegExp => new RegExp(`^\\[await\\] (\\S+\\.)?${method}$`);
+
+/** Root-first labels of a stack; true when `leafward` has Inner's MoveNext with [await] Middle then [await] Outer right above it. */
+function chained(rootFirst: string[]): boolean {
+  const inner = rootFirst.findIndex((l) => INNER.test(l));
+  return inner >= 2 && awaitOf('Middle').test(rootFirst[inner - 1]) && awaitOf('Outer').test(rootFirst[inner - 2]);
+}
+
+/** CPU in Inner's continuation (Spin under Inner's MoveNext) and the part of it whose stack is chained. */
+interface Share { inInner: number; chained: number; samples: number }
+
+function share(stacks: Iterable<[string[], number]>): Share {
+  const s: Share = { inInner: 0, chained: 0, samples: 0 };
+  for (const [rootFirst, weight] of stacks) {
+    if (!rootFirst.some((l) => SPIN.test(l)) || !rootFirst.some((l) => INNER.test(l))) continue;
+    s.inInner += weight;
+    s.samples++;
+    if (chained(rootFirst)) s.chained += weight;
+  }
+  return s;
+}
+
+describe('async call stacks on AsyncChain (record --async)', () => {
+  let rec: Recording;
+  before(async () => {
+    const run = await runCli(['record', '--async', '-o', file, '--', 'dotnet', targetDll('AsyncChain'), 'chain', '--seconds', '3', '--parallel', '2'], { timeoutMs: 180000 });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(Number(resultOf(run.stdout).innerCalls) > 0, run.stdout);
+    rec = openRecording(readFileSync(file)).recording;
+  });
+
+  it(".clrscope: ≥ 90% of Inner's CPU has [await] Middle and [await] Outer above Inner's MoveNext", (t) => {
+    assert.equal(rec.hasAsync, true);
+    assert.ok(rec.asyncChainCount > 0, 'the file keeps the chains');
+    const src = new AsyncSource(rec);
+    const cols = src.sampleColumns();
+    const label = (f: number): string => { const fn = src.functionInfo(f); return fn === undefined ? '?' : frameLabel(fn); };
+    const stacks: [string[], number][] = [];
+    for (let i = 0; i < cols.stackId.length; i++) {
+      if (cols.cpuNs[i] > 0) stacks.push([Array.from(src.stackFrames(cols.stackId[i]), label).reverse(), cols.cpuNs[i]]);
+    }
+    const s = share(stacks);
+    t.diagnostic(`${(s.chained / 1e6).toFixed(0)} of ${(s.inInner / 1e6).toFixed(0)} ms of Inner's CPU chained (${s.samples} samples)`);
+    assert.ok(s.samples >= 20, `only ${s.samples} CPU samples in Inner's continuation`);
+    assert.ok(s.chained >= 0.9 * s.inInner, `${s.chained} of ${s.inInner} ns chained`);
+    // The physical stacks are still there: the same samples without [await] frames.
+    for (let i = 0; i < rec.sampleCount; i++) {
+      assert.ok(!Array.from(rec.stackFrames(rec.sampleStackId(i))).some((f) => rec.functionInfo(f)?.name.startsWith('[await]')));
+    }
+  });
+
+  it("pprof (go tool pprof -traces): ≥ 90% of Inner's CPU is under Outer and Middle", async (t) => {
+    if (!goAvailable()) {
+      if (process.env.CI) assert.fail('`go` is not on PATH but CI is set');
+      t.skip('go not found');
+      return;
+    }
+    const pb = join(dir, 'chain.pb.gz');
+    const run = await runCli(['convert', file, '-o', pb]);
+    assert.equal(run.code, 0, run.stderr);
+    const text = goPprof(['-traces', '-sample_index=cpu'], pb);
+    const stacks: [string[], number][] = [];
+    for (const block of text.split(/^-+\+-+$/m).slice(1)) {
+      const lines = block.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^[\w ]+: /.test(l));
+      if (lines.length === 0) continue;
+      const m = /^(\S+)\s+(.*)$/.exec(lines[0]);
+      if (m === null) continue;
+      const units: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
+      const v = /^([\d.]+)(ns|us|µs|ms|s)$/.exec(m[1]);
+      const weight = v === null ? 0 : Number(v[1]) * units[v[2]];
+      stacks.push([[m[2], ...lines.slice(1)].reverse(), weight]);
+    }
+    const s = share(stacks);
+    t.diagnostic(`pprof: ${(s.chained / 1e6).toFixed(0)} of ${(s.inInner / 1e6).toFixed(0)} ms chained`);
+    assert.ok(s.samples >= 5 && s.chained >= 0.9 * s.inInner, `${s.chained} of ${s.inInner} ns chained:\n${text.slice(0, 3000)}`);
+    assert.match(text, /async stack: logical/);
+  });
+
+  it("speedscope: the 'async stacks · cpu' profile has ≥ 90% of Inner's CPU under Outer and Middle; per-thread profiles stay physical", async (t) => {
+    const json = join(dir, 'chain.speedscope.json');
+    const run = await runCli(['convert', file, '-o', json]);
+    assert.equal(run.code, 0, run.stderr);
+    const parsed = JSON.parse(readFileSync(json, 'utf8')) as SpeedscopeFile;
+    assert.deepEqual(speedscopeSchemaProblems(parsed), []);
+    const names = parsed.shared.frames.map((f) => f.name);
+    const profile = parsed.profiles.find((p) => p.name === `${ASYNC_PROFILE_PREFIX}cpu`);
+    assert.ok(profile !== undefined && profile.type === 'sampled', parsed.profiles.map((p) => p.name).join(', '));
+    const s = share(profile.samples.map((st, i): [string[], number] => [st.map((f) => names[f]), profile.weights[i]]));
+    t.diagnostic(`speedscope: ${(s.chained / 1e6).toFixed(0)} of ${(s.inInner / 1e6).toFixed(0)} ms chained`);
+    assert.ok(s.chained >= 0.9 * s.inInner && s.inInner > 0);
+    for (const p of parsed.profiles) {
+      if (p.name.startsWith(ASYNC_PROFILE_PREFIX) || p.type !== 'sampled') continue;
+      assert.ok(!p.samples.some((st) => st.some((f) => names[f].startsWith('[await]'))), `${p.name} has [await] frames`);
+    }
+  });
+});
