@@ -3,7 +3,9 @@
 // burning CPU after its awaits. The CPU samples taken in Inner's continuation must show Middle
 // and Outer above Inner's MoveNext in the spliced (logical) stacks: in the .clrscope file read
 // back, in pprof read back by go tool pprof -traces, and in speedscope's own profile; the
-// physical stacks stay available (pprof on request, speedscope's per-thread profiles).
+// physical stacks stay available (pprof on request, speedscope's per-thread profiles). In
+// Chromium, the workstation's flame graph offers the "async stacks" switch, on, and off gives the
+// physical stacks back.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +19,10 @@ import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schem
 import type { SpeedscopeFile } from '../../structs/formats/speedscope/speedscope-file.js';
 import { frameLabel } from '../../structs/profile/frame-label.js';
 import type { Recording } from '../../structs/profile/recording.js';
+import { startBrowserMode } from '../../electron/browser-mode/server.js';
+import { createWorkstation } from '../../electron/services/workstation/workstation.js';
 import { goAvailable, goPprof } from './support/go-pprof.js';
+import { appState, flameNodes, hookReady, missingForPage, openPage, RENDERER, until, type HookNode } from './support/workstation-page.js';
 import { targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
 
@@ -120,6 +125,45 @@ describe('async call stacks on AsyncChain (record --async)', () => {
     for (const p of parsed.profiles) {
       if (p.name.startsWith(ASYNC_PROFILE_PREFIX) || p.type !== 'sampled') continue;
       assert.ok(!p.samples.some((st) => st.some((f) => names[f].startsWith('[await]'))), `${p.name} has [await] frames`);
+    }
+  });
+
+  const pageMissing = missingForPage();
+  it('the workstation (Chromium): the "async stacks" switch is on for this file, the flame graph has Outer above Middle above Inner, off shows the pool frames', {
+    timeout: 120000, skip: pageMissing.length > 0 && !process.env.CI ? `missing: ${pageMissing.join('; ')}` : false,
+  }, async () => {
+    const workstation = createWorkstation({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
+    const server = await startBrowserMode({ workstation, rendererDir: RENDERER });
+    const { browser, page, errors } = await openPage();
+    try {
+      await page.goto(`${server.url}&test`);
+      await hookReady(page);
+      await page.getByTestId('tab-processes').click();
+      if (await page.getByTestId('open-form').count() === 0) await page.getByTestId('recording-open').click();
+      await page.getByTestId('open-path').fill(file);
+      await page.getByTestId('open-submit').click();
+      await until('the recording to open', () => appState(page), (s) => s.opening === null && s.selectedSessionId !== null && s.summary !== null && s.summary.sampleCount === rec.sampleCount, 60000);
+      await page.getByTestId('tab-flame').click();
+      const toggle = page.getByTestId('async-stacks');
+      assert.equal(await toggle.isChecked(), true, 'on by default for a recording with async data');
+      // Each node of Inner's MoveNext with its path from the root, as the flame graph draws it.
+      const inner = (nodes: HookNode[]): { path: string[]; total: number }[] => nodes.filter((n) => INNER.test(n.label)).map((n) => {
+        const path: string[] = [];
+        for (let i = n.index; i >= 0; i = nodes[i].parent) path.unshift(nodes[i].label);
+        return { path, total: n.total };
+      });
+      const on = await until('[await] frames in the flame graph', () => flameNodes(page), (nodes) => inner(nodes).some((x) => chained(x.path)), 30000);
+      const all = inner(on).reduce((a, x) => a + x.total, 0);
+      const under = inner(on).filter((x) => chained(x.path)).reduce((a, x) => a + x.total, 0);
+      assert.ok(under >= 0.9 * all, `${under} of ${all} under Outer and Middle: ${JSON.stringify(inner(on).slice(0, 3))}`);
+      await toggle.uncheck();
+      const off = await until('physical stacks again', () => flameNodes(page), (nodes) => nodes.length > 0 && !nodes.some((n) => n.label.startsWith('[await]')), 30000);
+      assert.ok(inner(off).length > 0 && !inner(off).some((x) => chained(x.path)));
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+      await server.close();
+      await workstation.shutdown();
     }
   });
 });
