@@ -135,11 +135,12 @@ export class AsyncSource implements SampleSource {
   }
 
   private logicalStack(physical: number, chain: number): number {
-    const key = `${physical},${chain}`;  // chain 0 and plain keys never meet: `${physical}` has no comma
+    const key = `${physical},${chain}`;
     let id = this.logicalIds.get(key);
     if (id === undefined) {
       const [frames, awaits] = this.splice(physical, chain);
-      // Unspliced, a sample's logical stack is its physical one, whatever task it ran in.
+      // Unspliced, a sample's logical stack is its physical one, whatever task it ran in (the
+      // key has no comma, so it never meets a (stack, chain) key).
       const plainKey = `${physical}`;
       id = awaits === 0 ? this.logicalIds.get(plainKey) : undefined;
       if (id === undefined) {
