@@ -239,6 +239,9 @@ Options:
   --lines               per source line: each frame is its method at a line,
                         Name [File.cs:42], from the PDBs beside the recorded
                         assemblies or embedded in them
+  --async               on async call stacks (recordings made with record
+                        --async): an awaited method's time under the methods
+                        awaiting it, as [await] frames
   --source NAME         NAME's self and total per source line (file:line),
                         as the workstation's Source view shows them
   --format FORMAT       text (default, fits the terminal), json (stable; see

@@ -128,6 +128,18 @@ describe('async call stacks on AsyncChain (record --async)', () => {
     }
   });
 
+  it('clrscope report --async: the callers of Inner\'s CPU are Middle, then Outer', async () => {
+    const run = await runCli(['report', file, '--async', '--callers', 'Burn.Spin', '--sample-type', 'cpu', '--format', 'json']);
+    assert.equal(run.code, 0, run.stderr);
+    interface Node { name: string; total: number; children: Node[] }
+    const root = (JSON.parse(run.stdout) as { callers: { tree: Node } }).callers.tree;
+    // Spin <- Inner's MoveNext <- [await] Middle <- [await] Outer.
+    const inner = root.children.filter((n) => INNER.test(n.name));
+    const innerTotal = inner.reduce((a, n) => a + n.total, 0);
+    const outer = inner.flatMap((n) => n.children).filter((n) => awaitOf('Middle').test(n.name)).flatMap((n) => n.children).filter((n) => awaitOf('Outer').test(n.name));
+    assert.ok(innerTotal > 0 && outer.reduce((a, n) => a + n.total, 0) >= 0.9 * innerTotal, JSON.stringify(root).slice(0, 2000));
+  });
+
   const pageMissing = missingForPage();
   it('the workstation (Chromium): the "async stacks" switch is on for this file, the flame graph has Outer above Middle above Inner, off shows the pool frames', {
     timeout: 120000, skip: pageMissing.length > 0 && !process.env.CI ? `missing: ${pageMissing.join('; ')}` : false,
