@@ -8,6 +8,7 @@
 // physical stacks back.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,6 +177,33 @@ describe('async call stacks on AsyncChain (record --async)', () => {
       await browser.close();
       await server.close();
       await workstation.shutdown();
+    }
+  });
+});
+
+describe('async call stacks after an attach (record --pid --async)', () => {
+  it("operations started after the attach have their chain: ≥ 90% of Inner's CPU under Middle and Outer", { timeout: 120000 }, async (t) => {
+    const target = spawn('dotnet', [targetDll('AsyncChain'), 'chain', '--seconds', '10', '--parallel', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      // The runtime's diagnostics socket is up once the program runs; the loop has started by then.
+      await new Promise((r) => setTimeout(r, 2000));
+      const attached = join(dir, 'attached.clrscope');
+      const run = await runCli(['record', '--pid', String(target.pid), '--async', '--duration', '3', '-o', attached], { timeoutMs: 60000 });
+      assert.equal(run.code, 0, run.stderr);
+      const rec = openRecording(readFileSync(attached)).recording;
+      assert.equal(rec.meta?.attached, true);
+      const src = new AsyncSource(rec);
+      const cols = src.sampleColumns();
+      const label = (f: number): string => { const fn = src.functionInfo(f); return fn === undefined ? '?' : frameLabel(fn); };
+      const stacks: [string[], number][] = [];
+      for (let i = 0; i < cols.stackId.length; i++) {
+        if (cols.cpuNs[i] > 0) stacks.push([Array.from(src.stackFrames(cols.stackId[i]), label).reverse(), cols.cpuNs[i]]);
+      }
+      const s = share(stacks);
+      t.diagnostic(`after attach: ${(s.chained / 1e6).toFixed(0)} of ${(s.inInner / 1e6).toFixed(0)} ms of Inner's CPU chained (${s.samples} samples)`);
+      assert.ok(s.samples >= 10 && s.chained >= 0.9 * s.inInner, `${s.chained} of ${s.inInner} ns chained`);
+    } finally {
+      target.kill('SIGKILL');
     }
   });
 });
