@@ -61,6 +61,11 @@ Options:
                         bytes and objects (default off: it slows
                         allocation-bound programs; AllocationSampled on
                         .NET 10, AllocationTick on .NET 8/9)
+  --async               async call stacks: a sample taken in an async method's
+                        continuation gets the methods awaiting it above it
+                        ("[await] Ns.Type.Method" frames) in the flame graph,
+                        pprof and speedscope. Off by default: it costs about 8%
+                        at 10,000 awaits a second and 37% at 100,000
   --no-fallback         with --pid: fail as before when the runtime refuses the
                         profiler, instead of recording through EventPipe
   --children            record every .NET process the program starts (they
@@ -234,6 +239,9 @@ Options:
   --lines               per source line: each frame is its method at a line,
                         Name [File.cs:42], from the PDBs beside the recorded
                         assemblies or embedded in them
+  --async               on async call stacks (recordings made with record
+                        --async): an awaited method's time under the methods
+                        awaiting it, as [await] frames
   --source NAME         NAME's self and total per source line (file:line),
                         as the workstation's Source view shows them
   --format FORMAT       text (default, fits the terminal), json (stable; see

@@ -41,6 +41,7 @@ interface RecordValues {
   exceptions?: string;
   locks?: string;
   alloc?: string;
+  async?: boolean;
   'no-fallback'?: boolean;
   children?: boolean;
   help?: boolean;
@@ -77,6 +78,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     exceptions: { type: 'string' },
     locks: { type: 'string' },
     alloc: { type: 'string' },
+    async: { type: 'boolean' },
     'no-fallback': { type: 'boolean' },
     children: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -117,6 +119,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
       exceptions: onOff(values.exceptions, 'exceptions'),
       locks: onOff(values.locks, 'locks'),
       alloc: onOff(values.alloc, 'alloc', false),
+      async: values.async === true,
     },
     fallback: values['no-fallback'] !== true,
     children: values.children === true,

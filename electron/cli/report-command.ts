@@ -14,6 +14,7 @@ import { sampleTypesOf } from '../../structs/analysis/stack-weights.js';
 import { functionLines } from '../../structs/analysis/function-lines.js';
 import type { DiffNormalize } from '../../structs/analysis/diff.js';
 import { LineSource } from '../../structs/analysis/line-source.js';
+import { AsyncSource } from '../../structs/analysis/async-source.js';
 import type { SampleSource } from '../../structs/analysis/stack-source.js';
 import type { Recording, SampleMetric } from '../../structs/profile/recording.js';
 import { PdbLines } from '../services/source-lines/pdb-lines.js';
@@ -40,6 +41,8 @@ export interface ReportPlan {
   normalize: DiffNormalize;
   fold: FoldOptions;
   lines: boolean;
+  /** --async: the analyses run on the async call stacks ([await] frames) where the recording has them. */
+  asyncStacks: boolean;
   /** --source NAME: the function whose time per source line to print. */
   source: string | null;
   /** null: the first the recording has of cpu, wall, samples. */
@@ -76,7 +79,7 @@ export function parseWindow(text: string | undefined, option: string): ReportWin
 export function planReport(argv: readonly string[]): ReportPlan | 'help' {
   const { values, positionals, rest } = parseCommandArgs<{
     top?: string; callers?: string; callees?: string; tree?: boolean; diff?: string; 'base-window'?: string; normalize?: string;
-    fold?: string[]; lines?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
+    fold?: string[]; lines?: boolean; async?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
   }>(argv, {
     top: { type: 'string' },
     callers: { type: 'string' },
@@ -87,6 +90,7 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     normalize: { type: 'string' },
     fold: { type: 'string', multiple: true },
     lines: { type: 'boolean' },
+    async: { type: 'boolean' },
     source: { type: 'string' },
     'sample-type': { type: 'string' },
     window: { type: 'string' },
@@ -123,6 +127,7 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     normalize,
     fold,
     lines: values.lines === true,
+    asyncStacks: values.async === true,
     source: values.source ?? null,
     sampleType: sampleType as SampleMetric | null,
     window: parseWindow(values.window, '--window'),
@@ -166,7 +171,9 @@ export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Pr
   const opened = await readRecordingFile(plan.file, progress?.update);
   // --lines: every analysis runs on the recording seen per source line.
   const pdbLines = plan.lines ? new PdbLines() : null;
-  const sourceOf = (rec: Recording): SampleSource => (pdbLines === null ? rec : new LineSource(rec, pdbLines.linesOf(rec)));
+  if (plan.lines && plan.asyncStacks) throw new UserError('--lines and --async do not go together yet: pick one.');
+  // --async: the recording's samples through their async call stacks (physical where it has none).
+  const sourceOf = (rec: Recording): SampleSource => (pdbLines !== null ? new LineSource(rec, pdbLines.linesOf(rec)) : plan.asyncStacks ? new AsyncSource(rec) : rec);
   const analysis = new ProfileAnalysis(sourceOf(opened.recording));
   const types = sampleTypesOf(opened.recording);
   const metric = plan.sampleType ?? types[0];

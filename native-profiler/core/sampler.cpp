@@ -77,7 +77,7 @@ void Sampler::begin_stream() {
   HelloRecord h;
   h.pid = platform::process_id();
   h.flags = (config_.cpu ? wire::kHelloCpu : 0u) | (config_.wall ? wire::kHelloWall : 0u) |
-            (config_.attached ? wire::kHelloAttached : 0u);
+            (config_.attached ? wire::kHelloAttached : 0u) | (async_ != nullptr ? wire::kHelloAsync : 0u);
   h.mono = platform::mono_now_ns();
   h.unix_ns = platform::unix_now_ns();
   h.interval_ns = static_cast<uint32_t>(config_.interval_ns);
@@ -623,10 +623,12 @@ void Sampler::emit(const Drained& d) {
     ++dropped_buffer_full_;
     return;
   }
+  const uint32_t task = async_ != nullptr ? d.async_box : 0;
+  if (task != 0) define_task_chain(task);
   writer_.sample(d.mono, d.wire_id, flags, (flags & wire::kSampleCpu) ? d.cpu_ns : 0,
-                 (flags & wire::kSampleWall) ? d.wall_ns : 0, ids_.data() + d.first, n);
+                 (flags & wire::kSampleWall) ? d.wall_ns : 0, ids_.data() + d.first, n, task);
   ++samples_sent_;
-  if (async_ != nullptr && d.async_box != 0) log_async_sample(d);
+  if (async_log_ && task != 0) log_async_sample(d);
   auto it = threads_.find(d.wire_id);
   if (it == threads_.end()) return;
   ThreadState& t = it->second;
@@ -650,16 +652,17 @@ uint32_t Sampler::type_label(uint64_t type_id) {
   if (known != type_labels_.end()) return known->second;
   std::string name = type_id == 0 ? std::string() : resolver_->type_name(type_id);
   if (name.empty()) name = "?";
-  uint32_t id = 0;
-  auto same = label_ids_.find(name);
-  if (same != label_ids_.end()) {
-    id = same->second;
-  } else {
-    id = static_cast<uint32_t>(label_ids_.size() + 1);
-    label_ids_.emplace(name, id);
-    writer_.string(id, name);
-  }
+  const uint32_t id = string_id(name);
   type_labels_.emplace(type_id, id);
+  return id;
+}
+
+uint32_t Sampler::string_id(const std::string& text) {
+  auto same = label_ids_.find(text);
+  if (same != label_ids_.end()) return same->second;
+  const uint32_t id = static_cast<uint32_t>(label_ids_.size() + 1);
+  label_ids_.emplace(text, id);
+  writer_.string(id, text);
   return id;
 }
 

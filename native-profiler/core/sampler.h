@@ -62,8 +62,12 @@ class Sampler {
   void attach_live_heap(LiveHeap* live);
   // Work of the measuring controller in step with the stream (optional; set before start()).
   void attach_tick_hook(TickHook* hook) { tick_hook_ = hook; }
-  // Async call stacks (experimental): each sample taken in an async box logs its logical chain.
-  void attach_async(AsyncTracker* tracker) { async_ = tracker; }
+  // Async call stacks: each sample taken in an async box names its task on the stream (TASK
+  // records for the task and its awaiters); with `log`, also logs its logical chain.
+  void attach_async(AsyncTracker* tracker, bool log) {
+    async_ = tracker;
+    async_log_ = log;
+  }
   // Runs on the sampler thread, as its last act, when the reader went away (an attached
   // profiler detaches from there). Set before start().
   void on_quiet(std::function<void()> hook) { quiet_hook_ = std::move(hook); }
@@ -141,6 +145,9 @@ class Sampler {
   void drain_captures();
   void take_capture(const Capture& c);
   void log_async_sample(const Drained& d);
+  // Sends TASK records for `box` and its awaiters that the reader does not have as they are now.
+  void define_task_chain(uint32_t box);
+  uint32_t string_id(const std::string& text);
   bool refresh_modules();
   void resolve(Drained& d);
   void emit(const Drained& d);
@@ -187,6 +194,9 @@ class Sampler {
   CountersBlock* counters_ = nullptr;
   TickHook* tick_hook_ = nullptr;
   AsyncTracker* async_ = nullptr;
+  bool async_log_ = false;
+  // TASK records sent: task id -> awaiter << 32 | name STRING id (bounded: cleared when large).
+  std::unordered_map<uint32_t, uint64_t> tasks_sent_;
   std::vector<std::string> async_names_;           // frame id -> its function's name, kept only with async_
   std::vector<std::string> async_function_names_;  // function id -> name, kept only with async_
   std::function<void()> quiet_hook_;

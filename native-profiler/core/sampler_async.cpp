@@ -1,12 +1,44 @@
-// The experiment's output for async call stacks (issue 14, design A): one log line per sample
-// taken while its thread ran an async box, with the box's logical chain and the sample's
-// innermost state machine frame, so a check can compare the two (test/integration/async-chain-log.mjs).
-// Wire records come once the chain's shape is settled.
+// Async call stacks on the stream (issue 14): a sample taken while its thread ran an async box
+// names the box's task (TASK_SAMPLES), and TASK records give each task of its chain its name and
+// its awaiter, so the reader can rebuild the logical chain as it stood at the sample. With
+// CLRSCOPE_ASYNC_LOG=1 each such sample also logs its chain (test/integration/async-chain.test.ts).
 #include "core/async_tracker.h"
 #include "core/log.h"
 #include "core/sampler.h"
 
 namespace clrscope {
+namespace {
+// Deeper chains are cut here (the reader shows the chain up to the cut); the tracker's own
+// chain() uses the same bound.
+constexpr uint32_t kChainLevels = 32;
+// TASK records remembered as sent; past this the memory is dropped and tasks are sent again.
+constexpr size_t kTasksRemembered = 1u << 16;
+}  // namespace
+
+void Sampler::define_task_chain(uint32_t box) {
+  if (tasks_sent_.size() > kTasksRemembered) tasks_sent_.clear();
+  uint32_t seen[kChainLevels];
+  uint32_t count = 0;
+  for (uint32_t id = box; id != 0 && count < kChainLevels;) {
+    for (uint32_t i = 0; i < count; ++i) {
+      if (seen[i] == id) return;  // a cycle (ids reused in the tracker's tables): the reader stops there too
+    }
+    seen[count++] = id;
+    const uint32_t awaiter = async_->awaiter_of(id);
+    const std::string name = async_->name_of(id);
+    const uint32_t name_id = name.empty() ? 0 : string_id(name);
+    const uint64_t value = static_cast<uint64_t>(awaiter) << 32 | name_id;
+    auto it = tasks_sent_.find(id);
+    if (it == tasks_sent_.end()) {
+      tasks_sent_.emplace(id, value);
+      writer_.task(id, awaiter, name_id, false);
+    } else if (it->second != value) {
+      it->second = value;
+      writer_.task(id, awaiter, name_id, true);
+    }
+    id = awaiter;
+  }
+}
 
 void Sampler::log_async_sample(const Drained& d) {
   std::string move_next = "-";

@@ -70,8 +70,16 @@ void WireWriter::close_batch() {
   u32(static_cast<uint32_t>(1 + batch_len_));
   u8(batch_type_);
   out_->insert(out_->end(), batch_.data(), batch_.data() + batch_len_);
+  if (batch_type_ == wire::kSamples && !task_marks_.empty()) {
+    // Right behind its SAMPLES record, which is what its indexes count in.
+    u32(static_cast<uint32_t>(1 + task_marks_.size()));
+    u8(wire::kTaskSamples);
+    out_->insert(out_->end(), task_marks_.begin(), task_marks_.end());
+    task_marks_.clear();
+  }
   batch_len_ = 0;
   batch_type_ = 0;
+  batch_samples_ = 0;
 }
 
 void WireWriter::open_batch(uint8_t type) {
@@ -163,6 +171,14 @@ void WireWriter::frame(uint32_t frame_id, uint32_t function_id, uint8_t offset_k
   finish(s);
 }
 
+void WireWriter::task(uint32_t task_id, uint32_t awaiter_id, uint32_t name_id, bool again) {
+  const size_t s = again ? begin(wire::kTask) : begin_definition(wire::kTask);
+  u32(task_id);
+  u32(awaiter_id);
+  u32(name_id);
+  finish(s);
+}
+
 void WireWriter::string(uint32_t string_id, const std::string& text) {
   const size_t s = begin_definition(wire::kString);
   u32(string_id);
@@ -207,7 +223,7 @@ void WireWriter::reset_stacks() {
 }
 
 void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
-                        const uint32_t* frames, uint16_t frame_count) {
+                        const uint32_t* frames, uint16_t frame_count, uint32_t task) {
   const uint8_t stack_flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
   // A thread that has not moved (blocked, idle) repeats its stack: when the hash matches its
   // previous stack's, comparing with that one spares the table lookup. (reset_stacks() clears
@@ -242,6 +258,11 @@ void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64
   if (cpu) p = put_varint(p, cpu_ns);
   if (wall && wall_field != 0) p = put_varint(p, wall_field);
   batch_len_ += static_cast<size_t>(p - start);
+  if (task != 0) {
+    varint_to(&task_marks_, batch_samples_);
+    varint_to(&task_marks_, task);
+  }
+  ++batch_samples_;
   prev_thread_ = thread_id;
   prev_mono_ = mono;
   t.stack = stack;

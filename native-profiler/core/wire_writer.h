@@ -43,10 +43,13 @@ enum RecordType : uint8_t {
   kSamples = 0x0D,
   kString = 0x0E,
   kEvents = 0x0F,
+  kTask = 0x10,
+  kTaskSamples = 0x11,
   kEnd = 0x7F,
 };
 
-enum HelloFlags : uint32_t { kHelloCpu = 1, kHelloWall = 2, kHelloAttached = 4 };
+// kHelloAsync: async tracking is on (TASK and TASK_SAMPLES records may follow).
+enum HelloFlags : uint32_t { kHelloCpu = 1, kHelloWall = 2, kHelloAttached = 4, kHelloAsync = 16 };
 // Sample flags as the sampler builds them; on the wire v2 the first two stay with the sample
 // and the last two go with its STACK (they describe the walk, which the stack records).
 enum SampleFlags : uint8_t { kSampleCpu = 1, kSampleWall = 2, kSampleIncomplete = 4, kSampleElided = 8 };
@@ -138,9 +141,15 @@ class WireWriter {
                 const std::string& file);
   void frame(uint32_t frame_id, uint32_t function_id, uint8_t offset_kind, uint32_t offset);
   void string(uint32_t string_id, const std::string& text);
-  // `frames` are frame ids, leaf first; `flags` are wire::SampleFlags (all four).
+  // `frames` are frame ids, leaf first; `flags` are wire::SampleFlags (all four). `task`: the
+  // async task (TASK id) the thread was running, 0 for none; marked in the TASK_SAMPLES record
+  // that follows the SAMPLES record when it closes.
   void sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
-              const uint32_t* frames, uint16_t frame_count);
+              const uint32_t* frames, uint16_t frame_count, uint32_t task = 0);
+  // An async task: its id, the task awaiting it (0: none known) and its name (a STRING id, 0:
+  // unknown). `again`: the id was defined before in this stream with other values; the open
+  // SAMPLES record is closed first, so samples already in it keep the old definition.
+  void task(uint32_t task_id, uint32_t awaiter_id, uint32_t name_id, bool again);
   // An event with the stack `frames` (frame_count 0 and frames nullptr: no stack).
   void event(const EventRecord& e, const uint32_t* frames, uint16_t frame_count, bool has_stack);
   void stats(const StatsRecord& s);
@@ -155,7 +164,7 @@ class WireWriter {
 
   // At most the bytes a sample (or event) with this many frames adds, its STACK definition and
   // a new SAMPLES record included: to decide before encoding whether it fits.
-  static size_t sample_size(uint16_t frame_count) { return 5 + 47 + 5 + 15 + 5u * frame_count; }
+  static size_t sample_size(uint16_t frame_count) { return 5 + 47 + 5 + 15 + 5u * frame_count + 15; }
   const StackTable& stacks() const { return stacks_; }
 
  private:
@@ -197,6 +206,9 @@ class WireWriter {
   ByteBuffer batch_;
   size_t batch_len_ = 0;
   uint8_t batch_type_ = 0;  // 0: none open
+  // TASK_SAMPLES of the open SAMPLES record: (index in the record, task) varint pairs.
+  ByteBuffer task_marks_;
+  uint32_t batch_samples_ = 0;
   uint64_t prev_mono_ = 0;
   uint32_t prev_thread_ = 0;
   // Per-thread state: writers number threads densely from 1, so ids below kDirectThreads index

@@ -182,7 +182,7 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
       e->async = new AsyncTracker(&e->registry);
       const bool log_async = platform::env("CLRSCOPE_ASYNC_LOG") == "1";
       e->async->set_log_payloads(log_async);
-      if (log_async) e->sampler->attach_async(e->async);
+      e->sampler->attach_async(e->async, log_async);
     }
     e->event_session = start_runtime_events(info, e->alloc, e->alloc_sampled, e->async != nullptr);
   }

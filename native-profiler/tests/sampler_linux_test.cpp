@@ -330,3 +330,102 @@ TEST(SamplerLinux, ThreadsComingAndGoingWhileSampledAreAllAnnouncedAndEnded) {
 
 }  // namespace
 }  // namespace clrscope
+
+#include "core/async_tracker.h"
+
+namespace clrscope {
+namespace {
+
+std::vector<uint8_t> operation_begin(uint32_t id, const char* name) {
+  std::vector<uint8_t> b = {static_cast<uint8_t>(id), static_cast<uint8_t>(id >> 8), 0, 0};
+  for (const char* p = name; *p != '\0'; ++p) b.insert(b.end(), {static_cast<uint8_t>(*p), 0});
+  b.insert(b.end(), 10, 0);  // NUL, RelatedContext
+  return b;
+}
+
+std::vector<uint8_t> wait_begin(uint32_t awaited, uint32_t awaiter) {
+  std::vector<uint8_t> b(20, 0);
+  b[0] = 1;
+  b[8] = static_cast<uint8_t>(awaited);
+  b[12] = 2;
+  b[16] = static_cast<uint8_t>(awaiter);
+  return b;
+}
+
+// Async call stacks end to end without a CLR: a thread raises the TPL events a three-level
+// chain raises (names, await edges, then its box's execution), spins inside the box and then
+// outside it; the stream names the box's task on the samples taken inside, and TASK records
+// carry the chain to its root.
+TEST(SamplerLinux, SamplesTakenInAnAsyncBoxNameItsTaskAndTheChainIsDefined) {
+  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+  SamplingShared& shared = harness().shared;
+  ThreadRegistry& registry = harness().registry;
+  shared.active.store(true);
+  registry.configure_cpu_timers(true, 1000000);
+
+  auto* transport = new MemoryTransport;
+  NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 1000000;
+  config.wall = false;
+  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
+  AsyncTracker tracker(&registry);
+  sampler.attach_async(&tracker, false);
+  ASSERT_TRUE(sampler.start());
+
+  std::atomic<int> phase{0};  // 1: inside the box, 2: after it
+  std::thread worker([&] {
+    registry.on_created(3001);
+    registry.on_assigned_os_thread(3001, platform::current_tid());
+    registry.on_name_changed(3001, "async-worker");
+    auto feed = [&](uint32_t id, const std::vector<uint8_t>& b) { tracker.on_event(id, b.data(), b.size()); };
+    feed(tpl_events::kTraceOperationBegin, operation_begin(8, "Async: <Outer>d__4"));
+    feed(tpl_events::kTraceOperationBegin, operation_begin(20, "Async: <Middle>d__5"));
+    feed(tpl_events::kTraceOperationBegin, operation_begin(30, "Async: <Inner>d__6"));
+    feed(tpl_events::kTaskWaitBegin, wait_begin(30, 20));
+    feed(tpl_events::kTaskWaitBegin, wait_begin(20, 8));
+    feed(tpl_events::kTraceSynchronousWorkBegin, {30, 0, 0, 0, 2, 0, 0, 0});
+    phase = 1;
+    const uint64_t start = platform::current_thread_cpu_ns();
+    while (platform::current_thread_cpu_ns() - start < 150000000ull) clrscope_test_spin_inner(100000);
+    feed(tpl_events::kTraceSynchronousWorkEnd, {2, 0, 0, 0});
+    phase = 2;
+    const uint64_t after = platform::current_thread_cpu_ns();
+    while (platform::current_thread_cpu_ns() - after < 150000000ull) clrscope_test_spin_inner(100000);
+    registry.on_destroyed(3001);
+  });
+  worker.join();
+  sampler.stop(wire::kEndShutdown, 5000);
+
+  const testing::ReadStream s = testing::read_stream(transport->bytes);
+  EXPECT_TRUE(s.ended);
+  EXPECT_NE(s.hello_flags & wire::kHelloAsync, 0u);
+  uint32_t worker_id = 0;
+  for (const auto& [id, name] : s.thread_names) {
+    if (name == "async-worker") worker_id = id;
+  }
+  ASSERT_NE(worker_id, 0u);
+  size_t in_box = 0, outside = 0;
+  for (const auto& smp : s.samples) {
+    if (smp.thread_id != worker_id || !(smp.flags & wire::kSampleCpu)) continue;
+    if (smp.task == 30) ++in_box;
+    else if (smp.task == 0) ++outside;
+    else ADD_FAILURE() << "a sample names task " << smp.task;
+  }
+  // 150 ms of CPU each side at a 1 ms CPU timer; the scheduler tick (4 ms) bounds it from below.
+  EXPECT_GT(in_box, 20u);
+  EXPECT_GT(outside, 20u);
+  ASSERT_EQ(s.tasks.count(30), 1u);
+  ASSERT_EQ(s.tasks.count(20), 1u);
+  ASSERT_EQ(s.tasks.count(8), 1u);
+  EXPECT_EQ(s.tasks.at(30).awaiter, 20u);
+  EXPECT_EQ(s.tasks.at(20).awaiter, 8u);
+  EXPECT_EQ(s.tasks.at(8).awaiter, 0u);
+  EXPECT_EQ(s.strings.at(s.tasks.at(30).name_id), "<Inner>d__6");
+  EXPECT_EQ(s.strings.at(s.tasks.at(20).name_id), "<Middle>d__5");
+  EXPECT_EQ(s.strings.at(s.tasks.at(8).name_id), "<Outer>d__4");
+  EXPECT_EQ(s.task_records, 3u) << "each task defined once while its chain did not change";
+}
+
+}  // namespace
+}  // namespace clrscope

@@ -18,6 +18,7 @@ struct ReadSample {
   uint64_t cpu_ns;
   uint64_t wall_ns;
   uint32_t stack_id = 0;  // v2: the wire stack id (ids restart after a STACK_RESET)
+  uint32_t task = 0;      // v2: the async task its TASK_SAMPLES named (0: none)
   std::vector<uint32_t> frames;  // v1: function ids; v2: frame ids
 };
 
@@ -59,9 +60,18 @@ struct ReadEvent {
   std::vector<uint32_t> frames;
 };
 
+struct ReadTask {
+  uint32_t awaiter;
+  uint32_t name_id;  // a STRING id, 0: unknown
+};
+
 struct ReadStream {
   uint16_t version = 0;
   uint32_t pid = 0;
+  uint32_t hello_flags = 0;
+  std::map<uint32_t, ReadTask> tasks;  // the latest TASK of each id
+  uint32_t task_records = 0;
+  uint32_t task_sample_records = 0;
   std::map<uint32_t, std::string> thread_names;
   std::map<uint32_t, uint32_t> thread_tids;
   std::map<uint32_t, ReadFunction> functions;
@@ -271,6 +281,8 @@ inline ReadStream read_stream(const Bytes& bytes) {
   const bool v2 = out.version == 2;
   c.skip(2 + 4);
   detail::V2State st;
+  uint8_t previous_type = 0;
+  size_t samples_before_record = 0;  // out.samples.size() when the last SAMPLES record began
   while (c.at() < bytes.size()) {
     const uint32_t length = c.get<uint32_t>();
     const size_t start = c.at();
@@ -279,7 +291,38 @@ inline ReadStream read_stream(const Bytes& bytes) {
     switch (type) {
       case 0x01:
         out.pid = c.get<uint32_t>();
+        out.hello_flags = c.get<uint32_t>();
         break;
+      case 0x10: {
+        if (!v2) break;
+        const uint32_t id = c.get<uint32_t>();
+        ReadTask t;
+        t.awaiter = c.get<uint32_t>();
+        t.name_id = c.get<uint32_t>();
+        if (id == 0) throw std::runtime_error("TASK with id 0");
+        if (t.name_id != 0 && out.strings.count(t.name_id) == 0) throw std::runtime_error("TASK names an undefined string");
+        out.tasks[id] = t;
+        ++out.task_records;
+        break;
+      }
+      case 0x11: {
+        if (!v2) break;
+        if (previous_type != 0x0D) throw std::runtime_error("TASK_SAMPLES not right after a SAMPLES record");
+        ++out.task_sample_records;
+        const size_t in_record = out.samples.size() - samples_before_record;
+        uint64_t previous = 0;
+        bool first = true;
+        while (c.at() < end) {
+          const uint64_t index = c.varint();
+          const uint32_t task = static_cast<uint32_t>(c.varint());
+          if (index >= in_record || (!first && index <= previous)) throw std::runtime_error("TASK_SAMPLES index out of order or range");
+          if (task == 0 || out.tasks.count(task) == 0) throw std::runtime_error("TASK_SAMPLES names an undefined task");
+          out.samples[samples_before_record + index].task = task;
+          previous = index;
+          first = false;
+        }
+        break;
+      }
       case 0x02: {
         const uint32_t id = c.get<uint32_t>();
         out.thread_tids[id] = c.get<uint32_t>();
@@ -376,6 +419,7 @@ inline ReadStream read_stream(const Bytes& bytes) {
       case 0x0D:
         if (v2) {
           ++out.samples_records;
+          samples_before_record = out.samples.size();
           detail::read_samples(c, end, out, st);
         }
         break;
@@ -399,6 +443,7 @@ inline ReadStream read_stream(const Bytes& bytes) {
     const size_t used = c.at() - start;
     if (used > length) throw std::runtime_error("record overran its length");
     c.skip(length - used);
+    previous_type = type;
   }
   return out;
 }

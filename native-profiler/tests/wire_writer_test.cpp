@@ -151,6 +151,76 @@ TEST(WireReader, ReadsTheV2FixtureAsItsJsonSays) {
   EXPECT_EQ(s.end_reason, wire::kEndDetach);
 }
 
+// Async call stacks: TASK definitions go out ahead of the open SAMPLES record, the marks of the
+// samples that ran a task follow it as TASK_SAMPLES, and a task defined again closes the record
+// first (so its earlier samples keep the chain they had).
+TEST(WireWriter, EncodesTheAsyncFixtureByteForByte) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.preamble();
+  w.hello(HelloRecord{4242, wire::kHelloCpu | wire::kHelloWall | wire::kHelloAsync, 1000000000ull, 1700000000000000000ull,
+                      10000000, 64, "10.0.12", "0.3.0"});
+  w.thread(1, 4243, 0x1000, 1000000100ull, "pool");
+  w.function(1, wire::kManaged, 0, 0x06000003, "Demo.Program+<Inner>d__2.MoveNext", "");
+  w.frame(1, 1, wire::kOffsetNone, 0);
+  w.string(1, "<Inner>d__2");
+  w.string(2, "<Middle>d__1");
+  w.string(3, "<Outer>d__0");
+  w.task(3, 0, 3, false);
+  w.task(5, 3, 2, false);
+  w.task(7, 5, 1, false);
+  const uint32_t f[] = {1};
+  w.sample(1010000000ull, 1, wire::kSampleCpu, 10000000, 0, f, 1, 7);
+  w.sample(1020000000ull, 1, wire::kSampleCpu, 10000000, 0, f, 1, 0);
+  w.sample(1030000000ull, 1, wire::kSampleCpu, 10000000, 0, f, 1, 7);
+  w.task(7, 3, 1, true);
+  w.sample(1040000000ull, 1, wire::kSampleCpu, 10000000, 0, f, 1, 7);
+  w.end(1050000000ull, wire::kEndShutdown);
+  const std::vector<uint8_t> expected = testing::read_hex_fixture("async-v2.hex");
+  ASSERT_GT(expected.size(), 200u) << "fixture not found or empty";
+  expect_bytes(out, expected);
+}
+
+TEST(WireReader, ReadsTheAsyncFixtureWithEachSamplesTask) {
+  const testing::ReadStream s = testing::read_stream(testing::read_hex_fixture("async-v2.hex"));
+  EXPECT_EQ(s.hello_flags & wire::kHelloAsync, wire::kHelloAsync);
+  ASSERT_EQ(s.samples.size(), 4u);
+  EXPECT_EQ(s.samples[0].task, 7u);
+  EXPECT_EQ(s.samples[1].task, 0u);
+  EXPECT_EQ(s.samples[2].task, 7u);
+  EXPECT_EQ(s.samples[3].task, 7u);
+  EXPECT_EQ(s.task_records, 4u);
+  EXPECT_EQ(s.task_sample_records, 2u);
+  EXPECT_EQ(s.tasks.at(7).awaiter, 3u);  // the latest definition
+  EXPECT_EQ(s.strings.at(s.tasks.at(5).name_id), "<Middle>d__1");
+}
+
+// Marks index the samples of their own SAMPLES record, which the writer may close at any sample
+// (16 KiB, another record, a send): every mark must still land on its sample.
+TEST(WireWriter, TaskMarksFollowTheirRecordAcrossBatchBoundaries) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.preamble();
+  w.hello(HelloRecord{1, 3, 1, 1, 1, 1, "", ""});
+  w.thread(1, 1, 1, 1, "t");
+  w.function(1, wire::kSynthetic, 0, 0, "f", "");
+  w.frame(1, 1, wire::kOffsetNone, 0);
+  w.task(11, 0, 0, false);
+  w.task(12, 11, 0, false);
+  const uint32_t f[] = {1};
+  const uint32_t total = 20000;
+  for (uint32_t i = 0; i < total; ++i) {
+    w.sample(100 + i * 1000003ull, 1, wire::kSampleCpu | wire::kSampleWall, 1000 + i, 77 * i, f, 1, i % 3 == 0 ? 0 : 11 + i % 2);
+    if (i % 4999 == 0) w.close_batch();
+    if (i % 7001 == 0) w.stats(StatsRecord{i, i, 0, 0, 0, 0});
+  }
+  w.end(1ull << 40, wire::kEndShutdown);
+  const testing::ReadStream s = testing::read_stream(out);
+  ASSERT_EQ(s.samples.size(), total);
+  EXPECT_GT(s.samples_records, 3u);
+  for (uint32_t i = 0; i < total; ++i) ASSERT_EQ(s.samples[i].task, i % 3 == 0 ? 0u : 11 + i % 2) << "sample " << i;
+}
+
 TEST(WireWriter, SampleSizeBoundsWhatASampleAdds) {
   ByteBuffer out;
   WireWriter w(&out);

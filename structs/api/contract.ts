@@ -45,12 +45,16 @@ export interface LaunchRequest {
   intervalMs?: number;
   /** Wall-time samples too (default true). */
   wall?: boolean;
+  /** Async call stacks (default false: costs the program time at high await rates; README, "Async stacks"). */
+  async?: boolean;
 }
 
 export interface AttachRequest {
   pid: number;
   intervalMs?: number;
   wall?: boolean;
+  /** As LaunchRequest's; only operations started after the attach get their chain. */
+  async?: boolean;
 }
 
 export type SessionState = 'starting' | 'recording' | 'stopped' | 'failed';

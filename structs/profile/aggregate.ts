@@ -26,8 +26,8 @@ export interface StackThreadSum {
   wallNs: number;
 }
 
-/** All three metrics summed per (stack, thread) pair, in order of first appearance. */
-export function sumByStackAndThread(rec: Recording): StackThreadSum[] {
+/** All three metrics summed per (stack, thread) pair, in order of first appearance. `rec` may be a view with other stacks (AsyncSource). */
+export function sumByStackAndThread(rec: Pick<Recording, 'sampleColumns' | 'threads'>): StackThreadSum[] {
   const { stackId, threadId, cpuNs, wallNs } = rec.sampleColumns();
   // Dense thread indexes keep the composite key below 2^53 for any realistic stack count.
   const threadIndex = new Map<number, number>();

@@ -116,3 +116,28 @@ test('a method two processes both ran is one function, so views merging by metho
   assert.deepEqual(toCollapsed(two, { metric: 'cpu' }).trimEnd().split('\n'), doubled);
   assert.equal(two.threads().length, 2 * one.threads().length);
 });
+
+test('async chains of every process survive the merge (strings renumbered) and a save and reopen', async () => {
+  const { asyncFixtureStream } = await import('./async-fixture-stream.js');
+  const { AsyncSource } = await import('../analysis/async-source.js');
+  const asyncPart = recordingFromStream([asyncFixtureStream()]);
+  // The async process second, so its string ids are renumbered after the fixture's and the child's.
+  const rec = mergeProcesses([
+    { process: { pid: 4321, name: 'dotnet' }, recording: childRecording() },
+    { process: { pid: 9, name: 'api' }, recording: asyncPart },
+  ]);
+  const chains = (r: Recording): string[] => {
+    const src = new AsyncSource(r);
+    const c = src.sampleColumns();
+    const out: string[] = [];
+    for (let i = 0; i < c.stackId.length; i++) {
+      const names = Array.from(src.stackFrames(c.stackId[i])).reverse().map((f) => src.functionInfo(f)?.name ?? '?');
+      if (names[0].startsWith('[await]')) out.push(`${names.join(';')} ${c.cpuNs[i]}`);
+    }
+    return out;
+  };
+  const expected = ['[await] Demo.Api.Outer;[await] Demo.Db.Middle;Demo.Db+<Inner>d__2.MoveNext;Demo.Db.Hot 100'];
+  assert.deepEqual(chains(asyncPart), expected);
+  assert.deepEqual(chains(rec), expected);
+  assert.deepEqual(chains(openRecording(saveRecording(rec)).recording), expected);
+});

@@ -156,6 +156,22 @@ function mergeSamples(parts: readonly ProcessPart[], ids: readonly PartIds[], ou
   const next = columns.map(() => 0);
   const values = new Float64Array(3);
   const sampleFlags = SampleFlags.Cpu | SampleFlags.Wall;
+  // Async chains: each part's chain becomes TASKs of the merged recording (names renumbered with
+  // the strings), defined at its first sample; a sample names its chain's innermost task.
+  const chainTask = parts.map(() => new Map<number, number>());
+  let nextTask = 1;
+  const taskOf = (k: number, chain: number): number => {
+    let task = chainTask[k].get(chain);
+    if (task === undefined) {
+      const names = parts[k].recording.asyncChain(chain);
+      task = nextTask;
+      for (let j = 0; j < names.length; j++, nextTask++) {
+        out.onTask({ taskId: nextTask, awaiterId: j + 1 < names.length ? nextTask + 1 : 0, nameId: names[j] === 0 ? 0 : ids[k].strings.get(names[j]) });
+      }
+      chainTask[k].set(chain, task);
+    }
+    return task;
+  };
   for (;;) {
     let k = -1;
     for (let j = 0; j < columns.length; j++) {
@@ -168,6 +184,8 @@ function mergeSamples(parts: readonly ProcessPart[], ids: readonly PartIds[], ou
     values[1] = c.cpuNs[i];
     values[2] = c.wallNs[i];
     out.onStackSample(ids[k].threads.get(c.threadId[i]) as number, c.flags[i] & sampleFlags, ids[k].stackBase + c.stackId[i], values);
+    const chain = parts[k].recording.sampleAsyncChain(i);
+    if (chain !== 0) out.onTaskSample(1, taskOf(k, chain));
   }
 }
 

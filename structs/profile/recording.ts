@@ -10,8 +10,9 @@ import type { WireSink } from '../wire/decoder.js';
 import {
   EventFlags, FunctionKind, HelloFlags, MAX_STACK_ID, ModuleKind, STACK_FLAGS, SampleFlags,
   type EndRecord, type FrameRecord, type FunctionRecord, type HelloRecord, type ModuleRecord, type StatsRecord,
-  type StringRecord, type SuspensionRecord, type ThreadEndRecord, type ThreadRecord,
+  type StringRecord, type SuspensionRecord, type TaskRecord, type ThreadEndRecord, type ThreadRecord,
 } from '../wire/records.js';
+import { AsyncChains } from './async-chains.js';
 import { EventColumns, type EventColumnViews } from './event-columns.js';
 import type { FunctionInfo } from './frame-label.js';
 import { RecordingError } from './recording-error.js';
@@ -173,6 +174,7 @@ export class Recording implements WireSink {
   // Several processes in one recording: thread id -> index in processList. Empty for one process.
   private readonly processList: ProcessInfo[] = [];
   private readonly threadProcess = new Map<number, number>();
+  private readonly asyncChains = new AsyncChains();
 
   constructor(options: RecordingOptions = {}) {
     this.sampleMode = options.keepSamples ?? true;
@@ -348,6 +350,29 @@ export class Recording implements WireSink {
     return this.stacks.flags(stackId);
   }
 
+  /** The recording has async call stacks: the profiler tracked tasks (HELLO flag Async) or samples name one. */
+  get hasAsync(): boolean {
+    return (this.metaValue !== undefined && (this.metaValue.flags & HelloFlags.Async) !== 0) || this.asyncChains.count > 0;
+  }
+
+  /** The logical chain sample i ran in: 0 for none, else an id for asyncChain(). */
+  sampleAsyncChain(i: number): number {
+    return this.asyncChains.ofSample(i);
+  }
+
+  /** Number of distinct chains; ids are 1..asyncChainCount. */
+  get asyncChainCount(): number {
+    return this.asyncChains.count;
+  }
+
+  /**
+   * The chain's tasks by name (STRING ids, 0 unknown), innermost first: the task the thread was
+   * running, then the task awaiting it, and so on to the root operation.
+   */
+  asyncChain(chainId: number): Uint32Array {
+    return this.asyncChains.chain(chainId);
+  }
+
   get eventCount(): number {
     return this.eventColumns.count;
   }
@@ -384,7 +409,7 @@ export class Recording implements WireSink {
 
   /** Approximate bytes held: typed-array capacity plus an estimate for thread and function objects. */
   byteSize(): number {
-    return this.columns.byteSize() + this.stacks.byteSize() + this.eventColumns.byteSize() + this.wireStacks.byteLength
+    return this.columns.byteSize() + this.stacks.byteSize() + this.eventColumns.byteSize() + this.wireStacks.byteLength + this.asyncChains.byteSize()
       + (this.threadMap.size + this.functionMap.size + this.moduleMap.size + this.frameMap.size + this.stringMap.size) * OBJECT_OVERHEAD
       + this.stringBytes;
   }
@@ -534,6 +559,26 @@ export class Recording implements WireSink {
     if (labelId !== 0 && !this.stringMap.has(labelId)) return this.rejectEvent(`naming string ${labelId}, which no STRING record defined`);
     if (thread !== undefined && mono > this.lastSeen[thread.index]) this.lastSeen[thread.index] = mono;
     this.eventColumns.append(kind, flags, mono, threadId, id, labelId, value1, value2);
+  }
+
+  onTask(r: TaskRecord): void {
+    this.checkDefining('TASK');
+    if (r.taskId === 0) throw new RecordingError('is a TASK with id 0');
+    if (r.nameId !== 0 && !this.stringMap.has(r.nameId)) throw new RecordingError(`is a TASK naming string ${r.nameId}, which no STRING record defined`);
+    this.asyncChains.define(r.taskId, r.awaiterId, r.nameId);
+  }
+
+  onTaskSample(back: number, taskId: number): void {
+    this.checkOpen();
+    // Without samples (a live session's model in the main process) there is nothing to mark.
+    if (this.sampleMode === false) {
+      if (!this.asyncChains.has(taskId)) throw new RecordingError(`is a TASK_SAMPLES record naming task ${taskId}, which no TASK record defined`);
+      return;
+    }
+    // An index over every sample of the stream, also when only the recent ones are held.
+    const index = this.sampleBase + this.columns.count - back;
+    if (index < 0) throw new RecordingError(`is a TASK_SAMPLES record naming a sample ${back} back, before the first`);
+    if (!this.asyncChains.mark(index, taskId)) throw new RecordingError(`is a TASK_SAMPLES record naming task ${taskId}, which no TASK record defined`);
   }
 
   onStats(r: StatsRecord): void {

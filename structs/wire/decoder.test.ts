@@ -55,6 +55,12 @@ class JsonSink implements WireSink {
     this.frameArrays.push(frames);
     this.records.push({ type: 'sample', mono: String(mono), threadId, flags, cpuNs: String(cpuNs), wallNs: String(wallNs), frames: Array.from(frames) });
   }
+  onTask(r: Parameters<WireSink['onTask']>[0]): void {
+    this.records.push({ type: 'task', taskId: r.taskId, awaiterId: r.awaiterId, nameId: r.nameId });
+  }
+  onTaskSample(back: number, taskId: number): void {
+    this.records.push({ type: 'taskSample', back, taskId });
+  }
   onStats(r: Parameters<WireSink['onStats']>[0]): void {
     this.records.push({ type: 'stats', mono: String(r.mono), samples: String(r.samples), droppedRingFull: String(r.droppedRingFull), droppedBufferFull: String(r.droppedBufferFull), droppedWatchdog: String(r.droppedWatchdog), droppedOther: String(r.droppedOther) });
   }
@@ -423,4 +429,51 @@ test('sample state spans records and chunks; THREAD_END and STACK_RESET clear wh
   assert.deepEqual(samples.map((r) => [r.mono, r.wallNs, r.stackId]), [['1000', '10', 1], ['1010', '10', 1], ['1030', '20', 1]]);
   const afterEnd = bytes.subarray(before);
   assert.deepEqual(Array.from(afterEnd), [5, 0, 0, 0, 0x0d, 0x06, 40, 1, 40], 'head thread-same|wall, mono +20, stack 1, wall field zigzag(20)');
+});
+
+test('async-v2.hex (TASK, TASK_SAMPLES) decodes to async-v2.json, whole and byte by byte', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('async-v2.hex'), 'utf8'));
+  const expected = JSON.parse(readFileSync(fixtureUrl('async-v2.json'), 'utf8')) as Record<string, unknown>[];
+  assert.deepEqual(decodeChunks([bytes]).sink.records, expected);
+  const single = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
+  assert.deepEqual(decodeChunks(single).sink.records, expected);
+});
+
+test('the encoder writes async-v2.hex byte for byte', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('async-v2.hex'), 'utf8'));
+  const e = new WireEncoder().preamble()
+    .hello({ pid: 4242, flags: 0x13, mono: 1_000_000_000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: '0.3.0' })
+    .thread({ threadId: 1, osTid: 4243, clrThreadId: 0x1000, mono: 1_000_000_100, name: 'pool' })
+    .function({ functionId: 1, kind: 0, name: 'Demo.Program+<Inner>d__2.MoveNext', module: '', file: '', moduleId: 0, token: 0x06000003 })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .string(1, '<Inner>d__2').string(2, '<Middle>d__1').string(3, '<Outer>d__0')
+    .task({ taskId: 3, awaiterId: 0, nameId: 3 }).task({ taskId: 5, awaiterId: 3, nameId: 2 }).task({ taskId: 7, awaiterId: 5, nameId: 1 })
+    .stack(1, 0, [1])
+    .stackSample(1_010_000_000, 1, 1, 10_000_000, 0, 1, 7)
+    .stackSample(1_020_000_000, 1, 1, 10_000_000, 0, 1)
+    .stackSample(1_030_000_000, 1, 1, 10_000_000, 0, 1, 7)
+    .task({ taskId: 7, awaiterId: 3, nameId: 1 }, true)
+    .stackSample(1_040_000_000, 1, 1, 10_000_000, 0, 1, 7)
+    .end({ mono: 1_050_000_000, reason: 0 });
+  assert.deepEqual(Array.from(e.bytes()), Array.from(bytes));
+});
+
+test('a file without TASK records (written before them) decodes with no task callbacks', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('basic-v2.hex'), 'utf8'));
+  const records = decodeChunks([bytes]).sink.records;
+  assert.ok(records.some((r) => r.type === 'sample'));
+  assert.ok(!records.some((r) => r.type === 'task' || r.type === 'taskSample'));
+});
+
+test('TASK_SAMPLES is corrupt away from its SAMPLES record, out of order, past the record, or naming task 0', () => {
+  const stream = (): WireEncoder => withHello()
+    .thread({ threadId: 1, osTid: 1, clrThreadId: 1, mono: 5, name: '' })
+    .function({ functionId: 1, kind: 2, name: 'f', module: '', file: '', moduleId: 0, token: 0 })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 }).stack(1, 0, [1])
+    .stackSample(10, 1, 1, 1, 0, 1).stackSample(11, 1, 1, 1, 0, 1);
+  assert.match(decodeError(stream().stats({ mono: 12, samples: 2, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0 }).raw(0x11, [0, 1]).bytes()).message, /does not follow a SAMPLES record/);
+  assert.match(decodeError(stream().raw(0x11, [1, 1, 0, 1]).bytes()).message, /out of order/);
+  assert.match(decodeError(stream().raw(0x11, [2, 1]).bytes()).message, /sample 2 of a SAMPLES record of 2/);
+  assert.match(decodeError(stream().raw(0x11, [0, 0]).bytes()).message, /task 0/);
+  assert.match(decodeError(stream().raw(0x10, [1, 0, 0, 0]).bytes()).message, /TASK record .* shorter/);
 });

@@ -9,7 +9,7 @@ import {
   WIRE_VERSION, WIRE_VERSION_1,
   recordTypeName,
   type EndRecord, type FrameRecord, type FunctionRecord, type HelloRecord, type ModuleRecord, type StatsRecord,
-  type StringRecord, type SuspensionRecord, type ThreadEndRecord, type ThreadRecord,
+  type StringRecord, type SuspensionRecord, type TaskRecord, type ThreadEndRecord, type ThreadRecord,
 } from './records.js';
 import { SampleState, TWO_POW_32 } from './sample-state.js';
 import { WireFormatError } from './wire-format-error.js';
@@ -57,6 +57,13 @@ export interface WireSink {
    * Keep implementations small, with error paths in separate methods, to help it inline.
    */
   onSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, frames: Uint32Array): void;
+  /** v2: a TASK (async call stacks); a later TASK of the same id replaces it for the samples that follow. */
+  onTask(record: TaskRecord): void;
+  /**
+   * v2: from a TASK_SAMPLES record, the sample `back` samples ago (1: the latest sample handed to
+   * onStackSample) ran task `taskId`. Marks come in the order of their samples.
+   */
+  onTaskSample(back: number, taskId: number): void;
   onStats(record: StatsRecord): void;
   onSuspension(record: SuspensionRecord): void;
   onEnd(record: EndRecord): void;
@@ -85,6 +92,7 @@ const MODULE_MIN = 4 + 1 + 16 + 4;
 const FRAME_MIN = 4 + 4 + 1 + 4;
 const STRING_MIN = 4 + 4;
 const STACK_MIN = 4;
+const TASK_MIN = 3 * 4;
 const SAMPLE_MIN = 8 + 4 + 1 + 8 + 8 + 2;
 const STATS_MIN = 6 * 8;
 const SUSPENSION_MIN = 3 * 8 + 3;
@@ -130,6 +138,11 @@ export class WireDecoder {
   // The previous STACK's frames, for the root-side frames the next one shares.
   private lastStack = new Uint32Array(256);
   private lastStackLength = 0;
+  // The type of the record before this one, and how many samples the last SAMPLES record held:
+  // a TASK_SAMPLES record indexes the samples of the SAMPLES record right before it.
+  private previousType = 0;
+  private lastSamplesCount = 0;
+  private samplesSeen = 0;
 
   constructor(sink: WireSink) {
     this.sink = sink;
@@ -292,9 +305,17 @@ export class WireDecoder {
     this.lastRecordOffset = this.bufferBase + at;
     const body = at + 5;
     const bodyLen = length - 1;
+    const previousType = this.previousType;
+    this.previousType = type;
     if (this.versionValue === WIRE_VERSION) {
       if (type === RecordType.Samples) {
+        const before = this.samplesSeen;
         this.samples(bytes, body, body + bodyLen, at);
+        this.lastSamplesCount = this.samplesSeen - before;
+        return;
+      }
+      if (type === RecordType.TaskSamples) {
+        this.taskSamples(bytes, body, body + bodyLen, at, previousType);
         return;
       }
       if (this.recordV2(view, bytes, type, body, bodyLen, at)) return;
@@ -348,6 +369,10 @@ export class WireDecoder {
   private recordV2(view: DataView, bytes: Uint8Array, type: number, body: number, bodyLen: number, at: number): boolean {
     switch (type) {
       case RecordType.Stack: this.stack(bytes, body, body + bodyLen, at); return true;
+      case RecordType.Task:
+        this.requireBody(type, bodyLen, TASK_MIN, at);
+        this.sink.onTask({ taskId: view.getUint32(body, true), awaiterId: view.getUint32(body + 4, true), nameId: view.getUint32(body + 8, true) });
+        return true;
       case RecordType.Events: this.events(bytes, body, body + bodyLen, at); return true;
       case RecordType.Function: this.functionV2(view, bytes, body, bodyLen, at); return true;
       case RecordType.Module: this.module(view, bytes, body, bodyLen, at); return true;
@@ -520,7 +545,33 @@ export class WireDecoder {
       stacks[slot] = stack;
       prevThread = thread;
       st.thread = thread;
+      this.samplesSeen++;
       sink.onStackSample(thread, head & (SampleHead.Cpu | SampleHead.Wall), stack, values);
+    }
+  }
+
+  /** TASK_SAMPLES: (index in the SAMPLES record before it, task id) pairs, indexes ascending. */
+  private taskSamples(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
+    const type = RecordType.TaskSamples;
+    const offset = this.bufferBase + at;
+    if (previousType !== RecordType.Samples) {
+      throw new WireFormatError(`Corrupt clrscope stream: the TASK_SAMPLES record at byte ${offset} does not follow a SAMPLES record.`, offset);
+    }
+    const count = this.lastSamplesCount;
+    let previous = -1;
+    while (p < end) {
+      let index = this.varint(bytes, p, end, type, at);
+      p = this.next;
+      if (index < 0) index = this.wide[0];
+      let task = this.varint(bytes, p, end, type, at);
+      p = this.next;
+      if (task < 0) task = this.wide[0];
+      if (index <= previous || index >= count) {
+        throw new WireFormatError(`Corrupt clrscope stream: the TASK_SAMPLES record at byte ${offset} names sample ${index} of a SAMPLES record of ${count}${index <= previous ? ', out of order' : ''}.`, offset);
+      }
+      if (task === 0 || task > 0xffffffff) throw new WireFormatError(`Corrupt clrscope stream: the TASK_SAMPLES record at byte ${offset} names task ${task}, outside 1..2^32-1.`, offset);
+      previous = index;
+      this.sink.onTaskSample(count - index, task);
     }
   }
 

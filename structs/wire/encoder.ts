@@ -11,7 +11,7 @@
 import {
   EventFlags, FunctionKind, MAX_STACK_ID, MAX_STRING_BYTES, ModuleKind, OffsetKind, PREAMBLE_SIZE, RecordType,
   STACK_FLAGS, SampleFlags, SampleHead, WIRE_MAGIC, WIRE_VERSION, WIRE_VERSION_1,
-  type EndRecord, type FrameRecord, type SuspensionRecord, type ThreadEndRecord,
+  type EndRecord, type FrameRecord, type SuspensionRecord, type TaskRecord, type ThreadEndRecord,
 } from './records.js';
 import { SampleState, TWO_POW_32 } from './sample-state.js';
 import { grownBytes } from './grown-bytes.js';
@@ -157,6 +157,9 @@ export class WireEncoder {
   private batchType = 0;
   private batch = new Uint8Array(1024);
   private batchLen = 0;
+  // TASK_SAMPLES of the open SAMPLES record: (index in it, task) pairs, and its sample count.
+  private taskMarks: number[] = [];
+  private batchSamples = 0;
   private readonly state = new SampleState();
   private lastStack: number[] = [];
   // What sample()/function() defined on their own in v2.
@@ -328,6 +331,16 @@ export class WireEncoder {
     return this;
   }
 
+  /**
+   * A TASK (async call stacks). `again`: the id was defined before with other values, so the open
+   * SAMPLES record is closed first and its samples keep the old definition (as the profiler does).
+   */
+  task(r: TaskRecord, again = false): this {
+    const at = again ? this.begin(RecordType.Task, 12) : this.beginDefinition(RecordType.Task, 12);
+    this.u32(this.u32(this.u32(at, r.taskId), r.awaiterId), r.nameId);
+    return this;
+  }
+
   /** STACK_RESET: every stack id is forgotten. */
   stackReset(): this {
     this.begin(RecordType.StackReset, 0);
@@ -342,8 +355,10 @@ export class WireEncoder {
    * One v2 sample naming a defined stack. `flags`: SampleFlags.Cpu / Wall (others are ignored: they
    * belong to the stack). Numbers must be non-negative integers.
    */
-  stackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number): this {
+  stackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number, taskId = 0): this {
     this.openBatch(RecordType.Samples, 48);
+    if (taskId !== 0) this.taskMarks.push(this.batchSamples, taskId);
+    this.batchSamples++;
     const st = this.state;
     const cpu = (flags & SampleFlags.Cpu) !== 0;
     const wall = (flags & SampleFlags.Wall) !== 0;
@@ -529,8 +544,21 @@ export class WireEncoder {
     this.buf[this.len + 4] = this.batchType;
     this.buf.set(this.batch.subarray(0, this.batchLen), this.len + 5);
     this.len += 5 + this.batchLen;
+    if (this.batchType === RecordType.Samples && this.taskMarks.length > 0) {
+      // Right behind its SAMPLES record, whose samples its indexes count.
+      const marks = this.taskMarks;
+      this.reserve(5 + 5 * marks.length);
+      const start = this.len;
+      this.buf[start + 4] = RecordType.TaskSamples;
+      let p = start + 5;
+      for (const v of marks) p = this.varint(p, v);
+      this.view.setUint32(start, p - start - 4, true);
+      this.len = p;
+      this.taskMarks = [];
+    }
     this.batchLen = 0;
     this.batchType = 0;
+    this.batchSamples = 0;
   }
 
   /** A definition record: it may go out ahead of the SAMPLES record being filled. */

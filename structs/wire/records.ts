@@ -29,11 +29,15 @@ export const RecordType = {
   Samples: 0x0d,
   String: 0x0e,
   Events: 0x0f,
+  /** An async task: its awaiter and name (async call stacks). */
+  Task: 0x10,
+  /** Which samples of the SAMPLES record right before it ran which task. */
+  TaskSamples: 0x11,
   End: 0x7f,
 } as const;
 
 /** HELLO flags (PROTOCOL.md). ApproximateCpu is set by clrscope's own writers only, never by the profiler. */
-export const HelloFlags = { Cpu: 1, Wall: 2, Attached: 4, ApproximateCpu: 8 } as const;
+export const HelloFlags = { Cpu: 1, Wall: 2, Attached: 4, ApproximateCpu: 8, Async: 16 } as const;
 /** Sample flags. In v2 a sample carries Cpu and Wall; Incomplete and Elided go with its STACK. */
 export const SampleFlags = { Cpu: 1, Wall: 2, Incomplete: 4, Elided: 8 } as const;
 /** The flags a v2 STACK may carry. */
@@ -133,6 +137,13 @@ export interface StringRecord {
   text: string;
 }
 
+/** An async task (TASK): the task awaiting it (0: none known) and its name (a STRING id, 0: unknown). */
+export interface TaskRecord {
+  taskId: number;
+  awaiterId: number;
+  nameId: number;
+}
+
 export interface StatsRecord {
   mono: number;
   samples: number;
@@ -181,6 +192,8 @@ export function recordTypeName(type: number): string {
     case RecordType.Samples: return 'SAMPLES';
     case RecordType.String: return 'STRING';
     case RecordType.Events: return 'EVENTS';
+    case RecordType.Task: return 'TASK';
+    case RecordType.TaskSamples: return 'TASK_SAMPLES';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

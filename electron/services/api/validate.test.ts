@@ -277,3 +277,10 @@ test('errorSentence gives the renderer a sentence', () => {
   assert.equal(errorSentence('plain'), 'plain.');
   assert.equal(errorSentence(new Error('')), 'The operation failed for an unknown reason.');
 });
+
+test('launch and attach take an async call stacks switch, a boolean', () => {
+  assert.deepEqual(validateCall('launch', launch({ async: true }), known), { op: 'launch', args: [{ command: 'dotnet', args: ['app.dll'], async: true }] });
+  assert.deepEqual(validateCall('attach', [{ pid: 7, async: false }], known), { op: 'attach', args: [{ pid: 7, async: false }] });
+  rejects('launch', launch({ async: 'yes' }), /The async call stacks switch \(async\)/);
+  rejects('attach', [{ pid: 7, async: 1 }], /The async call stacks switch \(async\)/);
+});

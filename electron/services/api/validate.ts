@@ -123,7 +123,7 @@ export function validateSessionId(value: unknown, context: ValidationContext): s
 
 export function validateLaunchRequest(value: unknown): LaunchRequest {
   const obj = plainObject(value, 'launch request');
-  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall'], 'launch request');
+  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall', 'async'], 'launch request');
   const command = text(obj.command, 'The command', LIMITS.commandChars);
   if (!Array.isArray(obj.args)) fail(`The program's arguments (args) must be a list of text, not ${describeValue(obj.args)}.`);
   if (obj.args.length > LIMITS.argCount) fail(`The program has ${obj.args.length} arguments; at most ${LIMITS.argCount} are allowed.`);
@@ -139,15 +139,17 @@ export function validateLaunchRequest(value: unknown): LaunchRequest {
   if (obj.cwd !== undefined) request.cwd = absolutePath(obj.cwd, 'The working directory (cwd)');
   if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
+  if (obj.async !== undefined) request.async = bool(obj.async, 'The async call stacks switch (async)');
   return request;
 }
 
 export function validateAttachRequest(value: unknown): AttachRequest {
   const obj = plainObject(value, 'attach request');
-  onlyFields(obj, ['pid', 'intervalMs', 'wall'], 'attach request');
+  onlyFields(obj, ['pid', 'intervalMs', 'wall', 'async'], 'attach request');
   const request: AttachRequest = { pid: validatePid(obj.pid) };
   if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
+  if (obj.async !== undefined) request.async = bool(obj.async, 'The async call stacks switch (async)');
   return request;
 }
 

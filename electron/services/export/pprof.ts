@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import {
   Function as PprofFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType,
 } from 'pprof-format';
+import { AWAIT_FUNCTION_BASE, AsyncSource } from '../../../structs/analysis/async-source.js';
 import { APPROXIMATE_CPU_COMMENT, ownComment } from '../../../structs/formats/pprof/pprof-comments.js';
 import { sumByStackAndThread } from '../../../structs/profile/aggregate.js';
 import { frameLabel, type FunctionInfo } from '../../../structs/profile/frame-label.js';
@@ -30,12 +31,27 @@ function systemNameOf(fn: FunctionInfo, strings: StringTable): number {
   return fn.kind === FunctionKind.Native && fn.module !== '' && fn.name !== '' ? strings.dedup(fn.name) : 0;
 }
 
+/** The comment a pprof file with async call stacks carries (README, "Async stacks"). */
+export const ASYNC_STACKS_COMMENT = 'Async call stacks: a sample taken in an async method\'s continuation has the methods awaiting it above its state machine\'s MoveNext, one "[await] Ns.Type.Method" frame each, in place of the thread pool frames; such samples carry the label "async stack"="logical".';
+
+export interface PprofOptions {
+  /** Async call stacks in place of physical ones where the recording has them (default: when it has any). */
+  asyncStacks?: boolean;
+}
+
 /**
  * Builds the profile message; toPprof() encodes and gzips it. With `lines`, frames whose
  * source line is known get a location of their own with that line, and functions their source
- * file, so `go tool pprof -lines` and `-list` work.
+ * file, so `go tool pprof -lines` and `-list` work. A recording with async call stacks is
+ * written with its logical stacks (one profile, so pprof's totals stay the samples' own), the
+ * spliced samples labelled; `asyncStacks: false` writes the physical ones.
  */
-export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
+export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: PprofOptions = {}): Profile {
+  const logical = (options.asyncStacks ?? true) && rec.asyncChainCount > 0 ? new AsyncSource(rec) : undefined;
+  // Summed first: mapping the samples makes the [await] functions the tables below need.
+  const sums = sumByStackAndThread(logical ?? rec);
+  const stackFramesOf = (s: number): Uint32Array => (logical ?? rec).stackFrames(s);
+  const stackFrameIdsOf = (s: number): Uint32Array => (logical ?? rec).stackFrameIds(s);
   const strings = new StringTable();
   const valueType = (type: string, unit: string): ValueType => new ValueType({ type: strings.dedup(type), unit: strings.dedup(unit) });
   // Order matters to users: `-sample_index=cpu` / `=wall` select by name, tools default to index 0 otherwise.
@@ -59,7 +75,7 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
   };
   // pprof presents the first mapping as the profiled program ("File: ..."): make it the
   // assembly with the entry point rather than whichever library happened to come first.
-  const all = rec.functions();
+  const all = [...rec.functions(), ...(logical?.awaitFunctions() ?? [])];
   const entry = all.find((fn) => fn.kind === FunctionKind.Managed && /\.<?Main>?(\$|$)/.test(fn.name) && fn.module !== '')
     ?? all.find((fn) => fn.kind === FunctionKind.Managed && fn.module !== '');
   if (entry !== undefined) addMapping(entry.module);
@@ -82,7 +98,8 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
   const locationIdByFrame = new Map<number, number>();
   const locationIdByLine = new Map<string, number>();
   const locationOf = (frameId: number, functionId: number): number => {
-    if (lines === undefined || !rec.hasFrames) return locationIdByFunction.get(functionId) ?? 0;
+    const awaitFrame = functionId >= AWAIT_FUNCTION_BASE && functionId !== 0xffffffff;
+    if (lines === undefined || !rec.hasFrames || awaitFrame) return locationIdByFunction.get(functionId) ?? 0;
     let id = locationIdByFrame.get(frameId);
     if (id !== undefined) return id;
     const at = lines.of(frameId);
@@ -108,12 +125,13 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
   const byProcess = rec.processes().length > 0;
   const processIdKey = byProcess ? strings.dedup('process id') : 0;
   const processNameKey = byProcess ? strings.dedup('process name') : 0;
+  const asyncKey = logical !== undefined ? strings.dedup('async stack') : 0;
   const samples: Sample[] = [];
   let lastMono = Number.NEGATIVE_INFINITY;
   for (const mono of rec.sampleColumns().mono) if (mono > lastMono) lastMono = mono;
-  for (const sum of sumByStackAndThread(rec)) {
-    const frames = rec.stackFrames(sum.stackId);
-    const frameIds = rec.stackFrameIds(sum.stackId);
+  for (const sum of sums) {
+    const frames = stackFramesOf(sum.stackId);
+    const frameIds = stackFrameIdsOf(sum.stackId);
     const locationId = Array.from(frames, (f, i) => locationOf(frameIds[i], f));
     const thread = rec.thread(sum.threadId);
     const label = [new Label({ key: threadIdKey, num: thread?.osTid ?? sum.threadId })];
@@ -123,6 +141,7 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
       label.push(new Label({ key: processIdKey, num: process.pid }));
       if (process.name !== '') label.push(new Label({ key: processNameKey, str: strings.dedup(process.name) }));
     }
+    if (logical?.isSpliced(sum.stackId) === true) label.push(new Label({ key: asyncKey, str: strings.dedup('logical') }));
     samples.push(new Sample({ locationId, value: [sum.samples, sum.wallNs, sum.cpuNs, ...eventMetrics.map(() => 0)], label }));
   }
   if (eventMetrics.length > 0) {
@@ -170,6 +189,7 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
   }
   if (rec.cut) comment.push(strings.dedup('The stream was cut before its END record: the process died or the connection broke.'));
   if (meta?.approximateCpu === true) comment.push(strings.dedup(APPROXIMATE_CPU_COMMENT));
+  if (logical !== undefined) comment.push(strings.dedup(ASYNC_STACKS_COMMENT));
   const startMono = meta?.startMono ?? 0;
   return new Profile({
     sampleType,
@@ -188,6 +208,6 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines): Profile {
 }
 
 /** The recording as a gzipped pprof profile (the form `go tool pprof` and pprof UIs expect). */
-export function toPprof(rec: Recording, lines?: FrameLines): Uint8Array {
-  return gzipSync(buildPprofProfile(rec, lines).encode());
+export function toPprof(rec: Recording, lines?: FrameLines, options: PprofOptions = {}): Uint8Array {
+  return gzipSync(buildPprofProfile(rec, lines, options).encode());
 }

@@ -22,10 +22,12 @@ export interface AttachSettings {
   secret?: string;
   intervalMs: number;
   wall: boolean;
+  /** Async call stacks (client data async=1). */
+  async?: boolean;
 }
 
 /** Asks the runtime of `pid` to load the profiler, streaming to `socketPath`; a DiagnosticsError (one sentence) when it will not. */
 export async function requestAttach(pid: number, libraryPath: string, settings: AttachSettings): Promise<void> {
-  const clientData = attachClientData(settings.socketPath, settings.intervalMs, true, settings.wall, settings.secret);
+  const clientData = attachClientData(settings.socketPath, settings.intervalMs, true, settings.wall, settings.secret) + (settings.async === true ? 'async=1\n' : '');
   await attachProfiler(pid, { clsid: PROFILER_CLSID, path: libraryPath, clientData });
 }

@@ -214,6 +214,7 @@ class WorkstationCore {
         libraryPath,
         // Samples go to the session's stream and the renderer's worker, not into the model here.
         keepSamples: false,
+        ...(request.async === true ? { extraEnv: { CLRSCOPE_ASYNC: '1' } } : {}),
         output: (stream, chunk) => (session === undefined ? early.push([stream, chunk]) : session.output(stream, chunk)),
       });
     } catch (err) {
@@ -259,7 +260,7 @@ class WorkstationCore {
     // Known before the attach returns, since the profiler may connect before the runtime replies.
     this.sessions.set(session.id, session);
     try {
-      await requestAttach(request.pid, libraryPath, { socketPath: collector.socketPath, secret: collector.secret, intervalMs, wall: request.wall ?? true });
+      await requestAttach(request.pid, libraryPath, { socketPath: collector.socketPath, secret: collector.secret, intervalMs, wall: request.wall ?? true, async: request.async === true });
     } catch (err) {
       this.sessions.delete(session.id);
       await collector.close();

@@ -49,6 +49,8 @@ export interface FlameOptions {
   threadIds: number[] | null;
   inverted: boolean;
   groupByThread: boolean;
+  /** Async call stacks where the recording has them (on by default; the switch shows only then). */
+  asyncStacks: boolean;
   search: string;
 }
 
@@ -147,7 +149,7 @@ export function initialState(): AppState {
     flameShape: null,
     parallel: null,
     parallelMode: 'current',
-    flameOptions: { metric: 'cpu', window: { kind: 'all' }, threadIds: null, inverted: false, groupByThread: false, search: '' },
+    flameOptions: { metric: 'cpu', window: { kind: 'all' }, threadIds: null, inverted: false, groupByThread: false, asyncStacks: true, search: '' },
     flameZoom: [],
     countersVersion: 0,
     outputVersion: 0,

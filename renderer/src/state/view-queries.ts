@@ -23,6 +23,7 @@ export function flameQuery(options: FlameOptions, summary: RecordingSummary | nu
     threadIds: options.threadIds === null ? null : [...options.threadIds],
     inverted: options.inverted,
     groupByThread: options.groupByThread,
+    ...(options.asyncStacks && summary?.hasAsync === true ? { asyncStacks: true } : {}),
     ...timeWindow(options.window, summary),
   };
 }

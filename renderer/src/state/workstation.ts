@@ -241,7 +241,7 @@ export class Workstation {
     const before = this.state.flameOptions;
     const next = { ...before, ...patch };
     // Flipping or regrouping the tree changes every frame's path: a zoom would land somewhere arbitrary.
-    const reshaped = next.inverted !== before.inverted || next.groupByThread !== before.groupByThread;
+    const reshaped = next.inverted !== before.inverted || next.groupByThread !== before.groupByThread || next.asyncStacks !== before.asyncStacks;
     this.store.update({ flameOptions: next, ...(reshaped ? { flameZoom: [] } : {}) });
     // The search is the renderer's business: the tree stays the same.
     if (Object.keys(patch).some((k) => k !== 'search')) this.refresher.now();

@@ -75,6 +75,7 @@ export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoo
   const ws = useWorkstation();
   const o = useAppState((s) => s.flameOptions);
   const eventMetrics = useAppState((s) => s.summary?.eventMetrics ?? NO_EVENTS);
+  const hasAsync = useAppState((s) => s.summary?.hasAsync === true);
   const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
   return (
     <div className="toolbar flame-toolbar">
@@ -87,6 +88,12 @@ export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoo
         <input type="checkbox" checked={o.inverted} data-testid="inverted" onChange={(e) => set({ inverted: e.target.checked })} />
         inverted
       </label>
+      {hasAsync && (
+        <label className="check" title="Awaiting methods above each async continuation ([await] frames), instead of the thread pool's frames">
+          <input type="checkbox" checked={o.asyncStacks} data-testid="async-stacks" onChange={(e) => set({ asyncStacks: e.target.checked })} />
+          async stacks
+        </label>
+      )}
       <button type="button" disabled={!zoomed} data-testid="zoom-reset" onClick={onResetZoom}>Reset zoom</button>
       <SearchBox />
     </div>

@@ -19,6 +19,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): Re
   const [args, setArgs] = useState('');
   const [cwd, setCwd] = useState('');
   const [wall, setWall] = useState(true);
+  const [asyncStacks, setAsyncStacks] = useState(false);
 
   // Exactly what will run, as the session will be named: Launch runs any command, so it is shown first.
   let preview: string;
@@ -41,7 +42,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): Re
       ws.showError('Say which program to launch.');
       return;
     }
-    void ws.launch({ command: command.trim(), args: list, intervalMs, wall, ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
+    void ws.launch({ command: command.trim(), args: list, intervalMs, wall, ...(asyncStacks ? { async: true } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
   };
 
   return (
@@ -68,6 +69,10 @@ export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): Re
       <label className="check">
         <input type="checkbox" checked={wall} onChange={(e) => setWall(e.target.checked)} data-testid="launch-wall" />
         wall time
+      </label>
+      <label className="check" title="The methods awaiting each async continuation, above it in the flame graph. Costs the program time at high await rates (about 8% at 10,000 awaits a second).">
+        <input type="checkbox" checked={asyncStacks} onChange={(e) => setAsyncStacks(e.target.checked)} data-testid="launch-async" />
+        async stacks
       </label>
       <output className="launch-preview" data-testid="launch-preview">{preview}</output>
       <div className="actions">

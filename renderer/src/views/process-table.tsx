@@ -15,6 +15,7 @@ export function ProcessTable({ intervalMs }: { intervalMs: number }): ReactEleme
   const loading = useAppState((s) => s.processesLoading);
   const starting = useAppState((s) => s.starting);
   const [filter, setFilter] = useState('');
+  const [asyncStacks, setAsyncStacks] = useState(false);
   useEffect(() => { void ws.refreshProcesses(); }, [ws]);
   const shown = useMemo(() => {
     const words = filter.toLowerCase().split(/\s+/).filter((w) => w !== '');
@@ -28,6 +29,10 @@ export function ProcessTable({ intervalMs }: { intervalMs: number }): ReactEleme
           type="search" className="grow" placeholder="Filter by pid, name or command line" value={filter}
           onChange={(e) => setFilter(e.target.value)} data-testid="process-filter" autoFocus
         />
+        <label className="check" title="The methods awaiting each async continuation, for operations started after the attach. Costs the program time at high await rates.">
+          <input type="checkbox" checked={asyncStacks} onChange={(e) => setAsyncStacks(e.target.checked)} data-testid="attach-async" />
+          async stacks
+        </label>
         <button type="button" onClick={() => void ws.refreshProcesses()} disabled={loading} data-testid="process-refresh">
           {loading ? 'Refreshing…' : 'Refresh'}
         </button>
@@ -48,7 +53,7 @@ export function ProcessTable({ intervalMs }: { intervalMs: number }): ReactEleme
                 <td className="actions">
                   {p.attachable && (
                     <button
-                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.attach({ pid: p.pid, intervalMs })}
+                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.attach({ pid: p.pid, intervalMs, ...(asyncStacks ? { async: true } : {}) })}
                       title={p.eventPipeOnly ? `${p.reason ?? ''} clrscope records it through the runtime's EventPipe instead; CPU time is estimated.` : undefined}
                     >
                       {p.eventPipeOnly ? 'Attach (EventPipe)' : 'Attach'}

@@ -4,6 +4,7 @@
 // (tree-merge.ts). A recording has far fewer distinct stacks than samples, so the
 // frame-by-frame work is paid per stack, not per sample.
 
+import { AsyncSource } from '../../../structs/analysis/async-source.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { FlameQuery, FlatTree } from './protocol.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
@@ -38,6 +39,18 @@ export function buildFlameTree(rec: Recording, query: FlameQuery, labels: LabelT
 }
 
 /**
+ * The tree of `query` over a recording's async call stacks (AsyncSource): its samples' logical
+ * stacks, labelled by `labels` (a LabelTable of the same source) or by a view folded over it.
+ * Not incremental: a logical stack is per sample (its stack and its task), not per recorded stack.
+ */
+export function buildAsyncFlameTree(source: AsyncSource, query: FlameQuery, labels: LabelTable, view: FoldedView | null): FlatTree {
+  return buildFrom(source, query, labels, view, null, null);
+}
+
+/** What a tree is built from: a recording, or its async call stacks (CPU and wall metrics only). */
+type TreeSource = Recording | AsyncSource;
+
+/**
  * buildFlameTree's result from `sums`, which keeps per-stack sums as the recording grows: the
  * whole recording's tree costs the samples new since the last query plus the merge, a time
  * window's the samples of the 1 s buckets it touches. `reuse` keeps the shape of the trees it
@@ -48,13 +61,13 @@ export function buildFlameTreeIncremental(rec: Recording, query: FlameQuery, lab
   return buildFrom(rec, query, labels, view, sums, reuse);
 }
 
-function buildFrom(rec: Recording, query: FlameQuery, labels: LabelTable, view: FoldedView | null, stackSums: StackSums | null, reuse: TreeReuse | null): FlatTree {
+function buildFrom(rec: TreeSource, query: FlameQuery, labels: LabelTable, view: FoldedView | null, stackSums: StackSums | null, reuse: TreeReuse | null): FlatTree {
   const keys = new MergeKeys();
   const table = view?.labels ?? labels;
   let sums: Sums = { count: 0, newestMono: -Infinity };
   const meta = rec.meta;
   const metric = query.metric;
-  if (meta !== undefined && isEventMetric(metric)) {
+  if (meta !== undefined && isEventMetric(metric) && !(rec instanceof AsyncSource)) {
     sums = sumEventsForFlame(rec, metric, query.threadIds, query.groupByThread, monoBounds(meta.startMono, query), new ThreadSlots(rec), table, keys);
   } else if (meta !== undefined && rec.sampleCount > 0) {
     const bounds = monoBounds(meta.startMono, query);
@@ -118,7 +131,7 @@ function fromStackSums(stackSums: StackSums, stackCount: number, query: FlameQue
 }
 
 /** Sums per stack over the samples range.from .. range.to - 1 inside the window. */
-function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, keys: MergeKeys): Sums {
+function sumByStack(rec: TreeSource, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, keys: MergeKeys): Sums {
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
   const { mono, threadId, stackId } = cols;
@@ -147,7 +160,7 @@ function sumByStack(rec: Recording, query: FlameQuery, { from, to }: MonoBounds,
 }
 
 /** Sums per (stack, thread label): threads sharing a name fall into one group already here. */
-function sumByStackAndGroup(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): Sums {
+function sumByStackAndGroup(rec: TreeSource, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): Sums {
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
   const { mono, threadId, stackId } = cols;

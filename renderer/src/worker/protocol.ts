@@ -31,6 +31,8 @@ export interface FlameQuery extends TimeWindow {
   groupByThread: boolean;
   /** Folding and grouping of the stacks; absent = the stacks as recorded. */
   fold?: FoldOptions;
+  /** Async call stacks where the recording has them (CPU and wall only): awaiting methods above a continuation. */
+  asyncStacks?: boolean;
 }
 
 export interface ParallelQuery extends TimeWindow {
@@ -67,6 +69,8 @@ export interface RecordingSummary {
   pauses: PauseEntry[];
   /** The event types the recording has events for (the flame graph's type selector offers them). */
   eventMetrics: EventMetric[];
+  /** The recording has async call stacks (the flame graph offers its "async stacks" switch). */
+  hasAsync: boolean;
   ended: boolean;
   /** A sentence when the stream was corrupt. */
   error: string | null;

@@ -45,6 +45,7 @@ export class SummaryTracker {
       threads,
       pauses: meta === undefined ? [] : pauseEntries(rec.suspensions(), meta.startMono),
       eventMetrics: this.eventMetrics(),
+      hasAsync: rec.hasAsync,
       ended: rec.end !== undefined,
       error,
     };

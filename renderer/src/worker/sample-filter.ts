@@ -31,7 +31,7 @@ export class ThreadSlots {
   readonly dense: Int32Array;
   private readonly sparse = new Map<number, number>();
 
-  constructor(rec: Recording) {
+  constructor(rec: Pick<Recording, 'threads'>) {
     this.ids = rec.threads().map((t) => t.id);
     let max = 0;
     for (const id of this.ids) if (id < DENSE_LIMIT && id > max) max = id;

@@ -8,6 +8,7 @@ import { ProfileWorkerCore } from './worker-core.js';
 import { buildFlameTree } from './flame-tree.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import type { Recording } from '../../../structs/profile/recording.js';
+import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
 
 const query: FlameQuery = { metric: 'cpu', threadIds: null, inverted: false, groupByThread: false };
 
@@ -138,4 +139,43 @@ test('a thread query first, on a stream that arrives in two parts: the second pa
     assert.equal(flatTreeToCollapsed(out.reply.tree), flatTreeToCollapsed(buildFlameTree(full, q)));
     assert.equal(out.reply.tree.sampleCount, buildFlameTree(full, q).sampleCount);
   }
+});
+
+test('async stacks: the summary says the recording has them, the flame graph splices them when asked and stays physical otherwise', async () => {
+  const { asyncFixtureStream } = await import('../../../structs/profile/async-fixture-stream.js');
+  const core = new ProfileWorkerCore();
+  send(core, asyncFixtureStream(), 64);
+  const sum = core.handle({ kind: 'summary', requestId: 1 });
+  assert.ok(sum !== null && sum.reply.kind === 'summary');
+  assert.equal(sum.reply.summary.hasAsync, true);
+  const tree = (asyncStacks: boolean): string => {
+    const r = core.handle({ kind: 'flame', requestId: 2, query: { ...query, asyncStacks } });
+    assert.ok(r !== null && r.reply.kind === 'flame');
+    return flatTreeToCollapsed(r.reply.tree);
+  };
+  assert.equal(tree(true), [
+    'System.Threading.ThreadPoolWorkQueue.Dispatch;Demo.Db+<Inner>d__2.MoveNext;Demo.Db.Hot 1000',
+    'System.Threading.ThreadPoolWorkQueue.Dispatch;Demo.Other.Spin 400',
+    '[await] Demo.Api.Outer;[await] Demo.Db.Middle;Demo.Db+<Inner>d__2.MoveNext;Demo.Db.Hot 100',
+    '',
+  ].join('\n'));
+  assert.equal(tree(false), [
+    'System.Threading.ThreadPoolWorkQueue.Dispatch;Demo.Db+<Inner>d__2.MoveNext;Demo.Db.Hot 1100',
+    'System.Threading.ThreadPoolWorkQueue.Dispatch;Demo.Other.Spin 400',
+    '',
+  ].join('\n'));
+  // Folded to the program's own code: the [await] frames are Demo.dll's (their state machines'), so they stay.
+  const folded = core.handle({ kind: 'flame', requestId: 3, query: { ...query, asyncStacks: true, fold: { ...DEFAULT_FOLD, myCode: true } } });
+  assert.ok(folded !== null && folded.reply.kind === 'flame');
+  assert.match(flatTreeToCollapsed(folded.reply.tree), /^\[await\] Demo\.Api\.Outer;\[await\] Demo\.Db\.Middle;Demo\.Db\+<Inner>d__2\.MoveNext;Demo\.Db\.Hot 100$/m);
+});
+
+test('a recording without async data answers an async query with its physical stacks and says it has none', () => {
+  const core = new ProfileWorkerCore();
+  send(core, streamFromCollapsed('t;A;B 10'));
+  const sum = core.handle({ kind: 'summary', requestId: 1 });
+  assert.ok(sum !== null && sum.reply.kind === 'summary' && sum.reply.summary.hasAsync === false);
+  const r = core.handle({ kind: 'flame', requestId: 2, query: { ...query, asyncStacks: true } });
+  assert.ok(r !== null && r.reply.kind === 'flame');
+  assert.equal(flatTreeToCollapsed(r.reply.tree), 'A;B 10\n');
 });

@@ -3,7 +3,12 @@
 // directly with the same messages the UI thread sends.
 
 import type { FlatTree, WorkerReply, WorkerRequest } from './protocol.js';
-import { buildFlameTreeIncremental } from './flame-tree.js';
+import { buildAsyncFlameTree, buildFlameTreeIncremental } from './flame-tree.js';
+import { AsyncSource } from '../../../structs/analysis/async-source.js';
+import { isNoFold } from '../../../structs/analysis/fold-options.js';
+import { ProfileAnalysis } from '../../../structs/analysis/profile-analysis.js';
+import { isEventMetric } from '../../../structs/profile/event-metrics.js';
+import type { FlameQuery } from './protocol.js';
 import { StackSums } from './stack-sums.js';
 import { TreeReuse } from './tree-reuse.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
@@ -25,6 +30,8 @@ export class ProfileWorkerCore {
   private analysis = new AnalysisCore(this.feed.recording);
   private sums = new StackSums(this.feed.recording);
   private reuse = new TreeReuse();
+  // The async call stacks of the recording, made at the first query that asks for them.
+  private async: { source: AsyncSource; labels: LabelTable; analysis: ProfileAnalysis } | null = null;
 
   /** The reply to send for `request`, or null when it needs none ('reset', a chunk that decoded). */
   handle(request: WorkerRequest): WorkerOutput | null {
@@ -36,6 +43,7 @@ export class ProfileWorkerCore {
         this.analysis = new AnalysisCore(this.feed.recording);
         this.sums = new StackSums(this.feed.recording);
         this.reuse = new TreeReuse();
+        this.async = null;
         return null;
       case 'chunk': {
         if (!(request.bytes instanceof Uint8Array)) return this.error(null, 'A stream chunk arrived without its bytes (a Uint8Array).');
@@ -52,7 +60,9 @@ export class ProfileWorkerCore {
       }
       case 'flame':
         return this.answer(request.requestId, () => {
-          const tree = buildFlameTreeIncremental(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold), this.sums, this.reuse);
+          const tree = this.wantsAsync(request.query)
+            ? this.asyncTree(request.query)
+            : buildFlameTreeIncremental(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold), this.sums, this.reuse);
           return { reply: { kind: 'flame', requestId: request.requestId, tree }, transfer: treeBuffers(tree) };
         });
       case 'parallel':
@@ -83,6 +93,21 @@ export class ProfileWorkerCore {
         return this.error(requestId, `The profile worker does not know the request kind ${JSON.stringify(unknown.kind)}.`);
       }
     }
+  }
+
+  private wantsAsync(query: FlameQuery): boolean {
+    return query.asyncStacks === true && this.feed.recording.hasAsync && !isEventMetric(query.metric);
+  }
+
+  private asyncTree(query: FlameQuery): FlatTree {
+    if (this.async === null) {
+      const source = new AsyncSource(this.feed.recording);
+      this.async = { source, labels: new LabelTable(source), analysis: new ProfileAnalysis(source) };
+    }
+    const { source, labels, analysis } = this.async;
+    const fold = query.fold;
+    const stacks = fold === undefined || isNoFold(fold) ? null : analysis.folded(fold);
+    return buildAsyncFlameTree(source, query, labels, stacks === null ? null : { stacks, labels: analysis.labelsOf(stacks) });
   }
 
   private answer(requestId: number, build: () => WorkerOutput): WorkerOutput {

@@ -51,6 +51,18 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
   if (rec.hasFrames) for (const f of rec.frames()) enc.frame({ frameId: f.id, functionId: f.functionId, offsetKind: f.offsetKind, offset: f.offset });
   else for (const fn of functions) enc.frame({ frameId: fn.id, functionId: fn.id, offsetKind: OffsetKind.None, offset: 0 });
   for (const [id, text] of rec.strings()) enc.string(id, text);
+  // Async chains: one TASK per level of each chain, numbered from 1 in chain order; a sample
+  // names its chain's innermost task, so reading the file back gives each sample its chain.
+  const chainTask = new Uint32Array(rec.asyncChainCount + 1);
+  let nextTask = 1;
+  for (let k = 1; k <= rec.asyncChainCount; k++) {
+    const names = rec.asyncChain(k);
+    chainTask[k] = nextTask;
+    for (let j = 0; j < names.length; j++) {
+      enc.task({ taskId: nextTask, awaiterId: j + 1 < names.length ? nextTask + 1 : 0, nameId: names[j] });
+      nextTask++;
+    }
+  }
   const threads = rec.threads();
   for (const t of threads) enc.thread({ threadId: t.id, osTid: t.osTid, clrThreadId: u64(t.clrThreadId), mono: u64(t.firstSeenMono), name: t.name });
   // Only a recording of several processes has a process table (PROCESS records).
@@ -96,7 +108,7 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
   for (let i = 0; i < total; i++) {
     const mono = c.mono[i];
     flushUntil(mono);
-    enc.stackSample(mono, c.threadId[i], c.flags[i] & sampleFlags, c.cpuNs[i], c.wallNs[i], c.stackId[i] + 1);
+    enc.stackSample(mono, c.threadId[i], c.flags[i] & sampleFlags, c.cpuNs[i], c.wallNs[i], c.stackId[i] + 1, chainTask[rec.sampleAsyncChain(i)]);
     if (enc.completeLength >= chunkBytes) {
       options.progress?.(i + 1, total);
       yield enc.takeBytes();

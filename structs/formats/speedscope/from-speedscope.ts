@@ -12,7 +12,7 @@ import type { Recording } from '../../profile/recording.js';
 import { HelloFlags, SampleFlags } from '../../wire/records.js';
 import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
 import { parseExporter } from './exporter-name.js';
-import { EVENT_PROFILE_PREFIX, parseProfileName, type TimeMetric } from './profile-name.js';
+import { ASYNC_PROFILE_PREFIX, EVENT_PROFILE_PREFIX, parseProfileName, type TimeMetric } from './profile-name.js';
 import { SPEEDSCOPE_UNITS, nanosecondsPer, type SpeedscopeUnit } from './speedscope-file.js';
 import { SpeedscopeFormatError } from './speedscope-format-error.js';
 
@@ -105,7 +105,7 @@ export function fromSpeedscope(input: string | unknown): Recording {
     nanoseconds(finiteNumber(p.endValue, `profile ${i}'s endValue`) * scale, `profile ${i}'s endValue`);
     starts = Math.min(starts, start);
     const identity = ours && typeof p.name === 'string' ? parseProfileName(p.name) : undefined;
-    if (ours && typeof p.name === 'string' && p.name.startsWith(EVENT_PROFILE_PREFIX)) return p;
+    if (ours && typeof p.name === 'string' && (p.name.startsWith(EVENT_PROFILE_PREFIX) || p.name.startsWith(ASYNC_PROFILE_PREFIX))) return p;
     flags |= identity?.metric === 'wall' ? HelloFlags.Wall : HelloFlags.Cpu;
     return p;
   });
@@ -128,8 +128,9 @@ export function fromSpeedscope(input: string | unknown): Recording {
 
   checked.forEach((p, i) => {
     const name = typeof p.name === 'string' ? p.name : `profile ${i}`;
-    // clrscope's event profiles (`events · alloc-space`) are sums with no time or thread: not samples.
-    if (ours && name.startsWith(EVENT_PROFILE_PREFIX)) return;
+    // clrscope's event profiles (`events · alloc-space`) are sums with no time or thread: not samples;
+    // its async profiles (`async stacks · cpu`) are the same samples again, seen through their tasks.
+    if (ours && (name.startsWith(EVENT_PROFILE_PREFIX) || name.startsWith(ASYNC_PROFILE_PREFIX))) return;
     const identity = ours ? parseProfileName(name) : undefined;
     const scale = nanosecondsPer(p.unit as SpeedscopeUnit) ?? 1;
     const target: ProfileTarget = {

@@ -14,6 +14,9 @@ export interface ProfileIdentity {
 /** clrscope's event profiles are named `events · <metric>` (alloc-space, delay, exceptions, ...). */
 export const EVENT_PROFILE_PREFIX = 'events · ';
 
+/** clrscope's async call stacks are profiles of their own, `async stacks · cpu|wall` (all threads, summed per logical stack). */
+export const ASYNC_PROFILE_PREFIX = 'async stacks · ';
+
 const PATTERN = /^(.*) \(tid (\d+)\) · (cpu|wall)$/s;
 
 export function profileName(thread: string, osTid: number, metric: TimeMetric): string {

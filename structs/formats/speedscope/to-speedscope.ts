@@ -3,9 +3,12 @@
 // time-order view replays each thread; then one profile per event type (`events · alloc-space`,
 // all threads, summed per stack). Runs of the same stack on the same thread are written
 // as one sample with their summed weight: speedscope draws such a run as one box anyway, and it
-// keeps files of long steady recordings small. The text is produced in pieces so a recording
+// keeps files of long steady recordings small. A recording with async call stacks gets one more
+// profile per metric, `async stacks · cpu|wall` (all threads, summed per logical stack: the
+// methods awaiting a continuation above it as `[await]` frames; structs/analysis/async-source.ts). The text is produced in pieces so a recording
 // of any size is written without one giant string.
 
+import { AsyncSource } from '../../analysis/async-source.js';
 import { threadLabel } from '../../profile/collapsed.js';
 import { frameLabel } from '../../profile/frame-label.js';
 import { eventMetricInfo, eventMetricsPresent } from '../../profile/event-metrics.js';
@@ -13,7 +16,7 @@ import { eventSumValue, sumEventsByStackThreadLabel, UNSTACKED_FRAME } from '../
 import type { FrameLines } from '../../profile/frame-lines.js';
 import type { Recording } from '../../profile/recording.js';
 import { CLRSCOPE_EXPORTER, exporterName } from './exporter-name.js';
-import { EVENT_PROFILE_PREFIX, profileName, type TimeMetric } from './profile-name.js';
+import { ASYNC_PROFILE_PREFIX, EVENT_PROFILE_PREFIX, profileName, type TimeMetric } from './profile-name.js';
 import { SPEEDSCOPE_SCHEMA_URL, type SpeedscopeFile } from './speedscope-file.js';
 
 export type SpeedscopeMetric = TimeMetric | 'both';
@@ -65,7 +68,10 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
   const frameOfFunction = new Map<number, number>();
   const frameKeys = new Map<string, number>();
   const frames: string[] = [];
-  for (const fn of rec.functions()) {
+  const logical = rec.asyncChainCount > 0 ? new AsyncSource(rec) : undefined;
+  // Mapping every sample makes the [await] functions; their frames come after the recording's.
+  if (logical !== undefined) for (let s = 0; s < logical.stackCount; s++) for (const f of logical.stackFrames(s)) used.add(f);
+  for (const fn of [...rec.functions(), ...(logical?.awaitFunctions() ?? [])]) {
     if (!used.has(fn.id)) continue;
     const name = frameLabel(fn);
     const key = `${name}\u0000${fn.file}`;
@@ -118,6 +124,37 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
 
   // One profile per event type (allocated bytes, lock wait, exceptions, ...), every thread in it.
   const eventProfiles: string[] = [];
+  if (logical !== undefined) {
+    const logicalText: (string | undefined)[] = [];
+    const logicalJson = (stackId: number): string => {
+      let text = logicalText[stackId];
+      if (text === undefined) {
+        const f = logical.stackFrames(stackId);
+        const w = logical.stackFrameIds(stackId);
+        const parts: number[] = [];
+        for (let i = f.length - 1; i >= 0; i--) parts.push(f[i] >= 0xe0000000 && f[i] !== 0xffffffff ? frameOfFunction.get(f[i]) ?? 0 : frameAt(w[i], f[i]));
+        text = `[${parts.join(',')}]`;
+        logicalText[stackId] = text;
+      }
+      return text;
+    };
+    const lc = logical.sampleColumns();
+    for (const metric of metrics) {
+      const values = metric === 'cpu' ? lc.cpuNs : lc.wallNs;
+      const sums = new Float64Array(logical.stackCount);
+      for (let i = 0; i < values.length; i++) sums[lc.stackId[i]] += values[i];
+      const samples: string[] = [];
+      const weights: number[] = [];
+      sums.forEach((v, stackId) => {
+        if (v <= 0) return;
+        samples.push(logicalJson(stackId));
+        weights.push(v);
+      });
+      if (samples.length === 0) continue;
+      const total = weights.reduce((a, b) => a + b, 0);
+      eventProfiles.push(`{"type":"sampled","name":${JSON.stringify(`${ASYNC_PROFILE_PREFIX}${metric}`)},"unit":"nanoseconds","startValue":0,"endValue":${total},"samples":[${samples.join(',')}],"weights":[${weights.join(',')}]}`);
+    }
+  }
   if ((options.metric === undefined || options.metric === 'both') && rec.eventCount > 0) {
     const sums = sumEventsByStackThreadLabel(rec);
     // Events without a stack hang under a frame of their own, after the functions' frames.

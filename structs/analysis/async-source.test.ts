@@ -1,0 +1,94 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { openRecording } from '../formats/clrscope-file/open-recording.js';
+import { saveRecording } from '../formats/clrscope-file/save-recording.js';
+import { frameLabel } from '../profile/frame-label.js';
+import { recordingFromStream } from '../profile/recording-from-stream.js';
+import type { Recording } from '../profile/recording.js';
+import { parseHexText } from '../wire/hex-text.js';
+import { AsyncSource, awaitedMethodName } from './async-source.js';
+import { ASYNC_FIXTURE_FUNCTIONS as F, asyncFixtureStream } from '../profile/async-fixture-stream.js';
+
+const asyncRecording = (): Recording => recordingFromStream([asyncFixtureStream()]);
+
+const fixtureUrl = (name: string): URL => new URL(`../../../structs/wire/fixtures/${name}`, import.meta.url);
+
+/** Each sample's stack, root first, as `a;b;c cpu`. */
+function dump(src: AsyncSource): string[] {
+  const c = src.sampleColumns();
+  return Array.from(c.stackId, (s, i) => `${Array.from(src.stackFrames(s)).reverse().map((f) => frameLabel(src.functionInfo(f) ?? { id: f, kind: 2, name: '?', module: '', file: '', moduleId: 0, token: 0 })).join(';')} ${c.cpuNs[i]}`);
+}
+
+test('a sample run in a task keeps its frames up to the running MoveNext and gets its awaiters above, root first', () => {
+  const rec = asyncRecording();
+  assert.equal(rec.hasAsync, true);
+  const src = new AsyncSource(rec);
+  assert.deepEqual(dump(src), [
+    '[await] Demo.Api.Outer;[await] Demo.Db.Middle;Demo.Db+<Inner>d__2.MoveNext;Demo.Db.Hot 100',
+    'System.Threading.ThreadPoolWorkQueue.Dispatch;Demo.Db+<Inner>d__2.MoveNext;Demo.Db.Hot 200',
+    'System.Threading.ThreadPoolWorkQueue.Dispatch;Demo.Other.Spin 400',
+    'System.Threading.ThreadPoolWorkQueue.Dispatch;Demo.Db+<Inner>d__2.MoveNext;Demo.Db.Hot 800',
+  ]);
+  assert.equal(src.isSpliced(src.sampleStack(0)), true);
+  assert.equal(src.isSpliced(src.sampleStack(1)), false);
+  // Wire frame ids for the physical part, the [await] functions' own ids above it.
+  const ids = Array.from(src.stackFrameIds(src.sampleStack(0)));
+  assert.deepEqual(ids.slice(0, 2), [F.hot, F.inner]);
+  assert.deepEqual(ids.slice(2).map((f) => src.functionInfo(f)?.name), ['[await] Demo.Db.Middle', '[await] Demo.Api.Outer']);
+  assert.equal(src.functionInfo(ids[2])?.module, 'Demo.dll');
+});
+
+test('a TASK defined again changes the chain of later samples only', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('async-v2.hex'), 'utf8'));
+  const rec = recordingFromStream([bytes]);
+  const chains = Array.from({ length: rec.sampleCount }, (_, i) => Array.from(rec.asyncChain(rec.sampleAsyncChain(i)), (n) => rec.strings().get(n)).join(' < '));
+  assert.deepEqual(chains, ['<Inner>d__2 < <Middle>d__1 < <Outer>d__0', '', '<Inner>d__2 < <Middle>d__1 < <Outer>d__0', '<Inner>d__2 < <Outer>d__0']);
+});
+
+test('save and open keep each sample\'s chain, and save -> open -> save is byte-identical', () => {
+  const rec = asyncRecording();
+  const saved = saveRecording(rec);
+  const back = openRecording(saved).recording;
+  assert.equal(back.sampleCount, rec.sampleCount);
+  assert.deepEqual(dump(new AsyncSource(back)), dump(new AsyncSource(rec)));
+  assert.deepEqual(Array.from(saveRecording(back)), Array.from(saved));
+});
+
+test('a recording without async records (a file from before them) has no chains and its logical stacks are its physical ones', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('basic-v2.hex'), 'utf8'));
+  const rec = recordingFromStream([bytes]);
+  assert.equal(rec.hasAsync, false);
+  assert.equal(rec.asyncChainCount, 0);
+  const src = new AsyncSource(rec);
+  const c = src.sampleColumns();
+  for (let i = 0; i < rec.sampleCount; i++) assert.deepEqual(Array.from(src.stackFrames(c.stackId[i])), Array.from(rec.stackFrames(rec.sampleStackId(i))));
+});
+
+test('an awaiting method is named from its state machine: <Name>d__N -> Name, anything else whole', () => {
+  assert.equal(awaitedMethodName('<QueryAsync>d__4'), 'QueryAsync');
+  assert.equal(awaitedMethodName('Task: <Run>b__0'), 'Task: <Run>b__0');
+});
+
+test('a recording that holds only recent samples marks chains by their index in the whole stream, and one that holds none takes the marks without failing', async () => {
+  const { Recording } = await import('../profile/recording.js');
+  const { WireDecoder } = await import('../wire/decoder.js');
+  const bytes = asyncFixtureStream();
+  const kept: Uint8Array[] = [];
+  const recent = new Recording({
+    keepSamples: 'recent',
+    restoreSamples: () => recordingFromStream(kept),
+  });
+  const decoder = new WireDecoder(recent);
+  // One byte at a time, letting the samples go after each: every mark arrives after a release.
+  for (let i = 0; i < bytes.length; i++) {
+    kept.push(bytes.subarray(i, i + 1));
+    decoder.push(bytes.subarray(i, i + 1));
+    recent.releaseSamples();
+  }
+  assert.deepEqual(dump(new AsyncSource(recent)), dump(new AsyncSource(asyncRecording())));
+  const none = new Recording({ keepSamples: false });
+  new WireDecoder(none).push(bytes);
+  assert.equal(none.sampleCount, asyncRecording().sampleCount);
+  assert.equal(none.hasAsync, true);
+});

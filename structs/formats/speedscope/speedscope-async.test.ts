@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { asyncFixtureStream } from '../../profile/async-fixture-stream.js';
+import { fixtureStream } from '../../profile/fixture-stream.js';
+import { recordingFromStream } from '../../profile/recording-from-stream.js';
+import { fromSpeedscope } from './from-speedscope.js';
+import { ASYNC_PROFILE_PREFIX } from './profile-name.js';
+import { speedscopeSchemaProblems } from './schema-check.js';
+import { toSpeedscope, toSpeedscopeJson } from './to-speedscope.js';
+
+const rec = recordingFromStream([asyncFixtureStream()]);
+
+test('async call stacks are a profile of their own per metric: logical stacks, root first, summed', () => {
+  const file = toSpeedscope(rec, { metric: 'cpu' });
+  assert.deepEqual(speedscopeSchemaProblems(file), []);
+  const names = file.shared.frames.map((f) => f.name);
+  const asyncProfile = file.profiles.find((p) => p.name === `${ASYNC_PROFILE_PREFIX}cpu`);
+  assert.ok(asyncProfile !== undefined && asyncProfile.type === 'sampled');
+  const stacks = asyncProfile.samples.map((s, i) => `${s.map((f) => names[f]).join(';')} ${asyncProfile.weights[i]}`);
+  assert.deepEqual(stacks, [
+    '[await] Demo.Api.Outer;[await] Demo.Db.Middle;Demo.Db+<Inner>d__2.MoveNext;Demo.Db.Hot 100',
+    'System.Threading.ThreadPoolWorkQueue.Dispatch;Demo.Db+<Inner>d__2.MoveNext;Demo.Db.Hot 1000',
+    'System.Threading.ThreadPoolWorkQueue.Dispatch;Demo.Other.Spin 400',
+  ]);
+  // The per-thread profile keeps the physical stacks.
+  assert.ok(file.profiles.some((p) => p.name === 'pool (tid 11) · cpu'));
+});
+
+test('clrscope reads its own file back without counting the async profile twice; no async profile without async data', () => {
+  const back = fromSpeedscope(toSpeedscopeJson(rec, { metric: 'cpu' }));
+  let cpu = 0;
+  for (let i = 0; i < back.sampleCount; i++) cpu += back.sampleCpuNs(i);
+  assert.equal(cpu, 1500);
+  const plain = toSpeedscope(recordingFromStream([fixtureStream()]));
+  assert.ok(!plain.profiles.some((p) => p.name.startsWith(ASYNC_PROFILE_PREFIX)));
+});

@@ -1,0 +1,35 @@
+// A small wire v2 stream with async call stacks, for the tests of the splice and of every
+// exporter: a pool thread running Inner's continuation (Hot <- Inner.MoveNext <- Dispatch) while
+// Inner is awaited by Middle, awaited by Outer; samples outside any task, in a task whose frame
+// is not on the stack, and in a task nobody awaits keep their physical stacks.
+
+import { WireEncoder } from '../wire/encoder.js';
+
+export const ASYNC_FIXTURE_FUNCTIONS = { dispatch: 1, inner: 2, middle: 3, outer: 4, hot: 5, other: 6 };
+const F = ASYNC_FIXTURE_FUNCTIONS;
+
+/** A pool thread running Inner's continuation (Hot <- Inner.MoveNext <- Dispatch), with Inner awaited by Middle awaited by Outer. */
+export function asyncFixtureStream(): Uint8Array {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: 9, flags: 0x13, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.12', profilerVersion: '0.3.0' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 0x21, mono: 1000, name: 'pool' })
+    .function({ functionId: F.dispatch, kind: 0, name: 'System.Threading.ThreadPoolWorkQueue.Dispatch', module: 'System.Private.CoreLib.dll', file: '' })
+    .function({ functionId: F.inner, kind: 0, name: 'Demo.Db+<Inner>d__2.MoveNext', module: 'Demo.dll', file: '' })
+    .function({ functionId: F.middle, kind: 0, name: 'Demo.Db+<Middle>d__1.MoveNext', module: 'Demo.dll', file: '' })
+    .function({ functionId: F.outer, kind: 0, name: 'Demo.Api+<Outer>d__0.MoveNext', module: 'Demo.dll', file: '' })
+    .function({ functionId: F.hot, kind: 0, name: 'Demo.Db.Hot', module: 'Demo.dll', file: '' })
+    .function({ functionId: F.other, kind: 0, name: 'Demo.Other.Spin', module: 'Demo.dll', file: '' });
+  for (let f = 1; f <= 6; f++) enc.frame({ frameId: f, functionId: f, offsetKind: 0, offset: 0 });
+  enc.string(1, '<Inner>d__2').string(2, '<Middle>d__1').string(3, '<Outer>d__0')
+    .task({ taskId: 3, awaiterId: 0, nameId: 3 }).task({ taskId: 5, awaiterId: 3, nameId: 2 }).task({ taskId: 7, awaiterId: 5, nameId: 1 })
+    .stack(1, 0, [F.hot, F.inner, F.dispatch])
+    .stack(2, 0, [F.other, F.dispatch])
+    .stackSample(2000, 1, 1, 100, 0, 1, 7)   // in Inner's continuation
+    .stackSample(3000, 1, 1, 200, 0, 1)      // same stack, no task: physical
+    .stackSample(4000, 1, 1, 400, 0, 2, 7)   // a task whose frame is not on the stack: physical
+    .task({ taskId: 8, awaiterId: 0, nameId: 1 })
+    .stackSample(5000, 1, 1, 800, 0, 1, 8)   // a task nobody awaits: physical
+    .end({ mono: 6000, reason: 0 });
+  return enc.bytes().slice();
+}
+
