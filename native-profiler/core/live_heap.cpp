@@ -73,11 +73,18 @@ void LiveHeap::untrack(uint64_t token) {
   const uint32_t slot = slot_of(token);
   if (slot >= capacity_) return;
   const uint64_t gen = token >> 16;
-  uint64_t expected = (gen << 2) | kLive;
-  // A sweep may have taken it meanwhile (then it is gone or marked; try that state too).
-  if (!state_[slot].compare_exchange_strong(expected, (gen << 2) | kClaimed, std::memory_order_acq_rel)) {
+  const uint64_t claimed = (gen << 2) | kClaimed;
+  uint64_t expected = 0;
+  for (;;) {
+    // Live, or marked a survivor by a sweep: ours to take back.
+    expected = (gen << 2) | kLive;
+    if (state_[slot].compare_exchange_strong(expected, claimed, std::memory_order_acq_rel)) break;
     expected = (gen << 2) | kSurvived;
-    if (!state_[slot].compare_exchange_strong(expected, (gen << 2) | kClaimed, std::memory_order_acq_rel)) return;
+    if (state_[slot].compare_exchange_strong(expected, claimed, std::memory_order_acq_rel)) break;
+    // Claimed by a sweep looking at its handle (a GC's sweep runs while a thread inside a runtime
+    // callback keeps running): wait for its verdict, a few instructions. Anything else (a new
+    // generation) means the sweep found the object gone and freed the slot.
+    if (expected != claimed) return;
   }
   ops_.destroy(ops_.context, handle_[slot]);
   free_slot(slot, expected);
@@ -90,12 +97,14 @@ bool LiveHeap::sweep(uint64_t mono) {
     uint64_t word = state_[slot].load(std::memory_order_acquire);
     const uint64_t st = word & 3;
     if (st != kLive && st != kSurvived) continue;
+    // Claimed before its handle is read: untrack() on an allocating thread may run during the
+    // sweep, and must not destroy the handle (and zero it) while it is being checked here.
+    if (!state_[slot].compare_exchange_strong(word, (gen_of(word) << 2) | kClaimed, std::memory_order_acq_rel)) continue;
     const int check = ops_.check(ops_.context, handle_[slot], type_[slot]);
     if (check == kHandleAlive) {
-      if (st == kLive) state_[slot].compare_exchange_strong(word, (gen_of(word) << 2) | kSurvived, std::memory_order_acq_rel);
+      state_[slot].store((gen_of(word) << 2) | kSurvived, std::memory_order_release);
       continue;
     }
-    if (!state_[slot].compare_exchange_strong(word, (gen_of(word) << 2) | kClaimed, std::memory_order_acq_rel)) continue;
     ops_.destroy(ops_.context, handle_[slot]);
     (check == kHandleOtherType ? other_type_ : collected_).fetch_add(1, std::memory_order_relaxed);
     free_slot(slot, word);
