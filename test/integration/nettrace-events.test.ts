@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
+import { traceLogMethodName } from '../../structs/formats/nettrace/method-layout.js';
 import { totalsByLabel } from '../../structs/profile/event-metrics.js';
 import { frameLabel } from '../../structs/profile/frame-label.js';
 import type { Recording } from '../../structs/profile/recording.js';
@@ -28,7 +29,7 @@ const NS = 'Clrscope.Targets.Scenarios.';
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-nettrace-events-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Per event kind, how many stacked events have each innermost frame (its label), and how many of those frames are managed. */
+/** Per event kind, how many stacked events have each innermost frame (named as TraceLog names it), and how many of those frames are managed. */
 function leafFrames(rec: Recording, kind: number): { frames: Map<string, number>; managed: number; stacked: number } {
   const e = rec.events();
   const frames = new Map<string, number>();
@@ -40,7 +41,7 @@ function leafFrames(rec: Recording, kind: number): { frames: Map<string, number>
     if (ids.length === 0) continue;
     const fn = rec.functionInfo(ids[0]);
     assert.ok(fn !== undefined, `function ${ids[0]} is not defined`);
-    const label = frameLabel(fn);
+    const label = traceLogMethodName(frameLabel(fn));
     const count = kind === EventKind.Exception ? e.value1[i] : 1;
     frames.set(label, (frames.get(label) ?? 0) + count);
     stacked += count;

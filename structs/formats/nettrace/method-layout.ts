@@ -48,20 +48,36 @@ export interface ModuleEntry {
   path: string;
 }
 
-/** Splits a label so that `namespace + "." + name` is the label again (or `name` alone has no dot). */
+/**
+ * Splits a label so that `namespace + "." + name` is the label again. TraceEvent's TraceLog names a
+ * method `MethodNamespace + "." + MethodName` even when the namespace is empty, so a label without
+ * a top-level dot still splits at a dot inside brackets ("[libcoreclr.so]") rather than show up in
+ * PerfView with a leading dot; only a label with no dot at all keeps an empty namespace.
+ */
 export function splitMethodLabel(label: string): { namespace: string; name: string } {
   let depth = 0;
   let split = -1;
+  let anyDot = -1;
   for (let i = 0; i < label.length; i++) {
     const c = label.charCodeAt(i);
     if (c === 0x3c || c === 0x5b || c === 0x28) depth++; // < [ (
     else if ((c === 0x3e || c === 0x5d || c === 0x29) && depth > 0) depth--; // > ] )
-    else if (c === 0x2e && depth === 0) split = i; // .
+    else if (c === 0x2e) {
+      anyDot = i;
+      if (depth === 0) split = i;
+    }
   }
+  if (split < 0 && anyDot > 0) return { namespace: label.slice(0, anyDot), name: label.slice(anyDot + 1) };
   if (split < 0) return { namespace: '', name: label };
   // ".ctor" / ".cctor": keep the method's own dot with the method name.
   if (split > 0 && label.charCodeAt(split - 1) === 0x2e) split--;
   return { namespace: label.slice(0, split), name: label.slice(split + 1) };
+}
+
+/** The name TraceEvent's TraceLog gives the method a label was written as. */
+export function traceLogMethodName(label: string): string {
+  const { namespace, name } = splitMethodLabel(label);
+  return `${namespace}.${name}`;
 }
 
 export class MethodLayout {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { toCollapsed } from '../../profile/collapsed.js';
 import { parseHexText } from '../../wire/hex-text.js';
 import { SampleFlags } from '../../wire/records.js';
-import { splitMethodLabel } from './method-layout.js';
+import { splitMethodLabel, traceLogMethodName } from './method-layout.js';
 import { fromNettrace } from './nettrace-reader.js';
 import { MAX_STACK_FRAMES, nettraceChunks, toNettrace } from './recording-to-nettrace.js';
 import { busyRecording, smallRecording } from './fixture-recordings.js';
@@ -91,11 +91,14 @@ test('labels split so that TraceEvent\'s namespace + "." + name gives them back'
     ['App.Dict`2[System.String,System.Int32].Add', 'App.Dict`2[System.String,System.Int32]', 'Add'],
     ['App.Widget..ctor', 'App.Widget', '.ctor'],
     ['libc.so.6!pthread_cond_wait', 'libc.so', '6!pthread_cond_wait'],
-    ['[libcoreclr.so]', '', '[libcoreclr.so]'],
-    ['[incomplete stack]', '', '[incomplete stack]'],
+    ['[libcoreclr.so]', '[libcoreclr', 'so]'],
+    ['[GC (background).x]', '[GC (background)', 'x]'],
   ];
   for (const [label, namespace, name] of cases) {
     assert.deepEqual(splitMethodLabel(label), { namespace, name }, label);
-    assert.equal(namespace === '' ? name : `${namespace}.${name}`, label);
+    assert.equal(traceLogMethodName(label), label);
   }
+  // No dot at all: TraceLog puts one in front of the name.
+  assert.deepEqual(splitMethodLabel('[incomplete stack]'), { namespace: '', name: '[incomplete stack]' });
+  assert.equal(traceLogMethodName('[incomplete stack]'), '.[incomplete stack]');
 });
