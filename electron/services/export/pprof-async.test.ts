@@ -1,7 +1,6 @@
 // pprof of a recording with async call stacks: the logical stacks, read back by go tool pprof.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { Profile } from 'pprof-format';
 import { asyncFixtureStream } from '../../../structs/profile/async-fixture-stream.js';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
+import { goPprof, requireGo } from './go-pprof.test-support.js';
 import { ASYNC_STACKS_COMMENT, toPprof } from './pprof.js';
 
 const rec = recordingFromStream([asyncFixtureStream()]);
@@ -19,18 +19,12 @@ process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 function traces(bytes: Uint8Array, name: string): string[] {
   const path = join(work, name);
   writeFileSync(path, bytes);
-  const r = spawnSync('go', ['tool', 'pprof', '-traces', '-sample_index=cpu', path], { encoding: 'utf8', env: { ...process.env, PPROF_TMPDIR: work } });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.split(/^-+\+-+$/m).slice(1).map((b) => b.trim()).filter((b) => b !== '')
+  return goPprof(work, ['-traces', '-sample_index=cpu'], path).split(/^-+\+-+$/m).slice(1).map((b) => b.trim()).filter((b) => b !== '')
     .map((b) => b.split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).join(' | '));
 }
 
 test('go tool pprof -traces: the awaiting methods sit above the running MoveNext, labelled, the rest physical', (t) => {
-  if (spawnSync('go', ['version']).status !== 0) {
-    if (process.env.CI) assert.fail('`go` is not on PATH but CI is set');
-    t.skip('go not found');
-    return;
-  }
+  if (!requireGo(t)) return;
   assert.deepEqual(traces(toPprof(rec), 'async.pb.gz'), [
     'async stack: logical | thread name: pool | thread id: 11 | 100ns Demo.Db.Hot | Demo.Db+<Inner>d__2.MoveNext | [await] Demo.Db.Middle | [await] Demo.Api.Outer',
     'thread name: pool | thread id: 11 | 1us Demo.Db.Hot | Demo.Db+<Inner>d__2.MoveNext | System.Threading.ThreadPoolWorkQueue.Dispatch',

@@ -3,7 +3,6 @@
 
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import { speedscopeSchemaProblems } from '../../../structs/formats/speedscope/sc
 import { toSpeedscope } from '../../../structs/formats/speedscope/to-speedscope.js';
 import { toCollapsed } from '../../../structs/profile/collapsed.js';
 import { EventKind } from '../../../structs/wire/records.js';
+import { goPprof, requireGo } from './go-pprof.test-support.js';
 import { toPprof } from './pprof.js';
 import { FrameLines } from '../../../structs/profile/frame-lines.js';
 import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../../structs/profile/line-fixture.js';
@@ -51,14 +51,7 @@ const file = join(work, 'events.pb.gz');
 writeFileSync(file, toPprof(rec));
 
 function pprof(t: TestContext, ...args: string[]): string | undefined {
-  if (spawnSync('go', ['version']).status !== 0) {
-    if (process.env.CI) assert.fail('go is required in CI');
-    t.skip('go not found');
-    return undefined;
-  }
-  const r = spawnSync('go', ['tool', 'pprof', ...args, file], { encoding: 'utf8', env: { ...process.env, PPROF_TMPDIR: work } });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout;
+  return requireGo(t) ? goPprof(work, args, file) : undefined;
 }
 
 /** `-top` rows as name -> [flat, cum] text. */
@@ -137,12 +130,8 @@ test('with source lines, event samples name their frames\' lines, and the unstac
   for (const s of profile.sample) for (const id of s.locationId) assert.ok(ids.includes(Number(id)), `sample names location ${id}`);
   const path = join(work, 'events-lines.pb.gz');
   writeFileSync(path, bytes);
-  if (spawnSync('go', ['version']).status !== 0) {
-    if (process.env.CI) assert.fail('go is required in CI');
-    return t.skip('go not found');
-  }
-  const r = spawnSync('go', ['tool', 'pprof', '-top', '-lines', '-sample_index=exceptions', path], { encoding: 'utf8', env: { ...process.env, PPROF_TMPDIR: work } });
-  assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, new RegExp(`\\n\\s+2\\s+[\\d.]+%\\s+[\\d.]+%\\s+2\\s+[\\d.]+%\\s+App\\.Program\\.Hot ${LINE_FIXTURE_FILE}:12`));
-  assert.match(r.stdout, /\n\s+1\s+[\d.]+%\s+[\d.]+%\s+1\s+[\d.]+%\s+\[no stack: over the stack budget\]/);
+  if (!requireGo(t)) return;
+  const out = goPprof(work, ['-top', '-lines', '-sample_index=exceptions'], path);
+  assert.match(out, new RegExp(`\\n\\s+2\\s+[\\d.]+%\\s+[\\d.]+%\\s+2\\s+[\\d.]+%\\s+App\\.Program\\.Hot ${LINE_FIXTURE_FILE}:12`));
+  assert.match(out, /\n\s+1\s+[\d.]+%\s+[\d.]+%\s+1\s+[\d.]+%\s+\[no stack: over the stack budget\]/);
 });

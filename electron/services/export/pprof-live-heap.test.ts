@@ -3,7 +3,6 @@
 
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { FIXTURE_START_MONO, fixtureEncoder } from '../../../structs/profile/fix
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { eventMetricsPresent, liveSetMono, totalsByLabel } from '../../../structs/profile/event-metrics.js';
 import { EventKind } from '../../../structs/wire/records.js';
+import { goPprof, requireGo } from './go-pprof.test-support.js';
 import { toPprof } from './pprof.js';
 
 /**
@@ -42,14 +42,7 @@ const file = join(work, 'live.pb.gz');
 writeFileSync(file, toPprof(rec));
 
 function pprof(t: TestContext, ...args: string[]): string | undefined {
-  if (spawnSync('go', ['version']).status !== 0) {
-    if (process.env.CI) assert.fail('go is required in CI');
-    t.skip('go not found');
-    return undefined;
-  }
-  const r = spawnSync('go', ['tool', 'pprof', ...args, file], { encoding: 'utf8', env: { ...process.env, PPROF_TMPDIR: work } });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout;
+  return requireGo(t) ? goPprof(work, args, file) : undefined;
 }
 
 test('the live heap is the newest live set; older sets are history', () => {

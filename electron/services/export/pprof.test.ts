@@ -1,6 +1,5 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { recordingFromStream } from '../../../structs/profile/recording-from-str
 import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { EVENTPIPE_PROFILER_VERSION } from '../session/eventpipe-session.js';
+import { goPprof, requireGo } from './go-pprof.test-support.js';
 import { APPROXIMATE_CPU_COMMENT, toPprof } from './pprof.js';
 import { FrameLines } from '../../../structs/profile/frame-lines.js';
 import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../../structs/profile/line-fixture.js';
@@ -21,26 +21,8 @@ process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 const profilePath = join(work, 'fixture.pb.gz');
 writeFileSync(profilePath, toPprof(rec));
 
-// The independent reader: Go's own pprof. Missing go fails under CI and skips (visibly) elsewhere.
-const goFound = spawnSync('go', ['version'], { encoding: 'utf8' }).status === 0;
-let warned = false;
-function requireGo(t: TestContext): boolean {
-  if (goFound) return true;
-  if (process.env.CI) assert.fail('`go` is not on PATH but CI is set: install golang-go so go tool pprof can check the exporter.');
-  t.skip('go not found: install golang-go to check the pprof export with go tool pprof');
-  if (!warned) console.warn('# pprof.test: SKIPPED the go tool pprof checks: `go` is not on PATH (apt-get install -y golang-go)');
-  warned = true;
-  return false;
-}
-
-function pprof(...args: string[]): string {
-  const r = spawnSync('go', ['tool', 'pprof', ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, HOME: process.env.HOME ?? work, PPROF_TMPDIR: work },
-  });
-  assert.equal(r.status, 0, `go tool pprof ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
+/** `go tool pprof ARGS... FILE`. */
+const pprof = (...args: string[]): string => goPprof(work, args.slice(0, -1), args[args.length - 1]);
 
 /** Rows of `-top` as name -> [flat, cum]. */
 function topRows(text: string): Map<string, [string, string]> {
