@@ -39,7 +39,7 @@ const configs = [
 ];
 // GC (0x1) | Contention (0x4000) | Exception (0x8000) | Stack (0x40000000), level 5 (AllocationTick is verbose).
 const RUNTIME_EVENTS = 'Microsoft-Windows-DotNETRuntime:0x4000C001:5';
-const trace = dotnetTraceTool(root, values['no-dotnet-trace']);
+const trace = await dotnetTraceTool(root, values['no-dotnet-trace']);
 if (trace.path !== undefined) {
   const peer = (name, providers) => ({ name, cmd: trace.path, pre: ['collect', '--show-child-io', '--providers', providers, '-o', join(scratch, `${name.replace(/\W+/g, '-')}.nettrace`), '--'] });
   configs.push(peer('dotnet-trace, the same events with stacks', RUNTIME_EVENTS));

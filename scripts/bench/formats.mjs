@@ -182,7 +182,7 @@ console.log(`synthesized in ${write.synthSeconds.toFixed(1)} s: Recording ${writ
 console.log(`nettrace write: ${write.seconds.toFixed(1)} s, ${(write.fileBytes / MiB).toFixed(0)} MiB file, peak RSS ${write.peakRssMiB.toFixed(0)} MiB (recording included), peak heap+buffers ${write.peakHeapMiB.toFixed(0)} MiB`);
 const read = child('read', file);
 console.log(`nettrace read:  ${read.seconds.toFixed(1)} s, ${read.samples.toLocaleString('en-US')} samples, ${read.suspensions} suspensions, peak RSS ${read.peakRssMiB.toFixed(0)} MiB, peak heap+buffers ${read.peakHeapMiB.toFixed(0)} MiB`);
-const trace = dotnetTrace();
+const trace = await dotnetTrace();
 let convert;
 const wontFit = trace.path !== undefined ? convertFits(scratch) : undefined;
 if (wontFit !== undefined) {

@@ -35,7 +35,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'clrscope-bench-'));
 
 const dotnetTrace = () => dotnetTraceTool(root, values['no-dotnet-trace']);
 
-const trace = dotnetTrace();
+const trace = await dotnetTrace();
 const configs = [
   { name: 'plain', cmd: 'dotnet', args: benchArgs },
   { name: 'clrscope 10ms', cmd: process.execPath, args: [join(root, 'electron/cli/clrscope.js'), 'record', '--interval', '10', '-o', join(scratch, 'c10.pb.gz'), '--', 'dotnet', ...benchArgs] },
