@@ -11,10 +11,12 @@
 //     live refresh (one more tick's samples, then summary + wall flame graph), the same refresh
 //     by a full rebuild from every sample (as before the kept sums), the last 10 s, a minute in
 //     the middle, one thread, by thread; that process's RSS: ratios 60 min / 1 min;
+//   - exports of the hour (--exports, pprof by default): each one's time and the main process's
+//     peak RSS while it runs (pprof reads the samples back summed, other formats every sample);
 //   - reopening: a fresh worker fed the whole file, to its first flame graph (wall, CPU), its RSS
 //     then, and the first view that needs every sample afterwards (a window: decoded again, once).
 // Run after `npm run build`:
-//   node scripts/bench/long-session.mjs [--minutes 60] [--threads 64] [--stacks 5000] [--depth 32] [--runs 5] [--modes spool,memory|none] [--keep FILE]
+//   node scripts/bench/long-session.mjs [--minutes 60] [--threads 64] [--stacks 5000] [--depth 32] [--runs 5] [--modes spool,memory|none] [--exports pprof,speedscope,...|none] [--keep FILE]
 // Prints a readable report and, last, one JSON line.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -66,6 +68,7 @@ if (role === 'profiler') {
 // ---- the workstation's main process: one session, RSS at minute 1 and at the end ----
 else if (role === 'main') {
   const mode = argValue('mode', 'spool');
+  const EXPORTS = String(argValue('exports', 'pprof')).split(',').filter((f) => f !== '' && f !== 'none');
   const file = argValue('file');
   const split = num('split');
   const dir = argValue('dir');
@@ -121,12 +124,27 @@ else if (role === 'main') {
   const rssAfterReplay = process.memoryUsage().rss;
   clearInterval(sampler);
   peak = Math.max(peak, rssAfterReplay);
+  // Exports of the hour, one after the other, each with its own peak (pprof reads the samples
+  // back summed; .clrscope copies the stream; speedscope needs every sample).
+  const exports = {};
+  for (const format of EXPORTS) {
+    await settle();
+    const before = process.memoryUsage().rss;
+    let exportPeak = before;
+    const watch = setInterval(() => { exportPeak = Math.max(exportPeak, process.memoryUsage().rss); }, 50);
+    const te = performance.now();
+    const out = await ws.exportRecording({ sessionId: info.id, format, path: join(dir, `export-${process.pid}-${format}${format === 'pprof' ? '.pb.gz' : format === 'speedscope' ? '.speedscope.json' : `.${format}`}`) });
+    const ms = performance.now() - te;
+    clearInterval(watch);
+    exports[format] = { ms, before, peak: Math.max(exportPeak, process.memoryUsage().rss), bytes: out.bytes };
+    rmSync(out.path, { force: true });
+  }
   await ws.closeSession(info.id);
   await settle();
   const rssClosed = process.memoryUsage().rss;
   await ws.shutdown();
   process.stdout.write(`${JSON.stringify({
-    mode, rssBefore, rss1, rss60, peak, rssAfterReplay, rssClosed, heap1, heap60, buffers1, buffers60, heard, replayed, replayMs,
+    mode, rssBefore, rss1, rss60, peak, rssAfterReplay, rssClosed, exports, heap1, heap60, buffers1, buffers60, heard, replayed, replayMs,
     streamBytes: storage.length, bytesInMemory: storage.bytesInMemory, minute1Ms: t1 - t0, restMs: t60 - t1,
   })}\n`);
   process.exit(0);
@@ -336,13 +354,16 @@ else {
   };
   const results = {};
   for (const mode of MODES) {
-    const m = child(['--role', 'main', '--mode', mode, '--file', file, '--split', String(split), '--dir', dir]);
+    const m = child(['--role', 'main', '--mode', mode, '--file', file, '--split', String(split), '--dir', dir, '--exports', String(argValue('exports', 'pprof'))]);
     if (m.heard !== written || m.replayed !== written) throw new Error(`${mode}: heard ${m.heard}, replayed ${m.replayed} of ${written} bytes`);
     results[mode] = m;
     console.log(`main process, stream ${mode === 'spool' ? 'spooled to disk' : 'kept in memory (before the spool)'}: RSS ${fmtMiB(m.rssBefore)} idle, `
       + `${fmtMiB(m.rss1)} after minute 1, ${fmtMiB(m.rss60)} after minute ${MINUTES} (×${(m.rss60 / m.rss1).toFixed(2)}), peak ${fmtMiB(m.peak)}; `
       + `JS heap + array buffers ${fmtMiB(m.heap1 + m.buffers1)} → ${fmtMiB(m.heap60 + m.buffers60)}; stream bytes in memory ${fmtMiB(m.bytesInMemory)}; a late page's replay of the hour ${(m.replayMs / 1000).toFixed(1)} s; `
       + `closing the session: RSS ${fmtMiB(m.rssClosed)}; ingest of minutes 2..${MINUTES}: ${(m.restMs / 1000).toFixed(1)} s`);
+    for (const [format, e] of Object.entries(m.exports)) {
+      console.log(`  export as ${format}: ${(e.ms / 1000).toFixed(1)} s, ${fmtMiB(e.bytes)} written, RSS ${fmtMiB(e.before)} before, peak ${fmtMiB(e.peak)} while it ran`);
+    }
   }
   const w = child(['--role', 'refresh', '--file', file, '--split', String(split), '--runs', String(RUNS)]);
   const ms = (x) => `${x.wall.toFixed(1)} ms (CPU ${x.cpu.toFixed(1)})`;

@@ -2,7 +2,7 @@
 // than once per sample.
 
 import { isEventMetric, sumEventsByStack, type ProfileMetric } from './event-metrics.js';
-import type { Recording, SampleMetric } from './recording.js';
+import type { Recording, SampleColumnViews, SampleMetric } from './recording.js';
 
 /** Sum of the metric per stack id (index = stackId); an event metric's events without a stack are left out. */
 export function sumByStack(rec: Recording, metric: ProfileMetric): Float64Array {
@@ -26,28 +26,50 @@ export interface StackThreadSum {
   wallNs: number;
 }
 
-/** All three metrics summed per (stack, thread) pair, in order of first appearance. `rec` may be a view with other stacks (AsyncSource). */
-export function sumByStackAndThread(rec: Pick<Recording, 'sampleColumns' | 'threads'>): StackThreadSum[] {
-  const { stackId, threadId, cpuNs, wallNs } = rec.sampleColumns();
-  // Dense thread indexes keep the composite key below 2^53 for any realistic stack count.
-  const threadIndex = new Map<number, number>();
-  for (const t of rec.threads()) threadIndex.set(t.id, threadIndex.size);
-  const width = Math.max(1, threadIndex.size);
-  const byKey = new Map<number, StackThreadSum>();
-  const out: StackThreadSum[] = [];
-  for (let i = 0; i < stackId.length; i++) {
-    const key = stackId[i] * width + (threadIndex.get(threadId[i]) ?? 0);
-    let sum = byKey.get(key);
-    if (sum === undefined) {
-      sum = { stackId: stackId[i], threadId: threadId[i], samples: 0, cpuNs: 0, wallNs: 0 };
-      byKey.set(key, sum);
-      out.push(sum);
+/**
+ * All three metrics summed per (stack, thread) pair, in order of first appearance, folded in a
+ * batch of samples at a time: a reader of a long stream keeps the sums, not the samples.
+ */
+export class StackThreadSums {
+  readonly list: StackThreadSum[] = [];
+  /** The newest sample's time (-Infinity before any). */
+  lastMono = Number.NEGATIVE_INFINITY;
+  private readonly byKey = new Map<number, StackThreadSum>();
+  private readonly threadIndex = new Map<number, number>();
+
+  add(columns: Pick<SampleColumnViews, 'mono' | 'stackId' | 'threadId' | 'cpuNs' | 'wallNs'>): void {
+    const { mono, stackId, threadId, cpuNs, wallNs } = columns;
+    for (let i = 0; i < stackId.length; i++) {
+      // A dense index per thread, seen in order: stack * 2^16 + index stays below 2^53 for any realistic stack count.
+      let t = this.threadIndex.get(threadId[i]);
+      if (t === undefined) {
+        t = this.threadIndex.size;
+        this.threadIndex.set(threadId[i], t);
+      }
+      const key = stackId[i] * THREAD_KEY_WIDTH + t;
+      let sum = this.byKey.get(key);
+      if (sum === undefined) {
+        sum = { stackId: stackId[i], threadId: threadId[i], samples: 0, cpuNs: 0, wallNs: 0 };
+        this.byKey.set(key, sum);
+        this.list.push(sum);
+      }
+      sum.samples += 1;
+      sum.cpuNs += cpuNs[i];
+      sum.wallNs += wallNs[i];
+      if (mono[i] > this.lastMono) this.lastMono = mono[i];
     }
-    sum.samples += 1;
-    sum.cpuNs += cpuNs[i];
-    sum.wallNs += wallNs[i];
   }
-  return out;
+}
+
+// Threads per key before the key would need a wider stride (the wire's thread ids are 32-bit, but
+// no recording has 2^21 threads).
+const THREAD_KEY_WIDTH = 1 << 21;
+
+/** All three metrics summed per (stack, thread) pair, in order of first appearance. `rec` may be a view with other stacks (AsyncSource). */
+export function sumByStackAndThread(rec: Pick<Recording, 'sampleColumns'>): StackThreadSum[] {
+  const sums = new StackThreadSums();
+  sums.add(rec.sampleColumns());
+  return sums.list;
 }
 
 export function metricOf(sum: StackThreadSum, metric: SampleMetric): number {

@@ -8,7 +8,7 @@ import {
 } from 'pprof-format';
 import { AWAIT_FUNCTION_BASE, AsyncSource } from '../../../structs/analysis/async-source.js';
 import { APPROXIMATE_CPU_COMMENT, ownComment } from '../../../structs/formats/pprof/pprof-comments.js';
-import { sumByStackAndThread } from '../../../structs/profile/aggregate.js';
+import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import { frameLabel, type FunctionInfo } from '../../../structs/profile/frame-label.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { Recording } from '../../../structs/profile/recording.js';
@@ -37,6 +37,12 @@ export const ASYNC_STACKS_COMMENT = 'Async call stacks: a sample taken in an asy
 export interface PprofOptions {
   /** Async call stacks in place of physical ones where the recording has them (default: when it has any). */
   asyncStacks?: boolean;
+  /**
+   * The samples already summed per stack and thread, for a recording that does not keep its
+   * samples (an export read back from a long session's stream a batch at a time). Physical
+   * stacks only: the async splice needs each sample.
+   */
+  summed?: StackThreadSums;
 }
 
 /**
@@ -47,9 +53,14 @@ export interface PprofOptions {
  * spliced samples labelled; `asyncStacks: false` writes the physical ones.
  */
 export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: PprofOptions = {}): Profile {
-  const logical = (options.asyncStacks ?? true) && rec.asyncChainCount > 0 ? new AsyncSource(rec) : undefined;
+  const logical = options.summed === undefined && (options.asyncStacks ?? true) && rec.asyncChainCount > 0 ? new AsyncSource(rec) : undefined;
   // Summed first: mapping the samples makes the [await] functions the tables below need.
-  const sums = sumByStackAndThread(logical ?? rec);
+  let summed = options.summed;
+  if (summed === undefined) {
+    summed = new StackThreadSums();
+    summed.add((logical ?? rec).sampleColumns());
+  }
+  const sums = summed.list;
   const stackFramesOf = (s: number): Uint32Array => (logical ?? rec).stackFrames(s);
   const stackFrameIdsOf = (s: number): Uint32Array => (logical ?? rec).stackFrameIds(s);
   const strings = new StringTable();
@@ -127,8 +138,7 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
   const processNameKey = byProcess ? strings.dedup('process name') : 0;
   const asyncKey = logical !== undefined ? strings.dedup('async stack') : 0;
   const samples: Sample[] = [];
-  let lastMono = Number.NEGATIVE_INFINITY;
-  for (const mono of rec.sampleColumns().mono) if (mono > lastMono) lastMono = mono;
+  const lastMono = summed.lastMono;
   for (const sum of sums) {
     const frames = stackFramesOf(sum.stackId);
     const frameIds = stackFrameIdsOf(sum.stackId);

@@ -19,6 +19,7 @@ import { writeFileAtomically } from './atomic-file.js';
 import { fsErrorText } from './fs-error-text.js';
 import { etlxConverterPath, toEtlx } from './etlx.js';
 import { toPprof } from './pprof.js';
+import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import { PdbLines } from '../source-lines/pdb-lines.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import { extensionList, formatOfPath, RECORDING_FORMATS, type RecordingFileFormat } from './recording-formats.js';
@@ -162,6 +163,8 @@ export interface WriteOptions {
   metric?: SpeedscopeMetric;
   /** pprof and speedscope: the frames' source lines (default: from the PDBs of the recorded modules, where found). */
   lines?: FrameLines;
+  /** pprof: the samples already summed, for a recording that does not keep them (PprofOptions.summed). */
+  summed?: StackThreadSums;
 }
 
 /** Writes `rec` (and, for .clrscope, its counters) in the format `path`'s extension names; returns the byte count. */
@@ -177,7 +180,7 @@ export async function writeRecordingFile(path: string, rec: Recording, counters:
       return writeFileAtomically(path, speedscopeJsonChunks(rec, { metric: options.metric, progress: step, lines: options.lines ?? new PdbLines().linesOf(rec) }));
     case 'pprof': {
       step(0, 1);
-      const bytes = await writeFileAtomically(path, [toPprof(rec, options.lines ?? new PdbLines().linesOf(rec))]);
+      const bytes = await writeFileAtomically(path, [toPprof(rec, options.lines ?? new PdbLines().linesOf(rec), { summed: options.summed })]);
       step(1, 1);
       return bytes;
     }

@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { EXPORT_EXTENSIONS, type CountersPoint, type ExportFormat, type ExportResult } from '../../../structs/api/contract.js';
+import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { writeRecordingFile } from '../export/recording-file.js';
 import { formatOfPath, RECORDING_FORMATS } from '../export/recording-formats.js';
@@ -41,10 +42,11 @@ export function exportPathMismatch(format: ExportFormat, path: string): string |
 }
 
 /**
- * Writes `rec` as `format` at `path`; .clrscope files keep `counters` too. Progress starts at
+ * Writes `rec` as `format` at `path`; .clrscope files keep `counters` too; `summed`: its samples
+ * summed for pprof when `rec` keeps none. Progress starts at
  * 0 of 1, then follows the writer (samples written of the total).
  */
-export async function writeExport(rec: Recording, counters: readonly CountersPoint[], format: ExportFormat, path: string, progress: ExportProgress): Promise<ExportResult> {
+export async function writeExport(rec: Recording, counters: readonly CountersPoint[], format: ExportFormat, path: string, progress: ExportProgress, summed?: StackThreadSums): Promise<ExportResult> {
   const mismatch = exportPathMismatch(format, path);
   if (mismatch !== undefined) throw new UserError(mismatch);
   const existing = await stat(path).catch(() => undefined);
@@ -58,7 +60,7 @@ export async function writeExport(rec: Recording, counters: readonly CountersPoi
     progress(done, total);
   };
   report(0, 1);
-  const bytes = await writeRecordingFile(path, rec, counters, { progress: (_step, done, total) => report(done, total) });
+  const bytes = await writeRecordingFile(path, rec, counters, { progress: (_step, done, total) => report(done, total), summed });
   return { path, bytes };
 }
 

@@ -16,7 +16,8 @@ import { CountersPoller } from './counters-poller.js';
 import { CountersSeries } from './counters-series.js';
 import { OutputBuffer } from './output-buffer.js';
 import { SessionStream } from './session-stream.js';
-import { recordingFromSessionStream } from './stream-recording.js';
+import { recordingFromSessionStream, summedFromSessionStream } from './stream-recording.js';
+import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { WorkstationSession } from './workstation-session.js';
 
 export type SessionEmit = (event: WorkstationEvent) => void;
@@ -126,6 +127,19 @@ export class Session implements WorkstationSession {
     const model = this.followed?.recording;
     if (model === undefined) return undefined;
     return model.keepsSamples ? model : recordingFromSessionStream(this.stream, model);
+  }
+
+  /**
+   * The recording with its samples summed per stack and thread instead of kept (a pprof export
+   * of a long session: memory for the sums, not for every sample), or undefined before a runtime connected.
+   */
+  async recordingSummed(): Promise<{ recording: Recording; sums: StackThreadSums } | undefined> {
+    const model = this.followed?.recording;
+    if (model === undefined) return undefined;
+    if (!model.keepsSamples) return summedFromSessionStream(this.stream, model);
+    const sums = new StackThreadSums();
+    sums.add(model.sampleColumns());
+    return { recording: model, sums };
   }
 
   nothingToExport(): string {

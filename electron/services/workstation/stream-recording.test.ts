@@ -4,13 +4,14 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dumpRecording } from '../../../structs/formats/clrscope-file/recording-dump.js';
-import { fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { EndReason } from '../../../structs/wire/records.js';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
 import { SessionStream } from './session-stream.js';
-import { recordingFromSessionStream } from './stream-recording.js';
+import { buildPprofProfile } from '../export/pprof.js';
+import { recordingFromSessionStream, summedFromSessionStream } from './stream-recording.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-stream-recording-test-'));
 chmodSync(dir, 0o700);
@@ -95,4 +96,26 @@ test('a stream the live decoder rejected is read back to the same point, what ca
   assert.equal(rec.sampleCount, model.sampleCount);
   assert.equal(rec.sampleCount, 8);
   assert.equal(rec.cut, true);
+});
+
+test('a pprof export from the samples summed step by step equals one from every sample kept, and holds none of them', async () => {
+  // Enough samples for several read-back steps (1 MiB each), over every thread and a few hundred stacks.
+  const enc = fixtureEncoder();
+  for (let i = 0; i < 400_000; i++) {
+    const frames = [1 + (i % 6), 1 + ((i >> 3) % 6), 1 + ((i >> 6) % 6)];
+    enc.sample({ mono: FIXTURE_START_MONO + 10_000 + i * 1000, threadId: 1 + (i % 3), flags: 1 + (i % 2) * 2, cpuNs: (i % 2) * 10_000, wallNs: 10_000, frames });
+  }
+  const wire = enc.bytes().slice();
+  const { stream, model } = liveSession(wire, true);
+  model.finish();
+  assert.ok(wire.length > 2 * (1 << 20), `${wire.length} bytes: several steps`);
+  const steps: number[] = [];
+  const { recording, sums } = await summedFromSessionStream(stream, model, (done) => steps.push(done));
+  assert.ok(steps.length >= 3, `${steps.length} steps`);
+  assert.equal(recording.sampleCount, 400_008);
+  assert.throws(() => recording.sampleColumns(), 'the summed read-back keeps no sample columns');
+  assert.equal(sums.list.reduce((n, s) => n + s.samples, 0), 400_008);
+  const full = await recordingFromSessionStream(stream, model);
+  assert.deepEqual(buildPprofProfile(recording, undefined, { summed: sums }).encode(), buildPprofProfile(full).encode());
+  await stream.close();
 });

@@ -5,6 +5,7 @@
 // each step waiting for the read and then a turn, so the main process keeps answering.
 
 import { WireDecoder } from '../../../structs/wire/decoder.js';
+import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { REPLAY_CHUNK_BYTES, type SessionStream } from './session-stream.js';
 
@@ -21,6 +22,26 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  */
 export async function recordingFromSessionStream(stream: SessionStream, model: Recording, progress?: ReadBackProgress): Promise<Recording> {
   const rec = new Recording();
+  await readBack(stream, model, rec, progress);
+  return rec;
+}
+
+/**
+ * The same read-back for a writer that needs the samples only summed per stack and thread
+ * (pprof): each step's samples are folded into `sums` and let go, so memory holds the sums and
+ * the definitions, not 33 bytes a sample.
+ */
+export async function summedFromSessionStream(stream: SessionStream, model: Recording, progress?: ReadBackProgress): Promise<{ recording: Recording; sums: StackThreadSums }> {
+  const rec = new Recording({ keepSamples: 'recent' });
+  const sums = new StackThreadSums();
+  await readBack(stream, model, rec, progress, () => {
+    sums.add(rec.recentSamples().columns);
+    rec.releaseSamples();
+  });
+  return { recording: rec, sums };
+}
+
+async function readBack(stream: SessionStream, model: Recording, rec: Recording, progress?: ReadBackProgress, afterStep?: () => void): Promise<void> {
   const decoder = new WireDecoder(rec);
   const total = stream.length;
   let at = 0;
@@ -32,17 +53,19 @@ export async function recordingFromSessionStream(stream: SessionStream, model: R
       decoder.push(chunk);
     } catch {
       rejected = true;
+      afterStep?.();
       break;
     }
+    afterStep?.();
     at += chunk.length;
     progress?.(at, total);
     await nextTurn();
   }
-  if (!model.isFinished) return rec;
+  if (!model.isFinished) return;
   if (!rejected) decoder.end();
+  afterStep?.();
   // The collector's own END (it hung up on a stop) is in the model, not in the stream's bytes.
   const end = model.end;
   if (!rejected && end !== undefined && rec.end === undefined && rec.meta !== undefined) rec.onEnd(end);
   rec.finish();
-  return rec;
 }

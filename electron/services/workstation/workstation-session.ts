@@ -2,6 +2,7 @@
 // shows a recording file (file-session.ts): the API's operations read and act through this.
 
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
+import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { SessionStream } from './session-stream.js';
 
@@ -21,6 +22,11 @@ export interface WorkstationSession {
    * stream, in steps); undefined while nothing was recorded.
    */
   recordingWithSamples(): Promise<Recording | undefined>;
+  /**
+   * For a pprof export of a long session: the recording with its samples summed per stack and
+   * thread instead of kept. Sessions that hold their recording whole have no need of it.
+   */
+  recordingSummed?(): Promise<{ recording: Recording; sums: StackThreadSums } | undefined>;
   /** The one sentence an export gets while `recording` is undefined: why there is none (yet). */
   nothingToExport(): string;
   countersHistory(): CountersPoint[];
