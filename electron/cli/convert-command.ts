@@ -125,8 +125,11 @@ export async function convert(plan: ConvertPlan, io: ConvertIo): Promise<number>
   let bytes: number;
   let opened: Awaited<ReturnType<typeof readRecordingFile>>;
   try {
-    opened = await readRecordingFile(plan.input, line.update);
-    bytes = await writeRecordingFile(plan.output, opened.recording, opened.counters, { progress: line.update, metric: plan.metric });
+    // pprof from a .clrscope needs the samples only summed per stack and thread: read that way,
+    // a file of any length costs its sums. Async call stacks are spliced per sample: read again whole.
+    opened = await readRecordingFile(plan.input, line.update, { summed: plan.outputFormat === 'pprof' });
+    if (opened.sums !== undefined && opened.recording.asyncChainCount > 0) opened = await readRecordingFile(plan.input, line.update);
+    bytes = await writeRecordingFile(plan.output, opened.recording, opened.counters, { progress: line.update, metric: plan.metric, summed: opened.sums });
   } finally {
     line.end();
   }

@@ -139,19 +139,31 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
   const asyncKey = logical !== undefined ? strings.dedup('async stack') : 0;
   const samples: Sample[] = [];
   const lastMono = summed.lastMono;
+  // A stack's location list and a thread's labels are made once and shared by every sample that
+  // has them (the encoder only reads them): a long recording has each stack on many threads.
+  const locationIdsByStack = new Map<number, number[]>();
+  const labelsByThread = new Map<number, Label[]>();
+  const asyncLabel = logical !== undefined ? new Label({ key: asyncKey, str: strings.dedup('logical') }) : undefined;
   for (const sum of sums) {
-    const frames = stackFramesOf(sum.stackId);
-    const frameIds = stackFrameIdsOf(sum.stackId);
-    const locationId = Array.from(frames, (f, i) => locationOf(frameIds[i], f));
-    const thread = rec.thread(sum.threadId);
-    const label = [new Label({ key: threadIdKey, num: thread?.osTid ?? sum.threadId })];
-    if (thread !== undefined && thread.name !== '') label.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
-    const process = byProcess ? rec.processOf(sum.threadId) : undefined;
-    if (process !== undefined) {
-      label.push(new Label({ key: processIdKey, num: process.pid }));
-      if (process.name !== '') label.push(new Label({ key: processNameKey, str: strings.dedup(process.name) }));
+    let locationId = locationIdsByStack.get(sum.stackId);
+    if (locationId === undefined) {
+      const frameIds = stackFrameIdsOf(sum.stackId);
+      locationId = Array.from(stackFramesOf(sum.stackId), (f, i) => locationOf(frameIds[i], f));
+      locationIdsByStack.set(sum.stackId, locationId);
     }
-    if (logical?.isSpliced(sum.stackId) === true) label.push(new Label({ key: asyncKey, str: strings.dedup('logical') }));
+    let threadLabels = labelsByThread.get(sum.threadId);
+    if (threadLabels === undefined) {
+      const thread = rec.thread(sum.threadId);
+      threadLabels = [new Label({ key: threadIdKey, num: thread?.osTid ?? sum.threadId })];
+      if (thread !== undefined && thread.name !== '') threadLabels.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
+      const process = byProcess ? rec.processOf(sum.threadId) : undefined;
+      if (process !== undefined) {
+        threadLabels.push(new Label({ key: processIdKey, num: process.pid }));
+        if (process.name !== '') threadLabels.push(new Label({ key: processNameKey, str: strings.dedup(process.name) }));
+      }
+      labelsByThread.set(sum.threadId, threadLabels);
+    }
+    const label = asyncLabel !== undefined && logical?.isSpliced(sum.stackId) === true ? [...threadLabels, asyncLabel] : threadLabels;
     samples.push(new Sample({ locationId, value: [sum.samples, sum.wallNs, sum.cpuNs, ...eventMetrics.map(() => 0)], label }));
   }
   if (eventMetrics.length > 0) {

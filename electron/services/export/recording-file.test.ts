@@ -156,3 +156,21 @@ test('a failed write leaves no file and no partial file behind', async () => {
   await assert.rejects(writeRecordingFile(join(dir, 'no', 'such', 'dir.pb.gz'), rec, []), /^UserError: Cannot write .*dir\.pb\.gz: the folder .* does not exist\.$/);
   await assert.rejects(writeRecordingFile(join(dir, 'x.txt'), rec, []), /Unknown output format for .*x\.txt/);
 });
+
+test('a .clrscope read summed for pprof keeps no samples, and gives the pprof a whole read gives', async () => {
+  const rec = recordingFromStream([fixtureStream()]);
+  const path = join(dir, 'summed.clrscope');
+  await writeRecordingFile(path, rec, []);
+  const whole = await readRecordingFile(path);
+  const summed = await readRecordingFile(path, undefined, { summed: true });
+  assert.equal(whole.sums, undefined);
+  assert.ok(summed.sums !== undefined);
+  assert.equal(summed.recording.sampleCount, rec.sampleCount);
+  assert.throws(() => summed.recording.sampleColumns());
+  assert.equal(summed.sums.list.reduce((n, s) => n + s.samples, 0), rec.sampleCount);
+  assert.deepEqual(gunzipSync(toPprof(summed.recording, undefined, { summed: summed.sums })), gunzipSync(toPprof(whole.recording)));
+  // Formats read whole ignore the option.
+  const pprofPath = join(dir, 'summed.pb.gz');
+  await writeRecordingFile(pprofPath, whole.recording, []);
+  assert.equal((await readRecordingFile(pprofPath, undefined, { summed: true })).sums, undefined);
+});

@@ -13,13 +13,13 @@ import { NettraceReader, nettraceChunks } from '../../../structs/formats/nettrac
 import { fromPprof, MAX_PPROF_BYTES } from '../../../structs/formats/pprof/from-pprof.js';
 import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
 import { speedscopeJsonChunks, type SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
-import type { Recording } from '../../../structs/profile/recording.js';
+import { Recording } from '../../../structs/profile/recording.js';
 import { UserError } from '../session/user-error.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { fsErrorText } from './fs-error-text.js';
 import { etlxConverterPath, toEtlx } from './etlx.js';
 import { toPprof } from './pprof.js';
-import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
+import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import { PdbLines } from '../source-lines/pdb-lines.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import { extensionList, formatOfPath, RECORDING_FORMATS, type RecordingFileFormat } from './recording-formats.js';
@@ -32,6 +32,17 @@ export interface OpenedRecordingFile {
   recording: Recording;
   /** The counters time series; only .clrscope files carry one. */
   counters: CountersPoint[];
+  /** With ReadOptions.summed, for a .clrscope file: its samples summed per stack and thread, which `recording` then does not keep. */
+  sums?: StackThreadSums;
+}
+
+export interface ReadOptions {
+  /**
+   * A .clrscope file's samples summed per stack and thread as they are read instead of kept
+   * (for a pprof writer: a file of any length costs its sums and definitions). Other formats
+   * are read whole as ever.
+   */
+  summed?: boolean;
 }
 
 const CHUNK = 1 << 20;
@@ -113,15 +124,26 @@ async function readWhole(path: string, format: RecordingFileFormat, size: number
   return Buffer.concat(chunks);
 }
 
-export async function readRecordingFile(path: string, progress?: FileProgress): Promise<OpenedRecordingFile> {
+export async function readRecordingFile(path: string, progress?: FileProgress, options: ReadOptions = {}): Promise<OpenedRecordingFile> {
   const format = readFormatOf(path);
   await checkFormatAvailable(format, 'read');
   const size = await sizeOf(path);
   if (format === 'clrscope') {
-    const reader = new RecordingFileReader();
-    await forEachChunk(path, format, size, progress, (c) => reader.push(c));
+    const sums = options.summed === true ? new StackThreadSums() : undefined;
+    const reader = new RecordingFileReader(new Recording({ keepSamples: sums === undefined ? true : 'recent' }));
+    const fold = (): void => {
+      if (sums === undefined) return;
+      sums.add(reader.recording.recentSamples().columns);
+      reader.recording.releaseSamples();
+    };
+    await forEachChunk(path, format, size, progress, (c) => {
+      reader.push(c);
+      fold();
+    });
     try {
-      return { format, ...reader.finish() };
+      const opened = reader.finish();
+      fold();
+      return { format, ...opened, sums };
     } catch (err) {
       throw unreadable(path, format, err);
     }

@@ -18,8 +18,7 @@ export interface OpenedRecording {
 }
 
 export class RecordingFileReader {
-  private readonly recording = new Recording();
-  private readonly decoder = new WireDecoder(this.recording);
+  private readonly decoder: WireDecoder;
   private readonly counters: CountersPoint[] = [];
   private readonly tap = new RecordTap(COUNTERS_RECORD_TYPE, (body, offset) => this.counters.push(decodeCountersBody(body, offset)));
   private readonly processTap = new RecordTap(PROCESS_RECORD_TYPE, (body, offset) => {
@@ -33,6 +32,14 @@ export class RecordingFileReader {
   });
   private spooled = false;
   private readonly spoolTap = new RecordTap(SPOOLED_RECORD_TYPE, () => { this.spooled = true; });
+
+  /**
+   * `recording`: the model to read into; one made with keepSamples 'recent' lets a caller fold
+   * each chunk's samples in (recentSamples, releaseSamples) instead of keeping them all.
+   */
+  constructor(readonly recording: Recording = new Recording()) {
+    this.decoder = new WireDecoder(recording);
+  }
 
   get bytesRead(): number {
     return this.decoder.bytesReceived;
