@@ -13,18 +13,19 @@ import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
 const COLUMNS: readonly VirtualColumn[] = [
-  { key: 'type', title: 'Exception type', width: 'minmax(14em, 1fr)', sortable: true },
-  { key: 'count', title: 'Thrown', width: '6em', numeric: true, sortable: true },
+  { key: 'type', title: 'Exception type', width: 'minmax(18em, 1.2fr)', sortable: true },
+  { key: 'count', title: 'Thrown', width: '7em', numeric: true, sortable: true },
   { key: 'countPct', title: '%', width: '5em', numeric: true },
   { key: 'thrower', title: 'Top throwing method', width: 'minmax(14em, 1fr)', sortable: true },
-  { key: 'throwerShare', title: 'Its share', width: '6em', numeric: true, sortable: true },
+  { key: 'throwerShare', title: 'Its share', width: '7em', numeric: true, sortable: true },
   { key: 'others', title: 'Other methods', width: 'minmax(8em, 0.7fr)' },
 ];
 
 function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: string): ReactNode {
   const row = t.rows[rows[r]];
   switch (key) {
-    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : row.type;
+    // A span: the first column ellipsizes at its start, its text left to right.
+    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <span>{row.type}</span>;
     case 'count': return formatCount(row.count);
     case 'countPct': return formatPercent(t.count > 0 ? row.count / t.count : 0);
     case 'thrower': return row.methods.length === 0 ? <span className="hint">no stacks</span> : <span className="kind-0">{row.methods[0].name}</span>;

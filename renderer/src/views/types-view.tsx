@@ -15,7 +15,7 @@ import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 const ALLOCATION_METRICS: readonly EventMetric[] = ['alloc-space', 'alloc-objects', 'alloc-samples', 'inuse-space', 'inuse-objects'];
 
 const COLUMNS: readonly VirtualColumn[] = [
-  { key: 'type', title: 'Type', width: 'minmax(14em, 1fr)', sortable: true },
+  { key: 'type', title: 'Type', width: 'minmax(16em, 1fr)', sortable: true },
   { key: 'bytes', title: 'Allocated', width: '7.5em', numeric: true, sortable: true },
   { key: 'bytesPct', title: '%', width: '5em', numeric: true },
   { key: 'objects', title: 'Objects', width: '7em', numeric: true, sortable: true },
@@ -23,13 +23,14 @@ const COLUMNS: readonly VirtualColumn[] = [
 ];
 const LIVE_COLUMNS: readonly VirtualColumn[] = [
   { key: 'liveBytes', title: 'Live', width: '7.5em', numeric: true, sortable: true },
-  { key: 'liveObjects', title: 'Live objects', width: '7em', numeric: true, sortable: true },
+  { key: 'liveObjects', title: 'Live objects', width: '8em', numeric: true, sortable: true },
 ];
 
 function typeCell(t: TypeTable, rows: Int32Array, r: number, key: string): ReactNode {
   const row = t.rows[rows[r]];
   switch (key) {
-    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : row.type;
+    // A span: the first column ellipsizes at its start (the end of a name tells types apart), its text left to right.
+    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <span>{row.type}</span>;
     case 'bytes': return formatBytes(row.bytes);
     case 'bytesPct': return formatPercent(t.bytes > 0 ? row.bytes / t.bytes : 0);
     case 'objects': return formatCount(Math.round(row.objects));
