@@ -11,10 +11,11 @@ import { DEFAULT_FOLD, type FoldOptions } from '../../../structs/analysis/fold-o
 import type { FunctionsTable } from '../../../structs/analysis/functions-table.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.js';
+import type { ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
 
-export type Tab = 'processes' | 'flame' | 'functions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'measure' | 'output' | 'export';
+export type Tab = 'processes' | 'flame' | 'functions' | 'types' | 'exceptions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'measure' | 'output' | 'export';
 
-export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
+export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
 
 /** What the diff compares the current view (the after side) with. */
 export type DiffBaseline =
@@ -35,6 +36,14 @@ export interface FunctionsSort {
   descending: boolean;
 }
 
+export type TypesColumn = 'type' | 'bytes' | 'objects' | 'samples' | 'liveBytes' | 'liveObjects';
+export type ExceptionsColumn = 'type' | 'count' | 'thrower' | 'throwerShare';
+
+export interface TableSort<C extends string> {
+  column: C;
+  descending: boolean;
+}
+
 /** Which part of the recording the flame graph (and the parallel stacks' window mode) covers. */
 export type WindowChoice =
   | { kind: 'all' }
@@ -52,6 +61,8 @@ export interface FlameOptions {
   /** Async call stacks where the recording has them (on by default; the switch shows only then). */
   asyncStacks: boolean;
   search: string;
+  /** With an event type shown: only the events of this type name (picked in the type or exceptions table); null = all. */
+  eventType: string | null;
 }
 
 export interface FlameShape {
@@ -114,6 +125,10 @@ export interface AppState {
   /** Each function's hottest source line, `path:line`, by frame label (where its PDB was found). */
   sources: ReadonlyMap<string, string>;
   functionsSort: FunctionsSort;
+  /** The type table and the exceptions table, for the flame graph's window and threads. */
+  eventTables: { types: TypeTable; exceptions: ExceptionTable } | null;
+  typesSort: TableSort<TypesColumn>;
+  exceptionsSort: TableSort<ExceptionsColumn>;
   /** The function picked in the functions table (or a sandwich): highlighted in the flame graph. */
   selectedFunction: string | null;
   sandwich: Sandwich | null;
@@ -149,7 +164,7 @@ export function initialState(): AppState {
     flameShape: null,
     parallel: null,
     parallelMode: 'current',
-    flameOptions: { metric: 'cpu', window: { kind: 'all' }, threadIds: null, inverted: false, groupByThread: false, asyncStacks: true, search: '' },
+    flameOptions: { metric: 'cpu', window: { kind: 'all' }, threadIds: null, inverted: false, groupByThread: false, asyncStacks: true, search: '', eventType: null },
     flameZoom: [],
     countersVersion: 0,
     outputVersion: 0,
@@ -162,6 +177,9 @@ export function initialState(): AppState {
     functions: null,
     sources: new Map(),
     functionsSort: { column: 'self', descending: true },
+    eventTables: null,
+    typesSort: { column: 'bytes', descending: true },
+    exceptionsSort: { column: 'count', descending: true },
     selectedFunction: null,
     sandwich: null,
     functionLines: null,

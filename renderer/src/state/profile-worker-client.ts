@@ -11,6 +11,7 @@ import type { SourceLineTable } from '../../../structs/api/contract.js';
 import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
+import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
 
 /** What the client needs of a Worker, so tests can stand in for one. */
 export interface WorkerPort {
@@ -130,6 +131,13 @@ export class ProfileWorkerClient {
     const reply = await this.request((requestId) => ({ kind: 'timeline', requestId, query }));
     if (reply.kind !== 'timeline') throw new Error(`The profile worker answered a timeline query with ${reply.kind}.`);
     return reply.timeline;
+  }
+
+  /** Allocated bytes per type and exceptions per type, over a window and threads. */
+  async eventTables(query: EventTableQuery): Promise<{ types: TypeTable; exceptions: ExceptionTable }> {
+    const reply = await this.request((requestId) => ({ kind: 'event-tables', requestId, query }));
+    if (reply.kind !== 'event-tables') throw new Error(`The profile worker answered a type-table query with ${reply.kind}.`);
+    return { types: reply.types, exceptions: reply.exceptions };
   }
 
   async stackNear(threadId: number, atMs: number, fold: FoldOptions): Promise<StackNear | null> {

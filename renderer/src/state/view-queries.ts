@@ -3,6 +3,8 @@
 
 import type { FlameQuery, ParallelQuery, RecordingSummary, TimeWindow } from '../worker/protocol.js';
 import type { FlameOptions, ParallelMode, WindowChoice } from './app-state.js';
+import type { EventTableQuery } from '../../../structs/profile/event-tables.js';
+import { isEventMetric } from '../../../structs/profile/event-metrics.js';
 
 export function timeWindow(choice: WindowChoice, summary: RecordingSummary | null): TimeWindow {
   switch (choice.kind) {
@@ -24,8 +26,14 @@ export function flameQuery(options: FlameOptions, summary: RecordingSummary | nu
     inverted: options.inverted,
     groupByThread: options.groupByThread,
     ...(options.asyncStacks && summary?.hasAsync === true ? { asyncStacks: true } : {}),
+    ...(options.eventType !== null && isEventMetric(options.metric) ? { eventType: options.eventType } : {}),
     ...timeWindow(options.window, summary),
   };
+}
+
+/** The type and exceptions tables look at the flame graph's window and threads. */
+export function eventTableQuery(options: FlameOptions, summary: RecordingSummary | null): EventTableQuery {
+  return { threadIds: options.threadIds === null ? null : [...options.threadIds], ...timeWindow(options.window, summary) };
 }
 
 export function parallelQuery(mode: ParallelMode, window: WindowChoice, summary: RecordingSummary | null): ParallelQuery {

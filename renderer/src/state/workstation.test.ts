@@ -34,6 +34,11 @@ class FakeWorker implements WorkerPort {
         case 'summary': return { kind: 'summary', requestId: message.requestId, summary: summary() };
         case 'flame': return { kind: 'flame', requestId: message.requestId, tree: emptyTree() };
         case 'parallel': return { kind: 'parallel', requestId: message.requestId, tree: { ...emptyTree(), threads: [[]] } };
+        case 'event-tables': return {
+          kind: 'event-tables', requestId: message.requestId,
+          types: { rows: [{ type: 'System.Byte[]', bytes: 100, objects: 1, samples: 1, liveBytes: 0, liveObjects: 0 }], bytes: 100, objects: 1, samples: 1, liveBytes: 0, liveObjects: 0, hasLive: false },
+          exceptions: { rows: [{ type: 'System.ArgumentException', count: 3, stacked: 3, methods: [{ name: 'App.Throw', count: 3 }] }], count: 3 },
+        };
         case 'lines': return { kind: 'sources', requestId: message.requestId, names: ['App.Hot'], places: ['/src/App.cs:12'] };
         case 'function-lines': return {
           kind: 'function-lines', requestId: message.requestId,
@@ -198,6 +203,42 @@ describe('Workstation', () => {
     await settle();
     assert.equal(worker.queries('function-lines'), 2);
     assert.equal(api.filesAsked.length, 1);
+  });
+
+  it('the type and exceptions tables: asked with the flame graph\'s window and threads; a picked type focuses the flame graph on it', async () => {
+    const { ws, worker, timers } = setup();
+    await ws.launchDemo();
+    ws.setFlameOptions({ threadIds: [7], window: { kind: 'range', fromMs: 10, toMs: 20 } });
+    ws.setTab('types');
+    await timers.advance(0);
+    await settle();
+    const asked = worker.received.filter((m) => m.kind === 'event-tables');
+    assert.equal(asked.length, 1);
+    assert.deepEqual(asked[0].kind === 'event-tables' ? asked[0].query : null, { threadIds: [7], fromMs: 10, toMs: 20 });
+    assert.equal(ws.state.eventTables?.types.rows[0].type, 'System.Byte[]');
+    assert.equal(worker.queries('functions'), 0, 'no functions table for the types tab');
+    // A type: allocations in the flame graph, of that type only.
+    ws.focusEventType('alloc-space', 'System.Byte[]', ['alloc-space', 'alloc-objects']);
+    assert.equal(ws.state.flameOptions.metric, 'alloc-space');
+    assert.equal(ws.state.flameOptions.eventType, 'System.Byte[]');
+    ws.setTab('flame');
+    await timers.advance(0);
+    await settle();
+    const flames = worker.received.filter((m) => m.kind === 'flame');
+    const last = flames[flames.length - 1];
+    assert.equal(last.kind === 'flame' ? last.query.eventType : null, 'System.Byte[]');
+    // Objects stay objects when another type is picked; another event type clears the focus.
+    ws.setFlameOptions({ metric: 'alloc-objects', eventType: 'System.Byte[]' });
+    ws.focusEventType('alloc-space', 'App.Pair', ['alloc-space', 'alloc-objects']);
+    assert.equal(ws.state.flameOptions.metric, 'alloc-objects');
+    ws.setFlameOptions({ metric: 'exceptions' });
+    assert.equal(ws.state.flameOptions.eventType, null);
+    // CPU ignores a focus.
+    ws.setFlameOptions({ metric: 'cpu', eventType: 'System.Byte[]' });
+    await timers.advance(0);
+    await settle();
+    const cpu = worker.received.filter((m) => m.kind === 'flame').pop();
+    assert.equal(cpu?.kind === 'flame' ? cpu.query.eventType : 'x', undefined);
   });
 
   it('resubscribes from byte 0 when bytes went missing', async () => {

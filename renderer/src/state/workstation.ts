@@ -4,7 +4,7 @@
 
 import { MAX_SOURCE_METHODS, type AttachRequest, type ExportFormat, type LaunchRequest, type SessionInfo, type SourceFile, type WorkstationApi, type WorkstationEvent } from '../../../structs/api/contract.js';
 import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
-import { initialState, isLive, type AppState, type DiffOptions, type ExportStatus, type FlameOptions, type FunctionsSort, type ParallelMode, type Tab } from './app-state.js';
+import { initialState, isLive, type AppState, type DiffOptions, type ExceptionsColumn, type ExportStatus, type FlameOptions, type FunctionsSort, type ParallelMode, type Tab, type TableSort, type TypesColumn } from './app-state.js';
 import { analysisQuery, baselineSide } from './analysis-queries.js';
 import { foldKey, type FoldOptions } from '../../../structs/analysis/fold-options.js';
 import { CountersHistory } from './counters-history.js';
@@ -15,7 +15,8 @@ import { Store } from './store.js';
 import { StreamFeeder } from './stream-feeder.js';
 import { MeasureReader, type Measurements } from '../../../structs/measure/measurements.js';
 import { userMessage } from './user-message.js';
-import { flameQuery, parallelQuery } from './view-queries.js';
+import { eventTableQuery, flameQuery, parallelQuery } from './view-queries.js';
+import { isEventMetric, type EventMetric } from '../../../structs/profile/event-metrics.js';
 
 /** How often live views refresh at most: well over the required twice a second, well under the worker's cost. */
 export const REFRESH_PERIOD_MS = 250;
@@ -195,10 +196,10 @@ export class Workstation {
     this.measureReader = new MeasureReader();
     const diffOptions = this.state.diffOptions.baseline?.kind === 'window' ? { ...this.state.diffOptions, baseline: null } : this.state.diffOptions;
     this.store.update({
-      functions: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
+      functions: null, eventTables: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       measureVersion: this.state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
-      flameOptions: { ...this.state.flameOptions, threadIds: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
+      flameOptions: { ...this.state.flameOptions, threadIds: null, eventType: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
     });
     if (sessionId !== null) {
       void this.subscribe(sessionId);
@@ -240,6 +241,8 @@ export class Workstation {
   setFlameOptions(patch: Partial<FlameOptions>): void {
     const before = this.state.flameOptions;
     const next = { ...before, ...patch };
+    // A type picked in the type or exceptions table belongs to its event type.
+    if (patch.metric !== undefined && patch.metric !== before.metric && patch.eventType === undefined) next.eventType = null;
     // Flipping or regrouping the tree changes every frame's path: a zoom would land somewhere arbitrary.
     const reshaped = next.inverted !== before.inverted || next.groupByThread !== before.groupByThread || next.asyncStacks !== before.asyncStacks;
     this.store.update({ flameOptions: next, ...(reshaped ? { flameZoom: [] } : {}) });
@@ -271,6 +274,25 @@ export class Workstation {
 
   setFunctionsSort(functionsSort: FunctionsSort): void {
     this.store.update({ functionsSort });
+  }
+
+  setTypesSort(typesSort: TableSort<TypesColumn>): void {
+    this.store.update({ typesSort });
+  }
+
+  setExceptionsSort(exceptionsSort: TableSort<ExceptionsColumn>): void {
+    this.store.update({ exceptionsSort });
+  }
+
+  /**
+   * Focuses the flame graph on one type of an event kind (a row of the type or exceptions
+   * table): `metric` unless an event type of the same kind is shown already (allocated
+   * objects, live heap stay); null clears the focus.
+   */
+  focusEventType(metric: EventMetric, type: string | null, keepIf: readonly EventMetric[] = []): void {
+    const current = this.state.flameOptions.metric;
+    const shown = isEventMetric(current) && keepIf.includes(current) ? current : metric;
+    this.setFlameOptions({ metric: shown, eventType: type });
   }
 
   /** The timeline's width in pixels changed: one bucket per pixel. */
@@ -634,6 +656,7 @@ export class Workstation {
       const parallelP = tab === 'parallel' ? this.worker.parallel({ ...parallelQuery(parallelMode, flameOptions.window, lastSummary), fold }) : null;
       const query = analysisQuery(flameOptions, fold, lastSummary);
       const functionsP = tab === 'functions' ? this.worker.functions(query) : null;
+      const eventTablesP = tab === 'types' || tab === 'exceptions' ? this.worker.eventTables(eventTableQuery(flameOptions, lastSummary)) : null;
       const sandwichP = tab === 'functions' && selectedFunction !== null ? this.worker.sandwich(query, selectedFunction) : null;
       const linesP = tab === 'source' && selectedFunction !== null ? this.worker.functionLines(query, selectedFunction) : null;
       const timelineP = tab === 'timeline' ? this.worker.timeline({ buckets: this.timelineBuckets }) : null;
@@ -643,12 +666,13 @@ export class Workstation {
         ? this.worker.diff(baselineSide(diffOptions.baseline, query), { source: 'current', query }, diffOptions.normalize)
         : null;
       const baselineP = tab === 'diff' && diffOptions.baseline?.kind === 'session' ? this.worker.baselineSummary() : null;
-      const [, flame, parallel, functions, sandwich, timeline, diff, baselineSummary, functionLines] = await Promise.all([
-        summaryP, flameP, parallelP, functionsP, sandwichP, timelineP, diffP, baselineP, linesP,
+      const [, flame, parallel, functions, sandwich, timeline, diff, baselineSummary, functionLines, eventTables] = await Promise.all([
+        summaryP, flameP, parallelP, functionsP, sandwichP, timelineP, diffP, baselineP, linesP, eventTablesP,
       ]);
       if (generation !== this.generation) return;
       const patch: Partial<AppState> = {};
       if (functions !== null) patch.functions = functions;
+      if (eventTables !== null) patch.eventTables = eventTables;
       if (tab === 'functions') patch.sandwich = sandwich;
       if (timeline !== null) patch.timeline = timeline;
       if (diff !== null) patch.diff = diff;

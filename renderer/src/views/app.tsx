@@ -9,6 +9,8 @@ import { ExportView } from './export-view.js';
 import { DiffView } from './diff-view.js';
 import { FlameView } from './flame-view.js';
 import { FunctionsView } from './functions-view.js';
+import { TypesView } from './types-view.js';
+import { ExceptionsView } from './exceptions-view.js';
 import { SourceView } from './source-view.js';
 import { TimelineView } from './timeline-view.js';
 import { GcTimelineView } from './gc-timeline-view.js';
@@ -26,6 +28,8 @@ function TabView({ tab }: { tab: Tab }): ReactElement {
     case 'processes': return <ProcessPicker />;
     case 'flame': return <FlameView />;
     case 'functions': return <FunctionsView />;
+    case 'types': return <TypesView />;
+    case 'exceptions': return <ExceptionsView />;
     case 'source': return <SourceView />;
     case 'timeline': return <TimelineView />;
     case 'diff': return <DiffView />;

@@ -20,7 +20,6 @@ export function MetricAndWindow(): ReactElement {
   const o = useAppState((s) => s.flameOptions);
   const eventMetrics = useAppState((s) => s.summary?.eventMetrics ?? NO_EVENTS);
   const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
-  const lastSeconds = o.window.kind === 'last' ? o.window.seconds : DEFAULT_LAST_SECONDS;
   return (
     <>
       <div className="segmented" role="group" aria-label="Metric">
@@ -36,6 +35,24 @@ export function MetricAndWindow(): ReactElement {
           {eventMetrics.map((m) => <option key={m} value={m}>{eventMetricInfo(m).title}</option>)}
         </select>
       )}
+      {isEventMetric(o.metric) && o.eventType !== null && (
+        <button type="button" className="chip" data-testid="event-type-clear" title="Every type again" onClick={() => set({ eventType: null })}>
+          type {o.eventType === '' ? '(unnamed)' : o.eventType} ✕
+        </button>
+      )}
+      <WindowAndThreads />
+    </>
+  );
+}
+
+/** The time window and the threads: what the type and exceptions tables share with the flame graph. */
+export function WindowAndThreads(): ReactElement {
+  const ws = useWorkstation();
+  const o = useAppState((s) => s.flameOptions);
+  const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
+  const lastSeconds = o.window.kind === 'last' ? o.window.seconds : DEFAULT_LAST_SECONDS;
+  return (
+    <>
       <select
         value={windowValue(o)} data-testid="window-select" aria-label="Time window"
         onChange={(e) => set({ window: e.target.value === 'last' ? { kind: 'last', seconds: lastSeconds } : { kind: 'all' } })}

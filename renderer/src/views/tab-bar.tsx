@@ -8,6 +8,8 @@ const TITLES: Record<Tab, string> = {
   processes: 'Processes',
   flame: 'Flame graph',
   functions: 'Functions',
+  types: 'Types',
+  exceptions: 'Exceptions',
   source: 'Source',
   timeline: 'Threads',
   diff: 'Diff',

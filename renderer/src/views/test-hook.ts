@@ -4,6 +4,7 @@
 
 import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
 import type { SourceFile } from '../../../structs/api/contract.js';
+import type { ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
 import type { FlameRenderer } from '../canvas/flame-renderer.js';
 import type { AppState } from '../state/app-state.js';
 import type { SessionOutput } from '../state/program-output.js';
@@ -91,6 +92,8 @@ export interface ClrscopeTestHook {
     | 'fold' | 'selectedFunction' | 'diffOptions' | 'timelineStack'>;
   /** The functions table as the worker sent it (its own order), with its totals. */
   functions(): { rows: TestFunctionRow[]; totalValue: number; sampleCount: number } | null;
+  /** The type and exceptions tables as the worker sent them (its own order). */
+  eventTables(): { types: TypeTable; exceptions: ExceptionTable } | null;
   /** The sandwich of the selected function: both trees' nodes. */
   sandwich(): { self: number; total: number; callers: TestNode[]; callees: TestNode[] } | null;
   diff(): { rows: TestDiffRow[]; beforeValue: number; afterValue: number; nodes: (TestNode & { before: number; after: number; delta: number })[] } | null;
@@ -151,6 +154,7 @@ export function installTestHook(ws: Workstation): void {
       const rows = t.name.map((name, i) => ({ name, kind: t.kind[i], self: t.self[i], total: t.total[i], selfSamples: t.selfSamples[i], totalSamples: t.totalSamples[i] }));
       return { rows, totalValue: t.totalValue, sampleCount: t.sampleCount };
     },
+    eventTables: () => ws.state.eventTables,
     sandwich: () => {
       const s = ws.state.sandwich;
       return s === null ? null : { self: s.self, total: s.total, callers: nodes(s.callers), callees: nodes(s.callees) };

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { streamFromCollapsed } from '../../../structs/profile/collapsed-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder } from '../../../structs/profile/fixture-stream.js';
+import { EventKind } from '../../../structs/wire/records.js';
 import { flatTreeProblems, flatTreeToCollapsed } from '../../../structs/analysis/flat-tree-text.js';
 import { DEFAULT_FOLD, NO_FOLD } from '../../../structs/analysis/fold-options.js';
 import { ProfileAnalysis } from '../../../structs/analysis/profile-analysis.js';
@@ -89,4 +91,24 @@ test('diff against a baseline recording fed beside the session, and between two 
   core.handle({ kind: 'baseline-reset' });
   const gone = core.handle({ kind: 'diff', requestId: 13, before: { source: 'baseline', query }, after: { source: 'current', query }, normalize: 'share' });
   assert.equal(gone?.reply.kind, 'error');
+});
+
+test('the worker answers the type and exceptions tables from the stream it was fed, for a window and threads', () => {
+  const enc = fixtureEncoder();
+  enc.stack(90, 0, [3, 2, 1]).string(1, 'System.Byte[]').string(2, 'System.ArgumentException');
+  const at = FIXTURE_START_MONO + 1_000_000;
+  enc.event({ kind: EventKind.Allocation, mono: at, threadId: 1, stackId: 90, labelId: 1, value1: 1000, value2: 10 });
+  enc.event({ kind: EventKind.Allocation, mono: at + 5_000_000, threadId: 3, stackId: 90, labelId: 1, value1: 300, value2: 3 });
+  enc.event({ kind: EventKind.Exception, mono: at, threadId: 3, stackId: 90, labelId: 2, value1: 1 });
+  const bytes = enc.bytes().slice();
+  const core = new ProfileWorkerCore();
+  for (let p = 0; p < bytes.length; p += 64) core.handle({ kind: 'chunk', offset: p, bytes: bytes.slice(p, p + 64) });
+  const all = reply(core, { kind: 'event-tables', requestId: 1, query: { threadIds: null } });
+  assert.ok(all.kind === 'event-tables');
+  assert.deepEqual(all.types.rows.map((r) => [r.type, r.bytes, r.objects]), [['System.Byte[]', 1300, 13]]);
+  assert.deepEqual(all.exceptions.rows.map((r) => [r.type, r.count, r.methods[0]?.name]), [['System.ArgumentException', 1, 'App.Worker.Hot']]);
+  const some = reply(core, { kind: 'event-tables', requestId: 2, query: { threadIds: [1], toMs: 3 } });
+  assert.ok(some.kind === 'event-tables');
+  assert.deepEqual(some.types.rows.map((r) => [r.type, r.bytes]), [['System.Byte[]', 1000]]);
+  assert.deepEqual(some.exceptions.rows, []);
 });

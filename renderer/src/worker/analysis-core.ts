@@ -12,6 +12,7 @@ import type { Recording } from '../../../structs/profile/recording.js';
 import { FrameLines, knownLines } from '../../../structs/profile/frame-lines.js';
 import { functionLines } from '../../../structs/analysis/function-lines.js';
 import { hottestLines } from '../../../structs/analysis/hottest-lines.js';
+import { exceptionTable, typeTable } from '../../../structs/profile/event-tables.js';
 import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
 import { StreamFeed } from './stream-feed.js';
 
@@ -122,6 +123,11 @@ export class AnalysisCore {
         const lines = functionLines(this.rec, this.lines ?? new FrameLines(this.rec, () => null), request.name, analysisQuery(request.query));
         return { reply: { kind: 'function-lines', requestId: request.requestId, lines }, transfer: [] };
       }
+      case 'event-tables':
+        return {
+          reply: { kind: 'event-tables', requestId: request.requestId, types: typeTable(this.rec, request.query), exceptions: exceptionTable(this.rec, request.query) },
+          transfer: [],
+        };
     }
   }
 

@@ -10,6 +10,7 @@ import type { FunctionLines } from '../../../structs/analysis/function-lines.js'
 import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
+import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
 
 export type AnalysisMetric = 'cpu' | 'wall' | 'samples';
 
@@ -50,7 +51,9 @@ export type AnalysisRequest =
   /** The session's frames' source lines as the main process found them (SourceLineTable). */
   | { kind: 'lines'; requestId: number; frameIds: number[]; fileIndex: number[]; lines: number[]; files: string[] }
   /** One function's time per source line (the source panel), by the lines the last 'lines' request gave. */
-  | { kind: 'function-lines'; requestId: number; query: AnalysisQueryMessage; name: string };
+  | { kind: 'function-lines'; requestId: number; query: AnalysisQueryMessage; name: string }
+  /** Allocated and live bytes per type and exceptions per type (structs/profile/event-tables.ts). */
+  | { kind: 'event-tables'; requestId: number; query: EventTableQuery };
 
 export type AnalysisReply =
   | { kind: 'functions'; requestId: number; table: FunctionsTable }
@@ -61,4 +64,5 @@ export type AnalysisReply =
   | { kind: 'baseline-summary'; requestId: number; summary: BaselineSummary }
   /** Each function's hottest source line (`path:line`), by frame label (hottest-lines.ts). */
   | { kind: 'sources'; requestId: number; names: string[]; places: string[] }
-  | { kind: 'function-lines'; requestId: number; lines: FunctionLines };
+  | { kind: 'function-lines'; requestId: number; lines: FunctionLines }
+  | { kind: 'event-tables'; requestId: number; types: TypeTable; exceptions: ExceptionTable };

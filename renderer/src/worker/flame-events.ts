@@ -1,7 +1,7 @@
 // The flame graph of an event type (allocated bytes, lock wait, exceptions, ...): the events
 // of the query's window and threads summed per stack, or per (stack, thread label) when grouped
 // by thread. Events without a stack (exceptions over the profiler's stack budget) have no place
-// in a tree and are left out. The live heap is what the newest live set before the window's end
+// in a tree and are left out. A type name, when given, keeps only the events of that type. The live heap is what the newest live set before the window's end
 // holds, wherever in time that set was taken.
 
 import type { LabelTable } from '../../../structs/analysis/label-table.js';
@@ -12,11 +12,14 @@ import type { MonoBounds, ThreadSlots } from './sample-filter.js';
 
 export function sumEventsForFlame(
   rec: Recording, metric: EventMetric, threadIds: readonly number[] | null, groupByThread: boolean,
-  { from, to }: MonoBounds, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys,
+  { from, to }: MonoBounds, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys, eventType?: string,
 ): { count: number; newestMono: number } {
   const info = eventMetricInfo(metric);
   const e = rec.events();
   const allowed = slots.mask(threadIds);
+  // One type (a row of the type or exceptions table): the label ids that name it (a recording of
+  // several processes may hold the same name under more than one id).
+  const ofType = eventType === undefined ? null : labelIdsNamed(rec, eventType);
   // The live heap is a state: the newest live set before the window's end.
   const counts = eventSelector(rec, info, to);
   const sums = new Map<string, { stack: number; group: number; value: number }>();
@@ -24,6 +27,7 @@ export function sumEventsForFlame(
   let newest = -Infinity;
   for (let i = 0; i < e.kind.length; i++) {
     if (!counts(i) || e.stackId[i] < 0) continue;
+    if (ofType !== null && !ofType.has(e.labelId[i])) continue;
     const m = e.mono[i];
     if ((m < from && info.snapshot !== true) || m >= to) continue;
     const s = slots.slot(e.threadId[i]);
@@ -43,4 +47,12 @@ export function sumEventsForFlame(
   }
   for (const sum of sums.values()) keys.add(sum.stack, sum.group, sum.value);
   return { count, newestMono: newest };
+}
+
+function labelIdsNamed(rec: Recording, name: string): Set<number> {
+  const ids = new Set<number>();
+  for (const [id, text] of rec.strings()) if (text === name) ids.add(id);
+  // Events without a label are the unnamed type ('' in the tables).
+  if (name === '') ids.add(0);
+  return ids;
 }

@@ -187,3 +187,17 @@ test('an event type\'s tree sums its events per stack, by window and thread, and
   assert.equal(flame(r, { metric: 'exceptions' }).sampleCount, 0);
   assert.equal(flame(r, { metric: 'alloc-samples' }).sampleCount, 2);
 });
+
+test('an event type\'s tree focused on one type name (a row of the type table) keeps only that type\'s events', () => {
+  const enc = fixtureEncoder();
+  enc.stack(90, 0, [3, 2, 1]).stack(91, 0, [1]).string(1, 'System.Byte[]').string(2, 'App.Pair<System.Int64>');
+  const at = FIXTURE_START_MONO + 1_000_000;
+  enc.event({ kind: EventKind.Allocation, mono: at, threadId: 1, stackId: 90, labelId: 1, value1: 1000, value2: 10 });
+  enc.event({ kind: EventKind.Allocation, mono: at + 1, threadId: 1, stackId: 91, labelId: 2, value1: 300, value2: 30 });
+  enc.event({ kind: EventKind.Allocation, mono: at + 2, threadId: 3, stackId: 91, labelId: 1, value1: 50, value2: 1 });
+  const r = recordingFromStream([enc.bytes().slice()]);
+  assert.equal(flatTreeToCollapsed(flame(r, { metric: 'alloc-space', eventType: 'System.Byte[]' })), text(['App.Program.Main 50', 'App.Program.Main;App.Worker.Work;App.Worker.Hot 1000']));
+  assert.equal(flatTreeToCollapsed(flame(r, { metric: 'alloc-objects', eventType: 'App.Pair<System.Int64>' })), text(['App.Program.Main 30']));
+  assert.equal(flame(r, { metric: 'alloc-space', eventType: 'No.Such.Type' }).sampleCount, 0);
+  assert.equal(flame(r, { metric: 'alloc-space' }).sampleCount, 3);
+});

@@ -68,7 +68,7 @@ function buildFrom(rec: TreeSource, query: FlameQuery, labels: LabelTable, view:
   const meta = rec.meta;
   const metric = query.metric;
   if (meta !== undefined && isEventMetric(metric) && !(rec instanceof AsyncSource)) {
-    sums = sumEventsForFlame(rec, metric, query.threadIds, query.groupByThread, monoBounds(meta.startMono, query), new ThreadSlots(rec), table, keys);
+    sums = sumEventsForFlame(rec, metric, query.threadIds, query.groupByThread, monoBounds(meta.startMono, query), new ThreadSlots(rec), table, keys, query.eventType);
   } else if (meta !== undefined && rec.sampleCount > 0) {
     const bounds = monoBounds(meta.startMono, query);
     const whole = query.fromMs === undefined && query.toMs === undefined;
@@ -98,7 +98,7 @@ function buildFrom(rec: TreeSource, query: FlameQuery, labels: LabelTable, view:
 /** Queries that usually give the same keys share a kept shape; the keys are compared anyway. */
 function shapeSlot(query: FlameQuery): string {
   const windowed = query.fromMs !== undefined || query.toMs !== undefined;
-  return JSON.stringify([query.metric, query.inverted, query.groupByThread, query.threadIds, windowed, query.fold ?? null]);
+  return JSON.stringify([query.metric, query.inverted, query.groupByThread, query.threadIds, windowed, query.fold ?? null, query.eventType ?? null]);
 }
 
 /** The whole recording's keys from the kept sums: per stack, per (stack, thread) when filtered or grouped. */

@@ -33,6 +33,8 @@ export interface FlameQuery extends TimeWindow {
   fold?: FoldOptions;
   /** Async call stacks where the recording has them (CPU and wall only): awaiting methods above a continuation. */
   asyncStacks?: boolean;
+  /** With an event metric: only the events whose type name (label) is this one. */
+  eventType?: string;
 }
 
 export interface ParallelQuery extends TimeWindow {

@@ -83,6 +83,7 @@ export class ProfileWorkerCore {
       case 'baseline-summary':
       case 'lines':
       case 'function-lines':
+      case 'event-tables':
         return this.answer(request.requestId, () => this.analysis.handle(request) as WorkerOutput);
       case 'baseline-reset':
       case 'baseline-chunk':

@@ -1,0 +1,83 @@
+// Exceptions per type: how many were thrown (exact, those over the profiler's stack budget
+// included) and which methods threw them (the innermost managed frame of their stacks, with
+// its share of the type's stacks); the flame graph's window and threads. Picking a type focuses
+// the flame graph's exceptions view on it (a double-click goes there). The exception's message
+// is not recorded (README: "Allocations, locks and exceptions").
+
+import { useMemo, type ReactElement, type ReactNode } from 'react';
+import type { ExceptionTable } from '../../../structs/profile/event-tables.js';
+import { exceptionRows, nextSort, throwerShare } from './event-table-rows.js';
+import { SearchBox, WindowAndThreads } from './flame-toolbar.js';
+import { formatCount, formatPercent } from './format.js';
+import { useAppState, useWorkstation } from './use-app-state.js';
+import { VirtualTable, type VirtualColumn } from './virtual-table.js';
+
+const COLUMNS: readonly VirtualColumn[] = [
+  { key: 'type', title: 'Exception type', width: 'minmax(18em, 1.2fr)', sortable: true },
+  { key: 'count', title: 'Thrown', width: '7em', numeric: true, sortable: true },
+  { key: 'countPct', title: '%', width: '5em', numeric: true },
+  { key: 'thrower', title: 'Top throwing method', width: 'minmax(14em, 1fr)', sortable: true },
+  { key: 'throwerShare', title: 'Its share', width: '7em', numeric: true, sortable: true },
+  { key: 'others', title: 'Other methods', width: 'minmax(8em, 0.7fr)' },
+];
+
+function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: string): ReactNode {
+  const row = t.rows[rows[r]];
+  switch (key) {
+    // A span: the first column ellipsizes at its start, its text left to right.
+    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <span>{row.type}</span>;
+    case 'count': return formatCount(row.count);
+    case 'countPct': return formatPercent(t.count > 0 ? row.count / t.count : 0);
+    case 'thrower': return row.methods.length === 0 ? <span className="hint">no stacks</span> : <span className="kind-0">{row.methods[0].name}</span>;
+    case 'throwerShare': return row.methods.length === 0 ? '' : formatPercent(throwerShare(row));
+    case 'others': return row.methods.slice(1).map((m) => `${m.name} (${formatCount(m.count)})`).join(', ');
+    default: return null;
+  }
+}
+
+export function ExceptionsView(): ReactElement {
+  const ws = useWorkstation();
+  const tables = useAppState((s) => s.eventTables);
+  const sort = useAppState((s) => s.exceptionsSort);
+  const search = useAppState((s) => s.flameOptions.search);
+  const metric = useAppState((s) => s.flameOptions.metric);
+  const focused = useAppState((s) => s.flameOptions.eventType);
+  const table = tables?.exceptions ?? null;
+  const rows = useMemo(() => (table === null ? new Int32Array(0) : exceptionRows(table.rows, search, sort)), [table, search, sort]);
+  const selectedRow = useMemo(() => {
+    if (table === null || focused === null || metric !== 'exceptions') return -1;
+    for (let r = 0; r < rows.length; r++) if (table.rows[rows[r]].type === focused) return r;
+    return -1;
+  }, [table, rows, focused, metric]);
+  const focus = (r: number): void => {
+    if (table !== null) ws.focusEventType('exceptions', table.rows[rows[r]].type);
+  };
+  const caption = table === null
+    ? 'Waiting for the recording…'
+    : table.rows.length === 0
+      ? 'No exceptions were thrown here (or the recording has none: record --exceptions on).'
+      : `${rows.length.toLocaleString()} of ${table.rows.length.toLocaleString()} exception types; ${table.count.toLocaleString()} thrown. A method's share is of the type's exceptions with a stack.`;
+  return (
+    <div className="functions-view exceptions-view">
+      <div className="toolbar analysis-toolbar">
+        <WindowAndThreads />
+        <SearchBox />
+      </div>
+      <div className="hint" data-testid="exceptions-caption">{caption}</div>
+      <div className="hint">Pick a type to show where it is thrown in the flame graph (double-click to go there).</div>
+      <VirtualTable
+        testId="exceptions-table" rowCount={rows.length} columns={COLUMNS} selectedRow={selectedRow}
+        cell={(r, key) => (table === null ? null : exceptionCell(table, rows, r, key))}
+        onSelect={focus}
+        onActivate={(r) => { focus(r); ws.setTab('flame'); }}
+        rowTitle={(r) => {
+          if (table === null) return '';
+          const row = table.rows[rows[r]];
+          return [row.type, ...row.methods.map((m) => `  ${formatCount(m.count)}  ${m.name}`), row.count > row.stacked ? `  ${formatCount(row.count - row.stacked)} without a stack (over the stack budget)` : ''].filter((l) => l !== '').join('\n');
+        }}
+        sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.setExceptionsSort(nextSort(sort, c, ['type', 'thrower']))}
+        empty={table === null ? 'Waiting for the recording…' : 'No exception type matches.'}
+      />
+    </div>
+  );
+}

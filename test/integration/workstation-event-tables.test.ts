@@ -1,0 +1,175 @@
+// The type table and the exceptions table (issue 12) end to end, in real Chromium on a real
+// recording of Scenarios' alloc-ratio (two methods allocating about 3:1 in bytes: System.Byte[]
+// of 1,000 bytes in Big, Pair<System.Int64> of 32 in Small, each measured by the thread's own
+// allocation counter) and throw-mix (ArgumentException, KeyNotFoundException and
+// TargetFault<System.Int32> thrown 3:2:1 by ThrowMix.Argument, .KeyNotFound and .Generic, counted
+// by the program). The tables must show the program's own figures, sort by each column, and a
+// picked type must focus the flame graph on where that type is allocated or thrown.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { BrowserMode } from '../../electron/browser-mode/server.js';
+import { readRecordingFile } from '../../electron/services/export/recording-file.js';
+import type { ExceptionTable, TypeTable } from '../../structs/profile/event-tables.js';
+import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
+import { PROFILER, ROOT, targetDll } from './support/paths.js';
+import { resultOf, runCli } from './support/run-cli.js';
+import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, until } from './support/workstation-page.js';
+
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'event-tables');
+const NS = 'Clrscope.Targets.Scenarios.';
+const BYTE_ARRAY = 'System.Byte[]';
+const PAIR = `${NS}Pair<System.Int64>`;
+// Pair<long>: header, method table and two longs (the program's own 32 per object, as events.test.ts).
+const PAIR_SIZE = 32;
+
+type Tables = { types: TypeTable; exceptions: ExceptionTable };
+const tables = (page: Page): Promise<Tables | null> => page.evaluate('globalThis.__clrscopeTest.eventTables()') as Promise<Tables | null>;
+
+function missingPrerequisites(): string[] {
+  const m = missingForPage();
+  if (!existsSync(PROFILER)) m.push('the profiler library (npm run build:native)');
+  if (!existsSync(join(ROOT, 'test', 'targets', 'Scenarios', 'bin', 'out', 'Scenarios.dll'))) m.push('Scenarios.dll (npm run build:targets)');
+  if (spawnSync('dotnet', ['--version']).status !== 0) m.push('dotnet on PATH');
+  return m;
+}
+
+const missing = missingPrerequisites();
+const skip = missing.length > 0 && !process.env.CI;
+if (skip) process.stderr.write(`workstation-event-tables: SKIPPED, missing: ${missing.join('; ')}\n`);
+
+/** The cells of the table's visible rows, top to bottom. */
+async function rowCells(page: Page, testId: string): Promise<string[][]> {
+  const rows = page.locator(`[data-testid=${testId}] .vrow`);
+  const out: { at: number; cells: string[] }[] = [];
+  for (let i = 0; i < await rows.count(); i++) {
+    const row = rows.nth(i);
+    out.push({ at: Number(await row.getAttribute('data-row')), cells: await row.locator('[role=cell]').allInnerTexts() });
+  }
+  return out.sort((a, b) => a.at - b.at).map((r) => r.cells);
+}
+
+describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
+  let dir: string;
+  let file: string;
+  let ui: WorkstationInChromium;
+  let server: BrowserMode;
+  let page: Page;
+  let pageErrors: string[] = [];
+  let alloc: Record<string, number>;
+  let thrown: Record<string, number>;
+
+  before(async () => {
+    if (missing.length > 0) assert.fail(`CI is set and the event-tables test lacks: ${missing.join('; ')}`);
+    dir = mkdtempSync(join(tmpdir(), 'clrscope-event-tables-'));
+    file = join(dir, 'events.clrscope');
+    const r = await runCli(['record', '--alloc', 'on', '-o', file, '--', 'dotnet', targetDll('Scenarios'), 'throw-mix', 'alloc-ratio', '--exceptions', '20', '--allocate-mb', '200'], { timeoutMs: 180000 });
+    assert.equal(r.code, 0, r.stderr);
+    const facts = resultOf(r.stdout).scenarios as Record<string, Record<string, number>>;
+    alloc = facts['alloc-ratio'];
+    thrown = facts['throw-mix'];
+    ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
+    ({ server, page, errors: pageErrors } = ui);
+    await page.goto(`${server.url}&test`);
+    await hookReady(page);
+    if (await page.getByTestId('open-form').count() === 0) await page.getByTestId('recording-open').click();
+    await page.getByTestId('open-path').fill(file);
+    await page.getByTestId('open-submit').click();
+    await until('the recording to open', () => appState(page), (s) => s.opening === null && s.selectedSessionId !== null, 60000);
+    const samples = (await readRecordingFile(file)).recording.sampleCount;
+    await until('the whole recording in the worker', () => appState(page), (s) => s.summary !== null && s.summary.sampleCount === samples, 30000);
+  });
+
+  after(async () => {
+    await ui?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('Types: Byte[] and Pair<Int64> first, their bytes and objects within 10% of what the program allocated, sortable', { timeout: 120000 }, async () => {
+    await page.getByTestId('tab-types').click();
+    const t = (await until('the type table', () => tables(page), (x) => x !== null && x.types.rows.length >= 2, 30000))!.types;
+    const [first, second] = t.rows;
+    assert.equal(first.type, BYTE_ARRAY, JSON.stringify(t.rows.slice(0, 5)));
+    assert.equal(second.type, PAIR, JSON.stringify(t.rows.slice(0, 5)));
+    const mib = (n: number): string => (n / 2 ** 20).toFixed(1);
+    process.stderr.write(`event-tables: Byte[] ${mib(first.bytes)} MiB of ${mib(alloc.bigBytes)}, Pair ${mib(second.bytes)} MiB of ${mib(alloc.smallBytes)}, ${Math.round(second.objects)} Pair objects of ${alloc.smallBytes / PAIR_SIZE}\n`);
+    assert.ok(Math.abs(first.bytes - alloc.bigBytes) <= 0.1 * alloc.bigBytes, `Byte[]: ${first.bytes} of ${alloc.bigBytes} bytes`);
+    assert.ok(Math.abs(second.bytes - alloc.smallBytes) <= 0.1 * alloc.smallBytes, `Pair: ${second.bytes} of ${alloc.smallBytes} bytes`);
+    const pairs = alloc.smallBytes / PAIR_SIZE;
+    assert.ok(Math.abs(second.objects - pairs) <= 0.1 * pairs, `Pair: ${second.objects} objects of ${pairs}`);
+    assert.ok(first.objects < second.objects, 'a 1,000-byte array is far fewer objects than as many bytes of 32-byte pairs');
+    // What the page shows: the rows in that order, the caption's totals.
+    const cells = await until('the rows drawn', () => rowCells(page, 'types-table'), (c) => c.length >= 2);
+    assert.equal(cells[0][0], BYTE_ARRAY);
+    assert.equal(cells[1][0], PAIR);
+    assert.match(cells[0][1], /^[\d.]+ MiB$/);
+    assert.match(await page.getByTestId('types-caption').innerText(), /types; about [\d.]+ MiB in [\d.]+ (k|M)? ?objects, estimated from [\d,]+ samples/);
+    // Sorted by objects: Pair first; by name, ascending.
+    await page.getByTestId('types-table-sort-objects').click();
+    await until('Pair first by objects', () => rowCells(page, 'types-table'), (c) => c[0]?.[0] === PAIR);
+    await page.getByTestId('types-table-sort-type').click();
+    const ascending = (names: string[]): boolean => names.every((n, i) => i === 0 || names[i - 1] <= n);
+    await until('sorted by name', () => rowCells(page, 'types-table'), (c) => c.length >= 2 && ascending(c.map((x) => x[0])));
+    assert.equal(await page.getByTestId('types-table-sort-type').getAttribute('aria-sort'), 'ascending');
+    await checkedScreenshot(page, 'types-by-name', { dir: ARTIFACTS });
+    await page.getByTestId('types-table-sort-bytes').click();
+    await until('Byte[] first again', () => rowCells(page, 'types-table'), (c) => c[0]?.[0] === BYTE_ARRAY);
+  });
+
+  it('a picked type focuses the flame graph\'s allocations on it: Pair under AllocRatio.Small, not Big', { timeout: 120000 }, async () => {
+    const pair = (await tables(page))!.types.rows.find((r) => r.type === PAIR)!;
+    const row = page.locator('[data-testid=types-table] .vrow').filter({ hasText: PAIR }).first();
+    await row.click();
+    const s = await until('the focus', () => appState(page), (x) => (x.flameOptions as { eventType?: string | null }).eventType === PAIR);
+    assert.equal(s.flameOptions.metric, 'alloc-space');
+    assert.match(await row.getAttribute('class') ?? '', /\bselected\b/);
+    await row.dblclick();
+    await until('the flame graph', () => appState(page), (x) => x.tab === 'flame');
+    const nodes = await until('Pair\'s tree', () => flameNodes(page), (n) => n.some((x) => x.label === `${NS}AllocRatio.Small`), 30000);
+    assert.ok(!nodes.some((x) => x.label === `${NS}AllocRatio.Big`), 'Big allocates no Pair');
+    assert.ok(Math.abs(nodes[0].total - pair.bytes) <= 0.01 * pair.bytes, `the tree's ${nodes[0].total} bytes, the table's ${pair.bytes}`);
+    assert.match(await page.getByTestId('event-type-clear').innerText(), /Pair<System\.Int64>/);
+    await checkedScreenshot(page, 'flame-focused-on-pair', { dir: ARTIFACTS });
+    // Clearing the focus: every type again, Big among them.
+    await page.getByTestId('event-type-clear').click();
+    await until('every type', () => flameNodes(page), (n) => n.some((x) => x.label === `${NS}AllocRatio.Big`), 30000);
+  });
+
+  it('Exceptions: the program\'s own 3:2:1 counts, each type under the method that threw it', { timeout: 120000 }, async () => {
+    await page.getByTestId('tab-exceptions').click();
+    const t = (await until('the exceptions table', () => tables(page), (x) => x !== null && x.exceptions.rows.length >= 3, 30000))!.exceptions;
+    const want: [string, string][] = [
+      ['System.ArgumentException', `${NS}ThrowMix.Argument`],
+      ['System.Collections.Generic.KeyNotFoundException', `${NS}ThrowMix.KeyNotFound`],
+      [`${NS}TargetFault<System.Int32>`, `${NS}ThrowMix.Generic`],
+    ];
+    assert.deepEqual(t.rows.map((r) => r.type), want.map(([type]) => type));
+    assert.deepEqual(t.rows.map((r) => r.count), want.map(([type]) => thrown[type]));
+    assert.deepEqual(t.rows.map((r) => r.count), [60, 40, 20]);
+    for (const [i, [, method]] of want.entries()) {
+      assert.equal(t.rows[i].stacked, t.rows[i].count, 'every one with a stack (under the stack budget)');
+      assert.deepEqual(t.rows[i].methods, [{ name: method, count: t.rows[i].count }]);
+    }
+    const cells = await until('the rows drawn', () => rowCells(page, 'exceptions-table'), (c) => c.length === 3);
+    assert.deepEqual(cells.map((c) => [c[0], c[1], c[3], c[4]]), want.map(([type, method]) => [type, String(thrown[type]), method, '100.0%']));
+    assert.match(await page.getByTestId('exceptions-caption').innerText(), /3 of 3 exception types; 120 thrown\./);
+    await checkedScreenshot(page, 'exceptions', { dir: ARTIFACTS });
+    // Ascending by count, then by name.
+    await page.getByTestId('exceptions-table-sort-count').click();
+    await until('fewest first', () => rowCells(page, 'exceptions-table'), (c) => c[0]?.[1] === '20');
+    await page.getByTestId('exceptions-table-sort-type').click();
+    await until('by name', () => rowCells(page, 'exceptions-table'), (c) => c.map((x) => x[0]).join() === [want[2][0], want[0][0], want[1][0]].join());
+    // A picked type: the flame graph's exceptions, of that type only, under its thrower.
+    await page.locator('[data-testid=exceptions-table] .vrow').filter({ hasText: 'KeyNotFoundException' }).first().dblclick();
+    await until('the flame graph', () => appState(page), (x) => x.tab === 'flame' && x.flameOptions.metric === 'exceptions');
+    const nodes = await until('KeyNotFound\'s tree', () => flameNodes(page), (n) => n.some((x) => x.label === `${NS}ThrowMix.KeyNotFound`), 30000);
+    assert.equal(nodes[0].total, 40);
+    assert.ok(!nodes.some((x) => x.label === `${NS}ThrowMix.Argument`));
+    assert.deepEqual(pageErrors, []);
+  });
+});
