@@ -34,23 +34,27 @@ export class StackThreadSums {
   readonly list: StackThreadSum[] = [];
   /** The newest sample's time (-Infinity before any). */
   lastMono = Number.NEGATIVE_INFINITY;
-  private readonly byKey = new Map<number, StackThreadSum>();
-  private readonly threadIndex = new Map<number, number>();
+  // One map per thread keyed by stack id: small-integer keys keep the lookups fast (a composite
+  // stack * threads key would leave the small-integer range on long recordings).
+  private readonly byThread = new Map<number, Map<number, StackThreadSum>>();
 
   add(columns: Pick<SampleColumnViews, 'mono' | 'stackId' | 'threadId' | 'cpuNs' | 'wallNs'>): void {
     const { mono, stackId, threadId, cpuNs, wallNs } = columns;
+    let lastThread = -1;
+    let sums: Map<number, StackThreadSum> | undefined;
     for (let i = 0; i < stackId.length; i++) {
-      // A dense index per thread, seen in order: stack * 2^16 + index stays below 2^53 for any realistic stack count.
-      let t = this.threadIndex.get(threadId[i]);
-      if (t === undefined) {
-        t = this.threadIndex.size;
-        this.threadIndex.set(threadId[i], t);
+      if (threadId[i] !== lastThread || sums === undefined) {
+        lastThread = threadId[i];
+        sums = this.byThread.get(lastThread);
+        if (sums === undefined) {
+          sums = new Map();
+          this.byThread.set(lastThread, sums);
+        }
       }
-      const key = stackId[i] * THREAD_KEY_WIDTH + t;
-      let sum = this.byKey.get(key);
+      let sum = sums.get(stackId[i]);
       if (sum === undefined) {
         sum = { stackId: stackId[i], threadId: threadId[i], samples: 0, cpuNs: 0, wallNs: 0 };
-        this.byKey.set(key, sum);
+        sums.set(stackId[i], sum);
         this.list.push(sum);
       }
       sum.samples += 1;
@@ -60,10 +64,6 @@ export class StackThreadSums {
     }
   }
 }
-
-// Threads per key before the key would need a wider stride (the wire's thread ids are 32-bit, but
-// no recording has 2^21 threads).
-const THREAD_KEY_WIDTH = 1 << 21;
 
 /** All three metrics summed per (stack, thread) pair, in order of first appearance. `rec` may be a view with other stacks (AsyncSource). */
 export function sumByStackAndThread(rec: Pick<Recording, 'sampleColumns'>): StackThreadSum[] {
