@@ -502,7 +502,7 @@ TEST(SamplerLinux, SamplesOfACollectingThreadAndOfACollectorThreadCarryTheGcFram
   std::thread collector(unreported, ".NET Server GC");
   std::thread plain(unreported, "plain-native");
   // The sampler looks for unreported threads every 250 ms.
-  timespec half{0, 450000000};
+  timespec half{0, 600000000};
   nanosleep(&half, nullptr);
   stop_collecting = true;
   nanosleep(&half, nullptr);
@@ -554,10 +554,13 @@ TEST(SamplerLinux, SamplesOfACollectingThreadAndOfACollectorThreadCarryTheGcFram
       EXPECT_EQ(gc, SIZE_MAX) << "an ordinary native thread has none";
     }
   }
-  EXPECT_GE(in_collection, 4u);
-  EXPECT_GE(after, 4u);
-  EXPECT_GE(collector_samples, 4u);
-  EXPECT_GE(plain_samples, 4u);
+  // At least one sample in each part, so that each check above was made. No more is asked: four
+  // spinning threads on a loaded 2-core machine get few timer ticks each, and ThreadSanitizer
+  // delivers one signal for many (see the first test).
+  EXPECT_GE(in_collection, 1u);
+  EXPECT_GE(after, 1u);
+  EXPECT_GE(collector_samples, 1u);
+  EXPECT_GE(plain_samples, 1u);
   const testing::ReadFunction* gc_function = nullptr;
   for (const auto& [id, fn] : s.functions) {
     if (fn.name == "[GC]") gc_function = &fn;

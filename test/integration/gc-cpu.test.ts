@@ -60,7 +60,10 @@ describe('server GC: the collector threads', () => {
     assert.deepEqual(misplaced.slice(0, 3).map((s) => `${s.thread}: ${s.frames.join(' <- ')}`), [], `${misplaced.length} of ${collector.length} collector samples without [GC] as their one root`);
     const incomplete = collector.filter((s) => s.frames.at(-1) === INCOMPLETE_STACK_NAME).length;
     const share = cpuOf(samples.filter(underGc)) / cpuOf(samples);
-    t.diagnostic(`[GC] ${(100 * share).toFixed(1)}% of ${(cpuOf(samples) / 1e9).toFixed(2)} s of CPU; ${collector.length} collector samples, ${incomplete} of them incomplete`);
+    const elsewhere = new Map<string, number>();
+    for (const s of samples) if (underGc(s) && !COLLECTOR_THREAD.test(s.thread)) elsewhere.set(s.thread, (elsewhere.get(s.thread) ?? 0) + s.cpuNs / 1e6);
+    t.diagnostic(`[GC] ${(100 * share).toFixed(1)}% of ${(cpuOf(samples) / 1e9).toFixed(2)} s of CPU; ${collector.length} collector samples, ${incomplete} of them incomplete; `
+      + `[GC] on other threads (ms): ${[...elsewhere].map(([n, v]) => `${n} ${v.toFixed(0)}`).join(', ') || 'none'}`);
     assert.ok(share > 0.05, `[GC] has ${(100 * share).toFixed(1)}% of the CPU`);
   });
 
