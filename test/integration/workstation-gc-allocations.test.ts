@@ -1,5 +1,6 @@
 // The GC timeline links a pause to the allocations before it (issue 12, "GC CPU"), in Chromium:
 // a real program recorded with allocation sampling on is opened through "Open recording…"; a
+// CPU flame graph has the collections' [GC] frame under the allocating method; a
 // click on a GC pause offers "Allocations before it", which shows the flame graph of allocated
 // bytes from the previous GC's end to that pause's start. The window is checked against the
 // pause list and the flame graph's total against the recording's own allocation events in it.
@@ -74,6 +75,12 @@ describe('the GC timeline offers the allocations before a pause, in Chromium', {
     await page.getByTestId('open-path').fill(file);
     await page.getByTestId('open-submit').click();
     await until('the recording, whole', () => appState(page), (s) => s.summary !== null && s.summary.ended && s.summary.sampleCount === rec.sampleCount, 60000);
+    // The CPU flame graph shows what the collections cost, under the allocating method.
+    await page.getByTestId('tab-flame').click();
+    const cpu = await until('the CPU flame graph', () => flameNodes(page), (n) => n.length > 1 && n[0].total > 0, 20000);
+    const gcNodes = cpu.filter((n) => n.label === '[GC]');
+    assert.ok(gcNodes.length > 0, 'a [GC] frame in the CPU flame graph');
+    assert.ok(gcNodes.every((n) => cpu[n.parent]?.label.endsWith('ChurnWork.Churn')), `[GC] under: ${gcNodes.map((n) => cpu[n.parent]?.label).join(', ')}`);
     await page.getByTestId('tab-gc').click();
     const state = await appState(page);
     const pauses = state.summary?.pauses as PauseEntry[];
