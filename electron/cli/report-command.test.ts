@@ -135,3 +135,17 @@ test('--source on a recording without IL offsets: the function\'s time, at no kn
   assert.match(out, /No line of it is known/);
   await assert.rejects(runReport([after, '--source', 'Nowhere'], capture()), /--source Nowhere: no function of that name has samples/);
 });
+
+test('the [GC] frame\'s total, from collector threads and threads collecting, as its own line; none without one', async () => {
+  const gc = save('gc.clrscope', `
+    t;libc.so.6!start_thread;[libcoreclr.so];App.Main;App.Churn 60000000 @1
+    t;libc.so.6!start_thread;[libcoreclr.so];App.Main;App.Churn;[GC];[libcoreclr.so] 30000000 @2
+    .NET Server GC;[GC];libc.so.6!start_thread;[libcoreclr.so] 10000000 @3
+  `);
+  const r = await json([gc]);
+  assert.deepEqual(r.gc, { total: 40_000_000, totalPercent: 40, totalSamples: 2 });
+  assert.equal((await json([before])).gc, undefined);
+  const io = capture(100);
+  assert.equal(await runReport([gc], io), 0);
+  assert.match(io.lines.join('\n'), /^Garbage collection \(\[GC\] frames\): 40\.0% of cpu time, 40\.0 ms in 2 samples$/m);
+});

@@ -8,7 +8,7 @@ import { parseFoldSpec, type FoldOptions } from '../../structs/analysis/fold-opt
 import { findFunction } from '../../structs/analysis/find-function.js';
 import { ProfileAnalysis, diffAnalyses, type AnalysisQuery } from '../../structs/analysis/profile-analysis.js';
 import {
-  REPORT_VERSION, reportDiffFunctions, reportDiffTree, reportFunctions, reportSource, reportTree, type Report, type ReportWindow,
+  REPORT_VERSION, reportDiffFunctions, reportDiffTree, reportFunctions, reportGc, reportSource, reportTree, type Report, type ReportWindow,
 } from '../../structs/analysis/report-model.js';
 import { sampleTypesOf } from '../../structs/analysis/stack-weights.js';
 import { functionLines } from '../../structs/analysis/function-lines.js';
@@ -193,6 +193,8 @@ export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Pr
     totalValue: table.totalValue,
     sampleCount: table.sampleCount,
   };
+  const gc = reportGc(table);
+  if (gc !== undefined) report.gc = gc;
   const other = plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null;
   const top = plan.top ?? DEFAULT_TOP;
   if (!other || plan.top !== null) report.functions = reportFunctions(table, top);

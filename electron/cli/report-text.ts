@@ -125,6 +125,9 @@ export function reportText(r: Report, columns: number): string[] {
   const out = [
     `${r.file} (${r.format}): ${metricName(r)} ${formatValue(r.totalValue, r.unit)} in ${count(r.sampleCount)} samples; ${describeWindow(r.window)}; folding: ${describeFold(r.fold)}`,
   ];
+  if (r.gc !== undefined) {
+    out.push(`Garbage collection ([GC] frames): ${pct(r.gc.total, r.totalValue)} of ${metricName(r)}, ${formatValue(r.gc.total, r.unit)} in ${count(r.gc.totalSamples)} samples`);
+  }
   if (r.functions !== undefined) {
     out.push('', `Functions by self ${metricName(r)} (${r.functions.length} shown)`, ...functionLines(r, r.functions, width));
   }

@@ -37,6 +37,7 @@ struct Capture {
   uint8_t osr_pairs;   // see WalkResult::osr_at
   uint16_t osr_at[8];
   uint32_t async_box;  // the thread's running async box when captured (0: none or not tracked)
+  bool collecting;     // the thread was performing a garbage collection (ThreadSlot::collecting)
   // Event captures only: what happened (wire::EventKind, values as PROTOCOL.md's EVENTS) and the
   // runtime's ClassID of the type that names it (0: none), named on the sampler thread.
   uint8_t event_kind;
@@ -69,6 +70,7 @@ inline void begin_capture(Capture* c, uint64_t mono, uint32_t slot, uint32_t wir
   c->bounds_known = false;
   c->osr_pairs = 0;
   c->async_box = 0;
+  c->collecting = false;
   c->event_kind = 0;
   c->event_has_value2 = false;
   c->event_type = 0;

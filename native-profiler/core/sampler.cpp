@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/gc_frame.h"
 #include "core/log.h"
 #include "core/module_history.h"
 #include "core/own_threads.h"
@@ -277,12 +278,12 @@ void Sampler::go_quiet() {
   if (tick_hook_ != nullptr) tick_hook_->on_quiet();
 }
 
-std::string Sampler::display_name(const ThreadEvent& e) const {
+std::string Sampler::display_name(const ThreadEvent& e, const std::string& os_name) const {
   if (!e.name.empty() || e.os_tid == 0) return e.name;
   // The runtime names a thread to the profiler only when managed code sets Thread.Name; its
   // own threads (and every thread named before an attach) are named to the OS alone.
-  return name_from_os(platform::os_thread_name(e.os_tid), e.os_tid == platform::process_id(),
-                      platform::os_thread_name(platform::process_id()));
+  return name_from_os(os_name.empty() ? platform::os_thread_name(e.os_tid) : os_name,
+                      e.os_tid == platform::process_id(), platform::os_thread_name(platform::process_id()));
 }
 
 void Sampler::emit_thread_events() {
@@ -292,13 +293,18 @@ void Sampler::emit_thread_events() {
     switch (e.kind) {
       case ThreadEvent::kStarted:
       case ThreadEvent::kRenamed: {
-        writer_.thread(e.wire_id, e.os_tid, e.clr_thread_id, e.mono, display_name(e));
+        const std::string os_name =
+            e.kind == ThreadEvent::kStarted && e.os_tid != 0 ? platform::os_thread_name(e.os_tid) : std::string();
+        writer_.thread(e.wire_id, e.os_tid, e.clr_thread_id, e.mono, display_name(e, os_name));
         if (announced_.size() <= e.wire_id) announced_.resize(e.wire_id + 1024, false);
         if (e.kind == ThreadEvent::kStarted) {
           ThreadState& t = threads_[e.wire_id];
           if (!announced_[e.wire_id]) t.last_wall_mono = e.mono;
           // A native thread the runtime took in: from now on wall-sampled like any managed one.
           t.native = e.native;
+          // By the OS name the runtime gave it, not the one shown: Thread.Name cannot make a
+          // program's thread a collector.
+          t.gc_thread = is_gc_thread_name(os_name);
         }
         announced_[e.wire_id] = true;
         break;
@@ -504,6 +510,7 @@ void Sampler::take_capture(const Capture& c) {
   d.event_value2 = c.event_value2;
   d.event_live = event ? c.event_live : 0;
   d.async_box = event ? 0 : c.async_box;
+  d.collecting = !event && c.collecting;
   // An event carries no time of the thread's: its values stay for the thread's next sample.
   d.cpu_ns = event ? 0 : c.cpu_ns + t.carry_cpu_ns;
   d.wall_ns = event ? 0 : c.wall_ns != 0 ? c.wall_ns + t.carry_wall_ns : 0;
@@ -612,6 +619,18 @@ void Sampler::resolve(Drained& d) {
   d.first = begin;
   d.count = kept;
   d.flags = flags;
+  if (!(d.kinds & kCaptureEvent)) add_gc_frame(d);
+}
+
+void Sampler::add_gc_frame(Drained& d) {
+  auto it = threads_.find(d.wire_id);
+  const bool gc_thread = it != threads_.end() && it->second.gc_thread;
+  const size_t at = gc_frame_at(ids_.data() + d.first, d.count, gc_thread, d.collecting,
+                                [this](uint32_t frame) { return symbols_.is_managed(frame); });
+  if (at == kNoGcFrame) return;
+  if (gc_id_ == 0) gc_id_ = symbols_.synthetic("[GC]");
+  ids_.insert(ids_.begin() + static_cast<ptrdiff_t>(d.first + at), gc_id_);
+  ++d.count;
 }
 
 void Sampler::emit(const Drained& d) {

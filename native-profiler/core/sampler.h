@@ -97,6 +97,7 @@ class Sampler {
     uint32_t probes = 0;
     uint32_t retries = 0;  // captures in a row retaken because the walk met code loaded after its table
     bool native = false;  // not reported by the runtime: CPU samples only
+    bool gc_thread = false;  // one of the runtime's collector threads (core/gc_frame.h)
     // The last wall capture, kept to answer for a thread that has not run since (see
     // reuse_idle_stack). Cleared by any CPU sample (the thread ran).
     bool memo = false;
@@ -125,6 +126,7 @@ class Sampler {
     bool event_has_value2;
     uint64_t event_type, event_value1, event_value2, event_live;
     uint32_t async_box;
+    bool collecting;  // the thread was performing a garbage collection (core/gc_frame.h)
   };
   // A tracked allocation as the stream knows it (by live-heap slot): the token it was tracked
   // under, and what its live-set events carry. Sampler thread only.
@@ -162,7 +164,9 @@ class Sampler {
   bool reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, ThreadState& t, uint64_t now);
   void go_quiet();
   void finish_on_request();
-  std::string display_name(const ThreadEvent& e) const;
+  std::string display_name(const ThreadEvent& e, const std::string& os_name) const;
+  // Puts the [GC] frame into a resolved sample's stack where it belongs (core/gc_frame.h).
+  void add_gc_frame(Drained& d);
 
   SamplerConfig config_;
   SamplingShared* shared_;
@@ -172,6 +176,7 @@ class Sampler {
   SymbolCache symbols_;
   uint32_t elided_id_ = 0;
   uint32_t unloaded_id_ = 0;
+  uint32_t gc_id_ = 0;  // the [GC] frame, defined at its first use
   std::vector<ThreadEvent> events_;
   std::vector<bool> announced_;  // by wire id
   std::unordered_map<uint32_t, ThreadState> threads_;

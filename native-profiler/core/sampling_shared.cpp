@@ -79,6 +79,7 @@ Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wir
   c->wall_ns = wall_ns;
   c->sp = sp;
   c->async_box = slot.async_box.load(std::memory_order_relaxed);
+  c->collecting = slot.collecting.load(std::memory_order_relaxed) != 0;
   const ModuleSnapshot* modules = current_modules();
   c->module_generation = modules != nullptr ? modules->generation : 0;
   return c;

@@ -15,6 +15,7 @@ SymbolCache::SymbolCache(FrameResolver* resolver, DefineModule define_module, De
       define_(std::move(define)),
       define_frame_(std::move(define_frame)) {
   roots_.push_back(false);  // id 0 is never used
+  managed_.push_back(false);
   plain_frames_.push_back(0);
   frame_function_.push_back(0);
   event_leads_.push_back(0);
@@ -93,6 +94,7 @@ uint32_t SymbolCache::intern(const ResolvedFrame& f) {
   const uint32_t id = next_id_++;
   by_identity_.emplace(std::move(identity), id);
   roots_.push_back(f.thread_root);
+  managed_.push_back(f.kind == 0);
   plain_frames_.push_back(0);
   // The runtime's own code at the leaf of an event's stack: its allocation, lock and throw
   // helpers, and (.NET 9+) the managed exception dispatcher the throw runs through.

@@ -68,6 +68,11 @@ class SymbolCache {
     const uint32_t id = function_of(frame);
     return id < roots_.size() && roots_[id];
   }
+  // Whether the frame lies in managed code (JIT-compiled methods, not the runtime's native code).
+  bool is_managed(uint32_t frame) const {
+    const uint32_t id = function_of(frame);
+    return id != 0 && id < managed_.size() && managed_[id];
+  }
   // Whether the frame's function is the runtime's machinery above the code an event happened in
   // (native or synthetic code; for exceptions also the managed dispatcher), which event stacks
   // drop.
@@ -108,6 +113,7 @@ class SymbolCache {
                      PageAllocator<std::pair<const std::string, uint32_t>>>
       by_identity_;
   std::vector<bool> roots_;
+  std::vector<bool> managed_;  // by function id
   static constexpr uint8_t kLeadsEvent = 1;
   static constexpr uint8_t kLeadsException = 2;
   std::vector<uint8_t> event_leads_;

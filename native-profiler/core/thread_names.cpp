@@ -47,4 +47,8 @@ std::string name_from_os(const std::string& os_name, bool is_main_thread, const 
   return os_name;
 }
 
+bool is_gc_thread_name(const std::string& os_name) {
+  return os_name == ".NET Server GC" || os_name == ".NET BGC";
+}
+
 }  // namespace clrscope

@@ -10,4 +10,8 @@ namespace clrscope {
 // named after the process is unnamed.
 std::string name_from_os(const std::string& os_name, bool is_main_thread, const std::string& process_name);
 
+// Whether the OS name is one the runtime gives the threads that only collect garbage: server
+// GC's one thread per heap (".NET Server GC") and the background GC threads (".NET BGC").
+bool is_gc_thread_name(const std::string& os_name);
+
 }  // namespace clrscope

@@ -59,6 +59,7 @@ uint32_t ThreadRegistry::open_slot_locked(uint64_t clr_thread_id) {
   set_bounds_locked(s, 0, 0, 0);
   s.pending_wall_ns.store(0, std::memory_order_relaxed);
   s.async_box.store(0, std::memory_order_relaxed);
+  s.collecting.store(0, std::memory_order_relaxed);
   s.wire_id.store(next_wire_id_++, std::memory_order_release);
   if (index + 1 > slot_limit_.load(std::memory_order_relaxed)) slot_limit_.store(index + 1, std::memory_order_release);
   // Reserve the slot so claim_slot_locked skips it while the tid is unknown.
@@ -219,6 +220,16 @@ void ThreadRegistry::learn_bounds(uint32_t index, uint32_t wire_id, uintptr_t lo
   ThreadSlot& s = slots_[index];
   if (s.wire_id.load(std::memory_order_relaxed) != wire_id) return;
   set_bounds_locked(s, lo, hi, self);
+}
+
+bool ThreadRegistry::set_collecting(uint32_t tid, bool collecting) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tid_slots_.find(tid);
+  if (it == tid_slots_.end()) return false;
+  ThreadSlot& s = slots_[it->second];
+  if (s.state.load(std::memory_order_relaxed) != ThreadSlot::kLive) return false;
+  s.collecting.store(collecting ? 1u : 0u, std::memory_order_relaxed);
+  return true;
 }
 
 bool ThreadRegistry::slot_of_tid(uint32_t tid, uint32_t* index, uint32_t* wire_id) {

@@ -37,6 +37,10 @@ struct ThreadSlot {
   // The async state machine box the thread runs (TPL task id; 0: none), set by the thread itself
   // from its TPL events (core/async_tracker.h) and copied into each capture.
   std::atomic<uint32_t> async_box{0};
+  // 1 while the thread itself performs a garbage collection (from the runtime's
+  // GarbageCollectionStarted to its GarbageCollectionFinished on this thread), copied into each
+  // capture so the sample's stack gets a [GC] frame.
+  std::atomic<uint32_t> collecting{0};
   // Registry mutex.
   uint64_t clr_thread_id = 0;  // 0 for threads the runtime did not report
   uintptr_t timer = 0;
@@ -85,6 +89,9 @@ class ThreadRegistry {
   // Stack bounds learned for a slot's thread from outside it (from a capture's stack pointer).
   void learn_bounds(uint32_t index, uint32_t wire_id, uintptr_t lo, uintptr_t hi, uintptr_t self);
   void take_events(std::vector<ThreadEvent>* out);
+  // The thread with this OS id starts or stops performing a garbage collection (the runtime's GC
+  // callbacks, on the collecting thread). False when the thread has no slot.
+  bool set_collecting(uint32_t tid, bool collecting);
   // The slot and wire id of the thread with this OS id (a runtime callback asking for its own).
   bool slot_of_tid(uint32_t tid, uint32_t* index, uint32_t* wire_id);
   ThreadSlot& slot(uint32_t index) { return slots_[index]; }

@@ -65,7 +65,12 @@ HRESULT ProfilerCallback::RuntimeResumeFinished() {
 
 HRESULT ProfilerCallback::GarbageCollectionStarted(int generations, BOOL collected[], COR_PRF_GC_REASON reason) {
   return guarded("GarbageCollectionStarted", [&]() -> HRESULT {
-    if (engine_ == nullptr || collected == nullptr) return S_OK;
+    if (engine_ == nullptr) return S_OK;
+    // This thread performs the collection until GarbageCollectionFinished: its samples get a
+    // [GC] frame (core/gc_frame.h). With server GC the heaps' own threads may report start and
+    // finish on different ones of them; those are collector threads, marked by name anyway.
+    engine_->registry.set_collecting(platform::current_tid(), true);
+    if (collected == nullptr) return S_OK;
     // The large and pinned object heaps (3, 4) are only collected with gen 2.
     int highest = -1;
     for (int g = 0; g < generations && g < 3; ++g) {
@@ -80,6 +85,7 @@ HRESULT ProfilerCallback::GarbageCollectionStarted(int generations, BOOL collect
 HRESULT ProfilerCallback::GarbageCollectionFinished() {
   if (engine_ == nullptr) return S_OK;
   return guarded("GarbageCollectionFinished", [&]() -> HRESULT {
+    engine_->registry.set_collecting(platform::current_tid(), false);
     // The runtime is still suspended: which sampled objects this GC left alive.
     if (engine_->live != nullptr && engine_->shared.active.load(std::memory_order_relaxed)) {
       engine_->live->sweep(platform::mono_now_ns());

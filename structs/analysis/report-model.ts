@@ -3,6 +3,7 @@
 // the sample type's unit (nanoseconds for cpu and wall, a count for samples); percentages are
 // of the query's total, 0..100.
 
+import { GC_FRAME_NAME } from '../profile/frame-label.js';
 import { FunctionKind } from '../wire/records.js';
 import type { FlatTree } from './flat-tree.js';
 import type { FoldOptions } from './fold-options.js';
@@ -130,10 +131,28 @@ export interface Report {
   source?: ReportSource;
   /** `--lines`: why some modules' lines are unknown (no PDB found, another build), one sentence each. */
   lineNotes?: string[];
+  /** What garbage collection cost: the samples under a `[GC]` frame; absent when there are none. */
+  gc?: ReportGc;
+}
+
+/** The `[GC]` frame's total (collector threads, and threads while they performed a collection). */
+export interface ReportGc {
+  total: number;
+  totalPercent: number;
+  totalSamples: number;
 }
 
 export function kindName(kind: number): FrameKindName {
   return kind === FunctionKind.Managed ? 'managed' : kind === FunctionKind.Native ? 'native' : 'synthetic';
+}
+
+/** The `[GC]` frame's row of the table, or undefined when no sample has one. */
+export function reportGc(t: FunctionsTable): ReportGc | undefined {
+  for (let i = 0; i < t.rowCount; i++) {
+    if (t.name[i] !== GC_FRAME_NAME || t.kind[i] !== FunctionKind.Synthetic || t.totalSamples[i] === 0) continue;
+    return { total: t.total[i], totalPercent: sharePct(t.total[i], t.totalValue), totalSamples: t.totalSamples[i] };
+  }
+  return undefined;
 }
 
 /** The first `top` rows (all when top is 0). */

@@ -15,6 +15,14 @@ export interface FunctionInfo {
 }
 
 /**
+ * The synthetic frame the profiler puts into samples taken while a thread collects garbage: the
+ * root of a collector thread's stacks (server GC, background GC), and on a thread that performs
+ * a collection itself, the frame between its managed frames and the runtime's (PROTOCOL.md,
+ * FUNCTION).
+ */
+export const GC_FRAME_NAME = '[GC]';
+
+/**
  * The text views show for a frame. Native frames say which library they ran in
  * (`libc.so.6!pthread_cond_wait`, or `[libcoreclr.so]` where the library has no symbol for
  * the address); managed frames are their full method name.

@@ -63,3 +63,19 @@ export function pauseHistogram(pauses: readonly PauseEntry[]): HistogramBucket[]
   }
   return buckets;
 }
+
+/**
+ * The time whose allocations led to a GC pause: from the end of the GC pause before it (the
+ * recording's start when there is none) to this pause's start, in ms from the recording's start.
+ * Suspensions without a GC in them neither end nor start such a span. Null for those.
+ */
+export function allocationSpanBefore(pauses: readonly PauseEntry[], pause: PauseEntry): { fromMs: number; toMs: number } | null {
+  if (pauseGroup(pause) === 'other') return null;
+  let fromNs = 0;
+  for (const p of pauses) {
+    if (p === pause || pauseGroup(p) === 'other') continue;
+    const end = p.startNs + p.durationNs;
+    if (end <= pause.startNs && end > fromNs) fromNs = end;
+  }
+  return { fromMs: fromNs / 1e6, toMs: pause.startNs / 1e6 };
+}

@@ -1,6 +1,6 @@
 // The pauses on a time axis, drawn on canvas (a long recording has tens of thousands): each
 // pause a bar at its start, as wide as it lasted (at least a pixel), as tall as the log of
-// its duration. Dragging picks a range; hovering names the pause.
+// its duration. Dragging picks a range; hovering names the pause; clicking one picks it.
 
 import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 'react';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
@@ -13,6 +13,9 @@ interface Props {
   durationMs: number;
   range: { fromMs: number; toMs: number } | null;
   onRange(fromMs: number, toMs: number): void;
+  /** The picked pause (drawn outlined), and what a click picks (null: a click away from every pause). */
+  picked: PauseEntry | null;
+  onPick(pause: PauseEntry | null): void;
 }
 
 const HEIGHT = 180;
@@ -33,7 +36,7 @@ export function tickLabel(ms: number, stepMs: number): string {
   return `${(ms / 1000).toFixed(decimals)} s`;
 }
 
-export function GcTimelineCanvas({ pauses, durationMs, range, onRange }: Props): ReactElement {
+export function GcTimelineCanvas({ pauses, durationMs, range, onRange, picked, onPick }: Props): ReactElement {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(800);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
@@ -90,6 +93,12 @@ export function GcTimelineCanvas({ pauses, durationMs, range, onRange }: Props):
       const h = Math.max(3, (plotH * Math.log(Math.max(p.durationNs, floorNs) / floorNs + 1)) / (scale + 1));
       g.fillStyle = pauseColor(pauseGroup(p));
       g.fillRect(x, HEIGHT - AXIS - h, w, h);
+      if (p === picked) {
+        g.strokeStyle = CANVAS_SELECTION_EDGE;
+        g.lineWidth = 2;
+        g.strokeRect(x - 2, HEIGHT - AXIS - h - 2, w + 4, h + 4);
+        g.lineWidth = 1;
+      }
     }
     const shown = drag ?? (range === null ? null : { from: range.fromMs, to: range.toMs });
     if (shown !== null) {
@@ -108,13 +117,8 @@ export function GcTimelineCanvas({ pauses, durationMs, range, onRange }: Props):
     const ms = msOf(xIn(e));
     setDrag({ from: ms, to: ms });
   };
-  const onMove = (e: MouseEvent<HTMLCanvasElement>): void => {
-    const x = xIn(e);
-    if (drag !== null) {
-      setDrag({ ...drag, to: msOf(x) });
-      return;
-    }
-    // The pause nearest the mouse within 4 px, if any.
+  // The pause nearest x within 4 px, if any.
+  const pauseAt = (x: number): PauseEntry | null => {
     const ms = msOf(x);
     const tolerance = (4 / plotW) * spanMs;
     let best: PauseEntry | null = null;
@@ -128,23 +132,33 @@ export function GcTimelineCanvas({ pauses, durationMs, range, onRange }: Props):
         bestDist = d;
       }
     }
+    return best;
+  };
+  const onMove = (e: MouseEvent<HTMLCanvasElement>): void => {
+    const x = xIn(e);
+    if (drag !== null) {
+      setDrag({ ...drag, to: msOf(x) });
+      return;
+    }
+    const best = pauseAt(x);
     const y = e.clientY - e.currentTarget.getBoundingClientRect().top;
     setHover(best === null ? null : { pause: best, x, y });
   };
-  const onUp = (): void => {
+  const onUp = (e?: MouseEvent<HTMLCanvasElement>): void => {
     if (drag === null) return;
     const lo = Math.min(drag.from, drag.to);
     const hi = Math.max(drag.from, drag.to);
     setDrag(null);
-    // A click without a drag is not a range.
+    // A click without a drag is not a range: it picks the pause under the mouse.
     if (((hi - lo) / spanMs) * plotW >= 3) onRange(lo, hi);
+    else if (e !== undefined) onPick(pauseAt(xIn(e)));
   };
 
   return (
     <div className="timeline-box">
       <canvas
         ref={canvasRef} className="gc-timeline" data-testid="gc-timeline" height={HEIGHT}
-        onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp} onMouseLeave={() => { setHover(null); onUp(); }}
+        onMouseDown={onDown} onMouseMove={onMove} onMouseUp={(e) => onUp(e)} onMouseLeave={() => { setHover(null); onUp(); }}
       />
       {hover !== null && drag === null && (
         <div className="tooltip" style={{ left: hover.x + 12, top: hover.y + 12, transform: hover.x > width / 2 ? 'translateX(calc(-100% - 24px))' : undefined }}>

@@ -1,11 +1,13 @@
 // Every runtime pause of the recording: a timeline coloured by generation where a dragged
-// range becomes the flame graph's window, a histogram of durations and the percentiles.
+// range becomes the flame graph's window, a histogram of durations and the percentiles. A
+// clicked GC pause offers the allocations that led to it: the flame graph of allocated bytes
+// from the previous GC's end to this pause's start.
 
-import type { ReactElement } from 'react';
+import { useState, type ReactElement } from 'react';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
-import { PAUSE_GROUPS, groupName, pauseRows } from '../state/pause-groups.js';
+import { PAUSE_GROUPS, allocationSpanBefore, groupName, pauseGroup, pauseRows } from '../state/pause-groups.js';
 import { describeWindow } from '../state/view-queries.js';
-import { formatNs } from './format.js';
+import { formatMs, formatNs } from './format.js';
 import { GcTimelineCanvas } from './gc-timeline-canvas.js';
 import { PauseHistogram } from './pause-histogram.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -16,6 +18,11 @@ export function GcTimelineView(): ReactElement {
   const window = useAppState((s) => s.flameOptions.window);
   const pauses = summary?.pauses ?? [];
   const range = window.kind === 'range' ? window : null;
+  const [picked, setPicked] = useState<PauseEntry | null>(null);
+  // A pause of an earlier recording (the summary was replaced) is no longer picked.
+  const pick = picked !== null && pauses.includes(picked) ? picked : null;
+  const span = pick === null ? null : allocationSpanBefore(pauses, pick);
+  const hasAllocations = summary?.eventMetrics.includes('alloc-space') ?? false;
   return (
     <div className="gc-view">
       <div className="toolbar">
@@ -31,11 +38,32 @@ export function GcTimelineView(): ReactElement {
           </>
         )}
       </div>
+      {pick !== null && (
+        <div className="toolbar" data-testid="gc-picked">
+          <span className="chip on">{groupName(pauseGroup(pick))} pause at {formatMs(pick.startNs / 1e6)}, {formatNs(pick.durationNs)}</span>
+          {span !== null && hasAllocations && (
+            <button
+              type="button" data-testid="gc-pause-allocations"
+              title="The flame graph of bytes allocated between the previous GC's end and this pause"
+              onClick={() => {
+                ws.setFlameOptions({ metric: 'alloc-space', window: { kind: 'range', fromMs: span.fromMs, toMs: span.toMs } });
+                ws.setTab('flame');
+              }}
+            >
+              Allocations before it ({formatMs(span.toMs - span.fromMs)})
+            </button>
+          )}
+          {span !== null && !hasAllocations && <span className="hint">No allocation samples in this recording (record with allocations on to see what led to it).</span>}
+          {span === null && <span className="hint">A suspension without a GC.</span>}
+        </div>
+      )}
       <GcTimelineCanvas
         pauses={pauses}
         durationMs={summary?.durationMs ?? 0}
         range={range}
         onRange={(from, to) => ws.setRange(from, to)}
+        picked={pick}
+        onPick={setPicked}
       />
       {pauses.length === 0 && <p className="empty" data-testid="gc-empty">{summary === null ? 'Waiting for data…' : 'No pauses recorded yet.'}</p>}
       <div className="gc-bottom">

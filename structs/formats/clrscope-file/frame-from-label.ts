@@ -3,6 +3,7 @@
 // frame stays native and views that treat natives differently (self time goes to the
 // innermost managed frame) show an imported profile as they showed the recording.
 
+import { GC_FRAME_NAME } from '../../profile/frame-label.js';
 import { FunctionKind } from '../../wire/records.js';
 
 export interface FrameParts {
@@ -13,7 +14,7 @@ export interface FrameParts {
 
 // A library file name: no spaces, brackets or '!' (libc.so.6, ntdll.dll, and the host
 // executable, often without an extension: dotnet). Synthetic markers have spaces
-// ([frames elided]), except [unknown], which is kept synthetic by name.
+// ([frames elided]), except [unknown] and [GC], which are kept synthetic by name.
 const LIBRARY = /^[^\s![\]]+$/;
 const UNKNOWN = '[unknown]';
 
@@ -31,6 +32,7 @@ export function frameFromLabel(label: string, module = ''): FrameParts {
   }
   // With a module, frameLabel() draws [unknown] only for a managed method without a name.
   if (label === UNKNOWN) return module === '' ? { kind: FunctionKind.Synthetic, name: label, module: '' } : { kind: FunctionKind.Managed, name: '', module };
+  if (label === GC_FRAME_NAME && module === '') return { kind: FunctionKind.Synthetic, name: label, module: '' };
   if (label.startsWith('[') && label.endsWith(']')) {
     const inner = label.slice(1, -1);
     if ((module === '' || module === inner) && LIBRARY.test(inner)) return { kind: FunctionKind.Native, name: '', module: inner };

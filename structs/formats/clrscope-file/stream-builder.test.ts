@@ -19,6 +19,8 @@ test('frame labels come back as the functions frameLabel() drew them from', () =
   assert.deepEqual(frameFromLabel('Hello world!'), { kind: FunctionKind.Managed, name: 'Hello world!', module: '' });
   assert.deepEqual(frameFromLabel('[unknown]'), { kind: FunctionKind.Synthetic, name: '[unknown]', module: '' });
   assert.deepEqual(frameFromLabel('[unknown]', 'App.dll'), { kind: FunctionKind.Managed, name: '', module: 'App.dll' });
+  // The garbage collector's frame looks like a library's but is the profiler's marker.
+  assert.deepEqual(frameFromLabel('[GC]'), { kind: FunctionKind.Synthetic, name: '[GC]', module: '' });
   assert.deepEqual(frameFromLabel('[dotnet]', 'dotnet'), { kind: FunctionKind.Native, name: '', module: 'dotnet' });
   assert.deepEqual(frameFromLabel('dotnet!main'), { kind: FunctionKind.Native, name: 'main', module: 'dotnet' });
 });
