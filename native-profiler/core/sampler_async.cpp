@@ -2,6 +2,13 @@
 // names the box's task (TASK_SAMPLES), and TASK records give each task of its chain its name and
 // its awaiter, so the reader can rebuild the logical chain as it stood at the sample. With
 // CLRSCOPE_ASYNC_LOG=1 each such sample also logs its chain (test/integration/async-chain.test.ts).
+//
+// An operation suspended at the leaf of its chain (awaiting a timer, I/O, a lock: anything but
+// another live operation) runs on no thread, so no thread's wall sample covers it. Each tick its
+// suspended time since its previous charge goes out as a wall-only sample of a synthetic thread,
+// "[async operations]", whose stack is a `[suspended]` frame (under an `[awaiting Task.Delay]`
+// leaf when the awaited task's name is known) and whose task is the operation: readers that know
+// async stacks put the operation's chain above `[suspended]`; to others it is a thread like any.
 #include "core/async_tracker.h"
 #include "core/log.h"
 #include "core/sampler.h"
@@ -37,6 +44,47 @@ void Sampler::define_task_chain(uint32_t box) {
       writer_.task(id, awaiter, name_id, true);
     }
     id = awaiter;
+  }
+}
+
+uint32_t Sampler::awaiting_frame(uint32_t awaited) {
+  if (awaited == 0) return 0;
+  const std::string name = async_->name_of(awaited);
+  // An async method's box is awaited only while it lives; once it ended, its awaiter waits to be
+  // run, which `[suspended]` alone says.
+  if (name.empty() || name[0] == '<') return 0;
+  auto it = awaiting_frames_.find(name);
+  if (it != awaiting_frames_.end()) return it->second;
+  if (awaiting_frames_.size() >= 1024) return 0;  // names are the runtime's few promise kinds; bounded anyway
+  const uint32_t frame = symbols_.synthetic("[awaiting " + name + "]");
+  awaiting_frames_.emplace(name, frame);
+  return frame;
+}
+
+void Sampler::emit_suspended_ops(uint64_t now, size_t max) {
+  if (suspended_.size() < max) suspended_.resize(max);
+  const size_t n = async_->take_suspended(now, suspended_.data(), max);
+  if (n == 0) return;
+  if (async_thread_id_ == 0) {
+    async_thread_id_ = shared_->registry->reserve_wire_id();
+    writer_.thread(async_thread_id_, 0, 0, now, "[async operations]");
+    suspended_frame_ = symbols_.synthetic("[suspended]");
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const SuspendedCharge& c = suspended_[i];
+    uint32_t frames[2];
+    uint16_t count = 0;
+    const uint32_t awaiting = awaiting_frame(c.awaited);
+    if (awaiting != 0) frames[count++] = awaiting;
+    frames[count++] = suspended_frame_;
+    if (!outbox_.room_for_sample(WireWriter::sample_size(count) + 13 * 32)) {
+      ++dropped_buffer_full_;
+      continue;
+    }
+    define_task_chain(c.task);
+    writer_.sample(now, async_thread_id_, wire::kSampleWall, 0, c.wall_ns, frames, count, c.task);
+    ++samples_sent_;
+    ++suspended_samples_;
   }
 }
 

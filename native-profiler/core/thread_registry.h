@@ -85,6 +85,9 @@ class ThreadRegistry {
   // Stack bounds learned for a slot's thread from outside it (from a capture's stack pointer).
   void learn_bounds(uint32_t index, uint32_t wire_id, uintptr_t lo, uintptr_t hi, uintptr_t self);
   void take_events(std::vector<ThreadEvent>* out);
+  // A wire id for a thread of the stream that is no thread of the process (the sampler's
+  // synthetic "[async operations]" thread): never given to a thread.
+  uint32_t reserve_wire_id();
   // The slot and wire id of the thread with this OS id (a runtime callback asking for its own).
   bool slot_of_tid(uint32_t tid, uint32_t* index, uint32_t* wire_id);
   ThreadSlot& slot(uint32_t index) { return slots_[index]; }
