@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/platform.h"
@@ -302,6 +303,57 @@ TEST(AsyncOperations, AFullLineDropsTheOperationAndCountsIt) {
   bool caller = false;
   for (const SuspendedCharge& x : take(tracker, 64)) caller |= x.task == 40 && x.wall_ns == 2 * kMs;
   EXPECT_TRUE(caller);
+}
+
+// Operations begun, awaited, run and ended on several threads while another charges them (the
+// sampler's side): every one is forgotten once ended, and nothing is charged twice (the charges
+// add up to at most the time the operations lived). Run under ThreadSanitizer too.
+TEST(AsyncOperations, EventsOnManyThreadsWhileTheSamplerCharges) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  std::atomic<uint32_t> next_id{1};
+  std::atomic<int> running{4};
+  const uint64_t t0 = platform::mono_now_ns();
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w) {
+    workers.emplace_back([&] {
+      OpFeed f{tracker};
+      for (int i = 0; i < 3000; ++i) {
+        const uint32_t outer = next_id.fetch_add(3);
+        f.begin(outer + 2, "Task.Delay");
+        f.begin(outer + 1, "Async: <Inner>d__1");
+        f.wait(outer + 2, outer + 1);
+        f.begin(outer, "Async: <Outer>d__0");
+        f.wait(outer + 1, outer);
+        f.run(outer + 1);
+        f.end(outer + 1);
+        f.run(outer);
+        f.end(outer);
+        f.done();
+        f.done();
+      }
+      running.fetch_sub(1);
+    });
+  }
+  std::vector<SuspendedCharge> out(64);
+  uint64_t charged = 0;
+  size_t charges = 0;
+  while (running.load() > 0) {
+    const size_t n = tracker.take_suspended(platform::mono_now_ns(), out.data(), out.size());
+    for (size_t i = 0; i < n; ++i) charged += out[i].wall_ns;
+    charges += n;
+  }
+  for (std::thread& t : workers) t.join();
+  for (int pass = 0; pass < 2; ++pass) {
+    const size_t n = tracker.take_suspended(platform::mono_now_ns(), out.data(), out.size());
+    for (size_t i = 0; i < n; ++i) charged += out[i].wall_ns;
+    charges += n;
+  }
+  const uint64_t lived = (platform::mono_now_ns() - t0) * 4 * 2;  // at most two operations per worker alive at once
+  EXPECT_EQ(tracker.live_ops(), 0u);
+  EXPECT_EQ(tracker.ops_tracked() + tracker.ops_dropped(), 4u * 3000u * 2u);
+  EXPECT_GT(charges, 0u);
+  EXPECT_LE(charged, lived);
 }
 
 TEST(AsyncConfig, OffUnlessAskedForInTheAttachRequest) {
