@@ -360,11 +360,17 @@ uint32_t AsyncTracker::awaiter_of(uint32_t id) const {
   return static_cast<uint32_t>(v >> 32) == id ? static_cast<uint32_t>(v) : 0;
 }
 
-std::string AsyncTracker::name_of(uint32_t id) const {
-  if (id == 0) return std::string();
+std::string AsyncTracker::name_of(uint32_t id) const { return name_at(name_index_of(id)); }
+
+uint32_t AsyncTracker::name_index_of(uint32_t id) const {
+  if (id == 0) return 0;
   const uint64_t v = names_[id & (kIdSlots - 1)].load(std::memory_order_relaxed);
-  if (static_cast<uint32_t>(v >> 32) != id || static_cast<uint32_t>(v) == 0) return std::string();
-  const NameSlot& s = name_table_[static_cast<uint32_t>(v) - 1];
+  return static_cast<uint32_t>(v >> 32) == id ? static_cast<uint32_t>(v) : 0;
+}
+
+std::string AsyncTracker::name_at(uint32_t index) const {
+  if (index == 0 || index > kNameSlots) return std::string();
+  const NameSlot& s = name_table_[index - 1];
   if (s.ready.load(std::memory_order_acquire) == 0) return std::string();
   return std::string(s.text);
 }
@@ -377,8 +383,14 @@ size_t AsyncTracker::take_suspended(uint64_t now, SuspendedCharge* out, size_t m
     const uint32_t id = op_ids_[slot].load(std::memory_order_acquire);
     if (id == 0 || id == kOpClaimed) continue;
     OpCharge& c = op_charges_[slot];
-    if (c.id != id) c = OpCharge{id, 0, 0};
     const uint64_t state = op_state_[slot].load(std::memory_order_acquire);
+    if (c.id != id) {
+      c = OpCharge{id, 0, 0};
+      // Its callers' awaits, which make its chain, come right after it began: a live operation
+      // is first charged at the next visit, when they have been made (a thread preempted between
+      // the two would otherwise have a tick of it charged to a chain cut short).
+      if ((state & kEnded) == 0) continue;
+    }
     const uint64_t total = leaf_time(state, rel);
     if (total > c.charged) {
       if (n == max) {

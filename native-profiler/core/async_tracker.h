@@ -84,6 +84,10 @@ class AsyncTracker {
   // Sampler side (any thread): the box that awaits `id` (0: unknown) and a box's name ("": unknown).
   uint32_t awaiter_of(uint32_t id) const;
   std::string name_of(uint32_t id) const;
+  // A task's name as an interned index (1..kNameSlots; 0: unknown), and the index's text: equal
+  // indexes are equal names, so the sampler compares chains without making strings.
+  uint32_t name_index_of(uint32_t id) const;
+  std::string name_at(uint32_t index) const;
   // The chain from `box` outwards as "name<name<...", at most `levels` deep, cycle-safe.
   std::string chain(uint32_t box, uint32_t levels = 32) const;
 

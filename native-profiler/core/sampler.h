@@ -152,6 +152,9 @@ class Sampler {
   // at most `max` this tick, on the synthetic "[async operations]" thread.
   void emit_suspended_ops(uint64_t now, size_t max);
   uint32_t awaiting_frame(uint32_t awaited);
+  // The key of a charge: the names along its operation's chain (as the reader will see it) and
+  // its leaf frame; charges with equal keys have the same logical stack.
+  void charge_key(const SuspendedCharge& c, uint32_t leaf, std::string* key) const;
   uint32_t string_id(const std::string& text);
   bool refresh_modules();
   void resolve(Drained& d);
@@ -207,7 +210,17 @@ class Sampler {
   uint32_t async_thread_id_ = 0;   // the "[async operations]" thread's wire id, once announced
   uint32_t suspended_frame_ = 0;   // the "[suspended]" frame
   std::unordered_map<std::string, uint32_t> awaiting_frames_;  // awaited task's name -> "[awaiting …]" frame
+  std::vector<uint32_t> awaiting_by_index_;                    // name index -> that frame (0 none, ~0u not yet)
   std::vector<SuspendedCharge> suspended_;
+  // One tick's charges summed per key (charge_key): one sample each, its task the first charged.
+  struct ChargeGroup {
+    uint32_t task;
+    uint32_t leaf;
+    uint64_t wall_ns;
+  };
+  std::unordered_map<std::string, size_t> group_index_;
+  std::vector<ChargeGroup> groups_;
+  std::string key_;
   uint64_t suspended_samples_ = 0;
   std::function<void()> quiet_hook_;
   std::vector<SuspensionRecord> suspension_batch_;
@@ -215,8 +228,9 @@ class Sampler {
   uint32_t wall_cursor_ = 0;
   uint64_t last_stats_mono_ = 0;
   // Suspended async operations charged per tick at most (a round-robin cursor covers the rest
-  // on later ticks, each charge covering the time since that operation's previous one).
-  static constexpr size_t kSuspendedPerTick = 128;
+  // on later ticks, each charge covering the time since that operation's previous one); the
+  // charges go out summed per logical stack, so the samples per tick are the distinct chains.
+  static constexpr size_t kSuspendedPerTick = 4096;
   // Ticks that run long or start late are logged, at most once per kSlowLogEveryNs.
   static constexpr uint64_t kSlowTickNs = 200000000ull;
   static constexpr uint64_t kSlowLogEveryNs = 10000000000ull;

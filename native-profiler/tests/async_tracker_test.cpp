@@ -192,6 +192,8 @@ TEST(AsyncOperations, TheLeafOfTheChainIsChargedItsSuspendedTimeOnce) {
   f.begin(100, "Async: <Handler>d__0");
   f.wait(101, 100);
   EXPECT_EQ(tracker.live_ops(), 2u);
+  // A live operation is first charged at the visit after the one that found it.
+  EXPECT_TRUE(take(tracker).empty());
   g_now_ms += 50;
   std::vector<SuspendedCharge> c = take(tracker);
   ASSERT_EQ(c.size(), 1u);
@@ -232,6 +234,7 @@ TEST(AsyncOperations, AnAwaiterIsTheLeafFromItsAwaitedOperationsEndUntilItRuns) 
   f.begin(201, "Async: <Inner>d__2");
   f.begin(200, "Async: <Outer>d__1");
   f.wait(201, 200);
+  EXPECT_TRUE(take(tracker).empty());
   g_now_ms += 10;
   f.run(201);
   f.end(201);
@@ -275,6 +278,7 @@ TEST(AsyncOperations, ChargesPerCallAreBoundedAndTheCursorCoversEveryOperation) 
   tracker.set_clock(test_clock);
   OpFeed f{tracker};
   for (uint32_t id = 1000; id < 1010; ++id) f.begin(id, "Async: <Wait>d__0");
+  EXPECT_TRUE(take(tracker, 3).empty());
   g_now_ms += 20;
   std::vector<uint64_t> charged(10, 0);
   for (int call = 0; call < 5; ++call) {
@@ -299,6 +303,7 @@ TEST(AsyncOperations, AFullLineDropsTheOperationAndCountsIt) {
   const uint32_t untracked = 7 + AsyncTracker::kOpLine * AsyncTracker::kOpSlots;
   f.begin(40, "Async: <Caller>d__1");  // in another line
   f.wait(untracked, 40);
+  take(tracker, 64);
   g_now_ms += 2;
   bool caller = false;
   for (const SuspendedCharge& x : take(tracker, 64)) caller |= x.task == 40 && x.wall_ns == 2 * kMs;

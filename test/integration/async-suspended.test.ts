@@ -87,9 +87,11 @@ describe('wall time of suspended async operations (record --async, AsyncChain re
     t.diagnostic(`${ms.toFixed(1)} ms charged to Service's [suspended] (${(charged.handler / 1e6).toFixed(1)} under Handler, ${(charged.client / 1e6).toFixed(1)} under Client); the target awaited ${truth.awaitedMs.toFixed(1)} ms in ${truth.requests} requests`);
     assert.ok(ms >= 0.95 * REQUESTS * DELAY_MS, `${ms} ms charged, below 95% of ${REQUESTS} × ${DELAY_MS} ms`);
     assert.ok(ms >= 0.9 * truth.awaitedMs && ms <= 1.01 * truth.awaitedMs, `${ms} ms charged for ${truth.awaitedMs} ms awaited`);
-    assert.equal(charged.handler, charged.service, 'every charge of Service sits under [await] Handler');
-    // A tick may charge Service before Client's await of Handler made the edge; most are whole.
-    assert.ok(charged.client >= 0.9 * charged.service, `${charged.client} of ${charged.service} ns under Client`);
+    // An operation is charged from the tick after the one that found it, when its callers' awaits
+    // have made its chain; a thread preempted between Service's await and Handler's for longer
+    // than that leaves a tick of it under a chain cut short, hence not all.
+    assert.ok(charged.handler >= 0.98 * charged.service, `${charged.handler} of ${charged.service} ns under Handler`);
+    assert.ok(charged.client >= 0.95 * charged.service, `${charged.client} of ${charged.service} ns under Client`);
     // What Service awaits is named below [suspended].
     assert.ok(stacks.some(([s]) => suspendedInService(s).service && s[s.length - 1] === '[awaiting Task.Delay]'));
   });
