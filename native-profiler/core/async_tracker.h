@@ -8,6 +8,12 @@
 // The running box goes into the thread's registry slot, where the signal handler copies it into
 // each sample with one load; edges and names go into fixed tables, so memory stays bounded. The
 // payload parsers are pure byte decoding (native-profiler/TPL-EVENTS.md has the layouts as seen on .NET 10).
+//
+// Operations (async methods' boxes, TraceOperationBegin to TraceOperationEnd) also live in a fixed
+// table, each with a clock of the time it spends suspended at the leaf of its chain (alive, run by
+// no thread, not awaiting another live operation), kept in one atomic word the emitting thread
+// changes with a compare-and-swap; the sampler thread charges that time (take_suspended), so the
+// time a request spends awaiting a timer or I/O, which no thread's stack shows, has its chain.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
