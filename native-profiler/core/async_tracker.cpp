@@ -17,14 +17,18 @@ uint32_t read_u32(const uint8_t* p) {
 }
 
 // The emitting thread's slot and its running boxes; the stack holds the boxes suspended under
-// inline continuations. A thread_local is this thread's for its whole life, so only the slot can
-// change under it (closed and reused when the runtime reports the thread destroyed): its wire id
-// is checked on every use, with no gettid system call per event.
+// inline continuations, each with its operation's slot (kOpSlots: none), so the end of its work
+// needs no lookup. A thread_local is this thread's for its whole life, so only the registry slot
+// can change under it (closed and reused when the runtime reports the thread destroyed): its wire
+// id is checked on every use, with no gettid system call per event. The stack is the thread's
+// own, kept whether or not the registry knows the thread.
 struct AsyncThread {
   uint32_t index = 0;
   uint32_t wire_id = 0;
   uint32_t depth = 0;
+  uint32_t overflow = 0;  // levels begun past kDepth, not kept (their ends only pop this count)
   uint32_t stack[AsyncTracker::kDepth] = {};
+  uint32_t op_slot[AsyncTracker::kDepth] = {};
 };
 thread_local AsyncThread t_async;
 
@@ -37,11 +41,45 @@ ThreadSlot* own_slot(ThreadRegistry& registry) {
   }
   uint32_t index = 0, wire_id = 0;
   if (!registry.slot_of_tid(platform::current_tid(), &index, &wire_id)) return nullptr;
-  if (t_async.wire_id != wire_id) t_async = AsyncThread{};
   t_async.index = index;
   t_async.wire_id = wire_id;
   return &registry.slot(index);
 }
+
+// An operation's state word:
+//   bit 63      L: its leaf clock runs (alive, not running, not awaiting a live operation)
+//   bits 62..56 how many threads run it now (its MoveNext between SyncWorkBegin and End)
+//   bit 55      ended (TraceOperationEnd seen)
+//   bit 54      W: it awaits an operation that is alive
+//   bits 53..0  L ? the leaf clock's virtual start (now - leaf time so far) : the leaf time so far,
+//               in ns on the tracker's clock relative to its creation (2^54 ns: 208 days)
+// so the leaf time at `now` is L ? now - value : value, and switching L is value = now - value.
+constexpr uint64_t kLeaf = 1ull << 63;
+constexpr int kRunShift = 56;
+constexpr uint64_t kRunMask = 0x7Full << kRunShift;
+constexpr uint64_t kEnded = 1ull << 55;
+constexpr uint64_t kAwaitsOp = 1ull << 54;
+constexpr uint64_t kValue = (1ull << 54) - 1;
+constexpr uint32_t kOpClaimed = 0xFFFFFFFFu;  // task ids are positive Int32s
+// In op_awaited_: the task was awaited before the operation last began to run. Its charges for
+// that suspension still name it; if the run ends without a new await, the next suspension awaits
+// something unknown (Task.Yield, an IValueTaskSource) and it is cleared.
+constexpr uint32_t kAwaitedBefore = 0x80000000u;
+// Visits that find an ended operation still counted as running before it is let go (its end of
+// work was never seen): 1,000 sampler ticks, 10 s at the default period.
+constexpr uint32_t kStaleVisits = 1000;
+
+uint32_t runs_of(uint64_t state) { return static_cast<uint32_t>((state & kRunMask) >> kRunShift); }
+
+bool leaf_clock_runs(uint64_t state) { return runs_of(state) == 0 && (state & (kEnded | kAwaitsOp)) == 0; }
+
+uint64_t leaf_time(uint64_t state, uint64_t now) {
+  const uint64_t v = state & kValue;
+  if ((state & kLeaf) == 0) return v;
+  return now > v ? now - v : 0;
+}
+
+uint64_t default_clock() { return platform::mono_now_ns(); }
 
 uint64_t fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
@@ -58,7 +96,8 @@ bool parse_task_wait_begin(const uint8_t* data, size_t size, uint32_t* awaited, 
   return *awaited != 0 && *awaiter != 0;
 }
 
-bool parse_operation_begin(const uint8_t* data, size_t size, uint32_t* id, std::string* name, size_t cap) {
+bool parse_operation_begin(const uint8_t* data, size_t size, uint32_t* id, std::string* name, size_t cap,
+                           bool* async_method) {
   static const char kPrefix[] = "Async: ";
   constexpr size_t kPrefixLength = sizeof kPrefix - 1;
   if (data == nullptr || size < 4 + 2 + 8) return false;
@@ -77,8 +116,16 @@ bool parse_operation_begin(const uint8_t* data, size_t size, uint32_t* id, std::
     if (name->size() < cap + kPrefixLength) name->push_back(unit < 0x80 ? static_cast<char>(unit) : '?');
   }
   if (!terminated || size - at < 8) return false;
-  if (name->compare(0, kPrefixLength, kPrefix) == 0) name->erase(0, kPrefixLength);
+  const bool prefixed = name->compare(0, kPrefixLength, kPrefix) == 0;
+  if (prefixed) name->erase(0, kPrefixLength);
+  if (async_method != nullptr) *async_method = prefixed;
   if (name->size() > cap) name->resize(cap);
+  return *id != 0;
+}
+
+bool parse_operation_end(const uint8_t* data, size_t size, uint32_t* id) {
+  if (data == nullptr || size < 4) return false;
+  *id = read_u32(data);
   return *id != 0;
 }
 
@@ -89,16 +136,101 @@ bool parse_sync_work_begin(const uint8_t* data, size_t size, uint32_t* id, uint3
   return *id != 0;
 }
 
-AsyncTracker::AsyncTracker(ThreadRegistry* registry) : registry_(registry) {
+AsyncTracker::AsyncTracker(ThreadRegistry* registry) : registry_(registry), clock_(default_clock) {
   edges_ = new std::atomic<uint64_t>[kIdSlots]();
   names_ = new std::atomic<uint64_t>[kIdSlots]();
   name_table_ = new NameSlot[kNameSlots]();
+  op_ids_ = new std::atomic<uint32_t>[kOpSlots]();
+  op_awaited_ = new std::atomic<uint32_t>[kOpSlots]();
+  op_state_ = new std::atomic<uint64_t>[kOpSlots]();
+  op_charges_ = new OpCharge[kOpSlots]();
+  base_ = clock_();
 }
 
 AsyncTracker::~AsyncTracker() {
   delete[] edges_;
   delete[] names_;
   delete[] name_table_;
+  delete[] op_ids_;
+  delete[] op_awaited_;
+  delete[] op_state_;
+  delete[] op_charges_;
+}
+
+uint64_t AsyncTracker::now_rel() const {
+  const uint64_t now = clock_();
+  return now > base_ ? now - base_ : 0;
+}
+
+uint32_t AsyncTracker::find_op(uint32_t id) const {
+  const uint32_t line = id & (kOpSlots - 1) & ~(kOpLine - 1);
+  for (uint32_t k = 0; k < kOpLine; ++k) {
+    const uint32_t slot = line + ((id + k) & (kOpLine - 1));
+    if (op_ids_[slot].load(std::memory_order_acquire) == id) return slot;
+  }
+  return kOpSlots;
+}
+
+template <typename Change>
+void AsyncTracker::op_transit(uint32_t slot, Change change) {
+  std::atomic<uint64_t>& word = op_state_[slot];
+  uint64_t old = word.load(std::memory_order_acquire);
+  uint64_t now = 0;
+  bool have_now = false;
+  for (;;) {
+    uint64_t next = change(old) & ~kLeaf;
+    const bool leaf = leaf_clock_runs(next);
+    uint64_t value = old & kValue;
+    if (leaf != ((old & kLeaf) != 0)) {
+      // The clock is read only when the leaf clock starts or stops.
+      if (!have_now) {
+        now = now_rel();
+        have_now = true;
+      }
+      value = now > value ? now - value : 0;
+    }
+    next = (next & ~kValue) | (value & kValue) | (leaf ? kLeaf : 0);
+    if (word.compare_exchange_weak(old, next, std::memory_order_acq_rel, std::memory_order_acquire)) return;
+  }
+}
+
+// A new operation is suspended from the start: its box is made at its first await that does not
+// complete at once, inside the MoveNext its caller runs (no SyncWorkBegin of its own).
+void AsyncTracker::op_begin(uint32_t id) {
+  const uint32_t line = id & (kOpSlots - 1) & ~(kOpLine - 1);
+  for (uint32_t k = 0; k < kOpLine; ++k) {
+    const uint32_t slot = line + ((id + k) & (kOpLine - 1));
+    uint32_t expected = 0;
+    if (op_ids_[slot].load(std::memory_order_relaxed) != 0) continue;
+    if (!op_ids_[slot].compare_exchange_strong(expected, kOpClaimed, std::memory_order_acq_rel)) continue;
+    op_awaited_[slot].store(0, std::memory_order_relaxed);
+    op_state_[slot].store(kLeaf | (now_rel() & kValue), std::memory_order_relaxed);
+    op_ids_[slot].store(id, std::memory_order_release);
+    ops_tracked_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  ops_dropped_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void AsyncTracker::op_awaits(uint32_t awaiter, uint32_t awaited) {
+  const uint32_t slot = find_op(awaiter);
+  if (slot == kOpSlots) return;
+  op_awaited_[slot].store(awaited, std::memory_order_relaxed);
+  const uint32_t inner = find_op(awaited);
+  if (inner == kOpSlots || (op_state_[inner].load(std::memory_order_acquire) & kEnded) != 0) return;
+  // Its time is the awaited operation's until that one ends (op_end gives it back).
+  op_transit(slot, [](uint64_t s) { return s | kAwaitsOp; });
+}
+
+void AsyncTracker::op_end(uint32_t id) {
+  const uint32_t slot = find_op(id);
+  if (slot == kOpSlots) return;
+  op_transit(slot, [](uint64_t s) { return s | kEnded; });
+  // Its awaiter, if it awaits this one, is the leaf again (waiting to be run) until it runs.
+  const uint32_t awaiter = awaiter_of(id);
+  const uint32_t outer = awaiter == 0 ? kOpSlots : find_op(awaiter);
+  if (outer == kOpSlots || (op_awaited_[outer].load(std::memory_order_relaxed) & ~kAwaitedBefore) != id) return;
+  op_transit(outer, [](uint64_t s) { return s & ~kAwaitsOp; });
 }
 
 uint32_t AsyncTracker::intern(const std::string& name) {
@@ -122,23 +254,53 @@ uint32_t AsyncTracker::intern(const std::string& name) {
   return 0;
 }
 
-void AsyncTracker::set_current(uint32_t box, bool begin) {
-  ThreadSlot* slot = own_slot(*registry_);
-  if (slot == nullptr) return;
-  uint32_t now = 0;
+void AsyncTracker::set_current(uint32_t box, uint32_t op_slot, bool begin) {
+  uint32_t ended_slot = kOpSlots, ended_box = 0;
   if (begin) {
     if (t_async.depth < kDepth) {
-      t_async.stack[t_async.depth++] = box;
+      t_async.stack[t_async.depth] = box;
+      t_async.op_slot[t_async.depth] = op_slot;
+      ++t_async.depth;
+      if (op_slot != kOpSlots) {
+        const uint32_t awaited = op_awaited_[op_slot].load(std::memory_order_relaxed);
+        if (awaited != 0) op_awaited_[op_slot].store(awaited | kAwaitedBefore, std::memory_order_relaxed);
+        op_transit(op_slot, [](uint64_t s) {
+          const uint64_t runs = runs_of(s) < 0x7F ? runs_of(s) + 1 : 0x7F;
+          return (s & ~(kRunMask | kAwaitsOp)) | runs << kRunShift;
+        });
+      }
     } else {
+      // Deeper levels keep the deepest box kept; their ends only undo this count.
       depth_overflows_.fetch_add(1, std::memory_order_relaxed);
-      t_async.stack[kDepth - 1] = box;
+      ++t_async.overflow;
+      return;
     }
-    now = box;
   } else {
-    if (t_async.depth > 0) --t_async.depth;
-    now = t_async.depth > 0 ? t_async.stack[t_async.depth - 1] : 0;
+    if (t_async.overflow > 0) {
+      --t_async.overflow;
+      return;
+    }
+    if (t_async.depth > 0) {
+      --t_async.depth;
+      ended_slot = t_async.op_slot[t_async.depth];
+      ended_box = t_async.stack[t_async.depth];
+    }
   }
-  slot->async_box.store(now, std::memory_order_relaxed);
+  // The slot cannot be reused while the operation is counted as running (take_suspended frees
+  // only operations that ended and run nowhere), so its id still names this box.
+  if (ended_slot != kOpSlots && op_ids_[ended_slot].load(std::memory_order_acquire) == ended_box) {
+    // An operation that ended has no next suspension: its last charge names what it awaited.
+    uint32_t awaited = op_awaited_[ended_slot].load(std::memory_order_relaxed);
+    if ((awaited & kAwaitedBefore) != 0 && (op_state_[ended_slot].load(std::memory_order_acquire) & kEnded) == 0) {
+      op_awaited_[ended_slot].compare_exchange_strong(awaited, 0, std::memory_order_relaxed);
+    }
+    op_transit(ended_slot, [](uint64_t s) {
+      const uint64_t runs = runs_of(s) > 0 ? runs_of(s) - 1 : 0;
+      return (s & ~kRunMask) | runs << kRunShift;
+    });
+  }
+  ThreadSlot* slot = own_slot(*registry_);
+  if (slot != nullptr) slot->async_box.store(t_async_current(), std::memory_order_relaxed);
 }
 
 bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size) {
@@ -154,23 +316,36 @@ bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size)
     case tpl_events::kTaskWaitBegin:
       if (!parse_task_wait_begin(data, size, &a, &b)) return false;
       edges_[a & (kIdSlots - 1)].store(static_cast<uint64_t>(a) << 32 | b, std::memory_order_relaxed);
+      op_awaits(b, a);
       break;
     case tpl_events::kTraceOperationBegin: {
       std::string name;
-      if (!parse_operation_begin(data, size, &a, &name, kNameBytes)) return false;
+      bool async_method = false;
+      if (!parse_operation_begin(data, size, &a, &name, kNameBytes, &async_method)) return false;
       const uint32_t n = intern(name);
       if (n != 0) names_[a & (kIdSlots - 1)].store(static_cast<uint64_t>(a) << 32 | n, std::memory_order_relaxed);
+      // Promises (Task.Delay, Task.WhenAll, a Task.Run delegate) are what operations await, not
+      // operations whose suspended time is charged.
+      if (async_method) op_begin(a);
       break;
     }
+    case tpl_events::kTraceOperationEnd:
+      if (!parse_operation_end(data, size, &a)) return false;
+      op_end(a);
+      break;
     case tpl_events::kTraceSynchronousWorkBegin:
       if (!parse_sync_work_begin(data, size, &a, &b)) return false;
       // A completion notification runs the finished task's continuations, not the task: the
       // thread keeps its box (each continuation that is a box brackets itself), but the level is
       // pushed all the same, since its End comes.
-      set_current(b == kWorkExecution ? a : t_async_current(), true);
+      if (b == kWorkExecution) {
+        set_current(a, find_op(a), true);
+      } else {
+        set_current(t_async_current(), kOpSlots, true);
+      }
       break;
     case tpl_events::kTraceSynchronousWorkEnd:
-      set_current(0, false);
+      set_current(0, kOpSlots, false);
       break;
     default:
       return false;
@@ -185,13 +360,63 @@ uint32_t AsyncTracker::awaiter_of(uint32_t id) const {
   return static_cast<uint32_t>(v >> 32) == id ? static_cast<uint32_t>(v) : 0;
 }
 
-std::string AsyncTracker::name_of(uint32_t id) const {
-  if (id == 0) return std::string();
+std::string AsyncTracker::name_of(uint32_t id) const { return name_at(name_index_of(id)); }
+
+uint32_t AsyncTracker::name_index_of(uint32_t id) const {
+  if (id == 0) return 0;
   const uint64_t v = names_[id & (kIdSlots - 1)].load(std::memory_order_relaxed);
-  if (static_cast<uint32_t>(v >> 32) != id || static_cast<uint32_t>(v) == 0) return std::string();
-  const NameSlot& s = name_table_[static_cast<uint32_t>(v) - 1];
+  return static_cast<uint32_t>(v >> 32) == id ? static_cast<uint32_t>(v) : 0;
+}
+
+std::string AsyncTracker::name_at(uint32_t index) const {
+  if (index == 0 || index > kNameSlots) return std::string();
+  const NameSlot& s = name_table_[index - 1];
   if (s.ready.load(std::memory_order_acquire) == 0) return std::string();
   return std::string(s.text);
+}
+
+size_t AsyncTracker::take_suspended(uint64_t now, SuspendedCharge* out, size_t max) {
+  const uint64_t rel = now > base_ ? now - base_ : 0;
+  size_t n = 0;
+  for (uint32_t k = 0; k < kOpSlots; ++k) {
+    const uint32_t slot = (op_cursor_ + k) & (kOpSlots - 1);
+    const uint32_t id = op_ids_[slot].load(std::memory_order_acquire);
+    if (id == 0 || id == kOpClaimed) continue;
+    OpCharge& c = op_charges_[slot];
+    const uint64_t state = op_state_[slot].load(std::memory_order_acquire);
+    if (c.id != id) {
+      c = OpCharge{id, 0, 0};
+      // Its callers' awaits, which make its chain, come right after it began: a live operation
+      // is first charged at the next visit, when they have been made (a thread preempted between
+      // the two would otherwise have a tick of it charged to a chain cut short).
+      if ((state & kEnded) == 0) continue;
+    }
+    const uint64_t total = leaf_time(state, rel);
+    if (total > c.charged) {
+      if (n == max) {
+        op_cursor_ = slot;  // the next call starts here
+        return n;
+      }
+      const uint32_t awaited = op_awaited_[slot].load(std::memory_order_relaxed) & ~kAwaitedBefore;
+      out[n++] = SuspendedCharge{id, awaited, total - c.charged};
+      c.charged = total;
+    }
+    if ((state & kEnded) != 0 && (runs_of(state) == 0 || ++c.stale > kStaleVisits)) {
+      // Nothing touches an ended operation that runs nowhere: its slot is free for the next.
+      op_ids_[slot].store(0, std::memory_order_release);
+      c = OpCharge{};
+    }
+  }
+  return n;
+}
+
+uint32_t AsyncTracker::live_ops() const {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < kOpSlots; ++i) {
+    const uint32_t id = op_ids_[i].load(std::memory_order_acquire);
+    if (id != 0 && id != kOpClaimed && (op_state_[i].load(std::memory_order_acquire) & kEnded) == 0) ++n;
+  }
+  return n;
 }
 
 std::string AsyncTracker::chain(uint32_t box, uint32_t levels) const {

@@ -8,6 +8,12 @@
 // The running box goes into the thread's registry slot, where the signal handler copies it into
 // each sample with one load; edges and names go into fixed tables, so memory stays bounded. The
 // payload parsers are pure byte decoding (native-profiler/TPL-EVENTS.md has the layouts as seen on .NET 10).
+//
+// Operations (async methods' boxes, TraceOperationBegin to TraceOperationEnd) also live in a fixed
+// table, each with a clock of the time it spends suspended at the leaf of its chain (alive, run by
+// no thread, not awaiting another live operation), kept in one atomic word the emitting thread
+// changes with a compare-and-swap; the sampler thread charges that time (take_suspended), so the
+// time a request spends awaiting a timer or I/O, which no thread's stack shows, has its chain.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -37,12 +43,25 @@ constexpr uint32_t kTraceSynchronousWorkEnd = 18;
 // false for short payloads and waits with no continuation task (a synchronous Wait()).
 bool parse_task_wait_begin(const uint8_t* data, size_t size, uint32_t* awaited, uint32_t* awaiter);
 // TraceOperationBegin v1: TaskID i32, OperationName (UTF-16, NUL-terminated), RelatedContext i64.
-// The name as ASCII-folded UTF-8 without CoreLib's "Async: " prefix, cut at `cap` bytes.
-bool parse_operation_begin(const uint8_t* data, size_t size, uint32_t* id, std::string* name, size_t cap = 120);
+// The name as ASCII-folded UTF-8 without CoreLib's "Async: " prefix, cut at `cap` bytes;
+// `async_method` (optional) says whether the prefix was there (an async method's box, not a
+// promise such as Task.Delay or a combinator).
+bool parse_operation_begin(const uint8_t* data, size_t size, uint32_t* id, std::string* name, size_t cap = 120,
+                           bool* async_method = nullptr);
+// TraceOperationEnd v1: TaskID, Status (i32 each).
+bool parse_operation_end(const uint8_t* data, size_t size, uint32_t* id);
 // TraceSynchronousWorkBegin v1: TaskID, Work (i32 each; Work 2 = Execution: the box runs its
 // MoveNext; 0 = CompletionNotification: the finished task runs its continuations).
 constexpr uint32_t kWorkExecution = 2;
 bool parse_sync_work_begin(const uint8_t* data, size_t size, uint32_t* id, uint32_t* work);
+
+// The wall time an async operation spent suspended at the leaf of its chain, charged once
+// (AsyncTracker::take_suspended).
+struct SuspendedCharge {
+  uint32_t task;     // the operation's box (task id)
+  uint32_t awaited;  // the task it awaits (0: unknown, e.g. Task.Yield or an IValueTaskSource)
+  uint64_t wall_ns;  // suspended-at-the-leaf time since its previous charge
+};
 
 class AsyncTracker {
  public:
@@ -53,6 +72,11 @@ class AsyncTracker {
   static constexpr uint32_t kNameSlots = 4096;  // distinct state machine type names
   static constexpr uint32_t kNameBytes = 120;
   static constexpr uint32_t kDepth = 16;  // nested synchronous work per thread (inline continuations)
+  // Live operations (async methods' boxes between TraceOperationBegin and End) tracked at once;
+  // more are not tracked (ops_dropped). A box's candidate slots are the 16 of one cache line,
+  // chosen by its id, so a lookup reads one line.
+  static constexpr uint32_t kOpSlots = 1u << 14;
+  static constexpr uint32_t kOpLine = 16;
 
   explicit AsyncTracker(ThreadRegistry* registry);
   ~AsyncTracker();
@@ -66,20 +90,49 @@ class AsyncTracker {
   // Sampler side (any thread): the box that awaits `id` (0: unknown) and a box's name ("": unknown).
   uint32_t awaiter_of(uint32_t id) const;
   std::string name_of(uint32_t id) const;
+  // A task's name as an interned index (1..kNameSlots; 0: unknown), and the index's text: equal
+  // indexes are equal names, so the sampler compares chains without making strings.
+  uint32_t name_index_of(uint32_t id) const;
+  std::string name_at(uint32_t index) const;
   // The chain from `box` outwards as "name<name<...", at most `levels` deep, cycle-safe.
   std::string chain(uint32_t box, uint32_t levels = 32) const;
+
+  // Sampler thread only. Visits the live operations from where the previous call stopped and
+  // charges each the time it spent suspended at the leaf of its chain since its previous charge
+  // (alive, not running, and not awaiting another live operation, whose own time that is), at
+  // most `max` charges; operations that ended are charged their rest and forgotten. `now` on the
+  // clock of set_clock (the monotonic clock). Returns the number of charges written to `out`.
+  size_t take_suspended(uint64_t now, SuspendedCharge* out, size_t max);
+  // The clock of operation events (tests; the monotonic clock by default).
+  void set_clock(uint64_t (*clock)()) {
+    clock_ = clock;
+    base_ = clock();
+  }
+  // Operations alive now, by a scan (tests, the end-of-stream log).
+  uint32_t live_ops() const;
 
   uint64_t events() const { return events_.load(std::memory_order_relaxed); }
   uint64_t delivered() const { return delivered_.load(std::memory_order_relaxed); }
   uint64_t names_dropped() const { return names_dropped_.load(std::memory_order_relaxed); }
   uint64_t depth_overflows() const { return depth_overflows_.load(std::memory_order_relaxed); }
+  uint64_t ops_dropped() const { return ops_dropped_.load(std::memory_order_relaxed); }
+  uint64_t ops_tracked() const { return ops_tracked_.load(std::memory_order_relaxed); }
 
   // Raw payloads of the first few events of each kind, logged once (CLRSCOPE_ASYNC_LOG=1).
   void set_log_payloads(bool on) { log_payloads_ = on; }
 
  private:
-  void set_current(uint32_t box, bool begin);
+  void set_current(uint32_t box, uint32_t op_slot, bool begin);
   uint32_t intern(const std::string& name);
+  // Operations (see the state word below).
+  uint32_t find_op(uint32_t id) const;  // its slot, or kOpSlots
+  void op_begin(uint32_t id);
+  void op_awaits(uint32_t awaiter, uint32_t awaited);
+  void op_end(uint32_t id);
+  // Changes an operation's state word by `change`, keeping its leaf clock in the right form.
+  template <typename Change>
+  void op_transit(uint32_t slot, Change change);
+  uint64_t now_rel() const;
 
   ThreadRegistry* registry_;
   // (id << 32 | value) in one word, so a reader never pairs one id's key with another's value.
@@ -95,6 +148,25 @@ class AsyncTracker {
   std::atomic<uint64_t> delivered_{0};  // all TplEventSource events given to on_event
   std::atomic<uint64_t> names_dropped_{0};
   std::atomic<uint64_t> depth_overflows_{0};
+  std::atomic<uint64_t> ops_dropped_{0};
+  std::atomic<uint64_t> ops_tracked_{0};
+  // The operation table. op_ids_: the box id in each slot (0 free, kOpClaimed while it is being
+  // filled); op_awaited_: the task it awaits since it last ran; op_state_: one word, so a reader
+  // never pairs one transition's flags with another's time (layout in async_tracker.cpp).
+  std::atomic<uint32_t>* op_ids_;
+  std::atomic<uint32_t>* op_awaited_;
+  std::atomic<uint64_t>* op_state_;
+  // Sampler thread only: per slot, the id its charges belong to, the time charged so far and
+  // how many visits found it ended but still running (a lost end of work).
+  struct OpCharge {
+    uint32_t id;
+    uint32_t stale;
+    uint64_t charged;
+  };
+  OpCharge* op_charges_;
+  uint32_t op_cursor_ = 0;
+  uint64_t (*clock_)();
+  uint64_t base_ = 0;  // clock value at construction: the state word keeps times relative to it
   std::atomic<uint32_t> logged_[32] = {};
   bool log_payloads_ = false;
 };

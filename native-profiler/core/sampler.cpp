@@ -194,6 +194,7 @@ void Sampler::tick(uint64_t now) {
   if (config_.wall) request_wall_samples(now);
   at[3] = platform::mono_now_ns();
   drain_captures();
+  if (async_ != nullptr && config_.wall) emit_suspended_ops(now, kSuspendedPerTick);
   if (live_ != nullptr) emit_live_set(now, false);
   at[4] = platform::mono_now_ns();
   emit_suspensions();
@@ -214,12 +215,15 @@ void Sampler::tick(uint64_t now) {
 
 void Sampler::end_stream(uint8_t reason) {
   shared_->registry->disarm_all();
+  const bool wall = config_.wall;
   config_.wall = false;
   emit_thread_events();
   drain_captures();
   emit_suspensions();
   shared_->active.store(false, std::memory_order_release);
   const uint64_t now = platform::mono_now_ns();
+  // Every operation's suspended time up to the end, whatever the per-tick bound.
+  if (async_ != nullptr && wall) emit_suspended_ops(now, AsyncTracker::kOpSlots);
   if (live_ != nullptr) emit_live_set(now, true);
   if (counters_ != nullptr) counters_->publish(now);
   emit_stats(now);

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/async_tracker.h"
 #include "core/outbox.h"
 #include "core/sampling_shared.h"
 #include "core/counters_block.h"
@@ -27,8 +28,6 @@
 #include "core/wire_writer.h"
 
 namespace clrscope {
-
-class AsyncTracker;
 
 struct SamplerConfig {
   uint64_t interval_ns = 10000000;
@@ -79,6 +78,8 @@ class Sampler {
   // False when it did not finish in time (it is then left running, detached).
   bool stop(uint8_t end_reason, int timeout_ms);
   bool quiet() const { return quiet_.load(std::memory_order_relaxed); }
+  // Wall samples of suspended async operations sent (read after stop()).
+  uint64_t suspended_samples() const { return suspended_samples_; }
 
   // One iteration of the loop, exposed so tests can drive it without a thread.
   void tick(uint64_t now);
@@ -149,6 +150,13 @@ class Sampler {
   void log_async_sample(const Drained& d);
   // Sends TASK records for `box` and its awaiters that the reader does not have as they are now.
   void define_task_chain(uint32_t box);
+  // Wall samples of async operations suspended at the leaf of their chain (sampler_async.cpp):
+  // at most `max` this tick, on the synthetic "[async operations]" thread.
+  void emit_suspended_ops(uint64_t now, size_t max);
+  uint32_t awaiting_frame(uint32_t awaited);
+  // The key of a charge: the names along its operation's chain (as the reader will see it) and
+  // its leaf frame; charges with equal keys have the same logical stack.
+  void charge_key(const SuspendedCharge& c, uint32_t leaf, std::string* key) const;
   uint32_t string_id(const std::string& text);
   bool refresh_modules();
   void resolve(Drained& d);
@@ -204,11 +212,30 @@ class Sampler {
   std::unordered_map<uint32_t, uint64_t> tasks_sent_;
   std::vector<std::string> async_names_;           // frame id -> its function's name, kept only with async_
   std::vector<std::string> async_function_names_;  // function id -> name, kept only with async_
+  uint32_t async_thread_id_ = 0;   // the "[async operations]" thread's wire id, once announced
+  uint32_t suspended_frame_ = 0;   // the "[suspended]" frame
+  std::unordered_map<std::string, uint32_t> awaiting_frames_;  // awaited task's name -> "[awaiting …]" frame
+  std::vector<uint32_t> awaiting_by_index_;                    // name index -> that frame (0 none, ~0u not yet)
+  std::vector<SuspendedCharge> suspended_;
+  // One tick's charges summed per key (charge_key): one sample each, its task the first charged.
+  struct ChargeGroup {
+    uint32_t task;
+    uint32_t leaf;
+    uint64_t wall_ns;
+  };
+  std::unordered_map<std::string, size_t> group_index_;
+  std::vector<ChargeGroup> groups_;
+  std::string key_;
+  uint64_t suspended_samples_ = 0;
   std::function<void()> quiet_hook_;
   std::vector<SuspensionRecord> suspension_batch_;
   uint64_t wall_reused_ = 0;
   uint32_t wall_cursor_ = 0;
   uint64_t last_stats_mono_ = 0;
+  // Suspended async operations charged per tick at most (a round-robin cursor covers the rest
+  // on later ticks, each charge covering the time since that operation's previous one); the
+  // charges go out summed per logical stack, so the samples per tick are the distinct chains.
+  static constexpr size_t kSuspendedPerTick = 4096;
   // Ticks that run long or start late are logged, at most once per kSlowLogEveryNs.
   static constexpr uint64_t kSlowTickNs = 200000000ull;
   static constexpr uint64_t kSlowLogEveryNs = 10000000000ull;

@@ -2,6 +2,16 @@
 // names the box's task (TASK_SAMPLES), and TASK records give each task of its chain its name and
 // its awaiter, so the reader can rebuild the logical chain as it stood at the sample. With
 // CLRSCOPE_ASYNC_LOG=1 each such sample also logs its chain (test/integration/async-chain.test.ts).
+//
+// An operation suspended at the leaf of its chain (awaiting a timer, I/O, a lock: anything but
+// another live operation) runs on no thread, so no thread's wall sample covers it. Each tick its
+// suspended time since its previous charge goes out as a wall-only sample of a synthetic thread,
+// "[async operations]", whose stack is a `[suspended]` frame (under an `[awaiting Task.Delay]`
+// leaf when the awaited task's name is known) and whose task is the operation: readers that know
+// async stacks put the operation's chain above `[suspended]`; to others it is a thread like any.
+// A tick's charges with the same chain of names and leaf are one sample (their sum, named by the
+// first operation's task): at 50k short operations a second, that is a few samples a tick, not
+// hundreds, and no TASK records for each.
 #include "core/async_tracker.h"
 #include "core/log.h"
 #include "core/sampler.h"
@@ -37,6 +47,77 @@ void Sampler::define_task_chain(uint32_t box) {
       writer_.task(id, awaiter, name_id, true);
     }
     id = awaiter;
+  }
+}
+
+uint32_t Sampler::awaiting_frame(uint32_t awaited) {
+  const uint32_t index = async_->name_index_of(awaited);
+  if (index == 0) return 0;
+  if (awaiting_by_index_.size() <= index) awaiting_by_index_.resize(AsyncTracker::kNameSlots + 1, ~0u);
+  uint32_t& known = awaiting_by_index_[index];
+  if (known != ~0u) return known;
+  const std::string name = async_->name_at(index);
+  // An async method's box is awaited only while it lives; once it ended, its awaiter waits to be
+  // run, which `[suspended]` alone says.
+  if (name.empty() || name[0] == '<') return known = 0;
+  auto it = awaiting_frames_.find(name);
+  if (it == awaiting_frames_.end()) it = awaiting_frames_.emplace(name, symbols_.synthetic("[awaiting " + name + "]")).first;
+  return known = it->second;
+}
+
+void Sampler::charge_key(const SuspendedCharge& c, uint32_t leaf, std::string* key) const {
+  key->clear();
+  const auto put = [key](uint32_t v) { key->append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(leaf);
+  // The chain as define_task_chain sends it and the reader follows it: awaiters up to 32
+  // levels, stopping at a repeat.
+  uint32_t seen[kChainLevels];
+  uint32_t count = 0;
+  for (uint32_t id = c.task; id != 0 && count < kChainLevels; id = async_->awaiter_of(id)) {
+    for (uint32_t i = 0; i < count; ++i) {
+      if (seen[i] == id) return;
+    }
+    seen[count++] = id;
+    put(async_->name_index_of(id));
+  }
+}
+
+void Sampler::emit_suspended_ops(uint64_t now, size_t max) {
+  if (suspended_.size() < max) suspended_.resize(max);
+  const size_t n = async_->take_suspended(now, suspended_.data(), max);
+  if (n == 0) return;
+  if (async_thread_id_ == 0) {
+    async_thread_id_ = shared_->registry->reserve_wire_id();
+    writer_.thread(async_thread_id_, 0, 0, now, "[async operations]");
+    suspended_frame_ = symbols_.synthetic("[suspended]");
+  }
+  groups_.clear();
+  group_index_.clear();
+  for (size_t i = 0; i < n; ++i) {
+    const SuspendedCharge& c = suspended_[i];
+    const uint32_t leaf = awaiting_frame(c.awaited);
+    charge_key(c, leaf, &key_);
+    auto it = group_index_.find(key_);
+    if (it == group_index_.end()) {
+      group_index_.emplace(key_, groups_.size());
+      groups_.push_back(ChargeGroup{c.task, leaf, c.wall_ns});
+    } else {
+      groups_[it->second].wall_ns += c.wall_ns;
+    }
+  }
+  for (const ChargeGroup& g : groups_) {
+    uint32_t frames[2];
+    uint16_t count = 0;
+    if (g.leaf != 0) frames[count++] = g.leaf;
+    frames[count++] = suspended_frame_;
+    if (!outbox_.room_for_sample(WireWriter::sample_size(count) + 17 * kChainLevels)) {
+      ++dropped_buffer_full_;
+      continue;
+    }
+    define_task_chain(g.task);
+    writer_.sample(now, async_thread_id_, wire::kSampleWall, 0, g.wall_ns, frames, count, g.task);
+    ++samples_sent_;
+    ++suspended_samples_;
   }
 }
 

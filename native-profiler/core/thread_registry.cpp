@@ -20,6 +20,11 @@ ThreadRegistry::~ThreadRegistry() {
   big_free(slots_, sizeof(ThreadSlot) * kMaxThreads);
 }
 
+uint32_t ThreadRegistry::reserve_wire_id() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return next_wire_id_++;
+}
+
 void ThreadRegistry::configure_cpu_timers(bool enabled, uint64_t interval_ns) {
   std::lock_guard<std::mutex> lock(mu_);
   cpu_timers_ = enabled;

@@ -92,6 +92,9 @@ class ThreadRegistry {
   // The thread with this OS id starts or stops performing a garbage collection (the runtime's GC
   // callbacks, on the collecting thread). False when the thread has no slot.
   bool set_collecting(uint32_t tid, bool collecting);
+  // A wire id for a thread of the stream that is no thread of the process (the sampler's
+  // synthetic "[async operations]" thread): never given to a thread.
+  uint32_t reserve_wire_id();
   // The slot and wire id of the thread with this OS id (a runtime callback asking for its own).
   bool slot_of_tid(uint32_t tid, uint32_t* index, uint32_t* wire_id);
   ThreadSlot& slot(uint32_t index) { return slots_[index]; }

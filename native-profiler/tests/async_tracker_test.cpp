@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/platform.h"
@@ -141,6 +142,223 @@ TEST(AsyncTracker, FollowsEdgesToNamesAndKeepsTheRunningBoxInTheSlot) {
   EXPECT_EQ(tracker.chain(30), "<Inner>d__6<<Middle>d__5<<Outer>d__4<(cycle)");
   EXPECT_FALSE(feed(tpl_events::kAwaitTaskContinuationScheduled, hex(kWorkExecutionBytes)));
   registry.on_destroyed(77);
+}
+
+// Operations and their suspended time, on a clock the test moves (ms).
+uint64_t g_now_ms = 1000;
+uint64_t test_clock() { return g_now_ms * 1000000ull; }
+constexpr uint64_t kMs = 1000000ull;
+
+std::vector<uint8_t> op_begin_bytes(uint32_t id, const char* name) {
+  std::vector<uint8_t> b = {static_cast<uint8_t>(id), static_cast<uint8_t>(id >> 8), static_cast<uint8_t>(id >> 16), 0};
+  for (const char* p = name; *p != '\0'; ++p) b.insert(b.end(), {static_cast<uint8_t>(*p), 0});
+  b.insert(b.end(), 10, 0);  // NUL, RelatedContext
+  return b;
+}
+std::vector<uint8_t> u32s(std::initializer_list<uint32_t> values) {
+  std::vector<uint8_t> b;
+  for (uint32_t v : values) b.insert(b.end(), {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)});
+  return b;
+}
+
+struct OpFeed {
+  AsyncTracker& t;
+  void begin(uint32_t id, const char* name) { ASSERT_TRUE(feed(tpl_events::kTraceOperationBegin, op_begin_bytes(id, name))); }
+  void wait(uint32_t awaited, uint32_t awaiter) { ASSERT_TRUE(feed(tpl_events::kTaskWaitBegin, u32s({1, 1, awaited, 2, awaiter}))); }
+  void run(uint32_t id) { ASSERT_TRUE(feed(tpl_events::kTraceSynchronousWorkBegin, u32s({id, kWorkExecution}))); }
+  void notify(uint32_t id) { ASSERT_TRUE(feed(tpl_events::kTraceSynchronousWorkBegin, u32s({id, 0}))); }
+  void done() { ASSERT_TRUE(feed(tpl_events::kTraceSynchronousWorkEnd, u32s({2}))); }
+  void end(uint32_t id) { ASSERT_TRUE(feed(tpl_events::kTraceOperationEnd, u32s({id, 1}))); }
+  bool feed(uint32_t event, const std::vector<uint8_t>& b) { return t.on_event(event, b.data(), b.size()); }
+};
+
+std::vector<SuspendedCharge> take(AsyncTracker& t, size_t max = 64) {
+  std::vector<SuspendedCharge> out(max);
+  out.resize(t.take_suspended(test_clock(), out.data(), max));
+  return out;
+}
+
+// Handler awaits Service, which awaits Task.Delay(200): Service's 200 ms are charged to Service
+// alone (Handler awaits a live operation), in two charges that add up, then both are forgotten.
+TEST(AsyncOperations, TheLeafOfTheChainIsChargedItsSuspendedTimeOnce) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  g_now_ms = 1000;
+  tracker.set_clock(test_clock);
+  OpFeed f{tracker};
+  f.begin(102, "Task.Delay");  // a promise, not an operation
+  f.begin(101, "Async: <Service>d__1");
+  f.wait(102, 101);
+  f.begin(100, "Async: <Handler>d__0");
+  f.wait(101, 100);
+  EXPECT_EQ(tracker.live_ops(), 2u);
+  // A live operation is first charged at the visit after the one that found it.
+  EXPECT_TRUE(take(tracker).empty());
+  g_now_ms += 50;
+  std::vector<SuspendedCharge> c = take(tracker);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].task, 101u);
+  EXPECT_EQ(c[0].awaited, 102u);
+  EXPECT_EQ(c[0].wall_ns, 50 * kMs);
+  EXPECT_EQ(tracker.name_of(c[0].awaited), "Task.Delay");
+  EXPECT_TRUE(take(tracker).empty()) << "nothing new at the same time";
+
+  // The timer fires at +200: Service runs, completes, and Handler's continuation runs inline.
+  g_now_ms += 150;
+  f.notify(102);
+  f.run(101);
+  g_now_ms += 1;  // Service's CPU: a thread's time, not charged
+  f.end(101);
+  f.notify(101);
+  f.run(100);
+  f.end(100);
+  for (int i = 0; i < 4; ++i) f.done();
+  g_now_ms += 100;
+  c = take(tracker);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].task, 101u);
+  EXPECT_EQ(c[0].wall_ns, 150 * kMs);
+  EXPECT_EQ(c[0].awaited, 102u) << "charged after it ran, for the time it awaited the delay";
+  EXPECT_EQ(tracker.live_ops(), 0u);
+  EXPECT_TRUE(take(tracker).empty());
+  EXPECT_EQ(tracker.ops_tracked(), 2u);
+}
+
+// An awaiter whose awaited operation ended waits to be run: that wait is its own.
+TEST(AsyncOperations, AnAwaiterIsTheLeafFromItsAwaitedOperationsEndUntilItRuns) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  g_now_ms = 5000;
+  tracker.set_clock(test_clock);
+  OpFeed f{tracker};
+  f.begin(201, "Async: <Inner>d__2");
+  f.begin(200, "Async: <Outer>d__1");
+  f.wait(201, 200);
+  EXPECT_TRUE(take(tracker).empty());
+  g_now_ms += 10;
+  f.run(201);
+  f.end(201);
+  f.done();  // Inner ended; Outer is queued from here
+  g_now_ms += 30;
+  std::vector<SuspendedCharge> c = take(tracker);
+  ASSERT_EQ(c.size(), 2u);
+  uint64_t outer = 0, inner = 0;
+  for (const SuspendedCharge& x : c) (x.task == 200 ? outer : inner) += x.wall_ns;
+  EXPECT_EQ(inner, 10 * kMs);
+  EXPECT_EQ(outer, 30 * kMs);
+  // Running, Outer's clock stops; suspended again on Task.Yield (no TaskWaitBegin), it runs again.
+  f.run(200);
+  g_now_ms += 5;
+  f.done();
+  g_now_ms += 7;
+  c = take(tracker);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].task, 200u);
+  EXPECT_EQ(c[0].awaited, 0u);
+  EXPECT_EQ(c[0].wall_ns, 7 * kMs);
+  // A continuation that starts on another thread before this one's work ended counts twice as
+  // running and is suspended only when both ended (here, on one thread, nested).
+  f.run(200);
+  f.run(200);
+  f.done();
+  g_now_ms += 3;
+  EXPECT_TRUE(take(tracker).empty());
+  f.done();
+  g_now_ms += 4;
+  c = take(tracker);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].wall_ns, 4 * kMs);
+}
+
+// A bound per call, resumed where it stopped: every operation is charged its whole time.
+TEST(AsyncOperations, ChargesPerCallAreBoundedAndTheCursorCoversEveryOperation) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  g_now_ms = 100;
+  tracker.set_clock(test_clock);
+  OpFeed f{tracker};
+  for (uint32_t id = 1000; id < 1010; ++id) f.begin(id, "Async: <Wait>d__0");
+  EXPECT_TRUE(take(tracker, 3).empty());
+  g_now_ms += 20;
+  std::vector<uint64_t> charged(10, 0);
+  for (int call = 0; call < 5; ++call) {
+    const std::vector<SuspendedCharge> c = take(tracker, 3);
+    EXPECT_LE(c.size(), 3u);
+    for (const SuspendedCharge& x : c) charged[x.task - 1000] += x.wall_ns;
+  }
+  for (uint64_t v : charged) EXPECT_EQ(v, 20 * kMs);
+}
+
+// The 16 slots of a line hold 16 operations whose ids share it; a 17th is not tracked, and its
+// awaiter is then the leaf (the time is charged one level up, not lost).
+TEST(AsyncOperations, AFullLineDropsTheOperationAndCountsIt) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  g_now_ms = 100;
+  tracker.set_clock(test_clock);
+  OpFeed f{tracker};
+  for (uint32_t k = 0; k <= AsyncTracker::kOpLine; ++k) f.begin(7 + k * AsyncTracker::kOpSlots, "Async: <Wait>d__0");
+  EXPECT_EQ(tracker.ops_dropped(), 1u);
+  EXPECT_EQ(tracker.live_ops(), AsyncTracker::kOpLine);
+  const uint32_t untracked = 7 + AsyncTracker::kOpLine * AsyncTracker::kOpSlots;
+  f.begin(40, "Async: <Caller>d__1");  // in another line
+  f.wait(untracked, 40);
+  take(tracker, 64);
+  g_now_ms += 2;
+  bool caller = false;
+  for (const SuspendedCharge& x : take(tracker, 64)) caller |= x.task == 40 && x.wall_ns == 2 * kMs;
+  EXPECT_TRUE(caller);
+}
+
+// Operations begun, awaited, run and ended on several threads while another charges them (the
+// sampler's side): every one is forgotten once ended, and nothing is charged twice (the charges
+// add up to at most the time the operations lived). Run under ThreadSanitizer too.
+TEST(AsyncOperations, EventsOnManyThreadsWhileTheSamplerCharges) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  std::atomic<uint32_t> next_id{1};
+  std::atomic<int> running{4};
+  const uint64_t t0 = platform::mono_now_ns();
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w) {
+    workers.emplace_back([&] {
+      OpFeed f{tracker};
+      for (int i = 0; i < 3000; ++i) {
+        const uint32_t outer = next_id.fetch_add(3);
+        f.begin(outer + 2, "Task.Delay");
+        f.begin(outer + 1, "Async: <Inner>d__1");
+        f.wait(outer + 2, outer + 1);
+        f.begin(outer, "Async: <Outer>d__0");
+        f.wait(outer + 1, outer);
+        f.run(outer + 1);
+        f.end(outer + 1);
+        f.run(outer);
+        f.end(outer);
+        f.done();
+        f.done();
+      }
+      running.fetch_sub(1);
+    });
+  }
+  std::vector<SuspendedCharge> out(64);
+  uint64_t charged = 0;
+  size_t charges = 0;
+  while (running.load() > 0) {
+    const size_t n = tracker.take_suspended(platform::mono_now_ns(), out.data(), out.size());
+    for (size_t i = 0; i < n; ++i) charged += out[i].wall_ns;
+    charges += n;
+  }
+  for (std::thread& t : workers) t.join();
+  for (int pass = 0; pass < 2; ++pass) {
+    const size_t n = tracker.take_suspended(platform::mono_now_ns(), out.data(), out.size());
+    for (size_t i = 0; i < n; ++i) charged += out[i].wall_ns;
+    charges += n;
+  }
+  const uint64_t lived = (platform::mono_now_ns() - t0) * 4 * 2;  // at most two operations per worker alive at once
+  EXPECT_EQ(tracker.live_ops(), 0u);
+  EXPECT_EQ(tracker.ops_tracked() + tracker.ops_dropped(), 4u * 3000u * 2u);
+  EXPECT_GT(charges, 0u);
+  EXPECT_LE(charged, lived);
 }
 
 TEST(AsyncConfig, OffUnlessAskedForInTheAttachRequest) {

@@ -9,7 +9,10 @@
 // on a machine shared with other work the CPU figure is the steadier one. Ratios are of medians,
 // all from this one invocation.
 //
-//   node scripts/bench/async-overhead.mjs [--runs 5] [--seconds 3] [--rates 10000,100000]
+// With --baseline LIB, one more configuration: async on with another build of the profiler
+// (CLRSCOPE_PROFILER_PATH=LIB, e.g. the previous commit's), and the ratio of this build to it.
+//
+//   node scripts/bench/async-overhead.mjs [--runs 5] [--seconds 3] [--rates 10000,100000] [--baseline LIB]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const root = resolve(new URL('../..', import.meta.url).pathname);
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '3' }, rates: { type: 'string', default: '10000,100000' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '3' }, rates: { type: 'string', default: '10000,100000' }, baseline: { type: 'string' } } });
 const dll = join(root, 'test/targets/AsyncChain/bin/out/AsyncChain.dll');
 if (!existsSync(dll)) {
   console.error(`async-overhead: ${dll} is not built; run bash scripts/build-targets.sh`);
@@ -37,6 +40,13 @@ const configs = [
   { name: 'clrscope, async off', cmd: process.execPath, pre: [cli, 'record', '-o', join(scratch, 'off.pb.gz'), '--', 'dotnet'], env: { CLRSCOPE_ASYNC: '0' } },
   { name: 'clrscope, CLRSCOPE_ASYNC=1', cmd: process.execPath, pre: [cli, 'record', '-o', join(scratch, 'on.pb.gz'), '--', 'dotnet'], env: { CLRSCOPE_ASYNC: '1' } },
 ];
+if (values.baseline !== undefined) {
+  if (!existsSync(values.baseline)) {
+    console.error(`async-overhead: --baseline ${values.baseline} does not exist`);
+    process.exit(2);
+  }
+  configs.push({ name: 'clrscope, CLRSCOPE_ASYNC=1, baseline build', cmd: process.execPath, pre: [cli, 'record', '-o', join(scratch, 'base.pb.gz'), '--', 'dotnet'], env: { CLRSCOPE_ASYNC: '1', CLRSCOPE_PROFILER_PATH: resolve(values.baseline) } });
+}
 
 function once(config, workUs, secs = seconds) {
   const r = spawnSync(config.cmd, [...config.pre, dll, 'awaits', '--seconds', String(secs), '--work-us', workUs.toFixed(3)], {
@@ -83,5 +93,6 @@ workloads.forEach((w, wi) => {
     const cpuOff = ci === 0 ? '–' : (cpu[ci] / cpu[1]).toFixed(3);
     console.log(`| ${c.name} | ${Math.round(rate[ci])} | ${(rate[0] / rate[ci]).toFixed(3)} | ${vsOff} | ${cpu[ci].toFixed(2)} | ${range(results[wi][ci].map((r) => r.cpuUsPerStep))} | ${(cpu[ci] / cpu[0]).toFixed(3)} | ${cpuOff} |`);
   });
+  if (configs.length > 3) console.log(`\nThis build's async on vs the baseline build's: CPU per step ×${(cpu[2] / cpu[3]).toFixed(3)}, continuations/s ×${(rate[2] / rate[3]).toFixed(3)}.`);
   console.log('');
 });

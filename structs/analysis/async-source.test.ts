@@ -8,7 +8,7 @@ import { recordingFromStream } from '../profile/recording-from-stream.js';
 import type { Recording } from '../profile/recording.js';
 import { parseHexText } from '../wire/hex-text.js';
 import { AsyncSource, awaitedMethodName } from './async-source.js';
-import { ASYNC_FIXTURE_FUNCTIONS as F, asyncFixtureStream } from '../profile/async-fixture-stream.js';
+import { ASYNC_FIXTURE_FUNCTIONS as F, SUSPENDED_FIXTURE_FUNCTIONS as S, asyncFixtureStream, asyncSuspendedFixtureStream } from '../profile/async-fixture-stream.js';
 
 const asyncRecording = (): Recording => recordingFromStream([asyncFixtureStream()]);
 
@@ -37,6 +37,28 @@ test('a sample run in a task keeps its frames up to the running MoveNext and get
   assert.deepEqual(ids.slice(0, 2), [F.hot, F.inner]);
   assert.deepEqual(ids.slice(2).map((f) => src.functionInfo(f)?.name), ['[await] Demo.Db.Middle', '[await] Demo.Api.Outer']);
   assert.equal(src.functionInfo(ids[2])?.module, 'Demo.dll');
+});
+
+test("a suspended operation's wall sample gets its whole chain above [suspended], the operation itself included; CPU stays as it was", () => {
+  const rec = recordingFromStream([asyncSuspendedFixtureStream()]);
+  const src = new AsyncSource(rec);
+  const c = src.sampleColumns();
+  const wall = Array.from(c.stackId, (st, i) => `${Array.from(src.stackFrames(st)).reverse().map((f) => frameLabel(src.functionInfo(f) ?? { id: f, kind: 2, name: '?', module: '', file: '', moduleId: 0, token: 0 })).join(';')} ${c.wallNs[i]}`).filter((l) => !l.endsWith(' 0'));
+  assert.deepEqual(wall, [
+    '[await] Demo.Api.Outer;[await] Demo.Db.Middle;[await] Demo.Db.Inner;[suspended];[awaiting Task.Delay] 30000000',
+    '[await] Demo.Api.Outer;[await] Demo.Db.Middle;[await] Demo.Db.Inner;[suspended];[awaiting Task.Delay] 20000000',
+    '[await] Demo.Api.Outer;[suspended] 7000000',
+  ]);
+  assert.equal(src.sampleStack(4), src.sampleStack(5), 'one logical stack for both of Inner\'s charges');
+  assert.equal(src.isSpliced(src.sampleStack(4)), true);
+  // The physical part keeps its wire frame ids; the chain is [await] functions.
+  assert.deepEqual(Array.from(src.stackFrameIds(src.sampleStack(4))).slice(0, 2), [S.awaitingDelay, S.suspended]);
+  let cpu = 0;
+  for (let i = 0; i < rec.sampleCount; i++) cpu += c.cpuNs[i];
+  assert.equal(cpu, 1500);
+  // Without the async view the samples are the [async operations] thread's, [suspended] at the root.
+  assert.equal(rec.thread(2)?.name, '[async operations]');
+  assert.equal(rec.functionInfo(rec.stackFrames(rec.sampleStackId(6))[0])?.name, '[suspended]');
 });
 
 test('a TASK defined again changes the chain of later samples only', () => {

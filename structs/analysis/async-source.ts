@@ -6,7 +6,16 @@
 //
 //   [await] Demo.Api.Handle  <-  [await] Demo.Service.GetAsync  <-  Demo.Db+<QueryAsync>d__4.MoveNext  <-  …leaf
 //
-// so an awaited method's time sits under its logical caller whatever thread ran it. Samples
+// so an awaited method's time sits under its logical caller whatever thread ran it. The wall
+// time an operation spent suspended at the leaf of its chain (awaiting a timer, I/O, a lock)
+// arrives as a wall sample of the profiler's "[async operations]" thread whose stack is a
+// `[suspended]` frame (under an `[awaiting Task.Delay]` leaf when the awaited task is known) and
+// whose task is the operation: the whole chain goes above `[suspended]`, the operation itself
+// included, so a request's suspended time sits under its own chain:
+//
+//   [await] Demo.Api.Handle  <-  [await] Demo.Service.GetAsync  <-  [suspended]  <-  [awaiting Task.Delay]
+//
+// Samples
 // taken outside any task, and those whose running method's frame is not on their stack (it was
 // inlined, or the thread was between continuations), keep their physical stack. The recording is
 // not copied: a logical stack is made when a sample first needs it, and the sample column is
@@ -21,6 +30,10 @@ import type { SampleSource } from './stack-source.js';
 /** Function ids of `[await]` frames start here (the recording's own ids are writer numbers, far below). */
 export const AWAIT_FUNCTION_BASE = 0xe0000000;
 export const AWAIT_PREFIX = '[await] ';
+/** The profiler's synthetic frame at the root of a suspended operation's wall sample (PROTOCOL.md, TASK_SAMPLES). */
+export const SUSPENDED_FRAME = '[suspended]';
+/** The name of the profiler's synthetic thread those samples belong to. */
+export const ASYNC_OPERATIONS_THREAD = '[async operations]';
 
 /** `<QueryAsync>d__4` -> `QueryAsync`; a name of another shape is kept whole. */
 export function awaitedMethodName(stateMachine: string): string {
@@ -160,6 +173,14 @@ export class AsyncSource implements SampleSource {
     const frames = this.rec.stackFrames(physical).slice();
     if (chain === 0) return [frames, 0];
     const names = this.rec.asyncChain(chain);
+    // A suspended operation: its whole chain, the operation first, above `[suspended]`.
+    const root = frames.length > 0 ? this.rec.functionInfo(frames[frames.length - 1]) : undefined;
+    if (root !== undefined && root.kind === FunctionKind.Synthetic && root.name === SUSPENDED_FRAME && names.length >= 1) {
+      const out = new Uint32Array(frames.length + names.length);
+      out.set(frames);
+      for (let j = 0; j < names.length; j++) out[frames.length + j] = this.awaitFunction(names[j]);
+      return [out, names.length];
+    }
     // No awaiter known: nothing to put above the method, so its physical callers stay.
     if (names.length < 2) return [frames, 0];
     const running = this.rec.strings().get(names[0]);

@@ -10,6 +10,10 @@ const F = ASYNC_FIXTURE_FUNCTIONS;
 
 /** A pool thread running Inner's continuation (Hot <- Inner.MoveNext <- Dispatch), with Inner awaited by Middle awaited by Outer. */
 export function asyncFixtureStream(): Uint8Array {
+  return asyncFixtureRecords().end({ mono: 6000, reason: 0 }).bytes().slice();
+}
+
+function asyncFixtureRecords(): WireEncoder {
   const enc = new WireEncoder().preamble()
     .hello({ pid: 9, flags: 0x13, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.12', profilerVersion: '0.3.0' })
     .thread({ threadId: 1, osTid: 11, clrThreadId: 0x21, mono: 1000, name: 'pool' })
@@ -28,8 +32,32 @@ export function asyncFixtureStream(): Uint8Array {
     .stackSample(3000, 1, 1, 200, 0, 1)      // same stack, no task: physical
     .stackSample(4000, 1, 1, 400, 0, 2, 7)   // a task whose frame is not on the stack: physical
     .task({ taskId: 8, awaiterId: 0, nameId: 1 })
-    .stackSample(5000, 1, 1, 800, 0, 1, 8)   // a task nobody awaits: physical
-    .end({ mono: 6000, reason: 0 });
-  return enc.bytes().slice();
+    .stackSample(5000, 1, 1, 800, 0, 1, 8);  // a task nobody awaits: physical
+  return enc;
 }
 
+
+export const SUSPENDED_FIXTURE_FUNCTIONS = { suspended: 7, awaitingDelay: 8 };
+
+/**
+ * The async fixture plus the profiler's suspended-operation samples: its "[async operations]"
+ * thread (no OS thread) with wall-only samples whose stack is `[suspended]` (under `[awaiting
+ * Task.Delay]` when the awaited task is known) and whose task is the suspended operation: Inner
+ * (awaited by Middle, awaited by Outer) for 50 ms awaiting a delay, Outer alone for 7 ms.
+ */
+export function asyncSuspendedFixtureStream(): Uint8Array {
+  const S = SUSPENDED_FIXTURE_FUNCTIONS;
+  return asyncFixtureRecords()
+    .thread({ threadId: 2, osTid: 0, clrThreadId: 0, mono: 1000, name: '[async operations]' })
+    .function({ functionId: S.suspended, kind: 2, name: '[suspended]', module: '', file: '' })
+    .function({ functionId: S.awaitingDelay, kind: 2, name: '[awaiting Task.Delay]', module: '', file: '' })
+    .frame({ frameId: S.suspended, functionId: S.suspended, offsetKind: 0, offset: 0 })
+    .frame({ frameId: S.awaitingDelay, functionId: S.awaitingDelay, offsetKind: 0, offset: 0 })
+    .stack(3, 0, [S.awaitingDelay, S.suspended])
+    .stack(4, 0, [S.suspended])
+    .stackSample(5500, 2, 2, 0, 30_000_000, 3, 7)
+    .stackSample(5600, 2, 2, 0, 20_000_000, 3, 7)
+    .stackSample(5600, 2, 2, 0, 7_000_000, 4, 3)
+    .end({ mono: 6000, reason: 0 })
+    .bytes().slice();
+}

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { asyncFixtureStream } from '../../../structs/profile/async-fixture-stream.js';
+import { asyncFixtureStream, asyncSuspendedFixtureStream } from '../../../structs/profile/async-fixture-stream.js';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { goPprof, requireGo } from './go-pprof.test-support.js';
@@ -16,10 +16,10 @@ const rec = recordingFromStream([asyncFixtureStream()]);
 const work = mkdtempSync(join(tmpdir(), 'clrscope-pprof-async-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 
-function traces(bytes: Uint8Array, name: string): string[] {
+function traces(bytes: Uint8Array, name: string, index = 'cpu'): string[] {
   const path = join(work, name);
   writeFileSync(path, bytes);
-  return goPprof(work, ['-traces', '-sample_index=cpu'], path).split(/^-+\+-+$/m).slice(1).map((b) => b.trim()).filter((b) => b !== '')
+  return goPprof(work, ['-traces', `-sample_index=${index}`], path).split(/^-+\+-+$/m).slice(1).map((b) => b.trim()).filter((b) => b !== '')
     .map((b) => b.split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).join(' | '));
 }
 
@@ -35,6 +35,20 @@ test('go tool pprof -traces: the awaiting methods sit above the running MoveNext
     'thread name: pool | thread id: 11 | 1.10us Demo.Db.Hot | Demo.Db+<Inner>d__2.MoveNext | System.Threading.ThreadPoolWorkQueue.Dispatch',
     'thread name: pool | thread id: 11 | 400ns Demo.Other.Spin | System.Threading.ThreadPoolWorkQueue.Dispatch',
   ]);
+});
+
+test("go tool pprof -traces: a suspended operation's wall time sits under its chain above [suspended]; its CPU is none", (t) => {
+  if (!requireGo(t)) return;
+  const suspended = recordingFromStream([asyncSuspendedFixtureStream()]);
+  const pb = toPprof(suspended);
+  assert.deepEqual(traces(pb, 'suspended-wall.pb.gz', 'wall').filter((b) => b.includes('[suspended]')), [
+    'async stack: logical | thread name: [async operations] | 50ms [awaiting Task.Delay] | [suspended] | [await] Demo.Db.Inner | [await] Demo.Db.Middle | [await] Demo.Api.Outer',
+    'async stack: logical | thread name: [async operations] | 7ms [suspended] | [await] Demo.Api.Outer',
+  ]);
+  // CPU: the same traces as without them, and none in theirs.
+  const cpu = traces(pb, 'suspended-cpu.pb.gz');
+  assert.deepEqual(cpu.filter((b) => !b.includes('[suspended]')), traces(toPprof(rec), 'plain-cpu.pb.gz'));
+  assert.ok(cpu.filter((b) => b.includes('[suspended]')).every((b) => b.includes('| 0 [')));
 });
 
 test('the comment says how async stacks are carried; a recording without them has no such comment', () => {

@@ -32,7 +32,7 @@ function systemNameOf(fn: FunctionInfo, strings: StringTable): number {
 }
 
 /** The comment a pprof file with async call stacks carries (README, "Async stacks"). */
-export const ASYNC_STACKS_COMMENT = 'Async call stacks: a sample taken in an async method\'s continuation has the methods awaiting it above its state machine\'s MoveNext, one "[await] Ns.Type.Method" frame each, in place of the thread pool frames; such samples carry the label "async stack"="logical".';
+export const ASYNC_STACKS_COMMENT = 'Async call stacks: a sample taken in an async method\'s continuation has the methods awaiting it above its state machine\'s MoveNext, one "[await] Ns.Type.Method" frame each, in place of the thread pool frames; the wall time of an operation suspended at the leaf of its chain has its whole chain above a "[suspended]" frame (thread "[async operations]", no CPU); such samples carry the label "async stack"="logical".';
 
 export interface PprofOptions {
   /** Async call stacks in place of physical ones where the recording has them (default: when it has any). */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { asyncFixtureStream } from '../../profile/async-fixture-stream.js';
+import { asyncFixtureStream, asyncSuspendedFixtureStream } from '../../profile/async-fixture-stream.js';
 import { fixtureStream } from '../../profile/fixture-stream.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import { fromSpeedscope } from './from-speedscope.js';
@@ -33,4 +33,17 @@ test('clrscope reads its own file back without counting the async profile twice;
   assert.equal(cpu, 1500);
   const plain = toSpeedscope(recordingFromStream([fixtureStream()]));
   assert.ok(!plain.profiles.some((p) => p.name.startsWith(ASYNC_PROFILE_PREFIX)));
+});
+
+test("the 'async stacks · wall' profile has a suspended operation's wall time under its chain above [suspended]", () => {
+  const file = toSpeedscope(recordingFromStream([asyncSuspendedFixtureStream()]), { metric: 'wall' });
+  assert.deepEqual(speedscopeSchemaProblems(file), []);
+  const names = file.shared.frames.map((f) => f.name);
+  const wall = file.profiles.find((p) => p.name === `${ASYNC_PROFILE_PREFIX}wall`);
+  assert.ok(wall !== undefined && wall.type === 'sampled');
+  const stacks = wall.samples.map((s, i) => `${s.map((f) => names[f]).join(';')} ${wall.weights[i]}`).filter((l) => l.includes('[suspended]'));
+  assert.deepEqual(stacks, [
+    '[await] Demo.Api.Outer;[await] Demo.Db.Middle;[await] Demo.Db.Inner;[suspended];[awaiting Task.Delay] 50000000',
+    '[await] Demo.Api.Outer;[suspended] 7000000',
+  ]);
 });

@@ -13,20 +13,27 @@ namespace Clrscope.Targets.AsyncChain;
 ///   A tight-await loop on one logical operation: each step awaits an async method that yields and
 ///   then does W µs of CPU work (a fixed count of multiply-adds, calibrated at start); each step is
 ///   two continuations (the Yield's, then the loop's), so about 2e6 / (W + the await's cost) per s.
+/// AsyncChain requests [--count N] [--parallel P] [--delay-ms D] [--work-us W]
+///   N requests served by P clients, each request Handler → Service, where Service awaits
+///   Task.Delay(D) between two bits of CPU work (W µs each, in Handler and in Service); the
+///   requests' suspended time is in no thread's stack. Reports the requests' own truth: the count,
+///   the time each spent awaiting the delay (summed) and the time each took.
 /// Prints RESULT {...} with the mode's counts on stdout and exits 0.
 /// </summary>
 public static class Program
 {
     public static async Task<int> Main(string[] args)
     {
-        if (args.Length == 0 || (args[0] != "chain" && args[0] != "awaits"))
+        if (args.Length == 0 || (args[0] != "chain" && args[0] != "awaits" && args[0] != "requests"))
         {
-            Console.Error.WriteLine("usage: AsyncChain chain|awaits [--seconds S] [--parallel P] [--work-us W]");
+            Console.Error.WriteLine("usage: AsyncChain chain|awaits|requests [--seconds S] [--parallel P] [--work-us W] [--count N] [--delay-ms D]");
             return 2;
         }
         double seconds = 2;
         int parallel = 2;
         double workUs = 10;
+        int count = 20;
+        int delayMs = 200;
         for (int i = 1; i < args.Length; i++)
         {
             bool ok = i + 1 < args.Length;
@@ -38,12 +45,21 @@ public static class Program
                     parallel = p; i++; break;
                 case "--work-us" when ok && double.TryParse(args[i + 1], NumberStyles.Float, CultureInfo.InvariantCulture, out double w) && w >= 0 && w <= 1e6:
                     workUs = w; i++; break;
+                case "--count" when ok && int.TryParse(args[i + 1], NumberStyles.Integer, CultureInfo.InvariantCulture, out int n) && n is >= 1 and <= 1_000_000:
+                    count = n; i++; break;
+                case "--delay-ms" when ok && int.TryParse(args[i + 1], NumberStyles.Integer, CultureInfo.InvariantCulture, out int d) && d is >= 0 and <= 60_000:
+                    delayMs = d; i++; break;
                 default:
                     Console.Error.WriteLine($"AsyncChain: bad argument '{args[i]}'");
                     return 2;
             }
         }
-        var result = args[0] == "chain" ? await Chain.Run(seconds, parallel) : await Awaits.Run(seconds, workUs);
+        var result = args[0] switch
+        {
+            "chain" => await Chain.Run(seconds, parallel),
+            "awaits" => await Awaits.Run(seconds, workUs),
+            _ => await Requests.Run(count, parallel, delayMs, workUs),
+        };
         Console.WriteLine("RESULT " + result.ToJsonString());
         return 0;
     }
@@ -139,6 +155,63 @@ public static class Awaits
     {
         await Task.Yield();
         return Burn.Mix(rounds, rounds);
+    }
+}
+
+public static class Requests
+{
+    static int s_next;
+    static long s_served;
+    static long s_awaitedTicks;
+    static long s_requestTicks;
+    static long s_checksum;
+
+    public static async Task<JsonObject> Run(int count, int parallel, int delayMs, double workUs)
+    {
+        long rounds = (long)(workUs * Burn.RoundsPerUs());
+        long t0 = Stopwatch.GetTimestamp();
+        var clients = new Task[parallel];
+        for (int i = 0; i < parallel; i++) clients[i] = Task.Run(() => Client(count, delayMs, rounds));
+        await Task.WhenAll(clients);
+        double ticksPerMs = Stopwatch.Frequency / 1000.0;
+        return new JsonObject
+        {
+            ["mode"] = "requests",
+            ["requests"] = Interlocked.Read(ref s_served),
+            ["parallel"] = parallel,
+            ["delayMs"] = delayMs,
+            ["awaitedMs"] = Interlocked.Read(ref s_awaitedTicks) / ticksPerMs,
+            ["requestMs"] = Interlocked.Read(ref s_requestTicks) / ticksPerMs,
+            ["elapsedMs"] = Stopwatch.GetElapsedTime(t0).TotalMilliseconds,
+            ["checksum"] = Interlocked.Read(ref s_checksum).ToString("x16", CultureInfo.InvariantCulture),
+        };
+    }
+
+    static async Task Client(int count, int delayMs, long rounds)
+    {
+        while (Interlocked.Increment(ref s_next) <= count)
+        {
+            long t0 = Stopwatch.GetTimestamp();
+            Interlocked.Add(ref s_checksum, await Handler(delayMs, rounds));
+            Interlocked.Add(ref s_requestTicks, Stopwatch.GetTimestamp() - t0);
+            Interlocked.Increment(ref s_served);
+        }
+    }
+
+    // The endpoint: a little work, then the service call it waits for.
+    static async Task<long> Handler(int delayMs, long rounds)
+    {
+        long v = Burn.Mix(rounds, rounds);
+        return v + await Service(delayMs, rounds);
+    }
+
+    static async Task<long> Service(int delayMs, long rounds)
+    {
+        long v = Burn.Mix(rounds + 1, rounds);
+        long t0 = Stopwatch.GetTimestamp();
+        await Task.Delay(delayMs);
+        Interlocked.Add(ref s_awaitedTicks, Stopwatch.GetTimestamp() - t0);
+        return Burn.Mix(v, rounds);
     }
 }
 
