@@ -14,8 +14,8 @@ import { spooledRecordBytes } from '../../../structs/formats/clrscope-file/spool
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { RecordType, type EndRecord } from '../../../structs/wire/records.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../export/atomic-file.js';
-import { UserError } from '../session/user-error.js';
-import { fsErrorText } from '../export/fs-error-text.js';
+import { UserError } from '../errors/user-error.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
 import { createExclusiveSync } from '../files/exclusive-file.js';
 import { writeAllSync, writeAllSyncAt } from '../files/write-all.js';
 

@@ -6,16 +6,16 @@
 // process exited. Its CPU times are estimates from the start (SessionInfo.approximateCpu).
 
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { COUNTERS_SETTLE_MS, EventCountersValues } from '../counters/event-counters-values.js';
 import { readThreadCount } from '../diagnostics/proc.js';
-import { EventPipeSession, type EventPipeOutcome, type EventPipeSessionOptions } from '../session/eventpipe-session.js';
-import { processAlive } from '../session/profiled-attach.js';
+import { EventPipeSession, type EventPipeOutcome, type EventPipeSessionOptions } from '../recording/eventpipe-session.js';
+import { processAlive } from '../recording/profiled-attach.js';
 import { CountersSeries } from './counters-series.js';
 import { noOutput } from './output-buffer.js';
-import { SessionStream } from './session-stream.js';
+import { SessionStream } from '../spool/session-stream.js';
 import type { WorkstationSession } from './workstation-session.js';
 
 export interface FallbackSessionSetup {

@@ -6,7 +6,7 @@ import { buildGoldenBlock } from '../../../structs/ipcblock/golden-fixtures.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import type { CollectedStream, Collector, StreamState } from '../collector/collector.js';
 import type { CountersSource } from '../counters/counters-source.js';
-import type { ProfiledLaunch, ProgramExit } from '../session/profiled-launch.js';
+import type { ProfiledLaunch, ProgramExit } from '../recording/profiled-launch.js';
 import { Session } from './session.js';
 
 // No process has this pid (above pid_max), so the counters poller finds nothing to read.

@@ -8,7 +8,7 @@ import { defaultExportName } from './export-recording.js';
 import { CWD_SCRIPT, findProgram, resolveLaunch } from './launch-command.js';
 import { exitCodeOf } from './session.js';
 import { toProcessInfo } from './processes.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import type { CountersSource } from '../counters/counters-source.js';
 import { decodeBlock } from '../../../structs/ipcblock/decode.js';
 import { buildGoldenBlock } from '../../../structs/ipcblock/golden-fixtures.js';

@@ -3,7 +3,7 @@
 
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import type { SessionStream } from './session-stream.js';
+import type { SessionStream } from '../spool/session-stream.js';
 
 export interface WorkstationSession {
   readonly id: string;

@@ -10,17 +10,17 @@ import type {
   Unsubscribe, WorkstationApi, WorkstationEvent, MeasureReply, MeasureRequest, RevertMeasureRequest, SourceLineTable,
   SourceFile, SourceFileRequest,
 } from '../../../structs/api/contract.js';
-import { demoProgramPath } from '../session/demo-program.js';
-import { attachCollector } from '../session/profiled-attach.js';
+import { demoProgramPath } from '../demo/demo-program.js';
+import { attachCollector, requestAttach } from '../recording/profiled-attach.js';
 import { commandLineOf } from '../../../structs/text/command-line.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { readRecordingFile } from '../export/recording-file.js';
-import { connectTimeoutMs } from '../session/launch-recording.js';
-import { launchProfiled } from '../session/profiled-launch.js';
-import { profilerLibraryPath } from '../session/profiler-env.js';
-import { UserError } from '../session/user-error.js';
-import { fallbackFailedSentence, fallbackNotice, refusalReason } from '../session/profiler-refusal.js';
-import { describeAttachTarget, requestAttach } from './attach.js';
+import { connectTimeoutMs } from '../recording/launch-recording.js';
+import { launchProfiled } from '../recording/profiled-launch.js';
+import { profilerLibraryPath } from '../profiler/profiler-env.js';
+import { UserError } from '../errors/user-error.js';
+import { fallbackFailedSentence, fallbackNotice, refusalReason } from '../recording/profiler-refusal.js';
+import { describeAttachTarget } from './attach-target.js';
 import { pageHistory } from './counters-series.js';
 import { EventHub, type Drained, type HubClient } from './event-hub.js';
 import { FallbackSession } from './fallback-session.js';
@@ -36,7 +36,7 @@ import { PdbLines } from '../source-lines/pdb-lines.js';
 import { readSourceFile } from '../source-lines/source-file.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import { SessionStream } from './session-stream.js';
+import { SessionStream } from '../spool/session-stream.js';
 import { ensureSpoolDir, spoolFileName } from '../spool/spool-dir.js';
 
 export const DEFAULT_INTERVAL_MS = 10;

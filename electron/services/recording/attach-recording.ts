@@ -4,7 +4,7 @@
 import type { ChunkListener, CollectedStream } from '../collector/collector.js';
 import { delay } from './profiled-launch.js';
 import { attachProfiled } from './profiled-attach.js';
-import type { EventSwitches } from './profiler-env.js';
+import type { EventSwitches } from '../profiler/profiler-env.js';
 
 export interface AttachRecordingOptions {
   pid: number;

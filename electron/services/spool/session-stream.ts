@@ -8,8 +8,8 @@ import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spooledRecordBytes } from '../../../structs/formats/clrscope-file/spooled-record.js';
-import { fsErrorText } from '../export/fs-error-text.js';
-import { StreamSpool } from '../spool/stream-spool.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
+import { StreamSpool } from './stream-spool.js';
 
 export interface StoredChunk {
   offset: number;

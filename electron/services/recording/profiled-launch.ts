@@ -4,8 +4,8 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
-import { childEnvironment } from './profiler-env.js';
-import { UserError } from './user-error.js';
+import { childEnvironment } from '../profiler/profiler-env.js';
+import { UserError } from '../errors/user-error.js';
 
 export interface ProfiledLaunchOptions {
   command: string;
