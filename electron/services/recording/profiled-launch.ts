@@ -64,6 +64,11 @@ function waitForSpawn(child: ChildProcess, command: string): Promise<void> {
   });
 }
 
+/** How long a session waits for a runtime to connect before saying none did (CLRSCOPE_CONNECT_TIMEOUT_MS, default 10 s). */
+export function connectTimeoutMs(explicit?: number): number {
+  return explicit ?? (Number(process.env.CLRSCOPE_CONNECT_TIMEOUT_MS) || 10000);
+}
+
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

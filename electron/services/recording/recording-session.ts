@@ -5,7 +5,7 @@ import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '..
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { SessionStream } from '../spool/session-stream.js';
 
-export interface WorkstationSession {
+export interface RecordingSession {
   readonly id: string;
   /** The session's wire stream (on disk), replayed to each page that subscribes from where it asks. */
   readonly stream: SessionStream;
