@@ -146,21 +146,6 @@ export class StreamSpool {
     }
   }
 
-  /** Starts over, for a stream other than the one spooled so far. */
-  restart(): void {
-    if (this.fd === undefined || this.failureText !== undefined) return;
-    try {
-      this.remove();
-      this.fd = createExclusiveSync(this.path, 0o600);
-      this.streamBytes = 0;
-      this.markerWritten = false;
-      this.sawEnd = false;
-      this.tap = this.newTap();
-    } catch (err) {
-      this.fail(err);
-    }
-  }
-
   private newTap(): RecordTap {
     return new RecordTap(RecordType.End, () => { this.sawEnd = true; });
   }
