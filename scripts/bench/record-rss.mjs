@@ -4,7 +4,7 @@
 // RSS while recording (at a quarter, half and the end of the run, and the most seen) and the
 // peak of the whole run (VmHWM, which includes the read-back and the write at the end).
 //
-//   node scripts/bench/record-rss.mjs [--seconds 60] [--format clrscope|pb.gz] [--cli dist/electron/cli/main.js]
+//   node scripts/bench/record-rss.mjs [--seconds 60] [--format clrscope|pb.gz] [--cli electron/cli/clrscope.js]
 //
 // --cli another build's CLI (e.g. an older checkout's) compares before and after in one sitting;
 // CLRSCOPE_PROFILER_PATH then says which profiler library both use.
@@ -23,7 +23,7 @@ const option = (name, fallback) => {
 };
 const seconds = Number(option('seconds', '60'));
 const format = option('format', 'clrscope');
-const cli = resolve(option('cli', join(root, 'dist', 'electron', 'cli', 'main.js')));
+const cli = resolve(option('cli', join(root, 'electron', 'cli', 'clrscope.js')));
 const target = join(root, 'test', 'targets', 'WireLoad', 'bin', 'out', 'WireLoad.dll');
 
 function status(pid) {
@@ -54,8 +54,8 @@ const points = [];
 let hwm = 0;
 const timer = setInterval(() => {
   const s = status(child.pid);
-  if (s === undefined) return;
-  hwm = Math.max(hwm, s.hwm);
+  if (s === undefined || !Number.isFinite(s.rss)) return;
+  if (Number.isFinite(s.hwm)) hwm = Math.max(hwm, s.hwm);
   points.push({ t: (Date.now() - started) / 1000, rss: s.rss, recording: recordingEndedAt === undefined });
 }, 50);
 const code = await new Promise((resolveExit) => child.on('close', (c) => resolveExit(c)));
