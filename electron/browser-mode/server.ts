@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { packageRoot } from '../services/session/profiler-env.js';
+import { packageRoot } from '../services/profiler/profiler-env.js';
 import type { Workstation } from '../services/workstation/workstation.js';
 import { contentSecurityPolicy, securityHeaders } from '../security/content-security-policy.js';
 import { contentTypeOf, resolveRendererFile } from '../security/renderer-files.js';

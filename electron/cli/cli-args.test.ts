@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UserError } from '../services/session/user-error.js';
+import { UserError } from '../services/errors/user-error.js';
 import { planRecord } from './record-command.js';
 
 /** The one sentence a bad record command line gets. */

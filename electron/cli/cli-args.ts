@@ -2,7 +2,7 @@
 // node's parser, turning its errors into one sentence.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UserError } from '../services/session/user-error.js';
+import { UserError } from '../services/errors/user-error.js';
 
 export interface SplitArgs<T> {
   values: T;

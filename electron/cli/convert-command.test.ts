@@ -8,7 +8,7 @@ import { fromSpeedscope } from '../../structs/formats/speedscope/from-speedscope
 import { toCollapsed } from '../../structs/profile/collapsed.js';
 import { fixtureStream } from '../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
-import { UserError } from '../services/session/user-error.js';
+import { UserError } from '../services/errors/user-error.js';
 import { planConvert, ProgressLine, runConvert, type ConvertIo } from './convert-command.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-convert-test-'));

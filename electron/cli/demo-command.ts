@@ -1,8 +1,8 @@
 // `clrscope demo`: a first recording for newcomers, of the bundled demo service.
 
 import { existsSync } from 'node:fs';
-import { demoProgramPath } from '../services/session/demo-program.js';
-import { UserError } from '../services/session/user-error.js';
+import { demoProgramPath } from '../services/demo/demo-program.js';
+import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { DEMO_HELP } from './help-text.js';
 import { outputFormatOf } from './output-format.js';

@@ -1,7 +1,7 @@
 // The clrscope command line. Every failure a user can cause ends in one sentence on stderr and
 // a non-zero exit code; anything else is a bug and says so.
 
-import { UserError } from '../services/session/user-error.js';
+import { UserError } from '../services/errors/user-error.js';
 import { runDemo } from './demo-command.js';
 import { runCounters } from './counters-command.js';
 import { runConvert } from './convert-command.js';

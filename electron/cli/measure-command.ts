@@ -4,12 +4,11 @@
 import { existsSync } from 'node:fs';
 import type { CollectedStream } from '../services/collector/collector.js';
 import { MeasureChannels, type MeasureChannel } from '../services/measure/measure-channel.js';
-import { attachProfiled, type ProfiledAttach } from '../services/session/profiled-attach.js';
-import { delay, launchProfiled } from '../services/session/profiled-launch.js';
-import { connectTimeoutMs } from '../services/session/launch-recording.js';
-import { profilerLibraryPath } from '../services/session/profiler-env.js';
-import { refusalReason } from '../services/session/profiler-refusal.js';
-import { UserError } from '../services/session/user-error.js';
+import { attachProfiled, type ProfiledAttach } from '../services/recording/profiled-attach.js';
+import { connectTimeoutMs, delay, launchProfiled } from '../services/recording/profiled-launch.js';
+import { profilerLibraryPath } from '../services/profiler/profiler-env.js';
+import { refusalReason } from '../services/recording/profiler-refusal.js';
+import { UserError } from '../services/errors/user-error.js';
 import { parseMethodPattern, patternNames, type MethodPattern } from '../../structs/measure/method-pattern.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { MEASURE_HELP } from './help-text.js';

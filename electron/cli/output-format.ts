@@ -4,10 +4,10 @@
 import { accessSync, closeSync, constants, lstatSync, unlinkSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { partialPathFor } from '../services/export/atomic-file.js';
-import { fsErrorText } from '../services/export/fs-error-text.js';
+import { fsErrorText } from '../services/errors/fs-error-text.js';
 import { createExclusiveSync } from '../services/files/exclusive-file.js';
 import { extensionList, formatOfPath, type RecordingFileFormat } from '../services/export/recording-formats.js';
-import { UserError } from '../services/session/user-error.js';
+import { UserError } from '../services/errors/user-error.js';
 
 export type OutputFormat = RecordingFileFormat;
 

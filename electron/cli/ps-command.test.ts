@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UserError } from '../services/session/user-error.js';
+import { UserError } from '../services/errors/user-error.js';
 import type { DotnetProcess } from '../services/discovery/discovery.js';
 import { planPs, psJsonEntries, psTable } from './ps-command.js';
 

@@ -3,7 +3,7 @@
 
 import { DEFAULT_DISCOVERY_TIMEOUT_MS, listDotnetProcesses, processInfoOf, type DotnetProcess } from '../services/discovery/discovery.js';
 import type { ProcessInfo } from '../../structs/api/contract.js';
-import { UserError } from '../services/session/user-error.js';
+import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { PS_HELP } from './help-text.js';
 

@@ -1,28 +1,29 @@
-// `clrscope record`: launch a program under the profiler, write what it recorded.
+// `clrscope record`: launch a program under the profiler (or attach to one), write what it
+// recorded. It records through the same sessions as the workstation (services/recording): the
+// stream goes to a spool file as it arrives and the process keeps no samples while recording;
+// the recording with every sample is read back from the spool at the end, and a .clrscope
+// output is the spool itself, moved into place.
 
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { basename, dirname } from 'node:path';
-import type { ChunkListener, CollectedStream } from '../services/collector/collector.js';
+import { basename } from 'node:path';
+import type { CollectedStream } from '../services/collector/collector.js';
 import { ChildSpools } from '../services/spool/child-spools.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/atomic-file.js';
-import { fsErrorText } from '../services/export/fs-error-text.js';
+import { fsErrorText } from '../services/errors/fs-error-text.js';
 import { NotPrivateError } from '../services/files/private-dir.js';
 import { ensureSpoolDir, leftoverSpools, spoolDir, spoolFileName } from '../services/spool/spool-dir.js';
-import { spoolListener } from '../services/spool/spool-listener.js';
-import { StreamSpool } from '../services/spool/stream-spool.js';
+import { SessionStream } from '../services/spool/session-stream.js';
 import { counted } from '../../structs/text/count.js';
 import { checkFormatAvailable, writeRecordingFile as writeInFormat } from '../services/export/recording-file.js';
 import { RECORDING_FORMATS } from '../services/export/recording-formats.js';
-import { recordAttach, type AttachRecordingResult } from '../services/session/attach-recording.js';
-import { recordEventPipe } from '../services/session/eventpipe-recording.js';
-import { recordLaunch, type LaunchRecordingResult } from '../services/session/launch-recording.js';
-import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/session/profiler-env.js';
-import { MAX_CHILD_STREAMS } from '../services/session/profiled-launch.js';
-import { processText, stillProfiled } from '../services/session/process-tree.js';
+import { recordAttach, type EventPipeAttachResult } from '../services/recording/attach-recording.js';
+import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
+import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
+import { MAX_CHILD_STREAMS } from '../services/recording/profiled-launch.js';
+import { processText, stillProfiled } from '../services/recording/process-tree.js';
 import { mergeProcesses, type ProcessPart } from '../../structs/profile/merge-processes.js';
-import { fallbackSentence } from '../services/session/profiler-refusal.js';
-import { UserError } from '../services/session/user-error.js';
+import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { RECORD_HELP } from './help-text.js';
 import { checkWritable, outputFormatOf, type OutputFormat } from './output-format.js';
@@ -182,23 +183,17 @@ export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number
     return await recordLaunched(plan, libraryPath, io, spool);
   } catch (err) {
     // Whatever went wrong, what was recorded stays on disk, and the user hears where.
-    if (spool !== undefined && !spool.saved) spool.keep(io);
+    if (!spool.saved) spool.keep(io);
     throw err;
   }
 }
 
-async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool | undefined): Promise<number> {
-  let launchedPid: number | undefined;
-  const follow = spool === undefined ? undefined : spoolListener(spool.file, () => launchedPid);
+async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool): Promise<number> {
   // With --children each child's stream is spooled to a file of its own; the run's spool keeps the launched one's.
-  const children = plan.children === true && spool !== undefined ? new ChildSpools(dirname(spool.file.path), (m) => io.err(`clrscope: ${m}`)) : undefined;
-  const onChunk: ChunkListener | undefined = children === undefined ? follow?.listener : (stream, chunk) => {
-    if (launchedPid !== undefined && stream.pid !== launchedPid) children.listener(stream, chunk);
-    else follow?.listener(stream, chunk);
-  };
+  const children = plan.children === true ? new ChildSpools(spool.dir, (m) => io.err(`clrscope: ${m}`)) : undefined;
   try {
-    const code = await recordLaunchedWith(plan, libraryPath, io, spool, follow, onChunk, (pid) => { launchedPid = pid; });
-    children?.remove();
+    const code = await recordLaunchedWith(plan, libraryPath, io, spool, children);
+    await children?.remove();
     return code;
   } catch (err) {
     const kept = children?.keep() ?? [];
@@ -207,7 +202,7 @@ async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordI
   }
 }
 
-async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool | undefined, follow: ReturnType<typeof spoolListener> | undefined, onChunk: ChunkListener | undefined, onLaunched: (pid: number) => void): Promise<number> {
+async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool, children: ChildSpools | undefined): Promise<number> {
   const result = await recordLaunch({
     command: plan.command,
     args: plan.args,
@@ -218,31 +213,33 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
     durationMs: plan.durationMs,
     signal: io.signal,
     notice: (m) => io.err(`clrscope: ${m}`),
-    onChunk,
-    onLaunched,
+    stream: spool.stream,
+    // The samples are in the spool (and the children's): none wait in memory while recording.
+    keepSamples: false,
+    onChunk: children?.listener,
     children: plan.children,
   });
   const code = exitCodeOf(result);
   const how = exitText(result);
   const stream = result.stream;
   if (stream === undefined) {
-    spool?.discard();
+    spool.discard();
     io.err(`clrscope: no .NET runtime connected, so nothing was recorded and ${plan.output} was not written: ${plan.command} is not a .NET program, or its runtime did not load the profiler (DOTNET_EnableDiagnostics=0, or another profiler already loaded); the program ${how}.`);
     return code !== 0 ? code : NOTHING_RECORDED_EXIT_CODE;
   }
   if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
   for (const other of result.otherStreams) if (other.error !== undefined) io.err(`clrscope: pid ${other.pid ?? '?'}: ${other.error} What arrived before it is kept.`);
-  const spooled = spool !== undefined && follow?.spooled() === stream ? spool : undefined;
-  if (spooled === undefined) spool?.discard();
-  if (plan.children === true) {
-    const tree = await processTreeRecording(stream, result, io);
+  const rec = await readBack(result.recording());
+  await spool.stream.closeReader();
+  if (plan.children === true && children !== undefined) {
+    const tree = await processTreeRecording(stream, rec, result, children, io);
     io.err(formatSummary(tree.recording, stream.closedByCollector));
     await reportLingering(result, libraryPath, io, true);
     // The spool holds the launched process's stream only: it is kept on failure, never moved into place.
-    await writeOutputs(plan, tree, spooled, io, { code, how }, true);
+    await writeOutputs(plan, tree, spool, io, { code, how }, true);
     return code;
   }
-  io.err(formatSummary(stream.recording, stream.closedByCollector));
+  io.err(formatSummary(rec, stream.closedByCollector));
   for (const other of result.otherStreams) {
     io.err(`clrscope: pid ${other.pid ?? '?'} (started by the program) also streamed ${counted(other.recording.sampleCount, 'sample')}; they are not in ${plan.output} (--children records every process).`);
   }
@@ -251,12 +248,19 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
     io.err(`clrscope: ${counted(pids.length, 'other .NET process', 'other .NET processes')} the program started also loaded the profiler and ${pids.length === 1 ? 'was' : 'were'} not recorded (pid ${pids.slice(0, 10).join(', ')}${pids.length > 10 ? ', …' : ''}; --children records them too).`);
   }
   await reportLingering(result, libraryPath, io, false);
-  await writeOutputs(plan, stream, spooled, io, { code, how });
+  await writeOutputs(plan, { recording: rec, state: stream.state }, spool, io, { code, how });
   return code;
 }
 
+/** The recording with every sample, read back from the spool: a session whose model has it is a bug, not a user's error. */
+async function readBack(recording: Promise<Recording | undefined>): Promise<Recording> {
+  const rec = await recording;
+  if (rec === undefined) throw new Error('The followed stream has no recording.');
+  return rec;
+}
+
 /** The launched process and every child that streamed, as one recording of several processes, listed on stderr. */
-async function processTreeRecording(own: CollectedStream, result: LaunchRecordingResult, io: RecordIo): Promise<Pick<CollectedStream, 'recording' | 'state'>> {
+async function processTreeRecording(own: CollectedStream, ownRecording: Recording, result: LaunchRecordingResult, children: ChildSpools, io: RecordIo): Promise<Pick<CollectedStream, 'recording' | 'state'>> {
   const streams = [own, ...result.otherStreams];
   const parts: ProcessPart[] = [];
   const lines: string[] = [];
@@ -264,10 +268,11 @@ async function processTreeRecording(own: CollectedStream, result: LaunchRecordin
     const meta = s.recording.meta;
     if (meta === undefined) continue;
     const d = await result.processes.get(meta.pid);
+    const rec = s === own ? ownRecording : await children.recordingOf(s);
     // The recording must be finished before its columns are read as a whole.
-    if (!s.recording.isFinished) s.recording.finish();
-    parts.push({ process: { pid: meta.pid, name: d.name }, recording: s.recording });
-    lines.push(`  ${processText(d)}: ${counted(s.recording.sampleCount, 'sample')}${s === own ? ' (the launched program)' : ''}`);
+    if (!rec.isFinished) rec.finish();
+    parts.push({ process: { pid: meta.pid, name: d.name }, recording: rec });
+    lines.push(`  ${processText(d)}: ${counted(rec.sampleCount, 'sample')}${s === own ? ' (the launched program)' : ''}`);
   }
   io.err(`clrscope: recorded ${counted(parts.length, 'process', 'processes')}:`);
   for (const line of lines) io.err(line);
@@ -276,7 +281,6 @@ async function processTreeRecording(own: CollectedStream, result: LaunchRecordin
   }
   return { recording: mergeProcesses(parts), state: own.state };
 }
-
 /**
  * Says which processes the program started are still running with the profiler loaded: the
  * runtime cannot unload a profiler loaded at startup, and MSBuild nodes and the compiler server
@@ -318,11 +322,12 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
   // The spool becomes a complete file first: a recording kept after a failed save is whole.
   const clean = stream.state === 'ended';
   // A corrupt stream's spool holds the bad record too: only the model's copy is good then.
-  const spoolComplete = stream.state !== 'corrupt' && spool?.file.finish(clean ? rec.end : undefined) === true;
+  const file = spool?.stream.spoolFile;
+  const spoolComplete = stream.state !== 'corrupt' && file?.finish(clean ? rec.end : undefined) === true;
   try {
-    if (spool !== undefined && spoolComplete && clean && format === 'clrscope' && !spoolIsPart) {
+    if (spool !== undefined && file !== undefined && spoolComplete && clean && format === 'clrscope' && !spoolIsPart) {
       // The spool is the .clrscope file already: it moves into place instead of being written twice.
-      await spool.file.moveTo(plan.output);
+      await file.moveTo(plan.output);
       spool.saved = true;
     } else {
       await writeRecordingFile(plan.output, rec);
@@ -338,11 +343,11 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
     // One sentence: what failed, how the program ended, where the recording is.
     const parts: string[] = [];
     if (program !== undefined) parts.push(`the program ${program.how}`);
-    if (spool !== undefined && !spool.saved) {
-      const path = spool.file.path;
+    if (spool !== undefined && file !== undefined && !spool.saved) {
+      const path = file.path;
       if (spoolComplete && spoolIsPart) parts.push(`the launched process's recording is kept in ${path} (clrscope convert ${path} -o FILE writes it in any format)`);
       else if (spoolComplete) parts.push(`everything recorded is kept in ${path} (clrscope convert ${path} -o FILE writes it in any format)`);
-      else if (stream.state !== 'corrupt' && spool.file.holdsRecords) parts.push(`what was recorded before ${path} could not be written further is kept there`);
+      else if (stream.state !== 'corrupt' && file.holdsRecords) parts.push(`what was recorded before ${path} could not be written further is kept there`);
       else spool.discard();
       spool.saved = true;
     }
@@ -350,15 +355,14 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
     const message = err.message.replace(/\.$/, '');
     throw new UserError(parts.length === 0 ? `${message}.` : `${message}; ${parts.join(', and ')}.`, code);
   }
-  if (spool !== undefined && !spool.saved) {
-    spool.file.remove();
-    spool.saved = true;
-  }
+  if (spool !== undefined && !spool.saved) spool.discard();
 }
 
-/** The spool of this run: its file, and whether the recording has been saved (then it needs no mention). */
+/** The spool of this run: the session's stream, and whether the recording has been saved (then it needs no mention). */
 interface RunSpool {
-  file: StreamSpool;
+  /** On disk in `dir` as it arrives, or in memory when no spool folder could be used. */
+  stream: SessionStream;
+  dir: string | undefined;
   saved: boolean;
   /** Leaves the file and says where it is. */
   keep(io: RecordIo): void;
@@ -371,23 +375,27 @@ interface RunSpool {
  * recordings earlier runs left there. Without a usable cache folder the run goes on, saying
  * that a kill would lose the recording.
  */
-async function openSpool(io: RecordIo): Promise<RunSpool | undefined> {
-  let file: StreamSpool;
+async function openSpool(io: RecordIo): Promise<RunSpool> {
+  let stream: SessionStream;
+  let dir: string | undefined;
   try {
-    const dir = await ensureSpoolDir();
+    dir = await ensureSpoolDir();
     announceLeftovers(dir, io);
-    file = StreamSpool.create(dir, spoolFileName(), (sentence) => io.err(`clrscope: ${sentence}`));
+    stream = SessionStream.onDisk(dir, spoolFileName(), (sentence) => io.err(`clrscope: ${sentence}`));
   } catch (err) {
     const why = err instanceof NotPrivateError ? err.message : fsErrorText(err, spoolDir(), 'write');
     io.err(`clrscope: the recording is kept in memory only (cannot use ${spoolDir()}: ${why}), so it would be lost if clrscope were killed.`);
-    return undefined;
+    stream = SessionStream.inMemory();
+    dir = undefined;
   }
   const spool: RunSpool = {
-    file,
+    stream,
+    dir,
     saved: false,
     keep(out) {
       if (spool.saved) return;
-      if (!file.holdsRecords) {
+      const file = stream.spoolFile;
+      if (file === undefined || !file.holdsRecords) {
         spool.discard();
         return;
       }
@@ -397,7 +405,7 @@ async function openSpool(io: RecordIo): Promise<RunSpool | undefined> {
     },
     discard() {
       spool.saved = true;
-      file.remove();
+      void stream.close();
     },
   };
   return spool;
@@ -410,31 +418,39 @@ function announceLeftovers(dir: string, io: RecordIo): void {
   io.err(`clrscope: ${counted(left.length, 'recording')} of earlier runs that did not finish ${left.length === 1 ? 'is' : 'are'} kept in ${dir} (the newest: ${basename(newest)}); clrscope convert FILE -o OUT.pb.gz writes one in another format, or delete them.`);
 }
 
-async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string, io: RecordIo, spool: RunSpool | undefined): Promise<number> {
+async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string, io: RecordIo, spool: RunSpool): Promise<number> {
   io.err(`clrscope: attaching to pid ${pid}...`);
-  let result: AttachRecordingResult;
-  try {
-    result = await recordAttach({ pid, intervalMs: plan.intervalMs, wall: plan.wall, events: plan.events, libraryPath, durationMs: plan.durationMs, signal: io.signal, onChunk: spool === undefined ? undefined : (_stream, chunk) => spool.file.push(chunk) });
-  } catch (err) {
-    spool?.discard();
-    const sentence = plan.fallback !== false ? await fallbackSentence(err, pid, 'recording') : undefined;
-    if (sentence === undefined) throw err;
-    io.err(`clrscope: ${sentence}`);
-    return recordThroughEventPipe(plan, pid, io);
+  const result = await recordAttach({
+    pid,
+    intervalMs: plan.intervalMs,
+    wall: plan.wall,
+    events: plan.events,
+    libraryPath,
+    durationMs: plan.durationMs,
+    signal: io.signal,
+    stream: spool.stream,
+    keepSamples: false,
+    fallback: plan.fallback !== false,
+    onFallback: (notice) => io.err(`clrscope: ${notice}`),
+  });
+  if (result.kind === 'eventpipe') {
+    // The attach closed the run's spool when the runtime refused the profiler.
+    spool.saved = true;
+    return writeEventPipeRecording(plan, pid, result, io);
   }
-  const rec = result.stream.recording;
+  const rec = await readBack(result.recording());
+  await spool.stream.closeReader();
   if (result.stream.error !== undefined) io.err(`clrscope: ${result.stream.error} What arrived before it is kept.`);
   io.err(formatSummary(rec, result.stream.closedByCollector));
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: detached from pid ${pid}; it keeps running.`);
-  await writeOutputs(plan, result.stream, spool, io, undefined);
+  await writeOutputs(plan, { recording: rec, state: result.stream.state }, spool, io, undefined);
   return 0;
 }
 
-/** The runtime would not load the profiler but its diagnostics socket answers: the runtime's own sampler records. */
-async function recordThroughEventPipe(plan: RecordPlan, pid: number, io: RecordIo): Promise<number> {
-  const result = await recordEventPipe({ pid, durationMs: plan.durationMs, signal: io.signal });
+/** The runtime would not load the profiler but its diagnostics socket answered: the runtime's own sampler recorded. */
+async function writeEventPipeRecording(plan: RecordPlan, pid: number, result: EventPipeAttachResult, io: RecordIo): Promise<number> {
   if (result.problem !== undefined) io.err(`clrscope: ${result.problem}`);
   const rec = result.recording;
   if (rec === undefined) throw new UserError(`Nothing was recorded from process ${pid}, so ${plan.output} was not written.`);
@@ -443,5 +459,6 @@ async function recordThroughEventPipe(plan: RecordPlan, pid: number, io: RecordI
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: stopped the EventPipe session in pid ${pid}; it keeps running.`);
   await writeOutputs(plan, { recording: rec, state: 'ended' }, undefined, io, undefined);
+  await result.session.close();
   return 0;
 }

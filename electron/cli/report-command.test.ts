@@ -7,7 +7,7 @@ import { saveRecording } from '../../structs/formats/clrscope-file/save-recordin
 import { streamFromCollapsed } from '../../structs/profile/collapsed-stream.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import type { Report } from '../../structs/analysis/report-model.js';
-import { UserError } from '../services/session/user-error.js';
+import { UserError } from '../services/errors/user-error.js';
 import { planReport, runReport, type ReportIo } from './report-command.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-report-test-'));

@@ -17,7 +17,7 @@ const root = resolve(new URL('../..', import.meta.url).pathname);
 const { values } = parseArgs({ options: { reads: { type: 'string', default: '200000' } } });
 const reads = Number(values.reads);
 const { CountersSource } = await import(join(root, 'dist/electron/services/counters/counters-source.js'));
-const { launchProfiled } = await import(join(root, 'dist/electron/services/session/profiled-launch.js'));
+const { launchProfiled } = await import(join(root, 'dist/electron/services/recording/profiled-launch.js'));
 const program = join(root, 'test/targets/GcLoad/bin/out/GcLoad.dll');
 if (!existsSync(program)) {
   console.error('counters-read: GcLoad is not built; run bash scripts/setup.sh');

@@ -33,8 +33,8 @@ for (const [path, how] of [[target, 'bash scripts/build-targets.sh'], [library, 
   }
 }
 const { MeasureChannels } = await import(join(root, 'dist/electron/services/measure/measure-channel.js'));
-const { launchProfiled, delay } = await import(join(root, 'dist/electron/services/session/profiled-launch.js'));
-const { attachProfiled } = await import(join(root, 'dist/electron/services/session/profiled-attach.js'));
+const { launchProfiled, delay } = await import(join(root, 'dist/electron/services/recording/profiled-launch.js'));
+const { attachProfiled } = await import(join(root, 'dist/electron/services/recording/profiled-attach.js'));
 
 const TRIVIAL = 'Clrscope.Targets.Measure.Bench.Trivial';
 const benchArgs = [target, 'bench', '--seconds', values.seconds];

@@ -24,6 +24,7 @@ const benches = [
   { name: 'formats', quick: ['--samples', '1000000', '--no-dotnet-trace'] },
   { name: 'measure-cost', quick: ['--runs', '3', '--seconds', '1', '--first', '3'] },
   { name: 'long-session', quick: ['--minutes', '10', '--runs', '3'] },
+  { name: 'record-rss', quick: ['--seconds', '20'] },
 ];
 
 const failed = [];

@@ -28,7 +28,7 @@ for (const [path, what] of [[join(root, 'dist/structs/wire/decoder.js'), 'dist/ 
   }
 }
 const { startCollector } = await import(dist('electron/services/collector/collector.js'));
-const { childEnvironment, profilerLibraryPath } = await import(dist('electron/services/session/profiler-env.js'));
+const { childEnvironment, profilerLibraryPath } = await import(dist('electron/services/profiler/profiler-env.js'));
 const { saveRecording } = await import(dist('structs/formats/clrscope-file/save-recording.js'));
 const { recordingFromStream } = await import(dist('structs/profile/recording-from-stream.js'));
 const { WireEncoder } = await import(dist('structs/wire/encoder.js'));

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { processAlive } from '../../electron/services/session/profiled-attach.js';
+import { processAlive } from '../../electron/services/recording/profiled-attach.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CountersSource } from '../../electron/services/counters/counters-source.js';
-import { launchProfiled } from '../../electron/services/session/profiled-launch.js';
+import { launchProfiled } from '../../electron/services/recording/profiled-launch.js';
 import { blockPathForPid } from '../../structs/ipcblock/mapping.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';

@@ -16,7 +16,7 @@ import { DiagnosticsError } from '../../electron/services/diagnostics/diagnostic
 import { exchange } from '../../electron/services/diagnostics/transport.js';
 import { decodeHresultPayload, decodeReply, encodeMessage, encodeProcessInfoRequest, encodeResumeRuntimeRequest } from '../../structs/diagnostics/codec.js';
 import { HRESULT } from '../../structs/diagnostics/hresults.js';
-import { launchProfiled } from '../../electron/services/session/profiled-launch.js';
+import { launchProfiled } from '../../electron/services/recording/profiled-launch.js';
 import { PROFILER, ROOT, targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
 import type { ProcessInfo } from '../../structs/api/contract.js';

@@ -23,7 +23,7 @@ import { recordingFromStream } from '../../structs/profile/recording-from-stream
 import { topMethods } from '../../structs/profile/top-methods.js';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { APPROXIMATE_CPU_COMMENT } from '../../electron/services/export/pprof.js';
-import { processAlive } from '../../electron/services/session/profiled-attach.js';
+import { processAlive } from '../../electron/services/recording/profiled-attach.js';
 import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
 import { BrowserModeClient } from './support/browser-mode-client.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';

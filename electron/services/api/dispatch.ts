@@ -2,7 +2,7 @@
 // the renderer into a workstation call: validate, then call the named operation.
 
 import type { WorkstationApi } from '../../../structs/api/contract.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import { ValidationError, validateCall, type ValidationContext } from './validate.js';
 
 /** What the adapters call into: the contract's operations (events travel separately). */

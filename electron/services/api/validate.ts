@@ -10,7 +10,7 @@ import {
   type MeasureRequest, type OpenRecordingRequest, type Operation, type RevertMeasureRequest, type SourceFileRequest, type WorkstationApi, type WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import { checkFoldOptions, type FoldOptions } from '../../../structs/analysis/fold-options.js';
-import { fsErrorText } from '../export/fs-error-text.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
 import { exportPathMismatch } from '../workstation/export-recording.js';
 
 export class ValidationError extends Error {

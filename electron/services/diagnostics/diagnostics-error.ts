@@ -2,7 +2,7 @@
 // prints it without a stack trace; `failure` and `hresult` let callers choose another road
 // (e.g. an EventPipe session when another profiler already occupies the process).
 
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 
 export type DiagnosticsFailure =
   /** No process has this pid. */

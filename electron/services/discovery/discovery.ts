@@ -8,7 +8,7 @@
 // hang.
 
 import { access, stat } from 'node:fs/promises';
-import { PROFILER_CLSID } from '../session/profiler-env.js';
+import { PROFILER_CLSID } from '../profiler/profiler-env.js';
 import { processInfo, processInfo2 } from '../diagnostics/client.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import {

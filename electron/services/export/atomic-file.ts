@@ -6,10 +6,10 @@
 
 import { rename, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import { createExclusive, randomTag } from '../files/exclusive-file.js';
 import { writeAll } from '../files/write-all.js';
-import { fsErrorText } from './fs-error-text.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
 
 export type Piece = Uint8Array | string;
 

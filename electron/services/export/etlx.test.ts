@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { smallRecording } from '../../../structs/formats/nettrace/fixture-recordings.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import { etlxConverterPath, toEtlx } from './etlx.js';
 
 const work = mkdtempSync(join(tmpdir(), 'clrscope-etlx-test-'));

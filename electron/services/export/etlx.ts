@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { nettraceChunks } from '../../../structs/formats/nettrace/recording-to-nettrace.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import { UserError } from '../session/user-error.js';
-import { packageRoot } from '../session/profiler-env.js';
+import { UserError } from '../errors/user-error.js';
+import { packageRoot } from '../profiler/profiler-env.js';
 import { createExclusive } from '../files/exclusive-file.js';
 import { writeAll } from '../files/write-all.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from './atomic-file.js';
-import { fsErrorText } from './fs-error-text.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
 
 /** Overrides where the converter's dll is (packaged apps put it beside their resources). */
 export const ETLX_CONVERTER_ENV = 'CLRSCOPE_ETLX_CONVERTER';

@@ -9,7 +9,7 @@ import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { EVENTPIPE_PROFILER_VERSION } from '../session/eventpipe-session.js';
+import { EVENTPIPE_PROFILER_VERSION } from '../recording/eventpipe-session.js';
 import { goPprof, requireGo } from './go-pprof.test-support.js';
 import { APPROXIMATE_CPU_COMMENT, toPprof } from './pprof.js';
 import { FrameLines } from '../../../structs/profile/frame-lines.js';

@@ -13,8 +13,8 @@ import { recordingFromStream } from '../../../structs/profile/recording-from-str
 import type { Recording } from '../../../structs/profile/recording.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { HelloFlags } from '../../../structs/wire/records.js';
-import { EVENTPIPE_PROFILER_VERSION } from '../session/eventpipe-session.js';
-import { UserError } from '../session/user-error.js';
+import { EVENTPIPE_PROFILER_VERSION } from '../recording/eventpipe-session.js';
+import { UserError } from '../errors/user-error.js';
 import { cpuIsEstimated } from '../workstation/imported-cpu.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { toPprof } from './pprof.js';

@@ -14,9 +14,9 @@ import { fromPprof, MAX_PPROF_BYTES } from '../../../structs/formats/pprof/from-
 import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
 import { speedscopeJsonChunks, type SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
 import { Recording } from '../../../structs/profile/recording.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import { writeFileAtomically } from './atomic-file.js';
-import { fsErrorText } from './fs-error-text.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
 import { etlxConverterPath, toEtlx } from './etlx.js';
 import { toPprof } from './pprof.js';
 import { StackThreadSums } from '../../../structs/profile/aggregate.js';

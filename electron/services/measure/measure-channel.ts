@@ -7,7 +7,7 @@ import type { ChunkListener, CollectedStream } from '../collector/collector.js';
 import { encodeMeasureCommand, encodeRevertCommand } from '../../../structs/wire/control-commands.js';
 import type { MeasureRecord, MeasureReplyRecord } from '../../../structs/wire/measure-records.js';
 import { MeasureReader, type Measurements } from '../../../structs/measure/measurements.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 
 export class MeasureChannel {
   private readonly reader: MeasureReader;

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { MAX_SOURCE_FILE_BYTES } from '../../../structs/api/contract.js';
-import { fsErrorText } from '../export/fs-error-text.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
 
 /** The text, with a sentence when it is not the text the recorded build was compiled from. */
 export type SourceFileRead = { text: string; warning?: string } | { message: string };

@@ -83,10 +83,16 @@ test('a stream that brought its own END gets no second one', () => {
   assert.equal(openRecording(readFileSync(spool.path)).recording.end?.reason, 0);
 });
 
-test('restart() begins the file again for another stream', () => {
-  const spool = spoolOf(fixtureStream().subarray(0, 100));
-  spool.restart();
-  for (const b of [fixtureStream()]) spool.push(b);
-  spool.finish(undefined);
-  assert.equal(cpu(readFileSync(spool.path)), toCollapsed(recordingFromStream([fixtureStream()]), { metric: 'cpu' }));
+test('a spool closed after its last write (its session\'s stream ended) is still finished into a whole file; one removed is not', () => {
+  const stream = fixtureStream({ end: false });
+  const spool = spoolOf(stream.subarray(0, stream.length - 20));
+  spool.close();
+  assert.equal(spool.finish({ mono: 777, reason: EndReason.Stopped }), true);
+  const opened = openRecording(readFileSync(spool.path)).recording;
+  assert.equal(opened.cut, false);
+  assert.deepEqual(opened.end, { mono: 777, reason: EndReason.Stopped });
+  assert.equal(opened.sampleCount, samplesInWholeRecords(stream, stream.length - 20));
+  const gone = spoolOf(fixtureStream());
+  gone.remove();
+  assert.equal(gone.finish(undefined), false);
 });

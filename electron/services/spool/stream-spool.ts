@@ -7,15 +7,15 @@
 // the recording. Reusable by anything that receives a stream (clrscope record today, the
 // workstation's sessions later).
 
-import { closeSync, createReadStream, ftruncateSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, createReadStream, ftruncateSync, openSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { RecordTap } from '../../../structs/formats/clrscope-file/record-tap.js';
 import { spooledRecordBytes } from '../../../structs/formats/clrscope-file/spooled-record.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { RecordType, type EndRecord } from '../../../structs/wire/records.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../export/atomic-file.js';
-import { UserError } from '../session/user-error.js';
-import { fsErrorText } from '../export/fs-error-text.js';
+import { UserError } from '../errors/user-error.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
 import { createExclusiveSync } from '../files/exclusive-file.js';
 import { writeAllSync, writeAllSyncAt } from '../files/write-all.js';
 
@@ -27,6 +27,8 @@ export class StreamSpool {
   private streamBytes = 0;
   private markerWritten = false;
   private failureText: string | undefined;
+  /** Closed after the last write (not failed): finish() may still open the file again to complete it. */
+  private closedAfterWriting = false;
 
   private constructor(readonly path: string, fd: number, private readonly onFailure: (sentence: string) => void) {
     this.fd = fd;
@@ -88,8 +90,11 @@ export class StreamSpool {
    * a cut recording. Returns false when the spool is not intact.
    */
   finish(end: EndRecord | undefined): boolean {
-    if (!this.intact || this.fd === undefined) return false;
+    if (this.failureText !== undefined) return false;
     try {
+      // A session's stream closes its spool when the stream ends; completing it comes later.
+      if (this.fd === undefined && this.closedAfterWriting) this.fd = openSync(this.path, constants.O_WRONLY | constants.O_NOFOLLOW);
+      if (this.fd === undefined) return false;
       const marker = this.markerWritten ? spooledRecordBytes().length : 0;
       ftruncateSync(this.fd, this.tap.completeBytes + marker);
       if (end !== undefined && !this.sawEnd && this.markerWritten) {
@@ -121,6 +126,7 @@ export class StreamSpool {
 
   close(): void {
     if (this.fd === undefined) return;
+    if (this.failureText === undefined) this.closedAfterWriting = true;
     try {
       closeSync(this.fd);
     } catch {
@@ -132,25 +138,11 @@ export class StreamSpool {
   /** Deletes the file (after the recording was saved elsewhere). */
   remove(): void {
     this.close();
+    this.closedAfterWriting = false;
     try {
       unlinkSync(this.path);
     } catch {
       // Already gone.
-    }
-  }
-
-  /** Starts over, for a stream other than the one spooled so far. */
-  restart(): void {
-    if (this.fd === undefined || this.failureText !== undefined) return;
-    try {
-      this.remove();
-      this.fd = createExclusiveSync(this.path, 0o600);
-      this.streamBytes = 0;
-      this.markerWritten = false;
-      this.sawEnd = false;
-      this.tap = this.newTap();
-    } catch (err) {
-      this.fail(err);
     }
   }
 

@@ -9,8 +9,8 @@ import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { writeRecordingFile } from '../export/recording-file.js';
 import { formatOfPath, RECORDING_FORMATS } from '../export/recording-formats.js';
-import { UserError } from '../session/user-error.js';
-import { fsErrorText } from '../export/fs-error-text.js';
+import { UserError } from '../errors/user-error.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
 import { ensurePrivateDir, NotPrivateError, privateTempDir } from '../files/private-dir.js';
 
 /** Where exports go by default: <tmpdir>/clrscope-exports-<uid>, or a fresh private folder when another user holds that name. */

@@ -5,22 +5,22 @@
 
 import { basename } from 'node:path';
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { OpenedRecordingFile } from '../export/recording-file.js';
 import { cpuIsEstimated } from './imported-cpu.js';
-import { noOutput } from './output-buffer.js';
-import { SessionStream } from './session-stream.js';
-import type { WorkstationSession } from './workstation-session.js';
+import { noOutput } from '../recording/output-buffer.js';
+import { SessionStream } from '../spool/session-stream.js';
+import type { RecordingSession } from '../recording/recording-session.js';
 
 /** Re-encoding reports samples done of the total, once per ~1 MiB chunk. */
 export type PrepareProgress = (done: number, total: number) => void;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-export class FileSession implements WorkstationSession {
+export class FileSession implements RecordingSession {
   private constructor(
     readonly id: string,
     readonly stream: SessionStream,

@@ -5,7 +5,7 @@
 
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 
 export interface Spawnable {
   command: string;

@@ -14,7 +14,7 @@ import { toCollapsed } from '../../../structs/profile/collapsed.js';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { readRecordingFile, writeRecordingFile } from '../export/recording-file.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import { cpuIsEstimated } from './imported-cpu.js';
 import { createWorkstation } from './workstation.js';
 

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import { defaultSettingsDir, SettingsStore } from './settings-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'clrscope-settings-test-'));

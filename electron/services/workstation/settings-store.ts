@@ -9,8 +9,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkstationSettings } from '../../../structs/api/contract.js';
 import { checkFoldOptions, DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
-import { UserError } from '../session/user-error.js';
-import { fsErrorText } from '../export/fs-error-text.js';
+import { UserError } from '../errors/user-error.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
 
 const FILE = 'settings.json';
 // Settings are a few hundred bytes; anything far larger is not ours.

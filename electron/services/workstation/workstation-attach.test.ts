@@ -15,7 +15,7 @@ import { CommandSet, EventPipeCommand, ProfilerCommand } from '../../../structs/
 import { startFakeRuntime, type FakeAnswer, type FakeRuntime } from '../diagnostics/fake-runtime.js';
 import { readStat } from '../diagnostics/proc.js';
 import { socketName } from '../diagnostics/socket-location.js';
-import { processAlive } from '../session/profiled-attach.js';
+import { processAlive } from '../recording/profiled-attach.js';
 import { createWorkstation, type Workstation } from './workstation.js';
 
 const MAGIC = [0x44, 0x4f, 0x54, 0x4e, 0x45, 0x54, 0x5f, 0x49, 0x50, 0x43, 0x5f, 0x56, 0x31, 0x00];

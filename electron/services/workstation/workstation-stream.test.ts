@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { WorkstationEvent } from '../../../structs/api/contract.js';
 import { STREAM_PLAYER_PROGRAM, twoPartStream } from './replayed-stream.js';
 import { SampleFlags } from '../../../structs/wire/records.js';
-import { REPLAY_CHUNK_BYTES } from './session-stream.js';
+import { REPLAY_CHUNK_BYTES } from '../spool/session-stream.js';
 import { createWorkstation, type WorkstationClient } from './workstation.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-ws-stream-test-'));

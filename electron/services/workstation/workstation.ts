@@ -10,26 +10,21 @@ import type {
   Unsubscribe, WorkstationApi, WorkstationEvent, MeasureReply, MeasureRequest, RevertMeasureRequest, SourceLineTable,
   SourceFile, SourceFileRequest,
 } from '../../../structs/api/contract.js';
-import { demoProgramPath } from '../session/demo-program.js';
-import { attachCollector } from '../session/profiled-attach.js';
+import { demoProgramPath } from '../demo/demo-program.js';
 import { commandLineOf } from '../../../structs/text/command-line.js';
-import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { readRecordingFile } from '../export/recording-file.js';
-import { connectTimeoutMs } from '../session/launch-recording.js';
-import { launchProfiled } from '../session/profiled-launch.js';
-import { profilerLibraryPath } from '../session/profiler-env.js';
-import { UserError } from '../session/user-error.js';
-import { fallbackFailedSentence, fallbackNotice, refusalReason } from '../session/profiler-refusal.js';
-import { describeAttachTarget, requestAttach } from './attach.js';
-import { pageHistory } from './counters-series.js';
+import { connectTimeoutMs } from '../recording/profiled-launch.js';
+import { attachSession, launchSession, type LaunchStart } from '../recording/start-session.js';
+import { profilerLibraryPath } from '../profiler/profiler-env.js';
+import { UserError } from '../errors/user-error.js';
+import { describeAttachTarget } from './attach-target.js';
+import { pageHistory } from '../counters/counters-series.js';
 import { EventHub, type Drained, type HubClient } from './event-hub.js';
-import { FallbackSession } from './fallback-session.js';
 import { defaultExportName, defaultExportsDir, ensureExportsDir, exportPathMismatch, writeExport } from './export-recording.js';
 import { FileSession } from './file-session.js';
 import { resolveLaunch } from './launch-command.js';
 import { listProcesses as discoverProcesses } from './processes.js';
-import { Session } from './session.js';
-import type { WorkstationSession } from './workstation-session.js';
+import type { RecordingSession } from '../recording/recording-session.js';
 import { foldRecording } from '../../../structs/analysis/fold-recording.js';
 import { SettingsStore } from './settings-store.js';
 import { PdbLines } from '../source-lines/pdb-lines.js';
@@ -37,7 +32,7 @@ import { readSourceFile } from '../source-lines/source-file.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import { SessionStream } from './session-stream.js';
+import { SessionStream } from '../spool/session-stream.js';
 import { ensureSpoolDir, spoolFileName } from '../spool/spool-dir.js';
 
 export const DEFAULT_INTERVAL_MS = 10;
@@ -83,7 +78,7 @@ export interface Workstation extends WorkstationApi {
   /** Where a session's stream is kept (tests, benchmarks): its spool file, its length, the bytes held in memory (0 while spooling works). */
   streamStorage(id: string): StreamStorage;
   /** The session object itself, for tests and benchmarks that check what the main process holds for it. */
-  sessionObject(id: string): WorkstationSession;
+  sessionObject(id: string): RecordingSession;
   /** Stops every session, waits for launched programs to exit, and closes every client. */
   shutdown(): Promise<void>;
 }
@@ -96,7 +91,7 @@ export interface StreamStorage {
 
 class WorkstationCore {
   readonly hub = new EventHub();
-  private readonly sessions = new Map<string, WorkstationSession>();
+  private readonly sessions = new Map<string, RecordingSession>();
   private nextId = 1;
   private shuttingDown = false;
   private exportsDir: Promise<string> | undefined;
@@ -143,7 +138,7 @@ class WorkstationCore {
     return this.sessions.has(id);
   }
 
-  session(id: string): WorkstationSession {
+  session(id: string): RecordingSession {
     const session = this.sessions.get(id);
     if (session === undefined) throw new UserError(`There is no session '${id}'.`);
     return session;
@@ -173,19 +168,20 @@ class WorkstationCore {
     return `s${this.nextId++}`;
   }
 
-  private newSession(stream: SessionStream, label: string, pid: number, intervalMs: number, attached: boolean, command?: string): Session {
-    return new Session({
-      id: this.newId(),
-      stream,
+  /** What every session this workstation starts has in common (recording/start-session.ts). */
+  private sessionStart(label: string, intervalMs: number, wall: boolean, libraryPath: string): Omit<LaunchStart, 'command' | 'args' | 'output'> {
+    return {
+      newId: () => this.newId(),
       label,
-      pid,
       intervalMs,
-      attached,
-      command,
+      wall,
+      libraryPath,
+      newStream: () => this.newStream(),
       emit: (event) => this.emit(event),
       countersIntervalMs: this.options.countersIntervalMs,
       connectTimeoutMs: this.options.connectTimeoutMs ?? connectTimeoutMs(),
-    });
+      onSession: (session) => this.sessions.set(session.id, session),
+    };
   }
 
   private emit(event: WorkstationEvent): void {
@@ -199,39 +195,17 @@ class WorkstationCore {
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     if (request.cwd !== undefined && !isAbsolute(request.cwd)) throw new UserError(`The working directory must be an absolute path, not ${request.cwd}.`);
     const spawnable = await resolveLaunch(request.command, request.args, request.cwd);
-    const stream = await this.newStream();
-    let session: Session | undefined;
-    // The session is made in the same turn as the spawn, so no output should come before it;
-    // should some, it is kept and passed on rather than lost.
-    const early: ['stdout' | 'stderr', Buffer][] = [];
-    let launch: Awaited<ReturnType<typeof launchProfiled>>;
-    try {
-      launch = await launchProfiled({
-        command: spawnable.command,
-        args: spawnable.args,
-        intervalMs,
-        wall: request.wall ?? true,
-        cpu: true,
-        libraryPath,
-        // Samples go to the session's stream and the renderer's worker, not into the model here.
-        keepSamples: false,
-        ...(request.async === true ? { extraEnv: { CLRSCOPE_ASYNC: '1' } } : {}),
-        output: (stream, chunk) => (session === undefined ? early.push([stream, chunk]) : session.output(stream, chunk)),
-      });
-    } catch (err) {
-      // No session came of it: its spool file must not stay behind as a recording to recover.
-      await stream.close();
-      throw err;
-    }
-    const created = this.newSession(stream, label ?? commandLineOf(request.command, request.args), launch.pid, intervalMs, false, request.command);
-    session = created;
-    this.sessions.set(created.id, created);
-    created.followLaunch(launch);
-    created.begin();
-    for (const [stream, chunk] of early) created.output(stream, chunk);
+    const { session } = await launchSession({
+      ...this.sessionStart(label ?? commandLineOf(request.command, request.args), intervalMs, request.wall ?? true, libraryPath),
+      command: spawnable.command,
+      args: spawnable.args,
+      commandText: request.command,
+      output: 'session',
+      ...(request.async === true ? { extraEnv: { CLRSCOPE_ASYNC: '1' } } : {}),
+    });
     // A shutdown that began while the program started: it missed this session, so stop it here.
-    if (this.shuttingDown) void created.close();
-    return created.snapshot;
+    if (this.shuttingDown) void session.close();
+    return session.snapshot;
   }
 
   async launchDemo(): Promise<SessionInfo> {
@@ -247,46 +221,12 @@ class WorkstationCore {
     const libraryPath = this.libraryPath();
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     const label = await describeAttachTarget(request.pid);
-    const session = this.newSession(await this.newStream(), label, request.pid, intervalMs, true);
-    let collector: Awaited<ReturnType<typeof attachCollector>>;
-    try {
-      // Its samples go to the session's stream (a spool file) and the renderer's worker; the
-      // model here keeps none (exports read them back from the stream).
-      collector = await attachCollector(request.pid, (stream, chunk) => session.onChunk(stream, chunk), false);
-    } catch (err) {
-      await session.stream.close();
-      throw err;
-    }
-    session.useCollector(collector);
-    // Known before the attach returns, since the profiler may connect before the runtime replies.
-    this.sessions.set(session.id, session);
-    try {
-      await requestAttach(request.pid, libraryPath, { socketPath: collector.socketPath, secret: collector.secret, intervalMs, wall: request.wall ?? true, async: request.async === true });
-    } catch (err) {
-      this.sessions.delete(session.id);
-      await collector.close();
-      await session.stream.close();
-      // Refused, but the runtime's diagnostics socket answers: record through EventPipe instead.
-      const reason = await refusalReason(err, request.pid);
-      if (reason === undefined) throw err;
-      const notice = fallbackNotice(reason, 'recording');
-      let fallback: FallbackSession;
-      const fallbackStream = await this.newStream();
-      try {
-        fallback = await FallbackSession.start({ id: session.id, pid: request.pid, label, notice, stream: fallbackStream, emit: (event) => this.emit(event) });
-      } catch (startErr) {
-        await fallbackStream.close();
-        // The user sees only this sentence (no notice came before it): it keeps why EventPipe was tried.
-        if (startErr instanceof DiagnosticsError) {
-          throw new DiagnosticsError(fallbackFailedSentence(reason, startErr), startErr.failure, startErr.pid, startErr.hresult);
-        }
-        throw startErr;
-      }
-      this.sessions.set(fallback.id, fallback);
-      if (this.shuttingDown) void fallback.close();
-      return fallback.snapshot;
-    }
-    session.begin();
+    const { session } = await attachSession({
+      ...this.sessionStart(label, intervalMs, request.wall ?? true, libraryPath),
+      pid: request.pid,
+      async: request.async === true,
+      onSessionDropped: (dropped) => this.sessions.delete(dropped.id),
+    });
     if (this.shuttingDown) void session.close();
     return session.snapshot;
   }

@@ -107,7 +107,7 @@ test('incomplete roots written by clrscope come back as the incomplete flag', ()
 });
 
 test('clrscope\'s comments give back the profiler version, commas and all, and the estimated-CPU mark', () => {
-  // The EventPipe fallback's version (electron/services/session/eventpipe-session.ts), which structs/ cannot import.
+  // The EventPipe fallback's version (electron/services/recording/eventpipe-session.ts), which structs/ cannot import.
   const version = 'EventPipe SampleProfiler (runtime, live session)';
   const own = ownComment({ profilerVersion: version, pid: 7, runtimeVersion: '10.0.12', attached: true });
   assert.equal(own, 'clrscope EventPipe SampleProfiler (runtime, live session), pid 7, .NET runtime 10.0.12, attached');

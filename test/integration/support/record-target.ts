@@ -1,7 +1,7 @@
 // Records a real .NET target through the same service the CLI uses, keeping the Recording
 // in memory so tests can look at every sample, thread and stack.
 
-import { recordLaunch, type LaunchRecordingResult } from '../../../electron/services/session/launch-recording.js';
+import { recordLaunch, type LaunchRecordingResult } from '../../../electron/services/recording/launch-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { frameLabel } from '../../../structs/profile/frame-label.js';
 import { PROFILER } from './paths.js';

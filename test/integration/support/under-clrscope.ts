@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { processAlive } from '../../../electron/services/session/profiled-attach.js';
+import { processAlive } from '../../../electron/services/recording/profiled-attach.js';
 import { CLI } from './paths.js';
 
 export interface UnderClrscope {

@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCollector, type CollectedStream, type Collector } from '../../../electron/services/collector/collector.js';
-import { profilerEnvironment } from '../../../electron/services/session/profiler-env.js';
+import { profilerEnvironment } from '../../../electron/services/profiler/profiler-env.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { ROOT } from './paths.js';
 

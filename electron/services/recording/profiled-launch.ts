@@ -4,8 +4,8 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
-import { childEnvironment } from './profiler-env.js';
-import { UserError } from './user-error.js';
+import { childEnvironment } from '../profiler/profiler-env.js';
+import { UserError } from '../errors/user-error.js';
 
 export interface ProfiledLaunchOptions {
   command: string;
@@ -62,6 +62,11 @@ function waitForSpawn(child: ChildProcess, command: string): Promise<void> {
       else reject(new UserError(`Could not start ${command}: ${err.message}.`, 1));
     });
   });
+}
+
+/** How long a session waits for a runtime to connect before saying none did (CLRSCOPE_CONNECT_TIMEOUT_MS, default 10 s). */
+export function connectTimeoutMs(explicit?: number): number {
+  return explicit ?? (Number(process.env.CLRSCOPE_CONNECT_TIMEOUT_MS) || 10000);
 }
 
 export function delay(ms: number): Promise<void> {

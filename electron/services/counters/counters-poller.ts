@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import type { CountersPoint } from '../../../structs/api/contract.js';
 import { blockPathForPid } from '../../../structs/ipcblock/mapping.js';
-import { countersRecord } from '../counters/counters-format.js';
-import { CountersSource } from '../counters/counters-source.js';
+import { countersRecord } from './counters-format.js';
+import { CountersSource } from './counters-source.js';
 
 export const COUNTERS_INTERVAL_MS = 250;
 

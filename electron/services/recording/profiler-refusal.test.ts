@@ -5,9 +5,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { HRESULT } from '../../../structs/diagnostics/hresults.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { clrscopeMarkerPath } from '../discovery/discovery.js';
-import { PROFILER_CLSID } from './profiler-env.js';
+import { PROFILER_CLSID } from '../profiler/profiler-env.js';
 import { fallbackFailedSentence, fallbackSentence, refusalReason } from './profiler-refusal.js';
-import { UserError } from './user-error.js';
+import { UserError } from '../errors/user-error.js';
 
 const refused = (pid: number, hresult: number): DiagnosticsError => new DiagnosticsError('refused', 'runtime-error', pid, hresult);
 // Above any pid_max: no process, no marker, no environment to read.

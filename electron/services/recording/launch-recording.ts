@@ -1,9 +1,16 @@
-// Records a program from its first instruction: launches it under the profiler and ends on the
-// program's exit, the duration or an interrupt, keeping the launched process's stream.
+// Records a program from its first instruction (`clrscope record -- CMD`): a launched session
+// (start-session.ts, as the workstation's Launch makes) that ends on the program's exit, the
+// duration or an interrupt. The followed stream goes to the session's stream (a spool file);
+// the model here keeps no samples unless asked to, and the recording with every sample is read
+// back from the stream once it has ended.
 
 import type { ChunkListener, CollectedStream } from '../collector/collector.js';
-import { launchProfiled } from './profiled-launch.js';
+import type { Recording } from '../../../structs/profile/recording.js';
+import { SessionStream } from '../spool/session-stream.js';
+import type { LiveSession } from './live-session.js';
 import { ProcessBook } from './process-tree.js';
+import { connectTimeoutMs } from './profiled-launch.js';
+import { launchSession } from './start-session.js';
 
 export type StopReason = 'exited' | 'duration' | 'interrupted';
 
@@ -24,7 +31,11 @@ export interface LaunchRecordingOptions {
   notice?: (message: string) => void;
   /** Without it the program shares our stdin/stdout/stderr; with it, its output comes here. */
   output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
-  /** Raw bytes of each recorded stream as they arrive (the spool). */
+  /** Where the followed stream's bytes go (a spool file); in memory by default. */
+  stream?: SessionStream;
+  /** False: the models keep no samples (they are in `stream`; read them back with `recording()`). Default true. */
+  keepSamples?: boolean;
+  /** Chunks of the streams other than the followed one (the children's spools). */
   onChunk?: ChunkListener;
   /** Record every .NET process the program starts (`record --children`), not only the launched one. */
   children?: boolean;
@@ -36,33 +47,50 @@ export interface LaunchRecordingResult {
   reason: StopReason;
   exitCode: number | null;
   exitSignal: NodeJS.Signals | null;
-  /** The launched process's stream, or the first one when the launched process was a host that started .NET elsewhere. */
+  /** The followed stream: the launched process's, or the first one when the launched process was a host that started .NET elsewhere. */
   stream: CollectedStream | undefined;
-  /** A stream of another .NET process the program started, recorded because it connected first (they inherit the profiler variables). */
+  /** Streams of other .NET processes the program started (with `children`, or one that connected while the followed one had not). */
   otherStreams: CollectedStream[];
   /** Pids of further .NET processes the program started: they connected and were hung up on, not recorded. */
   refusedPids: number[];
   /** What each connected process was (recorded or refused), read while it ran. */
   processes: ProcessBook;
-}
-
-export function connectTimeoutMs(explicit?: number): number {
-  return explicit ?? (Number(process.env.CLRSCOPE_CONNECT_TIMEOUT_MS) || 10000);
+  /** The session that recorded (its stream holds the followed stream's bytes). */
+  session: LiveSession;
+  /** The followed stream's recording with every sample: the model, or read back from the session's stream. */
+  recording(): Promise<Recording | undefined>;
 }
 
 export async function recordLaunch(options: LaunchRecordingOptions): Promise<LaunchRecordingResult> {
   const notice = options.notice ?? (() => undefined);
   const refusedPids: number[] = [];
   const processes = new ProcessBook();
-  const launch = await launchProfiled({
-    ...options,
-    cpu: true,
-    onStream: (stream) => { if (stream.pid !== undefined) processes.note(stream.pid); },
+  const stream = options.stream ?? SessionStream.inMemory();
+  const timeout = connectTimeoutMs(options.connectTimeoutMs);
+  const { session, launch } = await launchSession({
+    newId: () => 'record',
+    label: options.command,
+    intervalMs: options.intervalMs,
+    wall: options.wall,
+    libraryPath: options.libraryPath,
+    newStream: async () => stream,
+    // The caller hears what it needs through this function's result and notices.
+    emit: () => undefined,
+    connectTimeoutMs: timeout,
+    counters: false,
+    keepSamples: options.keepSamples ?? true,
+    command: options.command,
+    args: options.args,
+    env: options.env,
+    output: options.output ?? 'inherit',
+    children: options.children,
+    onStream: (s) => { if (s.pid !== undefined) processes.note(s.pid); },
     onRefused: (pid) => {
       if (pid === undefined) return;
       refusedPids.push(pid);
       processes.note(pid);
     },
+    onChunk: options.onChunk,
   });
   const { collector } = launch;
   options.onLaunched?.(launch.pid);
@@ -76,7 +104,6 @@ export async function recordLaunch(options: LaunchRecordingOptions): Promise<Lau
   }
   const onAbort = (): void => { reason = 'interrupted'; stopRequested?.(); };
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  const timeout = connectTimeoutMs(options.connectTimeoutMs);
   timers.push(setTimeout(() => {
     if (collector.streams.length === 0) {
       notice(`No .NET runtime has connected after ${Math.round(timeout / 1000)} s: ${options.command} does not look like a .NET program (or it disabled profilers with DOTNET_EnableDiagnostics=0); still waiting for it to exit.`);
@@ -86,16 +113,13 @@ export async function recordLaunch(options: LaunchRecordingOptions): Promise<Lau
   const first = await Promise.race([launch.exited.then(() => 'exited' as const), stopped.then(() => 'stop' as const)]);
   for (const t of timers) clearTimeout(t);
   options.signal?.removeEventListener('abort', onAbort);
-  if (first === 'stop') {
-    // End the recording at the stop itself, then let the program go.
-    await collector.close();
-    await launch.stopProgram();
-  }
+  // A stop ends the recording where it is (the collector closes), then lets the program go.
+  if (first === 'stop') await session.stop();
   const exit = await launch.exited;
-  await launch.finish();
+  await session.ended;
 
   const streams = [...collector.streams];
-  const own = streams.find((s) => s.pid === launch.pid) ?? streams.find((s) => s.recording.meta !== undefined);
+  const own = session.collected;
   return {
     reason,
     exitCode: exit.code,
@@ -104,5 +128,7 @@ export async function recordLaunch(options: LaunchRecordingOptions): Promise<Lau
     otherStreams: streams.filter((s) => s !== own && s.recording.meta !== undefined),
     refusedPids,
     processes,
+    session,
+    recording: () => session.recordingWithSamples(),
   };
 }

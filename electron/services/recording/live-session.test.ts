@@ -6,8 +6,8 @@ import { buildGoldenBlock } from '../../../structs/ipcblock/golden-fixtures.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import type { CollectedStream, Collector, StreamState } from '../collector/collector.js';
 import type { CountersSource } from '../counters/counters-source.js';
-import type { ProfiledLaunch, ProgramExit } from '../session/profiled-launch.js';
-import { Session } from './session.js';
+import type { ProfiledLaunch, ProgramExit } from './profiled-launch.js';
+import { LiveSession } from './live-session.js';
 
 // No process has this pid (above pid_max), so the counters poller finds nothing to read.
 const NO_PID = 2 ** 30;
@@ -49,9 +49,9 @@ function fakeCollector(streams: FakeStream[]): Collector & { closedCount: number
   return collector;
 }
 
-function newSession(attached: boolean): { session: Session; events: WorkstationEvent[]; states: () => string[] } {
+function newSession(attached: boolean): { session: LiveSession; events: WorkstationEvent[]; states: () => string[] } {
   const events: WorkstationEvent[] = [];
-  const session = new Session({ id: 's7', label: 'App (pid 1)', pid: NO_PID, intervalMs: 10, attached, emit: (e) => events.push(e), connectTimeoutMs: 60000 });
+  const session = new LiveSession({ id: 's7', label: 'App (pid 1)', pid: NO_PID, intervalMs: 10, attached, emit: (e) => events.push(e), connectTimeoutMs: 60000 });
   const states = (): string[] => events.filter((e): e is { type: 'session'; session: SessionInfo } => e.type === 'session').map((e) => `${e.session.state}${e.session.message === null ? '' : `: ${e.session.message}`}`);
   return { session, events, states };
 }
@@ -129,7 +129,7 @@ test('a session keeps its counters history for pages that come later, and says w
   const source = { pid: process.pid, read: () => snapshot, written: () => true, close: () => undefined } as unknown as CountersSource;
   const events: WorkstationEvent[] = [];
   // This test's own process is alive, so the poller keeps reading until the session stops.
-  const session = new Session({
+  const session = new LiveSession({
     id: 's8', label: 'App', pid: process.pid, intervalMs: 10, attached: true, emit: (e) => events.push(e), connectTimeoutMs: 60000,
     countersIntervalMs: 5, openCounters: () => source,
   });

@@ -7,8 +7,8 @@
 import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
 import { attachProfiler } from '../diagnostics/client.js';
 import { delay } from './profiled-launch.js';
-import { eventClientData, PROFILER_CLSID, type EventSwitches } from './profiler-env.js';
-import { UserError } from './user-error.js';
+import { eventClientData, PROFILER_CLSID, type EventSwitches } from '../profiler/profiler-env.js';
+import { UserError } from '../errors/user-error.js';
 
 export interface ProfiledAttachOptions {
   pid: number;
@@ -22,6 +22,8 @@ export interface ProfiledAttachOptions {
   connectTimeoutMs?: number;
   /** Raw bytes of the stream as they arrive (the spool). */
   onChunk?: ChunkListener;
+  /** False: the stream's recording keeps no samples (the caller spools them). Default true. */
+  keepSamples?: boolean;
 }
 
 /**
@@ -58,15 +60,37 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+export interface AttachSettings {
+  socketPath: string;
+  /** The collector's secret when it listens on loopback TCP. */
+  secret?: string;
+  intervalMs: number;
+  wall: boolean;
+  /** CPU samples (default true). */
+  cpu?: boolean;
+  /** Event samples to record; without them the profiler's defaults apply. */
+  events?: EventSwitches;
+  /** Async call stacks (client data async=1) when `events` does not say. */
+  async?: boolean;
+}
+
+/**
+ * Asks the runtime of `pid` to load the profiler, streaming to `settings.socketPath`; a
+ * DiagnosticsError (one sentence) when it will not. The one attach request of the CLI and the
+ * workstation alike; the caller's collector is already listening, so no byte is missed.
+ */
+export async function requestAttach(pid: number, libraryPath: string, settings: AttachSettings): Promise<void> {
+  const events = settings.events === undefined ? (settings.async === true ? 'async=1\n' : '') : eventClientData(settings.events);
+  const clientData = attachClientData(settings.socketPath, settings.intervalMs, settings.cpu ?? true, settings.wall, settings.secret) + events;
+  await attachProfiler(pid, { clsid: PROFILER_CLSID, path: libraryPath, clientData });
+}
+
 export async function attachProfiled(options: ProfiledAttachOptions): Promise<ProfiledAttach> {
   const { pid } = options;
-  const collector = await attachCollector(pid, options.onChunk);
+  const collector = await attachCollector(pid, options.onChunk, options.keepSamples ?? true);
   try {
-    await attachProfiler(pid, {
-      clsid: PROFILER_CLSID,
-      path: options.libraryPath,
-      clientData: attachClientData(collector.socketPath, options.intervalMs, options.cpu, options.wall, collector.secret) +
-        (options.events === undefined ? '' : eventClientData(options.events)),
+    await requestAttach(pid, options.libraryPath, {
+      socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, cpu: options.cpu, wall: options.wall, events: options.events,
     });
   } catch (err) {
     // DiagnosticsError is already one sentence for the user.

@@ -4,9 +4,9 @@
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import type { SessionStream } from './session-stream.js';
+import type { SessionStream } from '../spool/session-stream.js';
 
-export interface WorkstationSession {
+export interface RecordingSession {
   readonly id: string;
   /** The session's wire stream (on disk), replayed to each page that subscribes from where it asks. */
   readonly stream: SessionStream;

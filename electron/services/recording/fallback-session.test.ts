@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import type { StreamEnd } from '../diagnostics/eventpipe-stream.js';
-import type { EventPipeOutcome } from '../session/eventpipe-session.js';
+import type { EventPipeOutcome } from './eventpipe-session.js';
 import { FallbackSession, type FallbackEventPipe } from './fallback-session.js';
 
 const NO_SUCH_PID = 999999999;

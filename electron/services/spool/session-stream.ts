@@ -8,8 +8,8 @@ import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spooledRecordBytes } from '../../../structs/formats/clrscope-file/spooled-record.js';
-import { fsErrorText } from '../export/fs-error-text.js';
-import { StreamSpool } from '../spool/stream-spool.js';
+import { fsErrorText } from '../errors/fs-error-text.js';
+import { StreamSpool } from './stream-spool.js';
 
 export interface StoredChunk {
   offset: number;
@@ -52,6 +52,11 @@ export class SessionStream {
     return new SessionStream(spool);
   }
 
+  /** A stream spooled to a new file named `name` in `dir` (which must be private); throws when the file cannot be created. */
+  static onDisk(dir: string, name: string, onFailure: (sentence: string) => void = () => undefined): SessionStream {
+    return new SessionStream(StreamSpool.create(dir, name, onFailure));
+  }
+
   /** A stream kept in memory only (tests, and sessions that cannot spool). */
   static inMemory(): SessionStream {
     return new SessionStream(undefined);
@@ -64,6 +69,15 @@ export class SessionStream {
   /** The spool file, while the stream is spooled. */
   get path(): string | undefined {
     return this.spool?.path;
+  }
+
+  /**
+   * The spool file itself (undefined in memory): `clrscope record` completes it into a
+   * .clrscope file and moves it into place, or keeps it when the save fails. Read the stream
+   * back before finishing the file: finishing drops a record only half received.
+   */
+  get spoolFile(): StreamSpool | undefined {
+    return this.spool;
   }
 
   /** Bytes held in memory: 0 while the spool works. */
@@ -108,6 +122,13 @@ export class SessionStream {
     out.set(disk, 0);
     out.set(this.fromMemory(diskEnd, end), disk.length);
     return out;
+  }
+
+  /** Closes the file handle reads went through (the file stays); a later read opens it again. */
+  async closeReader(): Promise<void> {
+    const reader = this.reader;
+    this.reader = undefined;
+    if (reader !== undefined) await reader.then((h) => h.close(), () => undefined);
   }
 
   /** Frees everything: the memory, and the spool file (deleted). */

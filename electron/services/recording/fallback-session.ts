@@ -6,17 +6,17 @@
 // process exited. Its CPU times are estimates from the start (SessionInfo.approximateCpu).
 
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { COUNTERS_SETTLE_MS, EventCountersValues } from '../counters/event-counters-values.js';
 import { readThreadCount } from '../diagnostics/proc.js';
-import { EventPipeSession, type EventPipeOutcome, type EventPipeSessionOptions } from '../session/eventpipe-session.js';
-import { processAlive } from '../session/profiled-attach.js';
-import { CountersSeries } from './counters-series.js';
+import { EventPipeSession, type EventPipeOutcome, type EventPipeSessionOptions } from './eventpipe-session.js';
+import { processAlive } from './profiled-attach.js';
+import { CountersSeries } from '../counters/counters-series.js';
 import { noOutput } from './output-buffer.js';
-import { SessionStream } from './session-stream.js';
-import type { WorkstationSession } from './workstation-session.js';
+import { SessionStream } from '../spool/session-stream.js';
+import type { RecordingSession } from './recording-session.js';
 
 export interface FallbackSessionSetup {
   id: string;
@@ -34,7 +34,7 @@ export interface FallbackSessionSetup {
 /** What the session uses of its EventPipe session. */
 export type FallbackEventPipe = Pick<EventPipeSession, 'ended' | 'stop' | 'abandon'>;
 
-export class FallbackSession implements WorkstationSession {
+export class FallbackSession implements RecordingSession {
   readonly stream: SessionStream;
   private readonly series = new CountersSeries();
   private readonly values = new EventCountersValues();
@@ -45,6 +45,7 @@ export class FallbackSession implements WorkstationSession {
   private finishing: Promise<void> | undefined;
   private stopRequested = false;
   private abandoned = false;
+  private problemText: string | undefined;
 
   private constructor(private readonly setup: FallbackSessionSetup) {
     this.stream = setup.stream ?? SessionStream.inMemory();
@@ -86,6 +87,16 @@ export class FallbackSession implements WorkstationSession {
 
   get recording(): Recording | undefined {
     return this.recordingValue;
+  }
+
+  /** Resolves when the runtime's EventPipe stream has ended (a stop, or the process exited). */
+  get ended(): Promise<void> {
+    return this.session.ended.then(() => undefined);
+  }
+
+  /** Once stopped: one sentence when something went wrong reading the session; what was recorded is kept regardless. */
+  get problem(): string | undefined {
+    return this.problemText;
   }
 
   /** The recording is held whole (it came whole: a file, or the runtime's rundown at the end). */
@@ -198,6 +209,7 @@ export class FallbackSession implements WorkstationSession {
   private async publish(outcome: EventPipeOutcome): Promise<void> {
     const rec = outcome.recording;
     this.recordingValue = rec;
+    this.problemText = outcome.problem;
     if (rec !== undefined) {
       // Counters reach pages through countersHistory; the stream carries the profile alone.
       for (const chunk of recordingFileChunks(rec, [])) {

@@ -8,7 +8,7 @@ import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { readRecordingFile, writeRecordingFile } from '../export/recording-file.js';
 import { CountersSeries, MAX_SERIES_POINTS, pageHistory } from './counters-series.js';
-import { createWorkstation } from './workstation.js';
+import { createWorkstation } from '../workstation/workstation.js';
 
 const point = (timeMs: number, gen0: number): CountersPoint => ({
   timeMs, values: { gc: { genCollections0: gen0, timeInGC: gen0 / 4 }, jit: { methodsJitted: 1000 + gen0 } },

@@ -6,23 +6,23 @@ import { constants as osConstants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import type { CountersPoint, MeasureReply, OutputHistory, OutputLine, OutputStream, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import { MeasureChannel } from '../measure/measure-channel.js';
-import { UserError } from '../session/user-error.js';
+import { UserError } from '../errors/user-error.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { CollectedStream, Collector } from '../collector/collector.js';
 import type { CountersSource } from '../counters/counters-source.js';
-import { processAlive } from '../session/profiled-attach.js';
-import type { ProfiledLaunch, ProgramExit } from '../session/profiled-launch.js';
-import { CountersPoller } from './counters-poller.js';
-import { CountersSeries } from './counters-series.js';
+import { processAlive } from './profiled-attach.js';
+import type { ProfiledLaunch, ProgramExit } from './profiled-launch.js';
+import { CountersPoller } from '../counters/counters-poller.js';
+import { CountersSeries } from '../counters/counters-series.js';
 import { OutputBuffer } from './output-buffer.js';
-import { SessionStream } from './session-stream.js';
-import { recordingFromSessionStream, summedFromSessionStream } from './stream-recording.js';
+import { SessionStream } from '../spool/session-stream.js';
+import { recordingFromSessionStream, summedFromSessionStream } from '../spool/stream-recording.js';
 import { StackThreadSums } from '../../../structs/profile/aggregate.js';
-import type { WorkstationSession } from './workstation-session.js';
+import type { RecordingSession } from './recording-session.js';
 
 export type SessionEmit = (event: WorkstationEvent) => void;
 
-export interface SessionSetup {
+export interface LiveSessionSetup {
   id: string;
   label: string;
   pid: number;
@@ -40,6 +40,8 @@ export interface SessionSetup {
   stream?: SessionStream;
   /** CPU times that are estimates from the start (see SessionInfo.approximateCpu); setApproximateCpu changes it later. */
   approximateCpu?: boolean;
+  /** False: no counters are read (`clrscope record` shows none). Default true. */
+  counters?: boolean;
 }
 
 /** The exit code, or 128 + the signal's number for a program a signal ended (as a shell reports it). */
@@ -55,7 +57,7 @@ function exitText(exit: ProgramExit): string {
   return 'exited';
 }
 
-export class Session implements WorkstationSession {
+export class LiveSession implements RecordingSession {
   readonly id: string;
   readonly stream: SessionStream;
   private readonly countersSeries = new CountersSeries();
@@ -84,7 +86,7 @@ export class Session implements WorkstationSession {
   private readonly settled: Promise<void>;
   private resolveSettled!: () => void;
 
-  constructor(private readonly setup: SessionSetup) {
+  constructor(private readonly setup: LiveSessionSetup) {
     this.id = setup.id;
     this.stream = setup.stream ?? SessionStream.inMemory();
     this.info = {
@@ -115,6 +117,16 @@ export class Session implements WorkstationSession {
 
   get snapshot(): SessionInfo {
     return { ...this.info };
+  }
+
+  /** The followed stream as the collector holds it (its state, error, and how it ended), once a runtime connected. */
+  get collected(): CollectedStream | undefined {
+    return this.followed;
+  }
+
+  /** Resolves once nothing of the session runs any more: a launched program exited and its streams ended, or an attached process was let go. */
+  get ended(): Promise<void> {
+    return this.settled;
   }
 
   /** The model of the followed stream, once a runtime connected: no samples (the collector keeps none for the workstation). */
@@ -184,7 +196,7 @@ export class Session implements WorkstationSession {
   /** Announces the new session and starts waiting for its runtime. */
   begin(): void {
     this.announce();
-    this.counters.start();
+    if (this.setup.counters !== false) this.counters.start();
     this.connectTimer = setTimeout(() => {
       if (this.followed !== undefined || this.finished) return;
       const seconds = Math.round(this.setup.connectTimeoutMs / 1000);
