@@ -5,7 +5,9 @@
 // (Chromium's renderer processes, the analysis worker included), the recording's samples and
 // stream bytes, the requests served; at the end the ratios last / first reading.
 // Not a timed test: figures for RESULTS.md. Needs `npm run build`, the built profiler, Chromium.
-//   node scripts/bench/aspnet-session.mjs [--minutes 30] [--every 30] [--concurrency 8] [--keep DIR]
+//   node scripts/bench/aspnet-session.mjs [--minutes 30] [--every 30] [--concurrency 8] [--keep DIR] [--heap-snapshots DIR]
+// --heap-snapshots writes a V8 heap snapshot of this process (the workstation's) at the first and
+// the last reading, to compare what it holds.
 // Prints a readable report and, last, one JSON line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,10 +17,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, every: { type: 'string', default: '30' }, concurrency: { type: 'string', default: '8' }, keep: { type: 'string' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, every: { type: 'string', default: '30' }, concurrency: { type: 'string', default: '8' }, keep: { type: 'string' }, 'heap-snapshots': { type: 'string' } } });
 const MINUTES = Number(values.minutes);
 const EVERY_S = Number(values.every);
 const CONCURRENCY = Number(values.concurrency);
@@ -195,6 +198,11 @@ try {
     const main = rssOf(process.pid);
     const r = { s: Math.round((Date.now() - t0) / 1000), mainRss: main.rss, mainAnon: main.anon, pageRss: pages.reduce((s, p) => s + p.rss, 0), pageAnon: pages.reduce((s, p) => s + p.anon, 0), samples: state.summary?.sampleCount ?? 0, streamBytes: state.streamBytes, served, failures, load: Number(loadavg()[0].toFixed(2)) };
     readings.push(r);
+    const last = Date.now() >= end;
+    if (values['heap-snapshots'] !== undefined && (readings.length === 1 || last)) {
+      mkdirSync(values['heap-snapshots'], { recursive: true, mode: 0o700 });
+      console.log(`  heap snapshot: ${writeHeapSnapshot(join(values['heap-snapshots'], `main-${r.s}s.heapsnapshot`))}`);
+    }
     console.log(`${String(r.s).padStart(5)} s  main ${(r.mainRss / MiB).toFixed(0)} MiB (own ${(r.mainAnon / MiB).toFixed(0)})  page ${(r.pageRss / MiB).toFixed(0)} MiB (own ${(r.pageAnon / MiB).toFixed(0)})  samples ${r.samples}  stream ${(r.streamBytes / MiB).toFixed(1)} MiB  requests ${r.served} (${r.failures} failed)  load ${r.load}`);
     if (Date.now() >= end) break;
   }
