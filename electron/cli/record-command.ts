@@ -28,6 +28,8 @@ import { numberOption, parseCommandArgs } from './cli-args.js';
 import { RECORD_HELP } from './help-text.js';
 import { checkWritable, outputFormatOf, type OutputFormat } from './output-format.js';
 import { formatSummary } from './run-summary.js';
+import type { LiveSession } from '../services/recording/live-session.js';
+import type { StackThreadSums } from '../../structs/profile/aggregate.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { pauseEntries } from '../../structs/profile/pause-summary.js';
 
@@ -229,7 +231,7 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
   }
   if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
   for (const other of result.otherStreams) if (other.error !== undefined) io.err(`clrscope: pid ${other.pid ?? '?'}: ${other.error} What arrived before it is kept.`);
-  const rec = await readBack(result.recording());
+  const { rec, summed } = plan.children === true ? { rec: await readBack(result.recording()), summed: undefined } : await readBackFor(plan, result.session, () => readBack(result.recording()));
   await spool.stream.closeReader();
   if (plan.children === true && children !== undefined) {
     const tree = await processTreeRecording(stream, rec, result, children, io);
@@ -239,7 +241,7 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
     await writeOutputs(plan, tree, spool, io, { code, how }, true);
     return code;
   }
-  io.err(formatSummary(rec, stream.closedByCollector));
+  io.err(formatSummary(rec, stream.closedByCollector, summed?.sums));
   for (const other of result.otherStreams) {
     io.err(`clrscope: pid ${other.pid ?? '?'} (started by the program) also streamed ${counted(other.recording.sampleCount, 'sample')}; they are not in ${plan.output} (--children records every process).`);
   }
@@ -248,8 +250,29 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
     io.err(`clrscope: ${counted(pids.length, 'other .NET process', 'other .NET processes')} the program started also loaded the profiler and ${pids.length === 1 ? 'was' : 'were'} not recorded (pid ${pids.slice(0, 10).join(', ')}${pids.length > 10 ? ', …' : ''}; --children records them too).`);
   }
   await reportLingering(result, libraryPath, io, false);
-  await writeOutputs(plan, { recording: rec, state: stream.state }, spool, io, { code, how });
+  await writeOutputs(plan, { recording: rec, state: stream.state }, spool, io, { code, how }, false, summed);
   return code;
+}
+
+/** A recording read back with its samples summed, and how to read it whole should an output need every sample after all. */
+interface SummedReadBack {
+  sums: StackThreadSums;
+  whole: () => Promise<Recording>;
+}
+
+/**
+ * The recording for the summary and the output, read back from the spool. A .clrscope output
+ * (the spool moved into place) and a pprof one need the samples only summed per stack and
+ * thread, as the summary does: read that way, a run of any length costs its sums, not 33 bytes a
+ * sample. Async call stacks are spliced per sample, so such a recording is read whole.
+ */
+async function readBackFor(plan: RecordPlan, session: LiveSession, whole: () => Promise<Recording>): Promise<{ rec: Recording; summed?: SummedReadBack }> {
+  const format = outputFormatOf(plan.output);
+  const model = session.recording;
+  if ((format !== 'clrscope' && format !== 'pprof') || model === undefined || model.asyncChainCount > 0 || model.keepsSamples) return { rec: await whole() };
+  const read = await session.recordingSummed();
+  if (read === undefined) return { rec: await whole() };
+  return { rec: read.recording, summed: { sums: read.sums, whole } };
 }
 
 /** The recording with every sample, read back from the spool: a session whose model has it is a bug, not a user's error. */
@@ -316,7 +339,7 @@ interface ProgramOutcome {
  * says how the program ended and where the recording is kept, and exits non-zero: with the
  * program's own code when that is not 0, else SAVE_FAILED_EXIT_CODE.
  */
-async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'recording' | 'state'>, spool: RunSpool | undefined, io: RecordIo, program: ProgramOutcome | undefined, spoolIsPart = false): Promise<void> {
+async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'recording' | 'state'>, spool: RunSpool | undefined, io: RecordIo, program: ProgramOutcome | undefined, spoolIsPart = false, summed?: SummedReadBack): Promise<void> {
   const rec = stream.recording;
   const format = outputFormatOf(plan.output);
   // The spool becomes a complete file first: a recording kept after a failed save is whole.
@@ -329,8 +352,11 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
       // The spool is the .clrscope file already: it moves into place instead of being written twice.
       await file.moveTo(plan.output);
       spool.saved = true;
+    } else if (summed !== undefined && format === 'pprof') {
+      await writeInFormat(plan.output, rec, [], { summed: summed.sums });
     } else {
-      await writeRecordingFile(plan.output, rec);
+      // A recording read back summed holds no samples: a .clrscope the spool could not become is written from them all.
+      await writeRecordingFile(plan.output, summed === undefined ? rec : await summed.whole());
     }
     const hint = OPEN_HINTS[format]?.(plan.output);
     io.err(`clrscope: wrote ${plan.output} (${RECORDING_FORMATS[format].name}).${hint !== undefined ? ` ${hint}` : ''}`);
@@ -438,14 +464,14 @@ async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string
     spool.saved = true;
     return writeEventPipeRecording(plan, pid, result, io);
   }
-  const rec = await readBack(result.recording());
+  const { rec, summed } = await readBackFor(plan, result.session, () => readBack(result.recording()));
   await spool.stream.closeReader();
   if (result.stream.error !== undefined) io.err(`clrscope: ${result.stream.error} What arrived before it is kept.`);
-  io.err(formatSummary(rec, result.stream.closedByCollector));
+  io.err(formatSummary(rec, result.stream.closedByCollector, summed?.sums));
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: detached from pid ${pid}; it keeps running.`);
-  await writeOutputs(plan, { recording: rec, state: result.stream.state }, spool, io, undefined);
+  await writeOutputs(plan, { recording: rec, state: result.stream.state }, spool, io, undefined, false, summed);
   return 0;
 }
 

@@ -2,6 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { WireEncoder } from '../../structs/wire/encoder.js';
+import { WireDecoder } from '../../structs/wire/decoder.js';
+import { Recording } from '../../structs/profile/recording.js';
+import { StackThreadSums } from '../../structs/profile/aggregate.js';
+import { fixtureStream } from '../../structs/profile/fixture-stream.js';
+import { asyncFixtureStream } from '../../structs/profile/async-fixture-stream.js';
 import { formatSummary, sampleCounts } from './run-summary.js';
 
 function recording(samples: number, watchdog: number, ring: number): ReturnType<typeof recordingFromStream> {
@@ -22,4 +27,23 @@ test('dropped samples are counted per reason in words that fit any number', () =
 test('the summary\'s first line agrees in number', () => {
   assert.match(formatSummary(recording(1, 0, 0)), /^clrscope: recorded pid 7 \(\.NET 10\.0\.12\): 1 sample \(1 CPU, 0 wall\), 0 dropped\.$/m);
   assert.match(formatSummary(recording(2, 8, 0)), /: 2 samples \(2 CPU, 0 wall\), 8 dropped \(thread did not answer: 8\)\.$/m);
+});
+
+test('the summary from samples summed as they were read equals the one from every sample', () => {
+  for (const wire of [fixtureStream(), asyncFixtureStream()]) {
+    const whole = recordingFromStream([wire]);
+    const rec = new Recording({ keepSamples: 'recent' });
+    const decoder = new WireDecoder(rec);
+    const sums = new StackThreadSums();
+    // A few bytes at a time, folding each step's samples in and letting them go, as the read-back does.
+    for (let at = 0; at < wire.length; at += 7) {
+      decoder.push(wire.subarray(at, at + 7));
+      sums.add(rec.recentSamples().columns);
+      rec.releaseSamples();
+    }
+    decoder.end();
+    rec.finish();
+    assert.throws(() => rec.sampleColumns());
+    assert.equal(formatSummary(rec, false, sums), formatSummary(whole));
+  }
 });

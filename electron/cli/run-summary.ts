@@ -2,6 +2,7 @@
 
 import type { Recording, SampleMetric } from '../../structs/profile/recording.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
+import type { StackThreadSums } from '../../structs/profile/aggregate.js';
 import { eventMetricsPresent, totalsByLabel, type EventMetric } from '../../structs/profile/event-metrics.js';
 import { summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
@@ -24,13 +25,16 @@ export interface SampleCounts {
   droppedDetail: string;
 }
 
-export function sampleCounts(rec: Recording): SampleCounts {
-  let cpu = 0;
-  let wall = 0;
-  rec.forEachSample((_i, _mono, _thread, _stack, _cpuNs, _wallNs, flags) => {
-    if (flags & SampleFlags.Cpu) cpu++;
-    if (flags & SampleFlags.Wall) wall++;
-  });
+/** `summed`: the samples' sums when `rec` keeps none (read back from a spool summed). */
+export function sampleCounts(rec: Recording, summed?: StackThreadSums): SampleCounts {
+  let cpu = summed?.cpuSamples ?? 0;
+  let wall = summed?.wallSamples ?? 0;
+  if (summed === undefined) {
+    rec.forEachSample((_i, _mono, _thread, _stack, _cpuNs, _wallNs, flags) => {
+      if (flags & SampleFlags.Cpu) cpu++;
+      if (flags & SampleFlags.Wall) wall++;
+    });
+  }
   const s = rec.stats;
   const parts: string[] = [];
   let dropped = 0;
@@ -50,8 +54,8 @@ export function sampleCounts(rec: Recording): SampleCounts {
   return { samples: rec.sampleCount, cpu, wall, dropped, droppedDetail: parts.join(', ') };
 }
 
-function table(rec: Recording, metric: SampleMetric, title: string): string[] {
-  const rows = topMethods(rec, metric, 10);
+function table(rec: Recording, metric: SampleMetric, title: string, summed?: StackThreadSums): string[] {
+  const rows = topMethods(rec, metric, 10, summed?.byStack(metric, rec.stackCount));
   if (rows.length === 0) return [`${title}: no samples.`];
   const lines = [`${title} (self = innermost managed frame):`, '   self%        self   total%  method'];
   for (const r of rows) {
@@ -77,10 +81,13 @@ export function formatPauses(rec: Recording): string[] {
   return lines;
 }
 
-/** `stoppedHere`: the recording was ended by clrscope (duration, Ctrl-C, detach), so a missing END is expected. */
-export function formatSummary(rec: Recording, stoppedHere = false): string {
+/**
+ * `stoppedHere`: the recording was ended by clrscope (duration, Ctrl-C, detach), so a missing END
+ * is expected. `summed`: the samples summed per stack and thread, when `rec` keeps none.
+ */
+export function formatSummary(rec: Recording, stoppedHere = false, summed?: StackThreadSums): string {
   const meta = rec.meta;
-  const c = sampleCounts(rec);
+  const c = sampleCounts(rec, summed);
   const lines: string[] = [];
   const runtime = meta !== undefined && meta.runtimeVersion !== '' ? ` (.NET ${meta.runtimeVersion})` : '';
   // A recording of several processes (record --children) counts them all; its meta is the launched one's.
@@ -89,8 +96,8 @@ export function formatSummary(rec: Recording, stoppedHere = false): string {
   lines.push(`clrscope: recorded ${who}${runtime}: ${counted(c.samples, 'sample')} (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
   if (rec.cut && !stoppedHere) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
   if (meta?.approximateCpu === true) lines.push(APPROXIMATE_CPU_LINE);
-  lines.push(...table(rec, 'cpu', 'Top methods by CPU time'));
-  if (meta === undefined || (meta.flags & HelloFlags.Wall) !== 0) lines.push(...table(rec, 'wall', 'Top methods by wall time'));
+  lines.push(...table(rec, 'cpu', 'Top methods by CPU time', summed));
+  if (meta === undefined || (meta.flags & HelloFlags.Wall) !== 0) lines.push(...table(rec, 'wall', 'Top methods by wall time', summed));
   lines.push(...formatPauses(rec));
   lines.push(...formatEvents(rec));
   return lines.join('\n');

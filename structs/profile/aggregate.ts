@@ -3,6 +3,7 @@
 
 import { isEventMetric, sumEventsByStack, type ProfileMetric } from './event-metrics.js';
 import type { Recording, SampleColumnViews, SampleMetric } from './recording.js';
+import { SampleFlags } from '../wire/records.js';
 
 /** Sum of the metric per stack id (index = stackId); an event metric's events without a stack are left out. */
 export function sumByStack(rec: Recording, metric: ProfileMetric): Float64Array {
@@ -34,12 +35,21 @@ export class StackThreadSums {
   readonly list: StackThreadSum[] = [];
   /** The newest sample's time (-Infinity before any). */
   lastMono = Number.NEGATIVE_INFINITY;
+  /** Samples that carry a CPU value, and a wall value (SampleFlags), when `add` was given the flags. */
+  cpuSamples = 0;
+  wallSamples = 0;
   // One map per thread keyed by stack id: small-integer keys keep the lookups fast (a composite
   // stack * threads key would leave the small-integer range on long recordings).
   private readonly byThread = new Map<number, Map<number, StackThreadSum>>();
 
-  add(columns: Pick<SampleColumnViews, 'mono' | 'stackId' | 'threadId' | 'cpuNs' | 'wallNs'>): void {
-    const { mono, stackId, threadId, cpuNs, wallNs } = columns;
+  add(columns: Pick<SampleColumnViews, 'mono' | 'stackId' | 'threadId' | 'cpuNs' | 'wallNs'> & Partial<Pick<SampleColumnViews, 'flags'>>): void {
+    const { mono, stackId, threadId, cpuNs, wallNs, flags } = columns;
+    if (flags !== undefined) {
+      for (let i = 0; i < flags.length; i++) {
+        if ((flags[i] & SampleFlags.Cpu) !== 0) this.cpuSamples++;
+        if ((flags[i] & SampleFlags.Wall) !== 0) this.wallSamples++;
+      }
+    }
     let lastThread = -1;
     let sums: Map<number, StackThreadSum> | undefined;
     for (let i = 0; i < stackId.length; i++) {
@@ -62,6 +72,13 @@ export class StackThreadSums {
       sum.wallNs += wallNs[i];
       if (mono[i] > this.lastMono) this.lastMono = mono[i];
     }
+  }
+
+  /** A sample metric summed per stack id (index = stackId), as sumByStack gives it from the samples. */
+  byStack(metric: SampleMetric, stackCount: number): Float64Array {
+    const out = new Float64Array(stackCount);
+    for (const s of this.list) out[s.stackId] += metric === 'cpu' ? s.cpuNs : metric === 'wall' ? s.wallNs : s.samples;
+    return out;
   }
 }
 

@@ -24,9 +24,13 @@ interface Tally {
   lastStack: number;
 }
 
-/** The `n` functions with the most self value, then total, then name. Percentages are of the metric's sum over all samples. */
-export function topMethods(rec: Recording, metric: ProfileMetric, n: number): TopMethodRow[] {
-  const byStack = sumByStack(rec, metric);
+/**
+ * The `n` functions with the most self value, then total, then name. Percentages are of the
+ * metric's sum over all samples. `summed`: the metric per stack already (a recording that keeps
+ * no samples).
+ */
+export function topMethods(rec: Recording, metric: ProfileMetric, n: number, summed?: Float64Array): TopMethodRow[] {
+  const byStack = summed ?? sumByStack(rec, metric);
   const tallies = new Map<number, Tally>();
   const tally = (functionId: number): Tally => {
     let t = tallies.get(functionId);
