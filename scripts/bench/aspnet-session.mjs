@@ -196,14 +196,15 @@ try {
     const state = await appState(page);
     const pages = rendererPids(process.pid).map(rssOf);
     const main = rssOf(process.pid);
-    const r = { s: Math.round((Date.now() - t0) / 1000), mainRss: main.rss, mainAnon: main.anon, pageRss: pages.reduce((s, p) => s + p.rss, 0), pageAnon: pages.reduce((s, p) => s + p.anon, 0), samples: state.summary?.sampleCount ?? 0, streamBytes: state.streamBytes, served, failures, load: Number(loadavg()[0].toFixed(2)) };
+    const mem = process.memoryUsage();
+    const r = { s: Math.round((Date.now() - t0) / 1000), mainRss: main.rss, mainAnon: main.anon, mainHeapUsed: mem.heapUsed, mainHeapTotal: mem.heapTotal, mainExternal: mem.external, pageRss: pages.reduce((s, p) => s + p.rss, 0), pageAnon: pages.reduce((s, p) => s + p.anon, 0), samples: state.summary?.sampleCount ?? 0, streamBytes: state.streamBytes, served, failures, load: Number(loadavg()[0].toFixed(2)) };
     readings.push(r);
     const last = Date.now() >= end;
     if (values['heap-snapshots'] !== undefined && (readings.length === 1 || last)) {
       mkdirSync(values['heap-snapshots'], { recursive: true, mode: 0o700 });
       console.log(`  heap snapshot: ${writeHeapSnapshot(join(values['heap-snapshots'], `main-${r.s}s.heapsnapshot`))}`);
     }
-    console.log(`${String(r.s).padStart(5)} s  main ${(r.mainRss / MiB).toFixed(0)} MiB (own ${(r.mainAnon / MiB).toFixed(0)})  page ${(r.pageRss / MiB).toFixed(0)} MiB (own ${(r.pageAnon / MiB).toFixed(0)})  samples ${r.samples}  stream ${(r.streamBytes / MiB).toFixed(1)} MiB  requests ${r.served} (${r.failures} failed)  load ${r.load}`);
+    console.log(`${String(r.s).padStart(5)} s  main ${(r.mainRss / MiB).toFixed(0)} MiB (own ${(r.mainAnon / MiB).toFixed(0)}, JS heap ${(r.mainHeapUsed / MiB).toFixed(0)} of ${(r.mainHeapTotal / MiB).toFixed(0)}, external ${(r.mainExternal / MiB).toFixed(0)})  page ${(r.pageRss / MiB).toFixed(0)} MiB (own ${(r.pageAnon / MiB).toFixed(0)})  samples ${r.samples}  stream ${(r.streamBytes / MiB).toFixed(1)} MiB  requests ${r.served} (${r.failures} failed)  load ${r.load}`);
     if (Date.now() >= end) break;
   }
   loading = false;
