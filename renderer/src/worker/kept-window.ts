@@ -9,16 +9,16 @@
 // after every chunk would rebuild the sums of N minutes a few times a second. Each sample is thus
 // summed about ten times over its stay, and the views always show between N and 1.1 N minutes.
 
+import { MAX_KEEP_MINUTES } from '../../../structs/api/contract.js';
 import type { Recording } from '../../../structs/profile/recording.js';
+
+export { MAX_KEEP_MINUTES };
 
 const NS_PER_MINUTE = 60e9;
 const STEP_FRACTION = 0.1;
 // Sample slots kept past the window's own after a cut, so a step's samples fit without the
 // columns doubling (which could leave half of them unused for the rest of the session).
 const SLOT_SLACK = 1.15;
-
-/** The longest window a session may keep (a day): longer ones are the whole recording in practice. */
-export const MAX_KEEP_MINUTES = 1440;
 
 export class KeptWindow {
   readonly minutes: number;
