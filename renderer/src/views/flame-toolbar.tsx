@@ -5,7 +5,6 @@ import { eventMetricInfo, isEventMetric, type EventMetric } from '../../../struc
 import { DEFAULT_LAST_SECONDS, type FlameOptions } from '../state/app-state.js';
 import { describeWindow } from '../state/view-queries.js';
 import { ThreadFilter } from './thread-filter.js';
-import { keptWindowCaption } from './keep-window-input.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
 const LAST_CHOICES = [5, 10, 30, 60, 300];
@@ -60,7 +59,7 @@ export function WindowAndThreads(): ReactElement {
         value={windowValue(o)} data-testid="window-select" aria-label="Time window"
         onChange={(e) => set({ window: e.target.value === 'last' ? { kind: 'last', seconds: lastSeconds } : { kind: 'all' } })}
       >
-        <option value="all">{keep === null ? 'Whole recording' : `All kept (${keptWindowCaption(keep)})`}</option>
+        <option value="all">{keep === null ? 'Whole recording' : `All kept: the last ${keep} min`}</option>
         <option value="last">Last…</option>
         {o.window.kind === 'range' && <option value="range">{describeWindow(o.window)}</option>}
       </select>

@@ -51,7 +51,10 @@ export class KeptWindow {
     this.eventsSeen = events.length;
     this.newest = newest;
     const cut = newest - this.spanNs;
-    if (!(cut >= Math.max(rec.keptFromMono, meta.startMono) + this.stepNs)) return false;
+    if (!(cut >= Math.max(rec.keptFromMono, meta.startMono) + this.stepNs)) {
+      this.reserve(rec, newest - meta.startMono);
+      return false;
+    }
     rec.dropBefore(cut);
     const kept = rec.sampleCount;
     const slots = Math.ceil(kept * (1 + STEP_FRACTION) * SLOT_SLACK) + 1024;
@@ -60,5 +63,19 @@ export class KeptWindow {
     this.samplesSeen = kept;
     this.eventsSeen = rec.eventCount;
     return true;
+  }
+
+  /**
+   * Before the first cut, grows nearly full columns to what the window will hold at the rate
+   * seen so far rather than letting them double: a doubling just before the first cut would
+   * leave up to twice the window's slots allocated, and the cut would copy them once more.
+   */
+  private reserve(rec: Recording, spannedNs: number): void {
+    const capacity = rec.sampleCapacity;
+    const held = rec.sampleCount;
+    // A rate read off less than a step of data (a burst at the start) is no guide: doubling serves.
+    if (rec.keptFromMono !== -Infinity || held < capacity * 0.9 || !(spannedNs >= this.stepNs)) return;
+    const expected = Math.ceil((held / spannedNs) * (this.spanNs + this.stepNs) * SLOT_SLACK) + 1024;
+    rec.resizeSamples(Math.min(capacity * 4, Math.max(expected, Math.ceil(capacity * 1.25))));
   }
 }
