@@ -395,10 +395,16 @@ else if (role === 'worker-memory') {
   };
   // What a page shows while it records: the summary and the flame graph, and with `every` a view
   // that needs every sample (the flame graph's last 10 s), asked every 10 s of the stream's time.
+  // The CPU time of each refresh after minute 10 (a kept window's first cut is past by then): the
+  // median, and the most, which a cut's rebuild of the window's sums costs once per step.
+  const refreshCpu = [];
   const refresh = () => {
+    const c = process.cpuUsage();
     const { summary } = ask({ kind: 'summary' });
     ask({ kind: 'flame', query });
     if (views === 'every') ask({ kind: 'flame', query: { ...query, fromMs: Math.max(0, summary.durationMs - 10_000) } });
+    const d = process.cpuUsage(c);
+    if (summary.durationMs > 11 * 60_000) refreshCpu.push((d.user + d.system) / 1000);
     return summary;
   };
   const fd = openSync(file, 'r');
@@ -437,7 +443,8 @@ else if (role === 'worker-memory') {
   closeSync(fd);
   const status = readFileSync('/proc/self/status', 'utf8');
   const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;
-  process.stdout.write(`${JSON.stringify({ keepMinutes: keepMinutes === null ? null : Number(keepMinutes), views, readings, peakRss: hwm, feedMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
+  process.stdout.write(`${JSON.stringify({ keepMinutes: keepMinutes === null ? null : Number(keepMinutes), views, readings, peakRss: hwm, feedMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000,
+    refreshCpuMedian: refreshCpu.length === 0 ? null : median(refreshCpu), refreshCpuMax: refreshCpu.length === 0 ? null : Math.max(...refreshCpu), refreshes: refreshCpu.length })}\n`);
   process.exit(0);
 }
 
@@ -551,7 +558,8 @@ else {
     memories.push(r);
     const what = r.keepMinutes !== null ? `last ${r.keepMinutes} min kept, flame graph + last 10 s` : r.views === 'every' ? 'whole recording, flame graph + last 10 s (every sample held)' : 'whole recording, flame graph only (the stream\'s bytes held)';
     console.log(`worker memory, ${what}: ${r.readings.map((x) => `min ${x.minute} RSS ${fmtMiB(x.rss)} (JS heap + buffers ${fmtMiB(x.heap + x.buffers)}, ${x.samples.toLocaleString('en-US')} samples)`).join('; ')}; `
-      + `peak RSS ${fmtMiB(r.peakRss)}; ×${(r.readings.at(-1).rss / r.readings[0].rss).toFixed(2)} RSS last / minute 1; fed in ${(r.feedMs / 1000).toFixed(1)} s, CPU ${(r.cpuMs / 1000).toFixed(1)} s`);
+      + `peak RSS ${fmtMiB(r.peakRss)}; ×${(r.readings.at(-1).rss / r.readings[0].rss).toFixed(2)} RSS last / minute 1; fed in ${(r.feedMs / 1000).toFixed(1)} s, CPU ${(r.cpuMs / 1000).toFixed(1)} s; `
+      + `a refresh after minute 11: median ${r.refreshCpuMedian?.toFixed(1)} ms CPU, at most ${r.refreshCpuMax?.toFixed(1)} ms (${r.refreshes} refreshes)`);
   }
   const pages = [];
   for (const config of String(argValue('page-memory', 'none')).split(',').filter((c) => c !== '' && c !== 'none')) {
