@@ -322,15 +322,24 @@ export class Recording implements WireSink {
     return i === undefined ? undefined : this.processList[i];
   }
 
-  /** Declares a process and its threads (already defined by THREAD records); a thread belongs to one process. */
+  /**
+   * Declares a process and its threads (already defined by THREAD records); a thread belongs to
+   * one process. A process already declared (same pid) gets the threads added: a live stream
+   * names each process's threads as they appear.
+   */
   addProcess(process: ProcessInfo, threadIds: Iterable<number>): void {
-    const index = this.processList.length;
-    for (const id of threadIds) {
+    let index = this.processList.findIndex((p) => p.pid === process.pid);
+    const known = index >= 0;
+    if (!known) index = this.processList.length;
+    const ids = [...threadIds];
+    // Checked whole first, so a refused record changes nothing.
+    for (const id of ids) {
       if (!this.threadMap.has(id)) throw new RecordingError(`gives process ${process.pid} thread ${id}, which no THREAD record defined`);
-      if (this.threadProcess.has(id)) throw new RecordingError(`gives process ${process.pid} thread ${id}, which belongs to process ${this.processOf(id)?.pid ?? '?'} already`);
-      this.threadProcess.set(id, index);
+      const owner = this.threadProcess.get(id);
+      if (owner !== undefined && owner !== index) throw new RecordingError(`gives process ${process.pid} thread ${id}, which belongs to process ${this.processList[owner]?.pid ?? '?'} already`);
     }
-    this.processList.push(Object.freeze({ pid: process.pid, name: process.name }));
+    for (const id of ids) this.threadProcess.set(id, index);
+    if (!known) this.processList.push(Object.freeze({ pid: process.pid, name: process.name }));
   }
 
   /** Every function, including the synthetic INCOMPLETE_STACK one. */
