@@ -49,6 +49,11 @@ export interface LaunchRequest {
   async?: boolean;
   /** Keep only the last N minutes in the views (SessionInfo.keepMinutes); absent: the whole recording. */
   keepMinutes?: number;
+  /**
+   * Record every .NET process the program starts too, each as its own process in the one
+   * recording (`record --children`). Default false here; the Launch form sends true unless unticked.
+   */
+  children?: boolean;
 }
 
 export interface AttachRequest {

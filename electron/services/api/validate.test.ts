@@ -82,12 +82,13 @@ test('launch requests: command, arguments, working directory and interval are ch
   rejects('launch', launch({ intervalMs: 1001 }), 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not 1001.');
   rejects('launch', launch({ intervalMs: 2.5 }), 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not 2.5.');
   rejects('launch', launch({ intervalMs: '10' }), 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not "10".');
+  rejects('launch', launch({ children: 'yes' }), 'The child processes switch (children) must be true or false, not "yes".');
   rejects('launch', launch({ env: { X: '1' } }), 'The launch request has an unknown field "env".');
   rejects('launch', [null], 'The launch request must be an object, not null.');
   rejects('launch', [Object.create({ command: 'dotnet' })], 'The launch request must be a plain object.');
   // Empty arguments are legitimate ("" passed to a program); only the fields the contract has survive.
-  const call = validateCall('launch', launch({ args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true }), known);
-  assert.deepEqual(call, { op: 'launch', args: [{ command: 'dotnet', args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true }] });
+  const call = validateCall('launch', launch({ args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true, children: true }), known);
+  assert.deepEqual(call, { op: 'launch', args: [{ command: 'dotnet', args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true, children: true }] });
 });
 
 test('session ids must name a known session', () => {

@@ -128,7 +128,7 @@ export function validateSessionId(value: unknown, context: ValidationContext): s
 
 export function validateLaunchRequest(value: unknown): LaunchRequest {
   const obj = plainObject(value, 'launch request');
-  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall', 'async', 'keepMinutes'], 'launch request');
+  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall', 'async', 'keepMinutes', 'children'], 'launch request');
   const command = text(obj.command, 'The command', LIMITS.commandChars);
   if (!Array.isArray(obj.args)) fail(`The program's arguments (args) must be a list of text, not ${describeValue(obj.args)}.`);
   if (obj.args.length > LIMITS.argCount) fail(`The program has ${obj.args.length} arguments; at most ${LIMITS.argCount} are allowed.`);
@@ -146,6 +146,7 @@ export function validateLaunchRequest(value: unknown): LaunchRequest {
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
   if (obj.async !== undefined) request.async = bool(obj.async, 'The async call stacks switch (async)');
   if (obj.keepMinutes !== undefined) request.keepMinutes = validateKeepMinutes(obj.keepMinutes);
+  if (obj.children !== undefined) request.children = bool(obj.children, 'The child processes switch (children)');
   return request;
 }
 

@@ -15,6 +15,7 @@ import { commandLineOf } from '../../../structs/text/command-line.js';
 import { readRecordingFile } from '../export/recording-file.js';
 import { connectTimeoutMs } from '../recording/profiled-launch.js';
 import { attachSession, launchSession, type LaunchStart } from '../recording/start-session.js';
+import { lingeringSentence, ProcessBook } from '../recording/process-tree.js';
 import { profilerLibraryPath } from '../profiler/profiler-env.js';
 import { UserError } from '../errors/user-error.js';
 import { describeAttachTarget } from './attach-target.js';
@@ -220,13 +221,33 @@ class WorkstationCore {
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     if (request.cwd !== undefined && !isAbsolute(request.cwd)) throw new UserError(`The working directory must be an absolute path, not ${request.cwd}.`);
     const spawnable = await resolveLaunch(request.command, request.args, request.cwd);
-    const { session } = await launchSession({
+    const children = request.children === true;
+    // What each other .NET process the program starts is, read while it runs, for the end.
+    const processes = new ProcessBook();
+    const refused: number[] = [];
+    const { session, launch } = await launchSession({
       ...this.sessionStart(label ?? commandLineOf(request.command, request.args), intervalMs, request.wall ?? true, libraryPath, request.keepMinutes),
       command: spawnable.command,
       args: spawnable.args,
       commandText: request.command,
       output: 'session',
       ...(request.async === true ? { extraEnv: { CLRSCOPE_ASYNC: '1' } } : {}),
+      // Every process into the session's one stream, as it arrives: the views show them together.
+      children,
+      mergeChildren: true,
+      onStream: (stream) => { if (stream.pid !== undefined) processes.note(stream.pid); },
+      onRefused: (pid) => {
+        if (pid === undefined) return;
+        refused.push(pid);
+        processes.note(pid);
+      },
+    });
+    void session.ended.then(async () => {
+      // As record does: the processes the program started that still run with the profiler loaded.
+      const followed = session.snapshot.pid;
+      const others = [...launch.collector.streams.map((s) => s.pid), ...refused].filter((pid): pid is number => pid !== undefined && pid !== followed);
+      const sentence = await lingeringSentence(others, libraryPath, processes, children);
+      if (sentence !== undefined) session.note(sentence);
     });
     // A shutdown that began while the program started: it missed this session, so stop it here.
     if (this.shuttingDown) void session.close();
