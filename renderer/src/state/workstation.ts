@@ -210,7 +210,7 @@ export class Workstation {
       functions: null, eventTables: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       measureVersion: this.state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
-      flameOptions: { ...this.state.flameOptions, threadIds: null, eventType: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
+      flameOptions: { ...this.state.flameOptions, threadIds: null, processIds: null, eventType: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
     });
     if (sessionId !== null) {
       void this.subscribe(sessionId);
@@ -255,7 +255,8 @@ export class Workstation {
     // A type picked in the type or exceptions table belongs to its event type.
     if (patch.metric !== undefined && patch.metric !== before.metric && patch.eventType === undefined) next.eventType = null;
     // Flipping or regrouping the tree changes every frame's path: a zoom would land somewhere arbitrary.
-    const reshaped = next.inverted !== before.inverted || next.groupByThread !== before.groupByThread || next.asyncStacks !== before.asyncStacks;
+    const reshaped = next.inverted !== before.inverted || next.groupByThread !== before.groupByThread || next.groupByProcess !== before.groupByProcess
+      || next.asyncStacks !== before.asyncStacks;
     this.store.update({ flameOptions: next, ...(reshaped ? { flameZoom: [] } : {}) });
     // The search is the renderer's business: the tree stays the same.
     if (Object.keys(patch).some((k) => k !== 'search')) this.refresher.now();
@@ -702,7 +703,7 @@ export class Workstation {
       if (baselineSummary !== null) patch.baselineSummary = baselineSummary;
       if (flame !== null) {
         patch.flame = flame;
-        patch.flameShape = { inverted: flameOptions.inverted, groupByThread: flameOptions.groupByThread };
+        patch.flameShape = { inverted: flameOptions.inverted, groupByThread: flameOptions.groupByThread, groupByProcess: flameOptions.groupByProcess };
       }
       if (parallel !== null) patch.parallel = parallel;
       if (tab === 'source') patch.functionLines = functionLines;
