@@ -13,7 +13,7 @@ import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { FunctionKind, PREAMBLE_SIZE } from '../../../structs/wire/records.js';
+import { EndReason, FunctionKind, PREAMBLE_SIZE } from '../../../structs/wire/records.js';
 import { createWorkstation } from './workstation.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-ws-children-test-'));
@@ -26,14 +26,15 @@ chmodSync(spool, 0o700);
 const PID_AT = PREAMBLE_SIZE + 5;
 
 /**
- * Arguments: OWN [CHILD]. Sends OWN but its last END record (END_BYTES long); with CHILD, starts
- * itself again with CHILD and waits for it to exit first; then sends the END and ends.
+ * Arguments: OWN CHILD END_BYTES [hold]. Sends OWN but its last END record (END_BYTES long); with
+ * CHILD (not '-'), starts itself again with CHILD and waits for it to exit first; then sends the
+ * END and ends, or with 'hold' keeps its connection open until it is ended.
  */
 const PROGRAM = `
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-const [own, child, endBytes] = process.argv.slice(2);
+const [own, child, endBytes, hold] = process.argv.slice(2);
 const bytes = Buffer.from(readFileSync(own));
 bytes.writeUInt32LE(process.pid, ${PID_AT});
 const end = bytes.length - Number(endBytes ?? 0);
@@ -41,7 +42,10 @@ const socket = connect(process.env.CLRSCOPE_SOCKET, () => {
   socket.write(bytes.subarray(0, end), () => {
     if (child === undefined || child === '-') { socket.end(bytes.subarray(end)); return; }
     const started = spawn(process.execPath, [process.argv[1], child, '-', '0'], { stdio: 'ignore' });
-    started.on('exit', () => setTimeout(() => socket.end(bytes.subarray(end)), 100));
+    started.on('exit', () => {
+      if (hold === 'hold') setInterval(() => undefined, 1000);
+      else setTimeout(() => socket.end(bytes.subarray(end)), 100);
+    });
   });
 });
 socket.on('close', () => process.exit(0));
@@ -85,7 +89,7 @@ function heardRecording(events: WorkstationEvent[], sessionId: string): Recordin
   return reader;
 }
 
-async function launchTree(children: boolean): Promise<{ events: WorkstationEvent[]; reader: RecordingFileReader; exported: Recording | undefined }> {
+async function launchTree(children: boolean, hold = false): Promise<{ events: WorkstationEvent[]; reader: RecordingFileReader; exported: Recording | undefined }> {
   const work = mkdtempSync(join(dir, 'work-'));
   const parent = fixtureStream();
   const endBytes = parent.length - fixtureStream({ end: false }).length;
@@ -98,8 +102,14 @@ async function launchTree(children: boolean): Promise<{ events: WorkstationEvent
     const client = ws.connect();
     const events: WorkstationEvent[] = [];
     client.onEvent((e) => events.push(e));
-    const info = await ws.launch({ command: process.execPath, args: [join(work, 'program.mjs'), join(work, 'parent.bin'), join(work, 'child.bin'), String(endBytes)], children });
+    const info = await ws.launch({ command: process.execPath, args: [join(work, 'program.mjs'), join(work, 'parent.bin'), join(work, 'child.bin'), String(endBytes), ...(hold ? ['hold'] : [])], children });
     await client.subscribe(info.id);
+    if (hold) {
+      // Both processes have sent everything but the parent's END: the session still records.
+      await until('both processes\' samples', () => ws.sessionObject(info.id).recording?.sampleCount === 9);
+      assert.equal(ws.sessionObject(info.id).snapshot.state, 'recording');
+      await ws.stop(info.id);
+    }
     await until('the session to stop', () => events.some((e) => e.type === 'session' && e.session.id === info.id && e.session.state === 'stopped'));
     const exported = await ws.sessionObject(info.id).recordingWithSamples();
     return { events, reader: heardRecording(events, info.id), exported };
@@ -135,4 +145,14 @@ test('without children, the second process is hung up on and the stream is the f
   assert.ok(rec.threads().every((t) => !t.name.startsWith('[')));
   assert.equal(rec.sampleCount, 8);
   assert.ok(!events.some((e) => e.type === 'session' && /Still running/.test(e.session.message ?? '')), 'the child is gone by the end');
+});
+
+test('stopped while the program runs, the merged stream ends with the stop\'s END and is not cut', async () => {
+  const { reader, events } = await launchTree(true, true);
+  const rec = reader.finish().recording;
+  assert.equal(rec.processes().length, 2);
+  assert.equal(rec.end?.reason, EndReason.Stopped);
+  assert.equal(rec.cut, false);
+  const last = events.filter((e) => e.type === 'session').at(-1);
+  assert.ok(last?.type === 'session' && /^Stopped\./.test(last.session.message ?? ''), JSON.stringify(last));
 });
