@@ -1,8 +1,8 @@
 // A launched session that records the program's child processes too (the workstation's "child
 // processes"): every .NET process's stream is merged as it arrives into the session's one stream
-// (structs/formats/clrscope-file/process-tree-stream.ts), which the session spools and every page
-// decodes, and this process keeps the model of that merged stream, without samples, for exports
-// and source lines. The collector's models of the single streams stay what they are (how each
+// (structs/formats/clrscope-file/process-tree-stream.ts; the launched program's own bytes until a
+// second process connects), which the session spools and every page decodes, and this process
+// keeps the model of that merged stream, without samples, for exports and source lines. The collector's models of the single streams stay what they are (how each
 // ended, the measuring channel of the first).
 
 import { processRecordTap } from '../../../structs/formats/clrscope-file/process-record.js';
@@ -37,9 +37,14 @@ export class MergedStreams {
     return this.taken(this.tree.endSource(stream));
   }
 
-  /** Every stream is over: the last bytes, with `end` (the first process's END as the collector saw it) when there is one. */
+  /**
+   * Every stream is over: the last bytes, with `end` (the first process's END as the collector saw
+   * it) when there is one. While the stream is the first process's own bytes, an END the
+   * collector added on a stop is the model's alone, as for a session without children.
+   */
   finish(end: EndRecord | undefined): Uint8Array {
     const out = this.taken(this.tree.finish(end));
+    if (!this.broken && this.model.meta !== undefined && this.model.end === undefined && end !== undefined) this.model.onEnd(end);
     this.model.finish();
     return out;
   }

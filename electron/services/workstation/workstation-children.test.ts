@@ -89,7 +89,7 @@ function heardRecording(events: WorkstationEvent[], sessionId: string): Recordin
   return reader;
 }
 
-async function launchTree(children: boolean, hold = false): Promise<{ events: WorkstationEvent[]; reader: RecordingFileReader; exported: Recording | undefined }> {
+async function launchTree(children: boolean, hold = false, alone = false): Promise<{ events: WorkstationEvent[]; reader: RecordingFileReader; exported: Recording | undefined; heard: Uint8Array; sent: Uint8Array }> {
   const work = mkdtempSync(join(dir, 'work-'));
   const parent = fixtureStream();
   const endBytes = parent.length - fixtureStream({ end: false }).length;
@@ -102,7 +102,7 @@ async function launchTree(children: boolean, hold = false): Promise<{ events: Wo
     const client = ws.connect();
     const events: WorkstationEvent[] = [];
     client.onEvent((e) => events.push(e));
-    const info = await ws.launch({ command: process.execPath, args: [join(work, 'program.mjs'), join(work, 'parent.bin'), join(work, 'child.bin'), String(endBytes), ...(hold ? ['hold'] : [])], children });
+    const info = await ws.launch({ command: process.execPath, args: [join(work, 'program.mjs'), join(work, 'parent.bin'), alone ? '-' : join(work, 'child.bin'), String(endBytes), ...(hold ? ['hold'] : [])], children });
     await client.subscribe(info.id);
     if (hold) {
       // Both processes have sent everything but the parent's END: the session still records.
@@ -112,7 +112,11 @@ async function launchTree(children: boolean, hold = false): Promise<{ events: Wo
     }
     await until('the session to stop', () => events.some((e) => e.type === 'session' && e.session.id === info.id && e.session.state === 'stopped'));
     const exported = await ws.sessionObject(info.id).recordingWithSamples();
-    return { events, reader: heardRecording(events, info.id), exported };
+    const heard = Buffer.concat(events.flatMap((e) => (e.type === 'stream' && e.sessionId === info.id ? [e.chunk] : [])));
+    // What the program sent: the stream with its own pid in HELLO.
+    const sent = Buffer.from(parent);
+    sent.writeUInt32LE(ws.sessionObject(info.id).snapshot.pid ?? 0, PID_AT);
+    return { events, reader: heardRecording(events, info.id), exported, heard, sent };
   } finally {
     await ws.shutdown();
   }
@@ -155,4 +159,11 @@ test('stopped while the program runs, the merged stream ends with the stop\'s EN
   assert.equal(rec.cut, false);
   const last = events.filter((e) => e.type === 'session').at(-1);
   assert.ok(last?.type === 'session' && /^Stopped\./.test(last.session.message ?? ''), JSON.stringify(last));
+});
+
+test('with children but none started, the session\'s stream is the program\'s own bytes, byte for byte', async () => {
+  const { heard, sent, exported } = await launchTree(true, false, true);
+  assert.ok(Buffer.from(heard).equals(sent));
+  assert.equal(exported?.processes().length, 0);
+  assert.equal(exported?.end?.reason, 0);
 });

@@ -112,12 +112,47 @@ test('two processes\' streams, interleaved in pieces, read back as merge-process
   assert.deepEqual(Array.from(rec.stackFrames(e.stackId[0]), (f) => rec.functionInfo(f)?.name), ['Child.Work.HashAlpha', 'Child.Program.Main']);
 });
 
-test('the first process alone reads as its own stream: no PROCESS record, thread names as they were', () => {
+test('the first process alone: the merged stream is its own bytes, byte for byte', () => {
   const parent = fixtureStream();
   const { rec, bytes } = mergeLive([split(parent, 3)], recordingFromStream([parent]).end);
-  const own = recordingFromStream([parent]);
-  assert.equal(dumpByFunction(rec), dumpByFunction(own));
-  assert.equal(dumpByFunction(openRecording(bytes).recording), dumpByFunction(own));
+  assert.ok(Buffer.from(bytes).equals(Buffer.from(parent)));
+  assert.equal(dumpRecording(rec), dumpRecording(recordingFromStream([parent])));
+  // Without its END (a stopped session): nothing is made up; the session's model says how it ended.
+  const cut = fixtureStream({ end: false });
+  assert.ok(Buffer.from(mergeLive([split(cut, 4)], { mono: 1, reason: 3 }).bytes).equals(Buffer.from(cut)));
+});
+
+test('a second process joining after the first one\'s END: its END, held back, ends the merged stream', () => {
+  const parent = fixtureStream();
+  const child = childStream();
+  const { rec } = mergeLive([[parent], split(child, 6)], recordingFromStream([parent]).end);
+  const expected = mergeProcesses([
+    { process: { pid: PARENT, name: 'dotnet' }, recording: recordingFromStream([parent]) },
+    { process: { pid: CHILD, name: '' }, recording: recordingFromStream([child]) },
+  ]);
+  assert.equal(toCollapsed(rec, { metric: 'cpu', groupByThread: true }), toCollapsed(expected, { metric: 'cpu', groupByThread: true }));
+  assert.deepEqual(rec.end, expected.end);
+  assert.equal(rec.cut, false);
+});
+
+test('taken over after a STACK_RESET of the first process, mid-record: its stacks and the other\'s read back right', () => {
+  const bytes = parseHexText(readFileSync(new URL('../../../../structs/wire/fixtures/basic-v2.hex', import.meta.url), 'utf8'));
+  const own = recordingFromStream([bytes]);
+  const child = childStream();
+  for (const seed of [7, 8, 9]) {
+    const parentChunks = split(bytes, seed);
+    // The child connects after a few of the first process's chunks, halfway, or near its end (past its STACK_RESET).
+    const after = [1, parentChunks.length >> 1, parentChunks.length - 2][seed - 7];
+    const { rec } = mergeLive([parentChunks, [...new Array<Uint8Array>(after).fill(new Uint8Array(0)), ...split(child, seed + 10)]], own.end);
+    const expected = mergeProcesses([
+      { process: { pid: own.meta?.pid ?? 0, name: names(own.meta?.pid ?? 0) }, recording: own },
+      { process: { pid: CHILD, name: '' }, recording: recordingFromStream([child]) },
+    ]);
+    for (const metric of ['cpu', 'wall'] as const) {
+      assert.equal(toCollapsed(rec, { metric, groupByThread: true }), toCollapsed(expected, { metric, groupByThread: true }), `seed ${seed} ${metric}`);
+    }
+    assert.equal(rec.eventCount, expected.eventCount);
+  }
 });
 
 test('a second process joining later names the first one\'s threads again, prefixed, and lists them in PROCESS records', () => {
@@ -162,14 +197,18 @@ test('a stream with a STACK_RESET reads back the same', () => {
   assert.equal(rec.eventCount, own.eventCount);
 });
 
-test('the first process\'s measuring records go into the merged stream', () => {
+test('the first process\'s measuring records go into the merged stream, before and after a second one joins', () => {
   const enc = new WireEncoder().preamble()
     .hello({ pid: PARENT, flags: 3, mono: 1, unixNs: 1n, intervalNs: 1, wallThreadsPerTick: 1, runtimeVersion: '', profilerVersion: '' })
     .raw(MeasureRecordType.ControlReady, [1, 0, 0, 16, 0, 0]);
-  const { bytes } = mergeLive([[enc.bytes().slice()]], undefined);
+  const before = enc.takeBytes(true);
+  // A reply (request 7, status 0, 2 methods, message "ok") after the child connected.
+  const after = enc.raw(MeasureRecordType.Reply, [7, 0, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 0x6f, 0x6b]).takeBytes(true);
+  const { bytes } = mergeLive([[before, new Uint8Array(0), after], [childStream()]], undefined);
   const reader = new MeasureReader();
   reader.push(bytes);
   assert.equal(reader.measurements.controlReady?.maxCommandBytes, 4096);
+  assert.equal(reader.measurements.reply(7)?.matched, 2);
 });
 
 test('a process whose stream names what it never defined stops being merged; the others go on', () => {

@@ -7,18 +7,22 @@
 // string) gets one id, threads, stacks and tasks get their own. The first process's HELLO is the
 // stream's; no process's END is written: finish() writes the recording's once every stream is over.
 //
-// While one process has connected the stream is that process's own, renumbered: no PROCESS record
-// and unprefixed thread names, so a program that starts no .NET child reads as it would without
-// children. When a second one connects, the first one's threads are named again with their
-// "[pid name] " prefix and a PROCESS record lists them; from then on every new thread gets its
-// prefix and a PROCESS record of its own (a PROCESS record of a pid already listed adds threads).
+// While one process has connected the stream is that process's own bytes, passed on a whole record
+// at a time (its END held back), so a program that starts no .NET child records byte for byte as
+// it would without children, for the cost of reading its stream. When a second one connects, the
+// encoder takes the stream over from there with the reader's coding state (the first process's
+// ids stay its own, every later definition gets an id above them), the first one's threads are
+// named again with their "[pid name] " prefix and a PROCESS record lists them; from then on every
+// new thread gets its prefix and a PROCESS record of its own (a PROCESS record of a pid already
+// listed adds threads). A first process with async stacks is written again from its HELLO on: a
+// TASK_SAMPLES record may follow its SAMPLES record in a later chunk, after another process joined.
 //
 // A process whose stream turns out corrupt, or names what it never defined, stops there: what it
 // sent before stays, and nothing it sent after can make the merged stream unreadable.
 
 import { processPrefix } from '../../profile/merge-processes.js';
 import { MEASURE_RECORD_TYPES } from '../../wire/measure-records.js';
-import { WireDecoder, type WireSink } from '../../wire/decoder.js';
+import { WireDecoder, type CodingState, type WireSink } from '../../wire/decoder.js';
 import { WireEncoder } from '../../wire/encoder.js';
 import { WireFormatError } from '../../wire/wire-format-error.js';
 import {
@@ -74,6 +78,12 @@ class Interned {
     this.ids.set(key, id);
     return [id, true];
   }
+
+  /** A definition passed on as it was, under its own id: later ones are numbered above it. */
+  adopt(key: string, id: number): void {
+    if (!this.ids.has(key)) this.ids.set(key, id);
+    if (id >= this.next) this.next = id + 1;
+  }
 }
 
 /** A part's id -> the merged id; an id the part never defined is a failure of that part. */
@@ -113,24 +123,22 @@ export class ProcessTreeStream {
       this.merged.parts.push(part);
       this.first ??= part;
     }
+    if (!this.merged.helloWritten && part !== this.first) {
+      // Held only while the first stream may still say HELLO.
+      if (this.first?.failed !== true) this.waiting.push([part, chunk.slice()]);
+      return new Uint8Array(0);
+    }
+    part.push(chunk);
+    const out = [part.takeRaw()];
     if (!this.merged.helloWritten) {
-      if (part !== this.first) {
-        // Held only while the first stream may still say HELLO.
-        if (this.first?.failed !== true) this.waiting.push([part, chunk.slice()]);
-        return new Uint8Array(0);
-      }
-      part.push(chunk);
-      if (!this.merged.helloWritten) {
-        if (part.failed) this.waiting = [];
-        return this.merged.enc.takeBytes(true);
-      }
+      if (part.failed) this.waiting = [];
+    } else if (this.waiting.length > 0) {
       const waiting = this.waiting;
       this.waiting = [];
       for (const [p, c] of waiting) p.push(c);
-      return this.merged.enc.takeBytes(true);
     }
-    part.push(chunk);
-    return this.merged.enc.takeBytes(true);
+    out.push(this.merged.enc.takeBytes(true));
+    return joined(out);
   }
 
   /** A process's stream is over: samples it still held back (waiting for their tasks) go out. */
@@ -139,15 +147,33 @@ export class ProcessTreeStream {
     return this.merged.enc.takeBytes(true);
   }
 
-  /** Every stream is over: what any process held back, then the recording's END (the first process's, as the session saw it). */
+  /**
+   * Every stream is over: what any process held back, then the recording's END: while the stream
+   * is the first process's own, the END it sent (if any, as it sent it); with several, `end` (the
+   * first process's, as the session saw it).
+   */
   finish(end: EndRecord | undefined): Uint8Array {
     if (this.finished) return new Uint8Array(0);
-    for (const part of this.merged.parts) part.flush();
     this.finished = true;
     this.waiting = [];
+    const first = this.first;
+    if (first !== undefined && first.passThrough) return first.takeRaw(true);
+    for (const part of this.merged.parts) part.flush();
     if (this.merged.helloWritten && end !== undefined) this.merged.enc.end({ mono: end.mono, reason: end.reason });
     return this.merged.enc.takeBytes(true);
   }
+}
+
+function joined(parts: readonly Uint8Array[]): Uint8Array {
+  const nonEmpty = parts.filter((p) => p.length > 0);
+  if (nonEmpty.length <= 1) return nonEmpty[0] ?? new Uint8Array(0);
+  const out = new Uint8Array(nonEmpty.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of nonEmpty) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 /** What every process's records are written into: the encoder and the merged id spaces. */
@@ -183,6 +209,9 @@ class MergedStream {
       this.writeProcess(part, []);
     } else if (!part.first) {
       this.several = true;
+      // The encoder goes on from where the first process's own bytes stopped.
+      const first = this.parts.find((p) => p.first);
+      if (first?.passThrough === true) this.enc.continueAfter(first.stopPassingThrough());
       for (const p of this.parts) if (p.pid !== undefined) p.nameThreadsAgain();
     }
   }
@@ -193,6 +222,28 @@ class MergedStream {
 
   newTaskId(): number {
     return this.nextTask++;
+  }
+
+  // The first process's own ids, while its bytes pass: what is numbered later goes above them.
+  adoptThread(id: number): void {
+    if (id >= this.nextThread) this.nextThread = id + 1;
+  }
+
+  adoptStack(id: number): void {
+    if (id >= this.nextStack) this.nextStack = id + 1;
+  }
+
+  /** The first process's STACK_RESET, passed on: the merged stream forgot every stack too. */
+  adoptStackReset(): void {
+    this.nextStack = 1;
+  }
+
+  adoptTask(id: number): void {
+    if (id >= this.nextTask) this.nextTask = id + 1;
+  }
+
+  get currentStackEpoch(): number {
+    return this.stackEpoch;
   }
 
   /** The merged id of a part's stack now, defined (after a STACK_RESET when the ids ran out) on its first use. */
@@ -253,27 +304,64 @@ class Part implements WireSink {
   // a TASK_SAMPLES record follows it (it must come right after, maybe in the next chunk).
   private held: HeldSample[] = [];
   private heldRecord = -1;
-  // The first process's measuring records go into the merged stream (the Measure view reads them there).
+  // The first process's measuring records go into the merged stream (the Measure view reads them
+  // there): as its own bytes while they pass, written again once the encoder took over. The tap
+  // also says where its last whole record ends.
   private readonly measureTap: RecordTap | undefined;
-
   private readonly enc: WireEncoder;
+  /** The first process, while the stream is its own bytes (see the top). */
+  passThrough: boolean;
+  // Its bytes not passed on yet (from stream offset rawFrom): a record not whole yet, or the END.
+  private raw: Uint8Array = new Uint8Array(0);
+  private rawFrom = 0;
+  // Where its END, or the record it failed at, starts: its bytes pass up to there at most.
+  private rawLimit = Infinity;
 
   /** `first`: the recording's own process (its HELLO is the stream's). */
   constructor(private readonly tree: MergedStream, readonly first: boolean) {
     this.enc = tree.enc;
-    this.measureTap = first ? new RecordTap(MEASURE_RECORD_TYPES, (body, _offset, type) => this.enc.raw(type, body)) : undefined;
+    this.passThrough = first;
+    this.measureTap = first ? new RecordTap(MEASURE_RECORD_TYPES, (body, _offset, type) => { if (!this.passThrough) this.enc.raw(type, body); }) : undefined;
   }
 
   push(chunk: Uint8Array): void {
     if (this.failed) return;
+    if (this.passThrough) this.raw = this.raw.length === 0 ? chunk : joined([this.raw, chunk]);
     try {
       this.decoder.push(chunk);
     } catch (err) {
+      if (this.passThrough) this.rawLimit = Math.min(this.rawLimit, err instanceof WireFormatError ? err.offset : this.decoder.recordOffset);
+      this.measureTap?.push(chunk);
       this.fail(err);
       return;
     }
     this.measureTap?.push(chunk);
     if (!this.async) this.flush();
+  }
+
+  /**
+   * While the stream is this process's own bytes: those of its whole records not passed on yet,
+   * up to its END (`withEnd`: and the END, at the finish). Nothing once the encoder took over.
+   */
+  takeRaw(withEnd = false): Uint8Array {
+    // Not before its HELLO: whether its bytes may pass at all is known from there (async stacks).
+    if (!this.passThrough || this.pid === undefined) return new Uint8Array(0);
+    const whole = this.measureTap?.completeBytes ?? 0;
+    const to = withEnd && !this.failed ? whole : Math.min(whole, this.rawLimit);
+    const n = Math.max(0, to - this.rawFrom);
+    if (n === 0) return new Uint8Array(0);
+    const out = n === this.raw.length ? this.raw : this.raw.slice(0, n);
+    this.raw = n === this.raw.length ? new Uint8Array(0) : this.raw.slice(n);
+    this.rawFrom += n;
+    return out;
+  }
+
+  /** Another process joined: from here on the encoder writes this one's records; returns where the reader of its own bytes is. */
+  stopPassingThrough(): CodingState {
+    this.passThrough = false;
+    // A record not whole yet is written again once it is, a held END by finish().
+    this.raw = new Uint8Array(0);
+    return this.decoder.codingState();
   }
 
   private fail(err: unknown): void {
@@ -327,7 +415,15 @@ class Part implements WireSink {
     this.pid = r.pid;
     this.name = this.tree.options.nameOf(r.pid);
     this.async = (r.flags & HelloFlags.Async) !== 0;
-    if (this.first) this.tree.writeHello(r);
+    if (this.first) {
+      if (this.async) {
+        this.passThrough = false;
+        this.raw = new Uint8Array(0);
+        this.tree.writeHello(r);
+      } else {
+        this.tree.helloWritten = true;
+      }
+    }
     this.tree.joined(this);
   }
 
@@ -338,7 +434,12 @@ class Part implements WireSink {
       known.name = r.name;
       known.osTid = r.osTid;
       known.clrThreadId = r.clrThreadId;
-      this.writeThread(known, r.mono);
+      if (!this.passThrough) this.writeThread(known, r.mono);
+      return;
+    }
+    if (this.passThrough) {
+      this.threads.set(r.threadId, { merged: r.threadId, osTid: r.osTid, clrThreadId: r.clrThreadId, mono: r.mono, name: r.name });
+      this.tree.adoptThread(r.threadId);
       return;
     }
     const t: PartThread = { merged: this.tree.newThreadId(), osTid: r.osTid, clrThreadId: r.clrThreadId, mono: r.mono, name: r.name };
@@ -349,12 +450,19 @@ class Part implements WireSink {
 
   onThreadEnd(r: ThreadEndRecord): void {
     this.flush();
-    this.enc.threadEnd({ threadId: this.thread(r.threadId), mono: r.mono });
+    const thread = this.thread(r.threadId);
+    if (!this.passThrough) this.enc.threadEnd({ threadId: thread, mono: r.mono });
   }
 
   onModule(r: ModuleRecord): void {
     this.flush();
-    const [id, fresh] = this.tree.modules.intern(JSON.stringify([r.kind, r.path, r.mvid]));
+    const key = JSON.stringify([r.kind, r.path, r.mvid]);
+    if (this.passThrough) {
+      this.tree.modules.adopt(key, r.moduleId);
+      this.modules.set(r.moduleId, r.moduleId);
+      return;
+    }
+    const [id, fresh] = this.tree.modules.intern(key);
     this.modules.set(r.moduleId, id);
     if (fresh) this.enc.module({ moduleId: id, kind: r.kind, mvid: r.mvid, path: r.path });
   }
@@ -363,7 +471,13 @@ class Part implements WireSink {
     this.flush();
     const moduleId = r.moduleId === 0 ? 0 : mapped(this.modules, r.moduleId, 'module');
     const module = r.moduleId === 0 ? r.module : '';
-    const [id, fresh] = this.tree.functions.intern(JSON.stringify([r.kind, r.name, module, moduleId, r.file, r.token]));
+    const key = JSON.stringify([r.kind, r.name, module, moduleId, r.file, r.token]);
+    if (this.passThrough) {
+      this.tree.functions.adopt(key, r.functionId);
+      this.functions.set(r.functionId, r.functionId);
+      return;
+    }
+    const [id, fresh] = this.tree.functions.intern(key);
     this.functions.set(r.functionId, id);
     if (fresh) this.enc.function({ functionId: id, kind: r.kind, name: r.name, module, file: r.file, moduleId, token: r.token });
   }
@@ -371,7 +485,13 @@ class Part implements WireSink {
   onFrame(r: FrameRecord): void {
     this.flush();
     const functionId = mapped(this.functions, r.functionId, 'function');
-    const [id, fresh] = this.tree.frames.intern(`${functionId}:${r.offsetKind}:${r.offset}`);
+    const key = `${functionId}:${r.offsetKind}:${r.offset}`;
+    if (this.passThrough) {
+      this.tree.frames.adopt(key, r.frameId);
+      this.frames.set(r.frameId, r.frameId);
+      return;
+    }
+    const [id, fresh] = this.tree.frames.intern(key);
     this.frames.set(r.frameId, id);
     if (fresh) this.enc.frame({ frameId: id, functionId, offsetKind: r.offsetKind, offset: r.offset });
   }
@@ -380,6 +500,12 @@ class Part implements WireSink {
     this.flush();
     const merged = new Uint32Array(frames.length);
     for (let i = 0; i < frames.length; i++) merged[i] = mapped(this.frames, frames[i], 'frame');
+    if (this.passThrough) {
+      // In the merged stream already, under its own id.
+      this.stacks.set(stackId, { flags, frames: merged, merged: stackId, epoch: this.tree.currentStackEpoch });
+      this.tree.adoptStack(stackId);
+      return;
+    }
     // Defined in the merged stream on its first use: most stacks are, right after.
     this.stacks.set(stackId, { flags, frames: merged, merged: 0, epoch: -1 });
   }
@@ -387,16 +513,23 @@ class Part implements WireSink {
   onStackReset(): void {
     this.flush();
     this.stacks = new Map();
+    if (this.passThrough) this.tree.adoptStackReset();
   }
 
   onString(r: StringRecord): void {
     this.flush();
+    if (this.passThrough) {
+      this.tree.strings.adopt(r.text, r.stringId);
+      this.strings.set(r.stringId, r.stringId);
+      return;
+    }
     const [id, fresh] = this.tree.strings.intern(r.text);
     this.strings.set(r.stringId, id);
     if (fresh) this.enc.string(id, r.text);
   }
 
   onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
+    if (this.passThrough) return;
     const thread = this.thread(threadId);
     const stack = this.stack(stackId);
     if (!this.async) {
@@ -412,6 +545,7 @@ class Part implements WireSink {
   }
 
   onTaskSample(back: number, taskId: number): void {
+    if (this.passThrough) return;
     const task = this.tasks.get(taskId);
     if (task === undefined || !this.tree.definedTasks.has(task)) throw new Error(`names task ${taskId}, which it never defined`);
     const sample = this.held[this.held.length - back];
@@ -421,6 +555,7 @@ class Part implements WireSink {
 
   onEvent(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
     this.flush();
+    if (this.passThrough) return;
     const hasStack = (flags & EventFlags.HasStack) !== 0;
     // Thread 0 is no thread: counts sent without a stack.
     const thread = threadId === 0 && !hasStack ? 0 : this.thread(threadId);
@@ -431,6 +566,16 @@ class Part implements WireSink {
 
   onTask(r: TaskRecord): void {
     this.flush();
+    if (this.passThrough) {
+      // Only a first process without async stacks passes, so this is a writer's oddity: kept under its own ids.
+      for (const id of [r.taskId, r.awaiterId]) {
+        if (id === 0) continue;
+        this.tasks.set(id, id);
+        this.tree.adoptTask(id);
+      }
+      this.tree.definedTasks.add(r.taskId);
+      return;
+    }
     const name = r.nameId === 0 ? 0 : mapped(this.strings, r.nameId, 'string');
     const id = this.taskId(r.taskId);
     const awaiter = r.awaiterId === 0 ? 0 : this.taskId(r.awaiterId);
@@ -452,17 +597,18 @@ class Part implements WireSink {
   onStats(r: StatsRecord): void {
     this.flush();
     this.stats = r;
-    this.tree.writeStats();
+    if (!this.passThrough) this.tree.writeStats();
   }
 
   onSuspension(r: SuspensionRecord): void {
     this.flush();
-    this.enc.suspension(r);
+    if (!this.passThrough) this.enc.suspension(r);
   }
 
   /** The recording's END is written by finish(): another process may still be sending. */
   onEnd(_r: EndRecord): void {
     this.flush();
+    if (this.passThrough) this.rawLimit = Math.min(this.rawLimit, this.decoder.recordOffset);
   }
 
   onSample(): void {
