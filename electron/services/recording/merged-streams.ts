@@ -21,14 +21,24 @@ export class MergedStreams {
   private readonly processes: RecordTap = processRecordTap(this.model, 'stream');
   private readonly tree: ProcessTreeStream;
   private broken = false;
+  private first: CollectedStream | undefined;
+  // The followed process's stream turned out corrupt: the session says so as it would without children.
+  private firstFailed = false;
 
-  /** `notice`: a sentence for the session when a process's stream cannot be merged further. */
+  /** `notice`: a sentence for the session when another process's stream cannot be merged further. */
   constructor(private readonly notice: (sentence: string) => void, nameOf: (pid: number) => string = readCommSync) {
-    this.tree = new ProcessTreeStream({ nameOf, onFailure: (_pid, sentence) => notice(sentence) });
+    this.tree = new ProcessTreeStream({
+      nameOf,
+      onFailure: (pid, sentence) => {
+        if (pid !== undefined && pid === this.first?.pid) this.firstFailed = true;
+        else notice(sentence);
+      },
+    });
   }
 
   /** The merged stream's bytes this chunk of `stream` made (possibly none); the first stream pushed is the recording's own. */
   push(stream: CollectedStream, chunk: Uint8Array): Uint8Array {
+    this.first ??= stream;
     return this.taken(this.tree.push(stream, chunk));
   }
 
@@ -55,9 +65,10 @@ export class MergedStreams {
       this.decoder.push(bytes);
       this.processes.push(bytes);
     } catch (err) {
-      // Our own encoder wrote these bytes: a bug, said once; the stream itself goes on to the pages.
       this.broken = true;
-      this.notice(`The session's model of the merged stream stopped: ${err instanceof Error ? err.message : String(err)}`);
+      // The followed process's own corrupt bytes, passed as they came: the session already says so.
+      // Otherwise our encoder wrote them: a bug, said once; the stream itself goes on to the pages.
+      if (!this.firstFailed) this.notice(`The session's model of the merged stream stopped: ${err instanceof Error ? err.message : String(err)}`);
     }
     return bytes;
   }

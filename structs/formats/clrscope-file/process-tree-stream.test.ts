@@ -122,6 +122,18 @@ test('the first process alone: the merged stream is its own bytes, byte for byte
   assert.ok(Buffer.from(mergeLive([split(cut, 4)], { mono: 1, reason: 3 }).bytes).equals(Buffer.from(cut)));
 });
 
+test('a first process alone whose stream turns corrupt: its bytes pass as they came, so readers stop where they would without children', () => {
+  const good = fixtureStream({ end: false });
+  const bad = Uint8Array.from([...good, 0, 0, 0, 0, 9, 9]);
+  const failures: string[] = [];
+  const tree = new ProcessTreeStream({ nameOf: names, onFailure: (_pid, sentence) => failures.push(sentence) });
+  const key = {};
+  const out = [...split(bad, 11).flatMap((c) => [...tree.push(key, c)]), ...tree.finish(undefined)];
+  assert.ok(Buffer.from(out).equals(Buffer.from(bad)));
+  assert.equal(failures.length, 1);
+  assert.match(failures[0], /^Corrupt clrscope stream: the record at byte \d+ declares a length of 0/);
+});
+
 test('a second process joining after the first one\'s END: its END, held back, ends the merged stream', () => {
   const parent = fixtureStream();
   const child = childStream();

@@ -314,7 +314,7 @@ class Part implements WireSink {
   // Its bytes not passed on yet (from stream offset rawFrom): a record not whole yet, or the END.
   private raw: Uint8Array = new Uint8Array(0);
   private rawFrom = 0;
-  // Where its END, or the record it failed at, starts: its bytes pass up to there at most.
+  // Where its END starts: its bytes pass up to there at most, until the finish.
   private rawLimit = Infinity;
 
   /** `first`: the recording's own process (its HELLO is the stream's). */
@@ -325,13 +325,11 @@ class Part implements WireSink {
   }
 
   push(chunk: Uint8Array): void {
-    if (this.failed) return;
     if (this.passThrough) this.raw = this.raw.length === 0 ? chunk : joined([this.raw, chunk]);
+    if (this.failed) return;
     try {
       this.decoder.push(chunk);
     } catch (err) {
-      if (this.passThrough) this.rawLimit = Math.min(this.rawLimit, err instanceof WireFormatError ? err.offset : this.decoder.recordOffset);
-      this.measureTap?.push(chunk);
       this.fail(err);
       return;
     }
@@ -341,13 +339,14 @@ class Part implements WireSink {
 
   /**
    * While the stream is this process's own bytes: those of its whole records not passed on yet,
-   * up to its END (`withEnd`: and the END, at the finish). Nothing once the encoder took over.
+   * up to its END (`withEnd`: and the END, at the finish). Once it turned out corrupt, every byte
+   * as it comes, so readers stop where they would without children. Nothing once the encoder took over.
    */
   takeRaw(withEnd = false): Uint8Array {
     // Not before its HELLO: whether its bytes may pass at all is known from there (async stacks).
-    if (!this.passThrough || this.pid === undefined) return new Uint8Array(0);
-    const whole = this.measureTap?.completeBytes ?? 0;
-    const to = withEnd && !this.failed ? whole : Math.min(whole, this.rawLimit);
+    if (!this.passThrough || (this.pid === undefined && !this.failed)) return new Uint8Array(0);
+    const whole = this.failed ? this.rawFrom + this.raw.length : this.measureTap?.completeBytes ?? 0;
+    const to = withEnd || this.failed ? whole : Math.min(whole, this.rawLimit);
     const n = Math.max(0, to - this.rawFrom);
     if (n === 0) return new Uint8Array(0);
     const out = n === this.raw.length ? this.raw : this.raw.slice(0, n);
