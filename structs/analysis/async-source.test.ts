@@ -7,7 +7,7 @@ import { frameLabel } from '../profile/frame-label.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import type { Recording } from '../profile/recording.js';
 import { parseHexText } from '../wire/hex-text.js';
-import { AsyncSource, awaitedMethodName } from './async-source.js';
+import { AsyncSource, awaitedMethodName, stateMachineOfMoveNext } from './async-source.js';
 import { ASYNC_FIXTURE_FUNCTIONS as F, SUSPENDED_FIXTURE_FUNCTIONS as S, asyncFixtureStream, asyncSuspendedFixtureStream } from '../profile/async-fixture-stream.js';
 
 const asyncRecording = (): Recording => recordingFromStream([asyncFixtureStream()]);
@@ -89,7 +89,27 @@ test('a recording without async records (a file from before them) has no chains 
 
 test('an awaiting method is named from its state machine: <Name>d__N -> Name, anything else whole', () => {
   assert.equal(awaitedMethodName('<QueryAsync>d__4'), 'QueryAsync');
+  assert.equal(awaitedMethodName('<ProcessRequests>d__237`1'), 'ProcessRequests');
+  assert.equal(awaitedMethodName('<<Map>b__2_0>d'), '<Map>b__2_0');
+  assert.equal(awaitedMethodName('<<ExecuteTaskOfString>g__ExecuteAwaited|135_0>d'), '<ExecuteTaskOfString>g__ExecuteAwaited|135_0');
   assert.equal(awaitedMethodName('Task: <Run>b__0'), 'Task: <Run>b__0');
+  assert.equal(awaitedMethodName('Task.WhenAll'), 'Task.WhenAll');
+});
+
+test("a MoveNext's state machine is named as the runtime names it: generic arguments become the arity (Kestrel's, .NET 10)", () => {
+  assert.deepEqual(stateMachineOfMoveNext('Demo.Db+<QueryAsync>d__4.MoveNext'), { type: 'Demo.Db', stateMachine: '<QueryAsync>d__4', plain: '<QueryAsync>d__4' });
+  assert.deepEqual(stateMachineOfMoveNext('Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol+<ProcessRequests>d__237<System.__Canon>.MoveNext'),
+    { type: 'Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol', stateMachine: '<ProcessRequests>d__237`1', plain: '<ProcessRequests>d__237' });
+  assert.equal(stateMachineOfMoveNext('A+<M>d__3<System.Int32,System.Collections.Generic.List<System.String>>.MoveNext')?.stateMachine, '<M>d__3`2');
+  // A method of a generic class: the runtime's name has no arity.
+  assert.equal(stateMachineOfMoveNext('Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Infrastructure.KestrelConnection+<ExecuteAsync>d__8<System.__Canon>.MoveNext')?.plain, '<ExecuteAsync>d__8');
+  assert.deepEqual(stateMachineOfMoveNext('Web.Endpoints+<>c+<<Map>b__2_0>d.MoveNext'), { type: 'Web.Endpoints+<>c', stateMachine: '<<Map>b__2_0>d', plain: '<<Map>b__2_0>d' });
+  assert.equal(stateMachineOfMoveNext('Microsoft.AspNetCore.Http.RequestDelegateFactory+<<ExecuteTaskOfString>g__ExecuteAwaited|135_0>d.MoveNext')?.stateMachine,
+    '<<ExecuteTaskOfString>g__ExecuteAwaited|135_0>d');
+  // The runtime's box around a state machine, and ordinary methods, are not state machines.
+  assert.equal(stateMachineOfMoveNext('System.Runtime.CompilerServices.AsyncTaskMethodBuilder+AsyncStateMachineBox<System.Int64,Demo.Db+<Inner>d__6>.MoveNext'), undefined);
+  assert.equal(stateMachineOfMoveNext('System.Collections.Generic.List<System.Int32>+Enumerator.MoveNext'), undefined);
+  assert.equal(stateMachineOfMoveNext('Demo.Db.QueryAsync'), undefined);
 });
 
 test('a recording that holds only recent samples marks chains by their index in the whole stream, and one that holds none takes the marks without failing', async () => {
