@@ -500,7 +500,7 @@ size_t AsyncTracker::take_suspended(uint64_t now, SuspendedCharge* out, size_t m
         return n;
       }
       const uint32_t awaited = op_awaited_[slot].load(std::memory_order_relaxed) & ~kAwaitedBefore;
-      out[n++] = SuspendedCharge{id, awaited, total - c.charged};
+      out[n++] = SuspendedCharge{id, awaited, total - c.charged, (state & kLeaf) != 0};
       c.charged = total;
     }
     if ((state & kEnded) != 0 && (runs_of(state) == 0 || ++c.stale > kStaleVisits)) {

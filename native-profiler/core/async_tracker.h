@@ -61,6 +61,7 @@ struct SuspendedCharge {
   uint32_t task;     // the operation's box (task id)
   uint32_t awaited;  // the task it awaits (0: unknown, e.g. Task.Yield or an IValueTaskSource)
   uint64_t wall_ns;  // suspended-at-the-leaf time since its previous charge
+  bool suspended;    // still suspended at the leaf when charged: it sits there now
 };
 
 class AsyncTracker {

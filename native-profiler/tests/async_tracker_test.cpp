@@ -200,6 +200,7 @@ TEST(AsyncOperations, TheLeafOfTheChainIsChargedItsSuspendedTimeOnce) {
   EXPECT_EQ(c[0].task, 101u);
   EXPECT_EQ(c[0].awaited, 102u);
   EXPECT_EQ(c[0].wall_ns, 50 * kMs);
+  EXPECT_TRUE(c[0].suspended) << "it sits there now";
   EXPECT_EQ(tracker.name_of(c[0].awaited), "Task.Delay");
   EXPECT_TRUE(take(tracker).empty()) << "nothing new at the same time";
 
@@ -219,6 +220,7 @@ TEST(AsyncOperations, TheLeafOfTheChainIsChargedItsSuspendedTimeOnce) {
   EXPECT_EQ(c[0].task, 101u);
   EXPECT_EQ(c[0].wall_ns, 150 * kMs);
   EXPECT_EQ(c[0].awaited, 102u) << "charged after it ran, for the time it awaited the delay";
+  EXPECT_FALSE(c[0].suspended) << "it ended: suspended there no more";
   EXPECT_EQ(tracker.live_ops(), 0u);
   EXPECT_TRUE(take(tracker).empty());
   EXPECT_EQ(tracker.ops_tracked(), 2u);

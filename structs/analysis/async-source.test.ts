@@ -77,6 +77,22 @@ test('save and open keep each sample\'s chain, and save -> open -> save is byte-
   assert.deepEqual(Array.from(saveRecording(back)), Array.from(saved));
 });
 
+test('operation counts (OPERATION_COUNTS) are kept per sample, through save and open and a merge of processes', async () => {
+  const { mergeProcesses } = await import('../profile/merge-processes.js');
+  const bytes = parseHexText(readFileSync(fixtureUrl('operations-v2.hex'), 'utf8'));
+  const rec = recordingFromStream([bytes]);
+  const counts = (r: Recording): number[] => Array.from({ length: r.sampleCount }, (_, i) => r.sampleOperations(i));
+  assert.deepEqual(counts(rec), [3, 0, 2]);
+  assert.equal(rec.hasOperationCounts, true);
+  const saved = saveRecording(rec);
+  const back = openRecording(saved).recording;
+  assert.deepEqual(counts(back), [3, 0, 2]);
+  assert.deepEqual(Array.from(saveRecording(back)), Array.from(saved));
+  const merged = mergeProcesses([{ process: { pid: 4242, name: 'a' }, recording: rec }, { process: { pid: 4343, name: 'b' }, recording: back }]);
+  assert.deepEqual(counts(merged).filter((n) => n > 0).sort(), [2, 2, 3, 3]);
+  assert.equal(recordingFromStream([parseHexText(readFileSync(fixtureUrl('async-v2.hex'), 'utf8'))]).hasOperationCounts, false);
+});
+
 test('a recording without async records (a file from before them) has no chains and its logical stacks are its physical ones', () => {
   const bytes = parseHexText(readFileSync(fixtureUrl('basic-v2.hex'), 'utf8'));
   const rec = recordingFromStream([bytes]);

@@ -2,7 +2,9 @@
 // definition of each task (its awaiter and name), and per sample the chain of task names it ran
 // in, taken when its mark arrives, so a task defined again later does not change an earlier
 // sample. Chains are interned by their names: every run of one operation shares one chain,
-// while task ids are new on each run.
+// while task ids are new on each run. Samples of suspended operations may also say how many
+// operations they stand for (OPERATION_COUNTS): few samples have one, so those are kept as
+// (sample index, count) pairs in sample order, not per sample.
 
 /** Deeper chains are cut here (the profiler cuts at the same depth). */
 export const MAX_CHAIN_LEVELS = 32;
@@ -13,6 +15,10 @@ export class AsyncChains {
   private readonly chainIds = new Map<string, number>();
   // Chain id per sample index, allocated at the first mark (recordings without async have none).
   private perSample: Uint32Array | undefined;
+  // Operation counts: sample indexes, ascending, and their counts.
+  private countIndex = new Float64Array(0);
+  private countValue = new Uint32Array(0);
+  private counts = 0;
 
   get count(): number {
     return this.chains.length - 1;
@@ -68,6 +74,53 @@ export class AsyncChains {
     per[index] = chain;
   }
 
+  /** Sample `index` (marked with a task) stands for `count` suspended operations; indexes come in order. */
+  setOperations(index: number, count: number): void {
+    const n = this.counts;
+    if (n > 0 && index <= this.countIndex[n - 1]) {
+      // A sample counted again (a file that repeats itself): the latest count holds.
+      const at = this.findCount(index);
+      if (at >= 0) this.countValue[at] = count;
+      return;
+    }
+    if (n === this.countIndex.length) {
+      const size = Math.max(256, n * 2);
+      const index2 = new Float64Array(size);
+      index2.set(this.countIndex);
+      const value2 = new Uint32Array(size);
+      value2.set(this.countValue);
+      this.countIndex = index2;
+      this.countValue = value2;
+    }
+    this.countIndex[n] = index;
+    this.countValue[n] = count;
+    this.counts = n + 1;
+  }
+
+  /** How many suspended operations sample `index` stands for (0: none said). */
+  operationsOf(index: number): number {
+    const at = this.findCount(index);
+    return at < 0 ? 0 : this.countValue[at];
+  }
+
+  /** Whether any sample has an operation count. */
+  get hasOperationCounts(): boolean {
+    return this.counts > 0;
+  }
+
+  private findCount(index: number): number {
+    let lo = 0;
+    let hi = this.counts - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = this.countIndex[mid];
+      if (v === index) return mid;
+      if (v < index) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
   ofSample(index: number): number {
     const per = this.perSample;
     return per !== undefined && index < per.length ? per[index] : 0;
@@ -78,6 +131,6 @@ export class AsyncChains {
   }
 
   byteSize(): number {
-    return (this.perSample?.byteLength ?? 0) + this.tasks.size * 64 + this.chains.length * 64;
+    return (this.perSample?.byteLength ?? 0) + this.tasks.size * 64 + this.chains.length * 64 + this.countIndex.byteLength + this.countValue.byteLength;
   }
 }
