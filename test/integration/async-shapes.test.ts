@@ -5,6 +5,10 @@
 // those samples are taken in a continuation on a pool thread: ≥ 90% of that CPU must have the
 // method's logical callers right above its MoveNext in the .clrscope file read back.
 //
+// A ValueTask method built with PoolingAsyncValueTaskMethodBuilder makes no task, so the runtime
+// raises no task event for it: its continuations keep their physical stacks (README, "Limits"),
+// which the test asserts as such.
+//
 // The fan-out's branches are awaited by no TaskWaitBegin (CoreLib registers Task.WhenAll on its
 // tasks directly); the profiler takes the operations begun just before the combinator on its
 // thread as its branches (native-profiler/core/async_tracker.cpp, "Orphans"), so each branch
@@ -93,8 +97,20 @@ describe('async call stacks across await shapes (record --async)', () => {
     check(t, 'valuetask', share(r.cpu, leaf, SPIN, [awaitOf('ValueChain', 'Middle'), awaitOf('ValueChain', 'Outer'), awaitOf('Loops', 'Loop')]), r.cpu, leaf);
   });
 
+  it("pooled ValueTask (PoolingAsyncValueTaskMethodBuilder), the documented limit: no task is made for Middle and Inner, so Inner's CPU keeps its physical stack, no [await] frame above it", async (t) => {
+    const r = await record('pooled', [targetDll('AsyncChain'), 'pooled', '--seconds', '3', '--parallel', '2']);
+    assert.ok(Number(r.result.leafCalls) > 0, JSON.stringify(r.result));
+    const leaf = /\.PooledChain\+<Inner>d__\d+\.MoveNext$/;
+    const s = share(r.cpu, leaf, SPIN, []);
+    const spliced = r.cpu.filter(([st]) => st.some((l) => leaf.test(l)) && st.some((l) => l.startsWith('[await]'))).reduce((a, [, ns]) => a + ns, 0);
+    const pooled = r.cpu.filter(([st]) => st.some((l) => leaf.test(l)) && st.some((l) => /ThreadPoolWorkQueue\.Dispatch$/.test(l))).reduce((a, [, ns]) => a + ns, 0);
+    t.diagnostic(`pooled: ${(spliced / 1e6).toFixed(0)} of ${(s.cpu / 1e6).toFixed(0)} ms under [await] frames, ${(pooled / 1e6).toFixed(0)} ms under the pool's dispatch (${s.samples} samples)`);
+    assert.ok(s.samples >= 10, `only ${s.samples} CPU samples in Inner`);
+    assert.ok(pooled >= 0.9 * s.cpu && spliced <= 0.1 * s.cpu, `${spliced} ns spliced, ${pooled} of ${s.cpu} ns physical`);
+  });
+
   it("ConfigureAwait(false): ≥ 90% of Inner's CPU under [await] Middle, [await] Outer and [await] Loop", async (t) => {
-    const r = await record('configure-await', [targetDll('AsyncChain'), 'configure-await', '--seconds', '3', '--parallel', '2']);
+    const r = await record('configure-await', [targetDll('AsyncChain'), 'configure-await', '--seconds', '4', '--parallel', '2']);
     assert.ok(Number(r.result.leafCalls) > 0, JSON.stringify(r.result));
     const leaf = /\.ConfiguredChain\+<Inner>d__\d+\.MoveNext$/;
     check(t, 'configure-await', share(r.cpu, leaf, SPIN, [awaitOf('ConfiguredChain', 'Middle'), awaitOf('ConfiguredChain', 'Outer'), awaitOf('Loops', 'Loop')]), r.cpu, leaf);

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Text.Json.Nodes;
 
 namespace Clrscope.Targets.AsyncChain;
@@ -9,12 +10,13 @@ namespace Clrscope.Targets.AsyncChain;
 ///   P logical operations, each looping Outer → Middle → Inner for S seconds; every level awaits
 ///   Task.Yield (its continuation hops to a thread-pool thread) and Inner then burns CPU, so the
 ///   CPU samples land in Inner's MoveNext with Middle and Outer only in the logical (async) stack.
-/// AsyncChain valuetask|configure-await|fanout [--seconds S] [--parallel P]
+/// AsyncChain valuetask|pooled|configure-await|fanout [--seconds S] [--parallel P]
 ///   The same shape as chain with another kind of await: `valuetask` Outer → Middle → Inner where
-///   Middle and Inner are `async ValueTask<long>` methods; `configure-await` Outer → Middle → Inner
-///   awaiting each callee and a Task.Delay(1) with ConfigureAwait(false); `fanout` Request awaiting
-///   Task.WhenAll(Left(), Right()), each branch awaiting Leaf (Yield, then CPU), so Leaf's CPU
-///   has two callers, each with Request above it.
+///   Middle and Inner are `async ValueTask<long>` methods; `pooled` the same built with
+///   PoolingAsyncValueTaskMethodBuilder (their boxes are pooled IValueTaskSources, not tasks);
+///   `configure-await` Outer → Middle → Inner awaiting each callee, a Task.Delay(1) and a Task.Run
+///   with ConfigureAwait(false); `fanout` Request awaiting Task.WhenAll(Left(), Right()), each
+///   branch awaiting Leaf (Yield, then CPU), so Leaf's CPU has two callers, each with Request above it.
 /// AsyncChain awaits [--seconds S] [--work-us W]
 ///   A tight-await loop on one logical operation: each step awaits an async method that yields and
 ///   then does W µs of CPU work (a fixed count of multiply-adds, calibrated at start); each step is
@@ -28,13 +30,13 @@ namespace Clrscope.Targets.AsyncChain;
 /// </summary>
 public static class Program
 {
-    static readonly string[] Modes = ["chain", "valuetask", "configure-await", "fanout", "awaits", "requests"];
+    static readonly string[] Modes = ["chain", "valuetask", "pooled", "configure-await", "fanout", "awaits", "requests"];
 
     public static async Task<int> Main(string[] args)
     {
         if (args.Length == 0 || !Modes.Contains(args[0]))
         {
-            Console.Error.WriteLine("usage: AsyncChain chain|valuetask|configure-await|fanout|awaits|requests [--seconds S] [--parallel P] [--work-us W] [--count N] [--delay-ms D]");
+            Console.Error.WriteLine("usage: AsyncChain chain|valuetask|pooled|configure-await|fanout|awaits|requests [--seconds S] [--parallel P] [--work-us W] [--count N] [--delay-ms D]");
             return 2;
         }
         double seconds = 2;
@@ -66,6 +68,7 @@ public static class Program
         {
             "chain" => await Chain.Run(seconds, parallel),
             "valuetask" => await Loops.Run("valuetask", seconds, parallel, ValueChain.Outer),
+            "pooled" => await Loops.Run("pooled", seconds, parallel, PooledChain.Outer),
             "configure-await" => await Loops.Run("configure-await", seconds, parallel, ConfiguredChain.Outer),
             "fanout" => await Loops.Run("fanout", seconds, parallel, FanOut.Request),
             "awaits" => await Awaits.Run(seconds, workUs),
@@ -191,6 +194,34 @@ public static class ValueChain
     }
 }
 
+// ValueTask methods whose state machines are pooled: no Task is made for them, so the runtime's
+// task events never name them.
+public static class PooledChain
+{
+    public static async Task<long> Outer()
+    {
+        await Task.Yield();
+        long v = await Middle();
+        return v + 1;
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    static async ValueTask<long> Middle()
+    {
+        await Task.Yield();
+        long v = await Inner();
+        return v + 1;
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    static async ValueTask<long> Inner()
+    {
+        await Task.Yield();
+        await Task.Yield();
+        return Loops.Work();
+    }
+}
+
 // Every await ConfigureAwait(false): continuations run on the pool, the awaited task as before.
 public static class ConfiguredChain
 {
@@ -210,7 +241,8 @@ public static class ConfiguredChain
 
     static async Task<long> Inner()
     {
-        await Task.Delay(1).ConfigureAwait(false);
+        // A hop through the pool without a timer's wait: the continuation runs where the task ran.
+        await Task.Run(static () => { }).ConfigureAwait(false);
         await Task.Yield();
         return Loops.Work();
     }
