@@ -129,7 +129,7 @@ workloads.forEach((w, wi) => {
   const rate = results[wi].map((rs) => median(rs.map((r) => r.stepsPerSecond * 2)));
   const cpu = results[wi].map((rs) => median(rs.map((r) => r.cpuUsPerStep)));
   const range = (xs) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
-  console.log(`### about ${w.rate} continuations/s (work ${w.workUs.toFixed(2)} µs per step)\n`);
+  console.log(`#### about ${w.rate} continuations/s (work ${w.workUs.toFixed(2)} µs per step)\n`);
   console.log('| config | continuations/s (median) | slowdown vs plain | vs async off | CPU µs/step (median) | (min–max) | CPU ratio vs plain | vs async off | CPU beside the program, ms per run (median) |\n|---|---|---|---|---|---|---|---|---|');
   configs.forEach((c, ci) => {
     const vsOff = ci === 0 ? '–' : (rate[1] / rate[ci]).toFixed(3);
