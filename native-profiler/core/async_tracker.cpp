@@ -59,8 +59,9 @@ void drop_orphan(uint32_t id) {
   }
 }
 
-// CoreLib's names of the combinators whose branches are the orphans before them.
-bool is_fan_in(const std::string& name) { return name == "Task.WhenAll" || name == "Task.WhenAny"; }
+// CoreLib's name of the combinator whose branches are the orphans before it. (WhenAny's promises,
+// "TaskFactory.ContinueWhenAny" among them, end at their first branch: not taken.)
+bool is_fan_in(const std::string& name) { return name == "Task.WhenAll"; }
 
 ThreadSlot* own_slot(ThreadRegistry& registry) {
   if (t_async.wire_id != 0) {
@@ -230,7 +231,7 @@ void AsyncTracker::op_transit(uint32_t slot, Change change) {
 // complete at once, inside the MoveNext its caller runs (no SyncWorkBegin of its own).
 //
 // A combinator (`branches` > 0) is an operation only so that its awaiter awaits a live operation
-// while any of its branches lives: it is never a leaf itself (W stays set), and the end of its
+// while any of its branches lives: it is never a leaf itself (kCombinator), and the end of its
 // last live branch gives the time back to its awaiter (op_end).
 bool AsyncTracker::op_begin(uint32_t id, uint32_t branches) {
   const uint32_t line = id & (kOpSlots - 1) & ~(kOpLine - 1);

@@ -118,8 +118,8 @@ class AsyncTracker {
   uint64_t depth_overflows() const { return depth_overflows_.load(std::memory_order_relaxed); }
   uint64_t ops_dropped() const { return ops_dropped_.load(std::memory_order_relaxed); }
   uint64_t ops_tracked() const { return ops_tracked_.load(std::memory_order_relaxed); }
-  // Combinators (Task.WhenAll, Task.WhenAny) given branches: operations begun just before them on
-  // their thread that nothing had awaited (async_tracker.cpp, "Orphans").
+  // Task.WhenAll combinators given branches: operations begun just before them on their thread that
+  // nothing had awaited (async_tracker.cpp, "Orphans").
   uint64_t fan_ins() const { return fan_ins_.load(std::memory_order_relaxed); }
 
   // Raw payloads of the first few events of each kind, logged once (CLRSCOPE_ASYNC_LOG=1).
