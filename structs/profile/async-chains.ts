@@ -19,6 +19,10 @@ export class AsyncChains {
   private countIndex = new Float64Array(0);
   private countValue = new Uint32Array(0);
   private counts = 0;
+  // During a dropBefore pass: the first moved sample's new index (-1: none yet) and the
+  // (new index, count) pairs of the moved samples that have counts.
+  private movedFrom = -1;
+  private moved: number[] = [];
 
   get count(): number {
     return this.chains.length - 1;
@@ -119,6 +123,45 @@ export class AsyncChains {
       else hi = mid - 1;
     }
     return -1;
+  }
+
+  /** Whether any sample was given a chain. */
+  get hasMarks(): boolean {
+    return this.perSample !== undefined;
+  }
+
+  /**
+   * Sample `from` is now sample `to` (to < from: samples before it were dropped); clearFrom() then
+   * clears the tail. Calls come in sample order, and every sample after the first dropped one
+   * moves, so the counts of samples before the first call's `to` stay where they are.
+   */
+  moveMark(from: number, to: number): void {
+    const per = this.perSample;
+    if (per !== undefined && to < per.length) per[to] = from < per.length ? per[from] : 0;
+    if (this.counts === 0) return;
+    if (this.movedFrom < 0) {
+      this.movedFrom = to;
+      this.moved = [];
+    }
+    const count = this.operationsOf(from);
+    if (count !== 0) this.moved.push(to, count);
+  }
+
+  /** Clears the marks of sample indexes from `count` on (dropped samples whose slots no sample took). */
+  clearFrom(count: number): void {
+    this.perSample?.fill(0, Math.min(count, this.perSample.length));
+    if (this.counts === 0) return;
+    // The counts of samples that stayed, then those of samples that moved, then none past `count`.
+    const stayed = this.movedFrom < 0 ? count : this.movedFrom;
+    let n = 0;
+    while (n < this.counts && this.countIndex[n] < stayed) n++;
+    const moved = this.moved;
+    this.counts = n;
+    for (let i = 0; i < moved.length; i += 2) {
+      if (moved[i] < count) this.setOperations(moved[i], moved[i + 1]);
+    }
+    this.movedFrom = -1;
+    this.moved = [];
   }
 
   ofSample(index: number): number {

@@ -242,3 +242,57 @@ test('v2 definitions that do not fit are rejected with the record named', () => 
   assert.deepEqual(stacksOf(rec), [[1, INCOMPLETE_STACK_FUNCTION_ID]]);
   assert.deepEqual(Array.from(rec.sampleColumns().flags), [1 | 4]);
 });
+
+test('dropBefore lets go of older samples, events and pauses; kept samples keep their async chains', () => {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: 3, flags: 0x13, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.0', profilerVersion: 'test' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 1000, name: 'pool' })
+    .function({ functionId: 1, kind: 0, name: 'A', module: 'App.dll', file: '' })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .string(1, 'Op').task({ taskId: 4, awaiterId: 0, nameId: 1 })
+    .stack(1, 0, [1]);
+  // mono 2000..9000; the one at 3500 stamped late (after 5000); tasks on 2000, 3500 and 8000.
+  for (const [mono, task] of [[2000, 4], [5000, 0], [3500, 4], [6000, 0], [7000, 0], [8000, 4], [9000, 0]]) enc.stackSample(mono, 1, 1, mono, 0, 1, task);
+  enc.event({ kind: 1, mono: 2500, threadId: 1, stackId: 1, labelId: 1, value1: 10, value2: 1 });
+  enc.event({ kind: 1, mono: 6500, threadId: 1, stackId: 1, labelId: 1, value1: 20, value2: 1 });
+  enc.suspension({ mono: 3000, durationNs: 5000, suspendNs: 10, reason: 1, generation: 0, flags: 0 });
+  enc.suspension({ mono: 7500, durationNs: 100, suspendNs: 10, reason: 1, generation: 1, flags: 0 });
+  const rec = recordingFromStream([enc.bytes()]);
+  assert.equal(rec.keptFromMono, -Infinity);
+  assert.equal(rec.dropBefore(5000), 2);
+  assert.equal(rec.keptFromMono, 5000);
+  assert.deepEqual(Array.from(rec.sampleColumns().mono), [5000, 6000, 7000, 8000, 9000]);
+  assert.deepEqual([0, 1, 2, 3, 4].map((i) => rec.sampleAsyncChain(i) === 0 ? 0 : rec.asyncChain(rec.sampleAsyncChain(i))[0]), [0, 0, 0, 1, 0]);
+  assert.deepEqual(Array.from(rec.events().mono), [6500]);
+  assert.deepEqual(rec.suspensions().map((s) => s.mono), [7500]);
+  // A cut at or before the last one changes nothing; the columns shrink to what they are asked.
+  assert.equal(rec.dropBefore(4000), 0);
+  rec.resizeSamples(2);
+  assert.equal(rec.sampleCapacity, 5);
+  assert.equal(rec.threads().length, 1);
+  assert.equal(rec.stackCount, 1);
+});
+
+test('dropBefore keeps the operation counts of the kept samples, at their new indexes', () => {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: 3, flags: 0x13, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.0', profilerVersion: 'test' })
+    .thread({ threadId: 1, osTid: 0, clrThreadId: 0, mono: 1000, name: '[async operations]' })
+    .function({ functionId: 1, kind: 2, name: '[suspended]', module: '', file: '' })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .string(1, 'Op').task({ taskId: 4, awaiterId: 0, nameId: 1 })
+    .stack(1, 0, [1]);
+  // Counts on 2000 (dropped), 3000 and 4000 (kept, moved) and 6000; 4500 has a task and no count.
+  for (const [mono, count] of [[2000, 5], [3000, 3], [1500, 0], [4000, 2], [4500, 0], [6000, 1]]) enc.stackSample(mono, 1, 2, 0, 10, 1, 4, count);
+  const rec = recordingFromStream([enc.bytes()]);
+  const counts = (): number[] => Array.from({ length: rec.sampleCount }, (_, i) => rec.sampleOperations(i));
+  assert.deepEqual(counts(), [5, 3, 0, 2, 0, 1]);
+  assert.equal(rec.dropBefore(2500), 2);
+  assert.deepEqual(Array.from(rec.sampleColumns().mono), [3000, 4000, 4500, 6000]);
+  assert.deepEqual(counts(), [3, 2, 0, 1]);
+  // The oldest goes: every later sample moves one down, its count with it.
+  assert.equal(rec.dropBefore(3500), 1);
+  assert.deepEqual(counts(), [2, 0, 1]);
+  assert.equal(rec.dropBefore(7000), 3);
+  assert.deepEqual(counts(), []);
+  assert.equal(rec.sampleOperations(0), 0);
+});

@@ -144,6 +144,8 @@ export class Recording implements WireSink {
   private uncounted = 0;
   // With 'recent': the index of the first sample `columns` holds.
   private sampleBase = 0;
+  // dropBefore's cut: samples, events and pauses before it were let go.
+  private keptFromValue = -Infinity;
   private metaValue: RecordingMeta | undefined;
   private statsValue: StatsRecord | undefined;
   private endValue: EndRecord | undefined;
@@ -165,7 +167,7 @@ export class Recording implements WireSink {
   private readonly stringMap = new Map<number, string>();
   private columns: SampleColumns;
   private readonly eventColumns = new EventColumns();
-  private readonly suspensionList: SuspensionRecord[] = [];
+  private suspensionList: SuspensionRecord[] = [];
   private readonly stacks: StackTable;
   // v2: the writer's stack id -> ours (-1: not defined since the last STACK_RESET).
   private wireStacks = new Int32Array(256).fill(-1);
@@ -246,6 +248,39 @@ export class Recording implements WireSink {
     if (this.sampleMode !== 'recent') return;
     this.sampleBase += this.columns.count;
     this.columns.count = 0;
+  }
+
+  /**
+   * Forgets the samples and events taken before `cutMono` and the pauses that began before it,
+   * for a view that keeps only a recording's last minutes; definitions (threads, functions,
+   * stacks) stay. Sample indexes change, so readers that remember indexes or counts start over.
+   * Returns the samples dropped.
+   */
+  dropBefore(cutMono: number): number {
+    if (this.sampleMode !== true) throw new Error('Only a recording that keeps every sample can let its oldest go.');
+    if (!(cutMono > this.keptFromValue)) return 0;
+    this.keptFromValue = cutMono;
+    const chains = this.asyncChains;
+    const dropped = this.columns.retainFrom(cutMono, chains.hasMarks ? (from, to) => chains.moveMark(from, to) : undefined);
+    chains.clearFrom(this.columns.count);
+    this.eventColumns.retainFrom(cutMono);
+    this.suspensionList = this.suspensionList.filter((s) => s.mono >= cutMono);
+    return dropped;
+  }
+
+  /** dropBefore's latest cut (target mono ns): nothing before it is held; -Infinity while everything is. */
+  get keptFromMono(): number {
+    return this.keptFromValue;
+  }
+
+  /** Sample slots allocated (held or free). */
+  get sampleCapacity(): number {
+    return this.columns.capacity;
+  }
+
+  /** Reallocates the sample columns to `slots` (at least the samples held), e.g. after dropBefore. */
+  resizeSamples(slots: number): void {
+    if (this.sampleMode === true) this.columns.resize(slots);
   }
 
   get stackCount(): number {

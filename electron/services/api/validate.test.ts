@@ -215,6 +215,7 @@ test('callOperation validates before anything reaches the workstation', async ()
     openRecording: async () => { throw new Error('never'); },
     measure: async (r) => { calls.push(`measure ${r.pattern}`); return { ok: true, matched: 1, message: 'm' }; },
     revertMeasure: async () => { throw new Error('never'); },
+    setKeepWindow: async (r) => { calls.push(`setKeepWindow ${r.sessionId} ${r.keepMinutes}`); throw new Error('never'); },
     sourceLines: async (id) => { calls.push(`sourceLines ${id}`); return { frameIds: [], fileIndex: [], lines: [], files: [], notes: [] }; },
     sourceFile: async (r) => { calls.push(`sourceFile ${r.path} ${JSON.stringify(r.methods ?? null)}`); return { path: r.path, text: null, message: 'm', spans: [] }; },
     countersHistory: async (id) => { calls.push(`countersHistory ${id}`); return []; },
@@ -276,6 +277,20 @@ test('errorSentence gives the renderer a sentence', () => {
   assert.equal(errorSentence(new Error('socket hang up')), 'socket hang up.');
   assert.equal(errorSentence('plain'), 'plain.');
   assert.equal(errorSentence(new Error('')), 'The operation failed for an unknown reason.');
+});
+
+test('launch and attach take the minutes the views keep, 1 to 1440; setKeepWindow a known session and minutes or null', () => {
+  assert.deepEqual(validateCall('launch', launch({ keepMinutes: 10 }), known), { op: 'launch', args: [{ command: 'dotnet', args: ['app.dll'], keepMinutes: 10 }] });
+  assert.deepEqual(validateCall('attach', [{ pid: 7, keepMinutes: 1440 }], known), { op: 'attach', args: [{ pid: 7, keepMinutes: 1440 }] });
+  rejects('launch', launch({ keepMinutes: 0 }), 'The minutes the views keep (keepMinutes) must be a whole number from 1 to 1440, not 0.');
+  rejects('attach', [{ pid: 7, keepMinutes: 2.5 }], 'The minutes the views keep (keepMinutes) must be a whole number from 1 to 1440, not 2.5.');
+  rejects('attach', [{ pid: 7, keepMinutes: null }], /keepMinutes\) must be a whole number/);
+  assert.deepEqual(validateCall('setKeepWindow', [{ sessionId: 's1', keepMinutes: 5 }], known), { op: 'setKeepWindow', args: [{ sessionId: 's1', keepMinutes: 5 }] });
+  assert.deepEqual(validateCall('setKeepWindow', [{ sessionId: 's1', keepMinutes: null }], known), { op: 'setKeepWindow', args: [{ sessionId: 's1', keepMinutes: null }] });
+  rejects('setKeepWindow', [{ sessionId: 's2', keepMinutes: 5 }], 'There is no session "s2".');
+  rejects('setKeepWindow', [{ sessionId: 's1' }], /keepMinutes\) must be a whole number from 1 to 1440, not nothing/);
+  rejects('setKeepWindow', [{ sessionId: 's1', keepMinutes: 5, all: true }], 'The kept window request has an unknown field "all".');
+  rejects('setKeepWindow', [{ sessionId: 's1', keepMinutes: 1441 }], /not 1441\.$/);
 });
 
 test('launch and attach take an async call stacks switch, a boolean', () => {

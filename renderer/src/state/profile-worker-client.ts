@@ -65,8 +65,9 @@ export class ProfileWorkerClient {
     return () => { this.failureListeners.delete(listener); };
   }
 
-  reset(): void {
-    this.port.post({ kind: 'reset' }, []);
+  /** A new session, or the same fed again; `keepMinutes`: the worker keeps only its last N minutes. */
+  reset(keepMinutes?: number): void {
+    this.port.post(keepMinutes === undefined ? { kind: 'reset' } : { kind: 'reset', keepMinutes }, []);
   }
 
   chunk(offset: number, bytes: Uint8Array): void {

@@ -51,13 +51,15 @@ export function WindowAndThreads(): ReactElement {
   const o = useAppState((s) => s.flameOptions);
   const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
   const lastSeconds = o.window.kind === 'last' ? o.window.seconds : DEFAULT_LAST_SECONDS;
+  // A session that keeps only its last minutes has no whole recording in the views: say what "all" is.
+  const keep = useAppState((s) => s.summary?.keepMinutes ?? null);
   return (
     <>
       <select
         value={windowValue(o)} data-testid="window-select" aria-label="Time window"
         onChange={(e) => set({ window: e.target.value === 'last' ? { kind: 'last', seconds: lastSeconds } : { kind: 'all' } })}
       >
-        <option value="all">Whole recording</option>
+        <option value="all">{keep === null ? 'Whole recording' : `All kept: the last ${keep} min`}</option>
         <option value="last">Last…</option>
         {o.window.kind === 'range' && <option value="range">{describeWindow(o.window)}</option>}
       </select>

@@ -9,10 +9,12 @@ import { useAppState, useWorkstation } from './use-app-state.js';
 interface Props {
   intervalMs: number;
   onIntervalChange(ms: number): void;
+  /** The views keep only the session's last N minutes; null: all of it. */
+  keepMinutes: number | null;
   onClose(): void;
 }
 
-export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): ReactElement {
+export function LaunchForm({ intervalMs, onIntervalChange, keepMinutes, onClose }: Props): ReactElement {
   const ws = useWorkstation();
   const starting = useAppState((s) => s.starting);
   const [command, setCommand] = useState('dotnet');
@@ -42,7 +44,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): Re
       ws.showError('Say which program to launch.');
       return;
     }
-    void ws.launch({ command: command.trim(), args: list, intervalMs, wall, ...(asyncStacks ? { async: true } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
+    void ws.launch({ command: command.trim(), args: list, intervalMs, wall, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
   };
 
   return (

@@ -43,7 +43,7 @@ export function flatTreeArrays(tree: FlatTree): ArrayBufferView[] {
 }
 
 export class AnalysisCore {
-  readonly analysis: ProfileAnalysis;
+  private analysisValue: ProfileAnalysis;
   private baseline: StreamFeed | null = null;
   private baselineAnalysis: ProfileAnalysis | null = null;
 
@@ -53,7 +53,16 @@ export class AnalysisCore {
 
   constructor(rec: Recording) {
     this.rec = rec;
-    this.analysis = new ProfileAnalysis(rec);
+    this.analysisValue = new ProfileAnalysis(rec);
+  }
+
+  get analysis(): ProfileAnalysis {
+    return this.analysisValue;
+  }
+
+  /** The recording let its oldest samples go (a kept window): what was weighed and folded from them starts over; the baseline stays. */
+  rebase(): void {
+    this.analysisValue = new ProfileAnalysis(this.rec);
   }
 
   /** The folded view the options ask for; null when they fold nothing (the recording's own stacks serve). */

@@ -83,13 +83,18 @@ export interface RecordingSummary {
   eventMetrics: EventMetric[];
   /** The recording has async call stacks (the flame graph offers its "async stacks" switch). */
   hasAsync: boolean;
+  /** The session keeps only its last N minutes in the views (reset's keepMinutes); null: the whole recording. */
+  keepMinutes: number | null;
+  /** Where the kept part begins (ms after HELLO) once older data was let go; null while everything is held. */
+  keptFromMs: number | null;
   ended: boolean;
   /** A sentence when the stream was corrupt. */
   error: string | null;
 }
 
 export type WorkerRequest =
-  | { kind: 'reset' }
+  /** A new session, or the same one fed again; `keepMinutes`: keep only its last N minutes (kept-window.ts). */
+  | { kind: 'reset'; keepMinutes?: number }
   | { kind: 'chunk'; offset: number; bytes: Uint8Array }
   | { kind: 'flame'; requestId: number; query: FlameQuery }
   | { kind: 'parallel'; requestId: number; query: ParallelQuery }

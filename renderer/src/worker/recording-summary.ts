@@ -21,8 +21,12 @@ export class SummaryTracker {
   private wall = new Float64Array(64);
   private readonly sparse = new Map<number, { cpuNs: number; wallNs: number }>();
 
-  constructor(rec: Recording) {
+  private readonly keepMinutes: number | null;
+
+  /** `keepMinutes`: the window the session keeps (the recording lets older data go), said in the summary. */
+  constructor(rec: Recording, keepMinutes: number | null = null) {
     this.rec = rec;
+    this.keepMinutes = keepMinutes;
   }
 
   /** `error` is the sentence describing why the stream stopped being readable, if it did. */
@@ -46,6 +50,8 @@ export class SummaryTracker {
       pauses: meta === undefined ? [] : pauseEntries(rec.suspensions(), meta.startMono),
       eventMetrics: this.eventMetrics(),
       hasAsync: rec.hasAsync,
+      keepMinutes: this.keepMinutes,
+      keptFromMs: meta === undefined || rec.keptFromMono === -Infinity ? null : (rec.keptFromMono - meta.startMono) / NS_PER_MS,
       ended: rec.end !== undefined,
       error,
     };
