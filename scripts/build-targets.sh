@@ -31,7 +31,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 targets="$root/test/targets"
 solution="$targets/Targets.slnx"
 stamp="$targets/obj/build-targets.stamp"
-programs=(Scenarios Demo CpuBench GcLoad Torture WireLoad Measure ProcessTree AsyncChain)
+programs=(Scenarios Demo CpuBench GcLoad Torture WireLoad Measure ProcessTree AsyncChain AsyncWeb)
 
 force="${CLRSCOPE_FORCE_BUILD:-0}"
 for arg in "$@"; do

@@ -22,6 +22,13 @@ uint32_t read_u32(const uint8_t* p) {
 // can change under it (closed and reused when the runtime reports the thread destroyed): its wire
 // id is checked on every use, with no gettid system call per event. The stack is the thread's
 // own, kept whether or not the registry knows the thread.
+//
+// Orphans: async methods' operations begun on this thread that nothing has awaited yet, per level
+// of synchronous work (each level's own begin at its mark). A combinator begun next at the same
+// level (`Task.WhenAll(Left(), Right())` evaluates its arguments first) takes them as its branches:
+// CoreLib registers a combinator on its tasks without a TaskWaitBegin, so this is the only trace of
+// which tasks it waits for.
+constexpr uint32_t kOrphans = 128;
 struct AsyncThread {
   uint32_t index = 0;
   uint32_t wire_id = 0;
@@ -29,10 +36,32 @@ struct AsyncThread {
   uint32_t overflow = 0;  // levels begun past kDepth, not kept (their ends only pop this count)
   uint32_t stack[AsyncTracker::kDepth] = {};
   uint32_t op_slot[AsyncTracker::kDepth] = {};
+  uint32_t orphan_count = 0;
+  uint32_t orphan_mark[AsyncTracker::kDepth] = {};
+  uint32_t orphans[kOrphans] = {};
 };
 thread_local AsyncThread t_async;
 
 uint32_t t_async_current() { return t_async.depth > 0 ? t_async.stack[t_async.depth - 1] : 0; }
+
+// Where the current level's orphans start.
+uint32_t orphan_base() { return t_async.depth > 0 ? t_async.orphan_mark[t_async.depth - 1] : 0; }
+
+// An awaited task is no orphan. Searched from the newest: a callee is awaited right after its box
+// is made, so it is the last or next to last orphan.
+void drop_orphan(uint32_t id) {
+  const uint32_t base = orphan_base();
+  for (uint32_t i = t_async.orphan_count; i > base; --i) {
+    if (t_async.orphans[i - 1] != id) continue;
+    t_async.orphans[i - 1] = t_async.orphans[t_async.orphan_count - 1];
+    --t_async.orphan_count;
+    return;
+  }
+}
+
+// CoreLib's name of the combinator whose branches are the orphans before it. (WhenAny's promises,
+// "TaskFactory.ContinueWhenAny" among them, end at their first branch: not taken.)
+bool is_fan_in(const std::string& name) { return name == "Task.WhenAll"; }
 
 ThreadSlot* own_slot(ThreadRegistry& registry) {
   if (t_async.wire_id != 0) {
@@ -51,15 +80,17 @@ ThreadSlot* own_slot(ThreadRegistry& registry) {
 //   bits 62..56 how many threads run it now (its MoveNext between SyncWorkBegin and End)
 //   bit 55      ended (TraceOperationEnd seen)
 //   bit 54      W: it awaits an operation that is alive
-//   bits 53..0  L ? the leaf clock's virtual start (now - leaf time so far) : the leaf time so far,
-//               in ns on the tracker's clock relative to its creation (2^54 ns: 208 days)
+//   bit 53      a combinator (Task.WhenAll) standing for its branches: never a leaf
+//   bits 52..0  L ? the leaf clock's virtual start (now - leaf time so far) : the leaf time so far,
+//               in ns on the tracker's clock relative to its creation (2^53 ns: 104 days)
 // so the leaf time at `now` is L ? now - value : value, and switching L is value = now - value.
 constexpr uint64_t kLeaf = 1ull << 63;
 constexpr int kRunShift = 56;
 constexpr uint64_t kRunMask = 0x7Full << kRunShift;
 constexpr uint64_t kEnded = 1ull << 55;
 constexpr uint64_t kAwaitsOp = 1ull << 54;
-constexpr uint64_t kValue = (1ull << 54) - 1;
+constexpr uint64_t kCombinator = 1ull << 53;
+constexpr uint64_t kValue = (1ull << 53) - 1;
 constexpr uint32_t kOpClaimed = 0xFFFFFFFFu;  // task ids are positive Int32s
 // In op_awaited_: the task was awaited before the operation last began to run. Its charges for
 // that suspension still name it; if the run ends without a new await, the next suspension awaits
@@ -71,7 +102,7 @@ constexpr uint32_t kStaleVisits = 1000;
 
 uint32_t runs_of(uint64_t state) { return static_cast<uint32_t>((state & kRunMask) >> kRunShift); }
 
-bool leaf_clock_runs(uint64_t state) { return runs_of(state) == 0 && (state & (kEnded | kAwaitsOp)) == 0; }
+bool leaf_clock_runs(uint64_t state) { return runs_of(state) == 0 && (state & (kEnded | kAwaitsOp | kCombinator)) == 0; }
 
 uint64_t leaf_time(uint64_t state, uint64_t now) {
   const uint64_t v = state & kValue;
@@ -142,6 +173,7 @@ AsyncTracker::AsyncTracker(ThreadRegistry* registry) : registry_(registry), cloc
   name_table_ = new NameSlot[kNameSlots]();
   op_ids_ = new std::atomic<uint32_t>[kOpSlots]();
   op_awaited_ = new std::atomic<uint32_t>[kOpSlots]();
+  op_branches_ = new std::atomic<uint32_t>[kOpSlots]();
   op_state_ = new std::atomic<uint64_t>[kOpSlots]();
   op_charges_ = new OpCharge[kOpSlots]();
   base_ = clock_();
@@ -153,6 +185,7 @@ AsyncTracker::~AsyncTracker() {
   delete[] name_table_;
   delete[] op_ids_;
   delete[] op_awaited_;
+  delete[] op_branches_;
   delete[] op_state_;
   delete[] op_charges_;
 }
@@ -196,7 +229,11 @@ void AsyncTracker::op_transit(uint32_t slot, Change change) {
 
 // A new operation is suspended from the start: its box is made at its first await that does not
 // complete at once, inside the MoveNext its caller runs (no SyncWorkBegin of its own).
-void AsyncTracker::op_begin(uint32_t id) {
+//
+// A combinator (`branches` > 0) is an operation only so that its awaiter awaits a live operation
+// while any of its branches lives: it is never a leaf itself (kCombinator), and the end of its
+// last live branch gives the time back to its awaiter (op_end).
+bool AsyncTracker::op_begin(uint32_t id, uint32_t branches) {
   const uint32_t line = id & (kOpSlots - 1) & ~(kOpLine - 1);
   for (uint32_t k = 0; k < kOpLine; ++k) {
     const uint32_t slot = line + ((id + k) & (kOpLine - 1));
@@ -204,12 +241,50 @@ void AsyncTracker::op_begin(uint32_t id) {
     if (op_ids_[slot].load(std::memory_order_relaxed) != 0) continue;
     if (!op_ids_[slot].compare_exchange_strong(expected, kOpClaimed, std::memory_order_acq_rel)) continue;
     op_awaited_[slot].store(0, std::memory_order_relaxed);
-    op_state_[slot].store(kLeaf | (now_rel() & kValue), std::memory_order_relaxed);
+    op_branches_[slot].store(branches, std::memory_order_relaxed);
+    op_state_[slot].store(branches > 0 ? kCombinator : kLeaf | (now_rel() & kValue), std::memory_order_relaxed);
     op_ids_[slot].store(id, std::memory_order_release);
     ops_tracked_.fetch_add(1, std::memory_order_relaxed);
-    return;
+    return true;
   }
   ops_dropped_.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
+bool AsyncTracker::op_alive(uint32_t id) const {
+  const uint32_t slot = find_op(id);
+  return slot != kOpSlots && (op_state_[slot].load(std::memory_order_acquire) & kEnded) == 0;
+}
+
+void AsyncTracker::fan_in(uint32_t combinator) {
+  const uint32_t base = orphan_base();
+  uint32_t branches = 0;
+  for (uint32_t i = base; i < t_async.orphan_count; ++i) {
+    const uint32_t branch = t_async.orphans[i];
+    // One that already ended has nothing left to show under it.
+    if (!op_alive(branch)) continue;
+    edges_[branch & (kIdSlots - 1)].store(static_cast<uint64_t>(branch) << 32 | combinator, std::memory_order_relaxed);
+    ++branches;
+  }
+  t_async.orphan_count = base;
+  if (branches == 0) return;
+  fan_ins_.fetch_add(1, std::memory_order_relaxed);
+  op_begin(combinator, branches);
+}
+
+void AsyncTracker::add_orphan(uint32_t id) {
+  if (t_async.orphan_count == kOrphans) {
+    // Full (a thread that starts operations nothing awaits, never leaving its level): keep the
+    // live ones of this level.
+    const uint32_t base = orphan_base();
+    uint32_t kept = base;
+    for (uint32_t i = base; i < kOrphans; ++i) {
+      if (op_alive(t_async.orphans[i])) t_async.orphans[kept++] = t_async.orphans[i];
+    }
+    t_async.orphan_count = kept;
+    if (kept == kOrphans) return;
+  }
+  t_async.orphans[t_async.orphan_count++] = id;
 }
 
 void AsyncTracker::op_awaits(uint32_t awaiter, uint32_t awaited) {
@@ -218,6 +293,10 @@ void AsyncTracker::op_awaits(uint32_t awaiter, uint32_t awaited) {
   op_awaited_[slot].store(awaited, std::memory_order_relaxed);
   const uint32_t inner = find_op(awaited);
   if (inner == kOpSlots || (op_state_[inner].load(std::memory_order_acquire) & kEnded) != 0) return;
+  // A combinator whose branches all ended already waits for tasks that are no operations.
+  if ((op_state_[inner].load(std::memory_order_acquire) & kCombinator) != 0 && op_branches_[inner].load(std::memory_order_acquire) == 0) {
+    return;
+  }
   // Its time is the awaited operation's until that one ends (op_end gives it back).
   op_transit(slot, [](uint64_t s) { return s | kAwaitsOp; });
 }
@@ -229,8 +308,24 @@ void AsyncTracker::op_end(uint32_t id) {
   // Its awaiter, if it awaits this one, is the leaf again (waiting to be run) until it runs.
   const uint32_t awaiter = awaiter_of(id);
   const uint32_t outer = awaiter == 0 ? kOpSlots : find_op(awaiter);
-  if (outer == kOpSlots || (op_awaited_[outer].load(std::memory_order_relaxed) & ~kAwaitedBefore) != id) return;
+  if (outer == kOpSlots) return;
+  if ((op_state_[outer].load(std::memory_order_acquire) & kCombinator) != 0) {
+    // A branch: the combinator's awaiter waits on the other branches until the last live one ends.
+    uint32_t left = op_branches_[outer].load(std::memory_order_acquire);
+    while (left > 0 && !op_branches_[outer].compare_exchange_weak(left, left - 1, std::memory_order_acq_rel)) {
+    }
+    if (left == 1) give_back(awaiter);
+    return;
+  }
+  if ((op_awaited_[outer].load(std::memory_order_relaxed) & ~kAwaitedBefore) != id) return;
   op_transit(outer, [](uint64_t s) { return s & ~kAwaitsOp; });
+}
+
+void AsyncTracker::give_back(uint32_t combinator) {
+  const uint32_t awaiter = awaiter_of(combinator);
+  const uint32_t slot = awaiter == 0 ? kOpSlots : find_op(awaiter);
+  if (slot == kOpSlots || (op_awaited_[slot].load(std::memory_order_relaxed) & ~kAwaitedBefore) != combinator) return;
+  op_transit(slot, [](uint64_t s) { return s & ~kAwaitsOp; });
 }
 
 uint32_t AsyncTracker::intern(const std::string& name) {
@@ -260,6 +355,7 @@ void AsyncTracker::set_current(uint32_t box, uint32_t op_slot, bool begin) {
     if (t_async.depth < kDepth) {
       t_async.stack[t_async.depth] = box;
       t_async.op_slot[t_async.depth] = op_slot;
+      t_async.orphan_mark[t_async.depth] = t_async.orphan_count;
       ++t_async.depth;
       if (op_slot != kOpSlots) {
         const uint32_t awaited = op_awaited_[op_slot].load(std::memory_order_relaxed);
@@ -284,6 +380,8 @@ void AsyncTracker::set_current(uint32_t box, uint32_t op_slot, bool begin) {
       --t_async.depth;
       ended_slot = t_async.op_slot[t_async.depth];
       ended_box = t_async.stack[t_async.depth];
+      // What the level began and left unawaited is no combinator's: it was started and not waited for.
+      t_async.orphan_count = t_async.orphan_mark[t_async.depth];
     }
   }
   // The slot cannot be reused while the operation is counted as running (take_suspended frees
@@ -316,6 +414,7 @@ bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size)
     case tpl_events::kTaskWaitBegin:
       if (!parse_task_wait_begin(data, size, &a, &b)) return false;
       edges_[a & (kIdSlots - 1)].store(static_cast<uint64_t>(a) << 32 | b, std::memory_order_relaxed);
+      if (t_async.orphan_count > orphan_base()) drop_orphan(a);
       op_awaits(b, a);
       break;
     case tpl_events::kTraceOperationBegin: {
@@ -326,7 +425,11 @@ bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size)
       if (n != 0) names_[a & (kIdSlots - 1)].store(static_cast<uint64_t>(a) << 32 | n, std::memory_order_relaxed);
       // Promises (Task.Delay, Task.WhenAll, a Task.Run delegate) are what operations await, not
       // operations whose suspended time is charged.
-      if (async_method) op_begin(a);
+      if (async_method) {
+        if (op_begin(a, 0)) add_orphan(a);
+      } else if (is_fan_in(name)) {
+        fan_in(a);
+      }
       break;
     }
     case tpl_events::kTraceOperationEnd:
@@ -398,7 +501,7 @@ size_t AsyncTracker::take_suspended(uint64_t now, SuspendedCharge* out, size_t m
         return n;
       }
       const uint32_t awaited = op_awaited_[slot].load(std::memory_order_relaxed) & ~kAwaitedBefore;
-      out[n++] = SuspendedCharge{id, awaited, total - c.charged};
+      out[n++] = SuspendedCharge{id, awaited, total - c.charged, (state & kLeaf) != 0};
       c.charged = total;
     }
     if ((state & kEnded) != 0 && (runs_of(state) == 0 || ++c.stale > kStaleVisits)) {

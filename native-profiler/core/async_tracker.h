@@ -61,6 +61,7 @@ struct SuspendedCharge {
   uint32_t task;     // the operation's box (task id)
   uint32_t awaited;  // the task it awaits (0: unknown, e.g. Task.Yield or an IValueTaskSource)
   uint64_t wall_ns;  // suspended-at-the-leaf time since its previous charge
+  bool suspended;    // still suspended at the leaf when charged: it sits there now
 };
 
 class AsyncTracker {
@@ -117,6 +118,9 @@ class AsyncTracker {
   uint64_t depth_overflows() const { return depth_overflows_.load(std::memory_order_relaxed); }
   uint64_t ops_dropped() const { return ops_dropped_.load(std::memory_order_relaxed); }
   uint64_t ops_tracked() const { return ops_tracked_.load(std::memory_order_relaxed); }
+  // Task.WhenAll combinators given branches: operations begun just before them on their thread that
+  // nothing had awaited (async_tracker.cpp, "Orphans").
+  uint64_t fan_ins() const { return fan_ins_.load(std::memory_order_relaxed); }
 
   // Raw payloads of the first few events of each kind, logged once (CLRSCOPE_ASYNC_LOG=1).
   void set_log_payloads(bool on) { log_payloads_ = on; }
@@ -126,9 +130,16 @@ class AsyncTracker {
   uint32_t intern(const std::string& name);
   // Operations (see the state word below).
   uint32_t find_op(uint32_t id) const;  // its slot, or kOpSlots
-  void op_begin(uint32_t id);
+  bool op_alive(uint32_t id) const;
+  // An operation begins (`branches` 0), or a combinator standing for that many live branches.
+  bool op_begin(uint32_t id, uint32_t branches);
   void op_awaits(uint32_t awaiter, uint32_t awaited);
   void op_end(uint32_t id);
+  // The combinator's last live branch ended: its awaiter is the leaf again.
+  void give_back(uint32_t combinator);
+  // This thread's orphans (async_tracker.cpp).
+  void add_orphan(uint32_t id);
+  void fan_in(uint32_t combinator);
   // Changes an operation's state word by `change`, keeping its leaf clock in the right form.
   template <typename Change>
   void op_transit(uint32_t slot, Change change);
@@ -150,11 +161,13 @@ class AsyncTracker {
   std::atomic<uint64_t> depth_overflows_{0};
   std::atomic<uint64_t> ops_dropped_{0};
   std::atomic<uint64_t> ops_tracked_{0};
+  std::atomic<uint64_t> fan_ins_{0};
   // The operation table. op_ids_: the box id in each slot (0 free, kOpClaimed while it is being
   // filled); op_awaited_: the task it awaits since it last ran; op_state_: one word, so a reader
   // never pairs one transition's flags with another's time (layout in async_tracker.cpp).
   std::atomic<uint32_t>* op_ids_;
   std::atomic<uint32_t>* op_awaited_;
+  std::atomic<uint32_t>* op_branches_;  // a combinator's live branches
   std::atomic<uint64_t>* op_state_;
   // Sampler thread only: per slot, the id its charges belong to, the time charged so far and
   // how many visits found it ended but still running (a lost end of work).

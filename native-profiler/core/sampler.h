@@ -222,6 +222,7 @@ class Sampler {
     uint32_t task;
     uint32_t leaf;
     uint64_t wall_ns;
+    uint32_t suspended;  // its operations still suspended there at the tick
   };
   std::unordered_map<std::string, size_t> group_index_;
   std::vector<ChargeGroup> groups_;

@@ -11,7 +11,8 @@
 // async stacks put the operation's chain above `[suspended]`; to others it is a thread like any.
 // A tick's charges with the same chain of names and leaf are one sample (their sum, named by the
 // first operation's task): at 50k short operations a second, that is a few samples a tick, not
-// hundreds, and no TASK records for each.
+// hundreds, and no TASK records for each. The sample also says how many of those operations are
+// still suspended there at the tick (OPERATION_COUNTS): the parallel stacks' operations view.
 #include "core/async_tracker.h"
 #include "core/log.h"
 #include "core/sampler.h"
@@ -100,9 +101,10 @@ void Sampler::emit_suspended_ops(uint64_t now, size_t max) {
     auto it = group_index_.find(key_);
     if (it == group_index_.end()) {
       group_index_.emplace(key_, groups_.size());
-      groups_.push_back(ChargeGroup{c.task, leaf, c.wall_ns});
+      groups_.push_back(ChargeGroup{c.task, leaf, c.wall_ns, c.suspended ? 1u : 0u});
     } else {
       groups_[it->second].wall_ns += c.wall_ns;
+      groups_[it->second].suspended += c.suspended ? 1 : 0;
     }
   }
   for (const ChargeGroup& g : groups_) {
@@ -110,12 +112,12 @@ void Sampler::emit_suspended_ops(uint64_t now, size_t max) {
     uint16_t count = 0;
     if (g.leaf != 0) frames[count++] = g.leaf;
     frames[count++] = suspended_frame_;
-    if (!outbox_.room_for_sample(WireWriter::sample_size(count) + 17 * kChainLevels)) {
+    if (!outbox_.room_for_sample(WireWriter::sample_size(count) + 17 * kChainLevels + 15)) {
       ++dropped_buffer_full_;
       continue;
     }
     define_task_chain(g.task);
-    writer_.sample(now, async_thread_id_, wire::kSampleWall, 0, g.wall_ns, frames, count, g.task);
+    writer_.sample(now, async_thread_id_, wire::kSampleWall, 0, g.wall_ns, frames, count, g.task, g.suspended);
     ++samples_sent_;
     ++suspended_samples_;
   }

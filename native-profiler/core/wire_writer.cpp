@@ -76,6 +76,12 @@ void WireWriter::close_batch() {
     u8(wire::kTaskSamples);
     out_->insert(out_->end(), task_marks_.begin(), task_marks_.end());
     task_marks_.clear();
+    if (!operation_counts_.empty()) {
+      u32(static_cast<uint32_t>(1 + operation_counts_.size()));
+      u8(wire::kOperationCounts);
+      out_->insert(out_->end(), operation_counts_.begin(), operation_counts_.end());
+      operation_counts_.clear();
+    }
   }
   batch_len_ = 0;
   batch_type_ = 0;
@@ -223,7 +229,7 @@ void WireWriter::reset_stacks() {
 }
 
 void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
-                        const uint32_t* frames, uint16_t frame_count, uint32_t task) {
+                        const uint32_t* frames, uint16_t frame_count, uint32_t task, uint32_t operations) {
   const uint8_t stack_flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
   // A thread that has not moved (blocked, idle) repeats its stack: when the hash matches its
   // previous stack's, comparing with that one spares the table lookup. (reset_stacks() clears
@@ -261,6 +267,10 @@ void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64
   if (task != 0) {
     varint_to(&task_marks_, batch_samples_);
     varint_to(&task_marks_, task);
+    if (operations != 0) {
+      varint_to(&operation_counts_, batch_samples_);
+      varint_to(&operation_counts_, operations);
+    }
   }
   ++batch_samples_;
   prev_thread_ = thread_id;

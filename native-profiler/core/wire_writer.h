@@ -45,6 +45,7 @@ enum RecordType : uint8_t {
   kEvents = 0x0F,
   kTask = 0x10,
   kTaskSamples = 0x11,
+  kOperationCounts = 0x12,
   kEnd = 0x7F,
 };
 
@@ -143,9 +144,10 @@ class WireWriter {
   void string(uint32_t string_id, const std::string& text);
   // `frames` are frame ids, leaf first; `flags` are wire::SampleFlags (all four). `task`: the
   // async task (TASK id) the thread was running, 0 for none; marked in the TASK_SAMPLES record
-  // that follows the SAMPLES record when it closes.
+  // that follows the SAMPLES record when it closes. `operations`: with a task, how many suspended
+  // operations sit where the sample says (OPERATION_COUNTS, after the TASK_SAMPLES record).
   void sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
-              const uint32_t* frames, uint16_t frame_count, uint32_t task = 0);
+              const uint32_t* frames, uint16_t frame_count, uint32_t task = 0, uint32_t operations = 0);
   // An async task: its id, the task awaiting it (0: none known) and its name (a STRING id, 0:
   // unknown). `again`: the id was defined before in this stream with other values; the open
   // SAMPLES record is closed first, so samples already in it keep the old definition.
@@ -206,8 +208,10 @@ class WireWriter {
   ByteBuffer batch_;
   size_t batch_len_ = 0;
   uint8_t batch_type_ = 0;  // 0: none open
-  // TASK_SAMPLES of the open SAMPLES record: (index in the record, task) varint pairs.
+  // TASK_SAMPLES of the open SAMPLES record: (index in the record, task) varint pairs; its
+  // OPERATION_COUNTS: (index, count) pairs.
   ByteBuffer task_marks_;
+  ByteBuffer operation_counts_;
   uint32_t batch_samples_ = 0;
   uint64_t prev_mono_ = 0;
   uint32_t prev_thread_ = 0;

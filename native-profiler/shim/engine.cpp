@@ -232,9 +232,11 @@ void stop_engine_at_shutdown(Engine* e) {
              static_cast<unsigned long long>(e->async->delivered()), static_cast<unsigned long long>(e->async->events()),
              static_cast<unsigned long long>(e->async->names_dropped()),
              static_cast<unsigned long long>(e->async->depth_overflows()));
-    log_line("async: %llu operations tracked, %llu not (table of %u full), %u alive at the end; %llu suspended-time samples sent",
+    log_line("async: %llu operations tracked, %llu not (table of %u full), %u alive at the end; %llu combinators given branches; "
+             "%llu suspended-time samples sent",
              static_cast<unsigned long long>(e->async->ops_tracked()), static_cast<unsigned long long>(e->async->ops_dropped()),
-             AsyncTracker::kOpSlots, e->async->live_ops(), static_cast<unsigned long long>(e->sampler->suspended_samples()));
+             AsyncTracker::kOpSlots, e->async->live_ops(), static_cast<unsigned long long>(e->async->fan_ins()),
+             static_cast<unsigned long long>(e->sampler->suspended_samples()));
   }
   log_line("stream ended at shutdown");
 }

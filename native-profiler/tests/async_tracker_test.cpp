@@ -200,6 +200,7 @@ TEST(AsyncOperations, TheLeafOfTheChainIsChargedItsSuspendedTimeOnce) {
   EXPECT_EQ(c[0].task, 101u);
   EXPECT_EQ(c[0].awaited, 102u);
   EXPECT_EQ(c[0].wall_ns, 50 * kMs);
+  EXPECT_TRUE(c[0].suspended) << "it sits there now";
   EXPECT_EQ(tracker.name_of(c[0].awaited), "Task.Delay");
   EXPECT_TRUE(take(tracker).empty()) << "nothing new at the same time";
 
@@ -219,6 +220,7 @@ TEST(AsyncOperations, TheLeafOfTheChainIsChargedItsSuspendedTimeOnce) {
   EXPECT_EQ(c[0].task, 101u);
   EXPECT_EQ(c[0].wall_ns, 150 * kMs);
   EXPECT_EQ(c[0].awaited, 102u) << "charged after it ran, for the time it awaited the delay";
+  EXPECT_FALSE(c[0].suspended) << "it ended: suspended there no more";
   EXPECT_EQ(tracker.live_ops(), 0u);
   EXPECT_TRUE(take(tracker).empty());
   EXPECT_EQ(tracker.ops_tracked(), 2u);
@@ -268,6 +270,97 @@ TEST(AsyncOperations, AnAwaiterIsTheLeafFromItsAwaitedOperationsEndUntilItRuns) 
   c = take(tracker);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].wall_ns, 4 * kMs);
+}
+
+// `await Task.WhenAll(Left(), Right())` in Request: each branch's box is made at its first await,
+// inside Request's run, and nothing awaits it but the combinator, which CoreLib registers without
+// a TaskWaitBegin. The branches begun just before the combinator on its thread are its branches:
+// each chain goes on through the combinator to Request. Request awaits live operations while a
+// branch lives (its time is theirs), and is the leaf again once the last one ended.
+TEST(AsyncFanIn, BranchesBegunBeforeACombinatorAreAwaitedThroughIt) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  g_now_ms = 100;
+  tracker.set_clock(test_clock);
+  OpFeed f{tracker};
+  f.begin(10, "Async: <Request>d__0");
+  f.run(10);
+  f.begin(12, "Async: <Leaf>d__3");  // Left calls Leaf, which suspends first
+  f.begin(11, "Async: <Left>d__1");
+  f.wait(12, 11);
+  f.begin(13, "Async: <Right>d__2");
+  f.begin(14, "Task.Delay");  // a promise in between is no branch
+  f.begin(20, "Task.WhenAll");
+  f.wait(20, 10);
+  f.done();
+  EXPECT_EQ(tracker.chain(12), "<Leaf>d__3<<Left>d__1<Task.WhenAll<<Request>d__0");
+  EXPECT_EQ(tracker.chain(13), "<Right>d__2<Task.WhenAll<<Request>d__0");
+  EXPECT_EQ(tracker.awaiter_of(14), 0u);
+  EXPECT_EQ(tracker.fan_ins(), 1u);
+
+  EXPECT_TRUE(take(tracker).empty());
+  g_now_ms += 10;
+  uint64_t request = 0, combinator = 0;
+  for (const SuspendedCharge& c : take(tracker)) {
+    request += c.task == 10 ? c.wall_ns : 0;
+    combinator += c.task == 20 ? c.wall_ns : 0;
+  }
+  EXPECT_EQ(request, 0u) << "Request awaits its live branches";
+  EXPECT_EQ(combinator, 0u) << "a combinator is never charged";
+  // Left's Leaf and Left end; Right still lives, so Request still waits on it.
+  f.run(12);
+  f.end(12);
+  f.run(11);
+  f.end(11);
+  f.done();
+  f.done();
+  g_now_ms += 10;
+  for (const SuspendedCharge& c : take(tracker)) EXPECT_NE(c.task, 10u);
+  f.run(13);
+  f.end(13);
+  f.done();
+  g_now_ms += 7;  // the last branch ended: Request waits to be run
+  request = 0;
+  for (const SuspendedCharge& c : take(tracker)) request += c.task == 10 ? c.wall_ns : 0;
+  EXPECT_EQ(request, 7 * kMs);
+  f.end(20);
+  f.run(10);
+  f.end(10);
+  f.done();
+  take(tracker);
+  EXPECT_EQ(tracker.live_ops(), 0u);
+}
+
+// Only what nothing awaited and what its own level began: an awaited callee, a task started in
+// a run that ended before (fire and forget), and one that already ended are no branches.
+TEST(AsyncFanIn, AwaitedEndedAndEarlierLevelsOperationsAreNoBranches) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  OpFeed f{tracker};
+  f.run(1);
+  f.begin(30, "Async: <Forgotten>d__0");
+  f.done();  // its level ended: started and not waited for
+  f.run(2);
+  f.begin(31, "Async: <Awaited>d__1");
+  f.wait(31, 2);
+  f.begin(32, "Async: <Done>d__2");
+  f.end(32);
+  f.begin(33, "Async: <Branch>d__3");
+  f.run(3);  // a nested level (an inline continuation) has its own orphans
+  f.begin(34, "Async: <Inline>d__4");
+  f.done();
+  f.begin(40, "Task.WhenAll");
+  f.done();
+  EXPECT_EQ(tracker.awaiter_of(30), 0u);
+  EXPECT_EQ(tracker.awaiter_of(31), 2u);
+  EXPECT_EQ(tracker.awaiter_of(32), 0u);
+  EXPECT_EQ(tracker.awaiter_of(33), 40u);
+  EXPECT_EQ(tracker.awaiter_of(34), 0u);
+  // A combinator with no branch is no operation: its awaiter is the leaf as before.
+  f.run(5);
+  f.begin(41, "Task.WhenAll");
+  f.done();
+  EXPECT_EQ(tracker.fan_ins(), 1u);
 }
 
 // A bound per call, resumed where it stopped: every operation is charged its whole time.

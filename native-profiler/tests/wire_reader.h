@@ -19,6 +19,7 @@ struct ReadSample {
   uint64_t wall_ns;
   uint32_t stack_id = 0;  // v2: the wire stack id (ids restart after a STACK_RESET)
   uint32_t task = 0;      // v2: the async task its TASK_SAMPLES named (0: none)
+  uint32_t operations = 0;  // v2: the suspended operations its OPERATION_COUNTS gave (0: none)
   std::vector<uint32_t> frames;  // v1: function ids; v2: frame ids
 };
 
@@ -318,6 +319,25 @@ inline ReadStream read_stream(const Bytes& bytes) {
           if (index >= in_record || (!first && index <= previous)) throw std::runtime_error("TASK_SAMPLES index out of order or range");
           if (task == 0 || out.tasks.count(task) == 0) throw std::runtime_error("TASK_SAMPLES names an undefined task");
           out.samples[samples_before_record + index].task = task;
+          previous = index;
+          first = false;
+        }
+        break;
+      }
+      case 0x12: {
+        if (!v2) break;
+        if (previous_type != 0x11) throw std::runtime_error("OPERATION_COUNTS not right after a TASK_SAMPLES record");
+        const size_t in_record = out.samples.size() - samples_before_record;
+        uint64_t previous = 0;
+        bool first = true;
+        while (c.at() < end) {
+          const uint64_t index = c.varint();
+          const uint32_t count = static_cast<uint32_t>(c.varint());
+          if (index >= in_record || (!first && index <= previous)) throw std::runtime_error("OPERATION_COUNTS index out of order or range");
+          if (count == 0 || out.samples[samples_before_record + index].task == 0) {
+            throw std::runtime_error("OPERATION_COUNTS gives 0 or counts a sample with no task");
+          }
+          out.samples[samples_before_record + index].operations = count;
           previous = index;
           first = false;
         }

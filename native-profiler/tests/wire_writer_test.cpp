@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "tests/fixture_bytes.h"
 #include "tests/wire_reader.h"
 
@@ -193,6 +196,57 @@ TEST(WireReader, ReadsTheAsyncFixtureWithEachSamplesTask) {
   EXPECT_EQ(s.task_sample_records, 2u);
   EXPECT_EQ(s.tasks.at(7).awaiter, 3u);  // the latest definition
   EXPECT_EQ(s.strings.at(s.tasks.at(5).name_id), "<Middle>d__1");
+}
+
+// Suspended operations (PROTOCOL.md, "Suspended operations"): the [async operations] thread's
+// wall samples, each marked with an operation's task and how many operations are still suspended
+// where it says (OPERATION_COUNTS, right behind TASK_SAMPLES); a sample whose operations all went
+// on during the tick has no count.
+void write_operations_fixture(WireWriter& w) {
+  w.preamble();
+  w.hello(HelloRecord{4242, wire::kHelloCpu | wire::kHelloWall | wire::kHelloAsync, 1000000000ull, 1700000000000000000ull,
+                      10000000, 64, "10.0.12", "0.4.0"});
+  w.thread(1, 0, 0, 1000000100ull, "[async operations]");
+  w.function(1, wire::kSynthetic, 0, 0, "[suspended]", "");
+  w.function(2, wire::kSynthetic, 0, 0, "[awaiting Task.Delay]", "");
+  w.frame(1, 1, wire::kOffsetNone, 0);
+  w.frame(2, 2, wire::kOffsetNone, 0);
+  w.string(1, "<Service>d__1");
+  w.string(2, "<Handler>d__0");
+  w.task(3, 0, 2, false);
+  w.task(5, 3, 1, false);
+  w.task(9, 0, 2, false);
+  const uint32_t delay[] = {2, 1};
+  const uint32_t bare[] = {1};
+  w.sample(1010000000ull, 1, wire::kSampleWall, 0, 30000000, delay, 2, 5, 3);
+  w.sample(1010000000ull, 1, wire::kSampleWall, 0, 7000000, bare, 1, 9, 0);
+  w.close_batch();
+  w.sample(1020000000ull, 1, wire::kSampleWall, 0, 20000000, delay, 2, 5, 2);
+  w.end(1030000000ull, wire::kEndShutdown);
+}
+
+TEST(WireWriter, EncodesTheOperationsFixtureByteForByte) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  write_operations_fixture(w);
+  const std::vector<uint8_t> expected = testing::read_hex_fixture("operations-v2.hex");
+  if (std::getenv("CLRSCOPE_DUMP_FIXTURE") != nullptr) {
+    for (size_t i = 0; i < out.size(); ++i) std::printf("%02x%s", out[i], i % 16 == 15 ? "\n" : " ");
+    std::printf("\n");
+  }
+  ASSERT_GT(expected.size(), 150u) << "fixture not found or empty";
+  expect_bytes(out, expected);
+}
+
+TEST(WireReader, ReadsTheOperationsFixtureWithEachSamplesCount) {
+  const testing::ReadStream s = testing::read_stream(testing::read_hex_fixture("operations-v2.hex"));
+  ASSERT_EQ(s.samples.size(), 3u);
+  EXPECT_EQ(s.samples[0].task, 5u);
+  EXPECT_EQ(s.samples[0].operations, 3u);
+  EXPECT_EQ(s.samples[1].task, 9u);
+  EXPECT_EQ(s.samples[1].operations, 0u);
+  EXPECT_EQ(s.samples[2].operations, 2u);
+  EXPECT_EQ(s.thread_names.at(1), "[async operations]");
 }
 
 // Marks index the samples of their own SAMPLES record, which the writer may close at any sample

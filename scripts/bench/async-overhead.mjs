@@ -9,18 +9,27 @@
 // on a machine shared with other work the CPU figure is the steadier one. Ratios are of medians,
 // all from this one invocation.
 //
+// The peer: dotnet-trace collecting the same TplEventSource keywords (0x29 at level 4, the events
+// clrscope reads) from the same workload into a .nettrace file (out of process, through the
+// runtime's EventPipe IPC session), when it can be found or installed (dotnet-trace-tool.mjs).
+// For every configuration the CPU beside the program is measured too (the whole process tree's
+// CPU, bash's `times`, minus the program's own at its exit): clrscope's collector, or dotnet-trace.
+// The last trace of each rate is read by TraceEvent (test/tools/TraceCheck) for its event count
+// and the events EventPipe reports lost.
+//
 // With --baseline LIB, one more configuration: async on with another build of the profiler
 // (CLRSCOPE_PROFILER_PATH=LIB, e.g. the previous commit's), and the ratio of this build to it.
 //
-//   node scripts/bench/async-overhead.mjs [--runs 5] [--seconds 3] [--rates 10000,100000] [--baseline LIB]
+//   node scripts/bench/async-overhead.mjs [--runs 5] [--seconds 3] [--rates 10000,100000] [--baseline LIB] [--no-dotnet-trace]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { dotnetTraceTool } from './dotnet-trace-tool.mjs';
 
 const root = resolve(new URL('../..', import.meta.url).pathname);
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '3' }, rates: { type: 'string', default: '10000,100000' }, baseline: { type: 'string' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '3' }, rates: { type: 'string', default: '10000,100000' }, baseline: { type: 'string' }, 'no-dotnet-trace': { type: 'boolean' } } });
 const dll = join(root, 'test/targets/AsyncChain/bin/out/AsyncChain.dll');
 if (!existsSync(dll)) {
   console.error(`async-overhead: ${dll} is not built; run bash scripts/build-targets.sh`);
@@ -47,16 +56,45 @@ if (values.baseline !== undefined) {
   }
   configs.push({ name: 'clrscope, CLRSCOPE_ASYNC=1, baseline build', cmd: process.execPath, pre: [cli, 'record', '-o', join(scratch, 'base.pb.gz'), '--', 'dotnet'], env: { CLRSCOPE_ASYNC: '1', CLRSCOPE_PROFILER_PATH: resolve(values.baseline) } });
 }
+const trace = await dotnetTraceTool(root, values['no-dotnet-trace']);
+const TPL_PROVIDER = 'System.Threading.Tasks.TplEventSource:0x29:4';
+const traceFile = join(scratch, 'tpl.nettrace');
+const traced = trace.path === undefined ? -1 : configs.length;
+if (trace.path !== undefined) {
+  configs.push({ name: `dotnet-trace, ${TPL_PROVIDER}`, cmd: trace.path, pre: ['collect', '--show-child-io', '--providers', TPL_PROVIDER, '-o', traceFile, '--', 'dotnet'], env: {} });
+}
+const traceCheck = join(root, 'test/tools/TraceCheck/bin/out/TraceCheck.dll');
+
+const cpuSeconds = (text) => {
+  const m = /^(\d+)m([\d.]+)s$/.exec(text);
+  return m === null ? Number.NaN : Number(m[1]) * 60 + Number(m[2]);
+};
 
 function once(config, workUs, secs = seconds) {
-  const r = spawnSync(config.cmd, [...config.pre, dll, 'awaits', '--seconds', String(secs), '--work-us', workUs.toFixed(3)], {
+  // bash's `times` prints the CPU of the shell's finished children: the whole process tree
+  // (the program, and the collector or dotnet-trace).
+  const args = [...config.pre, dll, 'awaits', '--seconds', String(secs), '--work-us', workUs.toFixed(3)];
+  const r = spawnSync('bash', ['-c', '"$@"; status=$?; echo CHILDCPU; times; exit $status', '_', config.cmd, ...args], {
     encoding: 'utf8',
     maxBuffer: 64 << 20,
     env: { ...process.env, ...config.env },
   });
   const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-  if (r.status !== 0 || line === undefined) throw new Error(`${config.name} (work ${workUs} µs) failed (${r.status}): ${r.stderr.slice(-2000)}`);
-  return JSON.parse(line.slice(7));
+  const tree = /CHILDCPU\n\S+ \S+\n(\S+) (\S+)/.exec(r.stdout);
+  if (r.status !== 0 || line === undefined || tree === null) throw new Error(`${config.name} (work ${workUs} µs) failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  const result = JSON.parse(line.slice(7));
+  result.outsideCpuMs = (cpuSeconds(tree[1]) + cpuSeconds(tree[2])) * 1000 - result.processCpuMs;
+  if (config === configs[traced]) result.traceBytes = statSync(traceFile).size;
+  return result;
+}
+
+/** TraceEvent's count of a trace's events and of those EventPipe reported lost. */
+function readTrace() {
+  if (!existsSync(traceCheck) || !existsSync(traceFile)) return null;
+  const r = spawnSync('dotnet', [traceCheck, traceFile, '--top', '1'], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (r.status !== 0) return { error: r.stderr.trim().split('\n').pop() };
+  const j = JSON.parse(r.stdout);
+  return { events: j.events, eventsLost: j.eventsLost };
 }
 
 const median = (xs) => {
@@ -76,8 +114,13 @@ function calibrate(rate) {
 const workloads = rates.map((rate) => ({ rate, workUs: calibrate(rate) }));
 process.stderr.write(`async-overhead: work per step ${workloads.map((w) => `${w.workUs.toFixed(2)} µs for ${w.rate}/s`).join(', ')}\n`);
 const results = workloads.map(() => configs.map(() => []));
+const traces = workloads.map(() => null);
 for (let run = 0; run < runs; run++) {
-  workloads.forEach((w, wi) => configs.forEach((c, ci) => results[wi][ci].push(once(c, w.workUs))));
+  workloads.forEach((w, wi) => configs.forEach((c, ci) => {
+    results[wi][ci].push(once(c, w.workUs));
+    // The last run's trace of this rate, read before the next run overwrites it.
+    if (ci === traced && run === runs - 1) traces[wi] = readTrace();
+  }));
   process.stderr.write(`async-overhead: run ${run + 1}/${runs} done\n`);
 }
 rmSync(scratch, { recursive: true, force: true });
@@ -86,13 +129,23 @@ workloads.forEach((w, wi) => {
   const rate = results[wi].map((rs) => median(rs.map((r) => r.stepsPerSecond * 2)));
   const cpu = results[wi].map((rs) => median(rs.map((r) => r.cpuUsPerStep)));
   const range = (xs) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
-  console.log(`### about ${w.rate} continuations/s (work ${w.workUs.toFixed(2)} µs per step)\n`);
-  console.log('| config | continuations/s (median) | slowdown vs plain | vs async off | CPU µs/step (median) | (min–max) | CPU ratio vs plain | vs async off |\n|---|---|---|---|---|---|---|---|');
+  console.log(`#### about ${w.rate} continuations/s (work ${w.workUs.toFixed(2)} µs per step)\n`);
+  console.log('| config | continuations/s (median) | slowdown vs plain | vs async off | CPU µs/step (median) | (min–max) | CPU ratio vs plain | vs async off | CPU beside the program, ms per run (median) |\n|---|---|---|---|---|---|---|---|---|');
   configs.forEach((c, ci) => {
     const vsOff = ci === 0 ? '–' : (rate[1] / rate[ci]).toFixed(3);
     const cpuOff = ci === 0 ? '–' : (cpu[ci] / cpu[1]).toFixed(3);
-    console.log(`| ${c.name} | ${Math.round(rate[ci])} | ${(rate[0] / rate[ci]).toFixed(3)} | ${vsOff} | ${cpu[ci].toFixed(2)} | ${range(results[wi][ci].map((r) => r.cpuUsPerStep))} | ${(cpu[ci] / cpu[0]).toFixed(3)} | ${cpuOff} |`);
+    const outside = median(results[wi][ci].map((r) => r.outsideCpuMs));
+    console.log(`| ${c.name} | ${Math.round(rate[ci])} | ${(rate[0] / rate[ci]).toFixed(3)} | ${vsOff} | ${cpu[ci].toFixed(2)} | ${range(results[wi][ci].map((r) => r.cpuUsPerStep))} | ${(cpu[ci] / cpu[0]).toFixed(3)} | ${cpuOff} | ${Math.round(outside)} |`);
   });
-  if (configs.length > 3) console.log(`\nThis build's async on vs the baseline build's: CPU per step ×${(cpu[2] / cpu[3]).toFixed(3)}, continuations/s ×${(rate[2] / rate[3]).toFixed(3)}.`);
+  const asyncOn = configs.findIndex((c) => c.name === 'clrscope, CLRSCOPE_ASYNC=1');
+  if (values.baseline !== undefined) console.log(`\nThis build's async on vs the baseline build's: CPU per step ×${(cpu[asyncOn] / cpu[3]).toFixed(3)}, continuations/s ×${(rate[asyncOn] / rate[3]).toFixed(3)}.`);
+  if (traced >= 0) {
+    const bytes = median(results[wi][traced].map((r) => r.traceBytes / r.steps));
+    const t = traces[wi];
+    const read = t === null ? 'not read (TraceCheck not built)' : t.error !== undefined ? `not read: ${t.error}` : `${t.events.toLocaleString('en-US')} events read by TraceEvent in the last run's trace, ${t.eventsLost.toLocaleString('en-US')} reported lost`;
+    console.log(`\ndotnet-trace vs clrscope with async stacks, the program's CPU per step: ×${(cpu[traced] / cpu[asyncOn]).toFixed(3)}; its .nettrace ${bytes.toFixed(0)} bytes per step (median); ${read}.`);
+  } else {
+    console.log(`\ndotnet-trace: not measured: ${trace.why}`);
+  }
   console.log('');
 });

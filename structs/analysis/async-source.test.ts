@@ -7,7 +7,7 @@ import { frameLabel } from '../profile/frame-label.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import type { Recording } from '../profile/recording.js';
 import { parseHexText } from '../wire/hex-text.js';
-import { AsyncSource, awaitedMethodName } from './async-source.js';
+import { AsyncSource, awaitedMethodName, stateMachineOfMoveNext } from './async-source.js';
 import { ASYNC_FIXTURE_FUNCTIONS as F, SUSPENDED_FIXTURE_FUNCTIONS as S, asyncFixtureStream, asyncSuspendedFixtureStream } from '../profile/async-fixture-stream.js';
 
 const asyncRecording = (): Recording => recordingFromStream([asyncFixtureStream()]);
@@ -77,6 +77,22 @@ test('save and open keep each sample\'s chain, and save -> open -> save is byte-
   assert.deepEqual(Array.from(saveRecording(back)), Array.from(saved));
 });
 
+test('operation counts (OPERATION_COUNTS) are kept per sample, through save and open and a merge of processes', async () => {
+  const { mergeProcesses } = await import('../profile/merge-processes.js');
+  const bytes = parseHexText(readFileSync(fixtureUrl('operations-v2.hex'), 'utf8'));
+  const rec = recordingFromStream([bytes]);
+  const counts = (r: Recording): number[] => Array.from({ length: r.sampleCount }, (_, i) => r.sampleOperations(i));
+  assert.deepEqual(counts(rec), [3, 0, 2]);
+  assert.equal(rec.hasOperationCounts, true);
+  const saved = saveRecording(rec);
+  const back = openRecording(saved).recording;
+  assert.deepEqual(counts(back), [3, 0, 2]);
+  assert.deepEqual(Array.from(saveRecording(back)), Array.from(saved));
+  const merged = mergeProcesses([{ process: { pid: 4242, name: 'a' }, recording: rec }, { process: { pid: 4343, name: 'b' }, recording: back }]);
+  assert.deepEqual(counts(merged).filter((n) => n > 0).sort(), [2, 2, 3, 3]);
+  assert.equal(recordingFromStream([parseHexText(readFileSync(fixtureUrl('async-v2.hex'), 'utf8'))]).hasOperationCounts, false);
+});
+
 test('a recording without async records (a file from before them) has no chains and its logical stacks are its physical ones', () => {
   const bytes = parseHexText(readFileSync(fixtureUrl('basic-v2.hex'), 'utf8'));
   const rec = recordingFromStream([bytes]);
@@ -89,7 +105,27 @@ test('a recording without async records (a file from before them) has no chains 
 
 test('an awaiting method is named from its state machine: <Name>d__N -> Name, anything else whole', () => {
   assert.equal(awaitedMethodName('<QueryAsync>d__4'), 'QueryAsync');
+  assert.equal(awaitedMethodName('<ProcessRequests>d__237`1'), 'ProcessRequests');
+  assert.equal(awaitedMethodName('<<Map>b__2_0>d'), '<Map>b__2_0');
+  assert.equal(awaitedMethodName('<<ExecuteTaskOfString>g__ExecuteAwaited|135_0>d'), '<ExecuteTaskOfString>g__ExecuteAwaited|135_0');
   assert.equal(awaitedMethodName('Task: <Run>b__0'), 'Task: <Run>b__0');
+  assert.equal(awaitedMethodName('Task.WhenAll'), 'Task.WhenAll');
+});
+
+test("a MoveNext's state machine is named as the runtime names it: generic arguments become the arity (Kestrel's, .NET 10)", () => {
+  assert.deepEqual(stateMachineOfMoveNext('Demo.Db+<QueryAsync>d__4.MoveNext'), { type: 'Demo.Db', stateMachine: '<QueryAsync>d__4', plain: '<QueryAsync>d__4' });
+  assert.deepEqual(stateMachineOfMoveNext('Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol+<ProcessRequests>d__237<System.__Canon>.MoveNext'),
+    { type: 'Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol', stateMachine: '<ProcessRequests>d__237`1', plain: '<ProcessRequests>d__237' });
+  assert.equal(stateMachineOfMoveNext('A+<M>d__3<System.Int32,System.Collections.Generic.List<System.String>>.MoveNext')?.stateMachine, '<M>d__3`2');
+  // A method of a generic class: the runtime's name has no arity.
+  assert.equal(stateMachineOfMoveNext('Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Infrastructure.KestrelConnection+<ExecuteAsync>d__8<System.__Canon>.MoveNext')?.plain, '<ExecuteAsync>d__8');
+  assert.deepEqual(stateMachineOfMoveNext('Web.Endpoints+<>c+<<Map>b__2_0>d.MoveNext'), { type: 'Web.Endpoints+<>c', stateMachine: '<<Map>b__2_0>d', plain: '<<Map>b__2_0>d' });
+  assert.equal(stateMachineOfMoveNext('Microsoft.AspNetCore.Http.RequestDelegateFactory+<<ExecuteTaskOfString>g__ExecuteAwaited|135_0>d.MoveNext')?.stateMachine,
+    '<<ExecuteTaskOfString>g__ExecuteAwaited|135_0>d');
+  // The runtime's box around a state machine, and ordinary methods, are not state machines.
+  assert.equal(stateMachineOfMoveNext('System.Runtime.CompilerServices.AsyncTaskMethodBuilder+AsyncStateMachineBox<System.Int64,Demo.Db+<Inner>d__6>.MoveNext'), undefined);
+  assert.equal(stateMachineOfMoveNext('System.Collections.Generic.List<System.Int32>+Enumerator.MoveNext'), undefined);
+  assert.equal(stateMachineOfMoveNext('Demo.Db.QueryAsync'), undefined);
 });
 
 test('a recording that holds only recent samples marks chains by their index in the whole stream, and one that holds none takes the marks without failing', async () => {

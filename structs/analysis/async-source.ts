@@ -35,10 +35,66 @@ export const SUSPENDED_FRAME = '[suspended]';
 /** The name of the profiler's synthetic thread those samples belong to. */
 export const ASYNC_OPERATIONS_THREAD = '[async operations]';
 
-/** `<QueryAsync>d__4` -> `QueryAsync`; a name of another shape is kept whole. */
+/**
+ * The method of a state machine as the runtime names it: `<QueryAsync>d__4` and a generic
+ * method's `<ProcessRequests>d__237`1` -> `QueryAsync`, `ProcessRequests`; a lambda's or a local
+ * function's `<<Map>b__2_0>d` -> `<Map>b__2_0` (the compiler's name of the method). A name of
+ * another shape (a promise's: `Task.WhenAll`) is kept whole.
+ */
 export function awaitedMethodName(stateMachine: string): string {
-  const m = /^<([^<>]+)>d__\d+$/.exec(stateMachine);
+  const m = /^<(.+)>d(?:__\d+)?(?:`\d+)?$/.exec(stateMachine);
   return m === null ? stateMachine : m[1];
+}
+
+/**
+ * Of a state machine's MoveNext function (`Demo.Db+<QueryAsync>d__4.MoveNext`), the declaring
+ * type and the state machine's name as the runtime gives it in TraceOperationBegin: generic
+ * arguments the profiler wrote out (`+<ProcessRequests>d__237<System.__Canon>.MoveNext`) become
+ * the arity (`<ProcessRequests>d__237`1`). The state machine of a method of a generic class has
+ * its class's parameters but no arity in its name (`<ExecuteAsync>d__8`): `plain` is the name
+ * without the arity, for that case. Undefined for any other function.
+ */
+export function stateMachineOfMoveNext(name: string): { type: string; stateMachine: string; plain: string } | undefined {
+  const SUFFIX = '.MoveNext';
+  if (!name.endsWith(SUFFIX)) return undefined;
+  let body = name.slice(0, name.length - SUFFIX.length);
+  let arity = '';
+  if (body.endsWith('>')) {
+    const open = openingBracket(body, body.length - 1);
+    if (open < 0) return undefined;
+    const head = body.slice(0, open);
+    if (!/>d(?:__\d+)?$/.test(head)) return undefined;
+    arity = `\`${topLevelCommas(body.slice(open + 1, body.length - 1)) + 1}`;
+    body = head;
+  }
+  const tail = />d(?:__\d+)?$/.exec(body);
+  if (tail === null) return undefined;
+  const start = openingBracket(body, tail.index);
+  if (start < 1 || (body[start - 1] !== '+' && body[start - 1] !== '.')) return undefined;
+  return { type: body.slice(0, start - 1), stateMachine: body.slice(start) + arity, plain: body.slice(start) };
+}
+
+type StateMachineName = NonNullable<ReturnType<typeof stateMachineOfMoveNext>>;
+
+/** Where the `<` matching the `>` at `close` is, or -1. */
+function openingBracket(text: string, close: number): number {
+  let depth = 0;
+  for (let i = close; i >= 0; i--) {
+    if (text[i] === '>') depth++;
+    else if (text[i] === '<' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function topLevelCommas(text: string): number {
+  let depth = 0;
+  let commas = 0;
+  for (const ch of text) {
+    if (ch === '<') depth++;
+    else if (ch === '>') depth--;
+    else if (ch === ',' && depth === 0) commas++;
+  }
+  return commas;
 }
 
 export class AsyncSource implements SampleSource {
@@ -54,6 +110,8 @@ export class AsyncSource implements SampleSource {
   private mapped = 0;
   // State machine type name (`<QueryAsync>d__4`) -> the functions named `….<QueryAsync>d__4.MoveNext`.
   private moveNexts: Map<string, FunctionInfo[]> | undefined;
+  // Function id -> the state machine it is the MoveNext of (null: none).
+  private readonly moveNextOf = new Map<number, StateMachineName | null>();
   private functionsSeen = -1;
 
   constructor(rec: Recording) {
@@ -189,11 +247,10 @@ export class AsyncSource implements SampleSource {
     if (names.length < 2) return [frames, 0];
     const running = this.rec.strings().get(names[0]);
     if (running === undefined) return [frames, 0];
-    const suffix = `${running}.MoveNext`;
     let at = -1;
     for (let i = 0; i < frames.length; i++) {
-      const fn = this.rec.functionInfo(frames[i]);
-      if (fn !== undefined && fn.name.endsWith(suffix) && /[.+]$/.test(fn.name.slice(0, fn.name.length - suffix.length))) {
+      const sm = this.stateMachineOf(frames[i]);
+      if (sm !== undefined && (sm.stateMachine === running || sm.plain === running)) {
         at = i;
         break;
       }
@@ -212,11 +269,12 @@ export class AsyncSource implements SampleSource {
     id = AWAIT_FUNCTION_BASE + this.awaitInfos.length;
     const stateMachine = nameId === 0 ? '' : this.rec.strings().get(nameId) ?? '';
     const method = stateMachine === '' ? '?' : awaitedMethodName(stateMachine);
-    // The declaring type comes from the state machine's MoveNext, when the recording has exactly
-    // one such function (two types may each have a `<Run>d__0`).
+    // The declaring type comes from the state machine's MoveNext, when the recording's MoveNexts
+    // of that name are all of one type (two types may each have a `<Run>d__0`).
     const owners = stateMachine === '' ? [] : this.moveNextsOf(stateMachine);
-    const owner = owners.length === 1 ? owners[0] : undefined;
-    const type = owner === undefined ? '' : owner.name.slice(0, owner.name.length - `${stateMachine}.MoveNext`.length - 1);
+    const types = new Set(owners.map((fn) => stateMachineOfMoveNext(fn.name)?.type ?? ''));
+    const owner = types.size === 1 ? owners[0] : undefined;
+    const type = owner === undefined ? '' : [...types][0];
     this.awaitInfos.push(Object.freeze({
       id,
       kind: owner?.kind ?? FunctionKind.Synthetic,
@@ -230,16 +288,30 @@ export class AsyncSource implements SampleSource {
     return id;
   }
 
+  /** The state machine a frame's function is the MoveNext of (cached per function), or undefined. */
+  private stateMachineOf(frame: number): StateMachineName | undefined {
+    const fn = this.rec.functionInfo(frame);
+    if (fn === undefined) return undefined;
+    let known = this.moveNextOf.get(fn.id);
+    if (known === undefined) {
+      known = stateMachineOfMoveNext(fn.name) ?? null;
+      this.moveNextOf.set(fn.id, known);
+    }
+    return known ?? undefined;
+  }
+
   private moveNextsOf(stateMachine: string): FunctionInfo[] {
     const functions = this.rec.functions();
     if (this.moveNexts === undefined || functions.length !== this.functionsSeen) {
       const index = new Map<string, FunctionInfo[]>();
       for (const fn of functions) {
-        const m = /[.+](<[^<>]+>d__\d+)\.MoveNext$/.exec(fn.name);
-        if (m === null) continue;
-        const list = index.get(m[1]);
-        if (list === undefined) index.set(m[1], [fn]);
-        else list.push(fn);
+        const sm = stateMachineOfMoveNext(fn.name);
+        if (sm === undefined) continue;
+        for (const name of sm.plain === sm.stateMachine ? [sm.plain] : [sm.stateMachine, sm.plain]) {
+          const list = index.get(name);
+          if (list === undefined) index.set(name, [fn]);
+          else list.push(fn);
+        }
       }
       this.moveNexts = index;
       this.functionsSeen = functions.length;

@@ -2,7 +2,9 @@
 // definition of each task (its awaiter and name), and per sample the chain of task names it ran
 // in, taken when its mark arrives, so a task defined again later does not change an earlier
 // sample. Chains are interned by their names: every run of one operation shares one chain,
-// while task ids are new on each run.
+// while task ids are new on each run. Samples of suspended operations may also say how many
+// operations they stand for (OPERATION_COUNTS): few samples have one, so those are kept as
+// (sample index, count) pairs in sample order, not per sample.
 
 /** Deeper chains are cut here (the profiler cuts at the same depth). */
 export const MAX_CHAIN_LEVELS = 32;
@@ -13,6 +15,14 @@ export class AsyncChains {
   private readonly chainIds = new Map<string, number>();
   // Chain id per sample index, allocated at the first mark (recordings without async have none).
   private perSample: Uint32Array | undefined;
+  // Operation counts: sample indexes, ascending, and their counts.
+  private countIndex = new Float64Array(0);
+  private countValue = new Uint32Array(0);
+  private counts = 0;
+  // During a dropBefore pass: the first moved sample's new index (-1: none yet) and the
+  // (new index, count) pairs of the moved samples that have counts.
+  private movedFrom = -1;
+  private moved: number[] = [];
 
   get count(): number {
     return this.chains.length - 1;
@@ -68,21 +78,90 @@ export class AsyncChains {
     per[index] = chain;
   }
 
+  /** Sample `index` (marked with a task) stands for `count` suspended operations; indexes come in order. */
+  setOperations(index: number, count: number): void {
+    const n = this.counts;
+    if (n > 0 && index <= this.countIndex[n - 1]) {
+      // A sample counted again (a file that repeats itself): the latest count holds.
+      const at = this.findCount(index);
+      if (at >= 0) this.countValue[at] = count;
+      return;
+    }
+    if (n === this.countIndex.length) {
+      const size = Math.max(256, n * 2);
+      const index2 = new Float64Array(size);
+      index2.set(this.countIndex);
+      const value2 = new Uint32Array(size);
+      value2.set(this.countValue);
+      this.countIndex = index2;
+      this.countValue = value2;
+    }
+    this.countIndex[n] = index;
+    this.countValue[n] = count;
+    this.counts = n + 1;
+  }
+
+  /** How many suspended operations sample `index` stands for (0: none said). */
+  operationsOf(index: number): number {
+    const at = this.findCount(index);
+    return at < 0 ? 0 : this.countValue[at];
+  }
+
+  /** Whether any sample has an operation count. */
+  get hasOperationCounts(): boolean {
+    return this.counts > 0;
+  }
+
+  private findCount(index: number): number {
+    let lo = 0;
+    let hi = this.counts - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = this.countIndex[mid];
+      if (v === index) return mid;
+      if (v < index) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
   /** Whether any sample was given a chain. */
   get hasMarks(): boolean {
     return this.perSample !== undefined;
   }
 
-  /** Sample `from` is now sample `to` (to < from: samples before it were dropped); clearFrom() then clears the tail. */
+  /**
+   * Sample `from` is now sample `to` (to < from: samples before it were dropped); clearFrom() then
+   * clears the tail. Calls come in sample order, and every sample after the first dropped one
+   * moves, so the counts of samples before the first call's `to` stay where they are.
+   */
   moveMark(from: number, to: number): void {
     const per = this.perSample;
-    if (per === undefined || to >= per.length) return;
-    per[to] = from < per.length ? per[from] : 0;
+    if (per !== undefined && to < per.length) per[to] = from < per.length ? per[from] : 0;
+    if (this.counts === 0) return;
+    if (this.movedFrom < 0) {
+      this.movedFrom = to;
+      this.moved = [];
+    }
+    const count = this.operationsOf(from);
+    if (count !== 0) this.moved.push(to, count);
   }
 
   /** Clears the marks of sample indexes from `count` on (dropped samples whose slots no sample took). */
   clearFrom(count: number): void {
     this.perSample?.fill(0, Math.min(count, this.perSample.length));
+    if (this.counts === 0) return;
+    // The counts of samples that stayed, then those of samples that moved, then none past `count`.
+    const stayed = this.movedFrom < 0 ? count : this.movedFrom;
+    let n = 0;
+    while (n < this.counts && this.countIndex[n] < stayed) n++;
+    const moved = this.moved;
+    this.counts = n;
+    for (let i = 0; i < moved.length; i += 2) {
+      if (moved[i] < count) this.setOperations(moved[i], moved[i + 1]);
+    }
+    this.movedFrom = -1;
+    this.moved = [];
   }
 
   ofSample(index: number): number {
@@ -95,6 +174,6 @@ export class AsyncChains {
   }
 
   byteSize(): number {
-    return (this.perSample?.byteLength ?? 0) + this.tasks.size * 64 + this.chains.length * 64;
+    return (this.perSample?.byteLength ?? 0) + this.tasks.size * 64 + this.chains.length * 64 + this.countIndex.byteLength + this.countValue.byteLength;
   }
 }

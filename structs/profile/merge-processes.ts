@@ -185,7 +185,10 @@ function mergeSamples(parts: readonly ProcessPart[], ids: readonly PartIds[], ou
     values[2] = c.wallNs[i];
     out.onStackSample(ids[k].threads.get(c.threadId[i]) as number, c.flags[i] & sampleFlags, ids[k].stackBase + c.stackId[i], values);
     const chain = parts[k].recording.sampleAsyncChain(i);
-    if (chain !== 0) out.onTaskSample(1, taskOf(k, chain));
+    if (chain === 0) continue;
+    out.onTaskSample(1, taskOf(k, chain));
+    const operations = parts[k].recording.sampleOperations(i);
+    if (operations !== 0) out.onOperationCount(1, operations);
   }
 }
 

@@ -272,3 +272,27 @@ test('dropBefore lets go of older samples, events and pauses; kept samples keep 
   assert.equal(rec.threads().length, 1);
   assert.equal(rec.stackCount, 1);
 });
+
+test('dropBefore keeps the operation counts of the kept samples, at their new indexes', () => {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: 3, flags: 0x13, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.0', profilerVersion: 'test' })
+    .thread({ threadId: 1, osTid: 0, clrThreadId: 0, mono: 1000, name: '[async operations]' })
+    .function({ functionId: 1, kind: 2, name: '[suspended]', module: '', file: '' })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .string(1, 'Op').task({ taskId: 4, awaiterId: 0, nameId: 1 })
+    .stack(1, 0, [1]);
+  // Counts on 2000 (dropped), 3000 and 4000 (kept, moved) and 6000; 4500 has a task and no count.
+  for (const [mono, count] of [[2000, 5], [3000, 3], [1500, 0], [4000, 2], [4500, 0], [6000, 1]]) enc.stackSample(mono, 1, 2, 0, 10, 1, 4, count);
+  const rec = recordingFromStream([enc.bytes()]);
+  const counts = (): number[] => Array.from({ length: rec.sampleCount }, (_, i) => rec.sampleOperations(i));
+  assert.deepEqual(counts(), [5, 3, 0, 2, 0, 1]);
+  assert.equal(rec.dropBefore(2500), 2);
+  assert.deepEqual(Array.from(rec.sampleColumns().mono), [3000, 4000, 4500, 6000]);
+  assert.deepEqual(counts(), [3, 2, 0, 1]);
+  // The oldest goes: every later sample moves one down, its count with it.
+  assert.equal(rec.dropBefore(3500), 1);
+  assert.deepEqual(counts(), [2, 0, 1]);
+  assert.equal(rec.dropBefore(7000), 3);
+  assert.deepEqual(counts(), []);
+  assert.equal(rec.sampleOperations(0), 0);
+});

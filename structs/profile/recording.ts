@@ -404,6 +404,19 @@ export class Recording implements WireSink {
     return this.asyncChains.ofSample(i);
   }
 
+  /**
+   * How many suspended operations sample i stands for (a sample of the profiler's `[async
+   * operations]` thread: those of its operations still suspended there at its tick), 0 when none.
+   */
+  sampleOperations(i: number): number {
+    return this.asyncChains.operationsOf(i);
+  }
+
+  /** Whether samples say how many suspended operations they stand for (profilers before OPERATION_COUNTS sent none). */
+  get hasOperationCounts(): boolean {
+    return this.asyncChains.hasOperationCounts;
+  }
+
   /** Number of distinct chains; ids are 1..asyncChainCount. */
   get asyncChainCount(): number {
     return this.asyncChains.count;
@@ -623,6 +636,15 @@ export class Recording implements WireSink {
     const index = this.sampleBase + this.columns.count - back;
     if (index < 0) throw new RecordingError(`is a TASK_SAMPLES record naming a sample ${back} back, before the first`);
     if (!this.asyncChains.mark(index, taskId)) throw new RecordingError(`is a TASK_SAMPLES record naming task ${taskId}, which no TASK record defined`);
+  }
+
+  onOperationCount(back: number, count: number): void {
+    this.checkOpen();
+    if (this.sampleMode === false) return;
+    const index = this.sampleBase + this.columns.count - back;
+    if (index < 0) throw new RecordingError(`is an OPERATION_COUNTS record naming a sample ${back} back, before the first`);
+    if (this.asyncChains.ofSample(index) === 0) throw new RecordingError(`is an OPERATION_COUNTS record counting a sample no TASK_SAMPLES marked`);
+    this.asyncChains.setOperations(index, count);
   }
 
   onStats(r: StatsRecord): void {

@@ -61,6 +61,9 @@ class JsonSink implements WireSink {
   onTaskSample(back: number, taskId: number): void {
     this.records.push({ type: 'taskSample', back, taskId });
   }
+  onOperationCount(back: number, count: number): void {
+    this.records.push({ type: 'operationCount', back, count });
+  }
   onStats(r: Parameters<WireSink['onStats']>[0]): void {
     this.records.push({ type: 'stats', mono: String(r.mono), samples: String(r.samples), droppedRingFull: String(r.droppedRingFull), droppedBufferFull: String(r.droppedBufferFull), droppedWatchdog: String(r.droppedWatchdog), droppedOther: String(r.droppedOther) });
   }
@@ -437,6 +440,46 @@ test('async-v2.hex (TASK, TASK_SAMPLES) decodes to async-v2.json, whole and byte
   assert.deepEqual(decodeChunks([bytes]).sink.records, expected);
   const single = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
   assert.deepEqual(decodeChunks(single).sink.records, expected);
+});
+
+test('operations-v2.hex (OPERATION_COUNTS) decodes to operations-v2.json, whole and byte by byte', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('operations-v2.hex'), 'utf8'));
+  const expected = JSON.parse(readFileSync(fixtureUrl('operations-v2.json'), 'utf8')) as Record<string, unknown>[];
+  assert.deepEqual(decodeChunks([bytes]).sink.records, expected);
+  const single = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
+  assert.deepEqual(decodeChunks(single).sink.records, expected);
+});
+
+test('the encoder writes operations-v2.hex byte for byte', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('operations-v2.hex'), 'utf8'));
+  const e = new WireEncoder().preamble()
+    .hello({ pid: 4242, flags: 0x13, mono: 1_000_000_000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: '0.4.0' })
+    .thread({ threadId: 1, osTid: 0, clrThreadId: 0, mono: 1_000_000_100, name: '[async operations]' })
+    .function({ functionId: 1, kind: 2, name: '[suspended]', module: '', file: '', moduleId: 0, token: 0 })
+    .function({ functionId: 2, kind: 2, name: '[awaiting Task.Delay]', module: '', file: '', moduleId: 0, token: 0 })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .frame({ frameId: 2, functionId: 2, offsetKind: 0, offset: 0 })
+    .string(1, '<Service>d__1').string(2, '<Handler>d__0')
+    .task({ taskId: 3, awaiterId: 0, nameId: 2 }).task({ taskId: 5, awaiterId: 3, nameId: 1 }).task({ taskId: 9, awaiterId: 0, nameId: 2 })
+    .stack(1, 0, [2, 1]).stack(2, 0, [1])
+    .stackSample(1_010_000_000, 1, 2, 0, 30_000_000, 1, 5, 3)
+    .stackSample(1_010_000_000, 1, 2, 0, 7_000_000, 2, 9);
+  const first = e.takeBytes(true);
+  e.stackSample(1_020_000_000, 1, 2, 0, 20_000_000, 1, 5, 2).end({ mono: 1_030_000_000, reason: 0 });
+  assert.deepEqual([...first, ...e.bytes()], Array.from(bytes));
+});
+
+test('an OPERATION_COUNTS record anywhere but right after TASK_SAMPLES, or counting 0, is corrupt', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('operations-v2.hex'), 'utf8'));
+  // The first OPERATION_COUNTS record (03 00 00 00 12 00 03): its count made 0, then the record moved before its TASK_SAMPLES.
+  const at = bytes.findIndex((b, i) => b === 0x12 && bytes[i - 4] === 3 && bytes[i + 1] === 0 && bytes[i + 2] === 3);
+  assert.ok(at > 0);
+  const zero = bytes.slice();
+  zero[at + 2] = 0;
+  assert.throws(() => decodeChunks([zero]), /OPERATION_COUNTS record at byte \d+ counts 0 operations/);
+  const marks = bytes.findIndex((b, i) => i < at && b === 0x11 && bytes[i - 4] === 5);
+  const moved = new Uint8Array([...bytes.subarray(0, marks - 4), ...bytes.subarray(at - 4, at + 3), ...bytes.subarray(marks - 4, at - 4), ...bytes.subarray(at + 3)]);
+  assert.throws(() => decodeChunks([moved]), /OPERATION_COUNTS record at byte \d+ does not follow a TASK_SAMPLES record/);
 });
 
 test('the encoder writes async-v2.hex byte for byte', () => {

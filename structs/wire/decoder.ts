@@ -64,6 +64,11 @@ export interface WireSink {
    * onStackSample) ran task `taskId`. Marks come in the order of their samples.
    */
   onTaskSample(back: number, taskId: number): void;
+  /**
+   * v2: from an OPERATION_COUNTS record, the sample `back` samples ago (as in onTaskSample; a
+   * suspended operations' sample) stands for `count` operations suspended where it says.
+   */
+  onOperationCount(back: number, count: number): void;
   onStats(record: StatsRecord): void;
   onSuspension(record: SuspensionRecord): void;
   onEnd(record: EndRecord): void;
@@ -333,6 +338,10 @@ export class WireDecoder {
         this.taskSamples(bytes, body, body + bodyLen, at, previousType);
         return;
       }
+      if (type === RecordType.OperationCounts) {
+        this.operationCounts(bytes, body, body + bodyLen, at, previousType);
+        return;
+      }
       if (this.recordV2(view, bytes, type, body, bodyLen, at)) return;
     } else if (type === RecordType.Sample) {
       this.sample(view, body, bodyLen, at);
@@ -587,6 +596,31 @@ export class WireDecoder {
       if (task === 0 || task > 0xffffffff) throw new WireFormatError(`Corrupt clrscope stream: the TASK_SAMPLES record at byte ${offset} names task ${task}, outside 1..2^32-1.`, offset);
       previous = index;
       this.sink.onTaskSample(count - index, task);
+    }
+  }
+
+  /** OPERATION_COUNTS: (index in the SAMPLES record before its TASK_SAMPLES, count) pairs, indexes ascending. */
+  private operationCounts(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
+    const type = RecordType.OperationCounts;
+    const offset = this.bufferBase + at;
+    if (previousType !== RecordType.TaskSamples) {
+      throw new WireFormatError(`Corrupt clrscope stream: the OPERATION_COUNTS record at byte ${offset} does not follow a TASK_SAMPLES record.`, offset);
+    }
+    const count = this.lastSamplesCount;
+    let previous = -1;
+    while (p < end) {
+      let index = this.varint(bytes, p, end, type, at);
+      p = this.next;
+      if (index < 0) index = this.wide[0];
+      let operations = this.varint(bytes, p, end, type, at);
+      p = this.next;
+      if (operations < 0) operations = this.wide[0];
+      if (index <= previous || index >= count) {
+        throw new WireFormatError(`Corrupt clrscope stream: the OPERATION_COUNTS record at byte ${offset} names sample ${index} of a SAMPLES record of ${count}${index <= previous ? ', out of order' : ''}.`, offset);
+      }
+      if (operations === 0 || operations > 0xffffffff) throw new WireFormatError(`Corrupt clrscope stream: the OPERATION_COUNTS record at byte ${offset} counts ${operations} operations, outside 1..2^32-1.`, offset);
+      previous = index;
+      this.sink.onOperationCount(count - index, operations);
     }
   }
 

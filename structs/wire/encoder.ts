@@ -160,6 +160,8 @@ export class WireEncoder {
   private batchLen = 0;
   // TASK_SAMPLES of the open SAMPLES record: (index in it, task) pairs, and its sample count.
   private taskMarks: number[] = [];
+  // OPERATION_COUNTS of the open SAMPLES record: (index in it, operations) pairs.
+  private operationCounts: number[] = [];
   private batchSamples = 0;
   private state = new SampleState();
   private lastStack: number[] = [];
@@ -366,11 +368,15 @@ export class WireEncoder {
 
   /**
    * One v2 sample naming a defined stack. `flags`: SampleFlags.Cpu / Wall (others are ignored: they
-   * belong to the stack). Numbers must be non-negative integers.
+   * belong to the stack). Numbers must be non-negative integers. `taskId`: the TASK it ran in (0:
+   * none); `operations`: with a task, the suspended operations it stands for (OPERATION_COUNTS).
    */
-  stackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number, taskId = 0): this {
+  stackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number, taskId = 0, operations = 0): this {
     this.openBatch(RecordType.Samples, 48);
-    if (taskId !== 0) this.taskMarks.push(this.batchSamples, taskId);
+    if (taskId !== 0) {
+      this.taskMarks.push(this.batchSamples, taskId);
+      if (operations !== 0) this.operationCounts.push(this.batchSamples, operations);
+    }
     this.batchSamples++;
     const st = this.state;
     const cpu = (flags & SampleFlags.Cpu) !== 0;
@@ -568,10 +574,24 @@ export class WireEncoder {
       this.view.setUint32(start, p - start - 4, true);
       this.len = p;
       this.taskMarks = [];
+      if (this.operationCounts.length > 0) this.writeOperationCounts();
     }
     this.batchLen = 0;
     this.batchType = 0;
     this.batchSamples = 0;
+  }
+
+  /** Right behind the TASK_SAMPLES record, whose samples it counts. */
+  private writeOperationCounts(): void {
+    const counts = this.operationCounts;
+    this.reserve(5 + 10 * counts.length);
+    const start = this.len;
+    this.buf[start + 4] = RecordType.OperationCounts;
+    let p = start + 5;
+    for (const v of counts) p = this.varint(p, v);
+    this.view.setUint32(start, p - start - 4, true);
+    this.len = p;
+    this.operationCounts = [];
   }
 
   /** A definition record: it may go out ahead of the SAMPLES record being filled. */

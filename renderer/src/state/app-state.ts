@@ -3,7 +3,7 @@
 
 import type { ExportFormat, ProcessInfo, SessionInfo, SourceFile } from '../../../structs/api/contract.js';
 import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
-import type { FlameMetric, FlatTree, ParallelTree, RecordingSummary } from '../worker/protocol.js';
+import type { FlameMetric, FlatTree, ParallelBy, ParallelTree, RecordingSummary } from '../worker/protocol.js';
 import type { BaselineSummary } from '../worker/analysis-protocol.js';
 import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { DiffFunctions, DiffNormalize, DiffTree } from '../../../structs/analysis/diff.js';
@@ -76,6 +76,7 @@ export interface FlameShape {
 }
 
 export type ParallelMode = 'current' | 'window';
+export type { ParallelBy };
 
 export interface ExportStatus {
   format: ExportFormat;
@@ -107,6 +108,8 @@ export interface AppState {
   flameShape: FlameShape | null;
   parallel: ParallelTree | null;
   parallelMode: ParallelMode;
+  /** Threads' stacks, or (a recording with async call stacks) where each logical operation is. */
+  parallelBy: ParallelBy;
   flameOptions: FlameOptions;
   /** The zoomed frame as labels from the root (empty: not zoomed); indices change with each update, paths do not. */
   flameZoom: string[];
@@ -169,6 +172,7 @@ export function initialState(): AppState {
     flameShape: null,
     parallel: null,
     parallelMode: 'current',
+    parallelBy: 'threads',
     flameOptions: { metric: 'cpu', window: { kind: 'all' }, threadIds: null, processIds: null, inverted: false, groupByThread: false, groupByProcess: false, asyncStacks: true, search: '', eventType: null },
     flameZoom: [],
     countersVersion: 0,

@@ -27,6 +27,23 @@ describe('stackBlocks', () => {
     ].join('\n'));
   });
 
+  it('by operations: a chain splits where some of its operations sit, and the most operations come first', () => {
+    const tree = { ...parallelTreeFrom(`
+      [await] Main;[suspended] 1
+      [await] Handler;[await] Service;[suspended];[awaiting Task.Delay] 3
+      [await] Handler;[await] Service;Service+<X>d__1.MoveNext;Hot 1 @4
+      [await] Handler 1
+    `), by: 'operations' as const };
+    assert.equal(show(tree, stackBlocks(tree)), [
+      '[await] Handler [4]',
+      '  [await] Service [4]',
+      '    [suspended] > [awaiting Task.Delay] []',
+      '    Service+<X>d__1.MoveNext > Hot [4]',
+      '[await] Main > [suspended] []',
+      '',
+    ].join('\n'));
+  });
+
   it('splits a chain where a thread stops', () => {
     const tree = parallelTreeFrom(`
       a;b 1 @1

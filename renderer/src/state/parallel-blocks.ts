@@ -1,6 +1,7 @@
 // Turns the worker's parallel-stacks tree into the blocks the view draws: a chain of frames
 // that every thread passing through it shares (single child, same threads) is one block, so
-// forty frames of thread-start plumbing take one line until the user opens them.
+// forty frames of thread-start plumbing take one line until the user opens them. By operations,
+// a block also ends where some of its operations sit (the next node has fewer).
 
 import type { FlatTree, ParallelTree } from '../worker/protocol.js';
 
@@ -27,17 +28,22 @@ function sameThreads(a: readonly number[], b: readonly number[]): boolean {
   return true;
 }
 
-/** The blocks under the synthetic root, widest (most threads, then most time) first. */
+/** The blocks under the synthetic root, widest (most threads, then most time; by operations, most operations) first. */
 export function stackBlocks(tree: ParallelTree): StackBlock[] {
   if (tree.nodeCount === 0) return [];
   const children = childLists(tree);
+  const byOperations = tree.by === 'operations';
   const order = (list: number[]): number[] =>
-    [...list].sort((a, b) => (tree.threads[b]?.length ?? 0) - (tree.threads[a]?.length ?? 0) || tree.total[b] - tree.total[a]);
+    [...list].sort((a, b) => byOperations
+      ? tree.total[b] - tree.total[a]
+      : (tree.threads[b]?.length ?? 0) - (tree.threads[a]?.length ?? 0) || tree.total[b] - tree.total[a]);
   const build = (start: number): StackBlock => {
     const nodes = [start];
     let at = start;
-    // Extend while the chain neither branches nor loses a thread (a thread ending here is a split too).
-    while (children[at].length === 1 && sameThreads(tree.threads[children[at][0]] ?? [], tree.threads[at] ?? [])) {
+    // Extend while the chain neither branches nor loses a thread (a thread ending here is a split
+    // too) nor, by operations, an operation.
+    while (children[at].length === 1 && sameThreads(tree.threads[children[at][0]] ?? [], tree.threads[at] ?? [])
+      && (!byOperations || tree.total[children[at][0]] === tree.total[at])) {
       at = children[at][0];
       nodes.push(at);
     }

@@ -59,5 +59,5 @@ export function parallelTreeFrom(text: string): ParallelTree {
     totalValue: root.total,
     sampleCount: root.total,
   };
-  return { ...tree, threads: flat.map((f) => [...f.node.threads].sort((a, b) => a - b)) };
+  return { ...tree, threads: flat.map((f) => [...f.node.threads].sort((a, b) => a - b)), by: 'threads' };
 }

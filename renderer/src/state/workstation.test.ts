@@ -33,7 +33,7 @@ class FakeWorker implements WorkerPort {
       switch (message.kind) {
         case 'summary': return { kind: 'summary', requestId: message.requestId, summary: summary() };
         case 'flame': return { kind: 'flame', requestId: message.requestId, tree: emptyTree() };
-        case 'parallel': return { kind: 'parallel', requestId: message.requestId, tree: { ...emptyTree(), threads: [[]] } };
+        case 'parallel': return { kind: 'parallel', requestId: message.requestId, tree: { ...emptyTree(), threads: [[]], by: 'threads' } };
         case 'event-tables': return {
           kind: 'event-tables', requestId: message.requestId,
           types: { rows: [{ type: 'System.Byte[]', bytes: 100, objects: 1, samples: 1, liveBytes: 0, liveObjects: 0 }], bytes: 100, objects: 1, samples: 1, liveBytes: 0, liveObjects: 0, hasLive: false },

@@ -4,7 +4,7 @@
 
 import { MAX_SOURCE_METHODS, type AttachRequest, type ExportFormat, type LaunchRequest, type SessionInfo, type SourceFile, type WorkstationApi, type WorkstationEvent } from '../../../structs/api/contract.js';
 import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
-import { initialState, isLive, type AppState, type DiffOptions, type ExceptionsColumn, type ExportStatus, type FlameOptions, type FunctionsSort, type ParallelMode, type Tab, type TableSort, type TypesColumn } from './app-state.js';
+import { initialState, isLive, type AppState, type DiffOptions, type ExceptionsColumn, type ExportStatus, type FlameOptions, type FunctionsSort, type ParallelBy, type ParallelMode, type Tab, type TableSort, type TypesColumn } from './app-state.js';
 import { analysisQuery, baselineSide } from './analysis-queries.js';
 import { foldKey, type FoldOptions } from '../../../structs/analysis/fold-options.js';
 import { CountersHistory } from './counters-history.js';
@@ -353,6 +353,11 @@ export class Workstation {
     this.refresher.now();
   }
 
+  setParallelBy(parallelBy: ParallelBy): void {
+    this.store.update({ parallelBy, parallel: null });
+    this.refresher.now();
+  }
+
   /** A range picked on the GC timeline becomes the flame graph's window. */
   setRange(fromMs: number, toMs: number): void {
     const lo = Math.max(0, Math.min(fromMs, toMs));
@@ -663,7 +668,7 @@ export class Workstation {
   private async refreshViews(): Promise<void> {
     if (this.state.selectedSessionId === null || this.worker.failed !== null) return;
     const generation = this.generation;
-    const { tab, flameOptions, parallelMode, summary: lastSummary } = this.state;
+    const { tab, flameOptions, parallelMode, parallelBy, summary: lastSummary } = this.state;
     try {
       // The summary is cheap and the worker answers in order: show it without waiting for the tree.
       const summaryP = this.worker.summary().then((summary) => {
@@ -677,7 +682,7 @@ export class Workstation {
       if (tab === 'flame' || tab === 'functions' || tab === 'source') this.refreshSources(generation);
       const { fold, selectedFunction, diffOptions } = this.state;
       const flameP = tab === 'flame' ? this.worker.flame({ ...flameQuery(flameOptions, lastSummary), fold }) : null;
-      const parallelP = tab === 'parallel' ? this.worker.parallel({ ...parallelQuery(parallelMode, flameOptions.window, lastSummary), fold }) : null;
+      const parallelP = tab === 'parallel' ? this.worker.parallel({ ...parallelQuery(parallelMode, flameOptions.window, lastSummary), by: parallelBy, fold }) : null;
       const query = analysisQuery(flameOptions, fold, lastSummary);
       const functionsP = tab === 'functions' ? this.worker.functions(query) : null;
       const eventTablesP = tab === 'types' || tab === 'exceptions' ? this.worker.eventTables(eventTableQuery(flameOptions, lastSummary)) : null;

@@ -28,17 +28,26 @@ function ThreadChip({ id, name, on, onClick }: { id: number; name: string; on: b
   );
 }
 
+// 'current' counts whole operations; over a window, operation-ticks may be many.
+function formatOperations(n: number): string {
+  return Number.isInteger(n) ? n.toLocaleString('en-US') : n.toFixed(1);
+}
+
 export function StackBlockView({ tree, block, threads, selectedThread, onThread }: Props): ReactElement {
   const [open, setOpen] = useState(false);
+  const last = block.nodes[block.nodes.length - 1];
+  const operations = tree.by === 'operations' ? tree.total[last] : null;
   const labels = block.nodes.map((n) => tree.labels[tree.label[n]] ?? '');
   const folded = !open && labels.length > FOLD_OVER;
   const hidden = labels.length - 1 - KEEP_INNER;
   const shown = folded ? [labels[0], ...labels.slice(labels.length - KEEP_INNER)] : labels;
   return (
     <div className="stack-branch">
-      <div className="stack-block" data-testid="pstack-block" data-thread-count={block.threads.length}>
+      <div className="stack-block" data-testid="pstack-block" data-thread-count={block.threads.length} data-operation-count={operations ?? undefined}>
         <div className="stack-head">
-          <span className="thread-count" data-testid="pstack-thread-count">{block.threads.length} {block.threads.length === 1 ? 'thread' : 'threads'}</span>
+          {operations === null
+            ? <span className="thread-count" data-testid="pstack-thread-count">{block.threads.length} {block.threads.length === 1 ? 'thread' : 'threads'}</span>
+            : <span className="thread-count" data-testid="pstack-operation-count" title="Operations at this point: suspended here, or run by the threads shown">{formatOperations(operations)} {operations === 1 ? 'operation' : 'operations'}</span>}
           <span className="thread-chips">
             {block.threads.map((id) => (
               <ThreadChip key={id} id={id} name={threads.get(id)?.name ?? ''} on={id === selectedThread} onClick={() => onThread(id)} />

@@ -3,7 +3,7 @@
 // trunk and the tree branches where their stacks diverge.
 
 import type { Recording } from '../../../structs/profile/recording.js';
-import type { ParallelQuery, ParallelTree } from './protocol.js';
+import type { FlatTree, ParallelQuery, ParallelTree } from './protocol.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
 import { PairTable, growFloat64 } from '../../../structs/analysis/pair-table.js';
 import { monoBounds, ThreadSlots } from './sample-filter.js';
@@ -41,11 +41,19 @@ export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: 
   }
   if (view !== null) for (let i = 0; i < keys.count; i++) keys.stack[i] = view.stacks.ofStack(keys.stack[i]);
   const { tree, endNode } = mergeKeys(view?.stacks ?? rec, view?.labels ?? labels, keys, false, sampleCount);
+  return { ...tree, threads: threadLists(tree, endNode, keyThreads), by: 'threads' };
+}
+
+/**
+ * Per node of a merged tree, the threads of the keys whose paths pass through it, sorted; a key
+ * whose thread is negative adds none.
+ */
+export function threadLists(tree: FlatTree, endNode: Int32Array, keyThreads: readonly number[]): number[][] {
   const threads: number[][] = Array.from({ length: tree.nodeCount }, () => []);
   // Keys in ascending thread order, each walking up from where its path ends until it meets
   // a node that already lists its thread (everything above does too): each list comes out
   // sorted, and the work is the size of the lists.
-  const byThread = Array.from(keyThreads.keys()).sort((a, b) => keyThreads[a] - keyThreads[b]);
+  const byThread = Array.from(keyThreads.keys()).filter((k) => keyThreads[k] >= 0).sort((a, b) => keyThreads[a] - keyThreads[b]);
   const lastThread = new Float64Array(tree.nodeCount).fill(-1);
   for (const key of byThread) {
     const t = keyThreads[key];
@@ -54,7 +62,7 @@ export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: 
       threads[node].push(t);
     }
   }
-  return { ...tree, threads };
+  return threads;
 }
 
 interface ThreadStack {

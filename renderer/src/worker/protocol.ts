@@ -45,17 +45,27 @@ export interface FlameQuery extends TimeWindow, ProcessFilter {
   eventType?: string;
 }
 
+/** Parallel stacks of threads, or of logical operations (async recordings). */
+export type ParallelBy = 'threads' | 'operations';
+
 export interface ParallelQuery extends TimeWindow {
   /** 'current': each thread's latest stack; 'window': every sample's stack in the window. */
   mode: 'current' | 'window';
+  /**
+   * 'operations' (a recording with async call stacks): each logical operation's chain, where it
+   * is suspended or running (worker/parallel-operations.ts); absent or 'threads': threads' stacks.
+   */
+  by?: ParallelBy;
   /** As FlameQuery's. */
   fold?: FoldOptions;
 }
 
 /** Parallel stacks: a tree like FlatTree whose nodes also say which threads pass through them. */
 export interface ParallelTree extends FlatTree {
-  /** Per node, the wire thread ids through it (sorted). */
+  /** Per node, the wire thread ids through it (sorted); by operations, the threads running one. */
   threads: number[][];
+  /** What a node's value counts: threads' samples, or operations. */
+  by: ParallelBy;
 }
 
 export interface ThreadSummary {

@@ -2,7 +2,7 @@
 // answers to queries over it. Kept apart from profile-worker.ts so node tests drive it
 // directly with the same messages the UI thread sends.
 
-import type { FlatTree, WorkerReply, WorkerRequest } from './protocol.js';
+import type { FlatTree, ParallelQuery, ParallelTree, WorkerReply, WorkerRequest } from './protocol.js';
 import { buildAsyncFlameTree, buildFlameTreeIncremental } from './flame-tree.js';
 import { AsyncSource } from '../../../structs/analysis/async-source.js';
 import { isNoFold } from '../../../structs/analysis/fold-options.js';
@@ -13,6 +13,9 @@ import { StackSums } from './stack-sums.js';
 import { TreeReuse } from './tree-reuse.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
 import { buildParallelTree } from './parallel-stacks.js';
+import { buildOperationsTree } from './parallel-operations.js';
+import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
+import type { FoldedView } from './analysis-core.js';
 import { SummaryTracker } from './recording-summary.js';
 import { StreamFeed } from './stream-feed.js';
 import { AnalysisCore } from './analysis-core.js';
@@ -78,7 +81,10 @@ export class ProfileWorkerCore {
         });
       case 'parallel':
         return this.answer(request.requestId, () => {
-          const tree = buildParallelTree(this.feed.recording, request.query, this.labels, this.analysis.view(request.query.fold), this.sums);
+          const query = request.query;
+          const tree = query.by === 'operations' && this.feed.recording.hasAsync
+            ? this.operationsTree(query)
+            : buildParallelTree(this.feed.recording, query, this.labels, this.analysis.view(query.fold), this.sums);
           return { reply: { kind: 'parallel', requestId: request.requestId, tree }, transfer: treeBuffers(tree) };
         });
       case 'summary':
@@ -119,15 +125,29 @@ export class ProfileWorkerCore {
     return query.asyncStacks === true && this.feed.recording.hasAsync && !isEventMetric(query.metric);
   }
 
-  private asyncTree(query: FlameQuery): FlatTree {
+  private asyncParts(): { source: AsyncSource; labels: LabelTable; analysis: ProfileAnalysis } {
     if (this.async === null) {
       const source = new AsyncSource(this.feed.recording);
       this.async = { source, labels: new LabelTable(source), analysis: new ProfileAnalysis(source) };
     }
-    const { source, labels, analysis } = this.async;
-    const fold = query.fold;
+    return this.async;
+  }
+
+  /** The async call stacks folded as asked, or null for no folding. */
+  private asyncView(fold: FoldOptions | undefined): FoldedView | null {
+    const { analysis } = this.asyncParts();
     const stacks = fold === undefined || isNoFold(fold) ? null : analysis.folded(fold);
-    return buildAsyncFlameTree(source, query, labels, stacks === null ? null : { stacks, labels: analysis.labelsOf(stacks) });
+    return stacks === null ? null : { stacks, labels: analysis.labelsOf(stacks) };
+  }
+
+  private asyncTree(query: FlameQuery): FlatTree {
+    const { source, labels } = this.asyncParts();
+    return buildAsyncFlameTree(source, query, labels, this.asyncView(query.fold));
+  }
+
+  private operationsTree(query: ParallelQuery): ParallelTree {
+    const { source, labels } = this.asyncParts();
+    return buildOperationsTree(this.feed.recording, source, query, labels, this.asyncView(query.fold));
   }
 
   private answer(requestId: number, build: () => WorkerOutput): WorkerOutput {

@@ -108,7 +108,7 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
   for (let i = 0; i < total; i++) {
     const mono = c.mono[i];
     flushUntil(mono);
-    enc.stackSample(mono, c.threadId[i], c.flags[i] & sampleFlags, c.cpuNs[i], c.wallNs[i], c.stackId[i] + 1, chainTask[rec.sampleAsyncChain(i)]);
+    enc.stackSample(mono, c.threadId[i], c.flags[i] & sampleFlags, c.cpuNs[i], c.wallNs[i], c.stackId[i] + 1, chainTask[rec.sampleAsyncChain(i)], rec.sampleOperations(i));
     if (enc.completeLength >= chunkBytes) {
       options.progress?.(i + 1, total);
       yield enc.takeBytes();

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Text.Json.Nodes;
 
 namespace Clrscope.Targets.AsyncChain;
@@ -9,6 +10,13 @@ namespace Clrscope.Targets.AsyncChain;
 ///   P logical operations, each looping Outer → Middle → Inner for S seconds; every level awaits
 ///   Task.Yield (its continuation hops to a thread-pool thread) and Inner then burns CPU, so the
 ///   CPU samples land in Inner's MoveNext with Middle and Outer only in the logical (async) stack.
+/// AsyncChain valuetask|pooled|configure-await|fanout [--seconds S] [--parallel P]
+///   The same shape as chain with another kind of await: `valuetask` Outer → Middle → Inner where
+///   Middle and Inner are `async ValueTask<long>` methods; `pooled` the same built with
+///   PoolingAsyncValueTaskMethodBuilder (their boxes are pooled IValueTaskSources, not tasks);
+///   `configure-await` Outer → Middle → Inner awaiting each callee, a Task.Delay(1) and a Task.Run
+///   with ConfigureAwait(false); `fanout` Request awaiting Task.WhenAll(Left(), Right()), each
+///   branch awaiting Leaf (Yield, then CPU), so Leaf's CPU has two callers, each with Request above it.
 /// AsyncChain awaits [--seconds S] [--work-us W]
 ///   A tight-await loop on one logical operation: each step awaits an async method that yields and
 ///   then does W µs of CPU work (a fixed count of multiply-adds, calibrated at start); each step is
@@ -22,11 +30,13 @@ namespace Clrscope.Targets.AsyncChain;
 /// </summary>
 public static class Program
 {
+    static readonly string[] Modes = ["chain", "valuetask", "pooled", "configure-await", "fanout", "awaits", "requests"];
+
     public static async Task<int> Main(string[] args)
     {
-        if (args.Length == 0 || (args[0] != "chain" && args[0] != "awaits" && args[0] != "requests"))
+        if (args.Length == 0 || !Modes.Contains(args[0]))
         {
-            Console.Error.WriteLine("usage: AsyncChain chain|awaits|requests [--seconds S] [--parallel P] [--work-us W] [--count N] [--delay-ms D]");
+            Console.Error.WriteLine("usage: AsyncChain chain|valuetask|pooled|configure-await|fanout|awaits|requests [--seconds S] [--parallel P] [--work-us W] [--count N] [--delay-ms D]");
             return 2;
         }
         double seconds = 2;
@@ -57,6 +67,10 @@ public static class Program
         var result = args[0] switch
         {
             "chain" => await Chain.Run(seconds, parallel),
+            "valuetask" => await Loops.Run("valuetask", seconds, parallel, ValueChain.Outer),
+            "pooled" => await Loops.Run("pooled", seconds, parallel, PooledChain.Outer),
+            "configure-await" => await Loops.Run("configure-await", seconds, parallel, ConfiguredChain.Outer),
+            "fanout" => await Loops.Run("fanout", seconds, parallel, FanOut.Request),
             "awaits" => await Awaits.Run(seconds, workUs),
             _ => await Requests.Run(count, parallel, delayMs, workUs),
         };
@@ -117,6 +131,153 @@ public static class Chain
     }
 }
 
+// The other await shapes' common loop: P logical operations started with Task.Run, each awaiting
+// its mode's root method until the deadline; Leaf's calls and a checksum are the program's truth.
+public static class Loops
+{
+    public static long s_leafCalls;
+    public static long s_checksum;
+
+    public static async Task<JsonObject> Run(string mode, double seconds, int parallel, Func<Task<long>> root)
+    {
+        long deadline = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        long t0 = Stopwatch.GetTimestamp();
+        var ops = new Task[parallel];
+        for (int i = 0; i < parallel; i++) ops[i] = Task.Run(() => Loop(deadline, root));
+        await Task.WhenAll(ops);
+        return new JsonObject
+        {
+            ["mode"] = mode,
+            ["parallel"] = parallel,
+            ["leafCalls"] = Interlocked.Read(ref s_leafCalls),
+            ["elapsedMs"] = Stopwatch.GetElapsedTime(t0).TotalMilliseconds,
+            ["checksum"] = Interlocked.Read(ref s_checksum).ToString("x16", CultureInfo.InvariantCulture),
+        };
+    }
+
+    static async Task Loop(long deadline, Func<Task<long>> root)
+    {
+        while (Stopwatch.GetTimestamp() < deadline) Interlocked.Add(ref s_checksum, await root());
+    }
+
+    // The innermost method's CPU: 2 ms of spinning after its awaits.
+    public static long Work()
+    {
+        Interlocked.Increment(ref s_leafCalls);
+        return Burn.Spin(2.0);
+    }
+}
+
+// ValueTask-returning async methods: the builder boxes the state machine as a Task when the method
+// suspends, and awaiting that ValueTask awaits the box.
+public static class ValueChain
+{
+    public static async Task<long> Outer()
+    {
+        await Task.Yield();
+        long v = await Middle();
+        return v + 1;
+    }
+
+    static async ValueTask<long> Middle()
+    {
+        await Task.Yield();
+        long v = await Inner();
+        return v + 1;
+    }
+
+    static async ValueTask<long> Inner()
+    {
+        await Task.Yield();
+        await Task.Yield();
+        return Loops.Work();
+    }
+}
+
+// ValueTask methods whose state machines are pooled: no Task is made for them, so the runtime's
+// task events never name them.
+public static class PooledChain
+{
+    public static async Task<long> Outer()
+    {
+        await Task.Yield();
+        long v = await Middle();
+        return v + 1;
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    static async ValueTask<long> Middle()
+    {
+        await Task.Yield();
+        long v = await Inner();
+        return v + 1;
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    static async ValueTask<long> Inner()
+    {
+        await Task.Yield();
+        await Task.Yield();
+        return Loops.Work();
+    }
+}
+
+// Every await ConfigureAwait(false): continuations run on the pool, the awaited task as before.
+public static class ConfiguredChain
+{
+    public static async Task<long> Outer()
+    {
+        await Task.Delay(1).ConfigureAwait(false);
+        long v = await Middle().ConfigureAwait(false);
+        return v + 1;
+    }
+
+    static async Task<long> Middle()
+    {
+        await Task.Yield();
+        long v = await Inner().ConfigureAwait(false);
+        return v + 1;
+    }
+
+    static async Task<long> Inner()
+    {
+        // A hop through the pool without a timer's wait: the continuation runs where the task ran.
+        await Task.Run(static () => { }).ConfigureAwait(false);
+        await Task.Yield();
+        return Loops.Work();
+    }
+}
+
+// A fan-out: Request starts two branches and awaits both through Task.WhenAll; each branch awaits
+// the same Leaf, so Leaf's CPU splits under Left and Right, each under Request.
+public static class FanOut
+{
+    public static async Task<long> Request()
+    {
+        await Task.Yield();
+        long[] parts = await Task.WhenAll(Left(), Right());
+        return parts[0] + parts[1];
+    }
+
+    static async Task<long> Left()
+    {
+        await Task.Yield();
+        return await Leaf() + 1;
+    }
+
+    static async Task<long> Right()
+    {
+        await Task.Yield();
+        return await Leaf() + 2;
+    }
+
+    static async Task<long> Leaf()
+    {
+        await Task.Yield();
+        return Loops.Work();
+    }
+}
+
 public static class Awaits
 {
     public static async Task<JsonObject> Run(double seconds, double workUs)
@@ -136,12 +297,15 @@ public static class Awaits
         }
         double ms = Stopwatch.GetElapsedTime(t0).TotalMilliseconds;
         // The whole process's CPU over the loop: the program's threads and the profiler's.
-        double cpuMs = (Process.GetCurrentProcess().TotalProcessorTime - cpu0).TotalMilliseconds;
+        var cpuEnd = Process.GetCurrentProcess().TotalProcessorTime;
+        double cpuMs = (cpuEnd - cpu0).TotalMilliseconds;
         return new JsonObject
         {
             ["mode"] = "awaits",
             ["cpuMs"] = cpuMs,
             ["cpuUsPerStep"] = cpuMs * 1000 / steps,
+            // Since the process started, startup included: what a collector outside it is compared with.
+            ["processCpuMs"] = cpuEnd.TotalMilliseconds,
             ["steps"] = steps,
             ["elapsedMs"] = ms,
             ["stepsPerSecond"] = steps / (ms / 1000),
