@@ -44,8 +44,10 @@ export const SUSPENDED_FIXTURE_FUNCTIONS = { suspended: 7, awaitingDelay: 8 };
  * thread (no OS thread) with wall-only samples whose stack is `[suspended]` (under `[awaiting
  * Task.Delay]` when the awaited task is known) and whose task is the suspended operation: Inner
  * (awaited by Middle, awaited by Outer) for 50 ms awaiting a delay, Outer alone for 7 ms.
+ * `operations`: how many suspended operations each of the three samples stands for
+ * (OPERATION_COUNTS), none by default.
  */
-export function asyncSuspendedFixtureStream(): Uint8Array {
+export function asyncSuspendedFixtureStream(operations: readonly [number, number, number] = [0, 0, 0]): Uint8Array {
   const S = SUSPENDED_FIXTURE_FUNCTIONS;
   return asyncFixtureRecords()
     .thread({ threadId: 2, osTid: 0, clrThreadId: 0, mono: 1000, name: '[async operations]' })
@@ -55,9 +57,9 @@ export function asyncSuspendedFixtureStream(): Uint8Array {
     .frame({ frameId: S.awaitingDelay, functionId: S.awaitingDelay, offsetKind: 0, offset: 0 })
     .stack(3, 0, [S.awaitingDelay, S.suspended])
     .stack(4, 0, [S.suspended])
-    .stackSample(5500, 2, 2, 0, 30_000_000, 3, 7)
-    .stackSample(5600, 2, 2, 0, 20_000_000, 3, 7)
-    .stackSample(5600, 2, 2, 0, 7_000_000, 4, 3)
+    .stackSample(5500, 2, 2, 0, 30_000_000, 3, 7, operations[0])
+    .stackSample(5600, 2, 2, 0, 20_000_000, 3, 7, operations[1])
+    .stackSample(5600, 2, 2, 0, 7_000_000, 4, 3, operations[2])
     .end({ mono: 6000, reason: 0 })
     .bytes().slice();
 }

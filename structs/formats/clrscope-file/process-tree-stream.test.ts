@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { MeasureReader } from '../../measure/measurements.js';
-import { asyncFixtureStream } from '../../profile/async-fixture-stream.js';
+import { asyncFixtureStream, asyncSuspendedFixtureStream } from '../../profile/async-fixture-stream.js';
 import { toCollapsed } from '../../profile/collapsed.js';
 import { FIXTURE_START_MONO, fixtureStream } from '../../profile/fixture-stream.js';
 import { mergeProcesses } from '../../profile/merge-processes.js';
@@ -199,6 +199,15 @@ test('async stacks survive: every sample keeps its task chain, with TASK_SAMPLES
   const chains = (r: Recording): string[] => Array.from({ length: r.sampleCount }, (_, i) => Array.from(r.asyncChain(r.sampleAsyncChain(i)), (s) => r.strings().get(s) ?? '?').join('<'));
   assert.deepEqual(chains(rec), chains(own));
   assert.equal(dumpRecording(rec).replace(/^(string|function|frame|module) .*\n/gm, ''), dumpRecording(own).replace(/^(string|function|frame|module) .*\n/gm, ''));
+});
+
+test('suspended operations\' counts survive, with OPERATION_COUNTS split from its SAMPLES record', () => {
+  const stream = asyncSuspendedFixtureStream([4, 2, 1]);
+  const own = recordingFromStream([stream]);
+  const { rec } = mergeLive([Array.from(stream, (b) => Uint8Array.of(b))], own.end);
+  const counts = (r: Recording): number[] => Array.from({ length: r.sampleCount }, (_, i) => r.sampleOperations(i));
+  assert.deepEqual(counts(own).filter((n) => n !== 0), [4, 2, 1]);
+  assert.deepEqual(counts(rec), counts(own));
 });
 
 test('a stream with a STACK_RESET reads back the same', () => {

@@ -63,6 +63,8 @@ interface HeldSample {
   cpuNs: number;
   wallNs: number;
   task: number;
+  /** Suspended operations the sample stands for (OPERATION_COUNTS), 0 for none. */
+  operations: number;
 }
 
 const ENCODER_BYTES = 1 << 16;
@@ -378,7 +380,7 @@ class Part implements WireSink {
     if (held.length === 0) return;
     this.held = [];
     this.heldRecord = -1;
-    for (const s of held) this.enc.stackSample(s.mono, s.thread, s.flags, s.cpuNs, s.wallNs, this.tree.stackId(s.stack), s.task);
+    for (const s of held) this.enc.stackSample(s.mono, s.thread, s.flags, s.cpuNs, s.wallNs, this.tree.stackId(s.stack), s.task, s.operations);
   }
 
   /** This process's threads once more, under their prefixed names, and the PROCESS record saying they are its. */
@@ -540,7 +542,7 @@ class Part implements WireSink {
       this.flush();
       this.heldRecord = record;
     }
-    this.held.push({ thread, flags, stack, mono: values[0], cpuNs: values[1], wallNs: values[2], task: 0 });
+    this.held.push({ thread, flags, stack, mono: values[0], cpuNs: values[1], wallNs: values[2], task: 0, operations: 0 });
   }
 
   onTaskSample(back: number, taskId: number): void {
@@ -550,6 +552,13 @@ class Part implements WireSink {
     const sample = this.held[this.held.length - back];
     if (sample === undefined) throw new Error(`names a sample ${back} back, which is not in the SAMPLES record before it`);
     sample.task = task;
+  }
+
+  onOperationCount(back: number, count: number): void {
+    if (this.passThrough) return;
+    const sample = this.held[this.held.length - back];
+    if (sample === undefined || sample.task === 0) throw new Error(`counts operations of a sample ${back} back, which no TASK_SAMPLES record marked`);
+    sample.operations = count;
   }
 
   onEvent(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
