@@ -242,3 +242,20 @@ test('v2 definitions that do not fit are rejected with the record named', () => 
   assert.deepEqual(stacksOf(rec), [[1, INCOMPLETE_STACK_FUNCTION_ID]]);
   assert.deepEqual(Array.from(rec.sampleColumns().flags), [1 | 4]);
 });
+
+test('event-messages-v2.hex: each exception keeps its message', () => {
+  const rec = recordingFromStream([parseHexText(readFileSync(new URL('../../../structs/wire/fixtures/event-messages-v2.hex', import.meta.url), 'utf8'))]);
+  const e = rec.events();
+  const text = (i: number): string | undefined => (e.messageId[i] === 0 ? undefined : rec.strings().get(e.messageId[i]));
+  assert.deepEqual([0, 1, 2, 3].map(text), ['clrscope test', undefined, 'key \u00e9 7', undefined]);
+  assert.equal(e.value1[3], 5);
+});
+
+test('an EVENT_MESSAGES record naming an undefined string or no event is rejected', () => {
+  const start = (): WireEncoder => new WireEncoder().preamble()
+    .hello({ pid: 1, flags: 3, mono: 1, unixNs: 1n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: '0.3.0' })
+    .thread({ threadId: 1, osTid: 2, clrThreadId: 3, mono: 1, name: 't' })
+    .string(1, 'System.Exception');
+  const undefinedString = start().event({ kind: 3, mono: 2, threadId: 1, stackId: 0, labelId: 1, value1: 1, messageId: 9 }).bytes();
+  assert.throws(() => recordingFromStream([undefinedString]), /EVENT_MESSAGES record naming string 9/);
+});

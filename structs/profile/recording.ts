@@ -561,6 +561,12 @@ export class Recording implements WireSink {
     this.eventColumns.append(kind, flags, mono, threadId, id, labelId, value1, value2);
   }
 
+  onEventMessage(back: number, stringId: number): void {
+    this.checkOpen();
+    if (!this.stringMap.has(stringId)) throw new RecordingError(`is an EVENT_MESSAGES record naming string ${stringId}, which no STRING record defined`);
+    if (!this.eventColumns.setMessage(back, stringId)) throw new RecordingError(`is an EVENT_MESSAGES record naming an event ${back} back, before the first`);
+  }
+
   onTask(r: TaskRecord): void {
     this.checkDefining('TASK');
     if (r.taskId === 0) throw new RecordingError('is a TASK with id 0');

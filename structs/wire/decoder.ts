@@ -64,6 +64,11 @@ export interface WireSink {
    * onStackSample) ran task `taskId`. Marks come in the order of their samples.
    */
   onTaskSample(back: number, taskId: number): void;
+  /**
+   * v2: from an EVENT_MESSAGES record, the event `back` events ago (1: the latest event handed to
+   * onEvent) has the message STRING `stringId` (an exception's message). In the order of their events.
+   */
+  onEventMessage(back: number, stringId: number): void;
   onStats(record: StatsRecord): void;
   onSuspension(record: SuspensionRecord): void;
   onEnd(record: EndRecord): void;
@@ -143,6 +148,9 @@ export class WireDecoder {
   private previousType = 0;
   private lastSamplesCount = 0;
   private samplesSeen = 0;
+  // Likewise for EVENT_MESSAGES and the EVENTS record before it.
+  private lastEventsCount = 0;
+  private eventsSeen = 0;
 
   constructor(sink: WireSink) {
     this.sink = sink;
@@ -318,6 +326,16 @@ export class WireDecoder {
         this.taskSamples(bytes, body, body + bodyLen, at, previousType);
         return;
       }
+      if (type === RecordType.Events) {
+        const before = this.eventsSeen;
+        this.events(bytes, body, body + bodyLen, at);
+        this.lastEventsCount = this.eventsSeen - before;
+        return;
+      }
+      if (type === RecordType.EventMessages) {
+        this.eventMessages(bytes, body, body + bodyLen, at, previousType);
+        return;
+      }
       if (this.recordV2(view, bytes, type, body, bodyLen, at)) return;
     } else if (type === RecordType.Sample) {
       this.sample(view, body, bodyLen, at);
@@ -373,7 +391,6 @@ export class WireDecoder {
         this.requireBody(type, bodyLen, TASK_MIN, at);
         this.sink.onTask({ taskId: view.getUint32(body, true), awaiterId: view.getUint32(body + 4, true), nameId: view.getUint32(body + 8, true) });
         return true;
-      case RecordType.Events: this.events(bytes, body, body + bodyLen, at); return true;
       case RecordType.Function: this.functionV2(view, bytes, body, bodyLen, at); return true;
       case RecordType.Module: this.module(view, bytes, body, bodyLen, at); return true;
       case RecordType.Frame:
@@ -575,6 +592,31 @@ export class WireDecoder {
     }
   }
 
+  /** EVENT_MESSAGES: (index in the EVENTS record before it, message STRING id) pairs, indexes ascending. */
+  private eventMessages(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
+    const type = RecordType.EventMessages;
+    const offset = this.bufferBase + at;
+    if (previousType !== RecordType.Events) {
+      throw new WireFormatError(`Corrupt clrscope stream: the EVENT_MESSAGES record at byte ${offset} does not follow an EVENTS record.`, offset);
+    }
+    const count = this.lastEventsCount;
+    let previous = -1;
+    while (p < end) {
+      let index = this.varint(bytes, p, end, type, at);
+      p = this.next;
+      if (index < 0) index = this.wide[0];
+      let message = this.varint(bytes, p, end, type, at);
+      p = this.next;
+      if (message < 0) message = this.wide[0];
+      if (index <= previous || index >= count) {
+        throw new WireFormatError(`Corrupt clrscope stream: the EVENT_MESSAGES record at byte ${offset} names event ${index} of an EVENTS record of ${count}${index <= previous ? ', out of order' : ''}.`, offset);
+      }
+      if (message === 0 || message > 0xffffffff) throw new WireFormatError(`Corrupt clrscope stream: the EVENT_MESSAGES record at byte ${offset} names string ${message}, outside 1..2^32-1.`, offset);
+      previous = index;
+      this.sink.onEventMessage(count - index, message);
+    }
+  }
+
   private events(bytes: Uint8Array, p: number, end: number, at: number): void {
     const st = this.state;
     const type = RecordType.Events;
@@ -616,6 +658,7 @@ export class WireDecoder {
         if (value2 < 0) value2 = this.wide[0];
       }
       st.eventThread = thread;
+      this.eventsSeen++;
       this.sink.onEvent(kind, flags, st.times[2] * TWO_POW_32 + st.times[3], thread, stack, label, value1, value2);
     }
   }

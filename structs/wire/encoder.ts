@@ -90,6 +90,8 @@ export interface EventInput {
   value1: U64;
   /** Absent: the event has one value. */
   value2?: U64;
+  /** The event's message (an exception's), a STRING id; absent or 0: none. Sent in the EVENT_MESSAGES record that follows the EVENTS record. */
+  messageId?: number;
 }
 
 export type SuspensionInput = Omit<SuspensionRecord, 'mono' | 'durationNs' | 'suspendNs'> & { mono: U64; durationNs: U64; suspendNs: U64 };
@@ -159,6 +161,8 @@ export class WireEncoder {
   private batchLen = 0;
   // TASK_SAMPLES of the open SAMPLES record: (index in it, task) pairs, and its sample count.
   private taskMarks: number[] = [];
+  // EVENT_MESSAGES of the open EVENTS record: (index in it, message) pairs.
+  private eventMessages: number[] = [];
   private batchSamples = 0;
   private readonly state = new SampleState();
   private lastStack: number[] = [];
@@ -437,6 +441,8 @@ export class WireEncoder {
     p = varint(b, p, this.number(r.value1));
     if (r.value2 !== undefined) p = varint(b, p, this.number(r.value2));
     this.batchLen = p;
+    if (r.messageId !== undefined && r.messageId !== 0) this.eventMessages.push(this.batchSamples, r.messageId);
+    this.batchSamples++;
     st.eventThread = r.threadId;
     st.times[2] = hi;
     st.times[3] = lo;
@@ -556,9 +562,21 @@ export class WireEncoder {
       this.len = p;
       this.taskMarks = [];
     }
+    if (this.batchType === RecordType.Events && this.eventMessages.length > 0) this.sideRecord(RecordType.EventMessages, this.eventMessages.splice(0));
     this.batchLen = 0;
     this.batchType = 0;
     this.batchSamples = 0;
+  }
+
+  /** A record of varints (an EVENT_MESSAGES) right behind the record just closed, whose entries its indexes count. */
+  private sideRecord(type: number, values: readonly number[]): void {
+    this.reserve(5 + 10 * values.length);
+    const start = this.len;
+    this.buf[start + 4] = type;
+    let p = start + 5;
+    for (const v of values) p = this.varint(p, v);
+    this.view.setUint32(start, p - start - 4, true);
+    this.len = p;
   }
 
   /** A definition record: it may go out ahead of the SAMPLES record being filled. */

@@ -33,6 +33,8 @@ export const RecordType = {
   Task: 0x10,
   /** Which samples of the SAMPLES record right before it ran which task. */
   TaskSamples: 0x11,
+  /** The messages (STRING ids) of events of the EVENTS record right before it: exceptions' messages. */
+  EventMessages: 0x12,
   End: 0x7f,
 } as const;
 
@@ -194,6 +196,7 @@ export function recordTypeName(type: number): string {
     case RecordType.Events: return 'EVENTS';
     case RecordType.Task: return 'TASK';
     case RecordType.TaskSamples: return 'TASK_SAMPLES';
+    case RecordType.EventMessages: return 'EVENT_MESSAGES';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }
