@@ -67,7 +67,7 @@ if (trace.path !== undefined) {
   configs.push(peer('dotnet-trace, the same events and its sampler', `${RUNTIME_EVENTS},Microsoft-DotNETCore-SampleProfiler`));
 }
 const workloads = exceptionsMode ? [
-  { name: `exception-heavy (throw-mix, ${(6 * Number(values.throws)).toLocaleString('en')} exceptions)`, args: ['throw-mix', '--exceptions', values.throws], scenario: 'throw-mix' },
+  { name: `exception-heavy (throw-mix, ${(6 * Number(values.throws)).toLocaleString('en')} exceptions)`, args: ['throw-mix', '--exceptions', values.throws], scenario: 'throw-mix', thread: 'throw-mix' },
 ] : [
   { name: 'allocation-heavy (alloc-ratio)', args: ['alloc-ratio', '--allocate-mb', values['allocate-mb']], scenario: 'alloc-ratio' },
   { name: 'lock-heavy (lock-churn)', args: ['lock-churn', '--exceptions', values.churn], scenario: 'lock-churn' },
@@ -78,14 +78,20 @@ function once(config, workload) {
   const r = spawnSync(config.cmd, [...config.pre, ...target, ...workload.args], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, ...config.env } });
   const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (r.status !== 0 || line === undefined) throw new Error(`${config.name} ${workload.name} failed (${r.status}): ${r.stderr.slice(-2000)}`);
-  return JSON.parse(line.slice(7)).scenarios[workload.scenario].elapsedMs;
+  const result = JSON.parse(line.slice(7));
+  // The throwing thread's own CPU time: where the message is read, and less shaken than the
+  // elapsed time by whatever else the machine runs.
+  if (workload.thread !== undefined) threadCpu.get(workload)?.get(config)?.push(result.threads[workload.thread].cpuMs);
+  return result.scenarios[workload.scenario].elapsedMs;
 }
+const threadCpu = new Map();
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+for (const w of workloads) if (w.thread !== undefined) threadCpu.set(w, new Map(configs.map((c) => [c, []])));
 const runs = Number(values.runs);
 const times = workloads.map(() => configs.map(() => []));
 for (let run = 0; run < runs; run++) {
@@ -99,5 +105,12 @@ workloads.forEach((w, wi) => {
   console.log(`### ${w.name}\n\n| config | elapsed (median) | ratio to plain | ratio to clrscope, events off |\n|---|---|---|---|`);
   configs.forEach((c, ci) => console.log(`| ${c.name} | ${med[ci].toFixed(1)} ms | ${(med[ci] / med[0]).toFixed(3)} | ${ci === 0 ? '–' : (med[ci] / med[1]).toFixed(3)} |`));
   if (exceptionsMode) console.log(`\nReading the messages: ${(med[3] / med[2]).toFixed(3)} × the run that records the same exceptions without them (medians; per-run ratios ${times[wi][3].map((t, i) => (t / times[wi][2][i]).toFixed(3)).join(', ')}).`);
+  const cpu = threadCpu.get(w);
+  if (cpu !== undefined) {
+    const cmed = configs.map((c) => median(cpu.get(c)));
+    console.log(`\nCPU time of the thread "${w.thread}" (median):\n\n| config | CPU | ratio to plain |\n|---|---|---|`);
+    configs.forEach((c, ci) => console.log(`| ${c.name} | ${cmed[ci].toFixed(1)} ms | ${(cmed[ci] / cmed[0]).toFixed(3)} |`));
+    if (exceptionsMode) console.log(`\nReading the messages, by that thread's CPU: ${(cmed[3] / cmed[2]).toFixed(3)} × without them.`);
+  }
   console.log('');
 });
