@@ -26,6 +26,7 @@ T load(uintptr_t at) {
 }  // namespace
 
 bool ExceptionMessages::read(ObjectID thrown, ClassID type, const char16_t** text, uint32_t* length) {
+  if (thrown == 0 || type == 0) return false;
   int state = state_.load(std::memory_order_acquire);
   if (state == kUnknown) {
     int expected = kUnknown;
@@ -35,7 +36,7 @@ bool ExceptionMessages::read(ObjectID thrown, ClassID type, const char16_t** tex
     state = learn(thrown, type);
     state_.store(state, std::memory_order_release);
   }
-  if (state != kReady || thrown == 0 || !is_exception(type)) return false;
+  if (state != kReady || !is_exception(type)) return false;
   const uintptr_t message = load<uintptr_t>(thrown + message_offset_);
   if (message == 0) return false;
   const int32_t n = load<int32_t>(message + length_offset_);
@@ -77,7 +78,10 @@ ExceptionMessages::State ExceptionMessages::learn(ObjectID thrown, ClassID type)
     cls = parent;
   }
   if (exception_class_ == 0) {
-    log_line("exception messages: System.Exception not found among the thrown type's bases; messages are not recorded");
+    // An object that is no exception (or a class the runtime has not finished loading): the
+    // next throw tries again, a few times.
+    if (++attempts_ < kMaxAttempts) return kUnknown;
+    log_line("exception messages: System.Exception not found among the thrown types' bases; messages are not recorded");
     return kUnavailable;
   }
   IUnknown* unk = nullptr;

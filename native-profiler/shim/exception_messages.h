@@ -38,6 +38,10 @@ class ExceptionMessages {
   clr::ICorProfilerInfo3* info_;
   std::atomic<int> state_{kUnknown};
   clr::ClassID exception_class_ = 0;
+  // Throws that found no System.Exception among their type's bases (learn() runs on one thread
+  // at a time: the state says which).
+  static constexpr int kMaxAttempts = 8;
+  int attempts_ = 0;
   uint32_t message_offset_ = 0;
   uint32_t length_offset_ = 0;
   uint32_t chars_offset_ = 0;
