@@ -7,7 +7,7 @@ import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import {
   IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type AttachRequest, type CountersPoint, type ExportRequest, type ExportResult,
   type LaunchRequest, type OpenRecordingRequest, type Operation, type OutputHistory, type ProcessInfo, type SessionInfo, type ShellOperation,
-  type WorkstationApi, type WorkstationEvent, type WorkstationSettings, type MeasureReply, type MeasureRequest, type RevertMeasureRequest, type SourceLineTable,
+  type WorkstationApi, type WorkstationEvent, type WorkstationSettings, type MeasureReply, type MeasureRequest, type RevertMeasureRequest, type KeepWindowRequest, type SourceLineTable,
   type SourceFile, type SourceFileRequest,
 } from '../structs/api/contract.js';
 import { isIpcReply } from './ipc-reply.js';
@@ -45,6 +45,7 @@ const api: WorkstationApi = {
   },
   measure: async (request: MeasureRequest) => (await call('measure', request)) as MeasureReply,
   revertMeasure: async (request: RevertMeasureRequest) => (await call('revertMeasure', request)) as MeasureReply,
+  setKeepWindow: async (request: KeepWindowRequest) => (await call('setKeepWindow', request)) as SessionInfo,
   sourceLines: async (sessionId: string) => (await call('sourceLines', sessionId)) as SourceLineTable,
   sourceFile: async (request: SourceFileRequest) => (await call('sourceFile', request)) as SourceFile,
   chooseRecordingFile: async () => (await call('chooseRecordingFile')) as string | null,

@@ -21,7 +21,7 @@ import { recordAttach, type EventPipeAttachResult } from '../services/recording/
 import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
 import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
 import { MAX_CHILD_STREAMS } from '../services/recording/profiled-launch.js';
-import { processText, stillProfiled } from '../services/recording/process-tree.js';
+import { lingeringSentence, processText } from '../services/recording/process-tree.js';
 import { mergeProcesses, type ProcessPart } from '../../structs/profile/merge-processes.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
@@ -304,18 +304,11 @@ async function processTreeRecording(own: CollectedStream, ownRecording: Recordin
   }
   return { recording: mergeProcesses(parts), state: own.state };
 }
-/**
- * Says which processes the program started are still running with the profiler loaded: the
- * runtime cannot unload a profiler loaded at startup, and MSBuild nodes and the compiler server
- * outlive the build that started them. They are left alone: they may be serving another build.
- */
+/** Says which processes the program started are still running with the profiler loaded (process-tree.ts). */
 async function reportLingering(result: LaunchRecordingResult, libraryPath: string, io: RecordIo, children: boolean): Promise<void> {
   const others = [...result.otherStreams.map((s) => s.pid), ...result.refusedPids].filter((pid): pid is number => pid !== undefined && pid !== result.stream?.pid);
-  const alive = await stillProfiled([...new Set(others)], libraryPath);
-  if (alive.length === 0) return;
-  const texts = await Promise.all(alive.slice(0, 10).map(async (pid) => processText(await result.processes.get(pid))));
-  const recorded = children ? 'its recording has ended, but' : 'it is not recorded, but';
-  io.err(`clrscope: still running with clrscope's profiler loaded (${recorded} a runtime keeps a profiler until it exits): ${texts.join(', ')}${alive.length > 10 ? ', …' : ''}. Stop them with kill PID, or for MSBuild nodes and the compiler server with dotnet build-server shutdown; a build started with MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (and -p:UseSharedCompilation=false) leaves none behind.`);
+  const sentence = await lingeringSentence(others, libraryPath, result.processes, children);
+  if (sentence !== undefined) io.err(`clrscope: ${sentence[0].toLowerCase()}${sentence.slice(1)}`);
 }
 
 /** How the program ended, for sentences: "exited with code 3", "was ended by SIGKILL". */

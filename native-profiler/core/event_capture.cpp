@@ -1,5 +1,6 @@
 #include "core/event_capture.h"
 
+#include "core/allocation_carry.h"
 #include "core/module_table.h"
 #include "core/platform.h"
 #include "core/wire_writer.h"
@@ -16,14 +17,7 @@ struct SlotCache {
 };
 thread_local SlotCache t_slot;
 
-// An allocation sample lost to a full ring still stands for bytes the thread allocated: they ride
-// on the thread's next recorded one, so the estimates stay unbiased when the sampler falls
-// behind (its stack is as likely as any to be where the lost ones were).
-struct Carried {
-  uint64_t value1 = 0;
-  uint64_t value2 = 0;
-};
-thread_local Carried t_carried_allocation;
+thread_local AllocationCarry t_carried_allocation;
 
 bool current_slot(ThreadRegistry& registry, uint32_t* index, uint32_t* wire_id) {
   const uint32_t tid = platform::current_tid();
@@ -61,10 +55,7 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
   const bool allocation = e.kind == wire::kEventAllocation;
   if (c == nullptr) {
     shared.dropped_events.fetch_add(1, std::memory_order_relaxed);
-    if (allocation) {
-      t_carried_allocation.value1 += e.value1;
-      t_carried_allocation.value2 += e.value2;
-    }
+    if (allocation) t_carried_allocation.lose(e.value1, e.value2);
     return false;
   }
   begin_capture(c, platform::mono_now_ns(), index, wire_id, kCaptureEvent);
@@ -84,11 +75,7 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
     c->event_text_len = n;
     c->event_text_full = e.text_len;
   }
-  if (allocation) {
-    c->event_value1 += t_carried_allocation.value1;
-    c->event_value2 += t_carried_allocation.value2;
-    t_carried_allocation = Carried{};
-  }
+  if (allocation) t_carried_allocation.take(&c->event_value1, &c->event_value2);
   const ModuleSnapshot* modules = current_modules();
   c->module_generation = modules != nullptr ? modules->generation : 0;
   const uintptr_t lo = slot.stack_lo.load(std::memory_order_acquire);

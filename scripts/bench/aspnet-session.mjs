@@ -1,15 +1,16 @@
 // Long real session benchmark (issue 11): an ASP.NET Core app under load, launched and watched in
 // the workstation (browser mode, Debian's Chromium, the live flame graph on screen) for --minutes
 // (30 by default). Reported every --every seconds, from this one run: the workstation's main
-// process RSS (this process: the workstation runs in it, as in Electron's main), the page's RSS
-// (Chromium's renderer processes, the analysis worker included), the recording's samples and
+// process RSS (`npm start`'s browser mode, started as a process of its own so that the load
+// generator and Playwright's client, which run in this one, are not counted in it), the page's
+// RSS (Chromium's renderer processes, the analysis worker included), the recording's samples and
 // stream bytes, the requests served; at the end the ratios last / first reading.
 // Not a timed test: figures for RESULTS.md. Needs `npm run build`, the built profiler, Chromium.
 //   node scripts/bench/aspnet-session.mjs [--minutes 30] [--every 30] [--concurrency 8] [--keep DIR] [--heap-snapshots DIR]
-// --heap-snapshots writes a V8 heap snapshot of this process (the workstation's) at the first and
-// the last reading, to compare what it holds.
+// --heap-snapshots writes a V8 heap snapshot of the workstation's process at the first and the last
+// reading (it is started with --heapsnapshot-signal=SIGUSR2 and signalled), to compare what it holds.
 // Prints a readable report and, last, one JSON line.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { createServer } from 'node:net';
@@ -17,7 +18,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeHeapSnapshot } from 'node:v8';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
@@ -33,8 +33,7 @@ if (!existsSync(join(root, 'dist', 'test', 'integration', 'support', 'workstatio
   console.error('dist/ or renderer/dist is missing; run npm run build first.');
   process.exit(2);
 }
-const { openWorkstationInChromium } = await import(dist('test/integration/support/workstation-in-chromium.js'));
-const { appState, hookReady, missingForPage } = await import(dist('test/integration/support/workstation-page.js'));
+const { appState, hookReady, missingForPage, openPage } = await import(dist('test/integration/support/workstation-page.js'));
 const missing = missingForPage();
 if (missing.length > 0) {
   console.error(`aspnet-session: missing ${missing.join(', ')}.`);
@@ -170,12 +169,30 @@ async function loadLoop(k) {
   for (let i = k; loading; i++) await request(paths[i % paths.length]);
 }
 
-const ui = await openWorkstationInChromium({});
-const { page, server } = ui;
+// ---- the workstation: browser mode in a process of its own, as `npm start` runs it ----
+const snapshots = values['heap-snapshots'];
+if (snapshots !== undefined) mkdirSync(snapshots, { recursive: true, mode: 0o700 });
+const ws = spawn(process.execPath, [...(snapshots !== undefined ? ['--heapsnapshot-signal=SIGUSR2'] : []), join(root, 'electron', 'start.mjs'), '--browser'], {
+  cwd: snapshots ?? root,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const url = await new Promise((resolve, reject) => {
+  let text = '';
+  ws.stdout.on('data', (d) => {
+    text += d;
+    const m = /open (http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(text);
+    if (m) resolve(m[1]);
+  });
+  ws.on('exit', (code) => reject(new Error(`the workstation exited (${code}) before it printed its address`)));
+  setTimeout(() => reject(new Error('the workstation printed no address within 30 s')), 30000);
+});
+ws.stdout.resume();
+const ui = await openPage();
+const { page } = ui;
 const readings = [];
 let stopped = false;
 try {
-  await page.goto(`${server.url}&test`);
+  await page.goto(`${url}&test`);
   await hookReady(page);
   await page.getByTestId('launch-open').click();
   await page.getByTestId('launch-command').fill('dotnet');
@@ -195,16 +212,16 @@ try {
     await new Promise((r) => setTimeout(r, Math.max(0, Math.min(next, end) - Date.now())));
     const state = await appState(page);
     const pages = rendererPids(process.pid).map(rssOf);
-    const main = rssOf(process.pid);
-    const mem = process.memoryUsage();
-    const r = { s: Math.round((Date.now() - t0) / 1000), mainRss: main.rss, mainAnon: main.anon, mainHeapUsed: mem.heapUsed, mainHeapTotal: mem.heapTotal, mainExternal: mem.external, pageRss: pages.reduce((s, p) => s + p.rss, 0), pageAnon: pages.reduce((s, p) => s + p.anon, 0), samples: state.summary?.sampleCount ?? 0, streamBytes: state.streamBytes, served, failures, load: Number(loadavg()[0].toFixed(2)) };
+    const main = rssOf(ws.pid);
+    const r = { s: Math.round((Date.now() - t0) / 1000), mainRss: main.rss, mainAnon: main.anon, pageRss: pages.reduce((s, p) => s + p.rss, 0), pageAnon: pages.reduce((s, p) => s + p.anon, 0), samples: state.summary?.sampleCount ?? 0, streamBytes: state.streamBytes, served, failures, load: Number(loadavg()[0].toFixed(2)) };
     readings.push(r);
     const last = Date.now() >= end;
-    if (values['heap-snapshots'] !== undefined && (readings.length === 1 || last)) {
-      mkdirSync(values['heap-snapshots'], { recursive: true, mode: 0o700 });
-      console.log(`  heap snapshot: ${writeHeapSnapshot(join(values['heap-snapshots'], `main-${r.s}s.heapsnapshot`))}`);
+    if (snapshots !== undefined && (readings.length === 1 || last)) {
+      // Node writes Heap.<date>.<pid>...heapsnapshot into its working folder on the signal.
+      ws.kill('SIGUSR2');
+      console.log(`  heap snapshot of ${ws.pid} asked for, in ${snapshots}`);
     }
-    console.log(`${String(r.s).padStart(5)} s  main ${(r.mainRss / MiB).toFixed(0)} MiB (own ${(r.mainAnon / MiB).toFixed(0)}, JS heap ${(r.mainHeapUsed / MiB).toFixed(0)} of ${(r.mainHeapTotal / MiB).toFixed(0)}, external ${(r.mainExternal / MiB).toFixed(0)})  page ${(r.pageRss / MiB).toFixed(0)} MiB (own ${(r.pageAnon / MiB).toFixed(0)})  samples ${r.samples}  stream ${(r.streamBytes / MiB).toFixed(1)} MiB  requests ${r.served} (${r.failures} failed)  load ${r.load}`);
+    console.log(`${String(r.s).padStart(5)} s  main ${(r.mainRss / MiB).toFixed(0)} MiB (own ${(r.mainAnon / MiB).toFixed(0)})  page ${(r.pageRss / MiB).toFixed(0)} MiB (own ${(r.pageAnon / MiB).toFixed(0)})  samples ${r.samples}  stream ${(r.streamBytes / MiB).toFixed(1)} MiB  requests ${r.served} (${r.failures} failed)  load ${r.load}`);
     if (Date.now() >= end) break;
   }
   loading = false;
@@ -216,7 +233,11 @@ try {
 } finally {
   loading = false;
   agent.destroy();
-  await ui.close();
+  await ui.browser.close();
+  // Ctrl-C as a user would: the workstation stops its sessions and exits.
+  const exited = new Promise((resolve) => ws.once('exit', resolve));
+  ws.kill('SIGINT');
+  await exited;
   if (values.keep === undefined) rmSync(work, { recursive: true, force: true });
 }
 

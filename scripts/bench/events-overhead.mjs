@@ -1,6 +1,6 @@
 // What recording exceptions, lock waits and allocations costs the program (issue 12), on an
 // allocation-heavy and a lock-heavy workload: Scenarios' alloc-ratio (one thread allocating
-// --allocate-mb MB in byte[1000] and small objects) and lock-churn (4 threads contending for one
+// --allocate-mb MB in byte[]s of 500-1500 bytes and small objects) and lock-churn (4 threads contending for one
 // monitor). Each run is timed by the program itself (the scenario's elapsedMs). Configurations,
 // interleaved run by run so drift hits all alike: plain; clrscope with no event samples
 // (--exceptions/--locks/--alloc off: the CPU/wall sampler alone); clrscope with allocations only;

@@ -14,12 +14,20 @@
 //   - exports of the hour (--exports, pprof by default): each one's time and the main process's
 //     peak RSS while it runs (pprof reads the samples back summed, other formats every sample);
 //   - reopening: a fresh worker fed the whole file, to its first flame graph (wall, CPU), its RSS
-//     then, and the first view that needs every sample afterwards (a window: decoded again, once).
+//     then, and the first view that needs every sample afterwards (a window: decoded again, once);
+//   - the worker's memory over the hour (--worker-memory): the worker core in a process of its own
+//     fed the stream from the file in steps (the process does not hold the file), the views' queries
+//     every 10 s of stream, RSS and JS heap + array buffers after minutes 1, 10, 30 and 60, for the
+//     whole recording with the flame graph only (the stream's bytes kept), the whole recording with
+//     a view that needs every sample (the last 10 s), and the last --keep-minutes kept with that view.
 // Run after `npm run build`:
 //   node scripts/bench/long-session.mjs [--minutes 60] [--threads 64] [--stacks 5000] [--depth 32] [--runs 5] [--modes spool,memory|none] [--exports pprof,speedscope,...|none] [--keep FILE]
+//     [--refresh false] [--worker-memory keep,every,sums|none] [--page-memory keep,every,sums|none] [--keep-minutes 10]
+// --page-memory (off by default: Chromium, a few minutes each) does the same through the real page
+// in browser mode, reading the RSS of Chromium's renderer processes (the page and its worker).
 // Prints a readable report and, last, one JSON line.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -47,7 +55,8 @@ const settle = async () => {
 // ---- the "profiler": sends the stream file's first part, waits for the go file, sends the rest ----
 if (role === 'profiler') {
   const [file, splitText, go] = process.argv.slice(process.argv.indexOf('--role') + 2);
-  const split = Number(splitText);
+  // One pause after each split (comma-separated), until the go file (then go.1, go.2, ...) appears.
+  const splits = splitText.split(',').map(Number);
   const bytes = readFileSync(file);
   const socket = connect(process.env.CLRSCOPE_SOCKET);
   const send = async (from, to) => {
@@ -56,9 +65,14 @@ if (role === 'profiler') {
     }
   };
   socket.on('connect', async () => {
-    await send(0, split);
-    while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 20));
-    await send(split, bytes.length);
+    let from = 0;
+    for (const [k, split] of splits.entries()) {
+      await send(from, split);
+      from = split;
+      const goFile = k === 0 ? go : `${go}.${k}`;
+      while (!existsSync(goFile)) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await send(from, bytes.length);
     socket.end();
   });
   socket.on('close', () => process.exit(0));
@@ -267,6 +281,173 @@ else if (role === 'refresh') {
   process.exit(0);
 }
 
+// ---- the page in Chromium over the hour: its renderer processes' memory at minutes 1, 10, 30, 60 ----
+else if (role === 'page') {
+  const file = argValue('file');
+  const marks = String(argValue('marks')).split(',').map(Number);
+  const keepMinutes = argValue('keep-minutes', null);
+  const views = argValue('views', 'every');
+  const dir = argValue('dir');
+  const { openWorkstationInChromium } = await import(dist('test/integration/support/workstation-in-chromium.js'));
+  const { appState, hookReady } = await import(dist('test/integration/support/workstation-page.js'));
+  const spoolDir = join(dir, `spool-page-${process.pid}`);
+  mkdirSync(spoolDir);
+  chmodSync(spoolDir, 0o700);
+  const ui = await openWorkstationInChromium({ spoolDir, libraryPath: process.execPath, listProcesses: async () => [], countersIntervalMs: 1000, connectTimeoutMs: 600000 });
+  const { page, workstation, server } = ui;
+  const go = join(dir, `go-page-${process.pid}`);
+  const info = await workstation.launch({ command: process.execPath, args: [self, '--role', 'profiler', file, marks.join(','), go], ...(keepMinutes === null ? {} : { keepMinutes: Number(keepMinutes) }) });
+  // The page shows the running session at once, in the flame graph.
+  await page.goto(`${server.url}&test`);
+  await hookReady(page);
+  if (views === 'every') {
+    // The last 10 s: a view that needs every sample (the worker of a whole recording then keeps them all).
+    await page.getByTestId('window-select').selectOption('last');
+    await page.getByTestId('window-seconds').selectOption('10');
+  }
+  const rendererRss = () => {
+    const children = new Map();
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const ppid = Number(/^PPid:\s+(\d+)$/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1]);
+        if (!children.has(ppid)) children.set(ppid, []);
+        children.get(ppid).push(Number(name));
+      } catch {
+        // Gone.
+      }
+    }
+    // All resident pages (VmRSS, shared libraries and fonts counted per process) and the
+    // processes' own (RssAnon: the JS heaps, the worker's arrays).
+    // pageRss/pageAnon: the one renderer with the most memory of its own, the page's (the others are Chromium's spares).
+    const total = { rss: 0, anon: 0, processes: 0, pageRss: 0, pageAnon: 0 };
+    const walk = (pid) => {
+      for (const c of children.get(pid) ?? []) {
+        try {
+          if (readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('--type=renderer')) {
+            const status = readFileSync(`/proc/${c}/status`, 'utf8');
+            const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0) * 1024;
+            total.rss += kb('VmRSS');
+            total.anon += kb('RssAnon');
+            total.processes++;
+            if (kb('RssAnon') > total.pageAnon) {
+              total.pageAnon = kb('RssAnon');
+              total.pageRss = kb('VmRSS');
+            }
+          }
+        } catch {
+          // Gone.
+        }
+        walk(c);
+      }
+    };
+    walk(process.pid);
+    return total;
+  };
+  const peak = { rss: 0, anon: 0, pageRss: 0 };
+  const sample = () => {
+    const m = rendererRss();
+    peak.rss = Math.max(peak.rss, m.rss);
+    peak.anon = Math.max(peak.anon, m.anon);
+    peak.pageRss = Math.max(peak.pageRss, m.pageRss);
+    return m;
+  };
+  const sampler = setInterval(sample, 500);
+  const readings = [];
+  const t0 = performance.now();
+  for (const [k, minute] of [1, 10, 30, 60].entries()) {
+    if (k >= marks.length) break;
+    // The page has every byte up to the pause and its worker has read them (the summary reaches the minute).
+    let state;
+    for (;;) {
+      state = await appState(page);
+      if (state.streamBytes === marks[k] && (state.summary?.durationMs ?? 0) >= minute * 60_000 - 1000) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    // A few refreshes at rest, as a user looking at it would see.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    state = await appState(page);
+    readings.push({ minute, ...sample(), samples: state.summary?.sampleCount ?? 0, keptFromMs: state.summary?.keptFromMs ?? null, atS: (performance.now() - t0) / 1000 });
+    writeFileSync(k === 0 ? go : `${go}.${k}`, '');
+  }
+  clearInterval(sampler);
+  await workstation.stop(info.id).catch(() => undefined);
+  await ui.close();
+  process.stdout.write(`${JSON.stringify({ keepMinutes: keepMinutes === null ? null : Number(keepMinutes), views, readings, peakRss: peak.rss, peakAnon: peak.anon, peakPageRss: peak.pageRss, totalMs: performance.now() - t0 })}\n`);
+  process.exit(0);
+}
+
+// ---- the renderer's profile worker over the hour: its memory at minutes 1, 10, 30, 60 ----
+else if (role === 'worker-memory') {
+  const file = argValue('file');
+  const marks = String(argValue('marks')).split(',').map(Number);
+  const keepMinutes = argValue('keep-minutes', null);
+  const views = argValue('views', 'every');
+  const { ProfileWorkerCore } = await import(dist('renderer/renderer/src/worker/worker-core.js'));
+  const core = new ProfileWorkerCore();
+  if (keepMinutes !== null) core.handle({ kind: 'reset', keepMinutes: Number(keepMinutes) });
+  let id = 1;
+  const query = { metric: 'wall', threadIds: null, inverted: false, groupByThread: false };
+  const ask = (request) => {
+    const out = core.handle({ ...request, requestId: id++ });
+    if (out.reply.kind === 'error') throw new Error(out.reply.message);
+    return out.reply;
+  };
+  // What a page shows while it records: the summary and the flame graph, and with `every` a view
+  // that needs every sample (the flame graph's last 10 s), asked every 10 s of the stream's time.
+  // The CPU time of each refresh after minute 10 (a kept window's first cut is past by then): the
+  // median, and the most, which a cut's rebuild of the window's sums costs once per step.
+  const refreshCpu = [];
+  const refresh = () => {
+    const c = process.cpuUsage();
+    const { summary } = ask({ kind: 'summary' });
+    ask({ kind: 'flame', query });
+    if (views === 'every') ask({ kind: 'flame', query: { ...query, fromMs: Math.max(0, summary.durationMs - 10_000) } });
+    const d = process.cpuUsage(c);
+    if (summary.durationMs > 11 * 60_000) refreshCpu.push((d.user + d.system) / 1000);
+    return summary;
+  };
+  const fd = openSync(file, 'r');
+  const size = statSync(file).size;
+  const perTenSeconds = Math.max(64 * 1024, Math.floor(marks[0] / 6));
+  let fed = 0;
+  let nextRefresh = perTenSeconds;
+  const feedTo = (to) => {
+    while (fed < to) {
+      const n = Math.min(64 * 1024, to - fed);
+      const chunk = new Uint8Array(n);
+      let got = 0;
+      while (got < n) got += readSync(fd, chunk, got, n - got, fed + got);
+      const out = core.handle({ kind: 'chunk', offset: fed, bytes: chunk });
+      if (out !== null && out.reply?.kind === 'error') throw new Error(out.reply.message);
+      fed += n;
+      if (fed >= nextRefresh) {
+        refresh();
+        nextRefresh += perTenSeconds;
+      }
+    }
+  };
+  const readings = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (const [i, minute] of [1, 10, 30, 60].entries()) {
+    if (i >= marks.length) break;
+    feedTo(marks[i]);
+    const summary = refresh();
+    await settle();
+    const m = process.memoryUsage();
+    readings.push({ minute, rss: m.rss, heap: m.heapUsed, buffers: m.arrayBuffers, samples: summary.sampleCount, keptFromMs: summary.keptFromMs });
+  }
+  feedTo(size);
+  const cpu = process.cpuUsage(cpu0);
+  closeSync(fd);
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;
+  process.stdout.write(`${JSON.stringify({ keepMinutes: keepMinutes === null ? null : Number(keepMinutes), views, readings, peakRss: hwm, feedMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000,
+    refreshCpuMedian: refreshCpu.length === 0 ? null : median(refreshCpu), refreshCpuMax: refreshCpu.length === 0 ? null : Math.max(...refreshCpu), refreshes: refreshCpu.length })}\n`);
+  process.exit(0);
+}
+
 // ---- the orchestrator: the stream once, then each measurement in a process of its own ----
 else {
   const MINUTES = num('minutes', 60);
@@ -319,6 +500,8 @@ else {
   const ticksPerMinute = 60 * 1e9 / TICK_NS;
   let written = 0;
   let split = 0;
+  // The stream's length at the end of each minute.
+  const minuteEnds = [];
   for (let minute = 0; minute < MINUTES; minute++) {
     for (let tick = 0; tick < ticksPerMinute; tick++) {
       const mono = mono0 + (minute * ticksPerMinute + tick) * TICK_NS;
@@ -335,6 +518,7 @@ else {
     const part = enc.takeBytes(true);
     write(part);
     written += part.length;
+    minuteEnds.push(written);
     if (minute === 0) split = written;
   }
   const last = enc.end({ mono: mono0 + MINUTES * ticksPerMinute * TICK_NS, reason: 0 }).takeBytes(true);
@@ -365,6 +549,36 @@ else {
       console.log(`  export as ${format}: ${(e.ms / 1000).toFixed(1)} s, ${fmtMiB(e.bytes)} written, RSS ${fmtMiB(e.before)} before, peak ${fmtMiB(e.peak)} while it ran`);
     }
   }
+  const memories = [];
+  const KEEP = num('keep-minutes', 10);
+  const marks = [0, 9, 29, 59].filter((m) => m < MINUTES).map((m) => minuteEnds[m]).join(',');
+  for (const config of String(argValue('worker-memory', 'keep,every,sums')).split(',').filter((c) => c !== '' && c !== 'none')) {
+    const args = ['--role', 'worker-memory', '--file', file, '--marks', marks, '--views', config === 'sums' ? 'sums' : 'every'];
+    const r = child(config === 'keep' ? [...args, '--keep-minutes', String(KEEP)] : args);
+    memories.push(r);
+    const what = r.keepMinutes !== null ? `last ${r.keepMinutes} min kept, flame graph + last 10 s` : r.views === 'every' ? 'whole recording, flame graph + last 10 s (every sample held)' : 'whole recording, flame graph only (the stream\'s bytes held)';
+    console.log(`worker memory, ${what}: ${r.readings.map((x) => `min ${x.minute} RSS ${fmtMiB(x.rss)} (JS heap + buffers ${fmtMiB(x.heap + x.buffers)}, ${x.samples.toLocaleString('en-US')} samples)`).join('; ')}; `
+      + `peak RSS ${fmtMiB(r.peakRss)}; ×${(r.readings.at(-1).rss / r.readings[0].rss).toFixed(2)} RSS last / minute 1; fed in ${(r.feedMs / 1000).toFixed(1)} s, CPU ${(r.cpuMs / 1000).toFixed(1)} s; `
+      + `a refresh after minute 11: median ${r.refreshCpuMedian?.toFixed(1)} ms CPU, at most ${r.refreshCpuMax?.toFixed(1)} ms (${r.refreshes} refreshes)`);
+  }
+  const pages = [];
+  for (const config of String(argValue('page-memory', 'none')).split(',').filter((c) => c !== '' && c !== 'none')) {
+    const args = ['--role', 'page', '--file', file, '--marks', marks, '--dir', dir, '--views', config === 'sums' ? 'sums' : 'every'];
+    const r = child(config === 'keep' ? [...args, '--keep-minutes', String(KEEP)] : args);
+    pages.push(r);
+    const what = r.keepMinutes !== null ? `last ${r.keepMinutes} min kept, flame graph of the last 10 s` : r.views === 'every' ? 'whole recording, flame graph of the last 10 s' : 'whole recording, flame graph';
+    console.log(`page in Chromium (its renderer processes: RSS / own memory), ${what}: ${r.readings.map((x) => `min ${x.minute} ${fmtMiB(x.rss)} / ${fmtMiB(x.anon)} (${x.processes} processes; the page's ${fmtMiB(x.pageRss)} / ${fmtMiB(x.pageAnon)}; ${x.samples.toLocaleString('en-US')} samples)`).join('; ')}; `
+      + `peak ${fmtMiB(r.peakRss)} / ${fmtMiB(r.peakAnon)}, the page's RSS ${fmtMiB(r.peakPageRss)}; ${(r.totalMs / 1000).toFixed(0)} s`);
+  }
+  const kept = memories.find((r) => r.keepMinutes !== null);
+  for (const other of memories.filter((r) => r !== kept && kept !== undefined)) {
+    console.log(`  kept / ${other.views === 'every' ? 'whole with every sample' : 'whole, flame only'}: RSS ${kept.readings.map((x, i) => `min ${x.minute} ×${(x.rss / other.readings[i].rss).toFixed(2)}`).join(', ')}; peak ×${(kept.peakRss / other.peakRss).toFixed(2)}`);
+  }
+  if (argValue('refresh', 'true') === 'false') {
+    console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(JSON.stringify({ minutes: MINUTES, threads: THREADS, samples, streamBytes: written, main: results, workerMemory: memories, pageMemory: pages }));
+    process.exit(0);
+  }
   const w = child(['--role', 'refresh', '--file', file, '--split', String(split), '--runs', String(RUNS)]);
   const ms = (x) => `${x.wall.toFixed(1)} ms (CPU ${x.cpu.toFixed(1)})`;
   const row = (a) => `live ${ms(a.live)}, full rebuild as before ${ms(a.full)}, last 10 s ${ms(a.last10s)}, one thread ${ms(a.oneThread)}, by thread ${ms(a.byThread)}, a middle minute ${ms(a.middleMinute)}; ${a.nodes} nodes`;
@@ -375,5 +589,5 @@ else {
     + `RSS ${fmtMiB(w.rss1)} → ${fmtMiB(w.rss60)} (×${(w.rss60 / w.rss1).toFixed(2)}); fed minutes 2..${MINUTES} in ${(w.feedMs / 1000).toFixed(1)} s; reopening the file to a first flame graph (worker: decode + sums + tree) ${(w.reopenMs / 1000).toFixed(2)} s, CPU ${(w.reopenCpuMs / 1000).toFixed(2)} s of which decoding and summing ${(w.reopenDecodeCpuMs / 1000).toFixed(2)} s; `
     + `RSS then ${fmtMiB(w.rssReopen)} (${fmtMiB(w.fileBytes)} of it the file this process feeds from); the first view needing every sample (a 60 s window) then ${(w.firstWindowMs / 1000).toFixed(2)} s, CPU ${(w.firstWindowCpuMs / 1000).toFixed(2)} s (the samples decoded again, once)`);
   console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  console.log(JSON.stringify({ minutes: MINUTES, threads: THREADS, samples, streamBytes: written, main: results, worker: w }));
+  console.log(JSON.stringify({ minutes: MINUTES, threads: THREADS, samples, streamBytes: written, main: results, workerMemory: memories, worker: w }));
 }

@@ -25,6 +25,7 @@ const benches = [
   { name: 'measure-cost', quick: ['--runs', '3', '--seconds', '1', '--first', '3'] },
   { name: 'long-session', quick: ['--minutes', '10', '--runs', '3'] },
   { name: 'record-rss', quick: ['--seconds', '20'] },
+  { name: 'merge-streams', quick: ['--samples', '1000000', '--runs', '3'] },
 ];
 
 const failed = [];

@@ -22,7 +22,7 @@
 // extended as a live recording grows.
 
 import type { FunctionInfo } from '../profile/frame-label.js';
-import type { Recording, RecordingMeta, SampleColumnViews, ThreadInfo } from '../profile/recording.js';
+import type { ProcessInfo, Recording, RecordingMeta, SampleColumnViews, ThreadInfo } from '../profile/recording.js';
 import { FunctionKind } from '../wire/records.js';
 import type { SuspensionRecord } from '../wire/records.js';
 import type { SampleSource } from './stack-source.js';
@@ -79,6 +79,10 @@ export class AsyncSource implements SampleSource {
 
   thread(id: number): ThreadInfo | undefined {
     return this.rec.thread(id);
+  }
+
+  processOf(threadId: number): ProcessInfo | undefined {
+    return this.rec.processOf(threadId);
   }
 
   suspensions(): readonly SuspensionRecord[] {

@@ -9,7 +9,7 @@ import { threadLabel } from '../profile/collapsed.js';
 import type { StackSource } from './stack-source.js';
 import { FunctionKind } from '../wire/records.js';
 
-/** labelKind of thread nodes (FunctionKind covers 0..2). */
+/** labelKind of thread and process nodes (FunctionKind covers 0..2). */
 export const THREAD_KIND = 3;
 /** Label id of the synthetic root ("all"). */
 export const ROOT_LABEL = 0;
@@ -48,7 +48,11 @@ export class LabelTable {
 
   /** The label of a thread's node: its name, or "thread <tid>" when unnamed; same-named threads share it. */
   ofThread(threadId: number): number {
-    const text = threadLabel(this.rec.thread(threadId), threadId);
+    return this.ofGroup(threadLabel(this.rec.thread(threadId), threadId));
+  }
+
+  /** The label of a node that groups samples by who ran them (a thread, a process: "[pid name]"), by its text. */
+  ofGroup(text: string): number {
     let l = this.threadText.get(text);
     if (l === undefined) {
       l = this.add(text, THREAD_KIND);

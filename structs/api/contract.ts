@@ -47,6 +47,13 @@ export interface LaunchRequest {
   wall?: boolean;
   /** Async call stacks (default false: costs the program time at high await rates; README, "Async stacks"). */
   async?: boolean;
+  /** Keep only the last N minutes in the views (SessionInfo.keepMinutes); absent: the whole recording. */
+  keepMinutes?: number;
+  /**
+   * Record every .NET process the program starts too, each as its own process in the one
+   * recording (`record --children`). Default false here; the Launch form sends true unless unticked.
+   */
+  children?: boolean;
 }
 
 export interface AttachRequest {
@@ -55,6 +62,16 @@ export interface AttachRequest {
   wall?: boolean;
   /** As LaunchRequest's; only operations started after the attach get their chain. */
   async?: boolean;
+  keepMinutes?: number;
+}
+
+/** The longest window a session's views may keep (a day). */
+export const MAX_KEEP_MINUTES = 1440;
+
+export interface KeepWindowRequest {
+  sessionId: string;
+  /** 1..MAX_KEEP_MINUTES, or null for the whole recording. */
+  keepMinutes: number | null;
 }
 
 export type SessionState = 'starting' | 'recording' | 'stopped' | 'failed';
@@ -85,6 +102,12 @@ export interface SessionInfo {
   exitCode: number | null;
   /** A sentence for the user: why it failed, or what happened at the end. */
   message: string | null;
+  /**
+   * The views keep only the last N minutes of the recording (each page's worker lets older data
+   * go, so its memory stays bounded on a long session); absent: the whole recording. The
+   * session's stream keeps everything: saves and exports write the whole recording.
+   */
+  keepMinutes?: number;
 }
 
 export type ExportFormat = 'pprof' | 'clrscope' | 'speedscope' | 'nettrace' | 'etlx';
@@ -300,6 +323,11 @@ export interface WorkstationApi {
   measure(request: MeasureRequest): Promise<MeasureReply>;
   /** Gives measured methods their original code back. */
   revertMeasure(request: RevertMeasureRequest): Promise<MeasureReply>;
+  /**
+   * Changes how much of a session the views keep (any session, live or not): every page hears
+   * the session's new SessionInfo and feeds its worker again from the stream's start.
+   */
+  setKeepWindow(request: KeepWindowRequest): Promise<SessionInfo>;
   /** The session's frames' source lines known so far (a live session's grow: ask again). */
   sourceLines(sessionId: string): Promise<SourceLineTable>;
   /**
@@ -326,7 +354,7 @@ export interface WorkstationApi {
 export const OPERATIONS = [
   'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'unsubscribe', 'closeSession', 'exportRecording',
   'openRecording', 'countersHistory', 'outputHistory', 'loadSettings', 'saveSettings', 'measure', 'revertMeasure', 'sourceLines',
-  'sourceFile',
+  'sourceFile', 'setKeepWindow',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

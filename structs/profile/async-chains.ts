@@ -68,6 +68,23 @@ export class AsyncChains {
     per[index] = chain;
   }
 
+  /** Whether any sample was given a chain. */
+  get hasMarks(): boolean {
+    return this.perSample !== undefined;
+  }
+
+  /** Sample `from` is now sample `to` (to < from: samples before it were dropped); clearFrom() then clears the tail. */
+  moveMark(from: number, to: number): void {
+    const per = this.perSample;
+    if (per === undefined || to >= per.length) return;
+    per[to] = from < per.length ? per[from] : 0;
+  }
+
+  /** Clears the marks of sample indexes from `count` on (dropped samples whose slots no sample took). */
+  clearFrom(count: number): void {
+    this.perSample?.fill(0, Math.min(count, this.perSample.length));
+  }
+
   ofSample(index: number): number {
     const per = this.perSample;
     return per !== undefined && index < per.length ? per[index] : 0;

@@ -73,6 +73,27 @@ export class EventColumns {
     return this.kind.length * (1 + 1 + 8 + 4 + 4 + 4 + 8 + 8 + 4);
   }
 
+  /** Keeps only the events taken at or after `cutMono`, in their order, moved to the front in place. */
+  retainFrom(cutMono: number): void {
+    let kept = 0;
+    for (let i = 0; i < this.count; i++) {
+      if (!(this.mono[i] >= cutMono)) continue;
+      if (kept !== i) {
+        this.kind[kept] = this.kind[i];
+        this.flags[kept] = this.flags[i];
+        this.mono[kept] = this.mono[i];
+        this.threadId[kept] = this.threadId[i];
+        this.stackId[kept] = this.stackId[i];
+        this.labelId[kept] = this.labelId[i];
+        this.value1[kept] = this.value1[i];
+        this.value2[kept] = this.value2[i];
+        this.messageId[kept] = this.messageId[i];
+      }
+      kept++;
+    }
+    this.count = kept;
+  }
+
   // Most recordings have no events, so nothing is allocated before the first.
   private grow(): void {
     const size = Math.max(256, this.kind.length * 2);

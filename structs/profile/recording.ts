@@ -144,6 +144,8 @@ export class Recording implements WireSink {
   private uncounted = 0;
   // With 'recent': the index of the first sample `columns` holds.
   private sampleBase = 0;
+  // dropBefore's cut: samples, events and pauses before it were let go.
+  private keptFromValue = -Infinity;
   private metaValue: RecordingMeta | undefined;
   private statsValue: StatsRecord | undefined;
   private endValue: EndRecord | undefined;
@@ -165,7 +167,7 @@ export class Recording implements WireSink {
   private readonly stringMap = new Map<number, string>();
   private columns: SampleColumns;
   private readonly eventColumns = new EventColumns();
-  private readonly suspensionList: SuspensionRecord[] = [];
+  private suspensionList: SuspensionRecord[] = [];
   private readonly stacks: StackTable;
   // v2: the writer's stack id -> ours (-1: not defined since the last STACK_RESET).
   private wireStacks = new Int32Array(256).fill(-1);
@@ -248,6 +250,39 @@ export class Recording implements WireSink {
     this.columns.count = 0;
   }
 
+  /**
+   * Forgets the samples and events taken before `cutMono` and the pauses that began before it,
+   * for a view that keeps only a recording's last minutes; definitions (threads, functions,
+   * stacks) stay. Sample indexes change, so readers that remember indexes or counts start over.
+   * Returns the samples dropped.
+   */
+  dropBefore(cutMono: number): number {
+    if (this.sampleMode !== true) throw new Error('Only a recording that keeps every sample can let its oldest go.');
+    if (!(cutMono > this.keptFromValue)) return 0;
+    this.keptFromValue = cutMono;
+    const chains = this.asyncChains;
+    const dropped = this.columns.retainFrom(cutMono, chains.hasMarks ? (from, to) => chains.moveMark(from, to) : undefined);
+    chains.clearFrom(this.columns.count);
+    this.eventColumns.retainFrom(cutMono);
+    this.suspensionList = this.suspensionList.filter((s) => s.mono >= cutMono);
+    return dropped;
+  }
+
+  /** dropBefore's latest cut (target mono ns): nothing before it is held; -Infinity while everything is. */
+  get keptFromMono(): number {
+    return this.keptFromValue;
+  }
+
+  /** Sample slots allocated (held or free). */
+  get sampleCapacity(): number {
+    return this.columns.capacity;
+  }
+
+  /** Reallocates the sample columns to `slots` (at least the samples held), e.g. after dropBefore. */
+  resizeSamples(slots: number): void {
+    if (this.sampleMode === true) this.columns.resize(slots);
+  }
+
   get stackCount(): number {
     return this.stacks.count;
   }
@@ -287,15 +322,24 @@ export class Recording implements WireSink {
     return i === undefined ? undefined : this.processList[i];
   }
 
-  /** Declares a process and its threads (already defined by THREAD records); a thread belongs to one process. */
+  /**
+   * Declares a process and its threads (already defined by THREAD records); a thread belongs to
+   * one process. A process already declared (same pid) gets the threads added: a live stream
+   * names each process's threads as they appear.
+   */
   addProcess(process: ProcessInfo, threadIds: Iterable<number>): void {
-    const index = this.processList.length;
-    for (const id of threadIds) {
+    let index = this.processList.findIndex((p) => p.pid === process.pid);
+    const known = index >= 0;
+    if (!known) index = this.processList.length;
+    const ids = [...threadIds];
+    // Checked whole first, so a refused record changes nothing.
+    for (const id of ids) {
       if (!this.threadMap.has(id)) throw new RecordingError(`gives process ${process.pid} thread ${id}, which no THREAD record defined`);
-      if (this.threadProcess.has(id)) throw new RecordingError(`gives process ${process.pid} thread ${id}, which belongs to process ${this.processOf(id)?.pid ?? '?'} already`);
-      this.threadProcess.set(id, index);
+      const owner = this.threadProcess.get(id);
+      if (owner !== undefined && owner !== index) throw new RecordingError(`gives process ${process.pid} thread ${id}, which belongs to process ${this.processList[owner]?.pid ?? '?'} already`);
     }
-    this.processList.push(Object.freeze({ pid: process.pid, name: process.name }));
+    for (const id of ids) this.threadProcess.set(id, index);
+    if (!known) this.processList.push(Object.freeze({ pid: process.pid, name: process.name }));
   }
 
   /** Every function, including the synthetic INCOMPLETE_STACK one. */
@@ -564,7 +608,11 @@ export class Recording implements WireSink {
   onEventMessage(back: number, stringId: number): void {
     this.checkOpen();
     if (!this.stringMap.has(stringId)) throw new RecordingError(`is an EVENT_MESSAGES record naming string ${stringId}, which no STRING record defined`);
-    if (!this.eventColumns.setMessage(back, stringId)) throw new RecordingError(`is an EVENT_MESSAGES record naming an event ${back} back, before the first`);
+    // Counted from the end, so a kept window's cut (dropBefore, between the EVENTS record and this
+    // one) still finds the record's events, which are the newest; one the cut let go has no message to keep.
+    if (!this.eventColumns.setMessage(back, stringId) && this.keptFromValue === -Infinity) {
+      throw new RecordingError(`is an EVENT_MESSAGES record naming an event ${back} back, before the first`);
+    }
   }
 
   onTask(r: TaskRecord): void {

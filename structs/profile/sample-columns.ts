@@ -77,6 +77,43 @@ export class SampleColumns {
     return this.capacity * BYTES_PER_SAMPLE_SLOT;
   }
 
+  /**
+   * Keeps only the samples taken at or after `cutMono`, in their order, moved to the front in
+   * place; `moved(from, to)` hears each kept sample whose index changed. Returns how many went.
+   */
+  retainFrom(cutMono: number, moved?: (from: number, to: number) => void): number {
+    const n = this.count;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      if (!(this.mono[i] >= cutMono)) continue;
+      if (kept !== i) {
+        this.mono[kept] = this.mono[i];
+        this.threadId[kept] = this.threadId[i];
+        this.stackId[kept] = this.stackId[i];
+        this.cpuNs[kept] = this.cpuNs[i];
+        this.wallNs[kept] = this.wallNs[i];
+        this.flags[kept] = this.flags[i];
+        moved?.(i, kept);
+      }
+      kept++;
+    }
+    this.count = kept;
+    return n - kept;
+  }
+
+  /** Reallocates the columns to `capacity` slots (at least the samples held): capacity left by growth goes back. */
+  resize(capacity: number): void {
+    const size = Math.max(this.count, Math.ceil(capacity));
+    if (size === this.capacity) return;
+    const n = this.count;
+    const mono = new Float64Array(size); mono.set(this.mono.subarray(0, n)); this.mono = mono;
+    const threadId = new Uint32Array(size); threadId.set(this.threadId.subarray(0, n)); this.threadId = threadId;
+    const stackId = new Uint32Array(size); stackId.set(this.stackId.subarray(0, n)); this.stackId = stackId;
+    const cpuNs = new Float64Array(size); cpuNs.set(this.cpuNs.subarray(0, n)); this.cpuNs = cpuNs;
+    const wallNs = new Float64Array(size); wallNs.set(this.wallNs.subarray(0, n)); this.wallNs = wallNs;
+    const flags = new Uint8Array(size); flags.set(this.flags.subarray(0, n)); this.flags = flags;
+  }
+
   // Doubling keeps appends amortized O(1) at the price of up to half the capacity unused.
   private grow(): void {
     const size = Math.max(1024, this.flags.length * 2);

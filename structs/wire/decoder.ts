@@ -76,6 +76,13 @@ export interface WireSink {
   onUnknown(type: number, length: number): void;
 }
 
+/** The state of a v2 stream that spans records, as a reader has it after some records. */
+export interface CodingState {
+  state: SampleState;
+  /** The frames of the last STACK record (the next one may share its root end). */
+  lastStack: number[];
+}
+
 export interface WireEndState {
   /** True when the stream stopped inside the preamble or inside a record. */
   midRecord: boolean;
@@ -172,6 +179,14 @@ export class WireDecoder {
   /** Total bytes pushed so far. */
   get bytesReceived(): number {
     return this.received;
+  }
+
+  /**
+   * The v2 coding state after the records handed to the sink so far, and the last STACK's
+   * frames: what a writer that goes on with this stream after them needs (WireEncoder.continueAfter).
+   */
+  codingState(): CodingState {
+    return { state: this.state.clone(), lastStack: Array.from(this.lastStack.subarray(0, this.lastStackLength)) };
   }
 
   /** Feeds the next bytes of the stream. Throws WireFormatError on corruption; any error thrown by the sink propagates. Either way the decoder refuses further input. */

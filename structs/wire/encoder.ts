@@ -14,6 +14,7 @@ import {
   type EndRecord, type FrameRecord, type SuspensionRecord, type TaskRecord, type ThreadEndRecord,
 } from './records.js';
 import { SampleState, TWO_POW_32 } from './sample-state.js';
+import type { CodingState } from './decoder.js';
 import { grownBytes } from './grown-bytes.js';
 
 /** u64 input: a number must be a non-negative integer (above 2^53 it is the double it is); or a bigint. */
@@ -164,7 +165,7 @@ export class WireEncoder {
   // EVENT_MESSAGES of the open EVENTS record: (index in it, message) pairs.
   private eventMessages: number[] = [];
   private batchSamples = 0;
-  private readonly state = new SampleState();
+  private state = new SampleState();
   private lastStack: number[] = [];
   // What sample()/function() defined on their own in v2.
   private readonly autoStacks = new Map<string, number>();
@@ -211,6 +212,18 @@ export class WireEncoder {
     const out = this.buf.slice(0, this.len);
     this.len = 0;
     return out;
+  }
+
+  /**
+   * Goes on with a v2 stream someone else wrote up to a record boundary (the preamble and whole
+   * records), whose reader is in `coding` (WireDecoder.codingState): no preamble is written, and
+   * samples, events and stacks are coded against what that reader knows.
+   */
+  continueAfter(coding: CodingState): this {
+    this.versionValue = WIRE_VERSION;
+    this.state = coding.state.clone();
+    this.lastStack = [...coding.lastStack];
+    return this;
   }
 
   preamble(version = WIRE_VERSION): this {

@@ -57,6 +57,21 @@ export class SampleState {
     this.stack.fill(0);
   }
 
+  /** A copy: a writer that takes over a stream another wrote carries on from the reader's state. */
+  clone(): SampleState {
+    const copy = new SampleState();
+    copy.times.set(this.times);
+    copy.thread = this.thread;
+    copy.eventThread = this.eventThread;
+    copy.stack = this.stack.slice();
+    copy.wallHi = this.wallHi.slice();
+    copy.wallLo = this.wallLo.slice();
+    copy.hasWall = this.hasWall.slice();
+    for (const [id, slot] of this.large) copy.large.set(id, slot);
+    copy.nextLarge = this.nextLarge;
+    return copy;
+  }
+
   private grow(need: number): void {
     let size = this.stack.length * 2;
     while (size < need) size *= 2;

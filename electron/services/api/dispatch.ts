@@ -31,6 +31,7 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'revertMeasure': return target.revertMeasure(...call.args);
     case 'sourceLines': return target.sourceLines(...call.args);
     case 'sourceFile': return target.sourceFile(...call.args);
+    case 'setKeepWindow': return target.setKeepWindow(...call.args);
   }
 }
 

@@ -82,12 +82,13 @@ test('launch requests: command, arguments, working directory and interval are ch
   rejects('launch', launch({ intervalMs: 1001 }), 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not 1001.');
   rejects('launch', launch({ intervalMs: 2.5 }), 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not 2.5.');
   rejects('launch', launch({ intervalMs: '10' }), 'The sampling interval (intervalMs) must be a whole number from 1 to 1000, not "10".');
+  rejects('launch', launch({ children: 'yes' }), 'The child processes switch (children) must be true or false, not "yes".');
   rejects('launch', launch({ env: { X: '1' } }), 'The launch request has an unknown field "env".');
   rejects('launch', [null], 'The launch request must be an object, not null.');
   rejects('launch', [Object.create({ command: 'dotnet' })], 'The launch request must be a plain object.');
   // Empty arguments are legitimate ("" passed to a program); only the fields the contract has survive.
-  const call = validateCall('launch', launch({ args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true }), known);
-  assert.deepEqual(call, { op: 'launch', args: [{ command: 'dotnet', args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true }] });
+  const call = validateCall('launch', launch({ args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true, children: true }), known);
+  assert.deepEqual(call, { op: 'launch', args: [{ command: 'dotnet', args: ['', 'b'], cwd: '/srv/app', intervalMs: 1, wall: true, children: true }] });
 });
 
 test('session ids must name a known session', () => {
@@ -215,6 +216,7 @@ test('callOperation validates before anything reaches the workstation', async ()
     openRecording: async () => { throw new Error('never'); },
     measure: async (r) => { calls.push(`measure ${r.pattern}`); return { ok: true, matched: 1, message: 'm' }; },
     revertMeasure: async () => { throw new Error('never'); },
+    setKeepWindow: async (r) => { calls.push(`setKeepWindow ${r.sessionId} ${r.keepMinutes}`); throw new Error('never'); },
     sourceLines: async (id) => { calls.push(`sourceLines ${id}`); return { frameIds: [], fileIndex: [], lines: [], files: [], notes: [] }; },
     sourceFile: async (r) => { calls.push(`sourceFile ${r.path} ${JSON.stringify(r.methods ?? null)}`); return { path: r.path, text: null, message: 'm', spans: [] }; },
     countersHistory: async (id) => { calls.push(`countersHistory ${id}`); return []; },
@@ -276,6 +278,20 @@ test('errorSentence gives the renderer a sentence', () => {
   assert.equal(errorSentence(new Error('socket hang up')), 'socket hang up.');
   assert.equal(errorSentence('plain'), 'plain.');
   assert.equal(errorSentence(new Error('')), 'The operation failed for an unknown reason.');
+});
+
+test('launch and attach take the minutes the views keep, 1 to 1440; setKeepWindow a known session and minutes or null', () => {
+  assert.deepEqual(validateCall('launch', launch({ keepMinutes: 10 }), known), { op: 'launch', args: [{ command: 'dotnet', args: ['app.dll'], keepMinutes: 10 }] });
+  assert.deepEqual(validateCall('attach', [{ pid: 7, keepMinutes: 1440 }], known), { op: 'attach', args: [{ pid: 7, keepMinutes: 1440 }] });
+  rejects('launch', launch({ keepMinutes: 0 }), 'The minutes the views keep (keepMinutes) must be a whole number from 1 to 1440, not 0.');
+  rejects('attach', [{ pid: 7, keepMinutes: 2.5 }], 'The minutes the views keep (keepMinutes) must be a whole number from 1 to 1440, not 2.5.');
+  rejects('attach', [{ pid: 7, keepMinutes: null }], /keepMinutes\) must be a whole number/);
+  assert.deepEqual(validateCall('setKeepWindow', [{ sessionId: 's1', keepMinutes: 5 }], known), { op: 'setKeepWindow', args: [{ sessionId: 's1', keepMinutes: 5 }] });
+  assert.deepEqual(validateCall('setKeepWindow', [{ sessionId: 's1', keepMinutes: null }], known), { op: 'setKeepWindow', args: [{ sessionId: 's1', keepMinutes: null }] });
+  rejects('setKeepWindow', [{ sessionId: 's2', keepMinutes: 5 }], 'There is no session "s2".');
+  rejects('setKeepWindow', [{ sessionId: 's1' }], /keepMinutes\) must be a whole number from 1 to 1440, not nothing/);
+  rejects('setKeepWindow', [{ sessionId: 's1', keepMinutes: 5, all: true }], 'The kept window request has an unknown field "all".');
+  rejects('setKeepWindow', [{ sessionId: 's1', keepMinutes: 1441 }], /not 1441\.$/);
 });
 
 test('launch and attach take an async call stacks switch, a boolean', () => {

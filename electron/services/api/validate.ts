@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import {
-  EXPORT_EXTENSIONS, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type LaunchRequest,
+  EXPORT_EXTENSIONS, MAX_KEEP_MINUTES, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type KeepWindowRequest, type LaunchRequest,
   type MeasureRequest, type OpenRecordingRequest, type Operation, type RevertMeasureRequest, type SourceFileRequest, type WorkstationApi, type WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import { checkFoldOptions, type FoldOptions } from '../../../structs/analysis/fold-options.js';
@@ -115,6 +115,11 @@ export function validateIntervalMs(value: unknown): number {
   return integerIn(value, 'The sampling interval (intervalMs)', 1, 1000);
 }
 
+/** Minutes of a session the views keep. */
+export function validateKeepMinutes(value: unknown): number {
+  return integerIn(value, 'The minutes the views keep (keepMinutes)', 1, MAX_KEEP_MINUTES);
+}
+
 export function validateSessionId(value: unknown, context: ValidationContext): string {
   const id = text(value, 'The session id', LIMITS.sessionIdChars);
   if (!context.hasSession(id)) fail(`There is no session ${describeValue(id)}.`);
@@ -123,7 +128,7 @@ export function validateSessionId(value: unknown, context: ValidationContext): s
 
 export function validateLaunchRequest(value: unknown): LaunchRequest {
   const obj = plainObject(value, 'launch request');
-  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall', 'async'], 'launch request');
+  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall', 'async', 'keepMinutes', 'children'], 'launch request');
   const command = text(obj.command, 'The command', LIMITS.commandChars);
   if (!Array.isArray(obj.args)) fail(`The program's arguments (args) must be a list of text, not ${describeValue(obj.args)}.`);
   if (obj.args.length > LIMITS.argCount) fail(`The program has ${obj.args.length} arguments; at most ${LIMITS.argCount} are allowed.`);
@@ -140,17 +145,27 @@ export function validateLaunchRequest(value: unknown): LaunchRequest {
   if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
   if (obj.async !== undefined) request.async = bool(obj.async, 'The async call stacks switch (async)');
+  if (obj.keepMinutes !== undefined) request.keepMinutes = validateKeepMinutes(obj.keepMinutes);
+  if (obj.children !== undefined) request.children = bool(obj.children, 'The child processes switch (children)');
   return request;
 }
 
 export function validateAttachRequest(value: unknown): AttachRequest {
   const obj = plainObject(value, 'attach request');
-  onlyFields(obj, ['pid', 'intervalMs', 'wall', 'async'], 'attach request');
+  onlyFields(obj, ['pid', 'intervalMs', 'wall', 'async', 'keepMinutes'], 'attach request');
   const request: AttachRequest = { pid: validatePid(obj.pid) };
   if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
   if (obj.async !== undefined) request.async = bool(obj.async, 'The async call stacks switch (async)');
+  if (obj.keepMinutes !== undefined) request.keepMinutes = validateKeepMinutes(obj.keepMinutes);
   return request;
+}
+
+export function validateKeepWindowRequest(value: unknown, context: ValidationContext): KeepWindowRequest {
+  const obj = plainObject(value, 'kept window request');
+  onlyFields(obj, ['sessionId', 'keepMinutes'], 'kept window request');
+  const sessionId = validateSessionId(obj.sessionId, context);
+  return { sessionId, keepMinutes: obj.keepMinutes === null ? null : validateKeepMinutes(obj.keepMinutes) };
 }
 
 export function isExportFormat(value: unknown): value is ExportFormat {
@@ -261,7 +276,7 @@ export function validateSourceFileRequest(value: unknown, context: ValidationCon
 const ARITY: Record<Operation, number> = {
   listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, unsubscribe: 1, closeSession: 1, exportRecording: 1,
   openRecording: 1, countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1, measure: 1, revertMeasure: 1, sourceLines: 1,
-  sourceFile: 1,
+  sourceFile: 1, setKeepWindow: 1,
 };
 /** Arguments an operation may take beyond ARITY's. */
 const OPTIONAL_ARGS: Partial<Record<Operation, number>> = { subscribe: 1 };
@@ -330,5 +345,7 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
       return { op, args: [validateSessionId(args[0], context)] };
     case 'sourceFile':
       return { op, args: [validateSourceFileRequest(args[0], context)] };
+    case 'setKeepWindow':
+      return { op, args: [validateKeepWindowRequest(args[0], context)] };
   }
 }

@@ -2,6 +2,7 @@
 // command line, owner, environment and whether it has a .NET runtime mapped. Every reader
 // returns undefined instead of throwing when the process is gone or the file is not ours to read.
 
+import { readFileSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 
 export const PROC = '/proc';
@@ -38,6 +39,18 @@ async function readText(path: string): Promise<string | undefined> {
 export async function readStat(pid: number, proc = PROC): Promise<ProcStat | undefined> {
   const text = await readText(`${proc}/${pid}/stat`);
   return text === undefined ? undefined : parseStat(text);
+}
+
+/**
+ * The kernel's name of a process ("dotnet"), read at once: for a stream that names a process as
+ * its first record arrives and cannot wait. '' when the process is gone or not ours.
+ */
+export function readCommSync(pid: number, proc = PROC): string {
+  try {
+    return parseStat(readFileSync(`${proc}/${pid}/stat`, 'utf8'))?.comm ?? '';
+  } catch {
+    return '';
+  }
 }
 
 export async function processExists(pid: number, proc = PROC): Promise<boolean> {

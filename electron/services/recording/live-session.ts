@@ -15,6 +15,7 @@ import type { ProfiledLaunch, ProgramExit } from './profiled-launch.js';
 import { CountersPoller } from '../counters/counters-poller.js';
 import { CountersSeries } from '../counters/counters-series.js';
 import { OutputBuffer } from './output-buffer.js';
+import { MergedStreams } from './merged-streams.js';
 import { SessionStream } from '../spool/session-stream.js';
 import { recordingFromSessionStream, summedFromSessionStream } from '../spool/stream-recording.js';
 import { StackThreadSums } from '../../../structs/profile/aggregate.js';
@@ -42,6 +43,12 @@ export interface LiveSessionSetup {
   approximateCpu?: boolean;
   /** False: no counters are read (`clrscope record` shows none). Default true. */
   counters?: boolean;
+  /**
+   * A launch that records every .NET process the program starts: their streams are merged into
+   * the session's one stream as they arrive (merged-streams.ts). Without it the session's stream
+   * is the first process's own bytes.
+   */
+  mergeProcesses?: boolean;
 }
 
 /** The exit code, or 128 + the signal's number for a program a signal ended (as a shell reports it). */
@@ -68,6 +75,13 @@ export class LiveSession implements RecordingSession {
   private followed: CollectedStream | undefined;
   private measureChannel: MeasureChannel | undefined;
   private followedClosed = false;
+  /** With mergeProcesses: every process's stream into the session's one stream. */
+  private readonly merged: MergedStreams | undefined;
+  private mergedDone = false;
+  /** Streams whose closing the merge has been told of (or will be). */
+  private readonly mergedStreams = new Set<CollectedStream>();
+  /** Sentences that stay with the session's message once said (a child's stream that could not be merged, processes left running). */
+  private readonly notes: string[] = [];
   /** Chunks of streams whose HELLO has not been decoded yet (usually none: HELLO comes whole in the first chunk). */
   private readonly pending = new Map<CollectedStream, Uint8Array[]>();
   private readonly ignored = new Set<CollectedStream>();
@@ -103,6 +117,7 @@ export class LiveSession implements RecordingSession {
       message: null,
     };
     this.approximateCpu = setup.approximateCpu ?? false;
+    this.merged = setup.mergeProcesses === true ? new MergedStreams((sentence) => this.note(sentence)) : undefined;
     this.settled = new Promise((resolve) => { this.resolveSettled = resolve; });
     this.counters = new CountersPoller(setup.pid, {
       intervalMs: setup.countersIntervalMs,
@@ -129,14 +144,18 @@ export class LiveSession implements RecordingSession {
     return this.settled;
   }
 
-  /** The model of the followed stream, once a runtime connected: no samples (the collector keeps none for the workstation). */
+  /**
+   * The model of the session's stream, once a runtime connected: the followed stream's, or with
+   * mergeProcesses the merged one's. No samples (the collector keeps none for the workstation).
+   */
   get recording(): Recording | undefined {
-    return this.followed?.recording;
+    if (this.followed === undefined) return undefined;
+    return this.merged?.model ?? this.followed.recording;
   }
 
   /** Every sample, read back from the stream's file: the model holds none. */
   async recordingWithSamples(): Promise<Recording | undefined> {
-    const model = this.followed?.recording;
+    const model = this.recording;
     if (model === undefined) return undefined;
     return model.keepsSamples ? model : recordingFromSessionStream(this.stream, model);
   }
@@ -146,7 +165,7 @@ export class LiveSession implements RecordingSession {
    * of a long session: memory for the sums, not for every sample), or undefined before a runtime connected.
    */
   async recordingSummed(): Promise<{ recording: Recording; sums: StackThreadSums } | undefined> {
-    const model = this.followed?.recording;
+    const model = this.recording;
     if (model === undefined) return undefined;
     if (!model.keepsSamples) return summedFromSessionStream(this.stream, model);
     const sums = new StackThreadSums();
@@ -234,6 +253,8 @@ export class LiveSession implements RecordingSession {
       this.counters.finish();
       this.update();
       await launch.finish();
+      // Every stream has closed with the collector: the merged stream ends here.
+      this.finishMerged();
       this.finished = true;
       this.update();
       this.resolveSettled();
@@ -246,26 +267,65 @@ export class LiveSession implements RecordingSession {
   }
 
   onChunk(stream: CollectedStream, chunk: Uint8Array): void {
+    if (this.ignored.has(stream)) return;
+    if (stream.pid === undefined) {
+      const list = this.pending.get(stream) ?? [];
+      list.push(chunk.slice());
+      this.pending.set(stream, list);
+      return;
+    }
     if (this.followed === undefined) {
-      if (this.ignored.has(stream)) return;
-      if (stream.pid === undefined) {
-        const list = this.pending.get(stream) ?? [];
-        list.push(chunk.slice());
-        this.pending.set(stream, list);
-        return;
-      }
       if (this.setup.attached && stream.pid !== this.setup.pid) {
         this.ignored.add(stream);
         this.pending.delete(stream);
         return;
       }
       this.startFollowing(stream);
-      for (const early of this.pending.get(stream) ?? []) this.append(early);
-      this.pending.clear();
-    } else if (stream !== this.followed) {
+      if (this.merged === undefined) {
+        for (const early of this.pending.get(stream) ?? []) this.append(early);
+        this.pending.clear();
+        this.append(chunk);
+        return;
+      }
+    } else if (stream !== this.followed && this.merged === undefined) {
       return;
     }
-    this.append(chunk);
+    if (this.merged === undefined) {
+      this.append(chunk);
+      return;
+    }
+    const early = this.pending.get(stream);
+    this.pending.delete(stream);
+    for (const c of early ?? []) this.merge(stream, c);
+    this.merge(stream, chunk);
+  }
+
+  /** One chunk of any process's stream into the merged stream; the followed one's also to its measuring channel. */
+  private merge(stream: CollectedStream, chunk: Uint8Array): void {
+    const merged = this.merged;
+    if (merged === undefined || this.mergedDone) return;
+    if (stream === this.followed) this.measureChannel?.push(chunk);
+    if (!this.mergedStreams.has(stream)) {
+      this.mergedStreams.add(stream);
+      void stream.closed.then(() => { if (!this.mergedDone) this.append(merged.endStream(stream)); });
+    }
+    this.append(merged.push(stream, chunk));
+  }
+
+  /** Every process's stream is over: the merged stream gets its END (the followed process's) and ends. */
+  private finishMerged(): void {
+    if (this.merged === undefined || this.mergedDone) return;
+    this.append(this.merged.finish(this.followed?.recording.end));
+    this.mergedDone = true;
+    this.stream.end();
+    this.update();
+  }
+
+  /** A sentence the session's message keeps from now on. */
+  note(sentence: string): void {
+    if (this.notes.includes(sentence)) return;
+    this.notes.push(sentence);
+    this.update();
   }
 
   private startFollowing(stream: CollectedStream): void {
@@ -281,7 +341,8 @@ export class LiveSession implements RecordingSession {
     }
     void stream.closed.then(async () => {
       this.followedClosed = true;
-      this.stream.end();
+      // Merged, the session's stream goes on while the program's other processes run.
+      if (this.merged === undefined) this.stream.end();
       this.update();
       if (this.launch === undefined && !this.finished) {
         // An attached process's stream ended on its own (it exited, or the profiler detached):
@@ -297,8 +358,9 @@ export class LiveSession implements RecordingSession {
   }
 
   private append(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
     const stored = this.stream.append(chunk);
-    this.measureChannel?.push(stored.chunk);
+    if (this.merged === undefined) this.measureChannel?.push(stored.chunk);
     this.setup.emit({ type: 'stream', sessionId: this.id, offset: stored.offset, chunk: stored.chunk });
   }
 
@@ -312,6 +374,7 @@ export class LiveSession implements RecordingSession {
       this.stopRequested = true;
       if (this.connectTimer !== undefined) clearTimeout(this.connectTimer);
       await this.collector?.close();
+      this.finishMerged();
       if (this.launch === undefined) {
         this.counters.finish();
         this.finished = true;
@@ -371,7 +434,17 @@ export class LiveSession implements RecordingSession {
     this.announce();
   }
 
+  /** The session's stream has ended: the followed stream closed, or with mergeProcesses every stream did. */
+  private get streamOver(): boolean {
+    return this.merged === undefined ? this.followedClosed : this.mergedDone;
+  }
+
   private describe(): Pick<SessionInfo, 'state' | 'message'> {
+    const { state, message } = this.describeState();
+    return { state, message: this.notes.length === 0 ? message : join(message ?? '', ...this.notes) };
+  }
+
+  private describeState(): Pick<SessionInfo, 'state' | 'message'> {
     if (this.failure !== undefined) return { state: 'failed', message: this.failure };
     const launched = this.launch !== undefined;
     const exitClause = this.exit === undefined ? '' : `The program ${exitText(this.exit)}.`;
@@ -389,7 +462,7 @@ export class LiveSession implements RecordingSession {
       if (this.finished) return { state: 'stopped', message: 'Nothing was recorded.' };
       return { state: 'starting', message: this.waitingNotice };
     }
-    if (!this.followedClosed && !this.stopRequested) return { state: 'recording', message: null };
+    if (!this.streamOver && !this.stopRequested) return { state: 'recording', message: null };
     if (stream.state === 'corrupt') {
       return { state: 'failed', message: join(`${stream.error ?? 'The stream was corrupt.'} What arrived before it is kept.`, exitClause) };
     }
@@ -399,7 +472,7 @@ export class LiveSession implements RecordingSession {
         : 'The profiler detaches; the program carries on.';
       return { state: 'stopped', message: join('Stopped.', after) };
     }
-    if (!this.followedClosed) return { state: 'recording', message: null };
+    if (!this.streamOver) return { state: 'recording', message: null };
     const end = stream.recording.end;
     let how: string;
     if (end === undefined || stream.state === 'cut') how = 'The stream was cut before its end: the process died or the connection broke.';

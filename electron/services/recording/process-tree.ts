@@ -1,7 +1,7 @@
 // The .NET processes a launched program starts: what each is (read from /proc while it runs,
 // since a short-lived child is gone by the end), and which are still running with clrscope's
 // profiler loaded once the recording is over (MSBuild nodes and the compiler server outlive a
-// build; they inherited the profiler's variables).
+// build; they inherited the profiler's variables). `record` and the workstation say the same.
 
 import { realpathSync } from 'node:fs';
 import { appNameFromArgv, mapsInclude, processExists, readCmdline, readMaps, readStat } from '../diagnostics/proc.js';
@@ -60,4 +60,21 @@ export async function stillProfiled(pids: readonly number[], libraryPath: string
 export function processText(d: ProcessDescription): string {
   const what = d.commandLine !== '' ? d.commandLine : d.name;
   return what === '' ? String(d.pid) : `${d.pid} (${what})`;
+}
+
+/** Processes named in the lingering sentence; the rest are "…". */
+const LINGERING_LISTED = 10;
+
+/**
+ * The sentence naming which of `pids` still run with the profiler loaded, or undefined when none
+ * does. A runtime cannot unload a profiler it loaded at startup, and MSBuild nodes and the
+ * compiler server outlive the build that started them; they are left alone (a node may be serving
+ * another build). `recorded`: they were recorded (their recording has ended) rather than not at all.
+ */
+export async function lingeringSentence(pids: readonly number[], libraryPath: string, processes: ProcessBook, recorded: boolean): Promise<string | undefined> {
+  const alive = await stillProfiled([...new Set(pids)], libraryPath);
+  if (alive.length === 0) return undefined;
+  const texts = await Promise.all(alive.slice(0, LINGERING_LISTED).map(async (pid) => processText(await processes.get(pid))));
+  const why = recorded ? 'its recording has ended, but' : 'it is not recorded, but';
+  return `Still running with clrscope's profiler loaded (${why} a runtime keeps a profiler until it exits): ${texts.join(', ')}${alive.length > LINGERING_LISTED ? ', …' : ''}. Stop them with kill PID, or for MSBuild nodes and the compiler server with dotnet build-server shutdown; a build started with MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (and -p:UseSharedCompilation=false) leaves none behind.`;
 }

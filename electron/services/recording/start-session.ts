@@ -52,6 +52,12 @@ export interface LaunchStart extends SessionStartCommon {
   output: 'session' | 'inherit' | ((stream: 'stdout' | 'stderr', chunk: Buffer) => void);
   /** Record every .NET process the program starts, not only the first (`record --children`). */
   children?: boolean;
+  /**
+   * With children: the session's stream is every process's stream merged as it arrives (the
+   * workstation: its views show one stream). Without it the session's stream is the first
+   * process's, and the others reach onChunk (record spools each to a file of its own).
+   */
+  mergeChildren?: boolean;
   /** Each stream admitted, once its HELLO has arrived. */
   onStream?: (stream: CollectedStream) => void;
   /** A .NET process the program started connected and was not recorded. */
@@ -101,6 +107,7 @@ export async function launchSession(start: LaunchStart): Promise<LaunchStarted> 
     pid: launch.pid,
     attached: false,
     command: start.commandText ?? start.command,
+    mergeProcesses: start.children === true && start.mergeChildren === true,
   });
   session = made;
   start.onSession?.(made);

@@ -4,6 +4,7 @@
 // 33 bytes a sample for as long as the session is open. The stream is read a step at a time,
 // each step waiting for the read and then a turn, so the main process keeps answering.
 
+import { processRecordTap } from '../../../structs/formats/clrscope-file/process-record.js';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
 import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import { Recording } from '../../../structs/profile/recording.js';
@@ -43,6 +44,8 @@ export async function summedFromSessionStream(stream: SessionStream, model: Reco
 
 async function readBack(stream: SessionStream, model: Recording, rec: Recording, progress?: ReadBackProgress, afterStep?: () => void): Promise<void> {
   const decoder = new WireDecoder(rec);
+  // A stream of several processes (a launch with child processes) says whose each thread is.
+  const processes = processRecordTap(rec, 'stream');
   const total = stream.length;
   let at = 0;
   let rejected = false;
@@ -51,6 +54,7 @@ async function readBack(stream: SessionStream, model: Recording, rec: Recording,
     if (chunk.length === 0) break;
     try {
       decoder.push(chunk);
+      processes.push(chunk);
     } catch {
       rejected = true;
       afterStep?.();

@@ -8,13 +8,14 @@ import { isAbsolute, join } from 'node:path';
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, OutputHistory, ProcessInfo, SessionInfo,
   Unsubscribe, WorkstationApi, WorkstationEvent, MeasureReply, MeasureRequest, RevertMeasureRequest, SourceLineTable,
-  SourceFile, SourceFileRequest,
+  SourceFile, SourceFileRequest, KeepWindowRequest,
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../demo/demo-program.js';
 import { commandLineOf } from '../../../structs/text/command-line.js';
 import { readRecordingFile } from '../export/recording-file.js';
 import { connectTimeoutMs } from '../recording/profiled-launch.js';
 import { attachSession, launchSession, type LaunchStart } from '../recording/start-session.js';
+import { lingeringSentence, ProcessBook } from '../recording/process-tree.js';
 import { profilerLibraryPath } from '../profiler/profiler-env.js';
 import { UserError } from '../errors/user-error.js';
 import { describeAttachTarget } from './attach-target.js';
@@ -98,6 +99,9 @@ class WorkstationCore {
   private readonly pdbLines = new PdbLines();
   private readonly frameLines = new WeakMap<Recording, FrameLines>();
   private spoolDir: Promise<string | undefined> | undefined;
+  // Minutes each session's views keep (SessionInfo.keepMinutes): a setting of the workstation's
+  // pages, not of the recording, so it is put on each SessionInfo on its way out.
+  private readonly keptWindows = new Map<string, number>();
 
   readonly settings: SettingsStore;
 
@@ -145,7 +149,7 @@ class WorkstationCore {
   }
 
   listSessions(): SessionInfo[] {
-    return [...this.sessions.values()].map((s) => s.snapshot);
+    return [...this.sessions.values()].map((s) => this.info(s.snapshot));
   }
 
   async listProcesses(): Promise<ProcessInfo[]> {
@@ -168,8 +172,25 @@ class WorkstationCore {
     return `s${this.nextId++}`;
   }
 
+  /** A session's SessionInfo as the pages get it: with the window its views keep. */
+  private info(snapshot: SessionInfo): SessionInfo {
+    const minutes = this.keptWindows.get(snapshot.id);
+    const { keepMinutes: _none, ...rest } = snapshot;
+    return minutes === undefined ? rest : { ...rest, keepMinutes: minutes };
+  }
+
+  /** Changes the window a session's views keep; every page hears the session again and feeds its worker anew. */
+  setKeepWindow(request: KeepWindowRequest): SessionInfo {
+    const session = this.session(request.sessionId);
+    if (request.keepMinutes === null) this.keptWindows.delete(session.id);
+    else this.keptWindows.set(session.id, request.keepMinutes);
+    const info = this.info(session.snapshot);
+    this.hub.broadcast({ type: 'session', session: info });
+    return info;
+  }
+
   /** What every session this workstation starts has in common (recording/start-session.ts). */
-  private sessionStart(label: string, intervalMs: number, wall: boolean, libraryPath: string): Omit<LaunchStart, 'command' | 'args' | 'output'> {
+  private sessionStart(label: string, intervalMs: number, wall: boolean, libraryPath: string, keepMinutes: number | undefined): Omit<LaunchStart, 'command' | 'args' | 'output'> {
     return {
       newId: () => this.newId(),
       label,
@@ -180,12 +201,17 @@ class WorkstationCore {
       emit: (event) => this.emit(event),
       countersIntervalMs: this.options.countersIntervalMs,
       connectTimeoutMs: this.options.connectTimeoutMs ?? connectTimeoutMs(),
-      onSession: (session) => this.sessions.set(session.id, session),
+      onSession: (session) => {
+        // Before the session's first event, so every page hears its window from the start.
+        if (keepMinutes !== undefined) this.keptWindows.set(session.id, keepMinutes);
+        this.sessions.set(session.id, session);
+      },
     };
   }
 
   private emit(event: WorkstationEvent): void {
     if (event.type === 'stream') this.hub.stream(event);
+    else if (event.type === 'session') this.hub.broadcast({ type: 'session', session: this.info(event.session) });
     else this.hub.broadcast(event);
   }
 
@@ -195,17 +221,37 @@ class WorkstationCore {
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     if (request.cwd !== undefined && !isAbsolute(request.cwd)) throw new UserError(`The working directory must be an absolute path, not ${request.cwd}.`);
     const spawnable = await resolveLaunch(request.command, request.args, request.cwd);
-    const { session } = await launchSession({
-      ...this.sessionStart(label ?? commandLineOf(request.command, request.args), intervalMs, request.wall ?? true, libraryPath),
+    const children = request.children === true;
+    // What each other .NET process the program starts is, read while it runs, for the end.
+    const processes = new ProcessBook();
+    const refused: number[] = [];
+    const { session, launch } = await launchSession({
+      ...this.sessionStart(label ?? commandLineOf(request.command, request.args), intervalMs, request.wall ?? true, libraryPath, request.keepMinutes),
       command: spawnable.command,
       args: spawnable.args,
       commandText: request.command,
       output: 'session',
       ...(request.async === true ? { extraEnv: { CLRSCOPE_ASYNC: '1' } } : {}),
+      // Every process into the session's one stream, as it arrives: the views show them together.
+      children,
+      mergeChildren: true,
+      onStream: (stream) => { if (stream.pid !== undefined) processes.note(stream.pid); },
+      onRefused: (pid) => {
+        if (pid === undefined) return;
+        refused.push(pid);
+        processes.note(pid);
+      },
+    });
+    void session.ended.then(async () => {
+      // As record does: the processes the program started that still run with the profiler loaded.
+      const followed = session.snapshot.pid;
+      const others = [...launch.collector.streams.map((s) => s.pid), ...refused].filter((pid): pid is number => pid !== undefined && pid !== followed);
+      const sentence = await lingeringSentence(others, libraryPath, processes, children);
+      if (sentence !== undefined) session.note(sentence);
     });
     // A shutdown that began while the program started: it missed this session, so stop it here.
     if (this.shuttingDown) void session.close();
-    return session.snapshot;
+    return this.info(session.snapshot);
   }
 
   async launchDemo(): Promise<SessionInfo> {
@@ -222,17 +268,17 @@ class WorkstationCore {
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     const label = await describeAttachTarget(request.pid);
     const { session } = await attachSession({
-      ...this.sessionStart(label, intervalMs, request.wall ?? true, libraryPath),
+      ...this.sessionStart(label, intervalMs, request.wall ?? true, libraryPath, request.keepMinutes),
       pid: request.pid,
       async: request.async === true,
       onSessionDropped: (dropped) => this.sessions.delete(dropped.id),
     });
     if (this.shuttingDown) void session.close();
-    return session.snapshot;
+    return this.info(session.snapshot);
   }
 
   async stop(id: string): Promise<SessionInfo> {
-    return this.session(id).stop();
+    return this.info(await this.session(id).stop());
   }
 
   /** Reads a recording file into a new, stopped session; progress goes to every client. */
@@ -255,7 +301,7 @@ class WorkstationCore {
     }
     this.sessions.set(session.id, session);
     this.emit({ type: 'session', session: session.snapshot });
-    return session.snapshot;
+    return this.info(session.snapshot);
   }
 
   countersHistory(id: string): CountersPoint[] {
@@ -377,6 +423,7 @@ class WorkstationCore {
     const { state } = session.snapshot;
     if (state === 'starting' || state === 'recording') throw new UserError(`Session ${id} is still recording: stop it before closing it.`);
     this.sessions.delete(id);
+    this.keptWindows.delete(id);
     this.hub.forget(id);
     await session.close();
     this.emit({ type: 'session-closed', sessionId: id });
@@ -441,6 +488,7 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     saveSettings: async (settings) => core.settings.save(settings),
     measure: (request) => core.measure(request),
     revertMeasure: (request) => core.revertMeasure(request),
+    setKeepWindow: async (request) => core.setKeepWindow(request),
     sourceLines: async (id) => core.sourceLines(id),
     sourceFile: async (request) => core.sourceFile(request),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),

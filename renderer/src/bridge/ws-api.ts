@@ -8,7 +8,7 @@
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, Operation, OutputHistory, ProcessInfo,
   SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent, WorkstationSettings, MeasureReply, MeasureRequest, RevertMeasureRequest, SourceLineTable,
-  SourceFile, SourceFileRequest,
+  SourceFile, SourceFileRequest, KeepWindowRequest,
 } from '../../../structs/api/contract.js';
 import { decodeStreamFrame, type WsRequest, type WsTextMessage } from '../../../structs/api/ws-messages.js';
 
@@ -127,6 +127,7 @@ export class WsApi implements WorkstationApi {
   saveSettings(settings: WorkstationSettings): Promise<void> { return this.call('saveSettings', [settings]); }
   measure(request: MeasureRequest): Promise<MeasureReply> { return this.call('measure', [request]); }
   revertMeasure(request: RevertMeasureRequest): Promise<MeasureReply> { return this.call('revertMeasure', [request]); }
+  setKeepWindow(request: KeepWindowRequest): Promise<SessionInfo> { return this.call('setKeepWindow', [request]); }
   sourceLines(sessionId: string): Promise<SourceLineTable> { return this.call('sourceLines', [sessionId]); }
   sourceFile(request: SourceFileRequest): Promise<SourceFile> { return this.call('sourceFile', [request]); }
   // No chooseRecordingFile: a page in a browser cannot learn a file's path, so the user types it.

@@ -14,6 +14,7 @@ export function analysisQuery(options: FlameOptions, fold: FoldOptions, summary:
     // The analyses weigh samples; with an event type in the flame graph they show CPU time.
     metric: isEventMetric(options.metric) ? 'cpu' : options.metric,
     threadIds: options.threadIds === null ? null : [...options.threadIds],
+    ...(options.processIds !== null ? { processIds: [...options.processIds] } : {}),
     fold,
     ...timeWindow(options.window, summary),
   };
@@ -24,6 +25,6 @@ export function baselineSide(baseline: DiffBaseline, after: AnalysisQueryMessage
   if (baseline.kind === 'window') {
     return { source: 'current', query: { ...after, fromMs: baseline.fromMs, toMs: baseline.toMs } };
   }
-  // Thread ids are one recording's own: the other recording is compared whole.
+  // Thread ids and processes are one recording's own: the other recording is compared whole.
   return { source: 'baseline', query: { metric: after.metric, threadIds: null, fold: after.fold } };
 }

@@ -56,8 +56,12 @@ export interface FlameOptions {
   window: WindowChoice;
   /** Wire thread ids; null = every thread. */
   threadIds: number[] | null;
+  /** Pids whose threads count, in a recording of several processes; null = every process. */
+  processIds: number[] | null;
   inverted: boolean;
   groupByThread: boolean;
+  /** One root per process (a recording of several); takes the place of groupByThread. */
+  groupByProcess: boolean;
   /** Async call stacks where the recording has them (on by default; the switch shows only then). */
   asyncStacks: boolean;
   search: string;
@@ -68,6 +72,7 @@ export interface FlameOptions {
 export interface FlameShape {
   inverted: boolean;
   groupByThread: boolean;
+  groupByProcess: boolean;
 }
 
 export type ParallelMode = 'current' | 'window';
@@ -164,7 +169,7 @@ export function initialState(): AppState {
     flameShape: null,
     parallel: null,
     parallelMode: 'current',
-    flameOptions: { metric: 'cpu', window: { kind: 'all' }, threadIds: null, inverted: false, groupByThread: false, asyncStacks: true, search: '', eventType: null },
+    flameOptions: { metric: 'cpu', window: { kind: 'all' }, threadIds: null, processIds: null, inverted: false, groupByThread: false, groupByProcess: false, asyncStacks: true, search: '', eventType: null },
     flameZoom: [],
     countersVersion: 0,
     outputVersion: 0,

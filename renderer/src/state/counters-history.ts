@@ -8,6 +8,26 @@ const MAX_POINTS = COUNTERS_HISTORY_POINTS;
 
 export class CountersHistory {
   private readonly bySession = new Map<string, CountersPoint[]>();
+  // Sessions whose views keep only their last minutes (SessionInfo.keepMinutes): ms kept.
+  private readonly windows = new Map<string, number>();
+
+  /** Keep only the points of the last `minutes` before the newest (null: up to MAX_POINTS, whatever their age). */
+  keepMinutes(sessionId: string, minutes: number | null): void {
+    if (minutes === null) this.windows.delete(sessionId);
+    else this.windows.set(sessionId, minutes * 60_000);
+    const points = this.bySession.get(sessionId);
+    if (points !== undefined) this.trim(sessionId, points);
+  }
+
+  private trim(sessionId: string, points: CountersPoint[]): void {
+    if (points.length > MAX_POINTS) points.splice(0, points.length - MAX_POINTS);
+    const span = this.windows.get(sessionId);
+    if (span === undefined || points.length === 0) return;
+    const from = points[points.length - 1].timeMs - span;
+    let old = 0;
+    while (old < points.length && points[old].timeMs < from) old++;
+    if (old > 0) points.splice(0, old);
+  }
 
   add(sessionId: string, point: CountersPoint): void {
     let points = this.bySession.get(sessionId);
@@ -19,7 +39,7 @@ export class CountersHistory {
     const last = points[points.length - 1];
     if (last !== undefined && point.timeMs <= last.timeMs) return;
     points.push(point);
-    if (points.length > MAX_POINTS) points.splice(0, points.length - MAX_POINTS);
+    this.trim(sessionId, points);
   }
 
   /**
@@ -31,13 +51,14 @@ export class CountersHistory {
     for (const p of history) byTime.set(p.timeMs, p);
     for (const p of this.bySession.get(sessionId) ?? []) byTime.set(p.timeMs, p);
     const points = [...byTime.values()].sort((a, b) => a.timeMs - b.timeMs);
-    if (points.length > MAX_POINTS) points.splice(0, points.length - MAX_POINTS);
+    this.trim(sessionId, points);
     this.bySession.set(sessionId, points);
   }
 
   /** A closed session's points go. */
   forget(sessionId: string): void {
     this.bySession.delete(sessionId);
+    this.windows.delete(sessionId);
   }
 
   points(sessionId: string | null): readonly CountersPoint[] {

@@ -2,7 +2,7 @@
 // replies, stream chunks handed over without copying when their buffer is their own.
 
 import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
-import type { FlameQuery, FlatTree, ParallelQuery, ParallelTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
+import type { FlameQuery, FlatTree, ParallelQuery, ParallelTree, ProcessFilter, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import type { AnalysisQueryMessage, BaselineSummary, DiffSideQuery } from '../worker/analysis-protocol.js';
 import type { DiffFunctions, DiffNormalize, DiffTree } from '../../../structs/analysis/diff.js';
 import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
@@ -65,8 +65,9 @@ export class ProfileWorkerClient {
     return () => { this.failureListeners.delete(listener); };
   }
 
-  reset(): void {
-    this.port.post({ kind: 'reset' }, []);
+  /** A new session, or the same fed again; `keepMinutes`: the worker keeps only its last N minutes. */
+  reset(keepMinutes?: number): void {
+    this.port.post(keepMinutes === undefined ? { kind: 'reset' } : { kind: 'reset', keepMinutes }, []);
   }
 
   chunk(offset: number, bytes: Uint8Array): void {
@@ -134,7 +135,7 @@ export class ProfileWorkerClient {
   }
 
   /** Allocated bytes per type and exceptions per type, over a window and threads. */
-  async eventTables(query: EventTableQuery): Promise<{ types: TypeTable; exceptions: ExceptionTable }> {
+  async eventTables(query: EventTableQuery & ProcessFilter): Promise<{ types: TypeTable; exceptions: ExceptionTable }> {
     const reply = await this.request((requestId) => ({ kind: 'event-tables', requestId, query }));
     if (reply.kind !== 'event-tables') throw new Error(`The profile worker answered a type-table query with ${reply.kind}.`);
     return { types: reply.types, exceptions: reply.exceptions };

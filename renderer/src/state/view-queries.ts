@@ -1,7 +1,7 @@
 // The worker queries the views' options stand for. "Last N seconds" is measured back from
 // the newest data the worker has reported, so a stopped recording keeps its last N seconds.
 
-import type { FlameQuery, ParallelQuery, RecordingSummary, TimeWindow } from '../worker/protocol.js';
+import type { FlameQuery, ParallelQuery, ProcessFilter, RecordingSummary, TimeWindow } from '../worker/protocol.js';
 import type { FlameOptions, ParallelMode, WindowChoice } from './app-state.js';
 import type { EventTableQuery } from '../../../structs/profile/event-tables.js';
 import { isEventMetric } from '../../../structs/profile/event-metrics.js';
@@ -23,17 +23,24 @@ export function flameQuery(options: FlameOptions, summary: RecordingSummary | nu
   return {
     metric: options.metric,
     threadIds: options.threadIds === null ? null : [...options.threadIds],
+    ...(options.processIds !== null ? { processIds: [...options.processIds] } : {}),
     inverted: options.inverted,
     groupByThread: options.groupByThread,
+    // Shown, and so meant, only for a recording of several processes.
+    ...(options.groupByProcess && (summary?.processes.length ?? 0) > 1 ? { groupByProcess: true } : {}),
     ...(options.asyncStacks && summary?.hasAsync === true ? { asyncStacks: true } : {}),
     ...(options.eventType !== null && isEventMetric(options.metric) ? { eventType: options.eventType } : {}),
     ...timeWindow(options.window, summary),
   };
 }
 
-/** The type and exceptions tables look at the flame graph's window and threads. */
-export function eventTableQuery(options: FlameOptions, summary: RecordingSummary | null): EventTableQuery {
-  return { threadIds: options.threadIds === null ? null : [...options.threadIds], ...timeWindow(options.window, summary) };
+/** The type and exceptions tables look at the flame graph's window, threads and processes. */
+export function eventTableQuery(options: FlameOptions, summary: RecordingSummary | null): EventTableQuery & ProcessFilter {
+  return {
+    threadIds: options.threadIds === null ? null : [...options.threadIds],
+    ...(options.processIds !== null ? { processIds: [...options.processIds] } : {}),
+    ...timeWindow(options.window, summary),
+  };
 }
 
 export function parallelQuery(mode: ParallelMode, window: WindowChoice, summary: RecordingSummary | null): ParallelQuery {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type {
-  CountersPoint, MeasureReply, MeasureRequest, OpenRecordingRequest, OutputHistory, OutputLine, RevertMeasureRequest, SessionInfo, SourceLineTable, SourceFile, SourceFileRequest, WorkstationApi, WorkstationEvent, WorkstationSettings,
+  CountersPoint, MeasureReply, MeasureRequest, OpenRecordingRequest, OutputHistory, OutputLine, RevertMeasureRequest, KeepWindowRequest, SessionInfo, SourceLineTable, SourceFile, SourceFileRequest, WorkstationApi, WorkstationEvent, WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
@@ -21,7 +21,7 @@ const emptyTree = (): FlatTree => ({
 });
 
 const summary = (): RecordingSummary => ({
-  pid: 42, runtimeVersion: '10.0.0', intervalNs: 1e7, durationMs: 1000, sampleCount: 1, droppedSamples: 0, threads: [], pauses: [], eventMetrics: [], hasAsync: false, ended: false, error: null,
+  pid: 42, runtimeVersion: '10.0.0', intervalNs: 1e7, durationMs: 1000, sampleCount: 1, droppedSamples: 0, threads: [], processes: [], pauses: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, ended: false, error: null,
 });
 
 class FakeWorker implements WorkerPort {
@@ -97,6 +97,11 @@ class FakeApi implements WorkstationApi {
     return { ok: true, matched: 1, message: `1 method matches ${request.pattern}` };
   };
   revertMeasure = async (request: RevertMeasureRequest): Promise<MeasureReply> => ({ ok: true, matched: request.measureId === 0 ? 2 : 1, message: 'reverted 2 methods' });
+  keepWindows: KeepWindowRequest[] = [];
+  setKeepWindow = async (request: KeepWindowRequest): Promise<SessionInfo> => {
+    this.keepWindows.push(request);
+    return { ...session(request.sessionId, 'recording'), ...(request.keepMinutes === null ? {} : { keepMinutes: request.keepMinutes }) };
+  };
   linesAsked = 0;
   sourceLines = async (): Promise<SourceLineTable> => {
     this.linesAsked++;
@@ -131,6 +136,31 @@ const output = (sessionId: string, seqs: number[], stdout = ''): WorkstationEven
 });
 
 describe('Workstation', () => {
+  it('a kept window goes to the worker with the session; changing it feeds the worker again from byte 0 and trims the counters', async () => {
+    const { ws, api, worker } = setup();
+    api.launch = async () => ({ ...session('s1', 'recording'), keepMinutes: 10 });
+    await ws.launch({ command: 'dotnet', args: ['app.dll'], keepMinutes: 10 });
+    const resets = () => worker.received.filter((m) => m.kind === 'reset').map((m) => (m.kind === 'reset' ? m.keepMinutes ?? null : 'x'));
+    assert.deepEqual(resets(), [10]);
+    api.emit(chunk('s1', 0, 1, 2, 3));
+    for (let m = 0; m < 20; m++) api.emit({ type: 'counters', sessionId: 's1', point: { timeMs: 1_000_000 + m * 60_000, values: {} } });
+    assert.equal(ws.counters.points('s1').length, 11);
+    await ws.setKeepWindow(null);
+    assert.deepEqual(api.keepWindows, [{ sessionId: 's1', keepMinutes: null }]);
+    assert.deepEqual(resets(), [10, null]);
+    assert.deepEqual(api.subscribed, ['s1', 's1']);
+    assert.equal(ws.state.streamBytes, 0);
+    // Another page changed it: this one hears the session and reads the stream again too.
+    api.emit({ type: 'session', session: { ...session('s1', 'recording'), keepMinutes: 5 } });
+    assert.deepEqual(resets(), [10, null, 5]);
+    assert.deepEqual(api.subscribed, ['s1', 's1', 's1']);
+    api.emit({ type: 'counters', sessionId: 's1', point: { timeMs: 1_000_000 + 20 * 60_000, values: {} } });
+    assert.equal(ws.counters.points('s1').length, 6);
+    // The same window again changes nothing.
+    api.emit({ type: 'session', session: { ...session('s1', 'stopped'), keepMinutes: 5 } });
+    assert.deepEqual(resets(), [10, null, 5]);
+  });
+
   it('launches, subscribes and hands the stream to the worker in order, once', async () => {
     const { ws, api, worker } = setup();
     await ws.launchDemo();

@@ -169,6 +169,17 @@ export class Workstation {
     return this.begin(() => this.api.attach(request));
   }
 
+  /** How much of the selected session the views keep (null: all of it); every page feeds its worker again. */
+  async setKeepWindow(keepMinutes: number | null): Promise<void> {
+    const session = this.selectedSession();
+    if (session === undefined || keepMinutes === (session.keepMinutes ?? null)) return;
+    try {
+      this.upsertSession(await this.api.setKeepWindow({ sessionId: session.id, keepMinutes }));
+    } catch (e) {
+      this.showError(userMessage(e, 'The views could not change how much of the recording they keep.'));
+    }
+  }
+
   async stop(): Promise<void> {
     const session = this.selectedSession();
     if (session === undefined) return;
@@ -191,7 +202,7 @@ export class Workstation {
     this.sourcesAsked = { atMs: 0, live: true, bytes: -1 };
     this.sourceFileKey = null;
     this.refresher.cancel();
-    this.worker.reset();
+    this.worker.reset(this.state.sessions.find((s) => s.id === sessionId)?.keepMinutes);
     this.feeder.reset();
     this.measureReader = new MeasureReader();
     const diffOptions = this.state.diffOptions.baseline?.kind === 'window' ? { ...this.state.diffOptions, baseline: null } : this.state.diffOptions;
@@ -199,7 +210,7 @@ export class Workstation {
       functions: null, eventTables: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       measureVersion: this.state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
-      flameOptions: { ...this.state.flameOptions, threadIds: null, eventType: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
+      flameOptions: { ...this.state.flameOptions, threadIds: null, processIds: null, eventType: null, window: this.state.flameOptions.window.kind === 'range' ? { kind: 'all' } : this.state.flameOptions.window },
     });
     if (sessionId !== null) {
       void this.subscribe(sessionId);
@@ -244,7 +255,8 @@ export class Workstation {
     // A type picked in the type or exceptions table belongs to its event type.
     if (patch.metric !== undefined && patch.metric !== before.metric && patch.eventType === undefined) next.eventType = null;
     // Flipping or regrouping the tree changes every frame's path: a zoom would land somewhere arbitrary.
-    const reshaped = next.inverted !== before.inverted || next.groupByThread !== before.groupByThread || next.asyncStacks !== before.asyncStacks;
+    const reshaped = next.inverted !== before.inverted || next.groupByThread !== before.groupByThread || next.groupByProcess !== before.groupByProcess
+      || next.asyncStacks !== before.asyncStacks;
     this.store.update({ flameOptions: next, ...(reshaped ? { flameZoom: [] } : {}) });
     // The search is the renderer's business: the tree stays the same.
     if (Object.keys(patch).some((k) => k !== 'search')) this.refresher.now();
@@ -574,8 +586,13 @@ export class Workstation {
       this.showError('Parts of this recording\'s data were lost on the way; the views show it only up to the loss.');
       return;
     }
+    this.refeed(id);
+  }
+
+  /** Feeds the worker the session's stream again from its first byte (lost bytes, or another kept window). */
+  private refeed(id: string): void {
     this.generation++;
-    this.worker.reset();
+    this.worker.reset(this.state.sessions.find((s) => s.id === id)?.keepMinutes);
     this.feeder.reset();
     this.measureReader = new MeasureReader();
     this.store.update({ streamBytes: 0, measureVersion: this.state.measureVersion + 1 });
@@ -589,6 +606,13 @@ export class Workstation {
     if (i >= 0) sessions[i] = session;
     else sessions.push(session);
     this.store.update({ sessions });
+    const keep = session.keepMinutes ?? null;
+    this.counters.keepMinutes(session.id, keep);
+    // Another window: what the worker let go may be wanted again, so it reads the stream anew.
+    if (before !== undefined && keep !== (before.keepMinutes ?? null) && session.id === this.state.selectedSessionId) {
+      this.store.update({ countersVersion: this.state.countersVersion + 1 });
+      this.refeed(session.id);
+    }
     // The last bytes of a stopped session may come after its state changed: refresh once more.
     if (session.id === this.state.selectedSessionId && isLive(before) && !isLive(session)) this.refresher.dataChanged();
   }
@@ -679,7 +703,7 @@ export class Workstation {
       if (baselineSummary !== null) patch.baselineSummary = baselineSummary;
       if (flame !== null) {
         patch.flame = flame;
-        patch.flameShape = { inverted: flameOptions.inverted, groupByThread: flameOptions.groupByThread };
+        patch.flameShape = { inverted: flameOptions.inverted, groupByThread: flameOptions.groupByThread, groupByProcess: flameOptions.groupByProcess };
       }
       if (parallel !== null) patch.parallel = parallel;
       if (tab === 'source') patch.functionLines = functionLines;

@@ -63,18 +63,21 @@ export function DiffView(): ReactElement {
   const baselineSummary = useAppState((s) => s.baselineSummary);
   const others = sessions.filter((s) => s.id !== selectedId);
   const durationMs = summary?.durationMs ?? 0;
+  // Halves of what the views hold: a session that keeps its last minutes has nothing before them.
+  const startMs = Math.min(summary?.keptFromMs ?? 0, durationMs);
+  const middleMs = (startMs + durationMs) / 2;
   const baseline = options.baseline;
   const [fromText, setFromText] = useState('');
   const [toText, setToText] = useState('');
 
   const choose = (value: string): void => {
     if (value === '') ws.setDiffOptions({ baseline: null });
-    else if (value === 'window') ws.setDiffOptions({ baseline: { kind: 'window', fromMs: 0, toMs: durationMs / 2 } });
+    else if (value === 'window') ws.setDiffOptions({ baseline: { kind: 'window', fromMs: startMs, toMs: middleMs } });
     else ws.setDiffOptions({ baseline: { kind: 'session', sessionId: value } });
   };
   const halves = (): void => {
-    ws.setDiffOptions({ baseline: { kind: 'window', fromMs: 0, toMs: durationMs / 2 } });
-    ws.setRange(durationMs / 2, durationMs);
+    ws.setDiffOptions({ baseline: { kind: 'window', fromMs: startMs, toMs: middleMs } });
+    ws.setRange(middleMs, durationMs);
   };
   const applyWindow = (): void => {
     const from = Number(fromText) * 1000;

@@ -1,9 +1,11 @@
-// The flame graph's options: metric, time window, threads, search, icicle and per-thread roots.
+// The flame graph's options: metric, time window, threads (and processes, when the recording has
+// several), search, icicle and per-thread or per-process roots.
 
 import type { ReactElement } from 'react';
 import { eventMetricInfo, isEventMetric, type EventMetric } from '../../../structs/profile/event-metrics.js';
 import { DEFAULT_LAST_SECONDS, type FlameOptions } from '../state/app-state.js';
 import { describeWindow } from '../state/view-queries.js';
+import { ProcessFilter } from './process-filter.js';
 import { ThreadFilter } from './thread-filter.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
@@ -45,19 +47,21 @@ export function MetricAndWindow(): ReactElement {
   );
 }
 
-/** The time window and the threads: what the type and exceptions tables share with the flame graph. */
+/** The time window, the processes and the threads: what the type and exceptions tables share with the flame graph. */
 export function WindowAndThreads(): ReactElement {
   const ws = useWorkstation();
   const o = useAppState((s) => s.flameOptions);
   const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
   const lastSeconds = o.window.kind === 'last' ? o.window.seconds : DEFAULT_LAST_SECONDS;
+  // A session that keeps only its last minutes has no whole recording in the views: say what "all" is.
+  const keep = useAppState((s) => s.summary?.keepMinutes ?? null);
   return (
     <>
       <select
         value={windowValue(o)} data-testid="window-select" aria-label="Time window"
         onChange={(e) => set({ window: e.target.value === 'last' ? { kind: 'last', seconds: lastSeconds } : { kind: 'all' } })}
       >
-        <option value="all">Whole recording</option>
+        <option value="all">{keep === null ? 'Whole recording' : `All kept: the last ${keep} min`}</option>
         <option value="last">Last…</option>
         {o.window.kind === 'range' && <option value="range">{describeWindow(o.window)}</option>}
       </select>
@@ -71,6 +75,7 @@ export function WindowAndThreads(): ReactElement {
           range {describeWindow(o.window)} ✕
         </button>
       )}
+      <ProcessFilter />
       <ThreadFilter />
     </>
   );
@@ -93,12 +98,22 @@ export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoo
   const o = useAppState((s) => s.flameOptions);
   const eventMetrics = useAppState((s) => s.summary?.eventMetrics ?? NO_EVENTS);
   const hasAsync = useAppState((s) => s.summary?.hasAsync === true);
+  const severalProcesses = useAppState((s) => (s.summary?.processes.length ?? 0) > 1);
   const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
   return (
     <div className="toolbar flame-toolbar">
       <MetricAndWindow />
+      {severalProcesses && (
+        <label className="check" title="One root per process">
+          <input type="checkbox" checked={o.groupByProcess} data-testid="group-by-process" onChange={(e) => set({ groupByProcess: e.target.checked, ...(e.target.checked ? { groupByThread: false } : {}) })} />
+          by process
+        </label>
+      )}
       <label className="check">
-        <input type="checkbox" checked={o.groupByThread} data-testid="group-by-thread" onChange={(e) => set({ groupByThread: e.target.checked })} />
+        <input
+          type="checkbox" checked={o.groupByThread && !(severalProcesses && o.groupByProcess)} data-testid="group-by-thread"
+          onChange={(e) => set({ groupByThread: e.target.checked, ...(e.target.checked ? { groupByProcess: false } : {}) })}
+        />
         by thread
       </label>
       <label className="check">

@@ -69,7 +69,7 @@ export function FlameView(): ReactElement {
     const box = boxRef.current;
     if (r === null || canvas === null || box === null || tree === null || shape === null) return;
     r.setTree(tree, { inverted: shape.inverted });
-    const shapeKey = `${shape.inverted}/${shape.groupByThread}`;
+    const shapeKey = `${shape.inverted}/${shape.groupByThread}/${shape.groupByProcess}`;
     const reshaped = shownShape.current !== null && shownShape.current !== shapeKey;
     if (reshaped) r.resetZoom();
     if (!zoomRestored.current) {

@@ -11,6 +11,8 @@ import { CANVAS_GRID, CANVAS_SELECTION, CANVAS_SELECTION_EDGE, CANVAS_TEXT, paus
 interface Props {
   pauses: readonly PauseEntry[];
   durationMs: number;
+  /** Where the axis begins: 0, or where a session's kept window begins. */
+  fromMs: number;
   range: { fromMs: number; toMs: number } | null;
   onRange(fromMs: number, toMs: number): void;
   /** The picked pause (drawn outlined), and what a click picks (null: a click away from every pause). */
@@ -36,18 +38,19 @@ export function tickLabel(ms: number, stepMs: number): string {
   return `${(ms / 1000).toFixed(decimals)} s`;
 }
 
-export function GcTimelineCanvas({ pauses, durationMs, range, onRange, picked, onPick }: Props): ReactElement {
+export function GcTimelineCanvas({ pauses, durationMs, fromMs, range, onRange, picked, onPick }: Props): ReactElement {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(800);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const [hover, setHover] = useState<{ pause: PauseEntry; x: number; y: number } | null>(null);
-  // The axis covers the recording and every pause even if one outlasts the last sample.
-  let spanMs = durationMs;
-  for (const p of pauses) spanMs = Math.max(spanMs, (p.startNs + p.durationNs) / 1e6);
-  spanMs = Math.max(spanMs, 1);
+  // The axis covers the recording (its kept part) and every pause even if one outlasts the last sample.
+  let endMs = durationMs;
+  for (const p of pauses) endMs = Math.max(endMs, (p.startNs + p.durationNs) / 1e6);
+  const originMs = Math.min(fromMs, endMs);
+  const spanMs = Math.max(endMs - originMs, 1);
   const plotW = Math.max(1, width - LEFT - RIGHT);
-  const xOf = (ms: number): number => LEFT + (ms / spanMs) * plotW;
-  const msOf = (x: number): number => Math.min(spanMs, Math.max(0, ((x - LEFT) / plotW) * spanMs));
+  const xOf = (ms: number): number => LEFT + ((ms - originMs) / spanMs) * plotW;
+  const msOf = (x: number): number => originMs + Math.min(spanMs, Math.max(0, ((x - LEFT) / plotW) * spanMs));
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -74,7 +77,7 @@ export function GcTimelineCanvas({ pauses, durationMs, range, onRange, picked, o
     g.strokeStyle = CANVAS_GRID;
     g.lineWidth = 1;
     const step = niceStep(spanMs, plotW);
-    for (let t = 0; t <= spanMs + 1e-9; t += step) {
+    for (let t = Math.ceil(originMs / step) * step; t <= originMs + spanMs + 1e-9; t += step) {
       const x = Math.round(xOf(t)) + 0.5;
       g.beginPath();
       g.moveTo(x, 4);

@@ -60,6 +60,7 @@ export function GcTimelineView(): ReactElement {
       <GcTimelineCanvas
         pauses={pauses}
         durationMs={summary?.durationMs ?? 0}
+        fromMs={summary?.keptFromMs ?? 0}
         range={range}
         onRange={(from, to) => ws.setRange(from, to)}
         picked={pick}

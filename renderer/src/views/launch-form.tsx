@@ -1,4 +1,5 @@
-// "Launch…": a command, its arguments as one line, the sampling interval, wall time on or off.
+// "Launch…": a command, its arguments as one line, the sampling interval, wall time on or off,
+// async stacks, and whether the .NET processes the program starts are recorded too (on by default).
 
 import { useState, type FormEvent, type ReactElement } from 'react';
 import { splitArguments } from '../state/command-line.js';
@@ -9,10 +10,12 @@ import { useAppState, useWorkstation } from './use-app-state.js';
 interface Props {
   intervalMs: number;
   onIntervalChange(ms: number): void;
+  /** The views keep only the session's last N minutes; null: all of it. */
+  keepMinutes: number | null;
   onClose(): void;
 }
 
-export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): ReactElement {
+export function LaunchForm({ intervalMs, onIntervalChange, keepMinutes, onClose }: Props): ReactElement {
   const ws = useWorkstation();
   const starting = useAppState((s) => s.starting);
   const [command, setCommand] = useState('dotnet');
@@ -20,6 +23,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): Re
   const [cwd, setCwd] = useState('');
   const [wall, setWall] = useState(true);
   const [asyncStacks, setAsyncStacks] = useState(false);
+  const [children, setChildren] = useState(true);
 
   // Exactly what will run, as the session will be named: Launch runs any command, so it is shown first.
   let preview: string;
@@ -42,7 +46,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): Re
       ws.showError('Say which program to launch.');
       return;
     }
-    void ws.launch({ command: command.trim(), args: list, intervalMs, wall, ...(asyncStacks ? { async: true } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
+    void ws.launch({ command: command.trim(), args: list, intervalMs, wall, children, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
   };
 
   return (
@@ -73,6 +77,10 @@ export function LaunchForm({ intervalMs, onIntervalChange, onClose }: Props): Re
       <label className="check" title="The methods awaiting each async continuation, above it in the flame graph. Costs the program time at high await rates (about 8% at 10,000 awaits a second).">
         <input type="checkbox" checked={asyncStacks} onChange={(e) => setAsyncStacks(e.target.checked)} data-testid="launch-async" />
         async stacks
+      </label>
+      <label className="check" title="Every .NET process the program starts is recorded too, each as its own process in this recording (a build's nodes, a service's workers). Off: only the first .NET process to connect.">
+        <input type="checkbox" checked={children} onChange={(e) => setChildren(e.target.checked)} data-testid="launch-children" />
+        child processes
       </label>
       <output className="launch-preview" data-testid="launch-preview">{preview}</output>
       <div className="actions">

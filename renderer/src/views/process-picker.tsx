@@ -2,6 +2,7 @@
 // recording file; and the recordings made so far.
 
 import { useState, type ReactElement } from 'react';
+import { KeepWindowInput } from './keep-window-input.js';
 import { LaunchForm } from './launch-form.js';
 import { OpenRecordingForm } from './open-recording-form.js';
 import { ProcessTable } from './process-table.js';
@@ -12,6 +13,8 @@ export function ProcessPicker(): ReactElement {
   const ws = useWorkstation();
   const starting = useAppState((s) => s.starting);
   const [intervalMs, setIntervalMs] = useState(10);
+  // For the session Launch or Attach starts: null keeps the whole recording in the views.
+  const [keepMinutes, setKeepMinutes] = useState<number | null>(null);
   const [launching, setLaunching] = useState(false);
   const [opening, setOpening] = useState(false);
   return (
@@ -36,12 +39,13 @@ export function ProcessPicker(): ReactElement {
             />
             ms
           </label>
+          <KeepWindowInput minutes={keepMinutes} onChange={setKeepMinutes} testId="keep-window" />
           <button type="button" data-testid="launch-open" onClick={() => setLaunching(!launching)} aria-expanded={launching}>Launch…</button>
           <button type="button" data-testid="recording-open" onClick={() => setOpening(!opening)} aria-expanded={opening}>Open recording…</button>
         </div>
-        {launching && <LaunchForm intervalMs={intervalMs} onIntervalChange={setIntervalMs} onClose={() => setLaunching(false)} />}
+        {launching && <LaunchForm intervalMs={intervalMs} onIntervalChange={setIntervalMs} keepMinutes={keepMinutes} onClose={() => setLaunching(false)} />}
         {opening && <OpenRecordingForm onClose={() => setOpening(false)} />}
-        <ProcessTable intervalMs={intervalMs} />
+        <ProcessTable intervalMs={intervalMs} keepMinutes={keepMinutes} />
       </section>
       <aside className="picker-side">
         <SessionsList />

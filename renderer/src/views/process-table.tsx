@@ -9,7 +9,7 @@ function matches(p: ProcessInfo, words: string[]): boolean {
   return words.every((w) => text.includes(w));
 }
 
-export function ProcessTable({ intervalMs }: { intervalMs: number }): ReactElement {
+export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; keepMinutes: number | null }): ReactElement {
   const ws = useWorkstation();
   const processes = useAppState((s) => s.processes);
   const loading = useAppState((s) => s.processesLoading);
@@ -53,7 +53,7 @@ export function ProcessTable({ intervalMs }: { intervalMs: number }): ReactEleme
                 <td className="actions">
                   {p.attachable && (
                     <button
-                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.attach({ pid: p.pid, intervalMs, ...(asyncStacks ? { async: true } : {}) })}
+                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.attach({ pid: p.pid, intervalMs, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}) })}
                       title={p.eventPipeOnly ? `${p.reason ?? ''} clrscope records it through the runtime's EventPipe instead; CPU time is estimated.` : undefined}
                     >
                       {p.eventPipeOnly ? 'Attach (EventPipe)' : 'Attach'}

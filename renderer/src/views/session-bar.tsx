@@ -5,6 +5,7 @@ import type { ReactElement } from 'react';
 import type { SessionInfo } from '../../../structs/api/contract.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { sessionTitle } from '../state/session-title.js';
+import { KEPT_WINDOW_NOTE, KeepWindowSelect, keptWindowCaption } from './keep-window-input.js';
 
 export { sessionTitle };
 
@@ -43,6 +44,10 @@ export function SessionBar(): ReactElement {
       {selected !== undefined && <StateBadge state={selected.state} testId="session-state" />}
       {selected?.source === 'file' && <span className="badge source-file" data-testid="session-source">file</span>}
       {selected?.approximateCpu === true && <ApproximateCpuBadge testId="session-approximate-cpu" />}
+      {selected?.keepMinutes !== undefined && (
+        <span className="badge kept-window" data-testid="kept-window" title={KEPT_WINDOW_NOTE}>{keptWindowCaption(selected.keepMinutes)}</span>
+      )}
+      {selected !== undefined && <KeepWindowSelect minutes={selected.keepMinutes ?? null} onChange={(m) => void ws.setKeepWindow(m)} testId="keep-window-select" />}
       {live && (
         <button type="button" className="danger" data-testid="session-stop" onClick={() => void ws.stop()}>Stop</button>
       )}

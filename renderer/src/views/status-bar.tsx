@@ -15,6 +15,9 @@ export function StatusBar(): ReactElement {
     <footer className="statusbar" data-testid="status-bar">
       <span data-testid="status-samples">{formatCount(summary.sampleCount)} samples</span>
       <span data-testid="status-duration">{formatMs(summary.durationMs)}</span>
+      {summary.keepMinutes !== null && (
+        <span data-testid="status-kept">{summary.keptFromMs === null ? `all kept (under ${summary.keepMinutes} min)` : `kept from ${formatMs(summary.keptFromMs)}`}</span>
+      )}
       <span>{summary.threads.length} threads</span>
       <span>{summary.pauses.length} pauses</span>
       {summary.droppedSamples > 0 && <span className="warn">{formatCount(summary.droppedSamples)} dropped</span>}

@@ -15,6 +15,7 @@ import { hottestLines } from '../../../structs/analysis/hottest-lines.js';
 import { exceptionTable, typeTable } from '../../../structs/profile/event-tables.js';
 import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
 import { StreamFeed } from './stream-feed.js';
+import { queryThreads } from './process-filter.js';
 
 export interface AnalysisOutput {
   reply: AnalysisReply | { kind: 'error'; requestId: number | null; message: string };
@@ -27,8 +28,10 @@ export interface FoldedView {
   labels: LabelTable;
 }
 
-function analysisQuery(q: AnalysisQueryMessage): AnalysisQuery {
-  return { metric: q.metric, fold: q.fold, threadIds: q.threadIds, ...(q.fromMs !== undefined ? { fromMs: q.fromMs } : {}), ...(q.toMs !== undefined ? { toMs: q.toMs } : {}) };
+/** The analysis's query over `rec`: the process filter becomes the threads of its processes. */
+function analysisQuery(rec: Recording, q: AnalysisQueryMessage): AnalysisQuery {
+  const threadIds = queryThreads(rec, q.threadIds, q.processIds);
+  return { metric: q.metric, fold: q.fold, threadIds, ...(q.fromMs !== undefined ? { fromMs: q.fromMs } : {}), ...(q.toMs !== undefined ? { toMs: q.toMs } : {}) };
 }
 
 /** The distinct ArrayBuffers under `arrays`, to transfer rather than copy. */
@@ -43,7 +46,7 @@ export function flatTreeArrays(tree: FlatTree): ArrayBufferView[] {
 }
 
 export class AnalysisCore {
-  readonly analysis: ProfileAnalysis;
+  private analysisValue: ProfileAnalysis;
   private baseline: StreamFeed | null = null;
   private baselineAnalysis: ProfileAnalysis | null = null;
 
@@ -53,7 +56,16 @@ export class AnalysisCore {
 
   constructor(rec: Recording) {
     this.rec = rec;
-    this.analysis = new ProfileAnalysis(rec);
+    this.analysisValue = new ProfileAnalysis(rec);
+  }
+
+  get analysis(): ProfileAnalysis {
+    return this.analysisValue;
+  }
+
+  /** The recording let its oldest samples go (a kept window): what was weighed and folded from them starts over; the baseline stays. */
+  rebase(): void {
+    this.analysisValue = new ProfileAnalysis(this.rec);
   }
 
   /** The folded view the options ask for; null when they fold nothing (the recording's own stacks serve). */
@@ -67,11 +79,11 @@ export class AnalysisCore {
   handle(request: AnalysisRequest): AnalysisOutput | null {
     switch (request.kind) {
       case 'functions': {
-        const table = this.analysis.functions(analysisQuery(request.query));
+        const table = this.analysis.functions(analysisQuery(this.rec, request.query));
         return { reply: { kind: 'functions', requestId: request.requestId, table }, transfer: buffersOf([table.kind, table.self, table.total, table.selfSamples, table.totalSamples]) };
       }
       case 'sandwich': {
-        const sandwich = this.analysis.sandwich(analysisQuery(request.query), request.name);
+        const sandwich = this.analysis.sandwich(analysisQuery(this.rec, request.query), request.name);
         const transfer = sandwich === null ? [] : buffersOf([...flatTreeArrays(sandwich.callers), ...flatTreeArrays(sandwich.callees)]);
         return { reply: { kind: 'sandwich', requestId: request.requestId, sandwich }, transfer };
       }
@@ -85,7 +97,11 @@ export class AnalysisCore {
         if (typeof before === 'string' || typeof after === 'string') {
           return { reply: { kind: 'error', requestId: request.requestId, message: typeof before === 'string' ? before : after as string }, transfer: [] };
         }
-        const d = diffAnalyses(before, analysisQuery(request.before.query), after, analysisQuery(request.after.query), request.normalize);
+        const recordingOf = (source: 'current' | 'baseline'): Recording => (source === 'current' ? this.rec : this.baseline?.recording ?? this.rec);
+        const d = diffAnalyses(
+          before, analysisQuery(recordingOf(request.before.source), request.before.query),
+          after, analysisQuery(recordingOf(request.after.source), request.after.query), request.normalize,
+        );
         const t = d.tree;
         const f = d.functions;
         return {
@@ -120,14 +136,16 @@ export class AnalysisCore {
         return { reply: { kind: 'sources', requestId: request.requestId, names: [...sources.keys()], places: [...sources.values()] }, transfer: [] };
       }
       case 'function-lines': {
-        const lines = functionLines(this.rec, this.lines ?? new FrameLines(this.rec, () => null), request.name, analysisQuery(request.query));
+        const lines = functionLines(this.rec, this.lines ?? new FrameLines(this.rec, () => null), request.name, analysisQuery(this.rec, request.query));
         return { reply: { kind: 'function-lines', requestId: request.requestId, lines }, transfer: [] };
       }
-      case 'event-tables':
+      case 'event-tables': {
+        const query = { ...request.query, threadIds: queryThreads(this.rec, request.query.threadIds, request.query.processIds) };
         return {
-          reply: { kind: 'event-tables', requestId: request.requestId, types: typeTable(this.rec, request.query), exceptions: exceptionTable(this.rec, request.query) },
+          reply: { kind: 'event-tables', requestId: request.requestId, types: typeTable(this.rec, query), exceptions: exceptionTable(this.rec, query) },
           transfer: [],
         };
+      }
     }
   }
 

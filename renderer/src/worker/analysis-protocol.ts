@@ -11,10 +11,11 @@ import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
 import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
+import type { ProcessFilter } from './protocol.js';
 
 export type AnalysisMetric = 'cpu' | 'wall' | 'samples';
 
-export interface AnalysisQueryMessage {
+export interface AnalysisQueryMessage extends ProcessFilter {
   metric: AnalysisMetric;
   /** Milliseconds after the recording's start; absent = open. */
   fromMs?: number;
@@ -53,7 +54,7 @@ export type AnalysisRequest =
   /** One function's time per source line (the source panel), by the lines the last 'lines' request gave. */
   | { kind: 'function-lines'; requestId: number; query: AnalysisQueryMessage; name: string }
   /** Allocated and live bytes per type and exceptions per type (structs/profile/event-tables.ts). */
-  | { kind: 'event-tables'; requestId: number; query: EventTableQuery };
+  | { kind: 'event-tables'; requestId: number; query: EventTableQuery & ProcessFilter };
 
 export type AnalysisReply =
   | { kind: 'functions'; requestId: number; table: FunctionsTable }

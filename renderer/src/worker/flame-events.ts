@@ -1,6 +1,6 @@
 // The flame graph of an event type (allocated bytes, lock wait, exceptions, ...): the events
-// of the query's window and threads summed per stack, or per (stack, thread label) when grouped
-// by thread. Events without a stack (exceptions over the profiler's stack budget) have no place
+// of the query's window and threads summed per stack, or per (stack, group label) when grouped
+// by thread or process. Events without a stack (exceptions over the profiler's stack budget) have no place
 // in a tree and are left out. A type name, when given, keeps only the events of that type. The live heap is what the newest live set before the window's end
 // holds, wherever in time that set was taken.
 
@@ -11,7 +11,7 @@ import type { Recording } from '../../../structs/profile/recording.js';
 import type { MonoBounds, ThreadSlots } from './sample-filter.js';
 
 export function sumEventsForFlame(
-  rec: Recording, metric: EventMetric, threadIds: readonly number[] | null, groupByThread: boolean,
+  rec: Recording, metric: EventMetric, threadIds: readonly number[] | null, groupOf: ((threadId: number) => number) | null,
   { from, to }: MonoBounds, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys, eventType?: string,
 ): { count: number; newestMono: number } {
   const info = eventMetricInfo(metric);
@@ -34,7 +34,7 @@ export function sumEventsForFlame(
     if (s < 0 || allowed[s] === 0) continue;
     const v = info.value(e.value1[i], e.value2[i]);
     if (v === 0) continue;
-    const group = groupByThread ? labels.ofThread(e.threadId[i]) : -1;
+    const group = groupOf === null ? -1 : groupOf(e.threadId[i]);
     const key = `${e.stackId[i]}:${group}`;
     let sum = sums.get(key);
     if (sum === undefined) {

@@ -16,6 +16,10 @@ import { sumEventsForFlame } from './flame-events.js';
 import { isEventMetric } from '../../../structs/profile/event-metrics.js';
 import type { StackSums, Sums } from './stack-sums.js';
 import type { TreeReuse } from './tree-reuse.js';
+import { groupLabels, queryThreads } from './process-filter.js';
+
+/** A thread's group node (a thread's or a process's label), when the query groups. */
+type GroupOf = (threadId: number) => number;
 
 interface IndexRange {
   from: number;
@@ -30,7 +34,8 @@ const DENSE_CELLS = 1 << 21;
  * root, then each stack's outermost frame down to its leaf. Inverted: root, then leaf up to
  * the outermost caller, so a node's total is the time of the stacks that end in its path.
  * groupByThread puts one node per thread name between the root and the frames (threads that
- * share a name share the node, as in collapsed-stack text). Samples whose metric value is 0
+ * share a name share the node, as in collapsed-stack text); groupByProcess one per process.
+ * processIds narrow the threads to those of the processes. Samples whose metric value is 0
  * (a wall-only sample in a CPU tree) are left out and not counted in sampleCount. With a
  * folded view, each recorded stack's sum goes to its folded stack, labelled by the view.
  */
@@ -61,28 +66,31 @@ export function buildFlameTreeIncremental(rec: Recording, query: FlameQuery, lab
   return buildFrom(rec, query, labels, view, sums, reuse);
 }
 
-function buildFrom(rec: TreeSource, query: FlameQuery, labels: LabelTable, view: FoldedView | null, stackSums: StackSums | null, reuse: TreeReuse | null): FlatTree {
+function buildFrom(rec: TreeSource, asked: FlameQuery, labels: LabelTable, view: FoldedView | null, stackSums: StackSums | null, reuse: TreeReuse | null): FlatTree {
   const keys = new MergeKeys();
   const table = view?.labels ?? labels;
+  // The process filter is the threads of its processes from here on.
+  const query: FlameQuery = { ...asked, threadIds: queryThreads(rec, asked.threadIds, asked.processIds) };
+  const groupOf = groupLabels(rec, table, query);
   let sums: Sums = { count: 0, newestMono: -Infinity };
   const meta = rec.meta;
   const metric = query.metric;
   if (meta !== undefined && isEventMetric(metric) && !(rec instanceof AsyncSource)) {
-    sums = sumEventsForFlame(rec, metric, query.threadIds, query.groupByThread, monoBounds(meta.startMono, query), new ThreadSlots(rec), table, keys, query.eventType);
+    sums = sumEventsForFlame(rec, metric, query.threadIds, groupOf, monoBounds(meta.startMono, query), new ThreadSlots(rec), table, keys, query.eventType);
   } else if (meta !== undefined && rec.sampleCount > 0) {
     const bounds = monoBounds(meta.startMono, query);
     const whole = query.fromMs === undefined && query.toMs === undefined;
     if (stackSums !== null && whole) {
-      sums = fromStackSums(stackSums, rec.stackCount, query, table, keys);
-    } else if (stackSums !== null && query.threadIds === null && !query.groupByThread) {
+      sums = fromStackSums(stackSums, rec.stackCount, query, groupOf, keys);
+    } else if (stackSums !== null && query.threadIds === null && groupOf === null) {
       const perStack = new Float64Array(rec.stackCount);
       sums = stackSums.windowSums(query.metric, bounds, perStack);
       for (let s = 0; s < perStack.length; s++) if (perStack[s] !== 0) keys.add(s, -1, perStack[s]);
     } else {
       const range = stackSums === null ? { from: 0, to: rec.sampleCount } : stackSums.indexRange(bounds);
       const slots = new ThreadSlots(rec);
-      sums = query.groupByThread
-        ? sumByStackAndGroup(rec, query, bounds, range, slots, table, keys)
+      sums = groupOf !== null
+        ? sumByStackAndGroup(rec, query, bounds, range, slots, groupOf, keys)
         : sumByStack(rec, query, bounds, range, slots, keys);
     }
   }
@@ -98,29 +106,29 @@ function buildFrom(rec: TreeSource, query: FlameQuery, labels: LabelTable, view:
 /** Queries that usually give the same keys share a kept shape; the keys are compared anyway. */
 function shapeSlot(query: FlameQuery): string {
   const windowed = query.fromMs !== undefined || query.toMs !== undefined;
-  return JSON.stringify([query.metric, query.inverted, query.groupByThread, query.threadIds, windowed, query.fold ?? null, query.eventType ?? null]);
+  return JSON.stringify([query.metric, query.inverted, query.groupByThread, query.groupByProcess === true, query.threadIds, windowed, query.fold ?? null, query.eventType ?? null]);
 }
 
 /** The whole recording's keys from the kept sums: per stack, per (stack, thread) when filtered or grouped. */
-function fromStackSums(stackSums: StackSums, stackCount: number, query: FlameQuery, labels: LabelTable, keys: MergeKeys): Sums {
-  if (query.threadIds === null && !query.groupByThread) {
+function fromStackSums(stackSums: StackSums, stackCount: number, query: FlameQuery, groupOf: GroupOf | null, keys: MergeKeys): Sums {
+  if (query.threadIds === null && groupOf === null) {
     const { stack, sums } = stackSums.totals(query.metric);
     for (let s = 0; s < stack.length; s++) if (stack[s] !== 0) keys.add(s, -1, stack[s]);
     return sums;
   }
   const allowed = query.threadIds === null ? null : new Set(query.threadIds);
   const keep = (id: number): boolean => allowed === null || allowed.has(id);
-  if (!query.groupByThread) {
+  if (groupOf === null) {
     const perStack = new Float64Array(stackCount);
     const sums = stackSums.forEachThreadSum(query.metric, keep, (s, _t, v) => { perStack[s] += v; });
     for (let s = 0; s < perStack.length; s++) if (perStack[s] !== 0) keys.add(s, -1, perStack[s]);
     return sums;
   }
-  // One key per (stack, thread label): threads sharing a name share the key, as in the scan.
+  // One key per (stack, group label): threads sharing a name (or a process) share the key, as in the scan.
   const pairs = new PairTable(1 << 12);
   let pairSums = new Float64Array(pairs.first.length);
   const labelOf = new Map<number, number>();
-  for (const t of stackSums.threadIds) labelOf.set(t, labels.ofThread(t));
+  for (const t of stackSums.threadIds) labelOf.set(t, groupOf(t));
   const sums = stackSums.forEachThreadSum(query.metric, keep, (s, t, v) => {
     const p = pairs.intern(s, labelOf.get(t) as number);
     if (p >= pairSums.length) pairSums = growFloat64(pairSums, p + 1);
@@ -159,8 +167,8 @@ function sumByStack(rec: TreeSource, query: FlameQuery, { from, to }: MonoBounds
   return { count, newestMono: newest };
 }
 
-/** Sums per (stack, thread label): threads sharing a name fall into one group already here. */
-function sumByStackAndGroup(rec: TreeSource, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, labels: LabelTable, keys: MergeKeys): Sums {
+/** Sums per (stack, group label): threads sharing a name (or a process) fall into one group already here. */
+function sumByStackAndGroup(rec: TreeSource, query: FlameQuery, { from, to }: MonoBounds, range: IndexRange, slots: ThreadSlots, labelOf: GroupOf, keys: MergeKeys): Sums {
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;
   const { mono, threadId, stackId } = cols;
@@ -169,7 +177,7 @@ function sumByStackAndGroup(rec: TreeSource, query: FlameQuery, { from, to }: Mo
   const groupOfLabel = new Map<number, number>();
   const groupOf = new Int32Array(slots.count);
   slots.ids.forEach((id, s) => {
-    const label = labels.ofThread(id);
+    const label = labelOf(id);
     let g = groupOfLabel.get(label);
     if (g === undefined) {
       g = groupLabels.length;

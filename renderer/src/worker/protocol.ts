@@ -21,7 +21,13 @@ export interface TimeWindow {
   toMs?: number;
 }
 
-export interface FlameQuery extends TimeWindow {
+/** Which processes' threads a query looks at, in a recording of several (PROCESS records). */
+export interface ProcessFilter {
+  /** Pids whose threads to include (with threadIds: the threads in both); null or absent = every process. */
+  processIds?: number[] | null;
+}
+
+export interface FlameQuery extends TimeWindow, ProcessFilter {
   metric: FlameMetric;
   /** Wire thread ids to include; null = every thread. */
   threadIds: number[] | null;
@@ -29,6 +35,8 @@ export interface FlameQuery extends TimeWindow {
   inverted: boolean;
   /** One root per thread under the "all" root (thread names as frames). */
   groupByThread: boolean;
+  /** One root per process under the "all" root ("[pid name]"); takes the place of groupByThread when both are set. */
+  groupByProcess?: boolean;
   /** Folding and grouping of the stacks; absent = the stacks as recorded. */
   fold?: FoldOptions;
   /** Async call stacks where the recording has them (CPU and wall only): awaiting methods above a continuation. */
@@ -54,9 +62,19 @@ export interface ThreadSummary {
   id: number;
   osTid: number;
   name: string;
+  /** The thread's process in a recording of several; null in a one-process recording. */
+  pid: number | null;
   ended: boolean;
   cpuNs: number;
   wallNs: number;
+}
+
+export interface ProcessSummary {
+  pid: number;
+  /** The kernel's name ("dotnet"); may be empty. */
+  name: string;
+  /** What its node is called when the flame graph groups by process: "[pid name]". */
+  label: string;
 }
 
 export interface RecordingSummary {
@@ -68,18 +86,25 @@ export interface RecordingSummary {
   sampleCount: number;
   droppedSamples: number;
   threads: ThreadSummary[];
+  /** The processes of a recording of several (a launch with child processes), in the order they connected; empty for one process. */
+  processes: ProcessSummary[];
   pauses: PauseEntry[];
   /** The event types the recording has events for (the flame graph's type selector offers them). */
   eventMetrics: EventMetric[];
   /** The recording has async call stacks (the flame graph offers its "async stacks" switch). */
   hasAsync: boolean;
+  /** The session keeps only its last N minutes in the views (reset's keepMinutes); null: the whole recording. */
+  keepMinutes: number | null;
+  /** Where the kept part begins (ms after HELLO) once older data was let go; null while everything is held. */
+  keptFromMs: number | null;
   ended: boolean;
   /** A sentence when the stream was corrupt. */
   error: string | null;
 }
 
 export type WorkerRequest =
-  | { kind: 'reset' }
+  /** A new session, or the same one fed again; `keepMinutes`: keep only its last N minutes (kept-window.ts). */
+  | { kind: 'reset'; keepMinutes?: number }
   | { kind: 'chunk'; offset: number; bytes: Uint8Array }
   | { kind: 'flame'; requestId: number; query: FlameQuery }
   | { kind: 'parallel'; requestId: number; query: ParallelQuery }

@@ -30,7 +30,7 @@ function stream(): { first: Uint8Array; second: Uint8Array } {
 test('before HELLO: nothing known', () => {
   const s = new SummaryTracker(new Recording()).summarize(null);
   assert.deepEqual(s, {
-    pid: null, runtimeVersion: null, intervalNs: 0, durationMs: 0, sampleCount: 0, droppedSamples: 0, threads: [], pauses: [], eventMetrics: [], hasAsync: false, ended: false, error: null,
+    pid: null, runtimeVersion: null, intervalNs: 0, durationMs: 0, sampleCount: 0, droppedSamples: 0, threads: [], processes: [], pauses: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, ended: false, error: null,
   });
 });
 
@@ -47,14 +47,14 @@ test('per-thread totals grow with each summary; pauses, drops, duration and END'
   assert.equal(early.durationMs, 2);
   assert.equal(early.ended, false);
   assert.deepEqual(early.threads, [
-    { id: 1, osTid: 101, name: 'main', ended: false, cpuNs: 100, wallNs: 0 },
-    { id: 2, osTid: 202, name: 'worker', ended: false, cpuNs: 50, wallNs: 70 },
+    { id: 1, osTid: 101, name: 'main', pid: null, ended: false, cpuNs: 100, wallNs: 0 },
+    { id: 2, osTid: 202, name: 'worker', pid: null, ended: false, cpuNs: 50, wallNs: 70 },
   ]);
   decoder.push(second);
   const late = tracker.summarize('broken');
   assert.deepEqual(late.threads, [
-    { id: 1, osTid: 101, name: 'main', ended: false, cpuNs: 100, wallNs: 30 },
-    { id: 2, osTid: 202, name: 'worker', ended: true, cpuNs: 50, wallNs: 70 },
+    { id: 1, osTid: 101, name: 'main', pid: null, ended: false, cpuNs: 100, wallNs: 30 },
+    { id: 2, osTid: 202, name: 'worker', pid: null, ended: true, cpuNs: 50, wallNs: 70 },
   ]);
   assert.equal(late.sampleCount, 3);
   assert.equal(late.droppedSamples, 10);

@@ -2,6 +2,7 @@
 // every pause, drops and how the stream ended. Views ask for it every refresh, so per-thread
 // totals are kept incrementally: each sample is counted once, not once per request.
 
+import { processPrefix } from '../../../structs/profile/merge-processes.js';
 import { pauseEntries } from '../../../structs/profile/pause-summary.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { EVENT_METRICS, type EventMetric } from '../../../structs/profile/event-metrics.js';
@@ -21,8 +22,12 @@ export class SummaryTracker {
   private wall = new Float64Array(64);
   private readonly sparse = new Map<number, { cpuNs: number; wallNs: number }>();
 
-  constructor(rec: Recording) {
+  private readonly keepMinutes: number | null;
+
+  /** `keepMinutes`: the window the session keeps (the recording lets older data go), said in the summary. */
+  constructor(rec: Recording, keepMinutes: number | null = null) {
     this.rec = rec;
+    this.keepMinutes = keepMinutes;
   }
 
   /** `error` is the sentence describing why the stream stopped being readable, if it did. */
@@ -31,7 +36,7 @@ export class SummaryTracker {
     this.countNewSamples();
     const meta = rec.meta;
     const threads: ThreadSummary[] = rec.threads()
-      .map((t) => ({ id: t.id, osTid: t.osTid, name: t.name, ended: t.ended, ...this.totalsOf(t.id) }))
+      .map((t) => ({ id: t.id, osTid: t.osTid, name: t.name, pid: rec.processOf(t.id)?.pid ?? null, ended: t.ended, ...this.totalsOf(t.id) }))
       .sort((a, b) => a.id - b.id);
     const stats = rec.stats;
     const dropped = stats === undefined ? 0 : stats.droppedRingFull + stats.droppedBufferFull + stats.droppedWatchdog + stats.droppedOther;
@@ -43,9 +48,12 @@ export class SummaryTracker {
       sampleCount: rec.sampleCount,
       droppedSamples: dropped,
       threads,
+      processes: rec.processes().map((p) => ({ pid: p.pid, name: p.name, label: processPrefix(p) })),
       pauses: meta === undefined ? [] : pauseEntries(rec.suspensions(), meta.startMono),
       eventMetrics: this.eventMetrics(),
       hasAsync: rec.hasAsync,
+      keepMinutes: this.keepMinutes,
+      keptFromMs: meta === undefined || rec.keptFromMono === -Infinity ? null : (rec.keptFromMono - meta.startMono) / NS_PER_MS,
       ended: rec.end !== undefined,
       error,
     };

@@ -11,6 +11,8 @@
 // Opening an hour's recording to its flame graph then costs one decode and the sums, not the
 // columns of 23 million samples.
 
+import { processRecordTap } from '../../../structs/formats/clrscope-file/process-record.js';
+import type { RecordTap } from '../../../structs/formats/clrscope-file/record-tap.js';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
 import { WireFormatError } from '../../../structs/wire/wire-format-error.js';
 import { Recording } from '../../../structs/profile/recording.js';
@@ -24,6 +26,8 @@ export interface StreamFeedOptions {
 export class StreamFeed {
   readonly recording: Recording;
   private readonly decoder: WireDecoder;
+  // A stream of several processes (a launch with child processes, such a file opened) says whose each thread is.
+  private readonly processes: RecordTap;
   private received = 0;
   private failure: string | null = null;
   // The stream's bytes, while the recording keeps only recent samples.
@@ -34,6 +38,7 @@ export class StreamFeed {
       ? new Recording({ keepSamples: 'recent', restoreSamples: () => this.decodeAgain() })
       : new Recording();
     this.decoder = new WireDecoder(this.recording);
+    this.processes = processRecordTap(this.recording, 'stream');
   }
 
   /** Bytes of the stream decoded so far (the offset the next new byte has). */
@@ -63,6 +68,7 @@ export class StreamFeed {
     if (!this.recording.keepsSamples) this.bytes.push(fresh);
     try {
       this.decoder.push(fresh);
+      this.processes.push(fresh);
     } catch (err) {
       this.received = end;
       return this.fail(this.describe(err));

@@ -16,6 +16,7 @@ import { buildParallelTree } from './parallel-stacks.js';
 import { SummaryTracker } from './recording-summary.js';
 import { StreamFeed } from './stream-feed.js';
 import { AnalysisCore } from './analysis-core.js';
+import { KeptWindow, MAX_KEEP_MINUTES } from './kept-window.js';
 
 export interface WorkerOutput {
   reply: WorkerReply;
@@ -24,6 +25,9 @@ export interface WorkerOutput {
 }
 
 export class ProfileWorkerCore {
+  // With a kept window the recording keeps its samples (a window's cut needs them) and lets the
+  // oldest go; without, it keeps the stream's bytes and only the latest chunks' samples (StreamFeed).
+  private window: KeptWindow | null = null;
   private feed = new StreamFeed({ recentSamples: true });
   private labels = new LabelTable(this.feed.recording);
   private summary = new SummaryTracker(this.feed.recording);
@@ -36,20 +40,27 @@ export class ProfileWorkerCore {
   /** The reply to send for `request`, or null when it needs none ('reset', a chunk that decoded). */
   handle(request: WorkerRequest): WorkerOutput | null {
     switch (request.kind) {
-      case 'reset':
-        this.feed = new StreamFeed({ recentSamples: true });
+      case 'reset': {
+        const minutes = request.keepMinutes;
+        const valid = minutes === undefined || (Number.isInteger(minutes) && minutes >= 1 && minutes <= MAX_KEEP_MINUTES);
+        this.window = minutes === undefined || !valid ? null : new KeptWindow(minutes);
+        this.feed = new StreamFeed({ recentSamples: this.window === null });
         this.labels = new LabelTable(this.feed.recording);
-        this.summary = new SummaryTracker(this.feed.recording);
         this.analysis = new AnalysisCore(this.feed.recording);
-        this.sums = new StackSums(this.feed.recording);
-        this.reuse = new TreeReuse();
-        this.async = null;
-        return null;
+        this.rebase();
+        // A bug of the page's, not of the stream: the whole recording is kept, and it hears why.
+        return valid ? null : this.error(null, `The views can keep 1 to ${MAX_KEEP_MINUTES} whole minutes of a recording, not ${String(minutes)}; they keep all of it.`);
+      }
       case 'chunk': {
         if (!(request.bytes instanceof Uint8Array)) return this.error(null, 'A stream chunk arrived without its bytes (a Uint8Array).');
         const failure = this.feed.push(request.offset, request.bytes);
         const rec = this.feed.recording;
-        if (!rec.keepsSamples) {
+        if (this.window !== null) {
+          if (this.window.advance(rec)) {
+            this.rebase();
+            this.analysis.rebase();
+          }
+        } else if (!rec.keepsSamples) {
           // The recording holds only this chunk's samples: the sums and the summary take them now,
           // then they go (a view that needs every sample has them decoded again: StreamFeed).
           this.sums.update();
@@ -94,6 +105,14 @@ export class ProfileWorkerCore {
         return this.error(requestId, `The profile worker does not know the request kind ${JSON.stringify(unknown.kind)}.`);
       }
     }
+  }
+
+  /** Readers of the samples start over: a new recording, or one that let its oldest samples go. */
+  private rebase(): void {
+    this.summary = new SummaryTracker(this.feed.recording, this.window?.minutes ?? null);
+    this.sums = new StackSums(this.feed.recording);
+    this.reuse = new TreeReuse();
+    this.async = null;
   }
 
   private wantsAsync(query: FlameQuery): boolean {

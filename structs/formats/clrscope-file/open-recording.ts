@@ -7,7 +7,7 @@ import { Recording } from '../../profile/recording.js';
 import { WireDecoder } from '../../wire/decoder.js';
 import { WireFormatError } from '../../wire/wire-format-error.js';
 import { COUNTERS_RECORD_TYPE, decodeCountersBody } from './counters-record.js';
-import { decodeProcessBody, PROCESS_RECORD_TYPE } from './process-record.js';
+import { processRecordTap } from './process-record.js';
 import { RecordTap } from './record-tap.js';
 import { SPOOLED_RECORD_TYPE } from './spooled-record.js';
 
@@ -21,15 +21,7 @@ export class RecordingFileReader {
   private readonly decoder: WireDecoder;
   private readonly counters: CountersPoint[] = [];
   private readonly tap = new RecordTap(COUNTERS_RECORD_TYPE, (body, offset) => this.counters.push(decodeCountersBody(body, offset)));
-  private readonly processTap = new RecordTap(PROCESS_RECORD_TYPE, (body, offset) => {
-    const { process, threadIds } = decodeProcessBody(body, offset);
-    try {
-      this.recording.addProcess(process, threadIds);
-    } catch (err) {
-      if (err instanceof RecordingError) throw new WireFormatError(`Corrupt clrscope file: the PROCESS record at byte ${offset} ${err.reason}.`, offset);
-      throw err;
-    }
-  });
+  private readonly processTap: RecordTap;
   private spooled = false;
   private readonly spoolTap = new RecordTap(SPOOLED_RECORD_TYPE, () => { this.spooled = true; });
 
@@ -39,6 +31,7 @@ export class RecordingFileReader {
    */
   constructor(readonly recording: Recording = new Recording()) {
     this.decoder = new WireDecoder(recording);
+    this.processTap = processRecordTap(recording);
   }
 
   get bytesRead(): number {

@@ -1,10 +1,13 @@
 // The PROCESS record (PROTOCOL.md, workstation-side records): one process of a recording that
-// holds several (`record --children`), and which threads are its. Written after the THREAD
-// records it names; a one-process recording has none, so its file is what it always was.
+// holds several (`record --children`, a workstation launch with child processes), and which
+// threads are its. Written after the THREAD records it names; a one-process recording has none,
+// so its file is what it always was.
 
-import type { ProcessInfo } from '../../profile/recording.js';
+import { RecordingError } from '../../profile/recording-error.js';
+import type { ProcessInfo, Recording } from '../../profile/recording.js';
 import { MAX_STRING_BYTES } from '../../wire/records.js';
 import { WireFormatError } from '../../wire/wire-format-error.js';
+import { RecordTap } from './record-tap.js';
 
 export const PROCESS_RECORD_TYPE = 0x31;
 
@@ -43,4 +46,21 @@ export function decodeProcessBody(body: Uint8Array, offset: number): DecodedProc
   const threadIds: number[] = [];
   for (let i = 0; i < count; i++) threadIds.push(view.getUint32(12 + nameLength + 4 * i, true));
   return { process: { pid, name }, threadIds };
+}
+
+/**
+ * Declares in `recording` the process of each PROCESS record of the bytes it is fed: feed it the
+ * chunks the recording's decoder accepted, after the decoder. `source` names what is read in
+ * the sentence a bad record gets.
+ */
+export function processRecordTap(recording: Pick<Recording, 'addProcess'>, source: 'file' | 'stream' = 'file'): RecordTap {
+  return new RecordTap(PROCESS_RECORD_TYPE, (body, offset) => {
+    const { process, threadIds } = decodeProcessBody(body, offset);
+    try {
+      recording.addProcess(process, threadIds);
+    } catch (err) {
+      if (err instanceof RecordingError) throw new WireFormatError(`Corrupt clrscope ${source}: the PROCESS record at byte ${offset} ${err.reason}.`, offset);
+      throw err;
+    }
+  });
 }
