@@ -47,3 +47,21 @@ test('the summary from samples summed as they were read equals the one from ever
     assert.equal(formatSummary(rec, false, sums), formatSummary(whole));
   }
 });
+
+test('the summary names each exception type\'s most frequent message, when the recording has messages', () => {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: 7, flags: 3, mono: 0, unixNs: 0n, intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'p' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 0, name: 'a' })
+    .function({ functionId: 1, kind: 0, name: 'App.Main', module: 'App.dll', file: '' })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .stack(1, 0, [1])
+    .string(1, 'System.ArgumentException').string(2, 'System.Exception').string(3, 'clrscope test').string(4, 'key 1').string(5, 'key 2');
+  let mono = 1;
+  for (let i = 0; i < 3; i++) enc.event({ kind: 3, mono: mono++, threadId: 1, stackId: 1, labelId: 1, value1: 1, messageId: 3 });
+  for (const m of [4, 4, 5]) enc.event({ kind: 3, mono: mono++, threadId: 1, stackId: 1, labelId: 2, value1: 1, messageId: m });
+  enc.event({ kind: 3, mono: mono++, threadId: 1, stackId: 1, labelId: 2, value1: 1 });
+  const text = formatSummary(recordingFromStream([enc.end({ mono: mono + 1, reason: 0 }).bytes()]));
+  assert.match(text, /\n\s+4 {2}System\.Exception\n\s+message "key 1" \(2 of 4; 3 distinct\)\n\s+3 {2}System\.ArgumentException\n\s+message "clrscope test" \(3 of 3\)\n/);
+  // Without any message (an older recording, or messages off) nothing is said of them.
+  assert.doesNotMatch(formatSummary(recording(1, 0, 0)), /message/);
+});

@@ -4,6 +4,7 @@ import type { Recording, SampleMetric } from '../../structs/profile/recording.js
 import { topMethods } from '../../structs/profile/top-methods.js';
 import type { StackThreadSums } from '../../structs/profile/aggregate.js';
 import { eventMetricsPresent, totalsByLabel, type EventMetric } from '../../structs/profile/event-metrics.js';
+import { exceptionTable, type ExceptionRow } from '../../structs/profile/event-tables.js';
 import { summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
 import { count, counted } from '../../structs/text/count.js';
@@ -110,12 +111,27 @@ function bytes(n: number): string {
   return `${Math.round(n)} B`;
 }
 
+/** The line under an exception type with its most frequent message, of its exceptions with a stack. */
+function topMessageLine(row: ExceptionRow | undefined): string | undefined {
+  const top = row?.messages[0];
+  if (row === undefined || top === undefined) return undefined;
+  const of = `${count(top.count)} of ${count(row.stacked)}${row.distinctMessages > 1 ? `; ${count(row.distinctMessages)} distinct` : ''}`;
+  return `${' '.repeat(17)}${top.text === null ? 'no message' : `message ${JSON.stringify(top.text)}`} (${of})`;
+}
+
 function eventTables(rec: Recording, metric: EventMetric, show: (v: number) => string, what: string): string[] {
   const lines: string[] = [];
   const types = totalsByLabel(rec, metric).slice(0, 5);
   if (types.length > 0 && types.some((t) => t.label !== '')) {
     lines.push(`  top ${what}:`);
-    for (const t of types) lines.push(`    ${show(t.value).padStart(11)}  ${t.label === '' ? '(unnamed)' : t.label}`);
+    // A recording without any message (messages off, an older profiler, an import) says nothing of them.
+    const messages = metric === 'exceptions' && rec.events().messageId.some((id) => id !== 0);
+    const exceptions = messages ? new Map(exceptionTable(rec, { threadIds: null }).rows.map((r) => [r.type, r])) : undefined;
+    for (const t of types) {
+      lines.push(`    ${show(t.value).padStart(11)}  ${t.label === '' ? '(unnamed)' : t.label}`);
+      const message = exceptions === undefined ? undefined : topMessageLine(exceptions.get(t.label));
+      if (message !== undefined) lines.push(message);
+    }
   }
   const methods = topMethods(rec, metric, 5);
   if (methods.length > 0) {

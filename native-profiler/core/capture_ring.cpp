@@ -11,7 +11,7 @@ namespace {
 constexpr uint32_t kProbes = 8;
 }  // namespace
 
-CaptureRing::CaptureRing(uint32_t slots) : slots_(slots == 0 ? 1 : slots) {
+CaptureRing::CaptureRing(uint32_t slots, bool with_text) : slots_(slots == 0 ? 1 : slots) {
   // Allocated up front: the handler must never allocate.
   void* p = big_alloc(sizeof(Cell) * slots_);
   if (p == nullptr) {
@@ -22,11 +22,13 @@ CaptureRing::CaptureRing(uint32_t slots) : slots_(slots == 0 ? 1 : slots) {
   cells_ = static_cast<Cell*>(p);
   for (uint32_t i = 0; i < slots_; ++i) new (&cells_[i]) Cell{};
   for (uint32_t i = 0; i < slots_; ++i) cells_[i].state.store(kFree, std::memory_order_relaxed);
+  if (with_text) texts_ = static_cast<char16_t*>(big_alloc(sizeof(char16_t) * kMaxEventText * slots_));
 }
 
 CaptureRing::~CaptureRing() {
   for (uint32_t i = 0; i < slots_; ++i) cells_[i].~Cell();
   big_free(cells_, sizeof(Cell) * slots_);
+  big_free(texts_, sizeof(char16_t) * kMaxEventText * slots_);
 }
 
 Capture* CaptureRing::try_acquire(uint32_t* index) {

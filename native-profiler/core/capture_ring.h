@@ -3,12 +3,15 @@
 // Producers and the consumer meet only through per-slot atomic states, so a handler never
 // waits: when no slot is free it drops the capture and counts it.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace clrscope {
 
 constexpr uint32_t kMaxFrames = 512;   // frames kept per capture
 constexpr uint32_t kTailFrames = 64;   // outermost frames kept when a stack is deeper
+// UTF-16 units of an event's text (an exception's message) kept per capture; longer texts are cut.
+constexpr uint32_t kMaxEventText = 256;
 
 enum CaptureKind : uint8_t {
   kCaptureCpu = 1,
@@ -46,6 +49,12 @@ struct Capture {
   uint64_t event_value1;
   uint64_t event_value2;
   uint64_t event_live;  // allocations: the live-heap token (core/live_heap.h), 0 for none
+  // An exception's message as the thread copied it into the ring's text storage for this cell
+  // (valid while the cell is being drained; nullptr: no text), its units as copied, and the
+  // string's whole length (more than event_text_len: the text was cut).
+  const char16_t* event_text;
+  uint32_t event_text_len;
+  uint32_t event_text_full;
   uintptr_t frames[kMaxFrames];
 };
 
@@ -77,11 +86,16 @@ inline void begin_capture(Capture* c, uint64_t mono, uint32_t slot, uint32_t wir
   c->event_value1 = 0;
   c->event_value2 = 0;
   c->event_live = 0;
+  c->event_text = nullptr;
+  c->event_text_len = 0;
+  c->event_text_full = 0;
 }
 
 class CaptureRing {
  public:
-  explicit CaptureRing(uint32_t slots);
+  // `with_text`: each cell gets kMaxEventText units of text storage (the event ring), apart from
+  // the captures so the signal handlers' ring does not carry it.
+  explicit CaptureRing(uint32_t slots, bool with_text = false);
   ~CaptureRing();
   CaptureRing(const CaptureRing&) = delete;
   CaptureRing& operator=(const CaptureRing&) = delete;
@@ -91,6 +105,8 @@ class CaptureRing {
   Capture* try_acquire(uint32_t* index);
   // Async-signal-safe. Hands a filled slot to the consumer.
   void publish(uint32_t index);
+  // The text storage of the cell `index` (kMaxEventText units), nullptr for a ring without.
+  char16_t* text(uint32_t index) { return texts_ == nullptr ? nullptr : texts_ + static_cast<size_t>(index) * kMaxEventText; }
   // Consumer side (one thread). Calls fn(const Capture&) for every published slot, then frees it.
   template <typename Fn>
   uint32_t drain(Fn&& fn);
@@ -105,6 +121,7 @@ class CaptureRing {
   };
   uint32_t slots_;
   Cell* cells_;
+  char16_t* texts_ = nullptr;
   std::atomic<uint32_t> cursor_{0};
 };
 

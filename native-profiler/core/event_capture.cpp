@@ -67,6 +67,14 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
   c->event_value1 = e.value1;
   c->event_value2 = e.value2;
   c->event_live = e.live_token;
+  char16_t* text = e.text != nullptr ? shared.event_ring->text(ring_index) : nullptr;
+  if (text != nullptr) {
+    const uint32_t n = e.text_len < kMaxEventText ? e.text_len : kMaxEventText;
+    for (uint32_t i = 0; i < n; ++i) text[i] = e.text[i];
+    c->event_text = text;
+    c->event_text_len = n;
+    c->event_text_full = e.text_len;
+  }
   if (allocation) t_carried_allocation.take(&c->event_value1, &c->event_value2);
   const ModuleSnapshot* modules = current_modules();
   c->module_generation = modules != nullptr ? modules->generation : 0;

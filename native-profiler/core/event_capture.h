@@ -22,6 +22,11 @@ struct EventInfo {
   // the live-heap token of its weak handle (core/live_heap.h; 0: not tracked).
   uint64_t object = 0;
   uint64_t live_token = 0;
+  // Exceptions: the message's UTF-16 units where they lie (inside the managed string, which
+  // cannot move while the throwing thread is in its callback) and the string's length; nullptr:
+  // no message. record_event copies at most kMaxEventText units into the event ring.
+  const char16_t* text = nullptr;
+  uint32_t text_len = 0;
 };
 
 // Records the event with the calling thread's stack. False (counted in dropped_events) when the

@@ -21,6 +21,9 @@ struct ProfilerConfig {
   // than the overhead goal (README, "Allocations, locks and exceptions").
   bool alloc = false;
   uint32_t exception_stacks_per_s = 1000;
+  // An exception's message read from the thrown object (shim/exception_messages.h), with its
+  // stack: CLRSCOPE_EXCEPTION_MESSAGES=0 or client data "exception_messages=0" leaves it out.
+  bool exception_messages = true;
   // Async call stacks (experimental, core/async_tracker.h): CLRSCOPE_ASYNC=1, client data "async=1".
   bool async = false;  // CLRSCOPE_EXCEPTION_STACKS: beyond it counted by type only
 };

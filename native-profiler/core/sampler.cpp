@@ -54,7 +54,8 @@ Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResol
             }
             writer_.frame(frame_id, function_id, offset_kind, offset);
           }),
-      resolver_(resolver) {
+      resolver_(resolver),
+      messages_([this](const std::string& text) { return string_id(text); }) {
   ids_.reserve(kMaxFrames + 1);
   outbox_.set_before_send([this] { writer_.close_batch(); });
 }
@@ -245,6 +246,11 @@ void Sampler::end_stream(uint8_t reason) {
   log_line("%llu event samples sent, %llu events lost (thread unknown or event ring full)",
            static_cast<unsigned long long>(events_sent_),
            static_cast<unsigned long long>(shared_->dropped_events.load(std::memory_order_relaxed)));
+  if (messages_.kept() != 0) {
+    log_line("exception messages: %llu distinct kept, %llu sent as \"%s\" past the cap of %llu",
+             static_cast<unsigned long long>(messages_.kept()), static_cast<unsigned long long>(messages_.overflowed()),
+             MessageTable::kOverflowText, static_cast<unsigned long long>(MessageTable::kMaxMessages));
+  }
   if (live_ != nullptr) {
     const LiveHeapCounts c = live_->counts();
     log_line("live heap: %llu handles made, %llu freed after their object was collected, %llu of another type; "
@@ -513,6 +519,9 @@ void Sampler::take_capture(const Capture& c) {
   d.event_value1 = c.event_value1;
   d.event_value2 = c.event_value2;
   d.event_live = event ? c.event_live : 0;
+  // The cell's text storage is free again once this returns: the message is named now, here on
+  // the sampler thread rather than in the throwing thread's callback.
+  d.event_message = event && c.event_text != nullptr ? messages_.intern(c.event_text, c.event_text_len, c.event_text_full) : 0;
   d.async_box = event ? 0 : c.async_box;
   d.collecting = !event && c.collecting;
   // An event carries no time of the thread's: its values stay for the thread's next sample.
@@ -707,9 +716,11 @@ void Sampler::emit_event(const Drained& d) {
   e.value1 = d.event_value1;
   e.value2 = d.event_value2;
   e.has_value2 = d.event_has_value2;
+  e.message_id = d.event_message;
   // The object may outlive a full send buffer: its place in the live set is kept either way.
   if (d.event_live != 0 && live_ != nullptr) keep_live(d, e, frames, n);
-  if (!outbox_.room_for_sample(WireWriter::sample_size(n) + 16)) {
+  // 16 for the event's own fields, 10 for its place in an EVENT_MESSAGES record.
+  if (!outbox_.room_for_sample(WireWriter::sample_size(n) + 16 + (e.message_id != 0 ? 10 : 0))) {
     ++dropped_buffer_full_;
     return;
   }

@@ -18,6 +18,7 @@
 #include "core/sampling_shared.h"
 #include "core/counters_block.h"
 #include "core/event_capture.h"
+#include "core/message_table.h"
 #include "core/live_heap.h"
 #include "core/module_table.h"
 #include "core/suspension_tracker.h"
@@ -126,6 +127,7 @@ class Sampler {
     uint8_t event_kind;
     bool event_has_value2;
     uint64_t event_type, event_value1, event_value2, event_live;
+    uint32_t event_message;  // the message's STRING id (0: none)
     uint32_t async_box;
     bool collecting;  // the thread was performing a garbage collection (core/gc_frame.h)
   };
@@ -197,6 +199,7 @@ class Sampler {
   // Event labels: the STRING id of each type named so far (by ClassID), and of each text.
   std::unordered_map<uint64_t, uint32_t> type_labels_;
   std::unordered_map<std::string, uint32_t> label_ids_;
+  MessageTable messages_;
   uint64_t events_sent_ = 0;
   LiveHeap* live_ = nullptr;
   std::vector<LiveEntry> live_entries_;  // by live-heap slot

@@ -83,6 +83,13 @@ void WireWriter::close_batch() {
       operation_counts_.clear();
     }
   }
+  if (batch_type_ == wire::kEvents && !event_messages_.empty()) {
+    // Right behind its EVENTS record, which is what its indexes count in.
+    u32(static_cast<uint32_t>(1 + event_messages_.size()));
+    u8(wire::kEventMessages);
+    out_->insert(out_->end(), event_messages_.begin(), event_messages_.end());
+    event_messages_.clear();
+  }
   batch_len_ = 0;
   batch_type_ = 0;
   batch_samples_ = 0;
@@ -298,6 +305,11 @@ void WireWriter::event(const EventRecord& e, const uint32_t* frames, uint16_t fr
   p = put_varint(p, e.value1);
   if (e.has_value2) p = put_varint(p, e.value2);
   batch_len_ += static_cast<size_t>(p - start);
+  if (e.message_id != 0) {
+    varint_to(&event_messages_, batch_samples_);
+    varint_to(&event_messages_, e.message_id);
+  }
+  ++batch_samples_;
   prev_event_thread_ = e.thread_id;
   prev_event_mono_ = e.mono;
 }

@@ -46,6 +46,7 @@ enum RecordType : uint8_t {
   kTask = 0x10,
   kTaskSamples = 0x11,
   kOperationCounts = 0x12,
+  kEventMessages = 0x13,
   kEnd = 0x7F,
 };
 
@@ -115,7 +116,8 @@ struct StatsRecord {
 };
 
 // One event sample (allocation, contention, exception: wire::EventKind). Values by kind are in
-// PROTOCOL.md; `label_id` names a STRING (0: none).
+// PROTOCOL.md; `label_id` names a STRING (0: none), and so does `message_id` (an exception's
+// message, sent in the EVENT_MESSAGES record that follows the EVENTS record; 0: none).
 struct EventRecord {
   uint8_t kind = 0;
   uint64_t mono = 0;
@@ -125,6 +127,7 @@ struct EventRecord {
   uint64_t value1 = 0;
   uint64_t value2 = 0;
   bool has_value2 = false;
+  uint32_t message_id = 0;
 };
 
 class WireWriter {
@@ -212,6 +215,8 @@ class WireWriter {
   // OPERATION_COUNTS: (index, count) pairs.
   ByteBuffer task_marks_;
   ByteBuffer operation_counts_;
+  // EVENT_MESSAGES of the open EVENTS record: (index in the record, message STRING) varint pairs.
+  ByteBuffer event_messages_;
   uint32_t batch_samples_ = 0;
   uint64_t prev_mono_ = 0;
   uint32_t prev_thread_ = 0;

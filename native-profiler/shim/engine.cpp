@@ -147,6 +147,7 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   e->alloc = config.alloc;
   e->alloc_sampled = version.major >= 10;
   e->exception_budget.set_rate(config.exception_stacks_per_s);
+  if (e->exceptions && config.exception_messages) e->messages = new ExceptionMessages(info);
   platform::is_own_code(0);  // finds our code's range now, not on the first event's thread
   if (e->exceptions || e->locks || e->alloc) e->shared.event_ring = &e->event_ring;
   if (e->alloc && platform::env("CLRSCOPE_LIVE_HEAP") != "0") {
@@ -281,6 +282,8 @@ void finish_detach(Engine* e) {
   e->resolver = nullptr;
   delete e->live;
   e->live = nullptr;
+  delete e->messages;
+  e->messages = nullptr;
   if (e->info13 != nullptr) e->info13->Release();
   e->info13 = nullptr;
   set_sampling_shared(nullptr);

@@ -18,6 +18,7 @@
 #include "core/suspension_tracker.h"
 #include "core/thread_registry.h"
 #include "shim/clr_frame_resolver.h"
+#include "shim/exception_messages.h"
 #include "shim/measure_controller.h"
 
 namespace clrscope {
@@ -37,13 +38,15 @@ struct Engine {
   bool locks = false;
   bool alloc = false;
   bool alloc_sampled = false;  // .NET 10's AllocationSampled (else AllocationTick)
-  CaptureRing event_ring{512};
+  CaptureRing event_ring{512, true};
   // The live heap (README, "Live heap"): weak handles to sampled allocations, with alloc on and
   // ICorProfilerInfo13 there (.NET 7+); CLRSCOPE_LIVE_HEAP=0 leaves it off.
   LiveHeap* live = nullptr;
   clr::ICorProfilerInfo13* info13 = nullptr;
   RateBudget exception_budget;
   TypeCounts skipped_exceptions;
+  // Exceptions' messages (null: CLRSCOPE_EXCEPTION_MESSAGES=0, or exceptions off).
+  ExceptionMessages* messages = nullptr;
   ClrFrameResolver* resolver = nullptr;
   Sampler* sampler = nullptr;
   MeasureController* measure = nullptr;

@@ -125,6 +125,8 @@ HRESULT ProfilerCallback::ExceptionThrown(ObjectID thrown) {
       e.kind = wire::kEventException;
       e.type_id = type;
       e.value1 = 1;
+      // Read only for exceptions that get a stack: the rest are counted by type, nothing more.
+      if (engine_->messages != nullptr) engine_->messages->read(thrown, type, &e.text, &e.text_len);
       if (record_event(engine_->shared, e)) return S_OK;
     }
     engine_->skipped_exceptions.add(type, 1);

@@ -59,6 +59,7 @@ struct ReadEvent {
   uint64_t value2;
   bool has_value2;
   std::vector<uint32_t> frames;
+  uint32_t message_id = 0;  // from an EVENT_MESSAGES record; 0: none
 };
 
 struct ReadTask {
@@ -73,6 +74,7 @@ struct ReadStream {
   std::map<uint32_t, ReadTask> tasks;  // the latest TASK of each id
   uint32_t task_records = 0;
   uint32_t task_sample_records = 0;
+  uint32_t event_message_records = 0;
   std::map<uint32_t, std::string> thread_names;
   std::map<uint32_t, uint32_t> thread_tids;
   std::map<uint32_t, ReadFunction> functions;
@@ -284,6 +286,7 @@ inline ReadStream read_stream(const Bytes& bytes) {
   detail::V2State st;
   uint8_t previous_type = 0;
   size_t samples_before_record = 0;  // out.samples.size() when the last SAMPLES record began
+  size_t events_before_record = 0;   // out.events.size() when the last EVENTS record began
   while (c.at() < bytes.size()) {
     const uint32_t length = c.get<uint32_t>();
     const size_t start = c.at();
@@ -338,6 +341,24 @@ inline ReadStream read_stream(const Bytes& bytes) {
             throw std::runtime_error("OPERATION_COUNTS gives 0 or counts a sample with no task");
           }
           out.samples[samples_before_record + index].operations = count;
+          previous = index;
+          first = false;
+        }
+        break;
+      }
+      case 0x13: {
+        if (!v2) break;
+        if (previous_type != 0x0F) throw std::runtime_error("EVENT_MESSAGES not right after an EVENTS record");
+        ++out.event_message_records;
+        const size_t in_record = out.events.size() - events_before_record;
+        uint64_t previous = 0;
+        bool first = true;
+        while (c.at() < end) {
+          const uint64_t index = c.varint();
+          const uint32_t message = static_cast<uint32_t>(c.varint());
+          if (index >= in_record || (!first && index <= previous)) throw std::runtime_error("EVENT_MESSAGES index out of order or range");
+          if (message == 0 || out.strings.count(message) == 0) throw std::runtime_error("EVENT_MESSAGES names an undefined string");
+          out.events[events_before_record + index].message_id = message;
           previous = index;
           first = false;
         }
@@ -450,7 +471,10 @@ inline ReadStream read_stream(const Bytes& bytes) {
         }
         break;
       case 0x0F:
-        if (v2) detail::read_events(c, end, out, st);
+        if (v2) {
+          events_before_record = out.events.size();
+          detail::read_events(c, end, out, st);
+        }
         break;
       case 0x7F:
         c.get<uint64_t>();

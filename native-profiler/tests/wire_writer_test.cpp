@@ -249,6 +249,93 @@ TEST(WireReader, ReadsTheOperationsFixtureWithEachSamplesCount) {
   EXPECT_EQ(s.thread_names.at(1), "[async operations]");
 }
 
+// Exception messages: a message's STRING goes out ahead of the open EVENTS record, and which
+// event has which message follows that record as EVENT_MESSAGES (structs/wire/fixtures).
+void write_event_messages_fixture(WireWriter& w) {
+  w.preamble();
+  w.hello(HelloRecord{4242, wire::kHelloCpu | wire::kHelloWall, 1000000000ull, 1700000000000000000ull, 10000000, 64,
+                      "10.0.12", "0.3.0"});
+  w.thread(1, 4243, 0x1000, 1000000100ull, "throw-mix");
+  w.function(1, wire::kManaged, 0, 0x06000004, "Demo.ThrowMix.Argument", "");
+  w.frame(1, 1, wire::kOffsetNone, 0);
+  w.string(1, "System.ArgumentException");
+  w.string(2, "clrscope test");
+  const uint32_t f[] = {1};
+  EventRecord e;
+  e.kind = wire::kEventException;
+  e.mono = 1010000000ull;
+  e.thread_id = 1;
+  e.label_id = 1;
+  e.value1 = 1;
+  e.message_id = 2;
+  w.event(e, f, 1, true);
+  e.mono = 1020000000ull;
+  e.message_id = 0;  // no message (a null _message)
+  w.event(e, f, 1, true);
+  w.string(3, "key \xC3\xA9 7");
+  e.mono = 1030000000ull;
+  e.message_id = 3;
+  w.event(e, f, 1, true);
+  EventRecord counted;  // over the stack budget: counted by type, no stack, no message
+  counted.kind = wire::kEventException;
+  counted.mono = 1040000000ull;
+  counted.label_id = 1;
+  counted.value1 = 5;
+  w.event(counted, nullptr, 0, false);
+  w.end(1050000000ull, wire::kEndShutdown);
+}
+
+TEST(WireWriter, EncodesTheEventMessagesFixtureByteForByte) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  write_event_messages_fixture(w);
+  const std::vector<uint8_t> expected = testing::read_hex_fixture("event-messages-v2.hex");
+  ASSERT_GT(expected.size(), 100u) << "fixture not found or empty";
+  expect_bytes(out, expected);
+}
+
+TEST(WireReader, ReadsTheEventMessagesFixtureWithEachEventsMessage) {
+  const testing::ReadStream s = testing::read_stream(testing::read_hex_fixture("event-messages-v2.hex"));
+  ASSERT_EQ(s.events.size(), 4u);
+  EXPECT_EQ(s.strings.at(s.events[0].message_id), "clrscope test");
+  EXPECT_EQ(s.events[1].message_id, 0u);
+  EXPECT_EQ(s.strings.at(s.events[2].message_id), "key \xC3\xA9 7");
+  EXPECT_EQ(s.events[3].message_id, 0u);
+  EXPECT_EQ(s.events[3].value1, 5u);
+  EXPECT_EQ(s.event_message_records, 1u);
+}
+
+// Messages index the events of their own EVENTS record, which the writer may close at any event
+// (16 KiB, another record, a send): every message must still land on its event.
+TEST(WireWriter, EventMessagesFollowTheirRecordAcrossBatchBoundaries) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.preamble();
+  w.hello(HelloRecord{1, 3, 1, 1, 10000000, 64, "10.0.12", "0.3.0"});
+  w.thread(1, 2, 0x1000, 1, "t");
+  w.function(1, wire::kManaged, 0, 0x06000001, "M", "");
+  w.frame(1, 1, wire::kOffsetNone, 0);
+  w.string(1, "System.Exception");
+  w.string(2, "even");
+  const uint32_t f[] = {1};
+  for (uint32_t i = 0; i < 5000; ++i) {
+    EventRecord e;
+    e.kind = wire::kEventException;
+    e.mono = 1000 + i;
+    e.thread_id = 1;
+    e.label_id = 1;
+    e.value1 = 1;
+    e.message_id = i % 2 == 0 ? 2 : 0;
+    w.event(e, f, 1, true);
+    if (i % 777 == 0) w.close_batch();
+  }
+  w.end(100000, wire::kEndShutdown);
+  const testing::ReadStream s = testing::read_stream(std::vector<uint8_t>(out.begin(), out.end()));
+  ASSERT_EQ(s.events.size(), 5000u);
+  for (size_t i = 0; i < s.events.size(); ++i) ASSERT_EQ(s.events[i].message_id, i % 2 == 0 ? 2u : 0u) << "event " << i;
+  EXPECT_GT(s.event_message_records, 2u);
+}
+
 // Marks index the samples of their own SAMPLES record, which the writer may close at any sample
 // (16 KiB, another record, a send): every mark must still land on its sample.
 TEST(WireWriter, TaskMarksFollowTheirRecordAcrossBatchBoundaries) {

@@ -14,6 +14,8 @@ export interface EventColumnViews {
   readonly labelId: Uint32Array;
   readonly value1: Float64Array;
   readonly value2: Float64Array;
+  /** A string id (Recording.string): the event's message (an exception's, from EVENT_MESSAGES), 0 for none. */
+  readonly messageId: Uint32Array;
 }
 
 export class EventColumns {
@@ -25,6 +27,7 @@ export class EventColumns {
   labelId = new Uint32Array(0);
   value1 = new Float64Array(0);
   value2 = new Float64Array(0);
+  messageId = new Uint32Array(0);
   count = 0;
 
   append(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
@@ -38,7 +41,16 @@ export class EventColumns {
     this.labelId[i] = labelId;
     this.value1[i] = value1;
     this.value2[i] = value2;
+    this.messageId[i] = 0;
     this.count = i + 1;
+  }
+
+  /** Gives the event `back` events before the end (1: the latest) its message. False when there is no such event. */
+  setMessage(back: number, messageId: number): boolean {
+    const i = this.count - back;
+    if (back < 1 || i < 0) return false;
+    this.messageId[i] = messageId;
+    return true;
   }
 
   /** Views of the filled part; valid until the next append. */
@@ -53,11 +65,12 @@ export class EventColumns {
       labelId: this.labelId.subarray(0, n),
       value1: this.value1.subarray(0, n),
       value2: this.value2.subarray(0, n),
+      messageId: this.messageId.subarray(0, n),
     };
   }
 
   byteSize(): number {
-    return this.kind.length * (1 + 1 + 8 + 4 + 4 + 4 + 8 + 8);
+    return this.kind.length * (1 + 1 + 8 + 4 + 4 + 4 + 8 + 8 + 4);
   }
 
   /** Keeps only the events taken at or after `cutMono`, in their order, moved to the front in place. */
@@ -74,6 +87,7 @@ export class EventColumns {
         this.labelId[kept] = this.labelId[i];
         this.value1[kept] = this.value1[i];
         this.value2[kept] = this.value2[i];
+        this.messageId[kept] = this.messageId[i];
       }
       kept++;
     }
@@ -91,5 +105,6 @@ export class EventColumns {
     const labelId = new Uint32Array(size); labelId.set(this.labelId); this.labelId = labelId;
     const value1 = new Float64Array(size); value1.set(this.value1); this.value1 = value1;
     const value2 = new Float64Array(size); value2.set(this.value2); this.value2 = value2;
+    const messageId = new Uint32Array(size); messageId.set(this.messageId); this.messageId = messageId;
   }
 }

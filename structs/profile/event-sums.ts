@@ -1,5 +1,5 @@
-// Event samples summed per (kind, stack, thread, label): the rows an exporter writes, one per
-// distinct place, each with every event metric's total.
+// Event samples summed per (kind, stack, thread, label, lock owner, message): the rows an exporter
+// writes, one per distinct place, each with every event metric's total.
 
 import { EVENT_METRICS, newestLiveSet, type EventMetric } from './event-metrics.js';
 import { EventFlags, EventKind } from '../wire/records.js';
@@ -17,6 +17,8 @@ export interface EventSum {
   label: string;
   /** Contention: the stream's id of the thread that held the lock when the wait began, 0 when not known. */
   ownerThreadId: number;
+  /** Exceptions: their message ('' for none). */
+  message: string;
   /** By EVENT_METRICS index. */
   values: Float64Array;
 }
@@ -35,10 +37,14 @@ export function sumEventsByStackThreadLabel(rec: Recording): EventSum[] {
   for (let i = 0; i < e.kind.length; i++) {
     if (e.kind[i] === EventKind.Live && !newest(i)) continue;
     const owner = e.kind[i] === EventKind.Contention && (e.flags[i] & EventFlags.HasValue2) !== 0 ? e.value2[i] : 0;
-    const key = `${e.kind[i]}:${e.stackId[i]}:${e.threadId[i]}:${e.labelId[i]}:${owner}`;
+    const message = e.messageId[i];
+    const key = `${e.kind[i]}:${e.stackId[i]}:${e.threadId[i]}:${e.labelId[i]}:${owner}:${message}`;
     let sum = byKey.get(key);
     if (sum === undefined) {
-      sum = { kind: e.kind[i], stackId: e.stackId[i], threadId: e.threadId[i], label: strings.get(e.labelId[i]) ?? '', ownerThreadId: owner, values: new Float64Array(EVENT_METRICS.length) };
+      sum = {
+        kind: e.kind[i], stackId: e.stackId[i], threadId: e.threadId[i], label: strings.get(e.labelId[i]) ?? '', ownerThreadId: owner,
+        message: message === 0 ? '' : strings.get(message) ?? '', values: new Float64Array(EVENT_METRICS.length),
+      };
       byKey.set(key, sum);
       out.push(sum);
     }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { EventKind } from '../wire/records.js';
 import { FIXTURE_START_MONO, fixtureEncoder } from './fixture-stream.js';
 import { recordingFromStream } from './recording-from-stream.js';
-import { exceptionTable, typeTable, MAX_THROWERS } from './event-tables.js';
+import { exceptionTable, typeTable, MAX_MESSAGES, MAX_THROWERS } from './event-tables.js';
 import { totalsByLabel } from './event-metrics.js';
 import type { Recording } from './recording.js';
 
@@ -13,7 +13,8 @@ const MS = 1_000_000;
 function recording(): Recording {
   const enc = fixtureEncoder();
   enc.stack(90, 0, [3, 2, 1]).stack(91, 0, [1]).stack(92, 0, [4, 2, 1]).stack(93, 0, [6, 1])
-    .string(1, 'System.Byte[]').string(2, 'App.Pair<System.Int64>').string(3, 'System.ArgumentException').string(4, 'System.IO.IOException');
+    .string(1, 'System.Byte[]').string(2, 'App.Pair<System.Int64>').string(3, 'System.ArgumentException').string(4, 'System.IO.IOException')
+    .string(5, 'bad arg').string(6, 'other');
   const at = FIXTURE_START_MONO + 10 * MS;
   // Allocations: Byte[] 1000 + 3000 bytes (t1 at 10 ms, t3 at 30 ms), Pair 2400 bytes (t1 at 20 ms).
   enc.event({ kind: EventKind.Allocation, mono: at, threadId: 1, stackId: 90, labelId: 1, value1: 1000, value2: 1 });
@@ -27,9 +28,10 @@ function recording(): Recording {
   enc.event({ kind: EventKind.Live, mono: at + 25 * MS, threadId: 3, stackId: 91, labelId: 2, value1: 200, value2: 2 });
   // Exceptions: ArgumentException thrown 3 times by Hot, once from Work under a native leaf
   // (its innermost managed frame is Work), and 4 more without a stack; IOException once by Recurse.
-  enc.event({ kind: EventKind.Exception, mono: at, threadId: 1, stackId: 90, labelId: 3, value1: 1 });
-  enc.event({ kind: EventKind.Exception, mono: at + 1 * MS, threadId: 1, stackId: 90, labelId: 3, value1: 1 });
-  enc.event({ kind: EventKind.Exception, mono: at + 2 * MS, threadId: 3, stackId: 90, labelId: 3, value1: 1 });
+  // Messages: "bad arg" twice and "other" once from Hot, none from Work, the IOException or the unstacked ones.
+  enc.event({ kind: EventKind.Exception, mono: at, threadId: 1, stackId: 90, labelId: 3, value1: 1, messageId: 5 });
+  enc.event({ kind: EventKind.Exception, mono: at + 1 * MS, threadId: 1, stackId: 90, labelId: 3, value1: 1, messageId: 5 });
+  enc.event({ kind: EventKind.Exception, mono: at + 2 * MS, threadId: 3, stackId: 90, labelId: 3, value1: 1, messageId: 6 });
   enc.event({ kind: EventKind.Exception, mono: at + 3 * MS, threadId: 3, stackId: 92, labelId: 3, value1: 1 });
   enc.event({ kind: EventKind.Exception, mono: at + 4 * MS, threadId: 1, stackId: 0, labelId: 3, value1: 4 });
   enc.event({ kind: EventKind.Exception, mono: at + 20 * MS, threadId: 3, stackId: 93, labelId: 4, value1: 1 });
@@ -71,8 +73,11 @@ test('the exceptions table counts each type exactly and names the methods that t
   const t = exceptionTable(r, { threadIds: null });
   assert.equal(t.count, 9);
   assert.deepEqual(t.rows, [
-    { type: 'System.ArgumentException', count: 8, stacked: 4, methods: [{ name: 'App.Worker.Hot', count: 3 }, { name: 'App.Worker.Work', count: 1 }] },
-    { type: 'System.IO.IOException', count: 1, stacked: 1, methods: [{ name: 'App.Worker.Recurse', count: 1 }] },
+    {
+      type: 'System.ArgumentException', count: 8, stacked: 4, methods: [{ name: 'App.Worker.Hot', count: 3 }, { name: 'App.Worker.Work', count: 1 }],
+      messages: [{ text: 'bad arg', count: 2 }, { text: null, count: 1 }, { text: 'other', count: 1 }], distinctMessages: 3,
+    },
+    { type: 'System.IO.IOException', count: 1, stacked: 1, methods: [{ name: 'App.Worker.Recurse', count: 1 }], messages: [{ text: null, count: 1 }], distinctMessages: 1 },
   ]);
   assert.deepEqual(t.rows.map((x) => [x.type, x.count]), totalsByLabel(r, 'exceptions').map((x) => [x.label, x.value]));
   // Window and threads.
@@ -80,6 +85,23 @@ test('the exceptions table counts each type exactly and names the methods that t
     [['System.ArgumentException', 2, 'App.Worker.Hot,App.Worker.Work'], ['System.IO.IOException', 1, 'App.Worker.Recurse']]);
   assert.deepEqual(exceptionTable(r, { threadIds: null, fromMs: 12, toMs: 25 }).rows.map((x) => [x.type, x.count, x.stacked]), [['System.ArgumentException', 6, 2]]);
   assert.ok(MAX_THROWERS >= 2);
+  // Thread 3's ArgumentExceptions: "other" from Hot, none from Work.
+  assert.deepEqual(exceptionTable(r, { threadIds: [3] }).rows[0].messages, [{ text: null, count: 1 }, { text: 'other', count: 1 }]);
+});
+
+test('the exceptions table keeps the most frequent messages of a type and counts the distinct ones', () => {
+  const enc = fixtureEncoder();
+  enc.stack(90, 0, [3, 2, 1]).string(1, 'System.Collections.Generic.KeyNotFoundException');
+  const texts = Array.from({ length: MAX_MESSAGES + 3 }, (_, k) => `key ${k}`);
+  texts.forEach((t, k) => enc.string(10 + k, t));
+  // "key k" thrown k + 1 times.
+  let mono = FIXTURE_START_MONO + MS;
+  texts.forEach((_, k) => {
+    for (let n = 0; n <= k; n++) enc.event({ kind: EventKind.Exception, mono: mono++, threadId: 1, stackId: 90, labelId: 1, value1: 1, messageId: 10 + k });
+  });
+  const row = exceptionTable(recordingFromStream([enc.bytes().slice()]), { threadIds: null }).rows[0];
+  assert.equal(row.distinctMessages, texts.length);
+  assert.deepEqual(row.messages, texts.map((text, k) => ({ text, count: k + 1 })).reverse().slice(0, MAX_MESSAGES));
 });
 
 test('a recording without events has empty tables', () => {

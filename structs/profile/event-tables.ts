@@ -3,7 +3,8 @@
 // gives the same events (event-metrics.ts). Allocations: estimated bytes and objects and the
 // samples they come from; the live heap: what the newest live set at or before the window's end
 // holds of each type, as the flame graph's "Live heap" shows it. Exceptions: how many of each
-// type, and which method threw them (the innermost managed frame of their stacks).
+// type, which method threw them (the innermost managed frame of their stacks) and with which
+// messages (the thrown objects' _message fields, as the profiler read them).
 
 import { EventKind, FunctionKind } from '../wire/records.js';
 import { eventMetricInfo, eventSelector } from './event-metrics.js';
@@ -50,6 +51,12 @@ export interface ThrowingMethod {
   count: number;
 }
 
+export interface ExceptionMessage {
+  /** null: the exceptions had no message recorded (a null _message, or a recording without messages). */
+  text: string | null;
+  count: number;
+}
+
 export interface ExceptionRow {
   type: string;
   /** Exceptions thrown, exact (those over the profiler's stack budget included). */
@@ -58,6 +65,10 @@ export interface ExceptionRow {
   stacked: number;
   /** The methods that threw them (innermost managed frame), most first; at most MAX_THROWERS. */
   methods: ThrowingMethod[];
+  /** Their messages, most first, of the exceptions with a stack (as the methods); at most MAX_MESSAGES. */
+  messages: ExceptionMessage[];
+  /** Distinct messages among them (null counted as one). */
+  distinctMessages: number;
 }
 
 export interface ExceptionTable {
@@ -68,6 +79,8 @@ export interface ExceptionTable {
 
 /** Throwing methods kept per exception type. */
 export const MAX_THROWERS = 5;
+/** Messages kept per exception type. */
+export const MAX_MESSAGES = 5;
 
 interface Bounds {
   from: number;
@@ -136,7 +149,12 @@ export function exceptionTable(rec: Recording, q: EventTableQuery): ExceptionTab
     }
     return name;
   };
-  const entryOf = rowsByName((type) => ({ row: { type, count: 0, stacked: 0, methods: [] } as ExceptionRow, methods: new Map<string, number>() }), strings);
+  const entryOf = rowsByName((type) => ({
+    row: { type, count: 0, stacked: 0, methods: [], messages: [], distinctMessages: 0 } as ExceptionRow,
+    methods: new Map<string, number>(),
+    // By message id, named at the end (a recording of several processes may name one text under several ids).
+    messages: new Map<number, number>(),
+  }), strings);
   let total = 0;
   for (let i = 0; i < e.kind.length; i++) {
     if (e.kind[i] !== EventKind.Exception) continue;
@@ -151,11 +169,22 @@ export function exceptionTable(rec: Recording, q: EventTableQuery): ExceptionTab
     entry.row.stacked += n;
     const name = throwerOf(e.stackId[i]);
     entry.methods.set(name, (entry.methods.get(name) ?? 0) + n);
+    const message = e.messageId[i];
+    entry.messages.set(message, (entry.messages.get(message) ?? 0) + n);
   }
-  const rows = [...entryOf.all()].map(({ row, methods }) => {
+  const rows = [...entryOf.all()].map(({ row, methods, messages }) => {
     row.methods = [...methods].map(([name, count]) => ({ name, count }))
       .sort((a, b) => b.count - a.count || compareNames(a.name, b.name))
       .slice(0, MAX_THROWERS);
+    const byText = new Map<string | null, number>();
+    for (const [id, count] of messages) {
+      const text = id === 0 ? null : strings.get(id) ?? null;
+      byText.set(text, (byText.get(text) ?? 0) + count);
+    }
+    row.distinctMessages = byText.size;
+    row.messages = [...byText].map(([text, count]) => ({ text, count }))
+      .sort((a, b) => b.count - a.count || compareNames(a.text ?? '', b.text ?? ''))
+      .slice(0, MAX_MESSAGES);
     return row;
   });
   rows.sort((a, b) => b.count - a.count || compareNames(a.type, b.type));

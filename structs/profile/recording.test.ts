@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { WireDecoder } from '../wire/decoder.js';
 import { WireEncoder } from '../wire/encoder.js';
 import { parseHexText } from '../wire/hex-text.js';
+import { RecordType } from '../wire/records.js';
 import { INCOMPLETE_STACK_FUNCTION_ID, Recording } from './recording.js';
 import { RecordingError } from './recording-error.js';
 import { recordingFromStream } from './recording-from-stream.js';
@@ -243,6 +244,23 @@ test('v2 definitions that do not fit are rejected with the record named', () => 
   assert.deepEqual(Array.from(rec.sampleColumns().flags), [1 | 4]);
 });
 
+test('event-messages-v2.hex: each exception keeps its message', () => {
+  const rec = recordingFromStream([parseHexText(readFileSync(new URL('../../../structs/wire/fixtures/event-messages-v2.hex', import.meta.url), 'utf8'))]);
+  const e = rec.events();
+  const text = (i: number): string | undefined => (e.messageId[i] === 0 ? undefined : rec.strings().get(e.messageId[i]));
+  assert.deepEqual([0, 1, 2, 3].map(text), ['clrscope test', undefined, 'key \u00e9 7', undefined]);
+  assert.equal(e.value1[3], 5);
+});
+
+test('an EVENT_MESSAGES record naming an undefined string or no event is rejected', () => {
+  const start = (): WireEncoder => new WireEncoder().preamble()
+    .hello({ pid: 1, flags: 3, mono: 1, unixNs: 1n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: '0.3.0' })
+    .thread({ threadId: 1, osTid: 2, clrThreadId: 3, mono: 1, name: 't' })
+    .string(1, 'System.Exception');
+  const undefinedString = start().event({ kind: 3, mono: 2, threadId: 1, stackId: 0, labelId: 1, value1: 1, messageId: 9 }).bytes();
+  assert.throws(() => recordingFromStream([undefinedString]), /EVENT_MESSAGES record naming string 9/);
+});
+
 test('dropBefore lets go of older samples, events and pauses; kept samples keep their async chains', () => {
   const enc = new WireEncoder().preamble()
     .hello({ pid: 3, flags: 0x13, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.0', profilerVersion: 'test' })
@@ -254,7 +272,7 @@ test('dropBefore lets go of older samples, events and pauses; kept samples keep 
   // mono 2000..9000; the one at 3500 stamped late (after 5000); tasks on 2000, 3500 and 8000.
   for (const [mono, task] of [[2000, 4], [5000, 0], [3500, 4], [6000, 0], [7000, 0], [8000, 4], [9000, 0]]) enc.stackSample(mono, 1, 1, mono, 0, 1, task);
   enc.event({ kind: 1, mono: 2500, threadId: 1, stackId: 1, labelId: 1, value1: 10, value2: 1 });
-  enc.event({ kind: 1, mono: 6500, threadId: 1, stackId: 1, labelId: 1, value1: 20, value2: 1 });
+  enc.event({ kind: 1, mono: 6500, threadId: 1, stackId: 1, labelId: 1, value1: 20, value2: 1, messageId: 1 });
   enc.suspension({ mono: 3000, durationNs: 5000, suspendNs: 10, reason: 1, generation: 0, flags: 0 });
   enc.suspension({ mono: 7500, durationNs: 100, suspendNs: 10, reason: 1, generation: 1, flags: 0 });
   const rec = recordingFromStream([enc.bytes()]);
@@ -264,6 +282,7 @@ test('dropBefore lets go of older samples, events and pauses; kept samples keep 
   assert.deepEqual(Array.from(rec.sampleColumns().mono), [5000, 6000, 7000, 8000, 9000]);
   assert.deepEqual([0, 1, 2, 3, 4].map((i) => rec.sampleAsyncChain(i) === 0 ? 0 : rec.asyncChain(rec.sampleAsyncChain(i))[0]), [0, 0, 0, 1, 0]);
   assert.deepEqual(Array.from(rec.events().mono), [6500]);
+  assert.deepEqual(Array.from(rec.events().messageId), [1], 'a kept event keeps its message');
   assert.deepEqual(rec.suspensions().map((s) => s.mono), [7500]);
   // A cut at or before the last one changes nothing; the columns shrink to what they are asked.
   assert.equal(rec.dropBefore(4000), 0);
@@ -295,4 +314,29 @@ test('dropBefore keeps the operation counts of the kept samples, at their new in
   assert.equal(rec.dropBefore(7000), 3);
   assert.deepEqual(counts(), []);
   assert.equal(rec.sampleOperations(0), 0);
+});
+
+test('a kept window\'s cut between an EVENTS record and its EVENT_MESSAGES leaves each message on its event', () => {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: 3, flags: 3, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.0', profilerVersion: 'test' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 1000, name: 'main' })
+    .function({ functionId: 1, kind: 0, name: 'A', module: 'App.dll', file: '' })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .stack(1, 0, [1])
+    .string(1, 'System.Exception').string(2, 'old').string(3, 'new')
+    .stackSample(2000, 1, 1, 1, 0, 1);
+  for (const [mono, messageId] of [[2500, 2], [9000, 0], [9100, 3]]) enc.event({ kind: 3, mono, threadId: 1, stackId: 1, labelId: 1, value1: 1, messageId });
+  const bytes = enc.end({ mono: 9500, reason: 0 }).bytes();
+  // Where the EVENT_MESSAGES record starts: records are u32 length, u8 type.
+  let at = 16;
+  while (bytes[at + 4] !== RecordType.EventMessages) at += 4 + new DataView(bytes.buffer, bytes.byteOffset + at, 4).getUint32(0, true);
+  const rec = new Recording();
+  const decoder = new WireDecoder(rec);
+  decoder.push(bytes.subarray(0, at));
+  assert.equal(rec.dropBefore(3000), 1);
+  decoder.push(bytes.subarray(at));
+  decoder.end();
+  const e = rec.events();
+  assert.deepEqual(Array.from(e.mono), [9000, 9100]);
+  assert.deepEqual(Array.from(e.messageId, (id) => (id === 0 ? null : rec.strings().get(id))), [null, 'new']);
 });

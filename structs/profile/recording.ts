@@ -618,6 +618,16 @@ export class Recording implements WireSink {
     this.eventColumns.append(kind, flags, mono, threadId, id, labelId, value1, value2);
   }
 
+  onEventMessage(back: number, stringId: number): void {
+    this.checkOpen();
+    if (!this.stringMap.has(stringId)) throw new RecordingError(`is an EVENT_MESSAGES record naming string ${stringId}, which no STRING record defined`);
+    // Counted from the end, so a kept window's cut (dropBefore, between the EVENTS record and this
+    // one) still finds the record's events, which are the newest; one the cut let go has no message to keep.
+    if (!this.eventColumns.setMessage(back, stringId) && this.keptFromValue === -Infinity) {
+      throw new RecordingError(`is an EVENT_MESSAGES record naming an event ${back} back, before the first`);
+    }
+  }
+
   onTask(r: TaskRecord): void {
     this.checkDefining('TASK');
     if (r.taskId === 0) throw new RecordingError('is a TASK with id 0');

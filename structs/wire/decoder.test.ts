@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { WireDecoder, type WireSink } from './decoder.js';
 import { WireEncoder } from './encoder.js';
 import { parseHexText } from './hex-text.js';
+import { EventKind, RecordType } from './records.js';
 import { WireFormatError } from './wire-format-error.js';
 
 // Tests run from dist/structs/wire/; the fixtures stay in the source tree.
@@ -63,6 +64,9 @@ class JsonSink implements WireSink {
   }
   onOperationCount(back: number, count: number): void {
     this.records.push({ type: 'operationCount', back, count });
+  }
+  onEventMessage(back: number, stringId: number): void {
+    this.records.push({ type: 'eventMessage', back, stringId });
   }
   onStats(r: Parameters<WireSink['onStats']>[0]): void {
     this.records.push({ type: 'stats', mono: String(r.mono), samples: String(r.samples), droppedRingFull: String(r.droppedRingFull), droppedBufferFull: String(r.droppedBufferFull), droppedWatchdog: String(r.droppedWatchdog), droppedOther: String(r.droppedOther) });
@@ -450,6 +454,14 @@ test('operations-v2.hex (OPERATION_COUNTS) decodes to operations-v2.json, whole 
   assert.deepEqual(decodeChunks(single).sink.records, expected);
 });
 
+test('event-messages-v2.hex (EVENT_MESSAGES) decodes to event-messages-v2.json, whole and byte by byte', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('event-messages-v2.hex'), 'utf8'));
+  const expected = JSON.parse(readFileSync(fixtureUrl('event-messages-v2.json'), 'utf8')) as Record<string, unknown>[];
+  assert.deepEqual(decodeChunks([bytes]).sink.records, expected);
+  const single = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
+  assert.deepEqual(decodeChunks(single).sink.records, expected);
+});
+
 test('the encoder writes operations-v2.hex byte for byte', () => {
   const bytes = parseHexText(readFileSync(fixtureUrl('operations-v2.hex'), 'utf8'));
   const e = new WireEncoder().preamble()
@@ -480,6 +492,38 @@ test('an OPERATION_COUNTS record anywhere but right after TASK_SAMPLES, or count
   const marks = bytes.findIndex((b, i) => i < at && b === 0x11 && bytes[i - 4] === 5);
   const moved = new Uint8Array([...bytes.subarray(0, marks - 4), ...bytes.subarray(at - 4, at + 3), ...bytes.subarray(marks - 4, at - 4), ...bytes.subarray(at + 3)]);
   assert.throws(() => decodeChunks([moved]), /OPERATION_COUNTS record at byte \d+ does not follow a TASK_SAMPLES record/);
+});
+
+test('the encoder writes event-messages-v2.hex byte for byte', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('event-messages-v2.hex'), 'utf8'));
+  const exception = { kind: EventKind.Exception, threadId: 1, stackId: 1, labelId: 1, value1: 1 };
+  const e = new WireEncoder().preamble()
+    .hello({ pid: 4242, flags: 3, mono: 1_000_000_000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: '0.3.0' })
+    .thread({ threadId: 1, osTid: 4243, clrThreadId: 0x1000, mono: 1_000_000_100, name: 'throw-mix' })
+    .function({ functionId: 1, kind: 0, name: 'Demo.ThrowMix.Argument', module: '', file: '', moduleId: 0, token: 0x06000004 })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .string(1, 'System.ArgumentException').string(2, 'clrscope test')
+    .stack(1, 0, [1])
+    .event({ ...exception, mono: 1_010_000_000, messageId: 2 })
+    .event({ ...exception, mono: 1_020_000_000 })
+    .string(3, 'key \u00e9 7')
+    .event({ ...exception, mono: 1_030_000_000, messageId: 3 })
+    .event({ kind: EventKind.Exception, threadId: 0, stackId: 0, labelId: 1, value1: 5, mono: 1_040_000_000 })
+    .end({ mono: 1_050_000_000, reason: 0 });
+  assert.deepEqual(Array.from(e.bytes()), Array.from(bytes));
+});
+
+test('an EVENT_MESSAGES record must follow an EVENTS record and name its events and defined strings', () => {
+  const start = (): WireEncoder => new WireEncoder().preamble()
+    .hello({ pid: 1, flags: 3, mono: 1, unixNs: 1n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: '0.3.0' })
+    .thread({ threadId: 1, osTid: 2, clrThreadId: 3, mono: 1, name: 't' })
+    .string(1, 'System.Exception');
+  const alone = start().raw(RecordType.EventMessages, Uint8Array.of(0, 1)).bytes();
+  assert.throws(() => decodeChunks([alone]), /EVENT_MESSAGES record at byte \d+ does not follow an EVENTS record/);
+  const past = start().event({ kind: EventKind.Exception, mono: 2, threadId: 1, stackId: 0, labelId: 1, value1: 1 }).raw(RecordType.EventMessages, Uint8Array.of(1, 1)).bytes();
+  assert.throws(() => decodeChunks([past]), /names event 1 of an EVENTS record of 1/);
+  const zero = start().event({ kind: EventKind.Exception, mono: 2, threadId: 1, stackId: 0, labelId: 1, value1: 1 }).raw(RecordType.EventMessages, Uint8Array.of(0, 0)).bytes();
+  assert.throws(() => decodeChunks([zero]), /names string 0/);
 });
 
 test('the encoder writes async-v2.hex byte for byte', () => {

@@ -69,6 +69,11 @@ export interface WireSink {
    * suspended operations' sample) stands for `count` operations suspended where it says.
    */
   onOperationCount(back: number, count: number): void;
+  /**
+   * v2: from an EVENT_MESSAGES record, the event `back` events ago (1: the latest event handed to
+   * onEvent) has the message STRING `stringId` (an exception's message). In the order of their events.
+   */
+  onEventMessage(back: number, stringId: number): void;
   onStats(record: StatsRecord): void;
   onSuspension(record: SuspensionRecord): void;
   onEnd(record: EndRecord): void;
@@ -109,6 +114,24 @@ const SAMPLE_MIN = 8 + 4 + 1 + 8 + 8 + 2;
 const STATS_MIN = 6 * 8;
 const SUSPENSION_MIN = 3 * 8 + 3;
 const END_MIN = 8 + 1;
+
+/** What tells one side record (decoder.sideRecord) from another, for its checks and sentences. */
+interface SideRecordSpec {
+  type: number;
+  name: string;
+  /** The record it must follow, and that record in a sentence. */
+  follows: number;
+  followsText: string;
+  /** What its indexes name (an entry of the record in `of`), and the words around a bad value. */
+  entry: string;
+  of: string;
+  valueBefore: string;
+  valueAfter: string;
+}
+
+const TASK_SAMPLES: SideRecordSpec = { type: RecordType.TaskSamples, name: 'TASK_SAMPLES', follows: RecordType.Samples, followsText: 'a SAMPLES record', entry: 'sample', of: 'a SAMPLES record', valueBefore: 'names task', valueAfter: '' };
+const OPERATION_COUNTS: SideRecordSpec = { type: RecordType.OperationCounts, name: 'OPERATION_COUNTS', follows: RecordType.TaskSamples, followsText: 'a TASK_SAMPLES record', entry: 'sample', of: 'a SAMPLES record', valueBefore: 'counts', valueAfter: ' operations' };
+const EVENT_MESSAGES: SideRecordSpec = { type: RecordType.EventMessages, name: 'EVENT_MESSAGES', follows: RecordType.Events, followsText: 'an EVENTS record', entry: 'event', of: 'an EVENTS record', valueBefore: 'names string', valueAfter: '' };
 
 function u64(view: DataView, at: number): number {
   return view.getUint32(at, true) + view.getUint32(at + 4, true) * TWO_POW_32;
@@ -155,6 +178,9 @@ export class WireDecoder {
   private previousType = 0;
   private lastSamplesCount = 0;
   private samplesSeen = 0;
+  // Likewise for EVENT_MESSAGES and the EVENTS record before it.
+  private lastEventsCount = 0;
+  private eventsSeen = 0;
 
   constructor(sink: WireSink) {
     this.sink = sink;
@@ -335,11 +361,21 @@ export class WireDecoder {
         return;
       }
       if (type === RecordType.TaskSamples) {
-        this.taskSamples(bytes, body, body + bodyLen, at, previousType);
+        this.sideRecord(TASK_SAMPLES, bytes, body, body + bodyLen, at, previousType, this.lastSamplesCount);
         return;
       }
       if (type === RecordType.OperationCounts) {
-        this.operationCounts(bytes, body, body + bodyLen, at, previousType);
+        this.sideRecord(OPERATION_COUNTS, bytes, body, body + bodyLen, at, previousType, this.lastSamplesCount);
+        return;
+      }
+      if (type === RecordType.Events) {
+        const before = this.eventsSeen;
+        this.events(bytes, body, body + bodyLen, at);
+        this.lastEventsCount = this.eventsSeen - before;
+        return;
+      }
+      if (type === RecordType.EventMessages) {
+        this.sideRecord(EVENT_MESSAGES, bytes, body, body + bodyLen, at, previousType, this.lastEventsCount);
         return;
       }
       if (this.recordV2(view, bytes, type, body, bodyLen, at)) return;
@@ -397,7 +433,6 @@ export class WireDecoder {
         this.requireBody(type, bodyLen, TASK_MIN, at);
         this.sink.onTask({ taskId: view.getUint32(body, true), awaiterId: view.getUint32(body + 4, true), nameId: view.getUint32(body + 8, true) });
         return true;
-      case RecordType.Events: this.events(bytes, body, body + bodyLen, at); return true;
       case RecordType.Function: this.functionV2(view, bytes, body, bodyLen, at); return true;
       case RecordType.Module: this.module(view, bytes, body, bodyLen, at); return true;
       case RecordType.Frame:
@@ -574,53 +609,33 @@ export class WireDecoder {
     }
   }
 
-  /** TASK_SAMPLES: (index in the SAMPLES record before it, task id) pairs, indexes ascending. */
-  private taskSamples(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
-    const type = RecordType.TaskSamples;
+  /**
+   * A side record: (index, value) varint pairs, indexes ascending, each index naming an entry of
+   * the record right before it (`count` entries): TASK_SAMPLES, OPERATION_COUNTS, EVENT_MESSAGES.
+   */
+  private sideRecord(spec: SideRecordSpec, bytes: Uint8Array, p: number, end: number, at: number, previousType: number, count: number): void {
+    const type = spec.type;
     const offset = this.bufferBase + at;
-    if (previousType !== RecordType.Samples) {
-      throw new WireFormatError(`Corrupt clrscope stream: the TASK_SAMPLES record at byte ${offset} does not follow a SAMPLES record.`, offset);
+    if (previousType !== spec.follows) {
+      throw new WireFormatError(`Corrupt clrscope stream: the ${spec.name} record at byte ${offset} does not follow ${spec.followsText}.`, offset);
     }
-    const count = this.lastSamplesCount;
     let previous = -1;
     while (p < end) {
       let index = this.varint(bytes, p, end, type, at);
       p = this.next;
       if (index < 0) index = this.wide[0];
-      let task = this.varint(bytes, p, end, type, at);
+      let value = this.varint(bytes, p, end, type, at);
       p = this.next;
-      if (task < 0) task = this.wide[0];
+      if (value < 0) value = this.wide[0];
       if (index <= previous || index >= count) {
-        throw new WireFormatError(`Corrupt clrscope stream: the TASK_SAMPLES record at byte ${offset} names sample ${index} of a SAMPLES record of ${count}${index <= previous ? ', out of order' : ''}.`, offset);
+        throw new WireFormatError(`Corrupt clrscope stream: the ${spec.name} record at byte ${offset} names ${spec.entry} ${index} of ${spec.of} of ${count}${index <= previous ? ', out of order' : ''}.`, offset);
       }
-      if (task === 0 || task > 0xffffffff) throw new WireFormatError(`Corrupt clrscope stream: the TASK_SAMPLES record at byte ${offset} names task ${task}, outside 1..2^32-1.`, offset);
+      if (value === 0 || value > 0xffffffff) throw new WireFormatError(`Corrupt clrscope stream: the ${spec.name} record at byte ${offset} ${spec.valueBefore} ${value}${spec.valueAfter}, outside 1..2^32-1.`, offset);
       previous = index;
-      this.sink.onTaskSample(count - index, task);
-    }
-  }
-
-  /** OPERATION_COUNTS: (index in the SAMPLES record before its TASK_SAMPLES, count) pairs, indexes ascending. */
-  private operationCounts(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
-    const type = RecordType.OperationCounts;
-    const offset = this.bufferBase + at;
-    if (previousType !== RecordType.TaskSamples) {
-      throw new WireFormatError(`Corrupt clrscope stream: the OPERATION_COUNTS record at byte ${offset} does not follow a TASK_SAMPLES record.`, offset);
-    }
-    const count = this.lastSamplesCount;
-    let previous = -1;
-    while (p < end) {
-      let index = this.varint(bytes, p, end, type, at);
-      p = this.next;
-      if (index < 0) index = this.wide[0];
-      let operations = this.varint(bytes, p, end, type, at);
-      p = this.next;
-      if (operations < 0) operations = this.wide[0];
-      if (index <= previous || index >= count) {
-        throw new WireFormatError(`Corrupt clrscope stream: the OPERATION_COUNTS record at byte ${offset} names sample ${index} of a SAMPLES record of ${count}${index <= previous ? ', out of order' : ''}.`, offset);
-      }
-      if (operations === 0 || operations > 0xffffffff) throw new WireFormatError(`Corrupt clrscope stream: the OPERATION_COUNTS record at byte ${offset} counts ${operations} operations, outside 1..2^32-1.`, offset);
-      previous = index;
-      this.sink.onOperationCount(count - index, operations);
+      const back = count - index;
+      if (type === RecordType.TaskSamples) this.sink.onTaskSample(back, value);
+      else if (type === RecordType.OperationCounts) this.sink.onOperationCount(back, value);
+      else this.sink.onEventMessage(back, value);
     }
   }
 
@@ -665,6 +680,7 @@ export class WireDecoder {
         if (value2 < 0) value2 = this.wide[0];
       }
       st.eventThread = thread;
+      this.eventsSeen++;
       this.sink.onEvent(kind, flags, st.times[2] * TWO_POW_32 + st.times[3], thread, stack, label, value1, value2);
     }
   }

@@ -91,6 +91,8 @@ export interface EventInput {
   value1: U64;
   /** Absent: the event has one value. */
   value2?: U64;
+  /** The event's message (an exception's), a STRING id; absent or 0: none. Sent in the EVENT_MESSAGES record that follows the EVENTS record. */
+  messageId?: number;
 }
 
 export type SuspensionInput = Omit<SuspensionRecord, 'mono' | 'durationNs' | 'suspendNs'> & { mono: U64; durationNs: U64; suspendNs: U64 };
@@ -162,6 +164,8 @@ export class WireEncoder {
   private taskMarks: number[] = [];
   // OPERATION_COUNTS of the open SAMPLES record: (index in it, operations) pairs.
   private operationCounts: number[] = [];
+  // EVENT_MESSAGES of the open EVENTS record: (index in it, message) pairs.
+  private eventMessages: number[] = [];
   private batchSamples = 0;
   private state = new SampleState();
   private lastStack: number[] = [];
@@ -456,6 +460,8 @@ export class WireEncoder {
     p = varint(b, p, this.number(r.value1));
     if (r.value2 !== undefined) p = varint(b, p, this.number(r.value2));
     this.batchLen = p;
+    if (r.messageId !== undefined && r.messageId !== 0) this.eventMessages.push(this.batchSamples, r.messageId);
+    this.batchSamples++;
     st.eventThread = r.threadId;
     st.times[2] = hi;
     st.times[3] = lo;
@@ -564,34 +570,25 @@ export class WireEncoder {
     this.buf.set(this.batch.subarray(0, this.batchLen), this.len + 5);
     this.len += 5 + this.batchLen;
     if (this.batchType === RecordType.Samples && this.taskMarks.length > 0) {
-      // Right behind its SAMPLES record, whose samples its indexes count.
-      const marks = this.taskMarks;
-      this.reserve(5 + 5 * marks.length);
-      const start = this.len;
-      this.buf[start + 4] = RecordType.TaskSamples;
-      let p = start + 5;
-      for (const v of marks) p = this.varint(p, v);
-      this.view.setUint32(start, p - start - 4, true);
-      this.len = p;
-      this.taskMarks = [];
-      if (this.operationCounts.length > 0) this.writeOperationCounts();
+      // Right behind its SAMPLES record, whose samples its indexes count; the counts behind the marks.
+      this.sideRecord(RecordType.TaskSamples, this.taskMarks.splice(0));
+      if (this.operationCounts.length > 0) this.sideRecord(RecordType.OperationCounts, this.operationCounts.splice(0));
     }
+    if (this.batchType === RecordType.Events && this.eventMessages.length > 0) this.sideRecord(RecordType.EventMessages, this.eventMessages.splice(0));
     this.batchLen = 0;
     this.batchType = 0;
     this.batchSamples = 0;
   }
 
-  /** Right behind the TASK_SAMPLES record, whose samples it counts. */
-  private writeOperationCounts(): void {
-    const counts = this.operationCounts;
-    this.reserve(5 + 10 * counts.length);
+  /** A record of varints (TASK_SAMPLES, OPERATION_COUNTS, EVENT_MESSAGES) right behind the record whose entries its indexes count. */
+  private sideRecord(type: number, values: readonly number[]): void {
+    this.reserve(5 + 10 * values.length);
     const start = this.len;
-    this.buf[start + 4] = RecordType.OperationCounts;
+    this.buf[start + 4] = type;
     let p = start + 5;
-    for (const v of counts) p = this.varint(p, v);
+    for (const v of values) p = this.varint(p, v);
     this.view.setUint32(start, p - start - 4, true);
     this.len = p;
-    this.operationCounts = [];
   }
 
   /** A definition record: it may go out ahead of the SAMPLES record being filled. */

@@ -35,6 +35,8 @@ export const RecordType = {
   TaskSamples: 0x11,
   /** How many suspended operations samples marked by the TASK_SAMPLES record right before it stand for. */
   OperationCounts: 0x12,
+  /** The messages (STRING ids) of events of the EVENTS record right before it: exceptions' messages. */
+  EventMessages: 0x13,
   End: 0x7f,
 } as const;
 
@@ -197,6 +199,7 @@ export function recordTypeName(type: number): string {
     case RecordType.Task: return 'TASK';
     case RecordType.TaskSamples: return 'TASK_SAMPLES';
     case RecordType.OperationCounts: return 'OPERATION_COUNTS';
+    case RecordType.EventMessages: return 'EVENT_MESSAGES';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

@@ -3,17 +3,19 @@
 // waits on one monitor, timed by the waiters themselves) and alloc-ratio (two methods allocating
 // about 3:1 in bytes, measured by the thread's own allocation counter). Recorded with
 // `clrscope record` on .NET 8, 9 and 10, and after an attach on .NET 10, and read back by go tool
-// pprof.
+// pprof; throw-mix's messages (support/throw-mix-messages.ts) as pprof's "exception message" tag.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goAvailable, goPprof } from './support/go-pprof.js';
 import { targetOn, type RuntimeTfm } from './support/paths.js';
 import { resultOf, runCli, type CliRun } from './support/run-cli.js';
+import { messagesOf, TARGET_FAULT, throwMixMessages } from './support/throw-mix-messages.js';
+import { readRecordingFile } from '../../electron/services/export/recording-file.js';
 
 const NS = 'Clrscope.Targets.Scenarios.';
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-events-test-'));
@@ -66,7 +68,7 @@ for (const rt of RUNTIMES) {
 
     it('the summary names the exception types, the waits and the allocating methods', () => {
       assert.match(run.stderr, /Exceptions: 120 thrown\./);
-      assert.match(run.stderr, /\n\s+60 {2}System\.ArgumentException\n\s+40 {2}System\.Collections\.Generic\.KeyNotFoundException\n\s+20 {2}Clrscope\.Targets\.Scenarios\.TargetFault<System\.Int32>/);
+      assert.match(run.stderr, /\n\s+60 {2}System\.ArgumentException\n\s+message "clrscope test" \(60 of 60\)\n\s+40 {2}System\.Collections\.Generic\.KeyNotFoundException\n\s+message "key 0" \(2 of 40; 20 distinct\)\n\s+20 {2}Clrscope\.Targets\.Scenarios\.TargetFault<System\.Int32>\n\s+no message \(20 of 20\)\n/);
       assert.match(run.stderr, /Lock contention: 12 waits, [\d.]+ s waited in all\./);
       assert.match(run.stderr, /Allocations: about [\d.]+ MiB allocated/);
       assert.match(run.stderr, /top methods \(innermost managed frame\):\n\s+[\d.]+ MiB {2}Clrscope\.Targets\.Scenarios\.AllocRatio\.Big\n\s+[\d.]+ MiB {2}Clrscope\.Targets\.Scenarios\.AllocRatio\.Small/);
@@ -85,6 +87,17 @@ for (const rt of RUNTIMES) {
       assert.equal(cum.get(`${NS}ThrowMix.KeyNotFound`), 40);
       assert.equal(cum.get(`${NS}ThrowMix.Generic`), 20);
       assert.equal(cum.get(`${NS}ThrowMix.Run`), 120, 'rooted in the thread that caught them');
+    });
+
+    it('every exception\'s message as the "exception message" tag, exactly as the program gave them (go tool pprof)', (t) => {
+      if (!goAvailable()) return t.skip('go is not installed');
+      const messages = tagTotals(goPprof(['-tags', '-sample_index=exceptions'], file), 'exception message');
+      const want = new Map<string, number>();
+      for (const [type, byMessage] of throwMixMessages(20)) {
+        for (const [text, n] of byMessage) if (text !== null) want.set(text, n);
+        else assert.equal(type, TARGET_FAULT);
+      }
+      assert.deepEqual(messages, want);
     });
 
     it('the waiters\' lock time within 5% of their own clocks, under the waiting method', (t) => {
@@ -139,6 +152,45 @@ describe('exceptions over the stack budget', () => {
 });
 
 describe('after an attach', () => {
+  it('exceptions thrown after the attach, each with its type, thrower and message', async () => {
+    const { command, args } = targetOn('Scenarios', 'net10.0');
+    // throw-mix waits for a line on stdin, sent once the profiler is in: every exception falls after the attach.
+    const target = spawn(command, [...args, 'throw-mix', '--exceptions', '20', '--throw-on-stdin'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      target.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+      for (let i = 0; i < 200 && !out.includes('READY '); i++) await new Promise((r) => setTimeout(r, 50));
+      const pid = /"pid":(\d+)/.exec(out)?.[1];
+      assert.ok(pid !== undefined, `no READY line: ${out}`);
+      const file = join(dir, 'attached-exceptions.clrscope');
+      const recording = runCli(['record', '--pid', pid, '--duration', '60', '-o', file]);
+      // The counters block is made as the profiler starts, just before it begins recording events.
+      for (let i = 0; i < 400 && !existsSync(`/dev/shm/clrscope-${pid}`); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(existsSync(`/dev/shm/clrscope-${pid}`), 'the profiler did not start in the target');
+      await new Promise((r) => setTimeout(r, 500));
+      target.stdin.end('go\n');
+      const r = await recording;
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /exited during the recording/);
+      const facts = resultOf(out).scenarios as Record<string, Record<string, number>>;
+      assert.equal(facts['throw-mix']['System.ArgumentException'], 60);
+      assert.match(r.stderr, /Exceptions: 120 thrown\./);
+      const rec = (await readRecordingFile(file)).recording;
+      assert.equal(rec.meta?.attached, true);
+      assert.deepEqual(messagesOf(rec), throwMixMessages(20));
+      const top = new Map<string, number>();
+      const e = rec.events();
+      for (let i = 0; i < e.kind.length; i++) {
+        if (e.stackId[i] < 0) continue;
+        const leaf = Array.from(rec.stackFrames(e.stackId[i]), (id) => rec.functionInfo(id)).find((f) => f?.kind === 0)?.name ?? '?';
+        top.set(leaf, (top.get(leaf) ?? 0) + e.value1[i]);
+      }
+      assert.deepEqual(top, new Map([[`${NS}ThrowMix.Argument`, 60], [`${NS}ThrowMix.KeyNotFound`, 40], [`${NS}ThrowMix.Generic`, 20]]));
+    } finally {
+      target.kill('SIGKILL');
+    }
+  });
+
   it('lock waits and allocations of a running program, on threads born before and after the attach', async (t) => {
     if (!goAvailable()) return t.skip('go is not installed');
     const { command, args } = targetOn('Scenarios', 'net10.0');

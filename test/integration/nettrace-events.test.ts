@@ -3,7 +3,7 @@
 // .NET 10 (AllocationSampled) and .NET 8 (AllocationTick), converted with `clrscope convert`, and
 // opened by test/tools/TraceCheck, whose ClrTraceEventParser must find the runtime's own
 // GCAllocationTick, ContentionStart/Stop and ExceptionThrown events with what the recording holds:
-// exceptions per type, allocated bytes per type, the number of waits and their total time, and on
+// exceptions per type and their messages (ExceptionMessage), allocated bytes per type, the number of waits and their total time, and on
 // every stacked event the same innermost frame as the recording's stack; the .etlx made from the
 // same recording holds the same; and our own reader turns the events back into the same totals,
 // as it does for a dotnet-trace file of the same program, where TraceEvent is the referee.
@@ -24,6 +24,7 @@ import { dotnetTrace } from './support/dotnet-trace.js';
 import { targetOn, type RuntimeTfm } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
 import { traceCheck, type TraceCheck } from './support/trace-check.js';
+import { messagesOf, tallyOf, throwMixMessages, withEmptyForNone } from './support/throw-mix-messages.js';
 
 const NS = 'Clrscope.Targets.Scenarios.';
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-nettrace-events-test-'));
@@ -94,6 +95,17 @@ for (const rt of RUNTIMES) {
       assert.equal(x.withStack, leaf.stacked);
       assert.deepEqual(withoutEmpty(x.topFrames), leaf.frames);
       assert.equal(x.topFrames[`${NS}ThrowMix.Argument`], 60, JSON.stringify(x.topFrames));
+    });
+
+    it('the .clrscope read back holds every exception\'s message, exactly as the program gave them', () => {
+      assert.deepEqual(messagesOf(rec), throwMixMessages(20));
+    });
+
+    it('every exception\'s message as ExceptionThrown_V1\'s ExceptionMessage, and our reader takes them back', async (t) => {
+      const got = tallyOf(tc.runtimeEvents.exceptionMessages);
+      t.diagnostic(`TraceEvent: ${JSON.stringify(tc.runtimeEvents.exceptionMessages['System.ArgumentException'])} and ${got.get('System.Collections.Generic.KeyNotFoundException')?.size} distinct KeyNotFoundException messages`);
+      assert.deepEqual(got, withEmptyForNone(throwMixMessages(20)));
+      assert.deepEqual(messagesOf((await readRecordingFile(nettrace)).recording), throwMixMessages(20));
     });
 
     it('every allocation sample as GCAllocationTick_V4: type names and summed AllocationAmount64 as the recording\'s bytes', (t) => {
@@ -186,6 +198,9 @@ describe('a dotnet-trace file with the runtime\'s allocation, contention and exc
     const exceptions = new Map(totalsByLabel(rec, 'exceptions').map((x) => [x.label, x.value]));
     t.diagnostic(`ours: ${JSON.stringify(Object.fromEntries(exceptions))}; TraceEvent: ${tc.runtimeEvents.exceptions.events} exceptions, ${tc.runtimeEvents.allocationTicks.events} ticks, ${tc.runtimeEvents.contentionStops.events} waits`);
     assert.deepEqual(exceptions, new Map(Object.entries(tc.runtimeEvents.exceptions.byType).map(([type, x]) => [type, x.events])));
+    // The runtime's ExceptionMessage is the Message property (a parameter's name appended, a
+    // default text where _message is null): ours read from it agree with TraceEvent's.
+    assert.deepEqual(withEmptyForNone(messagesOf(rec)), tallyOf(tc.runtimeEvents.exceptionMessages));
     assert.equal(exceptions.get('System.ArgumentException'), 60);
     assert.equal([...exceptions.values()].reduce((a, b) => a + b, 0), 120);
     const bytes = new Map(totalsByLabel(rec, 'alloc-space').map((x) => [x.label, x.value]));

@@ -1,7 +1,8 @@
 // Exception samples from clrscope's Windows profiler inside a real Windows CoreCLR under Wine:
 // the throwing thread walks its own stack in ExceptionThrown with the Windows unwinder (function
 // tables; the runtime's C++ keeps no frame-pointer chain). Scenarios' throw-mix throws known
-// counts of three types from three methods. Lock waits and allocations come from the runtime's
+// counts of three types from three methods, with known messages read from the thrown objects by
+// the Windows build of the same reader. Lock waits and allocations come from the runtime's
 // EventPipe session, which the Wine tests leave off (test/integration/support/wine.ts says why).
 // Skipped, saying why, where wine64 is missing.
 
@@ -27,7 +28,7 @@ const THROWER: Record<string, string> = {
 describe('Windows CoreCLR under Wine: exceptions as event samples (throw-mix)', { skip }, () => {
   let run: WineRun;
   let facts: Record<string, number>;
-  const stacks: { type: string; frames: string[] }[] = [];
+  const stacks: { type: string; frames: string[]; message: string | null }[] = [];
   const counts = new Map<string, number>();
 
   before(async () => {
@@ -44,7 +45,8 @@ describe('Windows CoreCLR under Wine: exceptions as event samples (throw-mix)', 
       if (e.kind[i] !== EventKind.Exception) continue;
       const type = strings.get(e.labelId[i]) ?? '';
       counts.set(type, (counts.get(type) ?? 0) + e.value1[i]);
-      if (e.stackId[i] >= 0 && run.rec.thread(e.threadId[i])?.name === 'throw-mix') stacks.push({ type, frames: stackNames(run.rec, e.stackId[i]) });
+      const message = e.messageId[i] === 0 ? null : strings.get(e.messageId[i]) ?? '?';
+      if (e.stackId[i] >= 0 && run.rec.thread(e.threadId[i])?.name === 'throw-mix') stacks.push({ type, frames: stackNames(run.rec, e.stackId[i]), message });
     }
   });
 
@@ -70,5 +72,16 @@ describe('Windows CoreCLR under Wine: exceptions as event samples (throw-mix)', 
     const wrong = stacks.find((s) => !right.includes(s));
     t.diagnostic(`${right.length} of ${stacks.length} exception stacks thrower <- Run <- StartCallback <- thread start${wrong === undefined ? '' : `; e.g. not: ${wrong.type}: ${wrong.frames.join(' <- ')}`}`);
     assert.ok(right.length >= 0.95 * stacks.length, `${right.length} of ${stacks.length}`);
+  });
+
+  it('reads each exception\'s message as the program gave it', () => {
+    const expected: Record<string, (m: string | null) => boolean> = {
+      'System.ArgumentException': (m) => m === 'clrscope test',
+      'System.Collections.Generic.KeyNotFoundException': (m) => m !== null && /^key \d+$/.test(m),
+      [`${NS}TargetFault<System.Int32>`]: (m) => m === null,
+    };
+    const wrong = stacks.filter((s) => !expected[s.type](s.message));
+    assert.deepEqual(wrong.map((s) => [s.type, s.message]), []);
+    assert.equal(new Set(stacks.filter((s) => s.message?.startsWith('key ')).map((s) => s.message)).size, 20);
   });
 });

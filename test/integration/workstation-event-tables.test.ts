@@ -3,8 +3,9 @@
 // of 1,000 bytes in Big, Pair<System.Int64> of 32 in Small, each measured by the thread's own
 // allocation counter) and throw-mix (ArgumentException, KeyNotFoundException and
 // TargetFault<System.Int32> thrown 3:2:1 by ThrowMix.Argument, .KeyNotFound and .Generic, counted
-// by the program). The tables must show the program's own figures, sort by each column, and a
-// picked type must focus the flame graph on where that type is allocated or thrown.
+// by the program, with the messages it gives them: support/throw-mix-messages.ts). The tables must
+// show the program's own figures, sort by each column, and a picked type must focus the flame graph
+// on where that type is allocated or thrown.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import type { ExceptionTable, TypeTable } from '../../structs/profile/event-tabl
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { PROFILER, ROOT, targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
+import { throwMixMessages } from './support/throw-mix-messages.js';
 import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, until } from './support/workstation-page.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'event-tables');
@@ -155,8 +157,23 @@ describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.jo
       assert.equal(t.rows[i].stacked, t.rows[i].count, 'every one with a stack (under the stack budget)');
       assert.deepEqual(t.rows[i].methods, [{ name: method, count: t.rows[i].count }]);
     }
+    // The messages: every one the program gave, counted exactly; the table keeps the five most
+    // frequent of a type (ties by text) and how many distinct ones there were.
+    const messages = throwMixMessages(20);
+    for (const row of t.rows) {
+      const all = [...messages.get(row.type)!].map(([text, count]) => ({ text, count }))
+        .sort((a, b) => b.count - a.count || ((a.text ?? '') < (b.text ?? '') ? -1 : 1));
+      assert.deepEqual(row.messages, all.slice(0, 5), row.type);
+      assert.equal(row.distinctMessages, all.length, row.type);
+    }
+    assert.equal(t.rows[1].distinctMessages, 20);
     const cells = await until('the rows drawn', () => rowCells(page, 'exceptions-table'), (c) => c.length === 3);
     assert.deepEqual(cells.map((c) => [c[0], c[1], c[3], c[4]]), want.map(([type, method]) => [type, String(thrown[type]), method, '100.0%']));
+    assert.deepEqual(cells.map((c) => c.slice(6)), [
+      ['clrscope test', '60', ''],
+      ['key 0', '2', 'key 1 (2), key 10 (2), key 11 (2), key 12 (2), 15 more'],
+      ['(no message)', '20', ''],
+    ]);
     assert.match(await page.getByTestId('exceptions-caption').innerText(), /3 of 3 exception types; 120 thrown\./);
     await checkedScreenshot(page, 'exceptions', { dir: ARTIFACTS });
     // Ascending by count, then by name.

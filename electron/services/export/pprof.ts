@@ -182,6 +182,7 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
     const typeKey = strings.dedup('type');
     const ownerKey = strings.dedup('lock owner thread');
     const ownerIdKey = strings.dedup('lock owner thread id');
+    const messageKey = strings.dedup('exception message');
     for (const ev of sumEventsByStackThreadLabel(rec)) {
       const frameIds = ev.stackId < 0 ? undefined : rec.stackFrameIds(ev.stackId);
       const locationId = ev.stackId < 0 || frameIds === undefined ? [unstacked()] : Array.from(rec.stackFrames(ev.stackId), (f, i) => locationOf(frameIds[i], f));
@@ -190,6 +191,7 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
       const label = [new Label({ key: typeKey, str: strings.dedup(ev.label) })];
       if (thread !== undefined) label.push(new Label({ key: threadIdKey, num: thread.osTid }));
       if (thread !== undefined && thread.name !== '') label.push(new Label({ key: threadNameKey, str: strings.dedup(thread.name) }));
+      if (ev.message !== '') label.push(new Label({ key: messageKey, str: strings.dedup(ev.message) }));
       const owner = ev.ownerThreadId === 0 ? undefined : rec.thread(ev.ownerThreadId);
       if (owner !== undefined) {
         label.push(new Label({ key: ownerKey, str: strings.dedup(owner.name !== '' ? owner.name : `thread ${owner.osTid}`) }));

@@ -1,11 +1,11 @@
 // Exceptions per type: how many were thrown (exact, those over the profiler's stack budget
-// included) and which methods threw them (the innermost managed frame of their stacks, with
-// its share of the type's stacks); the flame graph's window and threads. Picking a type focuses
-// the flame graph's exceptions view on it (a double-click goes there). The exception's message
-// is not recorded (README: "Allocations, locks and exceptions").
+// included), which methods threw them (the innermost managed frame of their stacks, with its
+// share of the type's stacks) and their messages (the thrown objects' _message fields, most
+// frequent first, with counts); the flame graph's window and threads. Picking a type focuses the
+// flame graph's exceptions view on it (a double-click goes there).
 
 import { useMemo, type ReactElement, type ReactNode } from 'react';
-import type { ExceptionTable } from '../../../structs/profile/event-tables.js';
+import type { ExceptionMessage, ExceptionTable } from '../../../structs/profile/event-tables.js';
 import { exceptionRows, nextSort, throwerShare } from './event-table-rows.js';
 import { SearchBox, WindowAndThreads } from './flame-toolbar.js';
 import { formatCount, formatPercent } from './format.js';
@@ -19,7 +19,14 @@ const COLUMNS: readonly VirtualColumn[] = [
   { key: 'thrower', title: 'Top throwing method', width: 'minmax(14em, 1fr)', sortable: true },
   { key: 'throwerShare', title: 'Its share', width: '7em', numeric: true, sortable: true },
   { key: 'others', title: 'Other methods', width: 'minmax(8em, 0.7fr)' },
+  { key: 'message', title: 'Top message', width: 'minmax(14em, 1fr)' },
+  { key: 'messageCount', title: 'Times', width: '6em', numeric: true },
+  { key: 'otherMessages', title: 'Other messages', width: 'minmax(10em, 1fr)' },
 ];
+
+function messageText(m: ExceptionMessage): ReactNode {
+  return m.text === null ? <span className="hint">(no message)</span> : <span>{m.text}</span>;
+}
 
 function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: string): ReactNode {
   const row = t.rows[rows[r]];
@@ -31,6 +38,13 @@ function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: stri
     case 'thrower': return row.methods.length === 0 ? <span className="hint">no stacks</span> : <span className="kind-0">{row.methods[0].name}</span>;
     case 'throwerShare': return row.methods.length === 0 ? '' : formatPercent(throwerShare(row));
     case 'others': return row.methods.slice(1).map((m) => `${m.name} (${formatCount(m.count)})`).join(', ');
+    case 'message': return row.messages.length === 0 ? <span className="hint">no stacks</span> : messageText(row.messages[0]);
+    case 'messageCount': return row.messages.length === 0 ? '' : formatCount(row.messages[0].count);
+    case 'otherMessages': {
+      const shown = row.messages.slice(1).map((m) => `${m.text ?? '(no message)'} (${formatCount(m.count)})`);
+      const more = row.distinctMessages - row.messages.length;
+      return [...shown, ...(more > 0 ? [`${more.toLocaleString()} more`] : [])].join(', ');
+    }
     default: return null;
   }
 }
@@ -56,7 +70,7 @@ export function ExceptionsView(): ReactElement {
     ? 'Waiting for the recording…'
     : table.rows.length === 0
       ? 'No exceptions were thrown here (or the recording has none: record --exceptions on).'
-      : `${rows.length.toLocaleString()} of ${table.rows.length.toLocaleString()} exception types; ${table.count.toLocaleString()} thrown. A method's share is of the type's exceptions with a stack.`;
+      : `${rows.length.toLocaleString()} of ${table.rows.length.toLocaleString()} exception types; ${table.count.toLocaleString()} thrown. A method's share and a message's count are of the type's exceptions with a stack.`;
   return (
     <div className="functions-view exceptions-view">
       <div className="toolbar analysis-toolbar">
@@ -73,7 +87,13 @@ export function ExceptionsView(): ReactElement {
         rowTitle={(r) => {
           if (table === null) return '';
           const row = table.rows[rows[r]];
-          return [row.type, ...row.methods.map((m) => `  ${formatCount(m.count)}  ${m.name}`), row.count > row.stacked ? `  ${formatCount(row.count - row.stacked)} without a stack (over the stack budget)` : ''].filter((l) => l !== '').join('\n');
+          return [
+            row.type,
+            ...row.methods.map((m) => `  ${formatCount(m.count)}  ${m.name}`),
+            ...row.messages.map((m) => `  ${formatCount(m.count)}  ${m.text === null ? '(no message)' : JSON.stringify(m.text)}`),
+            row.distinctMessages > row.messages.length ? `  … ${(row.distinctMessages - row.messages.length).toLocaleString()} more messages` : '',
+            row.count > row.stacked ? `  ${formatCount(row.count - row.stacked)} without a stack (over the stack budget)` : '',
+          ].filter((l) => l !== '').join('\n');
         }}
         sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.setExceptionsSort(nextSort(sort, c, ['type', 'thrower']))}
         empty={table === null ? 'Waiting for the recording…' : 'No exception type matches.'}

@@ -247,3 +247,26 @@ test('a process whose stream names what it never defined stops being merged; the
   assert.equal(rec.sampleCount, recordingFromStream([parent]).sampleCount);
   assert.ok(rec.threads().some((t) => t.name === '[777] main'), 'the child\'s thread, defined before the bad record, is kept');
 });
+
+test('exceptions keep their messages when written again, whatever chunk their EVENT_MESSAGES record comes in', () => {
+  const parent = fixtureStream();
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: CHILD, flags: 3, mono: FIXTURE_START_MONO + 500, unixNs: 1_700_000_000_500_000_000n, intervalNs: 10_000_000, wallThreadsPerTick: 16, runtimeVersion: '10.0.0', profilerVersion: '0.1.0' })
+    .function({ functionId: 1, kind: FunctionKind.Managed, name: 'Child.Program.Main', module: 'Child.dll', file: '', moduleId: 0, token: 0x06000001 })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .thread({ threadId: 1, osTid: 901, clrThreadId: 1, mono: FIXTURE_START_MONO + 500, name: 'main' })
+    .string(1, 'System.ArgumentException').string(2, 'clrscope test').string(3, 'key 7')
+    .stack(1, 0, [1]);
+  const messages = [2, 0, 3, 2];
+  messages.forEach((messageId, k) => enc.event({ kind: 3, mono: FIXTURE_START_MONO + 1000 + k, threadId: 1, stackId: 1, labelId: 1, value1: 1, messageId }));
+  enc.stackSample(FIXTURE_START_MONO + 1500, 1, 1, 11, 0, 1);
+  enc.event({ kind: 3, mono: FIXTURE_START_MONO + 1600, threadId: 1, stackId: 1, labelId: 1, value1: 1, messageId: 3 });
+  const child = enc.end({ mono: FIXTURE_START_MONO + 9100, reason: 0 }).bytes().slice();
+  for (const chunks of [Array.from(child, (b) => Uint8Array.of(b)), split(child, 3)]) {
+    const { rec } = mergeLive([split(parent, 1), chunks], recordingFromStream([parent]).end);
+    const e = rec.events();
+    const got: (string | null)[] = [];
+    for (let i = 0; i < e.kind.length; i++) if (rec.processOf(e.threadId[i])?.pid === CHILD) got.push(e.messageId[i] === 0 ? null : rec.strings().get(e.messageId[i]) ?? '?');
+    assert.deepEqual(got, ['clrscope test', null, 'key 7', 'clrscope test', 'key 7']);
+  }
+});

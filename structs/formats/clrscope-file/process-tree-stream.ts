@@ -67,6 +67,18 @@ interface HeldSample {
   operations: number;
 }
 
+/** An event written again in the merged ids, held until it is known whether messages follow it. */
+interface HeldEvent {
+  kind: number;
+  mono: number;
+  thread: number;
+  stack: number;
+  label: number;
+  value1: number;
+  value2: number | undefined;
+  message: number;
+}
+
 const ENCODER_BYTES = 1 << 16;
 
 /** Interns one kind of definition across processes: the merged id of a key, and whether it is new. */
@@ -306,6 +318,11 @@ class Part implements WireSink {
   // a TASK_SAMPLES record follows it (it must come right after, maybe in the next chunk).
   private held: HeldSample[] = [];
   private heldRecord = -1;
+  // Likewise the events of the latest EVENTS record, until it is known whether an EVENT_MESSAGES
+  // record follows it. A message that follows an EVENTS record passed on as this process's own
+  // bytes, just before another process joined, is not written again.
+  private heldEvents: HeldEvent[] = [];
+  private heldEventsRecord = -1;
   // The first process's measuring records go into the merged stream (the Measure view reads them
   // there): as its own bytes while they pass, written again once the encoder took over. The tap
   // also says where its last whole record ends.
@@ -336,7 +353,7 @@ class Part implements WireSink {
       return;
     }
     this.measureTap?.push(chunk);
-    if (!this.async) this.flush();
+    if (!this.async) this.flushSamples();
   }
 
   /**
@@ -374,8 +391,23 @@ class Part implements WireSink {
     this.tree.options.onFailure?.(this.pid, `${what} That process is merged no further; what it sent before is kept.`);
   }
 
-  /** Writes the samples held back for their task marks. */
+  /** Writes what is held back: samples for their task marks, events for their messages. */
   flush(): void {
+    this.flushSamples();
+    this.flushEvents();
+  }
+
+  private flushEvents(): void {
+    const held = this.heldEvents;
+    if (held.length === 0) return;
+    this.heldEvents = [];
+    this.heldEventsRecord = -1;
+    for (const e of held) {
+      this.enc.event({ kind: e.kind, mono: e.mono, threadId: e.thread, stackId: e.stack, labelId: e.label, value1: e.value1, value2: e.value2, messageId: e.message });
+    }
+  }
+
+  private flushSamples(): void {
     const held = this.held;
     if (held.length === 0) return;
     this.held = [];
@@ -531,6 +563,7 @@ class Part implements WireSink {
 
   onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
     if (this.passThrough) return;
+    this.flushEvents();
     const thread = this.thread(threadId);
     const stack = this.stack(stackId);
     if (!this.async) {
@@ -562,14 +595,26 @@ class Part implements WireSink {
   }
 
   onEvent(kind: number, flags: number, mono: number, threadId: number, stackId: number, labelId: number, value1: number, value2: number): void {
-    this.flush();
+    this.flushSamples();
     if (this.passThrough) return;
     const hasStack = (flags & EventFlags.HasStack) !== 0;
     // Thread 0 is no thread: counts sent without a stack.
     const thread = threadId === 0 && !hasStack ? 0 : this.thread(threadId);
     const label = labelId === 0 ? 0 : mapped(this.strings, labelId, 'string');
     const stack = hasStack ? this.tree.stackId(this.stack(stackId)) : 0;
-    this.enc.event({ kind, mono, threadId: thread, stackId: stack, labelId: label, value1, value2: (flags & EventFlags.HasValue2) !== 0 ? value2 : undefined });
+    const record = this.decoder.recordOffset;
+    if (record !== this.heldEventsRecord) {
+      this.flushEvents();
+      this.heldEventsRecord = record;
+    }
+    this.heldEvents.push({ kind, mono, thread, stack, label, value1, value2: (flags & EventFlags.HasValue2) !== 0 ? value2 : undefined, message: 0 });
+  }
+
+  onEventMessage(back: number, stringId: number): void {
+    if (this.passThrough) return;
+    const message = mapped(this.strings, stringId, 'string');
+    const event = this.heldEvents[this.heldEvents.length - back];
+    if (event !== undefined) event.message = message;
   }
 
   onTask(r: TaskRecord): void {

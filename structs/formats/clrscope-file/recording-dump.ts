@@ -24,7 +24,7 @@ export function dumpRecording(rec: Recording): string {
   const e = rec.events();
   for (let i = 0; i < rec.eventCount; i++) {
     const frames = e.stackId[i] < 0 ? 'none' : Array.from(rec.stackFrames(e.stackId[i])).join(',');
-    lines.push(`event ${i}: kind ${e.kind[i]} flags ${e.flags[i]} mono ${e.mono[i]} thread ${e.threadId[i]} label ${e.labelId[i]} values ${e.value1[i]} ${e.value2[i]} frames ${frames}`);
+    lines.push(`event ${i}: kind ${e.kind[i]} flags ${e.flags[i]} mono ${e.mono[i]} thread ${e.threadId[i]} label ${e.labelId[i]} values ${e.value1[i]} ${e.value2[i]} frames ${frames}${e.messageId[i] !== 0 ? ` message ${e.messageId[i]}` : ''}`);
   }
   for (const s of rec.suspensions()) {
     lines.push(`suspension: mono ${s.mono} duration ${s.durationNs} suspend ${s.suspendNs} reason ${s.reason} gen ${s.generation} flags ${s.flags}`);

@@ -58,6 +58,17 @@ test('save then open gives back every sample, thread, function, pause, stat and 
   }
 });
 
+test('exceptions keep their messages through save and open, and saving again gives the same bytes', () => {
+  const wire = parseHexText(readFileSync(new URL('../../../../structs/wire/fixtures/event-messages-v2.hex', import.meta.url), 'utf8'));
+  const rec = recordingFromStream([wire]);
+  const bytes = saveRecording(rec);
+  const opened = openRecording(bytes).recording;
+  assert.equal(dumpRecording(opened), dumpRecording(rec));
+  const e = opened.events();
+  assert.deepEqual(Array.from(e.messageId, (id) => (id === 0 ? null : opened.strings().get(id))), ['clrscope test', null, 'key \u00e9 7', null]);
+  assert.deepEqual(saveRecording(opened), bytes);
+});
+
 test('a cut recording reopens as cut, and saving is idempotent', () => {
   const cut = recordingFromStream([fixtureStream({ end: false })]);
   assert.equal(cut.cut, true);

@@ -98,7 +98,7 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
       const flags = events.flags[i];
       enc.event({
         kind: events.kind[i], mono: events.mono[i], threadId: events.threadId[i], stackId: events.stackId[i] + 1, labelId: events.labelId[i],
-        value1: events.value1[i], value2: (flags & EventFlags.HasValue2) !== 0 ? events.value2[i] : undefined,
+        value1: events.value1[i], value2: (flags & EventFlags.HasValue2) !== 0 ? events.value2[i] : undefined, messageId: events.messageId[i],
       });
     }
   };

@@ -18,8 +18,8 @@ const T0 = 2_000_000_000;
 /**
  * Thread 7 (OS 907): a sample of Main ← Alloc (stack 1) at T0+1000 and of Main ← Wait (stack 2)
  * at T0+9000; an allocation of 2 objects / 204,800 bytes of System.Byte[] on stack 1 at T0+2000;
- * a lock wait of 3,000 ns on stack 2 ending at T0+8000; one ArgumentException on stack 1 at
- * T0+8500 and three counted without a stack or thread at T0+8600.
+ * a lock wait of 3,000 ns on stack 2 ending at T0+8000; one ArgumentException with the message
+ * "bad \u00e9 arg" on stack 1 at T0+8500 and three counted without a stack, thread or message at T0+8600.
  */
 function eventRecording(): Recording {
   const enc = new WireEncoder().preamble().hello({
@@ -29,12 +29,12 @@ function eventRecording(): Recording {
   enc.function({ functionId: 1, kind: FunctionKind.Managed, name: 'App.Program.Main', module: 'App.dll', file: '' });
   enc.function({ functionId: 2, kind: FunctionKind.Managed, name: 'App.Program.Alloc', module: 'App.dll', file: '' });
   enc.function({ functionId: 3, kind: FunctionKind.Managed, name: 'App.Program.Wait', module: 'App.dll', file: '' });
-  enc.string(1, 'System.Byte[]').string(2, 'System.ArgumentException');
+  enc.string(1, 'System.Byte[]').string(2, 'System.ArgumentException').string(3, 'bad \u00e9 arg');
   enc.sample({ mono: T0 + 1000, threadId: 7, flags: SampleFlags.Cpu | SampleFlags.Wall, cpuNs: 1, wallNs: 1, frames: [2, 1] });
   enc.event({ kind: EventKind.Allocation, mono: T0 + 2000, threadId: 7, stackId: 1, labelId: 1, value1: 204_800, value2: 2 });
   enc.sample({ mono: T0 + 2500, threadId: 7, flags: SampleFlags.Wall, cpuNs: 0, wallNs: 1, frames: [3, 1] });
   enc.event({ kind: EventKind.Contention, mono: T0 + 8000, threadId: 7, stackId: 2, labelId: 0, value1: 3000 });
-  enc.event({ kind: EventKind.Exception, mono: T0 + 8500, threadId: 7, stackId: 1, labelId: 2, value1: 1 });
+  enc.event({ kind: EventKind.Exception, mono: T0 + 8500, threadId: 7, stackId: 1, labelId: 2, value1: 1, messageId: 3 });
   enc.event({ kind: EventKind.Exception, mono: T0 + 8600, threadId: 0, stackId: 0, labelId: 2, value1: 3 });
   enc.end({ mono: T0 + 10_000, reason: 0 });
   return recordingFromStream([enc.bytes()]);
@@ -124,8 +124,8 @@ test('event samples become the runtime\'s events, in time order, with their stac
   assert.equal(hex(runtime[1].payload), '00' + u16(0) + u64(0) + u64(0) + u64(0));
   // ContentionStop v1: managed, ClrInstanceID 0, DurationNs.
   assert.equal(hex(runtime[2].payload), '00' + u16(0) + f64(3000));
-  // ExceptionThrown v1: type, no message, the leaf's address, HRESULT 0, flags CLS-compliant, ClrInstanceID 0.
-  assert.equal(hex(runtime[3].payload), utf16z('System.ArgumentException') + utf16z('') + u64(ip(2)) + u32(0) + u16(0x10) + u16(0));
+  // ExceptionThrown v1: type, message, the leaf's address, HRESULT 0, flags CLS-compliant, ClrInstanceID 0.
+  assert.equal(hex(runtime[3].payload), utf16z('System.ArgumentException') + utf16z('bad \u00e9 arg') + u64(ip(2)) + u32(0) + u16(0x10) + u16(0));
   assert.equal(hex(runtime[4].payload), utf16z('System.ArgumentException') + utf16z('') + u64(0) + u32(0) + u16(0x10) + u16(0));
 });
 
@@ -152,7 +152,7 @@ test('a lock wait that began before the recording\'s first event still goes out 
   assert.equal(start?.timestamp, T0 + 20 - 5_000_000);
 });
 
-test('reading the file back restores the event samples: kinds, threads, stacks, types and values', () => {
+test('reading the file back restores the event samples: kinds, threads, stacks, types, values and messages', () => {
   const rec = eventRecording();
   const back = fromNettrace(toNettrace(rec));
   const dump = (r: Recording): string[] => {
@@ -161,7 +161,8 @@ test('reading the file back restores the event samples: kinds, threads, stacks, 
     for (let i = 0; i < e.kind.length; i++) {
       const stack = e.stackId[i] < 0 ? '-' : Array.from(r.stackFrames(e.stackId[i]), (id) => r.functionInfo(id)?.name ?? '?').join(';');
       const tid = e.threadId[i] === 0 ? 0 : r.threads().find((t) => t.id === e.threadId[i])?.osTid;
-      out.push(`${e.kind[i]} ${e.mono[i] - T0} ${tid} ${stack} ${r.strings().get(e.labelId[i]) ?? ''} ${e.value1[i]} ${e.value2[i]}`);
+      const message = e.messageId[i] === 0 ? '' : ` "${r.strings().get(e.messageId[i]) ?? '?'}"`;
+      out.push(`${e.kind[i]} ${e.mono[i] - T0} ${tid} ${stack} ${r.strings().get(e.labelId[i]) ?? ''} ${e.value1[i]} ${e.value2[i]}${message}`);
     }
     return out.sort();
   };
@@ -169,7 +170,7 @@ test('reading the file back restores the event samples: kinds, threads, stacks, 
     // Allocation: 204,800 bytes as 2 objects of 102,400.
     `${EventKind.Allocation} 2000 907 App.Program.Alloc;App.Program.Main System.Byte[] 204800 2`,
     `${EventKind.Contention} 8000 907 App.Program.Wait;App.Program.Main  3000 0`,
-    `${EventKind.Exception} 8500 907 App.Program.Alloc;App.Program.Main System.ArgumentException 1 0`,
+    `${EventKind.Exception} 8500 907 App.Program.Alloc;App.Program.Main System.ArgumentException 1 0 "bad \u00e9 arg"`,
     // The three counted without a stack come back one by one, on the thread they were written on.
     `${EventKind.Exception} 8600 907 - System.ArgumentException 1 0`,
     `${EventKind.Exception} 8600 907 - System.ArgumentException 1 0`,

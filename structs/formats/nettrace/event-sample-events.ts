@@ -15,7 +15,9 @@
 //   the wait) at its time, both on the waiting thread with its stack: clrscope records the wait
 //   when it ends, with the duration the runtime measured. Lock and owner are not recorded (0).
 // - an exception → ExceptionThrown v1 on the throwing thread with its stack; type = the label,
-//   no message, HRESULT 0 (neither is recorded), the leaf frame's address as the throwing IP.
+//   ExceptionMessage = the recorded message (the thrown object's _message field; empty when it
+//   had none or was over the stack budget), HRESULT 0 (not recorded), the leaf frame's address
+//   as the throwing IP.
 //   An event counted without a stack (over the profiler's stack budget, value1 = how many) becomes
 //   that many events without a stack, so per-type counts stay exact.
 //
@@ -141,7 +143,9 @@ export class EventSampleEvents {
         }
         break;
       case EventKind.Exception: {
-        const payload = exceptionThrownPayload(this.rec.strings().get(e.labelId[i]) ?? '', '', to.leafAddress(stack), 0, EXCEPTION_FLAG_CLS_COMPLIANT);
+        const strings = this.rec.strings();
+        const message = e.messageId[i] !== 0 ? strings.get(e.messageId[i]) ?? '' : '';
+        const payload = exceptionThrownPayload(strings.get(e.labelId[i]) ?? '', message, to.leafAddress(stack), 0, EXCEPTION_FLAG_CLS_COMPLIANT);
         const count = Math.max(1, Math.round(e.value1[i]));
         for (let c = 0; c < count; c++) to.writer.writeEvent(ExceptionThrownEvent, tid, sid, ts, payload);
         break;

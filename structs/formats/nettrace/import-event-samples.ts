@@ -7,7 +7,7 @@
 //   label = TypeName (v2+);
 // - ContentionStop → a lock wait of DurationNs (v1+, .NET 8; 0 before), label none. Starts are
 //   not needed: the stop has the duration and the waiting thread's stack;
-// - ExceptionThrown → one exception of ExceptionType.
+// - ExceptionThrown → one exception of ExceptionType, its message ExceptionMessage (none when empty).
 
 import { EventKind } from '../../wire/records.js';
 import type { SpanReader } from './span-reader.js';
@@ -26,11 +26,13 @@ export class ImportEventSamples {
   value1 = new Float64Array(0);
   value2 = new Float64Array(0);
   hasValue2 = new Uint8Array(0);
+  /** 1 + index into `labels` of the event's message, 0 for none. */
+  message = new Uint32Array(0);
   count = 0;
   readonly labels: string[] = [];
   private readonly labelIds = new Map<string, number>();
 
-  append(kind: number, timestamp: number, thread: number, stack: number, label: string, value1: number, value2: number | undefined): void {
+  append(kind: number, timestamp: number, thread: number, stack: number, label: string, value1: number, value2: number | undefined, message = ''): void {
     const i = this.count;
     if (i === this.kind.length) this.grow();
     this.kind[i] = kind;
@@ -41,6 +43,7 @@ export class ImportEventSamples {
     this.value1[i] = value1;
     this.value2[i] = value2 ?? 0;
     this.hasValue2[i] = value2 === undefined ? 0 : 1;
+    this.message[i] = this.labelId(message);
     this.count = i + 1;
   }
 
@@ -73,6 +76,7 @@ export class ImportEventSamples {
     const value1 = new Float64Array(size); value1.set(this.value1); this.value1 = value1;
     const value2 = new Float64Array(size); value2.set(this.value2); this.value2 = value2;
     const hasValue2 = new Uint8Array(size); hasValue2.set(this.hasValue2); this.hasValue2 = hasValue2;
+    const message = new Uint32Array(size); message.set(this.message); this.message = message;
   }
 }
 
@@ -81,6 +85,8 @@ export interface ImportedEventValues {
   label: string;
   value1: number;
   value2: number | undefined;
+  /** An exception's message; absent or '': none. */
+  message?: string;
 }
 
 /**
@@ -119,8 +125,10 @@ export function readContentionStop(r: SpanReader, end: number, version: number):
   return { kind: EventKind.Contention, label: '', value1: waitNs, value2: undefined };
 }
 
-/** ExceptionThrown (v1): string ExceptionType first. */
+/** ExceptionThrown (v1): string ExceptionType, string ExceptionMessage first. */
 export function readExceptionThrown(r: SpanReader, end: number): ImportedEventValues | undefined {
   if (end - r.pos < 2) return undefined;
-  return { kind: EventKind.Exception, label: r.utf16z(), value1: 1, value2: undefined };
+  const label = r.utf16z();
+  const message = end - r.pos >= 2 ? r.utf16z() : '';
+  return { kind: EventKind.Exception, label, value1: 1, value2: undefined, message };
 }

@@ -182,7 +182,8 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
       SampleFlags.Wall | (managed ? SampleFlags.Cpu : 0), managed ? wallNs : 0, wallNs, wireStack[s]);
     flush(false);
   }
-  // Event samples after the samples (they are stream state of their own), in time order.
+  // Event samples after the samples (they are stream state of their own), in time order. Their
+  // labels and messages share one table of strings.
   for (let l = 0; l < events.labels.length; l++) enc.string(l + 1, events.labels[l]);
   for (const i of events.timeOrder()) {
     const s = events.stack[i];
@@ -197,7 +198,7 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
     }
     enc.event({
       kind: events.kind[i], mono: toNs(events.timestamp[i]), threadId: events.thread[i] + 1, stackId, labelId: events.label[i],
-      value1: events.value1[i], value2: events.hasValue2[i] !== 0 ? events.value2[i] : undefined,
+      value1: events.value1[i], value2: events.hasValue2[i] !== 0 ? events.value2[i] : undefined, messageId: events.message[i],
     });
     flush(false);
   }

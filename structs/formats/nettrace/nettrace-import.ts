@@ -276,7 +276,7 @@ export class NettraceImport implements ObjectSink {
       if (found === undefined) this.missingStacks++;
       else stack = found;
     }
-    this.eventSamples.append(v.kind, ts, this.threadOf(h.threadId, ts), stack, v.label, v.value1, v.value2);
+    this.eventSamples.append(v.kind, ts, this.threadOf(h.threadId, ts), stack, v.label, v.value1, v.value2, v.message);
   }
 
   private badTimestamp(ts: number, r: SpanReader): never {

@@ -43,6 +43,8 @@ export interface TraceCheck {
     contentionStops: TraceCheckEventKind;
     contentionDurationNs: number;
     exceptions: TraceCheckEventKind;
+    /** Exception type → ExceptionMessage ("" for none) → events. */
+    exceptionMessages: Record<string, Record<string, number>>;
   };
   gc: { suspendEEStart?: number; suspendEEStop?: number; gcStart?: number; gcEnd?: number; restartEEStart?: number; restartEEStop?: number; generations: number[]; pausesWithoutGc: number; pauses: TraceCheckPause[] };
 }

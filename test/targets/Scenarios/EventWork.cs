@@ -7,7 +7,12 @@ namespace Clrscope.Targets.Scenarios;
 /// <summary>
 /// throw-mix: thread "throw-mix" runs ThrowMix.Run, which throws, each caught in Run:
 /// --exceptions × 3 ArgumentException from ThrowMix.Argument, × 2 KeyNotFoundException from
-/// ThrowMix.KeyNotFound, × 1 TargetFault&lt;int&gt; from ThrowMix.Generic (interleaved).
+/// ThrowMix.KeyNotFound, × 1 TargetFault&lt;int&gt; from ThrowMix.Generic (interleaved), in rounds
+/// i = 0 .. --exceptions − 1. Their messages (the _message field a profiler reads): always
+/// "clrscope test" for ArgumentException (a fixed text), "key {i}" for KeyNotFoundException (two of
+/// each i: a text that varies), none for TargetFault (made without one: _message stays null and
+/// Message builds "Exception of type '…' was thrown." when read). With --throw-on-stdin the thread
+/// waits for a line on stdin before it throws (an attached profiler sees every exception).
 /// </summary>
 public static class ThrowMix
 {
@@ -15,6 +20,7 @@ public static class ThrowMix
     public static void Run(object? state)
     {
         var s = (ThrowMixState)state!;
+        if (s.WaitForStdin) Console.In.ReadLine();
         for (int i = 0; i < s.Unit; i++)
         {
             for (int k = 0; k < 3; k++) try { Argument(i); } catch (ArgumentException) { s.Argument++; }
@@ -34,11 +40,15 @@ public static class ThrowMix
     public static void Generic(int i) => throw new TargetFault<int>(i);
 }
 
-public sealed class TargetFault<T>(T value) : Exception($"fault {value}");
+public sealed class TargetFault<T>(T value) : Exception
+{
+    public T Value { get; } = value;
+}
 
-public sealed class ThrowMixState(int unit)
+public sealed class ThrowMixState(int unit, bool waitForStdin)
 {
     public int Unit { get; } = unit;
+    public bool WaitForStdin { get; } = waitForStdin;
     public int Argument, KeyNotFound, Generic;
 }
 
@@ -49,7 +59,7 @@ internal sealed class ThrowMixScenario(Options o) : Scenario(o)
 
     protected override void OnStart()
     {
-        _state = new ThrowMixState(Options.Exceptions);
+        _state = new ThrowMixState(Options.Exceptions, Options.ThrowOnStdin);
         StartThread("throw-mix", ThrowMix.Run, _state);
     }
 

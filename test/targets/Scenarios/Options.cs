@@ -14,7 +14,7 @@ internal sealed class Options
     public static readonly string[] MoreScenarios = ["hop", "osr", "gc-churn", "lcg", "hot-line", "throw-mix", "lock-wait", "alloc-ratio", "lock-churn", "live-heap"];
 
     public const string Usage =
-        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--heavy-factor F] [--allocate-mb N] [--self-check]\n" +
+        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--heavy-factor F] [--allocate-mb N] [--self-check] [--throw-on-stdin]\n" +
         "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all, and hop osr gc-churn lcg hot-line throw-mix lock-wait alloc-ratio lock-churn live-heap";
 
     public List<string> Scenarios { get; } = [];
@@ -25,6 +25,8 @@ internal sealed class Options
     public int HeavyFactor { get; private set; } = 3;
     public int AllocateMb { get; private set; } = 400;
     public bool SelfCheck { get; private set; }
+    // throw-mix waits for a line on stdin before it throws.
+    public bool ThrowOnStdin { get; private set; }
     public bool Help { get; private set; }
 
     public TimeSpan Duration => TimeSpan.FromSeconds(Seconds);
@@ -57,6 +59,9 @@ internal sealed class Options
                     break;
                 case "--self-check":
                     o.SelfCheck = true;
+                    break;
+                case "--throw-on-stdin":
+                    o.ThrowOnStdin = true;
                     break;
                 case "-h":
                 case "--help":

@@ -1,6 +1,6 @@
 // The runtime's allocation, contention and exception events as TraceEvent's ClrTraceEventParser
 // parses them (GCAllocationTick, ContentionStart/Stop, ExceptionStart = ExceptionThrown_V1): counts,
-// per type name, and the top frame TraceLog resolves for each event's stack (the method name of
+// per type name (and for exceptions per ExceptionMessage within each type), and the top frame TraceLog resolves for each event's stack (the method name of
 // the innermost frame with a method; "" when the event has no stack). What PerfView's GC Heap
 // Alloc, contention and exception views are built from.
 
@@ -71,6 +71,7 @@ internal sealed class EventTally
     private double _contentionDurationNs;
     private readonly SortedDictionary<string, long> _allocationKinds = new(StringComparer.Ordinal);
     private long _allocationObjectBytes;
+    private readonly SortedDictionary<string, SortedDictionary<string, long>> _exceptionMessages = new(StringComparer.Ordinal);
 
     public static EventTally Collect(TraceLog log)
     {
@@ -93,6 +94,9 @@ internal sealed class EventTally
                     break;
                 case ExceptionTraceData x:
                     t._exceptions.Add(e, x.ExceptionType, 1);
+                    if (!t._exceptionMessages.TryGetValue(x.ExceptionType, out var messages))
+                        t._exceptionMessages.Add(x.ExceptionType, messages = new SortedDictionary<string, long>(StringComparer.Ordinal));
+                    messages[x.ExceptionMessage] = messages.GetValueOrDefault(x.ExceptionMessage) + 1;
                     break;
             }
         }
@@ -122,6 +126,14 @@ internal sealed class EventTally
         _contentionStops.Write(json, "contentionStops", "durationNs");
         json.WriteNumber("contentionDurationNs", _contentionDurationNs);
         _exceptions.Write(json, "exceptions", null);
+        json.WriteStartObject("exceptionMessages");
+        foreach (var (type, messages) in _exceptionMessages)
+        {
+            json.WriteStartObject(type);
+            foreach (var (message, n) in messages) json.WriteNumber(message, n);
+            json.WriteEndObject();
+        }
+        json.WriteEndObject();
         json.WriteEndObject();
     }
 }
