@@ -14,6 +14,16 @@ constexpr uint32_t kMaxHops = 1u << 19;
 
 enum class Step { kNext, kRoot, kBroken };
 
+// The walk reads raw words of a stack within its known bounds, whatever they hold: in an
+// AddressSanitizer build those include the redzones it puts around the locals of instrumented
+// frames (ours, when a thread walks its own stack for an event), readable memory of that stack
+// rather than a bad access, so the reads are not instrumented.
+#if defined(__SANITIZE_ADDRESS__)
+#define CLRSCOPE_RAW_STACK_READ __attribute__((no_sanitize_address))
+#else
+#define CLRSCOPE_RAW_STACK_READ
+#endif
+
 // How far above a frame record the original record of an on-stack-replaced frame is looked for:
 // the original (unoptimized) frame's locals lie between the two.
 constexpr uintptr_t kOsrScanBytes = 2048;
@@ -22,7 +32,7 @@ constexpr uintptr_t kOsrScanBytes = 2048;
 // `next`: a 16-byte-aligned record between the two that saves the same frame pointer (x64 keeps
 // frame records 16-byte aligned: a call leaves rsp 8 past a boundary, and the push of rbp
 // realigns it). Returns its return address, or 0.
-uintptr_t original_record_return(uintptr_t fp, uintptr_t next, const StackBounds& bounds) {
+CLRSCOPE_RAW_STACK_READ uintptr_t original_record_return(uintptr_t fp, uintptr_t next, const StackBounds& bounds) {
   if (next <= fp + 16 || ((fp | next) & 15) != 0) return 0;
   const uintptr_t end = next - fp > kOsrScanBytes ? fp + kOsrScanBytes : next;
   for (uintptr_t a = fp + 16; a + 16 <= end && a + 16 <= bounds.hi; a += 16) {
@@ -33,7 +43,7 @@ uintptr_t original_record_return(uintptr_t fp, uintptr_t next, const StackBounds
 }
 
 // One frame-pointer hop: the record at fp is (saved caller fp, return address).
-Step fp_step(WalkRegisters* r, const StackBounds& bounds) {
+CLRSCOPE_RAW_STACK_READ Step fp_step(WalkRegisters* r, const StackBounds& bounds) {
   const uintptr_t fp = r->fp;
   if (fp == 0) return Step::kRoot;
   if ((fp & (sizeof(uintptr_t) - 1)) != 0 || fp < r->sp || fp < bounds.lo || bounds.hi < 2 * sizeof(uintptr_t) ||
