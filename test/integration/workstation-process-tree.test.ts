@@ -202,6 +202,18 @@ describe('a process tree in the workstation: child processes recorded, by proces
     await chooseProcesses([pids.beta ?? -1]);
     await until('beta alone in the opened file', () => flameNodes(page), (n) => n.filter((x) => x.depth === 1).map((x) => x.label).join() === root('beta') && n.some((x) => x.label === HOT.beta));
     await shot(page, '3-opened-file');
+    // The thread filter is the same drop-down: no thread leaves nothing to draw, one is counted as one, all brings beta's stacks back.
+    await page.getByTestId('thread-filter').click();
+    const threads = page.getByTestId('thread-filter-panel');
+    await threads.getByRole('button', { name: 'none', exact: true }).click();
+    await until('no thread, no frame of beta', () => flameNodes(page), (n) => !n.some((x) => x.label === HOT.beta));
+    assert.match(await page.getByTestId('thread-filter').innerText(), /^0 of \d+ threads/);
+    await threads.locator('[data-testid="thread-option"]').first().check();
+    assert.match(await page.getByTestId('thread-filter').innerText(), /^1 of \d+ threads/);
+    await threads.getByRole('button', { name: 'all', exact: true }).click();
+    await until('every thread again', () => flameNodes(page), (n) => n.some((x) => x.label === HOT.beta));
+    assert.match(await page.getByTestId('thread-filter').innerText(), /^All threads/);
+    await page.getByTestId('thread-filter').click();
   });
 
   it('without "child processes": the parent alone, and the child left running with the profiler is named', { timeout: 120000 }, async () => {

@@ -2,8 +2,9 @@
 // child processes): a drop-down of the processes with their CPU and wall totals, beside the
 // thread filter. Shown only when the recording has more than one process.
 
-import { useEffect, useRef, useState, type ReactElement } from 'react';
+import type { ReactElement } from 'react';
 import type { ProcessSummary, ThreadSummary } from '../worker/protocol.js';
+import { ChecklistDropdown } from './checklist-dropdown.js';
 import { formatNs } from './format.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
@@ -33,53 +34,21 @@ export function ProcessFilter(): ReactElement | null {
   const processes = useAppState((s) => s.summary?.processes ?? NO_PROCESSES);
   const summary = useAppState((s) => s.summary);
   const selected = useAppState((s) => s.flameOptions.processIds);
-  const [open, setOpen] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: MouseEvent): void => {
-      if (box.current !== null && !box.current.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('mousedown', close);
-    return () => document.removeEventListener('mousedown', close);
-  }, [open]);
   if (processes.length < 2) return null;
-
   const list = rows(processes, summary?.threads ?? []);
-  const chosen = new Set(selected ?? list.map((p) => p.pid));
-  const toggle = (pid: number): void => {
-    const next = new Set(chosen);
-    if (next.has(pid)) next.delete(pid);
-    else next.add(pid);
-    ws.setFlameOptions({ processIds: next.size === list.length ? null : [...next].sort((a, b) => a - b) });
-  };
-  const label = selected === null ? 'All processes' : `${selected.length} of ${list.length} processes`;
-
   return (
-    <div className="dropdown" ref={box}>
-      <button type="button" data-testid="flame-process-filter" aria-expanded={open} onClick={() => setOpen(!open)}>{label} ▾</button>
-      {open && (
-        <div className="dropdown-panel" data-testid="flame-process-filter-panel">
-          <div className="dropdown-actions">
-            <button type="button" className="link" onClick={() => ws.setFlameOptions({ processIds: null })}>all</button>
-            <button type="button" className="link" onClick={() => ws.setFlameOptions({ processIds: [] })}>none</button>
-          </div>
-          <table className="grid compact">
-            <thead><tr><th /><th>process</th><th className="num">threads</th><th className="num">CPU</th><th className="num">wall</th></tr></thead>
-            <tbody>
-              {list.map((p) => (
-                <tr key={p.pid}>
-                  <td><input type="checkbox" checked={chosen.has(p.pid)} onChange={() => toggle(p.pid)} data-testid="flame-process-option" data-pid={p.pid} /></td>
-                  <td>{p.name === '' ? `pid ${p.pid}` : `${p.name} ${p.pid}`}</td>
-                  <td className="num">{p.threads}</td>
-                  <td className="num">{formatNs(p.cpuNs)}</td>
-                  <td className="num">{formatNs(p.wallNs)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </div>
+    <ChecklistDropdown
+      testId="flame-process-filter"
+      optionTestId="flame-process-option"
+      label={selected === null ? 'All processes' : `${selected.length} of ${list.length} processes`}
+      columns={['process', '#threads', '#CPU', '#wall']}
+      rows={list.map((p) => ({
+        id: p.pid,
+        data: { 'data-pid': p.pid },
+        cells: [p.name === '' ? `pid ${p.pid}` : `${p.name} ${p.pid}`, p.threads, formatNs(p.cpuNs), formatNs(p.wallNs)],
+      }))}
+      selected={selected}
+      onChange={(processIds) => ws.setFlameOptions({ processIds })}
+    />
   );
 }
