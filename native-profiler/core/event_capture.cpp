@@ -50,9 +50,10 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
     uintptr_t lo = 0, hi = 0;
     if (platform::current_thread_stack(&lo, &hi)) shared.registry->learn_bounds(index, wire_id, lo, hi, self);
   }
-  uint32_t ring_index = 0;
-  Capture* c = shared.event_ring->try_acquire(&ring_index);
   const bool allocation = e.kind == wire::kEventAllocation;
+  CaptureRing* ring = allocation && shared.alloc_ring != nullptr ? shared.alloc_ring : shared.event_ring;
+  uint32_t ring_index = 0;
+  Capture* c = ring->try_acquire(&ring_index);
   if (c == nullptr) {
     shared.dropped_events.fetch_add(1, std::memory_order_relaxed);
     if (allocation) t_carried_allocation.lose(e.value1, e.value2);
@@ -67,7 +68,7 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
   c->event_value1 = e.value1;
   c->event_value2 = e.value2;
   c->event_live = e.live_token;
-  char16_t* text = e.text != nullptr ? shared.event_ring->text(ring_index) : nullptr;
+  char16_t* text = e.text != nullptr ? ring->text(ring_index) : nullptr;
   if (text != nullptr) {
     const uint32_t n = e.text_len < kMaxEventText ? e.text_len : kMaxEventText;
     for (uint32_t i = 0; i < n; ++i) text[i] = e.text[i];
@@ -100,7 +101,7 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
     }
     c->osr_pairs = static_cast<uint8_t>(pairs);
   }
-  shared.event_ring->publish(ring_index);
+  ring->publish(ring_index);
   return true;
 }
 

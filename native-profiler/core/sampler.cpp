@@ -447,6 +447,7 @@ void Sampler::drain_captures() {
   pcs_.clear();
   shared_->ring->drain([this](const Capture& c) { take_capture(c); });
   if (shared_->event_ring != nullptr) shared_->event_ring->drain([this](const Capture& c) { take_capture(c); });
+  if (shared_->alloc_ring != nullptr) shared_->alloc_ring->drain([this](const Capture& c) { take_capture(c); });
   emit_skipped_events();
   if (batch_.empty()) return;
   // Name frames against the loader's state as the tick's look found it, then look again: if a

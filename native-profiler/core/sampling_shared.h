@@ -21,6 +21,10 @@ struct SamplingShared {
   // Event captures (core/event_capture.h), apart from the signal handlers' ring so neither
   // crowds the other out; null when no event is recorded.
   CaptureRing* event_ring = nullptr;
+  // Allocation samples, in a ring of their own: a program allocating gigabytes a second raises
+  // tens of thousands a second, which kept the shared ring full and lost the rare lock waits and
+  // exceptions that arrived meanwhile. Null: allocations use event_ring (or are off).
+  CaptureRing* alloc_ring = nullptr;
   std::atomic<uint64_t> dropped_events{0};
   // Time spent inside record_capture, for the log's cost line.
   std::atomic<uint64_t> capture_ns{0};

@@ -150,6 +150,10 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   if (e->exceptions && config.exception_messages) e->messages = new ExceptionMessages(info);
   platform::is_own_code(0);  // finds our code's range now, not on the first event's thread
   if (e->exceptions || e->locks || e->alloc) e->shared.event_ring = &e->event_ring;
+  if (e->alloc) {
+    e->alloc_ring = new CaptureRing(512);
+    if (e->alloc_ring->size() != 0) e->shared.alloc_ring = e->alloc_ring;
+  }
   if (e->alloc && platform::env("CLRSCOPE_LIVE_HEAP") != "0") {
     void* raw13 = nullptr;
     if (SUCCEEDED(info->QueryInterface(IID_ICorProfilerInfo13, &raw13)) && raw13 != nullptr) {
@@ -284,6 +288,9 @@ void finish_detach(Engine* e) {
   e->live = nullptr;
   delete e->messages;
   e->messages = nullptr;
+  e->shared.alloc_ring = nullptr;
+  delete e->alloc_ring;
+  e->alloc_ring = nullptr;
   if (e->info13 != nullptr) e->info13->Release();
   e->info13 = nullptr;
   set_sampling_shared(nullptr);

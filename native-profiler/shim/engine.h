@@ -39,6 +39,8 @@ struct Engine {
   bool alloc = false;
   bool alloc_sampled = false;  // .NET 10's AllocationSampled (else AllocationTick)
   CaptureRing event_ring{512, true};
+  // With allocations on: their own ring (SamplingShared::alloc_ring says why).
+  CaptureRing* alloc_ring = nullptr;
   // The live heap (README, "Live heap"): weak handles to sampled allocations, with alloc on and
   // ICorProfilerInfo13 there (.NET 7+); CLRSCOPE_LIVE_HEAP=0 leaves it off.
   LiveHeap* live = nullptr;
