@@ -54,6 +54,12 @@ void ModuleHistory::confirm(uint64_t now) {
 }
 
 ModuleHistory::Owner ModuleHistory::owner_at(uintptr_t pc, uint64_t t, const CodeSpan** span) const {
+  // First: a library seen by the looks on both sides of a blind window may have been unloaded
+  // and loaded again inside it, with another in its place meanwhile (the same range, the same
+  // name: nothing tells the two lives apart), so its span says nothing certain there.
+  for (const auto& [from, to] : blind_) {
+    if (t > from && t <= to) return Owner::kUnknown;
+  }
   const CodeSpan* possible = nullptr;
   int possibilities = 0;
   for (const CodeSpan& s : spans_) {
@@ -69,9 +75,6 @@ ModuleHistory::Owner ModuleHistory::owner_at(uintptr_t pc, uint64_t t, const Cod
       possible = &s;
       ++possibilities;
     }
-  }
-  for (const auto& [from, to] : blind_) {
-    if (t > from && t <= to) return Owner::kUnknown;
   }
   if (possibilities == 0) return Owner::kNone;
   if (possibilities > 1) return Owner::kUnknown;

@@ -104,5 +104,28 @@ TEST(ModuleTable, ANewLibraryInAnOldOnesPlaceIsNotTrustedForOlderCaptures) {
   platform::refresh_modules();
 }
 
+// The same library seen by two looks at the same place, but unloaded and loaded again between
+// them (another library could have been in its place meanwhile): between the looks its span is
+// no certain owner. Named after it, a frame of the other library got its name (library-swap).
+TEST(ModuleTable, ALibrarySeenOnBothSidesOfAnUnseenReloadIsNoCertainOwnerBetween) {
+  const std::string path = CLRSCOPE_TEST_UNLOAD_LIB;
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr);
+  const uintptr_t fn1 = reinterpret_cast<uintptr_t>(dlsym(lib, "clrscope_unload_probe"));
+  platform::refresh_modules();
+  ASSERT_EQ(dlclose(lib), 0);
+  const uint64_t between = platform::mono_now_ns();
+  lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr);
+  const uintptr_t fn2 = reinterpret_cast<uintptr_t>(dlsym(lib, "clrscope_unload_probe"));
+  ASSERT_EQ(fn2, fn1) << "the loader put the library back elsewhere: the case this test is about did not happen";
+  EXPECT_TRUE(platform::refresh_modules());
+  const CodeSpan* owner = nullptr;
+  EXPECT_EQ(module_history().owner_at(fn2, between, &owner), ModuleHistory::Owner::kUnknown);
+  EXPECT_EQ(module_history().owner_at(fn2, platform::mono_now_ns(), &owner), ModuleHistory::Owner::kLoaded);
+  dlclose(lib);
+  platform::refresh_modules();
+}
+
 }  // namespace
 }  // namespace clrscope
