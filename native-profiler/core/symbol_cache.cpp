@@ -77,14 +77,17 @@ uint32_t SymbolCache::native_module(const std::string& module, uint64_t key) {
 }
 
 uint32_t SymbolCache::intern(const ResolvedFrame& f) {
-  // Identity: kind and key, plus the name for frames without a key (synthetic, symbol-less).
+  // Identity: kind and key, plus the module and name for frames without a key (synthetic,
+  // symbol-less) and for native ones, whose key is an address: a library loaded where another
+  // was unloaded has its code, and its symbols, at the other's addresses (the first one named
+  // there would otherwise lend its name to both).
   std::string identity;
   identity.reserve(16 + f.name.size() + f.module.size());
   identity.push_back(static_cast<char>(f.kind));
   char key[sizeof(f.key)];
   std::memcpy(key, &f.key, sizeof key);
   identity.append(key, sizeof key);
-  if (f.key == 0) {
+  if (f.key == 0 || f.kind == 1) {
     identity.append(f.module);
     identity.push_back('\0');
     identity.append(f.name);

@@ -187,3 +187,43 @@ TEST(SymbolCache, AsksAgainForAProvisionalNameAndKeepsTheFinalOne) {
 
 }  // namespace
 }  // namespace clrscope
+
+namespace clrscope {
+namespace {
+
+// One library unloaded and another loaded at its addresses: native code is keyed by address, so
+// the second library's functions (and a frame known only by its library) share the first one's
+// keys, and must still be named after their own library.
+class SwappingResolver : public FrameResolver {
+ public:
+  std::string library = "libtorture_big.so";
+  void resolve(uintptr_t pc, ResolvedFrame* out) override {
+    out->kind = 1;
+    out->module = library;
+    out->name = pc == 0x7000 ? "" : library == "libtorture_big.so" ? "torture_big_spin" : "torture_small_spin";
+    out->key = pc == 0x7000 ? 0x6000 : 0x6100;  // the module's base, or the symbol's address
+  }
+};
+
+TEST(SymbolCache, ALibraryAtAnotherOnesAddressesIsNamedAfterItself) {
+  SwappingResolver r;
+  std::vector<std::string> names;
+  SymbolCache s(
+      &r, [](uint32_t, const ResolvedFrame&) {},
+      [&](uint32_t, uint32_t, const ResolvedFrame& f) { names.push_back(f.module + "!" + f.name); },
+      [](uint32_t, uint32_t, uint8_t, uint32_t) {});
+  const uint32_t big_spin = s.frame_for_pc(0x6120);
+  const uint32_t big_module = s.native_module("libtorture_big.so", 0x6000);
+  r.library = "libtorture_small.so";
+  s.forget_range(0x6000, 0x8000);
+  const uint32_t small_spin = s.frame_for_pc(0x6120);
+  const uint32_t small_module = s.native_module("libtorture_small.so", 0x6000);
+  EXPECT_NE(s.function_of(small_spin), s.function_of(big_spin));
+  EXPECT_NE(s.function_of(small_module), s.function_of(big_module));
+  const std::vector<std::string> want = {"libtorture_big.so!torture_big_spin", "libtorture_big.so!",
+                                         "libtorture_small.so!torture_small_spin", "libtorture_small.so!"};
+  EXPECT_EQ(names, want);
+}
+
+}  // namespace
+}  // namespace clrscope
