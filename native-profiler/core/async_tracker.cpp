@@ -69,7 +69,7 @@ ThreadSlot* own_slot(ThreadRegistry& registry) {
     if (s.wire_id.load(std::memory_order_acquire) == t_async.wire_id) return &s;
   }
   uint32_t index = 0, wire_id = 0;
-  if (!registry.slot_of_tid(platform::current_tid(), &index, &wire_id)) return nullptr;
+  if (!registry.slot_of_tid(platform::current_tid_remembered(), &index, &wire_id)) return nullptr;
   t_async.index = index;
   t_async.wire_id = wire_id;
   return &registry.slot(index);

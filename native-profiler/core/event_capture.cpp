@@ -20,7 +20,9 @@ thread_local SlotCache t_slot;
 thread_local AllocationCarry t_carried_allocation;
 
 bool current_slot(ThreadRegistry& registry, uint32_t* index, uint32_t* wire_id) {
-  const uint32_t tid = platform::current_tid();
+  // Remembered: the system call was about a fifth of an allocation sample's cost on the
+  // allocating thread (~250 of ~1,300 ns, scripts/bench/RESULTS.md).
+  const uint32_t tid = platform::current_tid_remembered();
   if (t_slot.tid == tid && t_slot.wire_id != 0) {
     const ThreadSlot& s = registry.slot(t_slot.index);
     if (s.wire_id.load(std::memory_order_acquire) == t_slot.wire_id && s.os_tid.load(std::memory_order_acquire) == tid) {

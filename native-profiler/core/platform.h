@@ -19,6 +19,10 @@ uint64_t mono_now_ns();
 // Wall clock (Unix epoch) in nanoseconds.
 uint64_t unix_now_ns();
 uint32_t current_tid();
+// current_tid() remembered per thread (a thread-local read instead of a system call on Linux),
+// for the runtime callbacks that run on the program's threads many thousand times a second.
+// Not from a signal handler: the first use on a thread may allocate its thread-local storage.
+uint32_t current_tid_remembered();
 uint32_t process_id();
 // CPU time consumed so far by the calling thread. Async-signal-safe.
 uint64_t current_thread_cpu_ns();

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 
@@ -21,6 +22,25 @@ uint64_t read_clock(clockid_t id) {
 uint64_t mono_now_ns() { return read_clock(CLOCK_MONOTONIC); }
 uint64_t unix_now_ns() { return read_clock(CLOCK_REALTIME); }
 uint32_t current_tid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
+
+namespace {
+// A fork's child starts with the forking thread's thread-locals but another tid: each fork
+// moves this on, and a remembered tid from before it is asked again.
+std::atomic<uint32_t> g_forks{0};
+struct RememberedTid {
+  uint32_t tid = 0;
+  uint32_t forks = 0;
+};
+thread_local RememberedTid t_tid;
+}  // namespace
+
+uint32_t current_tid_remembered() {
+  static const bool registered = pthread_atfork(nullptr, nullptr, [] { g_forks.fetch_add(1, std::memory_order_relaxed); }) == 0;
+  const uint32_t forks = g_forks.load(std::memory_order_relaxed);
+  if (registered && t_tid.tid != 0 && t_tid.forks == forks) return t_tid.tid;
+  t_tid = RememberedTid{current_tid(), forks};
+  return t_tid.tid;
+}
 uint32_t process_id() { return static_cast<uint32_t>(getpid()); }
 uint64_t current_thread_cpu_ns() { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
 

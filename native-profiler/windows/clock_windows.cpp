@@ -80,6 +80,8 @@ uint64_t unix_now_ns() {
 }
 
 uint32_t current_tid() { return static_cast<uint32_t>(GetCurrentThreadId()); }
+// GetCurrentThreadId reads the thread's own block: nothing to remember.
+uint32_t current_tid_remembered() { return current_tid(); }
 uint32_t process_id() { return static_cast<uint32_t>(GetCurrentProcessId()); }
 
 // GetThreadTimes charges run time per clock interrupt (QueryThreadCycleTime would be exact but
