@@ -146,6 +146,7 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   e->locks = config.locks;
   e->alloc = config.alloc;
   e->alloc_sampled = version.major >= 10;
+  e->alloc_capture = platform::env("CLRSCOPE_ALLOC_CAPTURE") != "0";
   e->exception_budget.set_rate(config.exception_stacks_per_s);
   if (e->exceptions && config.exception_messages) e->messages = new ExceptionMessages(info);
   platform::is_own_code(0);  // finds our code's range now, not on the first event's thread
@@ -154,7 +155,7 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
     e->alloc_ring = new CaptureRing(512);
     if (e->alloc_ring->size() != 0) e->shared.alloc_ring = e->alloc_ring;
   }
-  if (e->alloc && platform::env("CLRSCOPE_LIVE_HEAP") != "0") {
+  if (e->alloc && e->alloc_capture && platform::env("CLRSCOPE_LIVE_HEAP") != "0") {
     void* raw13 = nullptr;
     if (SUCCEEDED(info->QueryInterface(IID_ICorProfilerInfo13, &raw13)) && raw13 != nullptr) {
       e->info13 = static_cast<ICorProfilerInfo13*>(raw13);

@@ -38,6 +38,9 @@ struct Engine {
   bool locks = false;
   bool alloc = false;
   bool alloc_sampled = false;  // .NET 10's AllocationSampled (else AllocationTick)
+  // CLRSCOPE_ALLOC_CAPTURE=0: the runtime is asked for allocation events but they are dropped
+  // as they arrive, so a benchmark can tell the runtime's share of the cost from clrscope's.
+  bool alloc_capture = true;
   CaptureRing event_ring{512, true};
   // With allocations on: their own ring (SamplingShared::alloc_ring says why).
   CaptureRing* alloc_ring = nullptr;

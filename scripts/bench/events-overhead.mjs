@@ -3,7 +3,9 @@
 // --allocate-mb MB in byte[]s of 500-1500 bytes and small objects) and lock-churn (4 threads contending for one
 // monitor). Each run is timed by the program itself (the scenario's elapsedMs). Configurations,
 // interleaved run by run so drift hits all alike: plain; clrscope with no event samples
-// (--exceptions/--locks/--alloc off: the CPU/wall sampler alone); clrscope with allocations only;
+// (--exceptions/--locks/--alloc off: the CPU/wall sampler alone); clrscope asking the runtime for
+// allocation events but dropping each as it arrives (CLRSCOPE_ALLOC_CAPTURE=0: the runtime's own
+// share); clrscope with allocations only;
 // with locks only; at the defaults (exceptions and locks); with everything on. Ratios are medians of each against plain and
 // against "clrscope, events off", all from this one invocation. The peer: dotnet-trace collecting
 // the runtime's own events for the same three things, with their stacks (GC keyword at verbose
@@ -53,6 +55,9 @@ const configs = exceptionsMode ? [
 ] : [
   { name: 'plain', cmd: program[0], pre: [] },
   record('clrscope, events off', ['--exceptions', 'off', '--locks', 'off', '--alloc', 'off']),
+  // The runtime raises its allocation events and clrscope drops each as it arrives: the
+  // runtime's own share of "alloc only".
+  record('clrscope, alloc events raised, not recorded', ['--exceptions', 'off', '--locks', 'off', '--alloc', 'on'], { CLRSCOPE_ALLOC_CAPTURE: '0' }),
   record('clrscope, alloc only', ['--exceptions', 'off', '--locks', 'off', '--alloc', 'on']),
   record('clrscope, locks only', ['--exceptions', 'off', '--alloc', 'off']),
   record('clrscope, defaults (exceptions, locks)', []),
