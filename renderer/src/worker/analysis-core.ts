@@ -11,7 +11,7 @@ import { ProfileAnalysis, diffAnalyses, type AnalysisQuery } from '../../../stru
 import type { Recording } from '../../../structs/profile/recording.js';
 import { FrameLines, knownLines } from '../../../structs/profile/frame-lines.js';
 import { functionLines } from '../../../structs/analysis/function-lines.js';
-import { hottestLines } from '../../../structs/analysis/hottest-lines.js';
+import { hottestLines, type StackTotals } from '../../../structs/analysis/hottest-lines.js';
 import { exceptionTable, typeTable } from '../../../structs/profile/event-tables.js';
 import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
 import { StreamFeed } from './stream-feed.js';
@@ -54,8 +54,13 @@ export class AnalysisCore {
   // The frames' lines as the main process last gave them (none until it did).
   private lines: FrameLines | null = null;
 
-  constructor(rec: Recording) {
+  // The worker's running per-stack sums, so that naming each function's hottest line does not
+  // need every sample (hottest-lines.ts says why); without them the samples are read.
+  private readonly stackTotals: (() => StackTotals) | undefined;
+
+  constructor(rec: Recording, stackTotals?: () => StackTotals) {
     this.rec = rec;
+    this.stackTotals = stackTotals;
     this.analysisValue = new ProfileAnalysis(rec);
   }
 
@@ -132,7 +137,7 @@ export class AnalysisCore {
       case 'lines': {
         const at = request.lines.map((line, i) => ({ file: request.files[request.fileIndex[i]] ?? '', line }));
         this.lines = knownLines(this.rec, request.frameIds, at);
-        const sources = hottestLines(this.rec, this.lines);
+        const sources = hottestLines(this.rec, this.lines, this.stackTotals?.());
         return { reply: { kind: 'sources', requestId: request.requestId, names: [...sources.keys()], places: [...sources.values()] }, transfer: [] };
       }
       case 'function-lines': {

@@ -9,6 +9,8 @@ import { buildFlameTree } from './flame-tree.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
+import { hottestLines } from '../../../structs/analysis/hottest-lines.js';
+import { knownLines } from '../../../structs/profile/frame-lines.js';
 
 const query: FlameQuery = { metric: 'cpu', threadIds: null, inverted: false, groupByThread: false };
 
@@ -121,6 +123,24 @@ test('opening a stream keeps only the bytes and the sums: the whole flame graph 
   assert.deepEqual(rec.sampleColumns(), full.sampleColumns());
   assert.equal(tree({ ...query, threadIds: [2, 4] }), expected({ ...query, threadIds: [2, 4] }));
   assert.equal(tree({ ...query, groupByThread: true }), expected({ ...query, groupByThread: true }));
+});
+
+test('naming each function\'s hottest source line takes the running sums: a live recording keeps no sample columns for it, and the lines equal those from every sample', () => {
+  const bytes = minutesStream();
+  const full = recordingFromStream([bytes]);
+  const core = new ProfileWorkerCore();
+  send(core, bytes, 4096);
+  const rec = (core as unknown as { feed: { recording: Recording } }).feed.recording;
+  // Two lines for F1 (frame 1 at line 10, which carries most time as every stack's root), one each for the others.
+  const frameIds = [1, 2, 3, 4, 5, 6, 7, 8];
+  const lines = frameIds.map((f) => 10 * f);
+  const request = { kind: 'lines' as const, requestId: 5, frameIds, fileIndex: frameIds.map(() => 0), lines, files: ['/src/App.cs'] };
+  const out = core.handle(request);
+  assert.ok(out !== null && out.reply.kind === 'sources');
+  assert.equal(rec.keepsSamples, false, 'the lines needed no sample columns');
+  const expected = hottestLines(full, knownLines(full, frameIds, lines.map((line) => ({ file: '/src/App.cs', line }))));
+  assert.ok(expected.size >= 6, `${expected.size} functions with lines`);
+  assert.deepEqual(Object.fromEntries(out.reply.names.map((n, i) => [n, out.reply.kind === 'sources' ? out.reply.places[i] : ''])), Object.fromEntries(expected));
 });
 
 test('a thread query first, on a stream that arrives in two parts: the second part is kept as it comes, the sums stay equal', () => {

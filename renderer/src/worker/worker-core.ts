@@ -19,6 +19,7 @@ import type { FoldedView } from './analysis-core.js';
 import { SummaryTracker } from './recording-summary.js';
 import { StreamFeed } from './stream-feed.js';
 import { AnalysisCore } from './analysis-core.js';
+import type { StackTotals } from '../../../structs/analysis/hottest-lines.js';
 import { KeptWindow, MAX_KEEP_MINUTES } from './kept-window.js';
 
 export interface WorkerOutput {
@@ -34,7 +35,7 @@ export class ProfileWorkerCore {
   private feed = new StreamFeed({ recentSamples: true });
   private labels = new LabelTable(this.feed.recording);
   private summary = new SummaryTracker(this.feed.recording);
-  private analysis = new AnalysisCore(this.feed.recording);
+  private analysis = new AnalysisCore(this.feed.recording, () => this.stackTotals());
   private sums = new StackSums(this.feed.recording);
   private reuse = new TreeReuse();
   // The async call stacks of the recording, made at the first query that asks for them.
@@ -49,7 +50,7 @@ export class ProfileWorkerCore {
         this.window = minutes === undefined || !valid ? null : new KeptWindow(minutes);
         this.feed = new StreamFeed({ recentSamples: this.window === null });
         this.labels = new LabelTable(this.feed.recording);
-        this.analysis = new AnalysisCore(this.feed.recording);
+        this.analysis = new AnalysisCore(this.feed.recording, () => this.stackTotals());
         this.rebase();
         // A bug of the page's, not of the stream: the whole recording is kept, and it hears why.
         return valid ? null : this.error(null, `The views can keep 1 to ${MAX_KEEP_MINUTES} whole minutes of a recording, not ${String(minutes)}; they keep all of it.`);
@@ -111,6 +112,10 @@ export class ProfileWorkerCore {
         return this.error(requestId, `The profile worker does not know the request kind ${JSON.stringify(unknown.kind)}.`);
       }
     }
+  }
+
+  private stackTotals(): StackTotals {
+    return { cpu: this.sums.totals('cpu').stack, wall: this.sums.totals('wall').stack };
   }
 
   /** Readers of the samples start over: a new recording, or one that let its oldest samples go. */
