@@ -4,7 +4,8 @@
 // process RSS (`npm start`'s browser mode, started as a process of its own so that the load
 // generator and Playwright's client, which run in this one, are not counted in it), the page's
 // RSS (Chromium's renderer processes, the analysis worker included), the recording's samples and
-// stream bytes, the requests served; at the end the ratios last / first reading.
+// stream bytes, the requests served, the JavaScript the page and its worker hold after a
+// collection (heap and the worker's array buffers); at the end the ratios last / first reading.
 // Not a timed test: figures for RESULTS.md. Needs `npm run build`, the built profiler, Chromium.
 //   node scripts/bench/aspnet-session.mjs [--minutes 30] [--every 30] [--concurrency 8] [--keep DIR] [--heap-snapshots DIR]
 // --heap-snapshots writes a V8 heap snapshot of the workstation's process at the first and the last
@@ -187,6 +188,46 @@ const url = await new Promise((resolve, reject) => {
   setTimeout(() => reject(new Error('the workstation printed no address within 30 s')), 30000);
 });
 ws.stdout.resume();
+// What the page and its analysis worker hold in JavaScript, after a collection, beside the RSS:
+// the page's V8 heap, the worker's V8 heap and its array buffers' backing stores (sample data,
+// sums, stream bytes). The worker is reached through the browser's own DevTools target.
+async function pageHeaps(browser, page) {
+  const out = { pageJs: -1, workerJs: -1, workerBuffers: -1 };
+  try {
+    const own = await page.context().newCDPSession(page);
+    await own.send('HeapProfiler.collectGarbage');
+    out.pageJs = (await own.send('Runtime.getHeapUsage')).usedSize;
+    await own.detach();
+    const cdp = await browser.newBrowserCDPSession();
+    const { targetInfos } = await cdp.send('Target.getTargets');
+    const worker = targetInfos.find((t) => t.type === 'worker');
+    if (worker !== undefined) {
+      const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: false });
+      let next = 1;
+      const ask = (method) => new Promise((done) => {
+        const id = next++;
+        const hear = (ev) => {
+          const m = JSON.parse(ev.message);
+          if (m.id !== id) return;
+          cdp.off('Target.receivedMessageFromTarget', hear);
+          done(m.result ?? {});
+        };
+        cdp.on('Target.receivedMessageFromTarget', hear);
+        void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params: {} }) });
+      });
+      await ask('HeapProfiler.collectGarbage');
+      const usage = await ask('Runtime.getHeapUsage');
+      out.workerJs = usage.usedSize ?? -1;
+      out.workerBuffers = usage.backingStorageSize ?? -1;
+      await cdp.send('Target.detachFromTarget', { sessionId });
+    }
+    await cdp.detach();
+  } catch (err) {
+    console.log(`  (the heaps could not be read: ${String(err).slice(0, 120)})`);
+  }
+  return out;
+}
+
 const ui = await openPage();
 const { page } = ui;
 const readings = [];
@@ -213,7 +254,8 @@ try {
     const state = await appState(page);
     const pages = rendererPids(process.pid).map(rssOf);
     const main = rssOf(ws.pid);
-    const r = { s: Math.round((Date.now() - t0) / 1000), mainRss: main.rss, mainAnon: main.anon, pageRss: pages.reduce((s, p) => s + p.rss, 0), pageAnon: pages.reduce((s, p) => s + p.anon, 0), samples: state.summary?.sampleCount ?? 0, streamBytes: state.streamBytes, served, failures, load: Number(loadavg()[0].toFixed(2)) };
+    const heaps = await pageHeaps(ui.browser, page);
+    const r = { s: Math.round((Date.now() - t0) / 1000), mainRss: main.rss, mainAnon: main.anon, pageRss: pages.reduce((s, p) => s + p.rss, 0), pageAnon: pages.reduce((s, p) => s + p.anon, 0), ...heaps, samples: state.summary?.sampleCount ?? 0, streamBytes: state.streamBytes, served, failures, load: Number(loadavg()[0].toFixed(2)) };
     readings.push(r);
     const last = Date.now() >= end;
     if (snapshots !== undefined && (readings.length === 1 || last)) {
@@ -221,7 +263,7 @@ try {
       ws.kill('SIGUSR2');
       console.log(`  heap snapshot of ${ws.pid} asked for, in ${snapshots}`);
     }
-    console.log(`${String(r.s).padStart(5)} s  main ${(r.mainRss / MiB).toFixed(0)} MiB (own ${(r.mainAnon / MiB).toFixed(0)})  page ${(r.pageRss / MiB).toFixed(0)} MiB (own ${(r.pageAnon / MiB).toFixed(0)})  samples ${r.samples}  stream ${(r.streamBytes / MiB).toFixed(1)} MiB  requests ${r.served} (${r.failures} failed)  load ${r.load}`);
+    console.log(`${String(r.s).padStart(5)} s  main ${(r.mainRss / MiB).toFixed(0)} MiB (own ${(r.mainAnon / MiB).toFixed(0)})  page ${(r.pageRss / MiB).toFixed(0)} MiB (own ${(r.pageAnon / MiB).toFixed(0)}; JS ${(r.pageJs / MiB).toFixed(1)}, worker JS ${(r.workerJs / MiB).toFixed(1)} + buffers ${(r.workerBuffers / MiB).toFixed(1)})  samples ${r.samples}  stream ${(r.streamBytes / MiB).toFixed(1)} MiB  requests ${r.served} (${r.failures} failed)  load ${r.load}`);
     if (Date.now() >= end) break;
   }
   loading = false;
