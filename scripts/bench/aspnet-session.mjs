@@ -7,7 +7,7 @@
 // stream bytes, the requests served, the JavaScript the page and its worker hold after a
 // collection (heap and the worker's array buffers); at the end the ratios last / first reading.
 // Not a timed test: figures for RESULTS.md. Needs `npm run build`, the built profiler, Chromium.
-//   node scripts/bench/aspnet-session.mjs [--minutes 30] [--every 30] [--concurrency 8] [--keep DIR] [--heap-snapshots DIR]
+//   node scripts/bench/aspnet-session.mjs [--minutes 30] [--every 30] [--concurrency 8] [--keep DIR] [--heap-snapshots DIR] [--memory-dumps]
 // --heap-snapshots writes a V8 heap snapshot of the workstation's process at the first and the last
 // reading (it is started with --heapsnapshot-signal=SIGUSR2 and signalled), to compare what it holds.
 // Prints a readable report and, last, one JSON line.
@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, every: { type: 'string', default: '30' }, concurrency: { type: 'string', default: '8' }, keep: { type: 'string' }, 'heap-snapshots': { type: 'string' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, every: { type: 'string', default: '30' }, concurrency: { type: 'string', default: '8' }, keep: { type: 'string' }, 'heap-snapshots': { type: 'string' }, 'memory-dumps': { type: 'boolean' } } });
 const MINUTES = Number(values.minutes);
 const EVERY_S = Number(values.every);
 const CONCURRENCY = Number(values.concurrency);
@@ -228,6 +228,36 @@ async function pageHeaps(browser, page) {
   return out;
 }
 
+// --memory-dumps: Chromium's own account of each renderer process's memory by allocator (its
+// memory-infra dump: malloc, PartitionAlloc, V8, Oilpan, Skia, ...), for memory the JavaScript
+// figures above do not show. Returns "name size" strings of the largest, per renderer pid.
+async function allocatorDump(browser) {
+  const cdp = await browser.newBrowserCDPSession();
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  const complete = new Promise((done) => cdp.once('Tracing.tracingComplete', done));
+  await cdp.send('Tracing.start', { transferMode: 'ReportEvents', traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], excludedCategories: ['*'], memoryDumpConfig: { triggers: [] } } });
+  await cdp.send('Tracing.requestMemoryDump', { deterministic: true, levelOfDetail: 'detailed' });
+  await cdp.send('Tracing.end');
+  await complete;
+  await cdp.detach();
+  const byPid = new Map();
+  for (const e of events) {
+    const dumps = e.ph === 'v' ? e.args?.dumps : undefined;
+    if (dumps?.allocators === undefined) continue;
+    const top = [];
+    for (const [name, node] of Object.entries(dumps.allocators)) {
+      const depth = name.split('/').length;
+      const size = node.attrs?.size?.value;
+      if (size === undefined || depth > 2) continue;
+      top.push([name, parseInt(size, 16)]);
+    }
+    top.sort((a, b) => b[1] - a[1]);
+    byPid.set(e.pid, top.slice(0, 14).map(([n, v]) => `${n} ${(v / MiB).toFixed(1)}`));
+  }
+  return byPid;
+}
+
 const ui = await openPage();
 const { page } = ui;
 const readings = [];
@@ -264,6 +294,14 @@ try {
       console.log(`  heap snapshot of ${ws.pid} asked for, in ${snapshots}`);
     }
     console.log(`${String(r.s).padStart(5)} s  main ${(r.mainRss / MiB).toFixed(0)} MiB (own ${(r.mainAnon / MiB).toFixed(0)})  page ${(r.pageRss / MiB).toFixed(0)} MiB (own ${(r.pageAnon / MiB).toFixed(0)}; JS ${(r.pageJs / MiB).toFixed(1)}, worker JS ${(r.workerJs / MiB).toFixed(1)} + buffers ${(r.workerBuffers / MiB).toFixed(1)})  samples ${r.samples}  stream ${(r.streamBytes / MiB).toFixed(1)} MiB  requests ${r.served} (${r.failures} failed)  load ${r.load}`);
+    if (values['memory-dumps']) {
+      try {
+        const pids = new Set(rendererPids(process.pid));
+        for (const [pid, top] of await allocatorDump(ui.browser)) if (pids.has(pid)) console.log(`    renderer ${pid}: ${top.join(', ')}`);
+      } catch (err) {
+        console.log(`    (no allocator dump: ${String(err).slice(0, 120)})`);
+      }
+    }
     if (Date.now() >= end) break;
   }
   loading = false;
