@@ -131,7 +131,7 @@ test('naming each function\'s hottest source line takes the running sums: a live
   const core = new ProfileWorkerCore();
   send(core, bytes, 4096);
   const rec = (core as unknown as { feed: { recording: Recording } }).feed.recording;
-  // Two lines for F1 (frame 1 at line 10, which carries most time as every stack's root), one each for the others.
+  // Each frame at a line of its own (frame f at line 10·f) of one file.
   const frameIds = [1, 2, 3, 4, 5, 6, 7, 8];
   const lines = frameIds.map((f) => 10 * f);
   const request = { kind: 'lines' as const, requestId: 5, frameIds, fileIndex: frameIds.map(() => 0), lines, files: ['/src/App.cs'] };
