@@ -7,8 +7,10 @@ import { frameLabel } from '../profile/frame-label.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import type { Recording } from '../profile/recording.js';
 import { parseHexText } from '../wire/hex-text.js';
+import { WireDecoder } from '../wire/decoder.js';
+import { Recording as LiveRecording } from '../profile/recording.js';
 import { AsyncSource, awaitedMethodName, stateMachineOfMoveNext } from './async-source.js';
-import { ASYNC_FIXTURE_FUNCTIONS as F, SUSPENDED_FIXTURE_FUNCTIONS as S, asyncFixtureStream, asyncSuspendedFixtureStream } from '../profile/async-fixture-stream.js';
+import { ASYNC_FIXTURE_FUNCTIONS as F, SUSPENDED_FIXTURE_FUNCTIONS as S, asyncFixtureStream, asyncLateMoveNextStreams, asyncSuspendedFixtureStream } from '../profile/async-fixture-stream.js';
 
 const asyncRecording = (): Recording => recordingFromStream([asyncFixtureStream()]);
 
@@ -149,4 +151,23 @@ test('a recording that holds only recent samples marks chains by their index in 
   new WireDecoder(none).push(bytes);
   assert.equal(none.sampleCount, asyncRecording().sampleCount);
   assert.equal(none.hasAsync, true);
+});
+
+test("a live recording's [await] frame learns its type when its state machine's MoveNext arrives after the operation's first samples", () => {
+  // The profiler names a task by its state machine only (`<Handler>d__1`); the type comes from a
+  // sampled MoveNext, which may arrive after the first suspended samples of the operation.
+  const rec = new LiveRecording();
+  const decoder = new WireDecoder(rec);
+  const [first, later] = asyncLateMoveNextStreams();
+  decoder.push(first);
+  const src = new AsyncSource(rec);
+  const chain = (i: number): string[] => Array.from(src.stackFrames(src.sampleStack(i))).reverse().map((f) => src.functionInfo(f)?.name ?? '?');
+  assert.deepEqual(chain(0), ['[await] Client', '[await] Handler', '[suspended]']);
+  const before = src.nameGeneration;
+  decoder.push(later);
+  assert.equal(src.nameGeneration, before + 1, 'one [await] function renamed');
+  assert.deepEqual(chain(0), ['[await] Client', '[await] Demo.Requests.Handler', '[suspended]']);
+  assert.equal(src.functionInfo(src.stackFrames(src.sampleStack(0))[1])?.module, 'Demo.dll');
+  // A promise has no MoveNext to wait for: it is never looked for again.
+  assert.deepEqual(chain(1), ['[await] Task.WhenAll', '[suspended]']);
 });

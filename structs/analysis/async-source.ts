@@ -101,6 +101,8 @@ export class AsyncSource implements SampleSource {
   private readonly rec: Recording;
   private readonly awaitInfos: FunctionInfo[] = [];
   private readonly awaitByName = new Map<number, number>();
+  // The task name (STRING id) of each `[await]` function, by its index in awaitInfos.
+  private readonly awaitNames: number[] = [];
   // (physical stack, chain) -> logical stack id; logical stacks' frames, leaf first.
   private readonly logicalIds = new Map<string, number>();
   private readonly logical: Uint32Array[] = [];
@@ -109,10 +111,15 @@ export class AsyncSource implements SampleSource {
   private stackColumn = new Uint32Array(0);
   private mapped = 0;
   // State machine type name (`<QueryAsync>d__4`) -> the functions named `….<QueryAsync>d__4.MoveNext`.
-  private moveNexts: Map<string, FunctionInfo[]> | undefined;
+  private readonly moveNexts = new Map<string, FunctionInfo[]>();
   // Function id -> the state machine it is the MoveNext of (null: none).
   private readonly moveNextOf = new Map<number, StateMachineName | null>();
-  private functionsSeen = -1;
+  private functionsSeen = 0;
+  // `[await]` functions (index in awaitInfos) named by method alone because no MoveNext of their
+  // state machine had been sampled yet: a live recording names them once one arrives.
+  private readonly typeless = new Set<number>();
+  private typelessTriedAt = 0;
+  private renamed = 0;
 
   constructor(rec: Recording) {
     this.rec = rec;
@@ -196,7 +203,18 @@ export class AsyncSource implements SampleSource {
     return { ...c, stackId: this.stackColumn.subarray(0, this.mapped) };
   }
 
+  /**
+   * Counts the `[await]` functions that have been renamed since this source was made (a live
+   * recording's first samples of an operation may come before any of its MoveNext's): readers
+   * that keep labels by function id read them again when it changes.
+   */
+  get nameGeneration(): number {
+    this.catchUp();
+    return this.renamed;
+  }
+
   private catchUp(): void {
+    if (this.typeless.size > 0 && this.rec.functionCount !== this.typelessTriedAt) this.nameTypeless();
     const n = this.rec.sampleCount;
     if (this.mapped === n) return;
     if (this.stackColumn.length < n) {
@@ -268,6 +286,19 @@ export class AsyncSource implements SampleSource {
     if (id !== undefined) return id;
     id = AWAIT_FUNCTION_BASE + this.awaitInfos.length;
     const stateMachine = nameId === 0 ? '' : this.rec.strings().get(nameId) ?? '';
+    const named = this.awaitInfo(id, stateMachine);
+    this.awaitInfos.push(named.info);
+    this.awaitNames.push(nameId);
+    // Only a compiler's state machine has a MoveNext to wait for (a promise's `Task.WhenAll` has none).
+    if (!named.typed && /^<.+>d/.test(stateMachine)) {
+      this.typeless.add(id - AWAIT_FUNCTION_BASE);
+      this.typelessTriedAt = this.rec.functionCount;
+    }
+    this.awaitByName.set(nameId, id);
+    return id;
+  }
+
+  private awaitInfo(id: number, stateMachine: string): { info: FunctionInfo; typed: boolean } {
     const method = stateMachine === '' ? '?' : awaitedMethodName(stateMachine);
     // The declaring type comes from the state machine's MoveNext, when the recording's MoveNexts
     // of that name are all of one type (two types may each have a `<Run>d__0`).
@@ -275,7 +306,7 @@ export class AsyncSource implements SampleSource {
     const types = new Set(owners.map((fn) => stateMachineOfMoveNext(fn.name)?.type ?? ''));
     const owner = types.size === 1 ? owners[0] : undefined;
     const type = owner === undefined ? '' : [...types][0];
-    this.awaitInfos.push(Object.freeze({
+    const info = Object.freeze({
       id,
       kind: owner?.kind ?? FunctionKind.Synthetic,
       name: `${AWAIT_PREFIX}${type === '' ? method : `${type}.${method}`}`,
@@ -283,9 +314,21 @@ export class AsyncSource implements SampleSource {
       file: owner?.file ?? '',
       moduleId: owner?.moduleId ?? 0,
       token: 0,
-    }));
-    this.awaitByName.set(nameId, id);
-    return id;
+    });
+    // Two types' MoveNexts of one name stay ambiguous however many more arrive.
+    return { info, typed: type !== '' || types.size > 1 };
+  }
+
+  /** Names the typeless `[await]` functions whose state machine's MoveNext has arrived since. */
+  private nameTypeless(): void {
+    this.typelessTriedAt = this.rec.functionCount;
+    for (const index of [...this.typeless]) {
+      const named = this.awaitInfo(AWAIT_FUNCTION_BASE + index, this.rec.strings().get(this.awaitNames[index]) ?? '');
+      if (!named.typed) continue;
+      this.awaitInfos[index] = named.info;
+      this.typeless.delete(index);
+      this.renamed++;
+    }
   }
 
   /** The state machine a frame's function is the MoveNext of (cached per function), or undefined. */
@@ -301,20 +344,18 @@ export class AsyncSource implements SampleSource {
   }
 
   private moveNextsOf(stateMachine: string): FunctionInfo[] {
-    const functions = this.rec.functions();
-    if (this.moveNexts === undefined || functions.length !== this.functionsSeen) {
-      const index = new Map<string, FunctionInfo[]>();
-      for (const fn of functions) {
+    // Functions are only ever added: index those defined since the last look.
+    if (this.rec.functionCount !== this.functionsSeen) {
+      for (const fn of this.rec.functionsFrom(this.functionsSeen)) {
         const sm = stateMachineOfMoveNext(fn.name);
         if (sm === undefined) continue;
         for (const name of sm.plain === sm.stateMachine ? [sm.plain] : [sm.stateMachine, sm.plain]) {
-          const list = index.get(name);
-          if (list === undefined) index.set(name, [fn]);
+          const list = this.moveNexts.get(name);
+          if (list === undefined) this.moveNexts.set(name, [fn]);
           else list.push(fn);
         }
       }
-      this.moveNexts = index;
-      this.functionsSeen = functions.length;
+      this.functionsSeen = this.rec.functionCount;
     }
     return this.moveNexts.get(stateMachine) ?? [];
   }

@@ -63,3 +63,31 @@ export function asyncSuspendedFixtureStream(operations: readonly [number, number
     .end({ mono: 6000, reason: 0 })
     .bytes().slice();
 }
+
+/**
+ * A live stream in two parts: first the suspended wall samples of Client awaiting Handler and of
+ * a `Task.WhenAll` promise (the profiler names a task by its state machine alone,
+ * `<Handler>d__1`), then the first sample of Handler's MoveNext, which gives its type.
+ */
+export function asyncLateMoveNextStreams(): [Uint8Array, Uint8Array] {
+  const enc = new WireEncoder();
+  const first = enc.preamble()
+    .hello({ pid: 9, flags: 0x13, mono: 1000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.12', profilerVersion: '0.3.0' })
+    .thread({ threadId: 2, osTid: 0, clrThreadId: 0, mono: 1000, name: '[async operations]' })
+    .function({ functionId: 1, kind: 2, name: '[suspended]', module: '', file: '' })
+    .frame({ frameId: 1, functionId: 1, offsetKind: 0, offset: 0 })
+    .string(1, '<Handler>d__1').string(2, '<Client>d__0').string(3, 'Task.WhenAll')
+    .task({ taskId: 1, awaiterId: 0, nameId: 2 }).task({ taskId: 2, awaiterId: 1, nameId: 1 }).task({ taskId: 3, awaiterId: 0, nameId: 3 })
+    .stack(1, 0, [1])
+    .stackSample(2000, 2, 2, 0, 10_000_000, 1, 2)
+    .stackSample(2000, 2, 2, 0, 10_000_000, 1, 3)
+    .takeBytes(true);
+  const later = enc
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 0x21, mono: 1000, name: 'pool' })
+    .function({ functionId: 2, kind: 0, name: 'Demo.Requests+<Handler>d__1.MoveNext', module: 'Demo.dll', file: '' })
+    .frame({ frameId: 2, functionId: 2, offsetKind: 0, offset: 0 })
+    .stack(2, 0, [2])
+    .stackSample(3000, 1, 1, 100, 0, 2)
+    .takeBytes(true);
+  return [first, later];
+}

@@ -160,6 +160,9 @@ export class Recording implements WireSink {
   // Each thread's last-seen time, by MutableThread.index.
   private lastSeen = new Float64Array(64);
   private readonly functionMap = new Map<number, FunctionInfo>();
+  // The same functions in order of definition (never redefined nor dropped): readers that index
+  // names read only the functions defined since they last looked.
+  private readonly functionOrder: FunctionInfo[] = [];
   private readonly moduleMap = new Map<number, ModuleInfo>();
   // v1 names modules by file name only; each distinct one gets an id of ours.
   private readonly moduleIdsByName = new Map<string, number>();
@@ -184,6 +187,7 @@ export class Recording implements WireSink {
     // No capacity at all when samples are not kept: the model holds no per-sample bytes.
     this.columns = new SampleColumns(this.sampleMode === false ? 0 : 1024);
     this.functionMap.set(INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK);
+    this.functionOrder.push(INCOMPLETE_STACK);
     this.stacks = new StackTable((frames, toFunction) => this.checkFrames(frames, toFunction));
   }
 
@@ -344,7 +348,17 @@ export class Recording implements WireSink {
 
   /** Every function, including the synthetic INCOMPLETE_STACK one. */
   functions(): FunctionInfo[] {
-    return Array.from(this.functionMap.values());
+    return this.functionOrder.slice();
+  }
+
+  /** How many functions are defined, the synthetic one included. */
+  get functionCount(): number {
+    return this.functionOrder.length;
+  }
+
+  /** The functions defined after the first `start`, in order of definition. */
+  functionsFrom(start: number): FunctionInfo[] {
+    return this.functionOrder.slice(start);
   }
 
   functionInfo(id: number): FunctionInfo | undefined {
@@ -533,7 +547,9 @@ export class Recording implements WireSink {
       if (m === undefined) throw new RecordingError(`is a FUNCTION naming module ${moduleId}, which no MODULE record defined`);
       module = fileName(m.path);
     } else if (module !== '') moduleId = this.moduleNamed(r.kind, module);
-    this.functionMap.set(r.functionId, Object.freeze({ id: r.functionId, kind: r.kind, name: r.name, module, file: r.file, moduleId, token: r.token }));
+    const fn: FunctionInfo = Object.freeze({ id: r.functionId, kind: r.kind, name: r.name, module, file: r.file, moduleId, token: r.token });
+    this.functionMap.set(r.functionId, fn);
+    this.functionOrder.push(fn);
     this.stringBytes += 2 * (r.name.length + module.length + r.file.length);
   }
 

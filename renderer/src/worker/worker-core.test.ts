@@ -199,3 +199,19 @@ test('a recording without async data answers an async query with its physical st
   assert.ok(r !== null && r.reply.kind === 'flame');
   assert.equal(flatTreeToCollapsed(r.reply.tree), 'A;B 10\n');
 });
+
+test("async stacks of a live recording: an [await] frame named before its MoveNext was sampled gets its type in the next tree", async () => {
+  const { asyncLateMoveNextStreams } = await import('../../../structs/profile/async-fixture-stream.js');
+  const [first, later] = asyncLateMoveNextStreams();
+  const core = new ProfileWorkerCore();
+  send(core, first, 64);
+  const tree = (requestId: number): string => {
+    const r = core.handle({ kind: 'flame', requestId, query: { ...query, metric: 'wall', asyncStacks: true } });
+    assert.ok(r !== null && r.reply.kind === 'flame');
+    return flatTreeToCollapsed(r.reply.tree);
+  };
+  assert.equal(tree(1), '[await] Client;[await] Handler;[suspended] 10000000\n[await] Task.WhenAll;[suspended] 10000000\n');
+  const at = first.length;
+  for (let o = 0; o < later.length; o += 64) core.handle({ kind: 'chunk', offset: at + o, bytes: later.slice(o, o + 64) });
+  assert.equal(tree(2), '[await] Client;[await] Demo.Requests.Handler;[suspended] 10000000\n[await] Task.WhenAll;[suspended] 10000000\n');
+});

@@ -39,7 +39,7 @@ export class ProfileWorkerCore {
   private sums = new StackSums(this.feed.recording);
   private reuse = new TreeReuse();
   // The async call stacks of the recording, made at the first query that asks for them.
-  private async: { source: AsyncSource; labels: LabelTable; analysis: ProfileAnalysis } | null = null;
+  private async: { source: AsyncSource; labels: LabelTable; analysis: ProfileAnalysis; names: number } | null = null;
 
   /** The reply to send for `request`, or null when it needs none ('reset', a chunk that decoded). */
   handle(request: WorkerRequest): WorkerOutput | null {
@@ -133,7 +133,11 @@ export class ProfileWorkerCore {
   private asyncParts(): { source: AsyncSource; labels: LabelTable; analysis: ProfileAnalysis } {
     if (this.async === null) {
       const source = new AsyncSource(this.feed.recording);
-      this.async = { source, labels: new LabelTable(source), analysis: new ProfileAnalysis(source) };
+      this.async = { source, labels: new LabelTable(source), analysis: new ProfileAnalysis(source), names: source.nameGeneration };
+    } else if (this.async.names !== this.async.source.nameGeneration) {
+      // An [await] frame learned its type since: labels (and what was folded by them) are made again.
+      const { source } = this.async;
+      this.async = { source, labels: new LabelTable(source), analysis: new ProfileAnalysis(source), names: source.nameGeneration };
     }
     return this.async;
   }
