@@ -24,7 +24,7 @@ import { readRecordingFile } from '../../electron/services/export/recording-file
 import { PROFILER, ROOT } from './support/paths.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import {
-  appState, checkedScreenshot, descendants, flameNodes, hookReady, missingForPage, programOutput, until, type HookNode, type HookSession, type HookState,
+  appState, checkedScreenshot, descendants, flameNodes, hookReady, missingForPage, parallelNodes, programOutput, until, type HookNode, type HookSession, type HookState,
 } from './support/workstation-page.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'workstation-process-tree');
@@ -175,6 +175,14 @@ describe('a process tree in the workstation: child processes recorded, by proces
     const plain = await until('alpha\'s stacks without process roots', () => flameNodes(page), (n) => n.length > 1 && !n.some((x) => x.depth === 1 && /^\[\d+ dotnet\]$/.test(x.label)));
     assert.ok(plain.some((n) => n.label === HOT.alpha));
     assert.ok(!plain.some((n) => n.label === HOT.parent || n.label === HOT.beta));
+    // Parallel stacks look at the same processes, and say so with the same filter.
+    await page.getByTestId('tab-parallel').click();
+    await page.getByTestId('parallel-mode-window').click();
+    assert.match(await page.getByTestId('flame-process-filter').innerText(), /1 of 3 processes/);
+    const stacks = await until('alpha\'s stacks over time in parallel stacks', () => parallelNodes(page), (n) => n.some((x) => x.label === HOT.alpha));
+    assert.ok(!stacks.some((n) => n.label === HOT.parent || n.label === HOT.beta), 'parallel stacks: nothing of the parent or beta');
+    await page.getByTestId('parallel-mode-current').click();
+    await page.getByTestId('tab-flame').click();
     await chooseProcesses('all');
   });
 

@@ -43,8 +43,10 @@ export function eventTableQuery(options: FlameOptions, summary: RecordingSummary
   };
 }
 
-export function parallelQuery(mode: ParallelMode, window: WindowChoice, summary: RecordingSummary | null): ParallelQuery {
-  return mode === 'current' ? { mode } : { mode, ...timeWindow(window, summary) };
+/** Parallel stacks look at the flame graph's window (over time) and processes. */
+export function parallelQuery(mode: ParallelMode, window: WindowChoice, summary: RecordingSummary | null, processIds: readonly number[] | null = null): ParallelQuery {
+  const processes = processIds !== null ? { processIds: [...processIds] } : {};
+  return mode === 'current' ? { mode, ...processes } : { mode, ...processes, ...timeWindow(window, summary) };
 }
 
 /** What the window choice reads as in a toolbar. */

@@ -682,7 +682,7 @@ export class Workstation {
       if (tab === 'flame' || tab === 'functions' || tab === 'source') this.refreshSources(generation);
       const { fold, selectedFunction, diffOptions } = this.state;
       const flameP = tab === 'flame' ? this.worker.flame({ ...flameQuery(flameOptions, lastSummary), fold }) : null;
-      const parallelP = tab === 'parallel' ? this.worker.parallel({ ...parallelQuery(parallelMode, flameOptions.window, lastSummary), by: parallelBy, fold }) : null;
+      const parallelP = tab === 'parallel' ? this.worker.parallel({ ...parallelQuery(parallelMode, flameOptions.window, lastSummary, flameOptions.processIds), by: parallelBy, fold }) : null;
       const query = analysisQuery(flameOptions, fold, lastSummary);
       const functionsP = tab === 'functions' ? this.worker.functions(query) : null;
       const eventTablesP = tab === 'types' || tab === 'exceptions' ? this.worker.eventTables(eventTableQuery(flameOptions, lastSummary)) : null;

@@ -7,6 +7,7 @@ import { stackBlocks, threadStack } from '../state/parallel-blocks.js';
 import { describeWindow } from '../state/view-queries.js';
 import type { ParallelTree, ThreadSummary } from '../worker/protocol.js';
 import { FoldBar } from './fold-bar.js';
+import { ProcessFilter } from './process-filter.js';
 import { StackBlockView } from './stack-block.js';
 import { ThreadStackPanel } from './thread-stack-panel.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -59,6 +60,7 @@ export function ParallelStacksView(): ReactElement {
               ? 'Each thread\'s latest stack, refreshed live.'
               : `Every sampled stack in the ${describeWindow(window)} (set in the flame graph or on the GC timeline).`)}
         </span>
+        {!operations && <ProcessFilter />}
         {tree !== null && !operations && <span className="hint" data-testid="parallel-thread-count">{tree.threads[0]?.length ?? 0} threads</span>}
         {tree !== null && operations && <span className="hint" data-testid="parallel-operation-count">{tree.total[0] ?? 0} operations</span>}
       </div>

@@ -10,6 +10,7 @@ import { monoBounds, ThreadSlots } from './sample-filter.js';
 import { MergeKeys, mergeKeys } from '../../../structs/analysis/tree-merge.js';
 import type { FoldedView } from './analysis-core.js';
 import type { StackSums } from './stack-sums.js';
+import { queryThreads } from './process-filter.js';
 
 // Window sums use a dense stack x thread matrix up to this many cells (16 MiB), a hash above.
 const DENSE_CELLS = 1 << 21;
@@ -20,7 +21,7 @@ const DENSE_CELLS = 1 << 21;
  * the number of threads through it. 'window': every sample in the window contributes 1, so a
  * node's total is how many samples passed through it, and its threads are those with at least
  * one sample through it. Every sample counts, whatever its CPU/wall flags. Thread lists are
- * sorted by wire thread id.
+ * sorted by wire thread id. `processIds` narrows the threads to those processes' (a recording of several).
  */
 /** With `sums`, a 'window' query scans only the samples of the 1 s buckets its window touches. */
 export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: LabelTable = new LabelTable(rec), view: FoldedView | null = null, sums: StackSums | null = null): ParallelTree {
@@ -32,7 +33,10 @@ export function buildParallelTree(rec: Recording, query: ParallelQuery, labels: 
     const slots = new ThreadSlots(rec);
     const { from, to } = monoBounds(meta.startMono, query);
     const range = sums === null ? { from: 0, to: rec.sampleCount } : sums.indexRange({ from, to });
-    const stacks = query.mode === 'current' ? latestStacks(rec, slots, from, to) : windowStacks(rec, slots, from, to, range.from, range.to);
+    const all = query.mode === 'current' ? latestStacks(rec, slots, from, to) : windowStacks(rec, slots, from, to, range.from, range.to);
+    const shown = queryThreads(rec, null, query.processIds);
+    const chosen = shown === null ? null : new Set(shown);
+    const stacks = chosen === null ? all : all.filter((t) => chosen.has(t.threadId));
     keyThreads = stacks.map((t) => t.threadId);
     for (const t of stacks) {
       keys.add(t.stackId, -1, t.count);

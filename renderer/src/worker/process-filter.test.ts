@@ -9,7 +9,7 @@ import type { Recording } from '../../../structs/profile/recording.js';
 import { PREAMBLE_SIZE } from '../../../structs/wire/records.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
 import { buildFlameTree } from './flame-tree.js';
-import type { FlameQuery, FlatTree, RecordingSummary } from './protocol.js';
+import type { FlameQuery, FlatTree, ParallelQuery, RecordingSummary } from './protocol.js';
 import { ProfileWorkerCore } from './worker-core.js';
 
 const PARENT = 100;
@@ -142,4 +142,20 @@ test('the functions table takes the process filter too', () => {
   const out = loaded().handle({ kind: 'functions', requestId: 5, query: { metric: 'cpu', threadIds: null, processIds: [ALPHA], fold: DEFAULT_FOLD } });
   assert.ok(out !== null && out.reply.kind === 'functions');
   assert.deepEqual([...out.reply.table.name].sort(), ['Child.AlphaHot', 'Child.Main']);
+});
+
+test('parallel stacks take the process filter, current and over time', () => {
+  const core = loaded();
+  const parallel = (query: Partial<ParallelQuery>): string[] => {
+    const out = core.handle({ kind: 'parallel', requestId: 6, query: { mode: 'window', ...query } });
+    assert.ok(out !== null && out.reply.kind === 'parallel', JSON.stringify(out?.reply));
+    return lines(out.reply.tree);
+  };
+  // Over time a node counts samples: one per line of the processes' streams.
+  assert.deepEqual(parallel({ processIds: [BETA] }), ['App.Run;App.Shared 1', 'Child.Main;Child.BetaHot 1']);
+  assert.deepEqual(parallel({ processIds: [PARENT, ALPHA] }), ['App.Run;App.ParentHot 1', 'App.Run;App.Shared 1', 'Child.Main;Child.AlphaHot 1']);
+  assert.deepEqual(parallel({}), ['App.Run;App.ParentHot 1', 'App.Run;App.Shared 2', 'Child.Main;Child.AlphaHot 1', 'Child.Main;Child.BetaHot 1']);
+  // Current stacks: each of the chosen processes' threads once, at its latest sample.
+  assert.deepEqual(parallel({ mode: 'current', processIds: [ALPHA] }), ['Child.Main;Child.AlphaHot 1']);
+  assert.deepEqual(parallel({ mode: 'current' }), ['App.Run;App.ParentHot 1', 'App.Run;App.Shared 2', 'Child.Main;Child.AlphaHot 1']);
 });

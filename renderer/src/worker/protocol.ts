@@ -48,7 +48,7 @@ export interface FlameQuery extends TimeWindow, ProcessFilter {
 /** Parallel stacks of threads, or of logical operations (async recordings). */
 export type ParallelBy = 'threads' | 'operations';
 
-export interface ParallelQuery extends TimeWindow {
+export interface ParallelQuery extends TimeWindow, ProcessFilter {
   /** 'current': each thread's latest stack; 'window': every sample's stack in the window. */
   mode: 'current' | 'window';
   /**
