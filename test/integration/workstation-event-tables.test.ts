@@ -21,7 +21,7 @@ import { openWorkstationInChromium, type WorkstationInChromium } from './support
 import { PROFILER, ROOT, targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
 import { throwMixMessages } from './support/throw-mix-messages.js';
-import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, until, type HookNode } from './support/workstation-page.js';
+import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, until } from './support/workstation-page.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'event-tables');
 const NS = 'Clrscope.Targets.Scenarios.';
@@ -131,13 +131,14 @@ describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.jo
     assert.equal(s.flameOptions.metric, 'alloc-space');
     assert.match(await row.getAttribute('class') ?? '', /\bselected\b/);
     await row.dblclick();
-    await until('the flame graph', () => appState(page), (x) => x.tab === 'flame');
-    // The flame tab shows the tree it last had until the worker answers the new query: wait for
-    // Pair's own (Small, no Big, the table's bytes). Two CI runs read an earlier one (155 MB and
-    // 171 MB against Pair's 51 and 53).
-    const pairTree = (n: HookNode[]): boolean => n.some((x) => x.label === `${NS}AllocRatio.Small`) && !n.some((x) => x.label === `${NS}AllocRatio.Big`)
-      && Math.abs(n[0].total - pair.bytes) <= 0.01 * pair.bytes;
-    const nodes = await until('Pair\'s tree', () => flameNodes(page), pairTree, 30000);
+    // The flame tab shows the tree it last had, marked "Updating…", until the worker answers the
+    // new query (two CI runs read such a tree before the mark existed: 155 MB and 171 MB against
+    // Pair's 51 and 53). Once the tree answers the focus, it is Pair's: Small, no Big, the table's bytes.
+    await until('the flame graph answering the focus', () => appState(page), (x) => x.tab === 'flame' && x.flameCurrent, 30000);
+    await until('no "Updating…" once the tree answers', () => page.getByTestId('flame-updating').count(), (n) => n === 0, 5000);
+    const nodes = await flameNodes(page);
+    assert.ok(nodes.some((x) => x.label === `${NS}AllocRatio.Small`), 'Pair is allocated under Small');
+    assert.ok(!nodes.some((x) => x.label === `${NS}AllocRatio.Big`), 'and not under Big');
     assert.ok(Math.abs(nodes[0].total - pair.bytes) <= 0.01 * pair.bytes, `the tree's ${nodes[0].total} bytes, the table's ${pair.bytes}`);
     assert.match(await page.getByTestId('event-type-clear').innerText(), /Pair<System\.Int64>/);
     await checkedScreenshot(page, 'flame-focused-on-pair', { dir: ARTIFACTS });
@@ -187,10 +188,12 @@ describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.jo
     await until('by name', () => rowCells(page, 'exceptions-table'), (c) => c.map((x) => x[0]).join() === [want[2][0], want[0][0], want[1][0]].join());
     // A picked type: the flame graph's exceptions, of that type only, under its thrower.
     await page.locator('[data-testid=exceptions-table] .vrow').filter({ hasText: 'KeyNotFoundException' }).first().dblclick();
-    await until('the flame graph', () => appState(page), (x) => x.tab === 'flame' && x.flameOptions.metric === 'exceptions');
     // The tab's earlier trees (every exception type's; the allocations') have KeyNotFound too:
-    // this type's is the one without Argument and with its 40 exceptions.
-    const nodes = await until('KeyNotFound\'s tree', () => flameNodes(page), (n) => n.some((x) => x.label === `${NS}ThrowMix.KeyNotFound`) && !n.some((x) => x.label === `${NS}ThrowMix.Argument`) && n[0].total === 40, 30000);
+    // the one that answers the focus has no Argument and its 40 exceptions.
+    await until('the flame graph answering the focus', () => appState(page), (x) => x.tab === 'flame' && x.flameOptions.metric === 'exceptions' && x.flameCurrent, 30000);
+    const nodes = await flameNodes(page);
+    assert.ok(nodes.some((x) => x.label === `${NS}ThrowMix.KeyNotFound`), 'KeyNotFound under its thrower');
+    assert.ok(!nodes.some((x) => x.label === `${NS}ThrowMix.Argument`), 'no other type');
     assert.equal(nodes[0].total, 40);
     assert.deepEqual(pageErrors, []);
   });

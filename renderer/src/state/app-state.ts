@@ -73,6 +73,8 @@ export interface FlameShape {
   inverted: boolean;
   groupByThread: boolean;
   groupByProcess: boolean;
+  /** The options and folding the tree answers (flameAnswerKey): not the current ones while a changed query is out. */
+  answers: string;
 }
 
 export type ParallelMode = 'current' | 'window';

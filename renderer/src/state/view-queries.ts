@@ -5,6 +5,7 @@ import type { FlameQuery, ParallelQuery, ProcessFilter, RecordingSummary, TimeWi
 import type { FlameOptions, ParallelMode, WindowChoice } from './app-state.js';
 import type { EventTableQuery } from '../../../structs/profile/event-tables.js';
 import { isEventMetric } from '../../../structs/profile/event-metrics.js';
+import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
 
 export function timeWindow(choice: WindowChoice, summary: RecordingSummary | null): TimeWindow {
   switch (choice.kind) {
@@ -59,4 +60,13 @@ export function describeWindow(choice: WindowChoice): string {
     case 'range':
       return `${(choice.fromMs / 1000).toFixed(2)}–${(choice.toMs / 1000).toFixed(2)} s`;
   }
+}
+
+/**
+ * What a flame tree answers, as a key: every option that changes the tree (not the search, which
+ * only highlights, and not the data, which a live refresh adds to). A window of the last N s
+ * counts by its choice, not by where it lies now.
+ */
+export function flameAnswerKey(options: FlameOptions, fold: FoldOptions): string {
+  return JSON.stringify([{ ...options, search: '' }, fold]);
 }

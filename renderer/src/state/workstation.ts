@@ -15,7 +15,7 @@ import { Store } from './store.js';
 import { StreamFeeder } from './stream-feeder.js';
 import { MeasureReader, type Measurements } from '../../../structs/measure/measurements.js';
 import { userMessage } from './user-message.js';
-import { eventTableQuery, flameQuery, parallelQuery } from './view-queries.js';
+import { eventTableQuery, flameAnswerKey, flameQuery, parallelQuery } from './view-queries.js';
 import { isEventMetric, type EventMetric } from '../../../structs/profile/event-metrics.js';
 
 /** How often live views refresh at most: well over the required twice a second, well under the worker's cost. */
@@ -708,7 +708,9 @@ export class Workstation {
       if (baselineSummary !== null) patch.baselineSummary = baselineSummary;
       if (flame !== null) {
         patch.flame = flame;
-        patch.flameShape = { inverted: flameOptions.inverted, groupByThread: flameOptions.groupByThread, groupByProcess: flameOptions.groupByProcess };
+        patch.flameShape = {
+          inverted: flameOptions.inverted, groupByThread: flameOptions.groupByThread, groupByProcess: flameOptions.groupByProcess, answers: flameAnswerKey(flameOptions, fold),
+        };
       }
       if (parallel !== null) patch.parallel = parallel;
       if (tab === 'source') patch.functionLines = functionLines;

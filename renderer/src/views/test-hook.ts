@@ -9,6 +9,7 @@ import type { FlameRenderer } from '../canvas/flame-renderer.js';
 import type { AppState } from '../state/app-state.js';
 import type { SessionOutput } from '../state/program-output.js';
 import { labelPath } from '../state/tree-paths.js';
+import { flameAnswerKey } from '../state/view-queries.js';
 import type { Workstation } from '../state/workstation.js';
 import type { FlatTree, ParallelTree } from '../worker/protocol.js';
 
@@ -89,7 +90,10 @@ export interface TestDiffRow {
 
 export interface ClrscopeTestHook {
   state(): Pick<AppState, 'tab' | 'selectedSessionId' | 'sessions' | 'summary' | 'streamBytes' | 'error' | 'flameOptions' | 'parallelMode' | 'exports' | 'opening'
-    | 'fold' | 'selectedFunction' | 'diffOptions' | 'timelineStack'>;
+    | 'fold' | 'selectedFunction' | 'diffOptions' | 'timelineStack'> & {
+    /** The flame tree on screen answers the current options (false while a changed query is out, or before any tree). */
+    flameCurrent: boolean;
+  };
   /** The functions table as the worker sent it (its own order), with its totals. */
   functions(): { rows: TestFunctionRow[]; totalValue: number; sampleCount: number } | null;
   /** The type and exceptions tables as the worker sent them (its own order). */
@@ -139,6 +143,7 @@ export function installTestHook(ws: Workstation): void {
         tab: s.tab, selectedSessionId: s.selectedSessionId, sessions: s.sessions, summary: s.summary, streamBytes: s.streamBytes,
         error: s.error, flameOptions: s.flameOptions, parallelMode: s.parallelMode, exports: s.exports, opening: s.opening,
         fold: s.fold, selectedFunction: s.selectedFunction, diffOptions: s.diffOptions, timelineStack: s.timelineStack,
+        flameCurrent: s.flame !== null && s.flameShape !== null && s.flameShape.answers === flameAnswerKey(s.flameOptions, s.fold),
       };
     },
     source: () => {

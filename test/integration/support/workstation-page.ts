@@ -82,6 +82,8 @@ export interface HookState {
   streamBytes: number;
   error: string | null;
   flameOptions: { metric: string; window: { kind: string; fromMs?: number; toMs?: number }; groupByThread: boolean };
+  /** The flame tree on screen answers the current options (false while a changed query is out). */
+  flameCurrent: boolean;
   opening: { path: string; phase: string; done: number; total: number } | null;
   exports: Record<string, { format: string; state: string; path: string | null; bytes: number | null; message: string | null }>;
 }
