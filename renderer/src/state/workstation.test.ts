@@ -27,7 +27,9 @@ const summary = (): RecordingSummary => ({
 class FakeWorker implements WorkerPort {
   readonly received: WorkerRequest[] = [];
   private onReply: (reply: WorkerReply) => void = () => undefined;
-  post(message: WorkerRequest): void {
+  post(sent: WorkerRequest, transfer: Transferable[] = []): void {
+    // As postMessage does: the transferred buffers leave the page (empty there from now on).
+    const message = structuredClone(sent, { transfer });
     this.received.push(message);
     const reply = ((): WorkerReply | null => {
       switch (message.kind) {

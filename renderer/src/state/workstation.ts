@@ -564,7 +564,6 @@ export class Workstation {
       this.resync();
       return;
     }
-    this.worker.chunk(r.offset, r.bytes);
     const before = this.measureReader.measurements.version;
     try {
       this.measureReader.push(r.bytes);
@@ -573,6 +572,9 @@ export class Workstation {
       // the same bytes and reports a corrupt stream itself).
     }
     const measured = this.measureReader.measurements.version !== before;
+    // Last: a chunk that owns its buffer (as Electron's IPC delivers it) is transferred to the
+    // worker, which leaves it empty here.
+    this.worker.chunk(r.offset, r.bytes);
     this.store.update({ streamBytes: this.feeder.position, ...(measured ? { measureVersion: this.state.measureVersion + 1 } : {}) });
     this.refresher.dataChanged();
   }
