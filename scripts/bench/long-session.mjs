@@ -22,7 +22,8 @@
 //     a view that needs every sample (the last 10 s), and the last --keep-minutes kept with that view.
 // Run after `npm run build`:
 //   node scripts/bench/long-session.mjs [--minutes 60] [--threads 64] [--stacks 5000] [--depth 32] [--runs 5] [--modes spool,memory|none] [--exports pprof,speedscope,...|none] [--keep FILE]
-//     [--refresh false] [--worker-memory keep,every,sums|none] [--page-memory keep,every,sums|none] [--keep-minutes 10]
+//     [--refresh false] [--worker-memory keep,every,sums|none] [--page-memory keep,every,sums|none] [--keep-minutes 10] [--speed N]
+// --speed N: the stream is sent at N times its own pace (default: as fast as the socket takes it).
 // --page-memory (off by default: Chromium, a few minutes each) does the same through the real page
 // in browser mode, reading the RSS of Chromium's renderer processes (the page and its worker).
 // Prints a readable report and, last, one JSON line.
@@ -59,9 +60,22 @@ if (role === 'profiler') {
   const splits = splitText.split(',').map(Number);
   const bytes = readFileSync(file);
   const socket = connect(process.env.CLRSCOPE_SOCKET);
+  // --speed N (through the environment: the workstation launches this): N times the stream's own
+  // pace (its bytes spread evenly over the hour); absent: as fast as the socket takes them.
+  const speed = Number(process.env.CLRSCOPE_BENCH_SPEED ?? 0);
+  const bytesPerMs = speed > 0 ? (bytes.length / (Number(process.env.CLRSCOPE_BENCH_MINUTES ?? 60) * 60_000)) * speed : 0;
   const send = async (from, to) => {
+    // Paced from the end of the last pause: no burst to make up for the time spent paused.
+    const started = performance.now();
+    let sent = 0;
     for (let p = from; p < to; p += 1 << 20) {
-      if (!socket.write(bytes.subarray(p, Math.min(to, p + (1 << 20))))) await new Promise((resolve) => socket.once('drain', resolve));
+      const piece = bytes.subarray(p, Math.min(to, p + (1 << 20)));
+      if (bytesPerMs > 0) {
+        const due = started + sent / bytesPerMs;
+        if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+      }
+      sent += piece.length;
+      if (!socket.write(piece)) await new Promise((resolve) => socket.once('drain', resolve));
     }
   };
   socket.on('connect', async () => {
@@ -457,6 +471,11 @@ else {
   const FUNCTIONS = num('functions', 2_000);
   const RUNS = num('runs', 5);
   const MODES = String(argValue('modes', 'spool,memory')).split(',').filter((m) => m !== '' && m !== 'none');
+  // The stream's sender paces itself from these (it is a program the workstation launches).
+  if (argValue('speed', null) !== null) {
+    process.env.CLRSCOPE_BENCH_SPEED = String(num('speed', 0));
+    process.env.CLRSCOPE_BENCH_MINUTES = String(MINUTES);
+  }
   const TICK_NS = 10_000_000;
   if (!existsSync(join(root, 'dist', 'electron', 'services', 'workstation', 'workstation.js'))) {
     console.error('dist/ is missing; run npm run build first.');
