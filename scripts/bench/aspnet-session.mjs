@@ -11,6 +11,7 @@
 // --heap-snapshots writes a V8 heap snapshot of the workstation's process at the first and the last
 // reading (it is started with --heapsnapshot-signal=SIGUSR2 and signalled), to compare what it holds.
 // Prints a readable report and, last, one JSON line.
+import { pageHeaps as readPageHeaps } from './page-heaps.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
@@ -188,43 +189,10 @@ const url = await new Promise((resolve, reject) => {
   setTimeout(() => reject(new Error('the workstation printed no address within 30 s')), 30000);
 });
 ws.stdout.resume();
-// What the page and its analysis worker hold in JavaScript, after a collection, beside the RSS:
-// the page's V8 heap, the worker's V8 heap and its array buffers' backing stores (sample data,
-// sums, stream bytes). The worker is reached through the browser's own DevTools target.
+// What the page and its analysis worker hold in JavaScript, after a collection, beside the RSS.
 async function pageHeaps(browser, page) {
-  const out = { pageJs: -1, workerJs: -1, workerBuffers: -1 };
-  try {
-    const own = await page.context().newCDPSession(page);
-    await own.send('HeapProfiler.collectGarbage');
-    out.pageJs = (await own.send('Runtime.getHeapUsage')).usedSize;
-    await own.detach();
-    const cdp = await browser.newBrowserCDPSession();
-    const { targetInfos } = await cdp.send('Target.getTargets');
-    const worker = targetInfos.find((t) => t.type === 'worker');
-    if (worker !== undefined) {
-      const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: false });
-      let next = 1;
-      const ask = (method) => new Promise((done) => {
-        const id = next++;
-        const hear = (ev) => {
-          const m = JSON.parse(ev.message);
-          if (m.id !== id) return;
-          cdp.off('Target.receivedMessageFromTarget', hear);
-          done(m.result ?? {});
-        };
-        cdp.on('Target.receivedMessageFromTarget', hear);
-        void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params: {} }) });
-      });
-      await ask('HeapProfiler.collectGarbage');
-      const usage = await ask('Runtime.getHeapUsage');
-      out.workerJs = usage.usedSize ?? -1;
-      out.workerBuffers = usage.backingStorageSize ?? -1;
-      await cdp.send('Target.detachFromTarget', { sessionId });
-    }
-    await cdp.detach();
-  } catch (err) {
-    console.log(`  (the heaps could not be read: ${String(err).slice(0, 120)})`);
-  }
+  const out = await readPageHeaps(browser, page);
+  if (out.error !== undefined) console.log(`  (the heaps could not be read: ${out.error})`);
   return out;
 }
 

@@ -303,6 +303,7 @@ else if (role === 'page') {
   const views = argValue('views', 'every');
   const dir = argValue('dir');
   const { openWorkstationInChromium } = await import(dist('test/integration/support/workstation-in-chromium.js'));
+  const { pageHeaps } = await import('./page-heaps.mjs');
   const { appState, hookReady } = await import(dist('test/integration/support/workstation-page.js'));
   const spoolDir = join(dir, `spool-page-${process.pid}`);
   mkdirSync(spoolDir);
@@ -358,15 +359,27 @@ else if (role === 'page') {
     walk(process.pid);
     return total;
   };
-  const peak = { rss: 0, anon: 0, pageRss: 0 };
+  const peak = { rss: 0, anon: 0, pageRss: 0, heaps: null };
   const sample = () => {
     const m = rendererRss();
     peak.rss = Math.max(peak.rss, m.rss);
     peak.anon = Math.max(peak.anon, m.anon);
-    peak.pageRss = Math.max(peak.pageRss, m.pageRss);
     return m;
   };
-  const sampler = setInterval(sample, 500);
+  // The page's RSS twice a second, with its worker's heaps as they are (garbage included): what
+  // the JavaScript held when the page's process peaked.
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const m = sample();
+      const heaps = await pageHeaps(ui.browser, page, { collect: false });
+      if (m.pageRss > peak.pageRss) {
+        peak.pageRss = m.pageRss;
+        peak.heaps = heaps;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
   const readings = [];
   const t0 = performance.now();
   for (const [k, minute] of [1, 10, 30, 60].entries()) {
@@ -381,13 +394,14 @@ else if (role === 'page') {
     // A few refreshes at rest, as a user looking at it would see.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     state = await appState(page);
-    readings.push({ minute, ...sample(), samples: state.summary?.sampleCount ?? 0, keptFromMs: state.summary?.keptFromMs ?? null, atS: (performance.now() - t0) / 1000 });
+    readings.push({ minute, ...sample(), heaps: await pageHeaps(ui.browser, page), samples: state.summary?.sampleCount ?? 0, keptFromMs: state.summary?.keptFromMs ?? null, atS: (performance.now() - t0) / 1000 });
     writeFileSync(k === 0 ? go : `${go}.${k}`, '');
   }
-  clearInterval(sampler);
+  sampling = false;
+  await sampler;
   await workstation.stop(info.id).catch(() => undefined);
   await ui.close();
-  process.stdout.write(`${JSON.stringify({ keepMinutes: keepMinutes === null ? null : Number(keepMinutes), views, readings, peakRss: peak.rss, peakAnon: peak.anon, peakPageRss: peak.pageRss, totalMs: performance.now() - t0 })}\n`);
+  process.stdout.write(`${JSON.stringify({ keepMinutes: keepMinutes === null ? null : Number(keepMinutes), views, readings, peakRss: peak.rss, peakAnon: peak.anon, peakPageRss: peak.pageRss, peakHeaps: peak.heaps, totalMs: performance.now() - t0 })}\n`);
   process.exit(0);
 }
 
@@ -586,8 +600,10 @@ else {
     const r = child(config === 'keep' ? [...args, '--keep-minutes', String(KEEP)] : args);
     pages.push(r);
     const what = r.keepMinutes !== null ? `last ${r.keepMinutes} min kept, flame graph of the last 10 s` : r.views === 'every' ? 'whole recording, flame graph of the last 10 s' : 'whole recording, flame graph';
-    console.log(`page in Chromium (its renderer processes: RSS / own memory), ${what}: ${r.readings.map((x) => `min ${x.minute} ${fmtMiB(x.rss)} / ${fmtMiB(x.anon)} (${x.processes} processes; the page's ${fmtMiB(x.pageRss)} / ${fmtMiB(x.pageAnon)}; ${x.samples.toLocaleString('en-US')} samples)`).join('; ')}; `
-      + `peak ${fmtMiB(r.peakRss)} / ${fmtMiB(r.peakAnon)}, the page's RSS ${fmtMiB(r.peakPageRss)}; ${(r.totalMs / 1000).toFixed(0)} s`);
+    // JS: the page's heap; the worker's live heap, and its array buffers (after a collection).
+    const js = (h) => (h === null || h === undefined || h.workerJs < 0 ? 'JS unknown' : `JS page ${fmtMiB(h.pageJs)}, worker ${fmtMiB(h.workerJs)} of a ${fmtMiB(h.workerHeap)} heap + buffers ${fmtMiB(h.workerBuffers)}`);
+    console.log(`page in Chromium (its renderer processes: RSS / own memory), ${what}: ${r.readings.map((x) => `min ${x.minute} ${fmtMiB(x.rss)} / ${fmtMiB(x.anon)} (${x.processes} processes; the page's ${fmtMiB(x.pageRss)} / ${fmtMiB(x.pageAnon)}; ${x.samples.toLocaleString('en-US')} samples; ${js(x.heaps)})`).join('; ')}; `
+      + `peak ${fmtMiB(r.peakRss)} / ${fmtMiB(r.peakAnon)}, the page's RSS ${fmtMiB(r.peakPageRss)} (then, garbage included: ${js(r.peakHeaps)}); ${(r.totalMs / 1000).toFixed(0)} s`);
   }
   const kept = memories.find((r) => r.keepMinutes !== null);
   for (const other of memories.filter((r) => r !== kept && kept !== undefined)) {
