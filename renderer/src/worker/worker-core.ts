@@ -131,12 +131,9 @@ export class ProfileWorkerCore {
   }
 
   private asyncParts(): { source: AsyncSource; labels: LabelTable; analysis: ProfileAnalysis } {
-    if (this.async === null) {
-      const source = new AsyncSource(this.feed.recording);
-      this.async = { source, labels: new LabelTable(source), analysis: new ProfileAnalysis(source), names: source.nameGeneration };
-    } else if (this.async.names !== this.async.source.nameGeneration) {
-      // An [await] frame learned its type since: labels (and what was folded by them) are made again.
-      const { source } = this.async;
+    const source = this.async?.source ?? new AsyncSource(this.feed.recording);
+    // Made again when an [await] frame learned its type: labels, and what was folded by them.
+    if (this.async === null || this.async.names !== source.nameGeneration) {
       this.async = { source, labels: new LabelTable(source), analysis: new ProfileAnalysis(source), names: source.nameGeneration };
     }
     return this.async;
