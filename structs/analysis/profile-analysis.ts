@@ -12,6 +12,7 @@ import { diffFunctions, diffTreeOfShape, diffTrees, type DiffFunctions, type Dif
 import { projectTree, treeShape, type TreeShape } from './tree-shape.js';
 import { functionsTable, type FunctionsTable } from './functions-table.js';
 import type { SampleSource } from './stack-source.js';
+import type { SampleMetric } from '../profile/recording.js';
 import { foldWeights, weighStacks, weighStacksTwice, type SampleQuery, type StackWeights } from './stack-weights.js';
 import { sampleNear, threadTimeline, type ThreadTimeline, type TimelineQuery } from './thread-timeline.js';
 
@@ -38,15 +39,24 @@ const FOLDS_KEPT = 4;
 // Sample passes kept: a refresh's queries plus a diff's two windows.
 const WEIGHTS_KEPT = 4;
 
+/**
+ * The whole recording's weights of a metric kept elsewhere as the samples arrive (the worker's
+ * running sums), equal to weighStacks over every sample; undefined when not kept for it.
+ */
+export type WholeWeights = (metric: SampleMetric) => StackWeights | undefined;
+
 export class ProfileAnalysis {
   readonly source: SampleSource;
   private readonly folds = new Map<string, FoldedStacks>();
   private readonly labels = new WeakMap<FoldedStacks, LabelTable>();
   private readonly weights = new Map<string, StackWeights>();
   private readonly shapes = new WeakMap<FoldedStacks, TreeShape>();
+  private readonly whole: WholeWeights | undefined;
 
-  constructor(source: SampleSource) {
+  /** `whole`: a query of the whole recording (no window, every thread) takes its weights from there, not from the samples. */
+  constructor(source: SampleSource, whole?: WholeWeights) {
     this.source = source;
+    this.whole = whole;
   }
 
   folded(options: FoldOptions): FoldedStacks {
@@ -104,7 +114,8 @@ export class ProfileAnalysis {
     const key = this.weightsKey(query);
     const known = this.weights.get(key);
     if (known !== undefined) return known;
-    const w = weighStacks(this.source, query);
+    const wholeRecording = query.fromMs === undefined && query.toMs === undefined && (query.threadIds ?? null) === null;
+    const w = (wholeRecording ? this.whole?.(query.metric) : undefined) ?? weighStacks(this.source, query);
     this.keepWeights(key, w);
     return w;
   }

@@ -75,9 +75,14 @@ export function weighStacks(src: SampleSource, query: SampleQuery): StackWeights
       count[s] += 1;
     }
   }
+  return stackWeights(value, count);
+}
+
+/** Per-stack sums and counts with their totals (added in stack order, as every pass adds them). */
+export function stackWeights(value: Float64Array, count: Float64Array): StackWeights {
   let totalValue = 0;
   let sampleCount = 0;
-  for (let s = 0; s < stacks; s++) {
+  for (let s = 0; s < value.length; s++) {
     totalValue += value[s];
     sampleCount += count[s];
   }

@@ -7,7 +7,7 @@ import type { FlatTree } from '../../../structs/analysis/flat-tree.js';
 import { isNoFold, type FoldOptions } from '../../../structs/analysis/fold-options.js';
 import type { FoldedStacks } from '../../../structs/analysis/fold.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
-import { ProfileAnalysis, diffAnalyses, type AnalysisQuery } from '../../../structs/analysis/profile-analysis.js';
+import { ProfileAnalysis, diffAnalyses, type AnalysisQuery, type WholeWeights } from '../../../structs/analysis/profile-analysis.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { FrameLines, knownLines } from '../../../structs/profile/frame-lines.js';
 import { functionLines } from '../../../structs/analysis/function-lines.js';
@@ -58,10 +58,15 @@ export class AnalysisCore {
   // need every sample (hottest-lines.ts says why); without them the samples are read.
   private readonly stackTotals: (() => StackTotals) | undefined;
 
-  constructor(rec: Recording, stackTotals?: () => StackTotals) {
+  // The same sums as the whole recording's weights, so the functions table and the sandwich of
+  // the whole recording do not need every sample either.
+  private readonly whole: WholeWeights | undefined;
+
+  constructor(rec: Recording, stackTotals?: () => StackTotals, whole?: WholeWeights) {
     this.rec = rec;
     this.stackTotals = stackTotals;
-    this.analysisValue = new ProfileAnalysis(rec);
+    this.whole = whole;
+    this.analysisValue = new ProfileAnalysis(rec, whole);
   }
 
   get analysis(): ProfileAnalysis {
@@ -70,7 +75,7 @@ export class AnalysisCore {
 
   /** The recording let its oldest samples go (a kept window): what was weighed and folded from them starts over; the baseline stays. */
   rebase(): void {
-    this.analysisValue = new ProfileAnalysis(this.rec);
+    this.analysisValue = new ProfileAnalysis(this.rec, this.whole);
   }
 
   /** The folded view the options ask for; null when they fold nothing (the recording's own stacks serve). */

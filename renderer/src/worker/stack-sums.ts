@@ -30,6 +30,8 @@ export interface Sums {
 /** One metric's totals: per stack, per thread (by StackSums' own thread index) and overall. */
 class MetricSums {
   stack = new Float64Array(1024);
+  // Per stack: how many samples with a non-zero value (the analyses' sample counts).
+  stackSamples = new Float64Array(1024);
   threadCount = new Float64Array(64);
   threadNewest = new Float64Array(64).fill(-Infinity);
   count = 0;
@@ -93,7 +95,11 @@ export class StackSums {
     const { mono, threadId, stackId, cpuNs, wallNs } = cols;
     const stacks = this.rec.stackCount;
     const [cpu, wall] = this.metrics;
-    for (const m of this.metrics) if (m.stack.length < stacks) m.stack = growFloat64(m.stack, stacks);
+    for (const m of this.metrics) {
+      if (m.stack.length >= stacks) continue;
+      m.stack = growFloat64(m.stack, stacks);
+      m.stackSamples = growFloat64(m.stackSamples, stacks);
+    }
     for (let j = this.counted - base; j < n - base; j++) {
       const t = this.indexOf(threadId[j]);
       const m = mono[j];
@@ -176,10 +182,11 @@ export class StackSums {
   }
 
   /** The sums of the whole recording for `metric`: per stack (index = stack id), samples counted and the newest. */
-  totals(metric: FlameMetric): { stack: Float64Array; sums: Sums } {
+  totals(metric: FlameMetric): { stack: Float64Array; samples: Float64Array; sums: Sums } {
     this.update();
     const m = this.metrics[metric === 'cpu' ? 0 : 1];
-    return { stack: m.stack.subarray(0, this.rec.stackCount), sums: { count: m.count, newestMono: m.newest } };
+    const stacks = this.rec.stackCount;
+    return { stack: m.stack.subarray(0, stacks), samples: m.stackSamples.subarray(0, stacks), sums: { count: m.count, newestMono: m.newest } };
   }
 
   /**
@@ -377,6 +384,7 @@ function addToBlockMetric(sum: Float64Array, count: Float64Array, newest: Float6
 
 function add(m: MetricSums, stack: number, thread: number, value: number, mono: number): void {
   m.stack[stack] += value;
+  m.stackSamples[stack]++;
   m.count++;
   if (mono > m.newest) m.newest = mono;
   m.threadCount[thread]++;

@@ -11,6 +11,7 @@ import type { Recording } from '../../../structs/profile/recording.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
 import { hottestLines } from '../../../structs/analysis/hottest-lines.js';
 import { knownLines } from '../../../structs/profile/frame-lines.js';
+import { ProfileAnalysis } from '../../../structs/analysis/profile-analysis.js';
 
 const query: FlameQuery = { metric: 'cpu', threadIds: null, inverted: false, groupByThread: false };
 
@@ -141,6 +142,33 @@ test('naming each function\'s hottest source line takes the running sums: a live
   const expected = hottestLines(full, knownLines(full, frameIds, lines.map((line) => ({ file: '/src/App.cs', line }))));
   assert.ok(expected.size >= 6, `${expected.size} functions with lines`);
   assert.deepEqual(Object.fromEntries(out.reply.names.map((n, i) => [n, out.reply.kind === 'sources' ? out.reply.places[i] : ''])), Object.fromEntries(expected));
+});
+
+test('the functions table and the sandwich of the whole recording take the running sums: no sample columns for them, the same figures as from every sample; a window still reads the samples', () => {
+  const bytes = minutesStream();
+  const full = recordingFromStream([bytes]);
+  const core = new ProfileWorkerCore();
+  send(core, bytes, 4096);
+  const rec = (core as unknown as { feed: { recording: Recording } }).feed.recording;
+  const expected = new ProfileAnalysis(full);
+  for (const metric of ['cpu', 'wall'] as const) {
+    const q = { metric, threadIds: null, fold: DEFAULT_FOLD };
+    const out = core.handle({ kind: 'functions', requestId: 6, query: q });
+    assert.ok(out !== null && out.reply.kind === 'functions');
+    const want = expected.functions(q);
+    assert.ok(want.name.length >= 6, `${want.name.length} functions`);
+    assert.deepEqual(out.reply.table, want);
+    const name = want.name[0];
+    const sw = core.handle({ kind: 'sandwich', requestId: 7, query: q, name });
+    assert.ok(sw !== null && sw.reply.kind === 'sandwich');
+    assert.deepEqual(sw.reply.sandwich, expected.sandwich(q, name));
+  }
+  assert.equal(rec.keepsSamples, false, 'the whole recording\'s tables needed no sample columns');
+  const window = { metric: 'wall' as const, threadIds: null, fold: DEFAULT_FOLD, fromMs: 61_000, toMs: 125_500 };
+  const out = core.handle({ kind: 'functions', requestId: 8, query: window });
+  assert.ok(out !== null && out.reply.kind === 'functions');
+  assert.deepEqual(out.reply.table, expected.functions(window));
+  assert.equal(rec.keepsSamples, true, 'a window reads the samples');
 });
 
 test('a thread query first, on a stream that arrives in two parts: the second part is kept as it comes, the sums stay equal', () => {
