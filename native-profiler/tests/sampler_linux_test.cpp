@@ -15,6 +15,7 @@
 #include "core/native_symbols.h"
 #include "core/platform.h"
 #include "core/sampler.h"
+#include "tests/sampler_test_parts.h"
 #include "tests/wire_reader.h"
 
 extern "C" {
@@ -48,39 +49,12 @@ __attribute__((noinline, visibility("default"))) void clrscope_test_sleep_outer(
 namespace clrscope {
 namespace {
 
-class MemoryTransport final : public Transport {
- public:
-  Status send(const uint8_t* data, size_t size, size_t* sent) override {
-    std::lock_guard<std::mutex> lock(mu);
-    bytes.insert(bytes.end(), data, data + size);
-    *sent = size;
-    return Status::kSent;
-  }
-  bool wait_writable(int) override { return true; }
-  std::mutex mu;
-  std::vector<uint8_t> bytes;
-};
-
-class NativeOnlyResolver final : public FrameResolver {
- public:
-  void resolve(uintptr_t pc, ResolvedFrame* out) override {
-    if (!resolve_native(pc, out)) {
-      out->kind = 2;
-      out->name = "[unknown]";
-    }
-  }
-};
+using testing::MemoryTransport;
+using testing::NativeOnlyResolver;
 
 // Process-wide, as in the profiler: installed once, never freed.
-struct Harness {
-  SamplingShared shared;
-  ThreadRegistry registry;
-  CaptureRing ring{256};
-  Harness() {
-    shared.registry = &registry;
-    shared.ring = &ring;
-    set_sampling_shared(&shared);
-  }
+struct Harness : testing::SamplingParts {
+  Harness() : SamplingParts(256) { set_sampling_shared(&shared); }
 };
 
 Harness& harness() {

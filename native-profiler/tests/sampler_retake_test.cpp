@@ -7,13 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "core/module_table.h"
-#include "core/native_symbols.h"
 #include "core/platform.h"
 #include "core/sampler.h"
+#include "tests/sampler_test_parts.h"
 #include "tests/wire_reader.h"
 
 extern "C" __attribute__((noinline, visibility("default"))) int clrscope_test_retake_elsewhere(int x) {
@@ -22,39 +21,6 @@ extern "C" __attribute__((noinline, visibility("default"))) int clrscope_test_re
 
 namespace clrscope {
 namespace {
-
-class BytesTransport final : public Transport {
- public:
-  Status send(const uint8_t* data, size_t size, size_t* sent) override {
-    std::lock_guard<std::mutex> lock(mu);
-    bytes.insert(bytes.end(), data, data + size);
-    *sent = size;
-    return Status::kSent;
-  }
-  bool wait_writable(int) override { return true; }
-  std::mutex mu;
-  std::vector<uint8_t> bytes;
-};
-
-class NativeNames final : public FrameResolver {
- public:
-  void resolve(uintptr_t pc, ResolvedFrame* out) override {
-    if (!resolve_native(pc, out)) {
-      out->kind = 2;
-      out->name = "[unknown]";
-    }
-  }
-};
-
-struct RetakeHarness {
-  SamplingShared shared;
-  ThreadRegistry registry;
-  CaptureRing ring{64};
-  RetakeHarness() {
-    shared.registry = &registry;
-    shared.ring = &ring;
-  }
-};
 
 // One CPU capture of the calling thread: `frames` leaf first, walked with module table `generation`.
 void put_capture(CaptureRing& ring, uint32_t slot, uint32_t wire_id, uint32_t generation, uint64_t cpu_ns,
@@ -80,10 +46,10 @@ std::string leaf_name(const testing::ReadStream& s, const testing::ReadSample& s
 
 TEST(SamplerRetake, AHeldCaptureGoesToTheNextSampleInItsFunctionOrOutAsItWas) {
   // Declared before the sampler, so it outlives it.
-  auto h = std::make_unique<RetakeHarness>();
+  auto h = std::make_unique<testing::SamplingParts>(64);
   h->registry.configure_cpu_timers(false, 1000000);
-  auto* transport = new BytesTransport;
-  NativeNames resolver;
+  auto* transport = new testing::MemoryTransport;
+  testing::NativeOnlyResolver resolver;
   SamplerConfig config;
   config.interval_ns = 1000000;
   config.cpu = false;  // no OS thread scan: only the captures put here

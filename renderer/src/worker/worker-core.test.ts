@@ -126,12 +126,16 @@ test('opening a stream keeps only the bytes and the sums: the whole flame graph 
   assert.equal(tree({ ...query, groupByThread: true }), expected({ ...query, groupByThread: true }));
 });
 
-test('naming each function\'s hottest source line takes the running sums: a live recording keeps no sample columns for it, and the lines equal those from every sample', () => {
+/** The minutes stream fed to a worker core as it arrives: the core, its recording, and the same stream decoded whole. */
+function liveMinutes(): { full: Recording; core: ProfileWorkerCore; rec: Recording } {
   const bytes = minutesStream();
-  const full = recordingFromStream([bytes]);
   const core = new ProfileWorkerCore();
   send(core, bytes, 4096);
-  const rec = (core as unknown as { feed: { recording: Recording } }).feed.recording;
+  return { full: recordingFromStream([bytes]), core, rec: (core as unknown as { feed: { recording: Recording } }).feed.recording };
+}
+
+test('naming each function\'s hottest source line takes the running sums: a live recording keeps no sample columns for it, and the lines equal those from every sample', () => {
+  const { full, core, rec } = liveMinutes();
   // Each frame at a line of its own (frame f at line 10·f) of one file.
   const frameIds = [1, 2, 3, 4, 5, 6, 7, 8];
   const lines = frameIds.map((f) => 10 * f);
@@ -145,11 +149,7 @@ test('naming each function\'s hottest source line takes the running sums: a live
 });
 
 test('the functions table and the sandwich of the whole recording take the running sums: no sample columns for them, the same figures as from every sample; a window still reads the samples', () => {
-  const bytes = minutesStream();
-  const full = recordingFromStream([bytes]);
-  const core = new ProfileWorkerCore();
-  send(core, bytes, 4096);
-  const rec = (core as unknown as { feed: { recording: Recording } }).feed.recording;
+  const { full, core, rec } = liveMinutes();
   const expected = new ProfileAnalysis(full);
   for (const metric of ['cpu', 'wall'] as const) {
     const q = { metric, threadIds: null, fold: DEFAULT_FOLD };
