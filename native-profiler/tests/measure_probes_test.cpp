@@ -56,6 +56,8 @@ TEST_F(MeasureProbes, ProbeClockCountsNanoseconds) {
 TEST_F(MeasureProbes, CountsEveryCallOfEveryThreadExactly) {
   const int32_t a = 11, b = 12;
   constexpr int kThreads = 6;
+  // The count of refused calls is the process's: another test may have added to it before.
+  const uint64_t dropped_before = FiguresReader().dropped_calls();
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([t, a, b] {
@@ -88,7 +90,7 @@ TEST_F(MeasureProbes, CountsEveryCallOfEveryThreadExactly) {
   EXPECT_EQ(sum, 21000u);
   EXPECT_EQ(total, figures[0].total_ns);
   EXPECT_GE(figures[0].max_ns * figures[0].calls, figures[0].total_ns);
-  EXPECT_EQ(reader.dropped_calls(), 0u);
+  EXPECT_EQ(reader.dropped_calls(), dropped_before);
 }
 
 // A call of a known length (its start moved 20 ms into the past) lands in the bucket of 20 ms.
