@@ -127,13 +127,7 @@ export function weighStacksTwice(src: SampleSource, a: SampleQuery, b: SampleQue
     if (m >= fromA && m < toA) { va[s] += v; ca[s] += 1; }
     if (m >= fromB && m < toB) { vb[s] += v; cb[s] += 1; }
   }
-  for (const w of out) {
-    for (let s = 0; s < stacks; s++) {
-      w.totalValue += w.value[s];
-      w.sampleCount += w.count[s];
-    }
-  }
-  return out;
+  return [stackWeights(va, ca), stackWeights(vb, cb)];
 }
 
 /** The same weights per folded stack. */

@@ -54,17 +54,13 @@ export class AnalysisCore {
   // The frames' lines as the main process last gave them (none until it did).
   private lines: FrameLines | null = null;
 
-  // The worker's running per-stack sums, so that naming each function's hottest line does not
-  // need every sample (hottest-lines.ts says why); without them the samples are read.
-  private readonly stackTotals: (() => StackTotals) | undefined;
-
-  // The same sums as the whole recording's weights, so the functions table and the sandwich of
-  // the whole recording do not need every sample either.
+  // The worker's running per-stack sums as the whole recording's weights, so that the functions
+  // table, the sandwich and each function's hottest line do not need every sample
+  // (hottest-lines.ts says why); without them the samples are read.
   private readonly whole: WholeWeights | undefined;
 
-  constructor(rec: Recording, stackTotals?: () => StackTotals, whole?: WholeWeights) {
+  constructor(rec: Recording, whole?: WholeWeights) {
     this.rec = rec;
-    this.stackTotals = stackTotals;
     this.whole = whole;
     this.analysisValue = new ProfileAnalysis(rec, whole);
   }
@@ -76,6 +72,12 @@ export class AnalysisCore {
   /** The recording let its oldest samples go (a kept window): what was weighed and folded from them starts over; the baseline stays. */
   rebase(): void {
     this.analysisValue = new ProfileAnalysis(this.rec, this.whole);
+  }
+
+  private stackTotals(): StackTotals | undefined {
+    const cpu = this.whole?.('cpu');
+    const wall = this.whole?.('wall');
+    return cpu === undefined || wall === undefined ? undefined : { cpu: cpu.value, wall: wall.value };
   }
 
   /** The folded view the options ask for; null when they fold nothing (the recording's own stacks serve). */
@@ -142,7 +144,7 @@ export class AnalysisCore {
       case 'lines': {
         const at = request.lines.map((line, i) => ({ file: request.files[request.fileIndex[i]] ?? '', line }));
         this.lines = knownLines(this.rec, request.frameIds, at);
-        const sources = hottestLines(this.rec, this.lines, this.stackTotals?.());
+        const sources = hottestLines(this.rec, this.lines, this.stackTotals());
         return { reply: { kind: 'sources', requestId: request.requestId, names: [...sources.keys()], places: [...sources.values()] }, transfer: [] };
       }
       case 'function-lines': {
