@@ -2,7 +2,7 @@
 // the newest data the worker has reported, so a stopped recording keeps its last N seconds.
 
 import type { FlameQuery, ParallelQuery, ProcessFilter, RecordingSummary, TimeWindow } from '../worker/protocol.js';
-import type { FlameOptions, ParallelMode, WindowChoice } from './app-state.js';
+import type { AppState, FlameOptions, ParallelMode, WindowChoice } from './app-state.js';
 import type { EventTableQuery } from '../../../structs/profile/event-tables.js';
 import { isEventMetric } from '../../../structs/profile/event-metrics.js';
 import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
@@ -69,4 +69,9 @@ export function describeWindow(choice: WindowChoice): string {
  */
 export function flameAnswerKey(options: FlameOptions, fold: FoldOptions): string {
   return JSON.stringify([{ ...options, search: '' }, fold]);
+}
+
+/** Whether the flame tree held answers the current options (false before any tree). */
+export function flameIsCurrent(s: Pick<AppState, 'flame' | 'flameShape' | 'flameOptions' | 'fold'>): boolean {
+  return s.flame !== null && s.flameShape !== null && s.flameShape.answers === flameAnswerKey(s.flameOptions, s.fold);
 }

@@ -8,7 +8,7 @@ import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 
 import { parseSearch } from '../canvas/flame-layout.js';
 import { FlameRenderer, type SearchResult } from '../canvas/flame-renderer.js';
 import { labelPath, nodeAtPath } from '../state/tree-paths.js';
-import { flameAnswerKey } from '../state/view-queries.js';
+import { flameIsCurrent } from '../state/view-queries.js';
 import type { FlameMetric, FlatTree } from '../worker/protocol.js';
 import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-metrics.js';
 import { FlameToolbar } from './flame-toolbar.js';
@@ -33,7 +33,7 @@ export function FlameView(): ReactElement {
   const zoomed = useAppState((s) => s.flameZoom.length > 0);
   // The tree on screen answers other options (a metric, a type, a fold just changed) until the
   // worker answers the new ones: say so rather than let it pass for the new tree.
-  const stale = useAppState((s) => s.flame !== null && s.flameShape !== null && s.flameShape.answers !== flameAnswerKey(s.flameOptions, s.fold));
+  const stale = useAppState((s) => s.flame !== null && !flameIsCurrent(s));
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);
   const rendererRef = useRef<FlameRenderer | null>(null);

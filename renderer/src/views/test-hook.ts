@@ -9,7 +9,7 @@ import type { FlameRenderer } from '../canvas/flame-renderer.js';
 import type { AppState } from '../state/app-state.js';
 import type { SessionOutput } from '../state/program-output.js';
 import { labelPath } from '../state/tree-paths.js';
-import { flameAnswerKey } from '../state/view-queries.js';
+import { flameIsCurrent } from '../state/view-queries.js';
 import type { Workstation } from '../state/workstation.js';
 import type { FlatTree, ParallelTree } from '../worker/protocol.js';
 
@@ -143,7 +143,7 @@ export function installTestHook(ws: Workstation): void {
         tab: s.tab, selectedSessionId: s.selectedSessionId, sessions: s.sessions, summary: s.summary, streamBytes: s.streamBytes,
         error: s.error, flameOptions: s.flameOptions, parallelMode: s.parallelMode, exports: s.exports, opening: s.opening,
         fold: s.fold, selectedFunction: s.selectedFunction, diffOptions: s.diffOptions, timelineStack: s.timelineStack,
-        flameCurrent: s.flame !== null && s.flameShape !== null && s.flameShape.answers === flameAnswerKey(s.flameOptions, s.fold),
+        flameCurrent: flameIsCurrent(s),
       };
     },
     source: () => {
