@@ -693,19 +693,19 @@ void Sampler::emit(const Drained& d) {
   uint64_t wall_ns = d.wall_ns;
   auto it = threads_.find(d.wire_id);
   if (it != threads_.end() && it->second.held) {
-    ThreadState& held = it->second;
+    ThreadState& thread = it->second;
     const uint32_t leaf = d.count > 0 ? symbols_.function_of(ids_[d.first]) : 0;
-    if (leaf != 0 && !held.held_frames.empty() && leaf == symbols_.function_of(held.held_frames[0])) {
-      held.held = false;
-      cpu_ns += held.held_cpu_ns;
+    if (leaf != 0 && !thread.held_frames.empty() && leaf == symbols_.function_of(thread.held_frames[0])) {
+      thread.held = false;
+      cpu_ns += thread.held_cpu_ns;
       if (cpu_ns != 0) flags |= wire::kSampleCpu;
       if (flags & wire::kSampleWall) {
-        wall_ns += held.held_wall_ns;
+        wall_ns += thread.held_wall_ns;
       } else {
-        held.carry_wall_ns += held.held_wall_ns;
+        thread.carry_wall_ns += thread.held_wall_ns;
       }
     } else {
-      flush_held(d.wire_id, held);
+      flush_held(d.wire_id, thread);
     }
   }
   const uint16_t n = static_cast<uint16_t>(d.count);
