@@ -360,23 +360,22 @@ else if (role === 'page') {
     return total;
   };
   const peak = { rss: 0, anon: 0, pageRss: 0, heaps: null };
-  const sample = () => {
-    const m = rendererRss();
+  // One reading of the renderers, into the peaks; `heaps`: the page's JavaScript then.
+  const note = (m, heaps) => {
     peak.rss = Math.max(peak.rss, m.rss);
     peak.anon = Math.max(peak.anon, m.anon);
-    return m;
+    if (m.pageRss > peak.pageRss) {
+      peak.pageRss = m.pageRss;
+      peak.heaps = heaps;
+    }
   };
   // The page's RSS twice a second, with its worker's heaps as they are (garbage included): what
   // the JavaScript held when the page's process peaked.
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      const m = sample();
-      const heaps = await pageHeaps(ui.browser, page, { collect: false });
-      if (m.pageRss > peak.pageRss) {
-        peak.pageRss = m.pageRss;
-        peak.heaps = heaps;
-      }
+      const m = rendererRss();
+      note(m, await pageHeaps(ui.browser, page, { collect: false }));
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   })();
@@ -394,7 +393,10 @@ else if (role === 'page') {
     // A few refreshes at rest, as a user looking at it would see.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     state = await appState(page);
-    readings.push({ minute, ...sample(), heaps: await pageHeaps(ui.browser, page), samples: state.summary?.sampleCount ?? 0, keptFromMs: state.summary?.keptFromMs ?? null, atS: (performance.now() - t0) / 1000 });
+    const m = rendererRss();
+    const heaps = await pageHeaps(ui.browser, page);
+    note(m, heaps);
+    readings.push({ minute, ...m, heaps, samples: state.summary?.sampleCount ?? 0, keptFromMs: state.summary?.keptFromMs ?? null, atS: (performance.now() - t0) / 1000 });
     writeFileSync(k === 0 ? go : `${go}.${k}`, '');
   }
   sampling = false;
@@ -600,10 +602,11 @@ else {
     const r = child(config === 'keep' ? [...args, '--keep-minutes', String(KEEP)] : args);
     pages.push(r);
     const what = r.keepMinutes !== null ? `last ${r.keepMinutes} min kept, flame graph of the last 10 s` : r.views === 'every' ? 'whole recording, flame graph of the last 10 s' : 'whole recording, flame graph';
-    // JS: the page's heap; the worker's live heap, and its array buffers (after a collection).
+    // JS: the page's heap; the worker's heap in use, and its array buffers (after a collection at the
+    // minutes' readings; as they were, garbage included, in the twice-a-second readings).
     const js = (h) => (h === null || h === undefined || h.workerJs < 0 ? 'JS unknown' : `JS page ${fmtMiB(h.pageJs)}, worker ${fmtMiB(h.workerJs)} of a ${fmtMiB(h.workerHeap)} heap + buffers ${fmtMiB(h.workerBuffers)}`);
     console.log(`page in Chromium (its renderer processes: RSS / own memory), ${what}: ${r.readings.map((x) => `min ${x.minute} ${fmtMiB(x.rss)} / ${fmtMiB(x.anon)} (${x.processes} processes; the page's ${fmtMiB(x.pageRss)} / ${fmtMiB(x.pageAnon)}; ${x.samples.toLocaleString('en-US')} samples; ${js(x.heaps)})`).join('; ')}; `
-      + `peak ${fmtMiB(r.peakRss)} / ${fmtMiB(r.peakAnon)}, the page's RSS ${fmtMiB(r.peakPageRss)} (then, garbage included: ${js(r.peakHeaps)}); ${(r.totalMs / 1000).toFixed(0)} s`);
+      + `peak ${fmtMiB(r.peakRss)} / ${fmtMiB(r.peakAnon)}, the page's RSS ${fmtMiB(r.peakPageRss)} (then: ${js(r.peakHeaps)}); ${(r.totalMs / 1000).toFixed(0)} s`);
   }
   const kept = memories.find((r) => r.keepMinutes !== null);
   for (const other of memories.filter((r) => r !== kept && kept !== undefined)) {
