@@ -14,6 +14,8 @@ import { after, describe, it } from 'node:test';
 import { diagnosticsSocket, processInfo, processInfo2 } from '../../electron/services/diagnostics/client.js';
 import { DiagnosticsError } from '../../electron/services/diagnostics/diagnostics-error.js';
 import { exchange } from '../../electron/services/diagnostics/transport.js';
+import { readStat } from '../../electron/services/diagnostics/proc.js';
+import { socketName } from '../../electron/services/diagnostics/socket-location.js';
 import { decodeHresultPayload, decodeReply, encodeMessage, encodeProcessInfoRequest, encodeResumeRuntimeRequest } from '../../structs/diagnostics/codec.js';
 import { HRESULT } from '../../structs/diagnostics/hresults.js';
 import { launchProfiled } from '../../electron/services/recording/profiled-launch.js';
@@ -118,7 +120,11 @@ describe('clrscope ps', () => {
 
   it('lists a process started with DOTNET_EnableDiagnostics=0 as not attachable, saying why', async () => {
     const { pid } = await startScenarios(20, { DOTNET_EnableDiagnostics: '0' });
-    assert.ok(!readdirSync('/tmp').some((n) => n.startsWith(`dotnet-diagnostic-${pid}-`)), 'it has no socket');
+    // Its own socket would carry its start time: a socket of an earlier process of the same pid
+    // (killed, its file left behind) is not its.
+    const key = (await readStat(pid))?.startTime;
+    assert.ok(key !== undefined, 'it runs');
+    assert.ok(!readdirSync('/tmp').includes(socketName(pid, key)), 'it has no socket');
     const entry = (await ps()).find((p) => p.pid === pid);
     assert.ok(entry !== undefined, 'listed');
     assert.equal(entry.name, 'Scenarios');
