@@ -92,13 +92,6 @@ const CodeSpan* ModuleHistory::in_generation(uintptr_t pc, uint32_t generation) 
   return nullptr;
 }
 
-const CodeSpan* ModuleHistory::loaded_now(uintptr_t pc) const {
-  for (const CodeSpan& s : spans_) {
-    if (pc >= s.lo && pc < s.hi && s.gone_seen == 0) return &s;
-  }
-  return nullptr;
-}
-
 void ModuleHistory::prune(uint64_t now) {
   if (now < kKeepNs) return;
   const uint64_t horizon = now - kKeepNs;

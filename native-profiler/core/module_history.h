@@ -49,8 +49,6 @@ class ModuleHistory {
   Owner owner_at(uintptr_t pc, uint64_t t, const CodeSpan** span) const;
   // The library that covered `pc` in module table `generation`, or null.
   const CodeSpan* in_generation(uintptr_t pc, uint32_t generation) const;
-  // The library loaded at `pc` as the latest look found it, or null.
-  const CodeSpan* loaded_now(uintptr_t pc) const;
   // Ranges that changed owner with the latest look (to forget names cached for them).
   const std::vector<CodeSpan>& latest_changes() const { return latest_changes_; }
 

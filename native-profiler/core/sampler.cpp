@@ -220,8 +220,6 @@ void Sampler::end_stream(uint8_t reason) {
   config_.wall = false;
   emit_thread_events();
   drain_captures();
-  // No answer will come to a capture still held.
-  for (auto& [wire_id, t] : threads_) flush_held(wire_id, t);
   emit_suspensions();
   shared_->active.store(false, std::memory_order_release);
   const uint64_t now = platform::mono_now_ns();
@@ -321,13 +319,10 @@ void Sampler::emit_thread_events() {
         announced_[e.wire_id] = true;
         break;
       }
-      case ThreadEvent::kEnded: {
-        auto ended = threads_.find(e.wire_id);
-        if (ended != threads_.end()) flush_held(e.wire_id, ended->second);
+      case ThreadEvent::kEnded:
         writer_.thread_end(e.wire_id, e.mono);
         threads_.erase(e.wire_id);
         break;
-      }
     }
   }
 }
@@ -421,7 +416,6 @@ bool Sampler::reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, ThreadState& t, 
     t.memo_checked = true;
     t.memo_cpu = cpu;
   }
-  flush_held(wire_id, t);
   const uint16_t n = static_cast<uint16_t>(t.memo_frames.size());
   if (!outbox_.room_for_sample(WireWriter::sample_size(n))) {
     ++dropped_buffer_full_;
@@ -477,32 +471,16 @@ void Sampler::drain_captures() {
 
 // A walk that broke in native code the handler's module table did not have yet (a library
 // loaded since the last tick, walked by frame pointers it does not keep) would be an incomplete
-// stack; the table has it now, so the thread is asked again. The capture is held until the
-// answer: still in the same function, the answer takes its values; elsewhere (the thread left
-// that code in between, as it does when the library lives less than a tick), the capture goes
-// out as it was. Twice at most in a row: a thread that keeps entering fresh code gets its
-// incomplete stack.
+// stack; the table has it now, so the thread is asked again, with this capture's values carried
+// to the answer, as a probe's are. Twice at most in a row: a thread that keeps entering fresh
+// code gets its incomplete stack.
 void Sampler::retake(const Drained& d) {
   auto it = threads_.find(d.wire_id);
   if (it == threads_.end()) return;
   ThreadState& t = it->second;
   ++t.retries;
-  if (!t.held) {
-    t.held = true;
-    t.held_mono = d.mono;
-    t.held_cpu_ns = d.cpu_ns;
-    t.held_wall_ns = d.wall_ns;
-    t.held_flags = d.flags;
-    if (d.kinds & kCaptureCpu) t.held_flags |= wire::kSampleCpu;
-    if (d.kinds & kCaptureWall) t.held_flags |= wire::kSampleWall;
-    t.held_task = async_ != nullptr ? d.async_box : 0;
-    t.held_frames.assign(ids_.begin() + static_cast<ptrdiff_t>(d.first),
-                         ids_.begin() + static_cast<ptrdiff_t>(d.first + d.count));
-  } else {
-    // The answer was retaken too: its values go with the held capture's to the next sample.
-    t.carry_cpu_ns += d.cpu_ns;
-    t.carry_wall_ns += d.wall_ns;
-  }
+  t.carry_cpu_ns += d.cpu_ns;
+  t.carry_wall_ns += d.wall_ns;
   if (!config_.wall || t.native) return;  // the carried values ride on the next CPU sample
   ThreadSlot& s = shared_->registry->slot(d.slot);
   if (s.wire_id.load(std::memory_order_acquire) != d.wire_id) return;
@@ -634,18 +612,16 @@ void Sampler::resolve(Drained& d) {
     }
   }
   const size_t kept = ids_.size() - begin;
-  // Incomplete, and a frame the walk passed lies where a library is loaded now that its table
-  // did not have (one loaded since, perhaps into the range of one its table still had): the
-  // walk could not unwind it. Worth asking again now that the table knows it. This includes a
-  // capture whose owner is uncertain (taken between two looks that saw one library leave and
-  // another arrive in its range): its frames are not trusted, and the thread's stack now is.
+  // Incomplete, and a frame the walk passed lies in library code its table did not know: the
+  // walk could not unwind it. Worth asking again now that the table knows it.
   if ((flags & (wire::kSampleIncomplete | kWalkUnrooted)) && d.walk_flags != wire::kSampleIncomplete) {
     auto it = threads_.find(d.wire_id);
     const bool may_retake = it != threads_.end() && it->second.retries < 2;
     for (size_t i = 0; may_retake && i < d.pc_count && !d.retake; ++i) {
       const uintptr_t pc = pcs_[d.pc_first + i];
-      const CodeSpan* now = pc == 0 ? nullptr : history.loaded_now(pc);
-      d.retake = now != nullptr && now->first_generation > d.generation;
+      const CodeSpan* known = nullptr;
+      d.retake = pc != 0 && history.in_generation(pc, d.generation) == nullptr &&
+                 history.owner_at(pc, d.mono, &known) == ModuleHistory::Owner::kLoaded;
     }
   }
   // A chain that ends in a thread-start frame reached the root even though the chain's end
@@ -671,43 +647,10 @@ void Sampler::add_gc_frame(Drained& d) {
   ++d.count;
 }
 
-void Sampler::flush_held(uint32_t wire_id, ThreadState& t) {
-  if (!t.held) return;
-  t.held = false;
-  const uint16_t n = static_cast<uint16_t>(t.held_frames.size());
-  if (!outbox_.room_for_sample(WireWriter::sample_size(n))) {
-    ++dropped_buffer_full_;
-    return;
-  }
-  if (t.held_task != 0) define_task_chain(t.held_task);
-  writer_.sample(t.held_mono, wire_id, t.held_flags, (t.held_flags & wire::kSampleCpu) ? t.held_cpu_ns : 0,
-                 (t.held_flags & wire::kSampleWall) ? t.held_wall_ns : 0, t.held_frames.data(), n, t.held_task);
-  ++samples_sent_;
-}
-
 void Sampler::emit(const Drained& d) {
   uint8_t flags = d.flags;
   if (d.kinds & kCaptureCpu) flags |= wire::kSampleCpu;
   if (d.kinds & kCaptureWall) flags |= wire::kSampleWall;
-  uint64_t cpu_ns = d.cpu_ns;
-  uint64_t wall_ns = d.wall_ns;
-  auto it = threads_.find(d.wire_id);
-  if (it != threads_.end() && it->second.held) {
-    ThreadState& thread = it->second;
-    const uint32_t leaf = d.count > 0 ? symbols_.function_of(ids_[d.first]) : 0;
-    if (leaf != 0 && !thread.held_frames.empty() && leaf == symbols_.function_of(thread.held_frames[0])) {
-      thread.held = false;
-      cpu_ns += thread.held_cpu_ns;
-      if (cpu_ns != 0) flags |= wire::kSampleCpu;
-      if (flags & wire::kSampleWall) {
-        wall_ns += thread.held_wall_ns;
-      } else {
-        thread.carry_wall_ns += thread.held_wall_ns;
-      }
-    } else {
-      flush_held(d.wire_id, thread);
-    }
-  }
   const uint16_t n = static_cast<uint16_t>(d.count);
   if (!outbox_.room_for_sample(WireWriter::sample_size(n))) {
     ++dropped_buffer_full_;
@@ -715,10 +658,11 @@ void Sampler::emit(const Drained& d) {
   }
   const uint32_t task = async_ != nullptr ? d.async_box : 0;
   if (task != 0) define_task_chain(task);
-  writer_.sample(d.mono, d.wire_id, flags, (flags & wire::kSampleCpu) ? cpu_ns : 0,
-                 (flags & wire::kSampleWall) ? wall_ns : 0, ids_.data() + d.first, n, task);
+  writer_.sample(d.mono, d.wire_id, flags, (flags & wire::kSampleCpu) ? d.cpu_ns : 0,
+                 (flags & wire::kSampleWall) ? d.wall_ns : 0, ids_.data() + d.first, n, task);
   ++samples_sent_;
   if (async_log_ && task != 0) log_async_sample(d);
+  auto it = threads_.find(d.wire_id);
   if (it == threads_.end()) return;
   ThreadState& t = it->second;
   t.retries = 0;

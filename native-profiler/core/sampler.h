@@ -98,15 +98,6 @@ class Sampler {
     uint64_t carry_wall_ns = 0;
     uint32_t probes = 0;
     uint32_t retries = 0;  // captures in a row retaken because the walk met code loaded after its table
-    // The first of those captures, held until the thread's next sample: if that one is still in
-    // the same function it takes the held values (its stack is the one the walk could not
-    // read), otherwise the held capture goes out as it was, incomplete, so that a retake never
-    // moves time to code the thread ran later.
-    bool held = false;
-    uint8_t held_flags = 0;  // wire flags, CPU and wall included
-    uint32_t held_task = 0;
-    uint64_t held_mono = 0, held_cpu_ns = 0, held_wall_ns = 0;
-    std::vector<uint32_t> held_frames;
     bool native = false;  // not reported by the runtime: CPU samples only
     bool gc_thread = false;  // one of the runtime's collector threads (core/gc_frame.h)
     // The last wall capture, kept to answer for a thread that has not run since (see
@@ -158,8 +149,6 @@ class Sampler {
   void request_wall_samples(uint64_t now);
   void drain_captures();
   void take_capture(const Capture& c);
-  // Sends a thread's held capture (see ThreadState::held) as its own sample.
-  void flush_held(uint32_t wire_id, ThreadState& t);
   void log_async_sample(const Drained& d);
   // Sends TASK records for `box` and its awaiters that the reader does not have as they are now.
   void define_task_chain(uint32_t box);
