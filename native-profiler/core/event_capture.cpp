@@ -79,7 +79,10 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
     c->event_text_full = e.text_len;
   }
   if (allocation) t_carried_allocation.take(&c->event_value1, &c->event_value2);
-  const ModuleSnapshot* modules = current_modules();
+  // The thread walks its own stack here, in a runtime callback rather than a signal handler:
+  // without the scope, a library unloaded meanwhile could have its unwind copies freed mid-walk.
+  const ModuleReadScope scope;
+  const ModuleSnapshot* modules = scope.modules();
   c->module_generation = modules != nullptr ? modules->generation : 0;
   const uintptr_t lo = slot.stack_lo.load(std::memory_order_acquire);
   const uintptr_t hi = slot.stack_hi.load(std::memory_order_acquire);

@@ -11,6 +11,8 @@ namespace {
 
 std::atomic<const ModuleSnapshot*> g_modules{nullptr};
 uint32_t g_generation = 0;
+// ModuleReadScopes held now.
+std::atomic<int> g_readers{0};
 
 // Retired blocks wait in two lists: those retired since the last reclaim, and those already
 // seen by one. A block is freed by the first reclaim that finds handlers idle after a reclaim
@@ -63,6 +65,15 @@ ModuleSnapshot* ModuleSnapshot::allocate(uint32_t count) {
 
 const ModuleSnapshot* current_modules() { return g_modules.load(std::memory_order_seq_cst); }
 
+// seq_cst on both sides, as for handlers (publish_modules): a reader counted before it loads
+// the pointer is either seen by the reclaimer or sees the new table.
+ModuleReadScope::ModuleReadScope() {
+  g_readers.fetch_add(1, std::memory_order_seq_cst);
+  modules_ = current_modules();
+}
+
+ModuleReadScope::~ModuleReadScope() { g_readers.fetch_sub(1, std::memory_order_seq_cst); }
+
 void publish_modules(ModuleSnapshot* snapshot) {
   snapshot->generation = ++g_generation;
   // seq_cst: a handler increments its in-handler count before loading this pointer, and the
@@ -81,7 +92,7 @@ void retire_memory(void* block, size_t bytes) {
 
 size_t reclaim_modules(bool handlers_idle) {
   if (g_waiting == nullptr) g_waiting = new std::vector<Block>;
-  if (handlers_idle) {
+  if (handlers_idle && g_readers.load(std::memory_order_seq_cst) == 0) {
     for (const Block& b : *g_waiting) big_free(b.p, b.bytes);
     g_waiting->clear();
   }

@@ -52,13 +52,29 @@ struct ModuleSnapshot {
 
 // Handlers: the snapshot to walk with (may be null).
 const ModuleSnapshot* current_modules();
+
+// A walk outside a signal handler (an event's stack, walked on its own thread inside a runtime
+// callback, where the handlers' count does not see it) holds one of these for as long as it
+// reads the snapshot: nothing retired is freed while any is held. Async-signal-safe.
+class ModuleReadScope {
+ public:
+  ModuleReadScope();
+  ~ModuleReadScope();
+  ModuleReadScope(const ModuleReadScope&) = delete;
+  ModuleReadScope& operator=(const ModuleReadScope&) = delete;
+  const ModuleSnapshot* modules() const { return modules_; }
+
+ private:
+  const ModuleSnapshot* modules_;
+};
 // Sampler thread: makes `snapshot` current and retires the previous one.
 void publish_modules(ModuleSnapshot* snapshot);
 // Sampler thread: memory handlers may still read (an old snapshot's unwind copies), from
 // big_alloc; freed by a later reclaim() that finds no handler running.
 void retire_memory(void* block, size_t bytes);
 // Sampler thread: frees what was retired before, if `handlers_idle` says no handler has been
-// running since (see the platform's capture_handlers_idle()). Returns bytes still waiting.
+// running since (see the platform's capture_handlers_idle()) and no ModuleReadScope is held.
+// Returns bytes still waiting.
 size_t reclaim_modules(bool handlers_idle);
 // Everything, when the library is about to be unloaded and no handler can run any more.
 void release_all_modules();

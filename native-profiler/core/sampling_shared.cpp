@@ -106,7 +106,12 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     c->count = 1;
   } else {
     c->bounds_known = true;
-    const WalkResult w = walk_frames(regs, bounds, c->frames, kMaxFrames, kTailFrames, current_modules());
+    // The table walked with is the one the capture names: a table published since the claim
+    // (a library loaded) would otherwise be walked under the older one's generation, and the
+    // sampler would distrust a walk that was right.
+    const ModuleSnapshot* modules = current_modules();
+    c->module_generation = modules != nullptr ? modules->generation : 0;
+    const WalkResult w = walk_frames(regs, bounds, c->frames, kMaxFrames, kTailFrames, modules);
     c->count = w.count;
     c->gap_at = w.gap_at;
     c->elided = w.elided;

@@ -83,6 +83,38 @@ TEST(ModuleTable, UnwindsThroughALibraryAfterItWasUnloaded) {
   EXPECT_EQ(reclaim_modules(true), 0u);
 }
 
+// An event's stack is walked on its own thread, outside any signal handler: a table it holds
+// through a ModuleReadScope outlives the library's unload and any number of reclaims, and is
+// freed by the first reclaim after the scope ends.
+TEST(ModuleTable, ATableHeldByAWalkOutsideAHandlerIsNotFreedUnderIt) {
+  const std::string path = CLRSCOPE_TEST_UNLOAD_LIB;
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  const uintptr_t fn = reinterpret_cast<uintptr_t>(dlsym(lib, "clrscope_unload_probe"));
+  platform::refresh_modules();
+  reclaim_modules(true);
+  reclaim_modules(true);
+  ASSERT_EQ(reclaim_modules(true), 0u);
+  uintptr_t stack[8] = {0xABCDEF0, 0, 0, 0, 0, 0, 0, 0};
+  const StackBounds bounds{reinterpret_cast<uintptr_t>(stack), reinterpret_cast<uintptr_t>(stack + 8)};
+  {
+    const ModuleReadScope scope;
+    const ModuleSnapshot* held = scope.modules();
+    ASSERT_NE(held, nullptr);
+    ASSERT_NE(held->find(fn), nullptr);
+    ASSERT_EQ(dlclose(lib), 0);
+    EXPECT_TRUE(platform::refresh_modules());  // retires the held table and the library's unwind copy
+    for (int i = 0; i < 4; ++i) EXPECT_GT(reclaim_modules(true), 0u) << "freed while a walk held it";
+    // Still readable: ASan would report a use after free here if it had been freed.
+    uintptr_t out[8];
+    const WalkResult w = walk_frames(WalkRegisters{fn, reinterpret_cast<uintptr_t>(stack), 0}, bounds, out, 8, 2, held);
+    EXPECT_GE(w.count, 2u);
+    EXPECT_EQ(out[1], 0xABCDEF0u);
+  }
+  reclaim_modules(true);
+  EXPECT_EQ(reclaim_modules(true), 0u);
+}
+
 TEST(ModuleTable, ANewLibraryInAnOldOnesPlaceIsNotTrustedForOlderCaptures) {
   const std::string path = CLRSCOPE_TEST_UNLOAD_LIB;
   platform::refresh_modules();
