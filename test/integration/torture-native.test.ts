@@ -44,6 +44,7 @@ tortureCase({
     const walked = inSmall.filter((s) => has(s, `${NS}LibrarySwap.CallSmall`) && !(s.flags & SampleFlags.Incomplete));
     const unwalked = inSmall.filter((s) => !walked.includes(s)).slice(0, 3).map((s) => `[flags ${s.flags}] ${s.frames.join(' <- ')}`);
     assert.ok(inSmall.length > 0, `${what}: no CPU samples in the small library`);
+    console.log(`${what}: ${walked.length} of ${inSmall.length} CPU samples in the small library walked to CallSmall (${((100 * walked.length) / inSmall.length).toFixed(1)}%)`);
     if (intervalMs <= 1) {
       assert.ok(walked.length >= 0.9 * inSmall.length, `${what}: ${walked.length} of ${inSmall.length} CPU samples in the small library walked to CallSmall; for example ${unwalked.join(' | ')}`);
     }
