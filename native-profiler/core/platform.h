@@ -107,9 +107,17 @@ bool capture_handlers_idle();
 void quiesce_capture();
 // Before the library is unloaded (detach): stops captures, discards pending capture signals,
 // waits for handlers still running and gives the signal back to its previous owner. Call only
-// once no timer is armed and no capture is being requested. False when a handler is still
-// running after the wait (its thread is stopped inside it): the library must then stay loaded.
-bool uninstall_capture();
+// once no timer is armed and no capture is being requested.
+enum class CaptureRemoval {
+  kRemoved,      // the signal is its previous owner's again: the library may be unloaded
+  kHandlerBusy,  // a handler still runs after the wait (its thread is stopped inside it)
+  // Another library took the signal over after us. It may keep our handler as the one it
+  // passes signals on to (Go's runtime does, for signals it did not expect), so our code must
+  // stay mapped; and the signal is now its, so its disposition is left alone. Our handler
+  // stays, quiet: it only passes a signal on to the owner from before clrscope.
+  kTakenOver,
+};
+CaptureRemoval uninstall_capture();
 // False once another library has replaced our signal handler; the sampler then stops asking
 // for captures rather than deliver signals to a handler that does not expect them.
 bool capture_still_installed();

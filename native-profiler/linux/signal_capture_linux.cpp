@@ -124,9 +124,10 @@ CaptureInstall install_capture() {
 
 int capture_signal_number() { return g_signal; }
 
-bool uninstall_capture() {
+CaptureRemoval uninstall_capture() {
   g_quiet.store(true, std::memory_order_release);
-  if (g_signal == 0) return true;
+  if (g_signal == 0) return CaptureRemoval::kRemoved;
+  if (!capture_still_installed()) return CaptureRemoval::kTakenOver;
   // Ignoring a signal discards its pending instances, so a request already queued cannot reach
   // whatever comes next.
   struct sigaction ignore;
@@ -146,7 +147,7 @@ bool uninstall_capture() {
   g_signal = 0;
   // A handler still running (its thread stopped in it, by a debugger or SIGSTOP) is in our
   // code: the caller must not let the library be unloaded.
-  return quiet_checks >= 20;
+  return quiet_checks >= 20 ? CaptureRemoval::kRemoved : CaptureRemoval::kHandlerBusy;
 }
 
 bool capture_handlers_idle() { return g_in_handler.load(std::memory_order_seq_cst) == 0; }

@@ -252,7 +252,8 @@ void begin_detach(Engine* e) {
   // Nothing of ours may run after the unload: no timer, no queued signal, no handler, no event
   // session delivering to us, no shared memory left behind.
   e->registry.disarm_all();
-  if (!platform::uninstall_capture()) {
+  const platform::CaptureRemoval removal = platform::uninstall_capture();
+  if (removal == platform::CaptureRemoval::kHandlerBusy) {
     // A thread stopped inside our signal handler (a debugger, SIGSTOP) would resume into
     // unloaded code: stay loaded, silent, until it has left.
     log_line("a thread is stopped inside clrscope's signal handler; the detach waits until it leaves");
@@ -267,6 +268,12 @@ void begin_detach(Engine* e) {
     // The runtime would refuse (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT); the measured
     // methods are being reverted on the measuring thread, which stays for that.
     log_line("the workstation went away; methods were measured, so the runtime keeps clrscope loaded: staying quiet");
+    return;
+  }
+  if (removal == platform::CaptureRemoval::kTakenOver) {
+    e->measure->stop();
+    log_line("the workstation went away; another library took clrscope's signal over and may pass signals on to "
+             "clrscope's handler, so clrscope stays loaded: staying quiet");
     return;
   }
   e->measure->stop();

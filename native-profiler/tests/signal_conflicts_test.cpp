@@ -89,6 +89,53 @@ TEST_F(SignalConflicts, NoticesWhenAnotherLibraryReplacesTheHandler) {
       ::testing::ExitedWithCode(0), "");
 }
 
+// A handler that passes every signal on to the one it replaced, as Go's runtime does with
+// signals it did not ask for.
+struct sigaction g_replaced;
+volatile sig_atomic_t g_passed_on = 0;
+
+void passing_handler(int sig, siginfo_t* si, void* uc) {
+  ++g_passed_on;
+  if (g_replaced.sa_flags & SA_SIGINFO) g_replaced.sa_sigaction(sig, si, uc);
+}
+
+TEST_F(SignalConflicts, GivesTheSignalBackToItsPreviousOwnerAtDetach) {
+  EXPECT_EXIT(
+      {
+        install_foreign(SIGURG);
+        if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
+        const int sig = platform::capture_signal_number();
+        if (platform::uninstall_capture() != platform::CaptureRemoval::kRemoved) std::_Exit(2);
+        struct sigaction cur;
+        sigaction(sig, nullptr, &cur);
+        std::_Exit(!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// A library that took the signal over after clrscope keeps it at the detach, and clrscope's
+// handler, which it passes signals on to, stays callable (the engine then stays loaded).
+TEST_F(SignalConflicts, LeavesASignalTakenOverToItsNewOwnerAtDetach) {
+  EXPECT_EXIT(
+      {
+        if (platform::install_capture() != platform::CaptureInstall::kOk) std::_Exit(1);
+        const int sig = platform::capture_signal_number();
+        struct sigaction sa;
+        std::memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = passing_handler;
+        sa.sa_flags = SA_SIGINFO;
+        sigaction(sig, &sa, &g_replaced);
+        if (platform::uninstall_capture() != platform::CaptureRemoval::kTakenOver) std::_Exit(2);
+        struct sigaction cur;
+        sigaction(sig, nullptr, &cur);
+        if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != passing_handler) std::_Exit(3);
+        // Passed on to clrscope's quiet handler, which has no owner from before to give them to.
+        for (int i = 0; i < 10; ++i) raise(sig);
+        std::_Exit(g_passed_on == 10 ? 0 : 4);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST_F(SignalConflicts, RespectsAnExplicitChoice) {
   EXPECT_EXIT(
       {

@@ -310,9 +310,9 @@ int capture_signal_number() { return 0; }
 
 // Captures happen on the sampler thread itself (suspend, read, resume); once it stops asking,
 // nothing of ours runs on other threads.
-bool uninstall_capture() {
+CaptureRemoval uninstall_capture() {
   g_quiet.store(true, std::memory_order_release);
-  return true;
+  return CaptureRemoval::kRemoved;
 }
 
 // Nothing of ours runs on another thread: a capture is the sampler's own code.

@@ -28,7 +28,7 @@ export interface Outcome {
   facts: Record<string, unknown>[];
 }
 
-function outcome(code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string): Outcome {
+export function outcome(code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string): Outcome {
   const lines = stdout.split('\n');
   const result = lines.filter((l) => l.startsWith('RESULT ')).at(-1) ?? '';
   const facts = lines.filter((l) => l.startsWith('FACT ')).map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>);

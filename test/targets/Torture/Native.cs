@@ -35,6 +35,9 @@ internal static partial class Native
     [LibraryImport(Helpers, EntryPoint = "torture_sigprof_disposition")] public static partial int SigprofDisposition();
     [LibraryImport(Helpers, EntryPoint = "torture_sigprof_counts")] public static unsafe partial void SigprofCounts(long* out6);
     [LibraryImport(Helpers, EntryPoint = "torture_itimer_prof")] public static partial int ItimerProf(long usec);
+    [LibraryImport(Helpers, EntryPoint = "torture_take_sigurg")] public static partial int TakeSigurg();
+    [LibraryImport(Helpers, EntryPoint = "torture_send_sigurg")] public static partial int SendSigurg(int own, int queued);
+    [LibraryImport(Helpers, EntryPoint = "torture_sigurg_state")] public static unsafe partial int SigurgState(long* out2);
     [LibraryImport(Helpers, EntryPoint = "torture_block_signals")] public static partial int BlockSignals(int spareRuntime);
     [LibraryImport(Helpers, EntryPoint = "torture_restore_signals")] public static partial int RestoreSignals();
     [LibraryImport(Helpers, EntryPoint = "torture_blocked_count")] public static partial int BlockedCount();

@@ -18,7 +18,7 @@ public static class Program
     public const string Usage =
         "usage: Torture <scenario> [--exit-code N] [--scale X] [--seconds N]\n" +
         "  scenarios: library-swap sigprof-default sigprof-ignore sigprof-handler itimer-prof thread-churn\n" +
-        "             deep-recursion exceptions fork dynamic-code lock-convoy blocked-signals serve";
+        "             deep-recursion exceptions fork dynamic-code lock-convoy blocked-signals serve signal-takeover";
 
     private static readonly Dictionary<string, Func<Options, JsonObject>> Scenarios = new()
     {
@@ -35,6 +35,7 @@ public static class Program
         ["lock-convoy"] = LockConvoy.Run,
         ["blocked-signals"] = BlockedSignals.Run,
         ["serve"] = Serve.Run,
+        ["signal-takeover"] = SignalTakeover.Run,
     };
 
     public static int Main(string[] args)

@@ -177,3 +177,59 @@ uintptr_t torture_eh_frame_hdr_of(uintptr_t addr) {
   dl_iterate_phdr(find_hdr, &q);
   return q.hdr;
 }
+
+/* ---- A signal taken over after the profiler, as a Go c-shared library takes SIGURG ---- */
+
+static struct sigaction g_urg_replaced;
+static volatile long g_urg_own;    /* SIGURGs the program raised at itself, seen by its handler */
+static volatile long g_urg_passed; /* the others, passed on to the handler it replaced */
+
+/* Counts its own signals and passes every other one on to whoever had SIGURG before (Go's
+   runtime does that with signals it did not ask for): a profiler whose handler it replaced
+   may still be called long after it stopped profiling. */
+static void passing_urg_handler(int sig, siginfo_t* si, void* uc) {
+  if (si != NULL && si->si_code == SI_TKILL && si->si_pid == getpid()) {
+    __atomic_add_fetch(&g_urg_own, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  __atomic_add_fetch(&g_urg_passed, 1, __ATOMIC_RELAXED);
+  if (g_urg_replaced.sa_flags & SA_SIGINFO) {
+    if (g_urg_replaced.sa_sigaction != NULL) g_urg_replaced.sa_sigaction(sig, si, uc);
+  } else if (g_urg_replaced.sa_handler != SIG_DFL && g_urg_replaced.sa_handler != SIG_IGN) {
+    g_urg_replaced.sa_handler(sig);
+  }
+}
+
+int torture_take_sigurg(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_sigaction = passing_urg_handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  return sigaction(SIGURG, &sa, &g_urg_replaced) == 0 ? 0 : errno;
+}
+
+/* `own` raise()s (counted by the handler) and `queued` sigqueue()s (passed on), on this thread. */
+int torture_send_sigurg(int own, int queued) {
+  for (int i = 0; i < own; ++i) {
+    if (raise(SIGURG) != 0) return errno;
+  }
+  union sigval v;
+  v.sival_ptr = NULL;
+  for (int i = 0; i < queued; ++i) {
+    if (sigqueue(getpid(), SIGURG, v) != 0) return errno;
+  }
+  return 0;
+}
+
+/* [own seen, passed on]; then 0: SIG_DFL, 1: SIG_IGN, 2: the passing handler, 3: someone else's. */
+int torture_sigurg_state(long* out2) {
+  out2[0] = __atomic_load_n(&g_urg_own, __ATOMIC_RELAXED);
+  out2[1] = __atomic_load_n(&g_urg_passed, __ATOMIC_RELAXED);
+  struct sigaction cur;
+  if (sigaction(SIGURG, NULL, &cur) != 0) return -1;
+  if (cur.sa_flags & SA_SIGINFO) return cur.sa_sigaction == passing_urg_handler ? 2 : 3;
+  if (cur.sa_handler == SIG_DFL) return 0;
+  if (cur.sa_handler == SIG_IGN) return 1;
+  return 3;
+}
