@@ -8,6 +8,7 @@ import { StackThreadSums } from '../../structs/profile/aggregate.js';
 import { fixtureStream } from '../../structs/profile/fixture-stream.js';
 import { asyncFixtureStream } from '../../structs/profile/async-fixture-stream.js';
 import { formatSummary, sampleCounts } from './run-summary.js';
+import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
 
 function recording(samples: number, watchdog: number, ring: number): ReturnType<typeof recordingFromStream> {
   const enc = new WireEncoder().preamble()
@@ -64,4 +65,19 @@ test('the summary names each exception type\'s most frequent message, when the r
   assert.match(text, /\n\s+4 {2}System\.Exception\n\s+message "key 1" \(2 of 4; 3 distinct\)\n\s+3 {2}System\.ArgumentException\n\s+message "clrscope test" \(3 of 3\)\n/);
   // Without any message (an older recording, or messages off) nothing is said of them.
   assert.doesNotMatch(formatSummary(recording(1, 0, 0)), /message/);
+});
+
+test('a recording whose profiler lost its signal says when sampling stopped, and a saved copy keeps it', () => {
+  const enc = new WireEncoder().preamble(2)
+    .hello({ pid: 7, flags: 3, mono: 1_000_000_000, unixNs: 0n, intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'p' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 1_000_000_000, name: 'a' })
+    .function({ functionId: 1, kind: 0, name: 'App.Main', module: 'App.dll', file: '' })
+    .sample({ mono: 1_100_000_000, threadId: 1, flags: 1, cpuNs: 1000, wallNs: 0, frames: [1] })
+    .stats({ mono: 3_000_000_000, samples: 1, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0, signalLostMono: 3_500_000_000n });
+  const rec = recordingFromStream([enc.end({ mono: 4_000_000_000, reason: 0 }).bytes()]);
+  assert.equal(rec.stats?.signalLostMono, 3_500_000_000);
+  assert.match(formatSummary(rec), /^clrscope: CPU and wall sampling stopped 2\.50 s in: a library in the program took over clrscope's signal/m);
+  assert.doesNotMatch(formatSummary(recording(1, 0, 0)), /sampling stopped/);
+  const again = recordingFromStream([saveRecording(rec)]);
+  assert.equal(again.stats?.signalLostMono, 3_500_000_000);
 });

@@ -82,6 +82,11 @@ export function formatPauses(rec: Recording): string[] {
   return lines;
 }
 
+/** What a recording whose profiler lost its signal handler `afterNs` into it says about that. */
+export function signalLostLine(afterNs: number): string {
+  return `clrscope: CPU and wall sampling stopped ${seconds(Math.max(0, afterNs))} in: a library in the program took over clrscope's signal (SIGURG, or CLRSCOPE_SIGNAL's); events, GC pauses and counters were still recorded. Start the program with CLRSCOPE_SIGNAL set to a free real-time signal (e.g. 42) to sample it.`;
+}
+
 /**
  * `stoppedHere`: the recording was ended by clrscope (duration, Ctrl-C, detach), so a missing END
  * is expected. `summed`: the samples summed per stack and thread, when `rec` keeps none.
@@ -95,6 +100,8 @@ export function formatSummary(rec: Recording, stoppedHere = false, summed?: Stac
   const processes = rec.processes().length;
   const who = processes > 0 ? `pid ${meta?.pid ?? '?'} and ${counted(processes - 1, 'child process', 'child processes')}` : `pid ${meta?.pid ?? '?'}`;
   lines.push(`clrscope: recorded ${who}${runtime}: ${counted(c.samples, 'sample')} (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
+  const lost = rec.stats?.signalLostMono;
+  if (lost !== undefined) lines.push(signalLostLine(lost - (meta?.startMono ?? lost)));
   if (rec.cut && !stoppedHere) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
   if (meta?.approximateCpu === true) lines.push(APPROXIMATE_CPU_LINE);
   lines.push(...table(rec, 'cpu', 'Top methods by CPU time', summed));

@@ -179,6 +179,7 @@ void Sampler::tick(uint64_t now) {
     // The program (or a library) took the signal over; keep the stream but stop asking for
     // captures.
     handler_lost_ = true;
+    handler_lost_mono_ = now;
     log_line("the program replaced clrscope's signal handler; sampling stopped");
     shared_->registry->disarm_all();
     config_.wall = false;
@@ -846,6 +847,7 @@ void Sampler::emit_stats(uint64_t now) {
   st.dropped_buffer_full = dropped_buffer_full_;
   st.dropped_watchdog = shared_->dropped_watchdog.load(std::memory_order_relaxed);
   st.dropped_other = shared_->dropped_other.load(std::memory_order_relaxed);
+  st.signal_lost_mono = handler_lost_mono_;
   writer_.stats(st);
   last_stats_mono_ = now;
 }

@@ -249,6 +249,7 @@ class Sampler {
   uint64_t samples_sent_ = 0;
   uint64_t dropped_buffer_full_ = 0;
   bool handler_lost_ = false;
+  uint64_t handler_lost_mono_ = 0;  // when it was found lost (STATS says so)
   bool wait_state_known_ = true;  // the OS tells a thread's waiting state (else no idle reuse)
 
   std::thread thread_;

@@ -322,6 +322,7 @@ void WireWriter::stats(const StatsRecord& st) {
   u64(st.dropped_buffer_full);
   u64(st.dropped_watchdog);
   u64(st.dropped_other);
+  if (st.signal_lost_mono != 0) u64(st.signal_lost_mono);
   finish(s);
 }
 

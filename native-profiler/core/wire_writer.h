@@ -113,6 +113,9 @@ struct StatsRecord {
   uint64_t dropped_buffer_full;
   uint64_t dropped_watchdog;
   uint64_t dropped_other;
+  // When the profiler found its signal handler replaced and stopped sampling; 0 while it samples
+  // (then the field is not sent: PROTOCOL.md, STATS).
+  uint64_t signal_lost_mono = 0;
 };
 
 // One event sample (allocation, contention, exception: wire::EventKind). Values by kind are in

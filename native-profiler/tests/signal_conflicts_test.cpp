@@ -7,6 +7,9 @@
 #include <cstring>
 
 #include "core/platform.h"
+#include "core/sampler.h"
+#include "tests/sampler_test_parts.h"
+#include "tests/wire_reader.h"
 
 namespace clrscope {
 namespace {
@@ -134,6 +137,50 @@ TEST_F(SignalConflicts, LeavesASignalTakenOverToItsNewOwnerAtDetach) {
         std::_Exit(g_passed_on == 10 ? 0 : 4);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+// The stream says when sampling stopped because the handler was replaced: STATS carries the
+// time, and no sample is taken after it. Run in a child (below): the exit code says what failed.
+int sampling_stops_with_the_handler() {
+  auto* parts = new testing::SamplingParts(64);
+  set_sampling_shared(&parts->shared);
+  if (platform::install_capture() != platform::CaptureInstall::kOk) return 1;
+  parts->shared.active.store(true);
+  parts->registry.configure_cpu_timers(false, 0);
+  auto* transport = new testing::MemoryTransport;
+  testing::NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 2000000;
+  config.cpu = false;
+  Sampler sampler(config, &parts->shared, &resolver, std::unique_ptr<Transport>(transport));
+  if (!sampler.start()) return 2;
+  parts->registry.on_created(501);
+  parts->registry.on_assigned_os_thread(501, platform::current_tid());
+  timespec ts{0, 100000000};
+  nanosleep(&ts, nullptr);
+  const uint64_t before = platform::mono_now_ns();
+  install_foreign(platform::capture_signal_number());
+  const uint64_t after = platform::mono_now_ns();
+  nanosleep(&ts, nullptr);
+  parts->registry.on_destroyed(501);
+  sampler.stop(wire::kEndShutdown, 5000);
+  testing::ReadStream s;
+  {
+    std::lock_guard<std::mutex> lock(transport->mu);
+    s = testing::read_stream(transport->bytes);
+  }
+  if (s.samples.empty()) return 3;  // it did sample before
+  const uint64_t lost = s.stats_signal_lost_mono;
+  if (lost < before) return 4;
+  if (lost > after + 20000000) return 5;  // noticed within a few ticks
+  for (const auto& smp : s.samples) {
+    if (smp.mono > lost) return 6;
+  }
+  return 0;
+}
+
+TEST_F(SignalConflicts, TheStreamSaysWhenSamplingStoppedForAReplacedHandler) {
+  EXPECT_EXIT(std::_Exit(sampling_stops_with_the_handler()), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(SignalConflicts, RespectsAnExplicitChoice) {

@@ -86,6 +86,7 @@ struct ReadStream {
   std::vector<ReadEvent> events;
   std::vector<uint32_t> ended_threads;
   uint64_t stats_samples = 0;
+  uint64_t stats_signal_lost_mono = 0;  // the appended field of the latest STATS (0: absent)
   uint32_t stack_definitions = 0;
   uint32_t stack_resets = 0;
   uint32_t samples_records = 0;
@@ -422,6 +423,11 @@ inline ReadStream read_stream(const Bytes& bytes) {
       case 0x06:
         c.get<uint64_t>();
         out.stats_samples = c.get<uint64_t>();
+        out.stats_signal_lost_mono = 0;
+        if (end - c.at() >= 5 * 8) {
+          c.skip(4 * 8);
+          out.stats_signal_lost_mono = c.get<uint64_t>();
+        }
         break;
       case 0x09:
         if (v2) {

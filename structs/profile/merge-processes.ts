@@ -7,7 +7,7 @@
 // The first part is the launched process: its HELLO and END are the recording's, so a viewer
 // that knows one process sees the launched one, with the children's threads beside its own.
 
-import { EventFlags, SampleFlags, STACK_FLAGS, OffsetKind } from '../wire/records.js';
+import { EventFlags, SampleFlags, STACK_FLAGS, OffsetKind, type StatsRecord } from '../wire/records.js';
 import { INCOMPLETE_STACK_FUNCTION_ID, Recording, type ProcessInfo } from './recording.js';
 
 export interface ProcessPart {
@@ -135,6 +135,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
       droppedBufferFull: stats.reduce((n, s) => n + s.droppedBufferFull, 0),
       droppedWatchdog: stats.reduce((n, s) => n + s.droppedWatchdog, 0),
       droppedOther: stats.reduce((n, s) => n + s.droppedOther, 0),
+      ...earliestSignalLoss(stats),
     });
   }
   parts.forEach((part, k) => {
@@ -207,4 +208,10 @@ function mergeEvents(parts: readonly ProcessPart[], ids: readonly PartIds[], out
     out.onEvent(e.kind[i], flags, e.mono[i], ids[k].threads.get(e.threadId[i]) as number, stackId, labelId, e.value1[i], e.value2[i]);
     if (e.messageId[i] !== 0) out.onEventMessage(1, ids[k].strings.get(e.messageId[i]));
   }
+}
+
+/** The earliest time any process stopped sampling because its signal handler was replaced. */
+export function earliestSignalLoss(stats: readonly StatsRecord[]): { signalLostMono?: number } {
+  const lost = stats.map((s) => s.signalLostMono).filter((m): m is number => m !== undefined);
+  return lost.length > 0 ? { signalLostMono: Math.min(...lost) } : {};
 }

@@ -403,6 +403,8 @@ export class WireDecoder {
           droppedBufferFull: u64(view, body + 24),
           droppedWatchdog: u64(view, body + 32),
           droppedOther: u64(view, body + 40),
+          // Appended in a later revision, and only once sampling stopped.
+          ...(bodyLen >= STATS_MIN + 8 && u64(view, body + 48) !== 0 ? { signalLostMono: u64(view, body + 48) } : {}),
         });
         break;
       case RecordType.Suspension:

@@ -57,6 +57,8 @@ export interface StatsInput {
   droppedBufferFull: U64;
   droppedWatchdog: U64;
   droppedOther: U64;
+  /** Written only when given and not 0 (PROTOCOL.md, STATS). */
+  signalLostMono?: U64;
 }
 
 export interface FunctionInput {
@@ -469,13 +471,15 @@ export class WireEncoder {
   }
 
   stats(r: StatsInput): this {
-    let p = this.begin(RecordType.Stats, 48);
+    const lost = r.signalLostMono !== undefined && r.signalLostMono !== 0 && r.signalLostMono !== 0n;
+    let p = this.begin(RecordType.Stats, lost ? 56 : 48);
     p = this.u64(p, r.mono);
     p = this.u64(p, r.samples);
     p = this.u64(p, r.droppedRingFull);
     p = this.u64(p, r.droppedBufferFull);
     p = this.u64(p, r.droppedWatchdog);
-    this.u64(p, r.droppedOther);
+    p = this.u64(p, r.droppedOther);
+    if (lost) this.u64(p, r.signalLostMono as U64);
     return this;
   }
 

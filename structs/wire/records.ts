@@ -155,6 +155,11 @@ export interface StatsRecord {
   droppedBufferFull: number;
   droppedWatchdog: number;
   droppedOther: number;
+  /**
+   * When the profiler found its signal handler replaced by another library (target mono ns) and
+   * stopped taking CPU and wall samples; absent while sampling goes on (PROTOCOL.md, STATS).
+   */
+  signalLostMono?: number;
 }
 
 /** One runtime suspension (PROTOCOL.md, SUSPENSION). */

@@ -13,6 +13,7 @@ import { delay } from '../../electron/services/recording/profiled-launch.js';
 import { EndReason } from '../../structs/wire/records.js';
 import { PROFILER } from './support/paths.js';
 import { samplesOf } from './support/record-target.js';
+import { formatSummary } from '../../electron/cli/run-summary.js';
 import { EXIT_CODE, NS, assertUnchanged, outcome, plainEnv, tail, tortureArgs, type Outcome } from './support/torture.js';
 
 interface Running {
@@ -66,8 +67,17 @@ describe('torture: signal-takeover', () => {
       await session.detach();
       assert.equal(session.stream.state, 'ended', `the stream is ${session.stream.state}`);
       assert.equal(session.stream.recording.end?.reason, EndReason.Detached, `the END says ${session.stream.recording.end?.reason}`);
-      const samples = samplesOf(session.stream.recording);
+      const rec = session.stream.recording;
+      const samples = samplesOf(rec);
       assert.ok(samples.some((s) => s.frames.includes(`${NS}SignalTakeover.Burn`)), `no sample in SignalTakeover.Burn (${samples.length} samples)`);
+      // The recording says when sampling stopped, after the take and before the detach, and no
+      // sample comes after it.
+      const lost = rec.stats?.signalLostMono;
+      assert.ok(lost !== undefined, 'the recording does not say that sampling stopped');
+      let after = 0;
+      rec.forEachSample((_i, mono) => { if (mono > lost) after++; });
+      assert.equal(after, 0, `${after} samples were taken after sampling stopped`);
+      assert.match(formatSummary(rec, true), /CPU and wall sampling stopped [\d.]+ m?s in: a library in the program took over clrscope's signal/);
       // Given time to unload, it must not: the library may still pass signals on to its handler.
       await delay(1500);
       assert.equal(run.child.exitCode, null, `the program exited at the detach: ${tail(run.err())}`);

@@ -107,6 +107,8 @@ export interface RecordingSummary {
   keepMinutes: number | null;
   /** Where the kept part begins (ms after HELLO) once older data was let go; null while everything is held. */
   keptFromMs: number | null;
+  /** When the profiler stopped CPU and wall sampling because a library took its signal over (ms after HELLO); null while it samples. */
+  signalLostMs: number | null;
   ended: boolean;
   /** A sentence when the stream was corrupt. */
   error: string | null;

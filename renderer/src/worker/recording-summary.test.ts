@@ -30,7 +30,7 @@ function stream(): { first: Uint8Array; second: Uint8Array } {
 test('before HELLO: nothing known', () => {
   const s = new SummaryTracker(new Recording()).summarize(null);
   assert.deepEqual(s, {
-    pid: null, runtimeVersion: null, intervalNs: 0, durationMs: 0, sampleCount: 0, droppedSamples: 0, threads: [], processes: [], pauses: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, ended: false, error: null,
+    pid: null, runtimeVersion: null, intervalNs: 0, durationMs: 0, sampleCount: 0, droppedSamples: 0, threads: [], processes: [], pauses: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, signalLostMs: null, ended: false, error: null,
   });
 });
 
@@ -62,4 +62,19 @@ test('per-thread totals grow with each summary; pauses, drops, duration and END'
   assert.equal(late.ended, true);
   assert.equal(late.error, 'broken');
   assert.deepEqual(late.pauses, [{ startNs: 4e6, durationNs: 2e6, suspendNs: 1000, reason: 'gc', generation: 0, induced: true, aborted: false }]);
+});
+
+test('the summary says when the profiler stopped sampling because its signal was taken over', () => {
+  const enc = new WireEncoder().preamble().hello({
+    pid: 77, flags: 3, mono: START, unixNs: 1n, intervalNs: 10_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.12', profilerVersion: 't',
+  });
+  enc.stats({ mono: START + 5e6, samples: 0, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0 });
+  const rec = new Recording();
+  const decoder = new WireDecoder(rec);
+  const tracker = new SummaryTracker(rec);
+  decoder.push(enc.takeBytes(true));
+  assert.equal(tracker.summarize(null).signalLostMs, null);
+  enc.stats({ mono: START + 9e6, samples: 0, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0, signalLostMono: START + 7.5e6 });
+  decoder.push(enc.takeBytes(true));
+  assert.equal(tracker.summarize(null).signalLostMs, 7.5);
 });

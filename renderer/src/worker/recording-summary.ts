@@ -54,6 +54,7 @@ export class SummaryTracker {
       hasAsync: rec.hasAsync,
       keepMinutes: this.keepMinutes,
       keptFromMs: meta === undefined || rec.keptFromMono === -Infinity ? null : (rec.keptFromMono - meta.startMono) / NS_PER_MS,
+      signalLostMs: meta === undefined || stats?.signalLostMono === undefined ? null : Math.max(0, stats.signalLostMono - meta.startMono) / NS_PER_MS,
       ended: rec.end !== undefined,
       error,
     };

@@ -20,7 +20,7 @@
 // A process whose stream turns out corrupt, or names what it never defined, stops there: what it
 // sent before stays, and nothing it sent after can make the merged stream unreadable.
 
-import { processPrefix } from '../../profile/merge-processes.js';
+import { earliestSignalLoss, processPrefix } from '../../profile/merge-processes.js';
 import { MEASURE_RECORD_TYPES } from '../../wire/measure-records.js';
 import { WireDecoder, type CodingState, type WireSink } from '../../wire/decoder.js';
 import { WireEncoder } from '../../wire/encoder.js';
@@ -279,9 +279,11 @@ class MergedStream {
   writeStats(): void {
     let mono = 0;
     const sum = { samples: 0, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0 };
+    const all: StatsRecord[] = [];
     for (const p of this.parts) {
       const s = p.stats;
       if (s === undefined) continue;
+      all.push(s);
       mono = Math.max(mono, s.mono);
       sum.samples += s.samples;
       sum.droppedRingFull += s.droppedRingFull;
@@ -289,7 +291,7 @@ class MergedStream {
       sum.droppedWatchdog += s.droppedWatchdog;
       sum.droppedOther += s.droppedOther;
     }
-    this.enc.stats({ mono, ...sum });
+    this.enc.stats({ mono, ...sum, ...earliestSignalLoss(all) });
   }
 
   /** A PROCESS record; one with no threads declares the process (so processes are listed in the order they connected). */

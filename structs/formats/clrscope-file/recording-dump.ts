@@ -31,7 +31,7 @@ export function dumpRecording(rec: Recording): string {
   }
   const st = rec.stats;
   if (st !== undefined) {
-    lines.push(`stats: mono ${st.mono} samples ${st.samples} dropped ${st.droppedRingFull}/${st.droppedBufferFull}/${st.droppedWatchdog}/${st.droppedOther}`);
+    lines.push(`stats: mono ${st.mono} samples ${st.samples} dropped ${st.droppedRingFull}/${st.droppedBufferFull}/${st.droppedWatchdog}/${st.droppedOther}${st.signalLostMono !== undefined ? ` signal lost at ${st.signalLostMono}` : ''}`);
   }
   lines.push(rec.end === undefined ? 'end: none' : `end: mono ${rec.end.mono} reason ${rec.end.reason}`);
   lines.push(`cut: ${rec.cut}`);
