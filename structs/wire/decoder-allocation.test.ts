@@ -4,8 +4,8 @@
 // polymorphic.
 //
 // Why more than one process: V8 settles each process on one compiled form of the hot loop, and
-// in some processes (about one in eight on an idle machine, one in four while the machine is
-// busy, checked with --trace-opt --trace-osr) that form keeps a double boxed: 16 B a sample,
+// in some processes (5 of 14 alone and 4 of 15 beside a build here, traced with --trace-opt
+// --trace-osr; the old single-process test failed CI once) that form keeps a double boxed: 16 B a sample,
 // unchanged by any number of further warm-ups in that process. That is the optimizer's choice,
 // not an allocation of ours: what the code itself allocates shows in every process. So the test
 // takes the least of up to six fresh processes, each warmed up and measured on its own.
