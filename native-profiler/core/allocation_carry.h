@@ -20,8 +20,8 @@ namespace clrscope {
 
 class AllocationCarry {
  public:
-  // A lost sample's estimated bytes (value1); its object count (value2) is not kept (see above).
-  void lose(uint64_t value1, uint64_t /*value2*/) {
+  // A lost sample's estimated bytes; its object count is not kept (see above).
+  void lose(uint64_t value1) {
     value1_ += value1;
     ++count_;
   }

@@ -58,7 +58,7 @@ bool record_event(SamplingShared& shared, const EventInfo& e) {
   Capture* c = ring->try_acquire(&ring_index);
   if (c == nullptr) {
     shared.dropped_events.fetch_add(1, std::memory_order_relaxed);
-    if (allocation) t_carried_allocation.lose(e.value1, e.value2);
+    if (allocation) t_carried_allocation.lose(e.value1);
     return false;
   }
   begin_capture(c, platform::mono_now_ns(), index, wire_id, kCaptureEvent);

@@ -15,8 +15,8 @@ TEST(AllocationCarry, NothingLostAddsNothing) {
 
 TEST(AllocationCarry, AFewLostRideOneASampleUntilNoneIsLeft) {
   AllocationCarry carry;
-  carry.lose(1000, 10);
-  carry.lose(3000, 30);
+  carry.lose(1000);
+  carry.lose(3000);
   // Receivers of 100-byte objects.
   uint64_t b1 = 100, o1 = 1, b2 = 100, o2 = 1, b3 = 100, o3 = 1;
   carry.take(&b1, &o1);
@@ -35,7 +35,7 @@ TEST(AllocationCarry, AFewLostRideOneASampleUntilNoneIsLeft) {
 
 TEST(AllocationCarry, ASampleWithoutBytesTakesNothing) {
   AllocationCarry carry;
-  carry.lose(1000, 10);
+  carry.lose(1000);
   uint64_t bytes = 0, objects = 0;
   carry.take(&bytes, &objects);
   EXPECT_EQ(bytes, 0u);
@@ -45,7 +45,7 @@ TEST(AllocationCarry, ASampleWithoutBytesTakesNothing) {
 TEST(AllocationCarry, ABurstIsSpreadOverManySamplesAndEveryByteArrives) {
   AllocationCarry carry;
   const uint64_t lost = 1000;
-  for (uint64_t i = 0; i < lost; ++i) carry.lose(102400 + i, 1);
+  for (uint64_t i = 0; i < lost; ++i) carry.lose(102400 + i);
   const uint64_t total_bytes = lost * 102400 + lost * (lost - 1) / 2;
   uint64_t bytes = 0, samples = 0, largest = 0;
   while (carry.pending_count() > 0) {
@@ -68,7 +68,7 @@ TEST(AllocationCarry, ABurstIsSpreadOverManySamplesAndEveryByteArrives) {
 // each type's objects stay in proportion to its bytes.
 TEST(AllocationCarry, EachTypesObjectsFollowItsBytes) {
   AllocationCarry carry;
-  for (int i = 0; i < 400; ++i) carry.lose(102400, 3200);
+  for (int i = 0; i < 400; ++i) carry.lose(102400);
   uint64_t small_bytes = 0, small_objects = 0, big_bytes = 0, big_objects = 0;
   for (int i = 0; carry.pending_count() > 0; ++i) {
     if (i % 4 == 0) {
@@ -89,7 +89,7 @@ TEST(AllocationCarry, EachTypesObjectsFollowItsBytes) {
 
 TEST(AllocationCarry, HugeTotalsDoNotOverflowTheShare) {
   AllocationCarry carry;
-  for (int i = 0; i < 200; ++i) carry.lose(UINT64_MAX / 256, 1);
+  for (int i = 0; i < 200; ++i) carry.lose(UINT64_MAX / 256);
   uint64_t b = 1 << 20, o = 1;
   carry.take(&b, &o);
   // 200 pending: one sample takes 3 (200 / 64) of them.

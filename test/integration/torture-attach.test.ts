@@ -14,7 +14,7 @@ import { delay } from '../../electron/services/recording/profiled-launch.js';
 import { PROFILER } from './support/paths.js';
 import { samplesOf } from './support/record-target.js';
 import { EndReason } from '../../structs/wire/records.js';
-import { EXIT_CODE, INTERVALS, NS, assertUnchanged, plainEnv, runPlain, tail, tortureArgs, type Outcome } from './support/torture.js';
+import { EXIT_CODE, INTERVALS, NS, assertUnchanged, libraryMapped, plainEnv, runPlain, tail, tortureArgs, type Outcome } from './support/torture.js';
 
 const CYCLES = 20;
 const RSS_GROWTH_LIMIT_KB = 5 * 1024;
@@ -23,10 +23,6 @@ function rssKb(pid: number): number {
   const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (m === null) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(m[1]);
-}
-
-function libraryMapped(pid: number): boolean {
-  return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libclrscope');
 }
 
 describe('torture: 20 attach/detach cycles', () => {

@@ -6,7 +6,6 @@
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { attachProfiled } from '../../electron/services/recording/profiled-attach.js';
 import { delay } from '../../electron/services/recording/profiled-launch.js';
@@ -14,7 +13,7 @@ import { EndReason } from '../../structs/wire/records.js';
 import { PROFILER } from './support/paths.js';
 import { samplesOf } from './support/record-target.js';
 import { formatSummary } from '../../electron/cli/run-summary.js';
-import { EXIT_CODE, NS, assertUnchanged, outcome, plainEnv, tail, tortureArgs, type Outcome } from './support/torture.js';
+import { EXIT_CODE, NS, assertUnchanged, libraryMapped, outcome, plainEnv, tail, tortureArgs, type Outcome } from './support/torture.js';
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -37,10 +36,6 @@ async function waitFor(run: Running, pattern: RegExp, what: string): Promise<voi
   const deadline = Date.now() + 30000;
   while (!pattern.test(run.out()) && run.child.exitCode === null && Date.now() < deadline) await delay(20);
   assert.match(run.out(), pattern, `${what}; stderr: ${tail(run.err())}`);
-}
-
-function libraryMapped(pid: number): boolean {
-  return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libclrscope');
 }
 
 describe('torture: signal-takeover', () => {

@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 import type { CollectedStream } from '../../../electron/services/collector/collector.js';
 import { DEFAULT_INTERVAL_MS } from '../../../electron/services/workstation/workstation.js';
@@ -75,6 +76,11 @@ export async function runProfiled(scenario: string, args: readonly string[], int
     rec,
     samples: rec === undefined ? [] : samplesOf(rec),
   };
+}
+
+/** Whether the profiler's library is mapped into process `pid` now. */
+export function libraryMapped(pid: number): boolean {
+  return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libclrscope');
 }
 
 /** The last lines of a program's stderr, for assertion messages. */
