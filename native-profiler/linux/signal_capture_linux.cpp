@@ -115,7 +115,14 @@ CaptureInstall install_capture() {
   // SA_ONSTACK: a thread with an alternate signal stack (the runtime gives its threads one for
   // stack-overflow handling) runs the handler there, away from a nearly full stack.
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
+  // Every asynchronous signal waits until the handler returns. That alternate stack is 16 KiB,
+  // and the runtime's own activation signal (SIGRTMIN, sent to suspend threads for a GC) copies
+  // a whole register context onto it: delivered inside a capture it lands below our frames, and
+  // the two together overflowed it (a SIGSEGV with no stack left to handle it). Held back, it
+  // arrives microseconds later on the managed code it was sent to interrupt. Fault signals stay
+  // open: one raised while blocked kills the process without a handler.
+  sigfillset(&sa.sa_mask);
+  for (const int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS}) sigdelset(&sa.sa_mask, fault);
   if (sigaction(sig, &sa, &g_previous) != 0) return CaptureInstall::kFailed;
   g_signal = sig;
   g_quiet.store(false, std::memory_order_release);

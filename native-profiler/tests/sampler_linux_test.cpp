@@ -1,13 +1,18 @@
 // The core end to end on real threads and real signals, without a CLR: threads register as
 // the runtime's callbacks would, the sampler captures them, and the stream is read back.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <map>
 #include <pthread.h>
 #include <signal.h>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -551,6 +556,122 @@ TEST(SamplerLinux, SamplesOfACollectingThreadAndOfACollectorThreadCarryTheGcFram
   }
   ASSERT_NE(gc_function, nullptr);
   EXPECT_EQ(gc_function->kind, wire::kSynthetic);
+}
+
+
+// The runtime gives each of its threads a 16 KiB alternate signal stack, and our handler runs
+// there (SA_ONSTACK). Its activation signal (SIGRTMIN: GC suspension) copies a whole register
+// context onto that stack; delivered inside one of our captures it lands below our frames, and
+// the two together overflowed it in an AddressSanitizer build (a SIGSEGV no handler can take).
+// So a signal sent to a thread while a capture runs on it must wait until the capture returns:
+// here a sender fires SIGRTMIN at a spinning thread sampled every millisecond, and no delivery
+// may find the thread already on its alternate stack. The deepest use of that stack is printed.
+std::atomic<uint32_t> g_probes_seen{0};
+std::atomic<uint32_t> g_probes_nested{0};
+
+void on_probe_signal(int, siginfo_t*, void* uc) {
+  g_probes_seen.fetch_add(1, std::memory_order_relaxed);
+  // Only our capture handler runs on the alternate stack in this test. (uc_stack gives that
+  // stack's place; its ss_flags do not say whether the interrupted code was on it.)
+  const auto* u = static_cast<const ucontext_t*>(uc);
+  const auto sp = static_cast<uintptr_t>(u->uc_mcontext.gregs[REG_RSP]);
+  const auto lo = reinterpret_cast<uintptr_t>(u->uc_stack.ss_sp);
+  if (u->uc_stack.ss_size != 0 && sp >= lo && sp - lo < u->uc_stack.ss_size) {
+    g_probes_nested.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+TEST(SamplerLinux, ASignalSentDuringACaptureWaitsUntilTheCaptureLeavesTheAlternateStack) {
+  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+  SamplingShared& shared = harness().shared;
+  ThreadRegistry& registry = harness().registry;
+  shared.active.store(true);
+  registry.configure_cpu_timers(true, 1000000);
+  const int probe = SIGRTMIN;
+  struct sigaction sa, previous;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_probe_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(probe, &sa, &previous), 0);
+  g_probes_seen = 0;
+  g_probes_nested = 0;
+
+  auto* transport = new MemoryTransport;
+  NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 1000000;
+  config.runtime_version = "test";
+  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
+  ASSERT_TRUE(sampler.start());
+
+  constexpr size_t kAltStack = 16384;
+  std::atomic<bool> stop_sending{false}, stop_spinning{false};
+  std::atomic<uint32_t> spinner_tid{0};
+  std::atomic<size_t> deepest{0};
+  std::thread spinner([&] {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    void* mem = mmap(nullptr, page + kAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return;
+    mprotect(mem, page, PROT_NONE);  // a guard page below, as the runtime puts one
+    auto* base = static_cast<unsigned char*>(mem) + page;
+    std::memset(base, 0xA5, kAltStack);
+    stack_t ss{};
+    ss.ss_sp = base;
+    ss.ss_size = kAltStack;
+    sigaltstack(&ss, nullptr);
+    registry.on_created(501);
+    registry.on_assigned_os_thread(501, platform::current_tid());
+    registry.on_name_changed(501, "alt-stack spinner");
+    spinner_tid = platform::current_tid();
+    clrscope_test_spin_outer(&stop_spinning);
+    registry.on_destroyed(501);
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+    size_t untouched = 0;
+    while (untouched < kAltStack && base[untouched] == 0xA5) ++untouched;
+    deepest = kAltStack - untouched;
+    munmap(mem, page + kAltStack);
+  });
+  std::thread sender([&] {
+    while (spinner_tid.load() == 0 && !stop_sending.load()) std::this_thread::yield();
+    const pid_t pid = getpid();
+    const auto tid = static_cast<pid_t>(spinner_tid.load());
+    while (!stop_sending.load(std::memory_order_relaxed)) {
+      if (tid != 0) syscall(SYS_tgkill, pid, tid, probe);
+      // Paced: a thread kept busy taking signals back to back would take nothing else.
+      const uint64_t until = platform::mono_now_ns() + 20000;
+      while (platform::mono_now_ns() < until) {
+      }
+    }
+  });
+  timespec run{0, 600000000};
+  nanosleep(&run, nullptr);
+  stop_sending = true;
+  sender.join();
+  stop_spinning = true;
+  spinner.join();
+  sampler.stop(wire::kEndShutdown, 5000);
+  sigaction(probe, &previous, nullptr);
+
+  const testing::ReadStream s = testing::read_stream(transport->bytes);
+  uint32_t spin_id = 0;
+  for (const auto& [id, name] : s.thread_names) {
+    if (name == "alt-stack spinner") spin_id = id;
+  }
+  ASSERT_NE(spin_id, 0u);
+  size_t captures = 0;
+  for (const auto& smp : s.samples) captures += smp.thread_id == spin_id ? 1 : 0;
+  std::printf("alternate stack: %zu of %zu bytes at the deepest; %u probe signals, %u inside a capture; %zu captures\n",
+              deepest.load(), kAltStack, g_probes_seen.load(), g_probes_nested.load(), captures);
+#if !defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer holds signals back and delivers them at its own safe points: nothing nests there.
+  EXPECT_GE(captures, 20u);
+  EXPECT_GE(g_probes_seen.load(), 1000u);
+#endif
+  EXPECT_EQ(g_probes_nested.load(), 0u) << "signals delivered while a capture ran on the alternate stack";
+  EXPECT_GT(deepest.load(), 0u) << "the captures ran on the alternate stack";
 }
 
 }  // namespace
