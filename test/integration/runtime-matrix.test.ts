@@ -12,6 +12,7 @@ import { attachProfiled } from '../../electron/services/recording/profiled-attac
 import { delay } from '../../electron/services/recording/profiled-launch.js';
 import { SampleFlags } from '../../structs/wire/records.js';
 import { PROFILER, targetOn, type RuntimeTfm } from './support/paths.js';
+import { heavyLightSplit } from './support/cpu-split.js';
 import { recordProgram, samplesOf, type SampleView } from './support/record-target.js';
 import { resultOf, runCli } from './support/run-cli.js';
 import { plainEnv, tail } from './support/torture.js';
@@ -50,12 +51,9 @@ for (const rt of RUNTIMES) {
       t.diagnostic(`runtime version in HELLO: ${version}`);
       assert.match(version, new RegExp(`^${rt.major}\\.`), 'HELLO names the runtime the program ran on');
       const samples = samplesOf(stream.recording);
-      const cpu = samples.filter((s) => s.flags & SampleFlags.Cpu);
-      const heavy = sum(cpu.filter((s) => has(s, `${NS}CpuWork.Heavy`)), (s) => s.cpuNs);
-      const light = sum(cpu.filter((s) => has(s, `${NS}CpuWork.Light`)), (s) => s.cpuNs);
-      const share = (100 * heavy) / (heavy + light);
-      t.diagnostic(`Heavy ${share.toFixed(1)}% of Heavy+Light CPU`);
-      assert.ok(Math.abs(share - 75) <= 5, `Heavy has ${share.toFixed(1)}% of Heavy+Light CPU`);
+      const split = heavyLightSplit(samples, NS, 5);
+      t.diagnostic(split.line);
+      assert.ok(Math.abs(split.share - 75) <= split.tolerance, split.line);
       const sleeper = samples.filter((s) => s.thread === 'sleeper');
       const wallMs = sum(sleeper, (s) => s.wallNs) / 1e6;
       assert.ok(wallMs > 1600 && wallMs < 2800, `sleeper wall ${wallMs.toFixed(0)} ms over a 2 s sleep`);

@@ -14,6 +14,7 @@ import { SampleFlags, SuspensionFlags, type SuspensionRecord } from '../../struc
 import { decodeBlock, detectBitness } from '../../structs/ipcblock/decode.js';
 import { IPC_BLOCK_SIZE } from '../../structs/ipcblock/layout.js';
 import { startCollector } from '../../electron/services/collector/collector.js';
+import { heavyLightSplit } from './support/cpu-split.js';
 import { samplesOf, type SampleView } from './support/record-target.js';
 import { resultOf } from './support/run-cli.js';
 import {
@@ -51,25 +52,13 @@ describe('Windows CoreCLR under Wine: a mixed workload (cpu-ratio, sleep)', { sk
   });
 
   it('splits CPU between Heavy and Light 3:1 (75% within 10 points, or 3.5 standard deviations of the samples taken)', (t) => {
-    const cpu = samples.filter((s) => s.flags & SampleFlags.Cpu);
-    const heavy = sum(cpu.filter((s) => has(s, `${NS}CpuWork.Heavy`)), (s) => s.cpuNs);
-    const light = sum(cpu.filter((s) => has(s, `${NS}CpuWork.Light`)), (s) => s.cpuNs);
-    const share = (100 * heavy) / (heavy + light);
-    const burn = cpu.filter((s) => has(s, `${NS}CpuWork.Burn`));
-    const n = burn.length;
-    // Linux takes ~1,000 samples here and holds 5 points. Under Wine a capture is several Wine
-    // server round trips and waits for the target to be scheduled to stop, so on 2 busy cores
-    // there are far fewer (35-300 seen in 6 s), and each carries CPU in 10 ms steps (0, 10, 20
-    // ms...): the share is a mean weighted by those values, whose spread is the binomial one
-    // of the effective sample count (sum of weights squared over sum of squared weights), not
-    // of the number of samples.
-    const weights = burn.map((s) => s.cpuNs);
-    const total = weights.reduce((a, w) => a + w, 0);
-    const effective = (total * total) / weights.reduce((a, w) => a + w * w, 0);
-    const tolerance = Math.max(10, 3.5 * 100 * Math.sqrt((0.75 * 0.25) / effective));
-    t.diagnostic(`Heavy ${share.toFixed(1)}% of Heavy+Light CPU over ${n} CPU samples, ${effective.toFixed(0)} effective (tolerance ${tolerance.toFixed(1)} points)`);
-    assert.ok(n >= 30, `${n} CPU samples in Burn`);
-    assert.ok(Math.abs(share - 75) <= tolerance, `Heavy has ${share.toFixed(1)}% of Heavy+Light CPU over ${n} samples`);
+    // Linux takes ~1,000 samples here. Under Wine a capture is several Wine server round trips
+    // and waits for the target to be scheduled to stop, so on 2 busy cores there are far fewer
+    // (35-300 seen in 6 s), each carrying CPU in 10 ms steps (0, 10, 20 ms...).
+    const split = heavyLightSplit(samples, NS, 10);
+    t.diagnostic(split.line);
+    assert.ok(split.samples >= 30, `${split.samples} CPU samples in Burn`);
+    assert.ok(Math.abs(split.share - 75) <= split.tolerance, split.line);
   });
 
   it('splits CPU between the burn threads 2:1, and the samples add up to their own CPU clocks', (t) => {
