@@ -102,6 +102,15 @@ int capture_signal_number();
 // True when no capture handler is running at this moment (a handler that started earlier has
 // returned), so memory retired before the call can be freed. Sampler thread.
 bool capture_handlers_idle();
+// Captures that reached a thread already running a signal handler on its alternate stack (the
+// runtime's GC-suspension handler waits there while a collection runs), and the least room that
+// stack had left below the interrupted code at such a moment (0 when none did). Windows suspends
+// threads instead: none there.
+struct NestedCaptures {
+  uint64_t count;
+  uint64_t least_room;
+};
+NestedCaptures nested_captures();
 // Stop delivering captures; safe to call more than once. Leaves a quiet handler in place so
 // that a signal already in flight cannot hit a default disposition and kill the process.
 void quiesce_capture();

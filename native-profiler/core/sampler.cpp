@@ -244,6 +244,12 @@ void Sampler::end_stream(uint8_t reason) {
            captures == 0 ? 0.0 : static_cast<double>(handler_ns) / 1000.0 / static_cast<double>(captures),
            static_cast<double>(handler_ns) / 1e6, static_cast<double>(platform::current_thread_cpu_ns()) / 1e6,
            static_cast<unsigned long long>(platform::unwind_copy_bytes()));
+  const platform::NestedCaptures nested = platform::nested_captures();
+  if (nested.count != 0) {
+    log_line("%llu captures reached a thread inside another signal handler on its alternate stack; the least room "
+             "left there was %llu bytes",
+             static_cast<unsigned long long>(nested.count), static_cast<unsigned long long>(nested.least_room));
+  }
   log_line("%llu event samples sent, %llu events lost (thread unknown or event ring full)",
            static_cast<unsigned long long>(events_sent_),
            static_cast<unsigned long long>(shared_->dropped_events.load(std::memory_order_relaxed)));

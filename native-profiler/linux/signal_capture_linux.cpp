@@ -34,6 +34,8 @@ struct sigaction g_previous;
 std::atomic<bool> g_quiet{false};
 // Handlers running right now: the library must not be unloaded under one.
 std::atomic<int> g_in_handler{0};
+std::atomic<uint64_t> g_nested_count{0};
+std::atomic<uint64_t> g_nested_least_room{UINT64_MAX};
 
 WalkRegisters registers_from(const ucontext_t* uc) {
 #if defined(__x86_64__)
@@ -46,6 +48,21 @@ WalkRegisters registers_from(const ucontext_t* uc) {
 #else
 #error "clrscope: no frame-pointer register mapping for this architecture"
 #endif
+}
+
+// The kernel puts a capture arriving inside another handler that runs on the alternate stack
+// (with or without SA_ONSTACK) right below that handler's frames, on the same stack. How close
+// such a capture came to that stack's end is the margin the runtime's 16 KiB leaves us.
+void note_nested(const ucontext_t* uc, uintptr_t sp) {
+  const auto lo = reinterpret_cast<uintptr_t>(uc->uc_stack.ss_sp);
+  if ((uc->uc_stack.ss_flags & SS_DISABLE) || uc->uc_stack.ss_size == 0 || sp < lo || sp - lo >= uc->uc_stack.ss_size) {
+    return;
+  }
+  g_nested_count.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t room = sp - lo;
+  uint64_t least = g_nested_least_room.load(std::memory_order_relaxed);
+  while (room < least && !g_nested_least_room.compare_exchange_weak(least, room, std::memory_order_relaxed)) {
+  }
 }
 
 void chain_to_previous(int sig, siginfo_t* si, void* uc) {
@@ -72,9 +89,11 @@ void on_capture_signal(int sig, siginfo_t* si, void* uc) {
   } else if (!g_quiet.load(std::memory_order_relaxed) && uc != nullptr) {
     SamplingShared* shared = sampling_shared();
     if (shared != nullptr) {
+      const auto* context = static_cast<const ucontext_t*>(uc);
+      const WalkRegisters regs = registers_from(context);
+      note_nested(context, regs.sp);
       const uint64_t cpu = (ticket.kinds & kCaptureCpu) ? current_thread_cpu_ns() : 0;
-      record_capture(*shared, ticket.slot, ticket.wire_id, ticket.kinds, cpu,
-                     registers_from(static_cast<const ucontext_t*>(uc)), current_thread_identity());
+      record_capture(*shared, ticket.slot, ticket.wire_id, ticket.kinds, cpu, regs, current_thread_identity());
     }
   }
   errno = saved_errno;
@@ -158,6 +177,12 @@ CaptureRemoval uninstall_capture() {
 }
 
 bool capture_handlers_idle() { return g_in_handler.load(std::memory_order_seq_cst) == 0; }
+
+NestedCaptures nested_captures() {
+  const uint64_t count = g_nested_count.load(std::memory_order_relaxed);
+  const uint64_t least = g_nested_least_room.load(std::memory_order_relaxed);
+  return NestedCaptures{count, count == 0 || least == UINT64_MAX ? 0 : least};
+}
 
 uintptr_t current_thread_identity() { return static_cast<uintptr_t>(pthread_self()); }
 

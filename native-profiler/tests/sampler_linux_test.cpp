@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "core/native_symbols.h"
 #include "core/platform.h"
@@ -672,6 +673,91 @@ TEST(SamplerLinux, ASignalSentDuringACaptureWaitsUntilTheCaptureLeavesTheAlterna
 #endif
   EXPECT_EQ(g_probes_nested.load(), 0u) << "signals delivered while a capture ran on the alternate stack";
   EXPECT_GT(deepest.load(), 0u) << "the captures ran on the alternate stack";
+}
+
+
+// The other order: a capture reaching a thread that is inside another handler on its alternate
+// stack (the runtime's GC-suspension handler runs there). The kernel puts it right below that
+// handler's frames; the capture reads nothing of the stack it cannot bound (one frame, the
+// interrupted pc) and says how close it came to the stack's end.
+void on_long_probe_signal(int, siginfo_t*, void*) {
+  const uint64_t until = platform::mono_now_ns() + 200000;
+  while (platform::mono_now_ns() < until) {
+  }
+}
+
+TEST(SamplerLinux, ACaptureReachingAThreadInsideAnotherHandlerOnItsAlternateStackIsCountedWithItsRoom) {
+  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+  SamplingShared& shared = harness().shared;
+  ThreadRegistry& registry = harness().registry;
+  shared.active.store(true);
+  registry.configure_cpu_timers(true, 1000000);
+  const int probe = SIGRTMIN;
+  struct sigaction sa, previous;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_long_probe_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(probe, &sa, &previous), 0);
+  const platform::NestedCaptures before = platform::nested_captures();
+
+  auto* transport = new MemoryTransport;
+  NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 1000000;
+  config.runtime_version = "test";
+  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
+  ASSERT_TRUE(sampler.start());
+
+  constexpr size_t kAltStack = 16384;
+  std::atomic<bool> stop_sending{false}, stop_spinning{false};
+  std::atomic<uint32_t> spinner_tid{0};
+  std::thread spinner([&] {
+    std::vector<unsigned char> alt(kAltStack);
+    stack_t ss{};
+    ss.ss_sp = alt.data();
+    ss.ss_size = kAltStack;
+    sigaltstack(&ss, nullptr);
+    registry.on_created(502);
+    registry.on_assigned_os_thread(502, platform::current_tid());
+    registry.on_name_changed(502, "inside another handler");
+    spinner_tid = platform::current_tid();
+    clrscope_test_spin_outer(&stop_spinning);
+    registry.on_destroyed(502);
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+  });
+  std::thread sender([&] {
+    while (spinner_tid.load() == 0 && !stop_sending.load()) std::this_thread::yield();
+    const auto tid = static_cast<pid_t>(spinner_tid.load());
+    while (!stop_sending.load(std::memory_order_relaxed)) {
+      if (tid != 0) syscall(SYS_tgkill, getpid(), tid, probe);
+      timespec gap{0, 300000};
+      nanosleep(&gap, nullptr);
+    }
+  });
+  timespec run{0, 500000000};
+  nanosleep(&run, nullptr);
+  stop_sending = true;
+  sender.join();
+  stop_spinning = true;
+  spinner.join();
+  sampler.stop(wire::kEndShutdown, 5000);
+  sigaction(probe, &previous, nullptr);
+
+  const platform::NestedCaptures after = platform::nested_captures();
+  std::printf("%llu captures inside the other handler; the least room left %llu of %zu bytes\n",
+              static_cast<unsigned long long>(after.count - before.count),
+              static_cast<unsigned long long>(after.least_room), kAltStack);
+#if !defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer delivers signals at its own safe points, never inside another handler.
+  EXPECT_GE(after.count - before.count, 5u);
+  EXPECT_GT(after.least_room, 0u);
+  EXPECT_LT(after.least_room, kAltStack);
+#endif
+  const testing::ReadStream s = testing::read_stream(transport->bytes);
+  EXPECT_TRUE(s.ended);
 }
 
 }  // namespace

@@ -318,6 +318,8 @@ CaptureRemoval uninstall_capture() {
 // Nothing of ours runs on another thread: a capture is the sampler's own code.
 bool capture_handlers_idle() { return true; }
 
+NestedCaptures nested_captures() { return NestedCaptures{0, 0}; }
+
 uintptr_t current_thread_identity() { return static_cast<uintptr_t>(GetCurrentThreadId()); }
 
 // Not used on Windows: idle threads are not told apart from the scheduler's view there yet.
