@@ -560,13 +560,102 @@ TEST(SamplerLinux, SamplesOfACollectingThreadAndOfACollectorThreadCarryTheGcFram
 }
 
 
-// The runtime gives each of its threads a 16 KiB alternate signal stack, and our handler runs
-// there (SA_ONSTACK). Its activation signal (SIGRTMIN: GC suspension) copies a whole register
-// context onto that stack; delivered inside one of our captures it lands below our frames, and
-// the two together overflowed it in an AddressSanitizer build (a SIGSEGV no handler can take).
-// So a signal sent to a thread while a capture runs on it must wait until the capture returns:
-// here a sender fires SIGRTMIN at a spinning thread sampled every millisecond, and no delivery
-// may find the thread already on its alternate stack. The deepest use of that stack is printed.
+// The runtime gives each of its threads a 16 KiB alternate signal stack (a guard page below it),
+// and our handler runs there (SA_ONSTACK). These tests put a spinning thread on such a stack,
+// sample it every millisecond, and have another thread send it SIGRTMIN (the runtime's
+// activation signal) handled by a handler of the test's own.
+struct AltStackRun {
+  testing::ReadStream stream;
+  uint32_t thread_id = 0;  // the spinner's, in the stream
+  size_t samples = 0;      // the spinner's
+  size_t deepest = 0;      // bytes of the alternate stack ever written
+};
+constexpr size_t kRuntimeAltStack = 16384;
+
+AltStackRun run_on_alt_stack(void (*probe_handler)(int, siginfo_t*, void*), int probe_flags, uint64_t send_gap_ns,
+                             uint64_t run_ns) {
+  AltStackRun out;
+  SamplingShared& shared = harness().shared;
+  ThreadRegistry& registry = harness().registry;
+  shared.active.store(true);
+  registry.configure_cpu_timers(true, 1000000);
+  const int probe = SIGRTMIN;
+  struct sigaction sa, previous;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = probe_handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | probe_flags;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(probe, &sa, &previous) != 0) return out;
+
+  auto* transport = new MemoryTransport;
+  NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 1000000;
+  config.runtime_version = "test";
+  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
+  if (!sampler.start()) return out;
+
+  std::atomic<bool> stop_sending{false}, stop_spinning{false};
+  std::atomic<uint32_t> spinner_tid{0};
+  std::atomic<size_t> deepest{0};
+  std::thread spinner([&] {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    void* mem = mmap(nullptr, page + kRuntimeAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return;
+    mprotect(mem, page, PROT_NONE);
+    auto* base = static_cast<unsigned char*>(mem) + page;
+    std::memset(base, 0xA5, kRuntimeAltStack);
+    stack_t ss{};
+    ss.ss_sp = base;
+    ss.ss_size = kRuntimeAltStack;
+    sigaltstack(&ss, nullptr);
+    registry.on_created(501);
+    registry.on_assigned_os_thread(501, platform::current_tid());
+    registry.on_name_changed(501, "alt-stack spinner");
+    spinner_tid = platform::current_tid();
+    clrscope_test_spin_outer(&stop_spinning);
+    registry.on_destroyed(501);
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+    size_t untouched = 0;
+    while (untouched < kRuntimeAltStack && base[untouched] == 0xA5) ++untouched;
+    deepest = kRuntimeAltStack - untouched;
+    munmap(mem, page + kRuntimeAltStack);
+  });
+  std::thread sender([&] {
+    while (spinner_tid.load() == 0 && !stop_sending.load()) std::this_thread::yield();
+    const auto tid = static_cast<pid_t>(spinner_tid.load());
+    while (!stop_sending.load(std::memory_order_relaxed)) {
+      if (tid != 0) syscall(SYS_tgkill, getpid(), tid, probe);
+      // Paced by spinning: a thread kept busy taking signals back to back would take nothing else.
+      const uint64_t until = platform::mono_now_ns() + send_gap_ns;
+      while (platform::mono_now_ns() < until) {
+      }
+    }
+  });
+  timespec run{static_cast<time_t>(run_ns / 1000000000u), static_cast<long>(run_ns % 1000000000u)};
+  nanosleep(&run, nullptr);
+  stop_sending = true;
+  sender.join();  // before the spinner leaves its stack: no signal may reach a thread gone
+  stop_spinning = true;
+  spinner.join();
+  sampler.stop(wire::kEndShutdown, 5000);
+  sigaction(probe, &previous, nullptr);
+
+  out.stream = testing::read_stream(transport->bytes);
+  for (const auto& [id, name] : out.stream.thread_names) {
+    if (name == "alt-stack spinner") out.thread_id = id;
+  }
+  for (const auto& smp : out.stream.samples) out.samples += smp.thread_id == out.thread_id ? 1 : 0;
+  out.deepest = deepest.load();
+  return out;
+}
+
+// The runtime's activation signal copies a whole register context onto that stack; delivered
+// inside one of our captures it lands below our frames, and the two together overflowed it in an
+// AddressSanitizer build (a SIGSEGV no handler can take). A signal sent while a capture runs must
+// wait until the capture returns: no delivery may find the thread already on its alternate stack.
 std::atomic<uint32_t> g_probes_seen{0};
 std::atomic<uint32_t> g_probes_nested{0};
 
@@ -584,102 +673,24 @@ void on_probe_signal(int, siginfo_t*, void* uc) {
 
 TEST(SamplerLinux, ASignalSentDuringACaptureWaitsUntilTheCaptureLeavesTheAlternateStack) {
   ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
-  SamplingShared& shared = harness().shared;
-  ThreadRegistry& registry = harness().registry;
-  shared.active.store(true);
-  registry.configure_cpu_timers(true, 1000000);
-  const int probe = SIGRTMIN;
-  struct sigaction sa, previous;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_probe_signal;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  ASSERT_EQ(sigaction(probe, &sa, &previous), 0);
   g_probes_seen = 0;
   g_probes_nested = 0;
-
-  auto* transport = new MemoryTransport;
-  NativeOnlyResolver resolver;
-  SamplerConfig config;
-  config.interval_ns = 1000000;
-  config.runtime_version = "test";
-  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
-  ASSERT_TRUE(sampler.start());
-
-  constexpr size_t kAltStack = 16384;
-  std::atomic<bool> stop_sending{false}, stop_spinning{false};
-  std::atomic<uint32_t> spinner_tid{0};
-  std::atomic<size_t> deepest{0};
-  std::thread spinner([&] {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    void* mem = mmap(nullptr, page + kAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return;
-    mprotect(mem, page, PROT_NONE);  // a guard page below, as the runtime puts one
-    auto* base = static_cast<unsigned char*>(mem) + page;
-    std::memset(base, 0xA5, kAltStack);
-    stack_t ss{};
-    ss.ss_sp = base;
-    ss.ss_size = kAltStack;
-    sigaltstack(&ss, nullptr);
-    registry.on_created(501);
-    registry.on_assigned_os_thread(501, platform::current_tid());
-    registry.on_name_changed(501, "alt-stack spinner");
-    spinner_tid = platform::current_tid();
-    clrscope_test_spin_outer(&stop_spinning);
-    registry.on_destroyed(501);
-    stack_t off{};
-    off.ss_flags = SS_DISABLE;
-    sigaltstack(&off, nullptr);
-    size_t untouched = 0;
-    while (untouched < kAltStack && base[untouched] == 0xA5) ++untouched;
-    deepest = kAltStack - untouched;
-    munmap(mem, page + kAltStack);
-  });
-  std::thread sender([&] {
-    while (spinner_tid.load() == 0 && !stop_sending.load()) std::this_thread::yield();
-    const pid_t pid = getpid();
-    const auto tid = static_cast<pid_t>(spinner_tid.load());
-    while (!stop_sending.load(std::memory_order_relaxed)) {
-      if (tid != 0) syscall(SYS_tgkill, pid, tid, probe);
-      // Paced: a thread kept busy taking signals back to back would take nothing else.
-      const uint64_t until = platform::mono_now_ns() + 20000;
-      while (platform::mono_now_ns() < until) {
-      }
-    }
-  });
-  timespec run{0, 600000000};
-  nanosleep(&run, nullptr);
-  stop_sending = true;
-  sender.join();
-  stop_spinning = true;
-  spinner.join();
-  sampler.stop(wire::kEndShutdown, 5000);
-  sigaction(probe, &previous, nullptr);
-
-  const testing::ReadStream s = testing::read_stream(transport->bytes);
-  uint32_t spin_id = 0;
-  for (const auto& [id, name] : s.thread_names) {
-    if (name == "alt-stack spinner") spin_id = id;
-  }
-  ASSERT_NE(spin_id, 0u);
-  size_t captures = 0;
-  for (const auto& smp : s.samples) captures += smp.thread_id == spin_id ? 1 : 0;
+  const AltStackRun run = run_on_alt_stack(on_probe_signal, 0, 20000, 600000000);
+  ASSERT_NE(run.thread_id, 0u);
   std::printf("alternate stack: %zu of %zu bytes at the deepest; %u probe signals, %u inside a capture; %zu captures\n",
-              deepest.load(), kAltStack, g_probes_seen.load(), g_probes_nested.load(), captures);
+              run.deepest, kRuntimeAltStack, g_probes_seen.load(), g_probes_nested.load(), run.samples);
 #if !defined(__SANITIZE_THREAD__)
   // ThreadSanitizer holds signals back and delivers them at its own safe points: nothing nests there.
-  EXPECT_GE(captures, 20u);
+  EXPECT_GE(run.samples, 20u);
   EXPECT_GE(g_probes_seen.load(), 1000u);
 #endif
   EXPECT_EQ(g_probes_nested.load(), 0u) << "signals delivered while a capture ran on the alternate stack";
-  EXPECT_GT(deepest.load(), 0u) << "the captures ran on the alternate stack";
+  EXPECT_GT(run.deepest, 0u) << "the captures ran on the alternate stack";
 }
 
-
-// The other order: a capture reaching a thread that is inside another handler on its alternate
-// stack (the runtime's GC-suspension handler runs there). The kernel puts it right below that
-// handler's frames; the capture reads nothing of the stack it cannot bound (one frame, the
-// interrupted pc) and says how close it came to the stack's end.
+// The other order: a capture reaching a thread inside another handler on its alternate stack.
+// The kernel puts it right below that handler's frames; the capture reads nothing of the stack
+// it cannot bound (one frame, the interrupted pc) and says how close it came to the stack's end.
 void on_long_probe_signal(int, siginfo_t*, void*) {
   const uint64_t until = platform::mono_now_ns() + 200000;
   while (platform::mono_now_ns() < until) {
@@ -688,76 +699,20 @@ void on_long_probe_signal(int, siginfo_t*, void*) {
 
 TEST(SamplerLinux, ACaptureReachingAThreadInsideAnotherHandlerOnItsAlternateStackIsCountedWithItsRoom) {
   ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
-  SamplingShared& shared = harness().shared;
-  ThreadRegistry& registry = harness().registry;
-  shared.active.store(true);
-  registry.configure_cpu_timers(true, 1000000);
-  const int probe = SIGRTMIN;
-  struct sigaction sa, previous;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_long_probe_signal;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
-  ASSERT_EQ(sigaction(probe, &sa, &previous), 0);
   const platform::NestedCaptures before = platform::nested_captures();
-
-  auto* transport = new MemoryTransport;
-  NativeOnlyResolver resolver;
-  SamplerConfig config;
-  config.interval_ns = 1000000;
-  config.runtime_version = "test";
-  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
-  ASSERT_TRUE(sampler.start());
-
-  constexpr size_t kAltStack = 16384;
-  std::atomic<bool> stop_sending{false}, stop_spinning{false};
-  std::atomic<uint32_t> spinner_tid{0};
-  std::thread spinner([&] {
-    std::vector<unsigned char> alt(kAltStack);
-    stack_t ss{};
-    ss.ss_sp = alt.data();
-    ss.ss_size = kAltStack;
-    sigaltstack(&ss, nullptr);
-    registry.on_created(502);
-    registry.on_assigned_os_thread(502, platform::current_tid());
-    registry.on_name_changed(502, "inside another handler");
-    spinner_tid = platform::current_tid();
-    clrscope_test_spin_outer(&stop_spinning);
-    registry.on_destroyed(502);
-    stack_t off{};
-    off.ss_flags = SS_DISABLE;
-    sigaltstack(&off, nullptr);
-  });
-  std::thread sender([&] {
-    while (spinner_tid.load() == 0 && !stop_sending.load()) std::this_thread::yield();
-    const auto tid = static_cast<pid_t>(spinner_tid.load());
-    while (!stop_sending.load(std::memory_order_relaxed)) {
-      if (tid != 0) syscall(SYS_tgkill, getpid(), tid, probe);
-      timespec gap{0, 300000};
-      nanosleep(&gap, nullptr);
-    }
-  });
-  timespec run{0, 500000000};
-  nanosleep(&run, nullptr);
-  stop_sending = true;
-  sender.join();
-  stop_spinning = true;
-  spinner.join();
-  sampler.stop(wire::kEndShutdown, 5000);
-  sigaction(probe, &previous, nullptr);
-
+  const AltStackRun run = run_on_alt_stack(on_long_probe_signal, SA_ONSTACK, 300000, 500000000);
   const platform::NestedCaptures after = platform::nested_captures();
+  ASSERT_NE(run.thread_id, 0u);
   std::printf("%llu captures inside the other handler; the least room left %llu of %zu bytes\n",
               static_cast<unsigned long long>(after.count - before.count),
-              static_cast<unsigned long long>(after.least_room), kAltStack);
+              static_cast<unsigned long long>(after.least_room), kRuntimeAltStack);
 #if !defined(__SANITIZE_THREAD__)
   // ThreadSanitizer delivers signals at its own safe points, never inside another handler.
   EXPECT_GE(after.count - before.count, 5u);
   EXPECT_GT(after.least_room, 0u);
-  EXPECT_LT(after.least_room, kAltStack);
+  EXPECT_LT(after.least_room, kRuntimeAltStack);
 #endif
-  const testing::ReadStream s = testing::read_stream(transport->bytes);
-  EXPECT_TRUE(s.ended);
+  EXPECT_TRUE(run.stream.ended);
 }
 
 }  // namespace
