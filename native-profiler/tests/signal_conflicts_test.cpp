@@ -2,9 +2,17 @@
 // the capture handler is process-wide state.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "core/platform.h"
 #include "core/sampler.h"
@@ -193,6 +201,152 @@ TEST_F(SignalConflicts, RespectsAnExplicitChoice) {
       },
       ::testing::ExitedWithCode(0), "");
 }
+
+
+// Not under ThreadSanitizer: it runs signal handlers itself, later, from its own code on the
+// thread's stack, so no stop finds the handler on the alternate stack.
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+// A detach while a thread is stopped inside the capture handler (a debugger holds it there):
+// uninstall_capture must say a handler is busy rather than let the library go, and the thread,
+// let go later, leaves the handler and runs on. A tracer process stops the sampled thread at
+// moments of its choosing until it finds it on its alternate stack, where only our handler runs.
+namespace stopped_in_handler {
+uintptr_t g_alt_lo = 0;
+uintptr_t g_alt_hi = 0;
+
+// In the forked tracer: system calls only (the process it was forked from has threads).
+int trace_until_inside(pid_t tid, int report_fd, int resume_fd) {
+  if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) return 10;
+  uintptr_t highest = 0;
+  for (int attempt = 0; attempt < 20000; ++attempt) {
+    if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) return 11;
+    for (int polls = 0;; ++polls) {
+      int status = 0;
+      const pid_t got = waitpid(tid, &status, __WALL | WNOHANG);
+      if (got == 0) {
+        // The interrupt can be consumed by a signal's stop that came first: ask again now and then.
+        if (polls > 200000) return 12;
+        if (polls % 1000 == 999 && ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) return 11;
+        timespec wait{0, 100000};
+        nanosleep(&wait, nullptr);
+        continue;
+      }
+      if (got != tid || !WIFSTOPPED(status)) return 12;
+      if ((status >> 16) == PTRACE_EVENT_STOP) break;
+      // A signal on its way to the thread (a capture request): let it through, and stop it again.
+      if (ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<uintptr_t>(WSTOPSIG(status)))) != 0) return 13;
+      if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) return 11;
+    }
+    user_regs_struct regs{};
+    if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return 14;
+    // On the alternate stack: in the handler, or stopped right where the kernel put its frame,
+    // before its first instruction (the highest stack pointer seen there). Only a stop well
+    // below that is past the handler's count of itself, in the functions it calls.
+    const bool on_alt = regs.rsp >= g_alt_lo && regs.rsp < g_alt_hi;
+    if (on_alt && regs.rsp > highest) highest = regs.rsp;
+    if (on_alt && regs.rsp + 256 < highest) {
+      char c = 'y';
+      if (write(report_fd, &c, 1) != 1) return 15;
+      if (read(resume_fd, &c, 1) != 1) return 16;
+      return ptrace(PTRACE_DETACH, tid, nullptr, nullptr) == 0 ? 0 : 17;
+    }
+    if (ptrace(PTRACE_CONT, tid, nullptr, nullptr) != 0) return 18;
+    if (on_alt) {
+      // At the handler's door: let it run a few microseconds into it before the next stop.
+      timespec t0{}, t{};
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      const long spin_ns = 1000L + (attempt % 20) * 1000L;
+      do {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+      } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < spin_ns);
+    } else {
+      timespec gap{0, static_cast<long>((attempt * 7919L) % 400000L)};
+      nanosleep(&gap, nullptr);
+    }
+  }
+  char c = 'n';
+  if (write(report_fd, &c, 1) != 1) return 19;
+  return 20;
+}
+
+// In the death test's child: the exit code says what failed.
+int run() {
+  auto* parts = new testing::SamplingParts(256);
+  set_sampling_shared(&parts->shared);
+  if (platform::install_capture() != platform::CaptureInstall::kOk) return 1;
+  parts->shared.active.store(true);
+  parts->registry.configure_cpu_timers(true, 1000000);
+  auto* transport = new testing::MemoryTransport;
+  testing::NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 1000000;
+  Sampler sampler(config, &parts->shared, &resolver, std::unique_ptr<Transport>(transport));
+  if (!sampler.start()) return 2;
+
+  constexpr size_t kAlt = 65536;
+  void* alt = mmap(nullptr, kAlt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (alt == MAP_FAILED) return 3;
+  g_alt_lo = reinterpret_cast<uintptr_t>(alt);
+  g_alt_hi = g_alt_lo + kAlt;
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> tid{0};
+  std::thread spinner([&] {
+    stack_t ss{};
+    ss.ss_sp = alt;
+    ss.ss_size = kAlt;
+    sigaltstack(&ss, nullptr);
+    parts->registry.on_created(601);
+    parts->registry.on_assigned_os_thread(601, platform::current_tid());
+    tid = static_cast<pid_t>(platform::current_tid());
+    volatile uint64_t x = 1;
+    while (!stop.load(std::memory_order_relaxed)) x = x * 6364136223846793005ull + 1;
+    parts->registry.on_destroyed(601);
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+
+  // The rest decides the exit code; the spinner is stopped and joined whatever it says.
+  auto detach_while_stopped = [&]() -> int {
+    int report[2], resume[2];
+    if (pipe(report) != 0 || pipe(resume) != 0) return 4;
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);  // where Yama asks for it
+    const pid_t tracer = fork();
+    if (tracer == 0) _exit(trace_until_inside(tid.load(), report[1], resume[0]));
+    char found = 0;
+    if (read(report[0], &found, 1) != 1 || found != 'y') {
+      int status = 0;
+      waitpid(tracer, &status, 0);
+      return WIFEXITED(status) ? 100 + WEXITSTATUS(status) : 5;
+    }
+    // What the engine's detach does once the sampler stopped asking.
+    parts->registry.disarm_all();
+    const platform::CaptureRemoval removal = platform::uninstall_capture();
+    const bool busy_while_stopped = !platform::capture_handlers_idle();
+    char go = 'g';
+    if (write(resume[1], &go, 1) != 1) return 6;
+    int status = 0;
+    if (waitpid(tracer, &status, 0) != tracer || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 7;
+    if (removal != platform::CaptureRemoval::kHandlerBusy) return 8;
+    if (!busy_while_stopped) return 9;
+    // Let go, the thread leaves the handler.
+    for (int i = 0; i < 500; ++i) {
+      if (platform::capture_handlers_idle()) return 0;
+      timespec ts{0, 10000000};
+      nanosleep(&ts, nullptr);
+    }
+    return 10;
+  };
+  const int code = detach_while_stopped();
+  stop = true;
+  spinner.join();
+  sampler.stop(wire::kEndShutdown, 5000);
+  return code;
+}
+}  // namespace stopped_in_handler
+
+TEST_F(SignalConflicts, ADetachWhileAThreadIsStoppedInsideTheHandlerSaysTheHandlerIsBusy) {
+  EXPECT_EXIT(std::_Exit(stopped_in_handler::run()), ::testing::ExitedWithCode(0), "");
+}
+#endif
 
 }  // namespace
 }  // namespace clrscope
