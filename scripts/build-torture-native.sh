@@ -4,6 +4,7 @@
 #   libtorture_helpers.so  signal dispositions and masks, fork, address-space questions
 #   libtorture_big.so      a large library to dlopen, use and dlclose
 #   libtorture_small.so    a smaller one that lands in the hole big leaves (swap_small.ld)
+#   hold-in-handler        a program that holds a thread inside clrscope's signal handler (ptrace)
 # Frame pointers on, like the code a profiler meets in the wild that it can walk.
 # Rebuilds a library only when its sources or this script are newer than it.
 set -euo pipefail
@@ -34,3 +35,11 @@ build() {
 build torture_helpers "$src/helpers.c"
 build torture_big "$src/swap_big.c"
 build torture_small "$src/swap_small.c" "$src/swap_small.ld"
+
+# A program, not a library: holds a thread of a profiled process inside clrscope's signal handler
+# (torture-held-handler.test.ts).
+hold="$out/hold-in-handler"
+if [[ ! -f "$hold" || "$src/hold_in_handler.c" -nt "$hold" || "$0" -nt "$hold" ]]; then
+  gcc -O1 -g -Wall -Wextra -Werror -o "$hold.tmp" "$src/hold_in_handler.c"
+  mv "$hold.tmp" "$hold"
+fi
