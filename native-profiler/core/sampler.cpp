@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "core/gc_frame.h"
+#include "core/injected_throw.h"
 #include "core/log.h"
 #include "core/module_history.h"
 #include "core/own_threads.h"
@@ -135,7 +137,9 @@ void Sampler::run() {
       last_slow_log_mono_ = began;
       log_line("a sampler tick began %llu ms late", static_cast<unsigned long long>((began - next) / 1000000));
     }
-    tick(began);
+    // Nothing may leave this thread as an exception: uncaught, it would end the program. A tick
+    // that fails (memory exhausted, a bug) stops sampling; the program carries on.
+    if (!guarded_tick(began)) break;
     if (quiet()) break;
     const uint64_t now = platform::mono_now_ns();
     // After a stall (machine overloaded, process stopped) restart the cadence instead of
@@ -152,7 +156,13 @@ void Sampler::run() {
     std::lock_guard<std::mutex> lock(mu_);
     reason = end_reason_;
   }
-  if (!quiet()) end_stream(reason);
+  if (!quiet()) {
+    try {
+      end_stream(reason);
+    } catch (...) {
+      log_line("the sampler failed while ending the stream; the program carries on");
+    }
+  }
   unmark_own_thread();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -166,6 +176,26 @@ bool Sampler::join() {
   if (!thread_.joinable() || thread_.get_id() == std::this_thread::get_id()) return false;
   thread_.join();
   return true;
+}
+
+bool Sampler::guarded_tick(uint64_t now) {
+  const char* why = nullptr;
+  try {
+    if (injected_throw("SamplerTick")) throw std::runtime_error("injected");
+    tick(now);
+    return true;
+  } catch (const std::bad_alloc&) {
+    why = "out of memory";
+  } catch (const std::exception& e) {
+    why = e.what();
+  } catch (...) {
+    why = "unexpected exception";
+  }
+  log_line("the sampler failed (%s); sampling stopped, the program carries on", why);
+  // Captures stop here: no timer fires and no wall request is sent any more.
+  shared_->registry->disarm_all();
+  config_.wall = false;
+  return false;
 }
 
 void Sampler::tick(uint64_t now) {

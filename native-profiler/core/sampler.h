@@ -83,6 +83,8 @@ class Sampler {
   uint64_t suspended_samples() const { return suspended_samples_; }
 
   // One iteration of the loop, exposed so tests can drive it without a thread.
+  // tick() with every exception caught and logged; false when sampling had to stop.
+  bool guarded_tick(uint64_t now);
   void tick(uint64_t now);
   void begin_stream();
   void end_stream(uint8_t reason);

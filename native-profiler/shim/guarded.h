@@ -7,7 +7,7 @@
 
 #include "clr/pal_types.h"
 #include "core/log.h"
-#include "shim/injected_throw.h"
+#include "core/injected_throw.h"
 
 namespace clrscope {
 

@@ -87,19 +87,27 @@ void MeasureController::run() {
       job = std::move(jobs_.front());
       jobs_.pop_front();
     }
-    switch (job.kind) {
-      case Job::kMeasure: measure(job.request, job.pattern); break;
-      case Job::kRevert: revert(job.request, job.measure_id); break;
-      case Job::kModule:
-        if (job.measure_id == 1) {
-          modules_.erase(job.module);  // unloading: let go of its metadata
-        } else {
-          module_loaded(job.module);
-        }
-        break;
-      case Job::kStop:
-        unmark_own_thread();
-        return;
+    if (job.kind == Job::kStop) {
+      unmark_own_thread();
+      return;
+    }
+    // An exception leaving this thread would end the program: a job that fails is logged and
+    // its waiter still released.
+    try {
+      switch (job.kind) {
+        case Job::kMeasure: measure(job.request, job.pattern); break;
+        case Job::kRevert: revert(job.request, job.measure_id); break;
+        case Job::kModule:
+          if (job.measure_id == 1) {
+            modules_.erase(job.module);  // unloading: let go of its metadata
+          } else {
+            module_loaded(job.module);
+          }
+          break;
+        case Job::kStop: break;
+      }
+    } catch (...) {
+      log_line("a measurement job failed (an exception); the program carries on");
     }
     if (job.done) {
       {

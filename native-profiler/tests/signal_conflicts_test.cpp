@@ -348,5 +348,40 @@ TEST_F(SignalConflicts, ADetachWhileAThreadIsStoppedInsideTheHandlerSaysTheHandl
 }
 #endif
 
+
+// The sampler thread's tick failing (memory exhausted, a bug; injected here) must not end the
+// process, as an exception leaving a thread would: sampling stops, the stream still ends, and the
+// threads sampled before are left without timers.
+int sampler_fails_and_the_process_lives() {
+  setenv("CLRSCOPE_INJECT_THROW", "SamplerTick", 1);
+  auto* parts = new testing::SamplingParts(64);
+  set_sampling_shared(&parts->shared);
+  if (platform::install_capture() != platform::CaptureInstall::kOk) return 1;
+  parts->shared.active.store(true);
+  parts->registry.configure_cpu_timers(true, 1000000);
+  auto* transport = new testing::MemoryTransport;
+  testing::NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 2000000;
+  Sampler sampler(config, &parts->shared, &resolver, std::unique_ptr<Transport>(transport));
+  parts->registry.on_created(701);
+  parts->registry.on_assigned_os_thread(701, platform::current_tid());
+  if (!sampler.start()) return 2;
+  timespec ts{0, 200000000};
+  nanosleep(&ts, nullptr);
+  sampler.stop(wire::kEndShutdown, 5000);
+  parts->registry.on_destroyed(701);
+  testing::ReadStream s;
+  {
+    std::lock_guard<std::mutex> lock(transport->mu);
+    s = testing::read_stream(transport->bytes);
+  }
+  return s.ended ? 0 : 3;
+}
+
+TEST_F(SignalConflicts, ASamplerThatFailsStopsSamplingAndLeavesTheProcessAlive) {
+  EXPECT_EXIT(std::_Exit(sampler_fails_and_the_process_lives()), ::testing::ExitedWithCode(0), "");
+}
+
 }  // namespace
 }  // namespace clrscope

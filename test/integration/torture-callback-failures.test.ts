@@ -1,10 +1,10 @@
-// Torture: a callback of the profiler that fails. Every callback body runs inside guarded()
+// Torture: parts of the profiler that fail. Every callback body runs inside guarded()
 // (shim/guarded.h), which must keep any exception from reaching the runtime. CLRSCOPE_INJECT_THROW
 // makes the named callbacks throw before their body runs; with nearly all of them failing, on
 // programs that make the runtime call them tens of thousands of times (exceptions, threads, GCs,
 // JIT, collectible load contexts), the program's exit code and RESULT stay those of the plain run,
 // the stream still ends cleanly, and the log names each failing callback a few times, not once per
-// call.
+// call. The sampler's own thread failing (SamplerTick) stops sampling, not the program.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -71,3 +71,17 @@ for (const c of CASES) {
     });
   });
 }
+
+describe('torture: exceptions with the sampler thread failing', () => {
+  it('the program is unchanged, the stream ends, and the log says sampling stopped', { timeout: 180000 }, async () => {
+    const plain = await runPlain('exceptions');
+    assert.equal(plain.code, EXIT_CODE, tail(plain.stderr));
+    const log = join(logs, 'sampler.log');
+    const p = await runProfiled('exceptions', [], 10, { env: plainEnv({ CLRSCOPE_INJECT_THROW: 'SamplerTick', CLRSCOPE_LOG: log }) });
+    const what = 'exceptions with a failing sampler';
+    assertUnchanged(plain, p.outcome, what);
+    assert.ok(p.stream !== undefined, `${what}: no stream arrived`);
+    assert.equal(p.stream.state, 'ended', `${what}: the stream ended ${p.stream.state}, not cleanly`);
+    assert.match(readFileSync(log, 'utf8'), /the sampler failed \(injected\); sampling stopped, the program carries on/);
+  });
+});
