@@ -245,10 +245,12 @@ int trace_until_inside(pid_t tid, int report_fd, int resume_fd) {
     const bool on_alt = regs.rsp >= g_alt_lo && regs.rsp < g_alt_hi;
     if (on_alt && regs.rsp > highest) highest = regs.rsp;
     if (on_alt && regs.rsp + 256 < highest) {
+      // The process being traced says whether the handler counts itself yet: an instrumented
+      // build's prologue may call deeper before it does ('r': go on looking).
       char c = 'y';
       if (write(report_fd, &c, 1) != 1) return 15;
       if (read(resume_fd, &c, 1) != 1) return 16;
-      return ptrace(PTRACE_DETACH, tid, nullptr, nullptr) == 0 ? 0 : 17;
+      if (c != 'r') return ptrace(PTRACE_DETACH, tid, nullptr, nullptr) == 0 ? 0 : 17;
     }
     if (ptrace(PTRACE_CONT, tid, nullptr, nullptr) != 0) return 18;
     if (on_alt) {
@@ -311,11 +313,16 @@ int run() {
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);  // where Yama asks for it
     const pid_t tracer = fork();
     if (tracer == 0) _exit(trace_until_inside(tid.load(), report[1], resume[0]));
-    char found = 0;
-    if (read(report[0], &found, 1) != 1 || found != 'y') {
-      int status = 0;
-      waitpid(tracer, &status, 0);
-      return WIFEXITED(status) ? 100 + WEXITSTATUS(status) : 5;
+    for (;;) {
+      char found = 0;
+      if (read(report[0], &found, 1) != 1 || found != 'y') {
+        int status = 0;
+        waitpid(tracer, &status, 0);
+        return WIFEXITED(status) ? 100 + WEXITSTATUS(status) : 5;
+      }
+      if (!platform::capture_handlers_idle()) break;  // held inside: the count says so
+      char retry = 'r';
+      if (write(resume[1], &retry, 1) != 1) return 6;
     }
     // What the engine's detach does once the sampler stopped asking.
     parts->registry.disarm_all();
