@@ -22,7 +22,7 @@ const FAILING = [
   'RuntimeSuspendStarted', 'RuntimeSuspendFinished', 'RuntimeSuspendAborted', 'RuntimeResumeFinished',
   'ModuleLoadFinished', 'ModuleUnloadStarted', 'ClassLoadFinished', 'AssemblyLoadFinished', 'AssemblyUnloadFinished',
   'AppDomainCreationFinished', 'AppDomainShutdownFinished', 'JITCompilationStarted', 'JITCompilationFinished',
-  'EventPipeEventDelivered',
+  'EventPipeEventDelivered', 'GetReJITParameters', 'ReJITCompilationFinished', 'ReJITError',
 ];
 
 const logs = mkdtempSync(join(tmpdir(), 'clrscope-inject-'));
