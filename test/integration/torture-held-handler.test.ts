@@ -43,11 +43,12 @@ describe('torture: a detach while a thread is held inside the signal handler', (
     }));
     const pid = child.pid ?? 0;
     let holder: ReturnType<typeof spawn> | undefined;
+    let session: Awaited<ReturnType<typeof attachProfiled>> | undefined;
     try {
       const deadline = Date.now() + 30000;
       while (!/^READY /m.test(out) && child.exitCode === null && Date.now() < deadline) await delay(50);
       assert.match(out, /^READY /m, `the program never got ready: ${err}`);
-      const session = await attachProfiled({ pid, intervalMs: 1, wall: true, cpu: true, libraryPath: PROFILER });
+      session = await attachProfiled({ pid, intervalMs: 1, wall: true, cpu: true, libraryPath: PROFILER });
       await delay(300);
 
       const hold = spawn(HOLD, [String(pid), 'steady-0'], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -81,6 +82,8 @@ describe('torture: a detach while a thread is held inside the signal handler', (
       assertUnchanged(plain, await exited, 'after a detach with a thread held in the handler');
     } finally {
       if (holder !== undefined && holder.exitCode === null) holder.kill('SIGKILL');
+      // A failed assertion must not leave the collector open: the test process would never end.
+      await session?.collector.close().catch(() => undefined);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   });

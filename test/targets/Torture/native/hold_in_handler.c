@@ -3,9 +3,10 @@
 // the thread go and exits 0. The torture suite uses it to detach while a handler cannot finish.
 //
 // The thread is stopped (ptrace) at moments of this program's choosing until it is found running
-// code of libclrscope with its stack pointer well below the highest one seen there: the handler's
-// first instructions (the highest) come before it counts itself as running, so a stop there is not
-// one the detach could see. In the plain build the handler counts itself 104 bytes below its entry
+// code of libclrscope with its stack pointer well below the highest one seen there, or at the
+// handler's door (its first instruction, the highest), from where it is stepped a few dozen
+// instructions in. The handler's first instructions come before it counts itself as running, so a
+// stop there is not one the detach could see. In the plain build the handler counts itself 104 bytes below its entry
 // (six pushes and its frame), well inside the 256 asked; an AddressSanitizer build calls deeper
 // first, so this is for the plain build. The thread named must only run clrscope's code in its
 // signal handler (a thread burning CPU in managed code does).
@@ -105,6 +106,17 @@ static int stop_thread(pid_t tid) {
   }
 }
 
+// Says so, waits for a line on stdin, and lets the thread go.
+static int hold(pid_t tid) {
+  printf("HELD %d\n", (int)tid);
+  fflush(stdout);
+  char line[64];
+  if (fgets(line, sizeof line, stdin) == NULL) {
+    // Whoever drives us went away: let the thread go all the same.
+  }
+  return ptrace(PTRACE_DETACH, tid, NULL, NULL) == 0 ? 0 : 15;
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: hold-in-handler PID THREAD-NAME\n");
@@ -125,25 +137,46 @@ int main(int argc, char** argv) {
     fprintf(stderr, "hold-in-handler: cannot trace thread %d: %s\n", (int)tid, strerror(errno));
     return 3;
   }
-  uintptr_t highest = 0;
+  uintptr_t highest = 0, lowest = UINTPTR_MAX, last_pc = 0;
+  int in_library_stops = 0, at_highest = 0;
   for (int attempt = 0; attempt < 50000; ++attempt) {
     const int stopped = stop_thread(tid);
     if (stopped != 0) return stopped;
     struct user_regs_struct regs;
     if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) != 0) return 14;
     const int ours = in_library(regs.rip);
-    if (ours && regs.rsp > highest) highest = regs.rsp;
-    if (ours && regs.rsp + 256 < highest && highest - regs.rsp < 65536) {
-      printf("HELD %d\n", (int)tid);
-      fflush(stdout);
-      char line[64];
-      if (fgets(line, sizeof line, stdin) == NULL) {
-        // Whoever drives us went away: let the thread go all the same.
-      }
-      return ptrace(PTRACE_DETACH, tid, NULL, NULL) == 0 ? 0 : 15;
+    if (ours && regs.rsp > highest) {
+      highest = regs.rsp;
+      at_highest = 0;
     }
-    if (ptrace(PTRACE_CONT, tid, NULL, NULL) != 0) return 16;
-    // In the library: let it run a few microseconds further in; elsewhere, wait a varying while.
+    if (ours && regs.rsp == highest) ++at_highest;
+    if (ours && regs.rsp < lowest) lowest = regs.rsp;
+    in_library_stops += ours;
+    if (ours) last_pc = regs.rip - lo_of[0];
+    if (ours && regs.rsp + 256 < highest && highest - regs.rsp < 65536) return hold(tid);
+    int pending = 0;  // a signal whose stop came while stepping: delivered when the thread goes on
+    if (ours && regs.rsp == highest && at_highest >= 2) {
+      // At the handler's door (its first instruction, where every delivery puts it, so seen more
+      // than once with the same stack pointer; a stop deeper in varies): step it
+      // a few dozen instructions in, past its count of itself (the 11th instruction in the plain
+      // build), and hold it there if it is still in the library. Resuming it for a few
+      // microseconds instead found it back at the door every time in some runs.
+      const int steps = 40 + attempt % 40;
+      int stepped = 0;
+      for (; stepped < steps; ++stepped) {
+        if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL) != 0) return 17;
+        int status = 0;
+        if (waitpid(tid, &status, __WALL) != tid || !WIFSTOPPED(status)) return 18;
+        if (WSTOPSIG(status) != SIGTRAP) {
+          pending = WSTOPSIG(status);  // give up this try; the signal is not lost
+          break;
+        }
+      }
+      if (stepped == steps && ptrace(PTRACE_GETREGS, tid, NULL, &regs) == 0 && in_library(regs.rip) && regs.rsp < highest) {
+        return hold(tid);
+      }
+    }
+    if (ptrace(PTRACE_CONT, tid, NULL, (void*)(uintptr_t)pending) != 0) return 16;
     if (ours) spin_ns(1000L + (attempt % 20) * 1000L);
     else {
       struct timespec gap = {0, (attempt * 7919L) % 400000L};
@@ -151,6 +184,7 @@ int main(int argc, char** argv) {
     }
   }
   ptrace(PTRACE_DETACH, tid, NULL, NULL);
-  printf("NOT FOUND\n");
+  printf("NOT FOUND: %d of 50000 stops in libclrscope (the last at %#lx past its first code mapping), stack pointers %#lx to %#lx\n",
+         in_library_stops, (unsigned long)last_pc, (unsigned long)(lowest == UINTPTR_MAX ? 0 : lowest), (unsigned long)highest);
   return 2;
 }
