@@ -102,9 +102,9 @@ int capture_signal_number();
 // True when no capture handler is running at this moment (a handler that started earlier has
 // returned), so memory retired before the call can be freed. Sampler thread.
 bool capture_handlers_idle();
-// Captures that reached a thread already running a signal handler on its alternate stack (the
-// runtime's GC-suspension handler waits there while a collection runs), and the least room that
-// stack had left below the interrupted code at such a moment (0 when none did). Windows suspends
+// Captures that reached a thread already running a signal handler on its alternate stack
+// (another library's, or the runtime's own), and the least room that stack had left below the
+// interrupted code at such a moment (0 when none did). Windows suspends
 // threads instead: none there.
 struct NestedCaptures {
   uint64_t count;
