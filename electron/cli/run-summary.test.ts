@@ -81,3 +81,16 @@ test('a recording whose profiler lost its signal says when sampling stopped, and
   const again = recordingFromStream([saveRecording(rec)]);
   assert.equal(again.stats?.signalLostMono, 3_500_000_000);
 });
+
+test('the summary says how much CPU came without a fresh stack, and says nothing when none did', () => {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: 7, flags: 3, mono: 0, unixNs: 0n, intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'p' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 0, mono: 0, name: 'masked-native-0' })
+    .function({ functionId: 1, kind: 1, name: 'spin', module: 'libwork.so', file: '' })
+    .function({ functionId: 2, kind: 2, name: '[CPU without a stack: signal blocked]', module: '', file: '' });
+  enc.sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 3e6, wallNs: 0, frames: [1] });
+  enc.sample({ mono: 2, threadId: 1, flags: 1, cpuNs: 1.5e9, wallNs: 0, frames: [2, 1] });
+  const text = formatSummary(recordingFromStream([enc.end({ mono: 3, reason: 0 }).bytes()]));
+  assert.match(text, /^clrscope: 1\.50 s of CPU came without a fresh stack \(threads that blocked clrscope's signal, or captures lost\)/m);
+  assert.doesNotMatch(formatSummary(recording(3, 0, 0)), /without a fresh stack/);
+});

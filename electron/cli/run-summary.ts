@@ -6,6 +6,7 @@ import type { StackThreadSums } from '../../structs/profile/aggregate.js';
 import { eventMetricsPresent, totalsByLabel, type EventMetric } from '../../structs/profile/event-metrics.js';
 import { exceptionTable, type ExceptionRow } from '../../structs/profile/event-tables.js';
 import { summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
+import { stacklessCpuNs, STACKLESS_CPU_PREFIX } from '../../structs/profile/stackless-cpu.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
 import { count, counted } from '../../structs/text/count.js';
 
@@ -87,6 +88,11 @@ export function signalLostLine(afterNs: number): string {
   return `clrscope: CPU and wall sampling stopped ${seconds(Math.max(0, afterNs))} in: a library in the program took over clrscope's signal (SIGURG, or CLRSCOPE_SIGNAL's); events, GC pauses and counters were still recorded. Start the program with CLRSCOPE_SIGNAL set to a free real-time signal (e.g. 42) to sample it.`;
 }
 
+/** What a recording with CPU no capture brought in says about it. */
+export function stacklessCpuLine(ns: number): string {
+  return `clrscope: ${seconds(ns)} of CPU came without a fresh stack (threads that blocked clrscope's signal, or captures lost): it is charged to each thread's last stack under a "${STACKLESS_CPU_PREFIX}: …]" frame.`;
+}
+
 /**
  * `stoppedHere`: the recording was ended by clrscope (duration, Ctrl-C, detach), so a missing END
  * is expected. `summed`: the samples summed per stack and thread, when `rec` keeps none.
@@ -102,6 +108,8 @@ export function formatSummary(rec: Recording, stoppedHere = false, summed?: Stac
   lines.push(`clrscope: recorded ${who}${runtime}: ${counted(c.samples, 'sample')} (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
   const lost = rec.stats?.signalLostMono;
   if (lost !== undefined) lines.push(signalLostLine(lost - (meta?.startMono ?? lost)));
+  const stackless = stacklessCpuNs(rec, summed?.byStack('cpu', rec.stackCount));
+  if (stackless > 0) lines.push(stacklessCpuLine(stackless));
   if (rec.cut && !stoppedHere) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
   if (meta?.approximateCpu === true) lines.push(APPROXIMATE_CPU_LINE);
   lines.push(...table(rec, 'cpu', 'Top methods by CPU time', summed));

@@ -21,6 +21,11 @@ export function StatusBar(): ReactElement {
       <span>{summary.threads.length} threads</span>
       <span>{summary.pauses.length} pauses</span>
       {summary.droppedSamples > 0 && <span className="warn">{formatCount(summary.droppedSamples)} dropped</span>}
+      {summary.stacklessCpuMs > 0 && (
+        <span className="warn" data-testid="status-stackless-cpu" title="Threads that blocked clrscope's signal (or whose captures were lost) used this CPU: it is charged to each thread's last stack under a [CPU without a stack: …] frame.">
+          {formatMs(summary.stacklessCpuMs)} CPU without a fresh stack
+        </span>
+      )}
       {summary.signalLostMs !== null && (
         <span className="warn" data-testid="status-signal-lost" title="A library in the program took over clrscope's signal (SIGURG, or CLRSCOPE_SIGNAL's): CPU and wall sampling stopped; events, GC pauses and counters go on. Start the program with CLRSCOPE_SIGNAL set to a free real-time signal (e.g. 42) to sample it.">
           sampling stopped at {formatMs(summary.signalLostMs)}: signal taken over

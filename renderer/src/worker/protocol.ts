@@ -107,6 +107,8 @@ export interface RecordingSummary {
   keepMinutes: number | null;
   /** Where the kept part begins (ms after HELLO) once older data was let go; null while everything is held. */
   keptFromMs: number | null;
+  /** CPU that came without a fresh stack (threads that blocked clrscope's signal, lost captures), in ms. */
+  stacklessCpuMs: number;
   /** When the profiler stopped CPU and wall sampling because a library took its signal over (ms after HELLO); null while it samples. */
   signalLostMs: number | null;
   ended: boolean;

@@ -30,7 +30,7 @@ function stream(): { first: Uint8Array; second: Uint8Array } {
 test('before HELLO: nothing known', () => {
   const s = new SummaryTracker(new Recording()).summarize(null);
   assert.deepEqual(s, {
-    pid: null, runtimeVersion: null, intervalNs: 0, durationMs: 0, sampleCount: 0, droppedSamples: 0, threads: [], processes: [], pauses: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, signalLostMs: null, ended: false, error: null,
+    pid: null, runtimeVersion: null, intervalNs: 0, durationMs: 0, sampleCount: 0, droppedSamples: 0, stacklessCpuMs: 0, threads: [], processes: [], pauses: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, signalLostMs: null, ended: false, error: null,
   });
 });
 
@@ -77,4 +77,24 @@ test('the summary says when the profiler stopped sampling because its signal was
   enc.stats({ mono: START + 9e6, samples: 0, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0, signalLostMono: START + 7.5e6 });
   decoder.push(enc.takeBytes(true));
   assert.equal(tracker.summarize(null).signalLostMs, 7.5);
+});
+
+test('CPU that came without a fresh stack is summed from the samples under the profiler\'s "[CPU without a stack: …]" leaf', () => {
+  const rec = new Recording();
+  const decoder = new WireDecoder(rec);
+  const tracker = new SummaryTracker(rec);
+  const enc = new WireEncoder().preamble().hello({
+    pid: 77, flags: 3, mono: START, unixNs: 1n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.12', profilerVersion: 't',
+  });
+  enc.function({ functionId: 1, kind: 0, name: 'Spin', module: 'A.dll', file: '' });
+  enc.function({ functionId: 2, kind: 2, name: '[CPU without a stack: signal blocked]', module: '', file: '' });
+  enc.thread({ threadId: 1, osTid: 101, clrThreadId: 0, mono: START, name: 'masked-native-0' });
+  enc.sample({ mono: START + 1e6, threadId: 1, flags: 1, cpuNs: 2e6, wallNs: 0, frames: [1] });
+  enc.sample({ mono: START + 2e6, threadId: 1, flags: 1, cpuNs: 250e6, wallNs: 0, frames: [2, 1] });
+  decoder.push(enc.takeBytes(true));
+  assert.equal(tracker.summarize(null).stacklessCpuMs, 250);
+  const more = enc;
+  more.sample({ mono: START + 3e6, threadId: 1, flags: 1, cpuNs: 100e6, wallNs: 0, frames: [2, 1] });
+  decoder.push(more.takeBytes(true));
+  assert.equal(tracker.summarize(null).stacklessCpuMs, 350);
 });

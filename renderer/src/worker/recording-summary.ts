@@ -6,6 +6,7 @@ import { processPrefix } from '../../../structs/profile/merge-processes.js';
 import { pauseEntries } from '../../../structs/profile/pause-summary.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { EVENT_METRICS, type EventMetric } from '../../../structs/profile/event-metrics.js';
+import { isStacklessCpuStack } from '../../../structs/profile/stackless-cpu.js';
 import type { RecordingSummary, ThreadSummary } from './protocol.js';
 
 const NS_PER_MS = 1e6;
@@ -21,6 +22,9 @@ export class SummaryTracker {
   private cpu = new Float64Array(64);
   private wall = new Float64Array(64);
   private readonly sparse = new Map<number, { cpuNs: number; wallNs: number }>();
+  // CPU that came without a fresh stack (structs/profile/stackless-cpu.ts), and which stacks are such.
+  private stacklessCpuNs = 0;
+  private readonly stacklessStacks = new Map<number, boolean>();
 
   private readonly keepMinutes: number | null;
 
@@ -47,6 +51,7 @@ export class SummaryTracker {
       durationMs: meta === undefined ? 0 : Math.max(0, this.latestMono() - meta.startMono) / NS_PER_MS,
       sampleCount: rec.sampleCount,
       droppedSamples: dropped,
+      stacklessCpuMs: this.stacklessCpuNs / NS_PER_MS,
       threads,
       processes: rec.processes().map((p) => ({ pid: p.pid, name: p.name, label: processPrefix(p) })),
       pauses: meta === undefined ? [] : pauseEntries(rec.suspensions(), meta.startMono),
@@ -86,7 +91,7 @@ export class SummaryTracker {
       columns = this.rec.sampleColumns();
       base = 0;
     }
-    const { mono, threadId, cpuNs, wallNs } = columns;
+    const { mono, threadId, stackId, cpuNs, wallNs } = columns;
     // Threads only ever get added: the list is looked at again only when there are more.
     if (this.rec.threadCount !== this.threadsSeen) {
       for (const t of this.rec.threads()) {
@@ -106,6 +111,14 @@ export class SummaryTracker {
         this.addSparse(id, cpuNs[i], wallNs[i]);
       }
       if (mono[i] > latest) latest = mono[i];
+      if (cpuNs[i] > 0) {
+        let stackless = this.stacklessStacks.get(stackId[i]);
+        if (stackless === undefined) {
+          stackless = isStacklessCpuStack(this.rec, stackId[i]);
+          this.stacklessStacks.set(stackId[i], stackless);
+        }
+        if (stackless) this.stacklessCpuNs += cpuNs[i];
+      }
     }
     this.latestSampleMono = latest;
     this.counted = base + mono.length;
