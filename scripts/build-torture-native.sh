@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the torture program's native libraries (test/targets/Torture/native/*.c) with gcc into
 # test/targets/Torture/bin/native/, where the program looks for them:
-#   libtorture_helpers.so  signal dispositions and masks, fork, address-space questions
+#   libtorture_helpers.so  signal dispositions and masks, fork, address-space questions, a daemon's
+#                          close-all and its own socket pairs
 #   libtorture_big.so      a large library to dlopen, use and dlclose
 #   libtorture_small.so    a smaller one that lands in the hole big leaves (swap_small.ld)
 #   hold-in-handler        a program that holds a thread inside clrscope's signal handler (ptrace)
@@ -32,7 +33,7 @@ build() {
   mv "$target.tmp" "$target"
 }
 
-build torture_helpers "$src/helpers.c" "$src/masked_threads.c"
+build torture_helpers "$src/helpers.c" "$src/masked_threads.c" "$src/descriptors.c"
 build torture_big "$src/swap_big.c"
 build torture_small "$src/swap_small.c" "$src/swap_small.ld"
 

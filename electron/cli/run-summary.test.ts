@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { WireEncoder } from '../../structs/wire/encoder.js';
+import { DescriptorLoss, EndReason } from '../../structs/wire/records.js';
 import { WireDecoder } from '../../structs/wire/decoder.js';
 import { Recording } from '../../structs/profile/recording.js';
 import { StackThreadSums } from '../../structs/profile/aggregate.js';
@@ -93,4 +94,21 @@ test('the summary says how much CPU came without a fresh stack, and says nothing
   const text = formatSummary(recordingFromStream([enc.end({ mono: 3, reason: 0 }).bytes()]));
   assert.match(text, /^clrscope: 1\.50 s of CPU came without a fresh stack \(threads that blocked clrscope's signal, or captures lost\)/m);
   assert.doesNotMatch(formatSummary(recording(3, 0, 0)), /without a fresh stack/);
+});
+
+test('a recording whose connection the program took says so with the descriptor, and a saved copy keeps it', () => {
+  const enc = new WireEncoder().preamble(2)
+    .hello({ pid: 7, flags: 3, mono: 1_000_000_000, unixNs: 0n, intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'p' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 1_000_000_000, name: 'a' })
+    .function({ functionId: 1, kind: 0, name: 'App.Main', module: 'App.dll', file: '' })
+    .sample({ mono: 1_100_000_000, threadId: 1, flags: 1, cpuNs: 1000, wallNs: 0, frames: [1] });
+  const rec = recordingFromStream([enc.end({ mono: 2_000_000_000, reason: EndReason.ConnectionLost, descriptor: 803, descriptorLoss: DescriptorLoss.Closed }).bytes()]);
+  assert.match(formatSummary(rec), /^clrscope: the program closed clrscope's connection \(descriptor 803\): the recording ends there/m);
+  assert.doesNotMatch(formatSummary(recording(1, 0, 0)), /closed clrscope's connection/);
+  const again = recordingFromStream([saveRecording(rec)]);
+  assert.deepEqual(again.end, { mono: 2_000_000_000, reason: EndReason.ConnectionLost, descriptor: 803, descriptorLoss: DescriptorLoss.Closed });
+  const reused = recordingFromStream([new WireEncoder().preamble(2)
+    .hello({ pid: 7, flags: 3, mono: 1, unixNs: 0n, intervalNs: 1, wallThreadsPerTick: 0, runtimeVersion: '', profilerVersion: 'p' })
+    .end({ mono: 2, reason: EndReason.ConnectionLost, descriptor: 5, descriptorLoss: DescriptorLoss.Replaced }).bytes()]);
+  assert.match(formatSummary(reused), /closed clrscope's connection \(descriptor 5\) and reused its number/);
 });

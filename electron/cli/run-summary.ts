@@ -8,6 +8,7 @@ import { exceptionTable, type ExceptionRow } from '../../structs/profile/event-t
 import { summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
 import { stacklessCpuNs, STACKLESS_CPU_PREFIX } from '../../structs/profile/stackless-cpu.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
+import { connectionLostSentence } from '../../structs/profile/stream-end.js';
 import { count, counted } from '../../structs/text/count.js';
 
 /** The one line that says a recording's CPU values are estimates (HELLO flag ApproximateCpu). */
@@ -111,6 +112,8 @@ export function formatSummary(rec: Recording, stoppedHere = false, summed?: Stac
   const stackless = stacklessCpuNs(rec, summed?.byStack('cpu', rec.stackCount));
   if (stackless > 0) lines.push(stacklessCpuLine(stackless));
   if (rec.cut && !stoppedHere) lines.push('clrscope: the stream ended without its END record (the process died or the connection broke); everything received is kept.');
+  const lostConnection = connectionLostSentence(rec.end);
+  if (lostConnection !== undefined) lines.push(`clrscope: ${lostConnection.charAt(0).toLowerCase()}${lostConnection.slice(1)}`);
   if (meta?.approximateCpu === true) lines.push(APPROXIMATE_CPU_LINE);
   lines.push(...table(rec, 'cpu', 'Top methods by CPU time', summed));
   if (meta === undefined || (meta.flags & HelloFlags.Wall) !== 0) lines.push(...table(rec, 'wall', 'Top methods by wall time', summed));

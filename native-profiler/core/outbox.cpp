@@ -19,7 +19,9 @@ bool Outbox::flush() {
     const Transport::Status st = transport_->send(buf_.data() + head_, buf_.size() - head_, &sent);
     head_ += sent;
     sent_total_ += sent;
-    if (st == Transport::Status::kBroken) {
+    // A lost connection (its descriptor is the program's now) is as over as a broken one; the
+    // sampler asks the transport which it was.
+    if (st == Transport::Status::kBroken || st == Transport::Status::kLost) {
       broken_ = true;
       return false;
     }

@@ -76,18 +76,23 @@ bool Sampler::start() {
   return true;
 }
 
-void Sampler::begin_stream() {
-  writer_.preamble();
+HelloRecord Sampler::hello_record(uint64_t mono) const {
   HelloRecord h;
   h.pid = platform::process_id();
   h.flags = (config_.cpu ? wire::kHelloCpu : 0u) | (config_.wall ? wire::kHelloWall : 0u) |
             (config_.attached ? wire::kHelloAttached : 0u) | (async_ != nullptr ? wire::kHelloAsync : 0u);
-  h.mono = platform::mono_now_ns();
+  h.mono = mono;
   h.unix_ns = platform::unix_now_ns();
   h.interval_ns = static_cast<uint32_t>(config_.interval_ns);
   h.wall_threads_per_tick = config_.wall_threads_per_tick;
   h.runtime_version = config_.runtime_version;
   h.profiler_version = config_.profiler_version;
+  return h;
+}
+
+void Sampler::begin_stream() {
+  writer_.preamble();
+  const HelloRecord h = hello_record(platform::mono_now_ns());
   writer_.hello(h);
   if (tick_hook_ != nullptr) tick_hook_->on_begin(&writer_, transport_.get());
   elided_id_ = symbols_.synthetic("[frames elided]");
@@ -201,7 +206,14 @@ bool Sampler::guarded_tick(uint64_t now) {
 void Sampler::tick(uint64_t now) {
   if (quiet()) return;
   if (tick_hook_ != nullptr) tick_hook_->on_tick(now, transport_.get(), &writer_, &outbox_);
-  if (transport_->peer_finished()) {
+  const bool peer_done = transport_->peer_finished();
+  // The program closed the stream's descriptor (or put a file of its own at its number): nothing
+  // more goes out on it.
+  if (transport_->loss().how != 0) {
+    go_quiet();
+    return;
+  }
+  if (peer_done) {
     finish_on_request();
     return;
   }
@@ -266,6 +278,7 @@ void Sampler::end_stream(uint8_t reason) {
   if (tick_hook_ != nullptr) tick_hook_->on_end(now, &writer_);
   writer_.end(now, reason);
   outbox_.drain(2000);
+  if (transport_->loss().how != 0) report_lost_connection();
   // The profiler's own cost, for scripts/bench: time in the handler and the sampler thread's CPU
   // (this runs on the sampler thread when the stream ends normally).
   const uint64_t captures = shared_->captures.load(std::memory_order_relaxed);
@@ -325,8 +338,12 @@ void Sampler::finish_on_request() {
 }
 
 void Sampler::go_quiet() {
-  log_line("the workstation stopped reading (%s); sampling stopped, the program carries on",
-           outbox_.broken() ? "connection closed" : "send buffer full");
+  if (transport_->loss().how != 0) {
+    report_lost_connection();
+  } else {
+    log_line("the workstation stopped reading (%s); sampling stopped, the program carries on",
+             outbox_.broken() ? "connection closed" : "send buffer full");
+  }
   quiet_.store(true, std::memory_order_relaxed);
   shared_->active.store(false, std::memory_order_release);
   shared_->registry->disarm_all();
@@ -889,6 +906,11 @@ void Sampler::emit_suspensions() {
 }
 
 void Sampler::emit_stats(uint64_t now) {
+  writer_.stats(stats_record(now));
+  last_stats_mono_ = now;
+}
+
+StatsRecord Sampler::stats_record(uint64_t now) const {
   StatsRecord st;
   st.mono = now;
   st.samples = samples_sent_;
@@ -897,8 +919,7 @@ void Sampler::emit_stats(uint64_t now) {
   st.dropped_watchdog = shared_->dropped_watchdog.load(std::memory_order_relaxed);
   st.dropped_other = shared_->dropped_other.load(std::memory_order_relaxed);
   st.signal_lost_mono = handler_lost_mono_;
-  writer_.stats(st);
-  last_stats_mono_ = now;
+  return st;
 }
 
 }  // namespace clrscope

@@ -184,6 +184,11 @@ class Sampler {
   uint32_t type_label(uint64_t type_id);
   void emit_suspensions();
   void emit_stats(uint64_t now);
+  StatsRecord stats_record(uint64_t now) const;
+  HelloRecord hello_record(uint64_t mono) const;
+  // The stream's descriptor was taken by the program: tells the reader why on a new connection
+  // (sampler_lost.cpp), once.
+  void report_lost_connection();
   bool reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, ThreadState& t, uint64_t now);
   // CPU that threads used without a capture bringing it in (sampler_unanswered.cpp); `all`: every
   // thread now, not a share per tick.
@@ -281,6 +286,7 @@ class Sampler {
   uint64_t samples_sent_ = 0;
   uint64_t dropped_buffer_full_ = 0;
   bool handler_lost_ = false;
+  bool lost_reported_ = false;
   uint64_t handler_lost_mono_ = 0;  // when it was found lost (STATS says so)
   bool wait_state_known_ = true;  // the OS tells a thread's waiting state (else no idle reuse)
 

@@ -7,9 +7,18 @@
 
 namespace clrscope {
 
+// How a transport's connection stopped being clrscope's (core/own_descriptor.h): the program
+// closed its descriptor (kClosed) or something else took its number (kReplaced).
+struct TransportLoss {
+  int descriptor = -1;
+  uint8_t how = 0;  // 0: not lost; DescriptorState otherwise
+};
+
 class Transport {
  public:
-  enum class Status { kSent, kWouldBlock, kBroken };
+  // kLost: the connection's descriptor is no longer clrscope's; nothing more was sent (*sent
+  // counts what went before it was found), and nothing is sent or read on it from then on.
+  enum class Status { kSent, kWouldBlock, kBroken, kLost };
   virtual ~Transport() = default;
   // Sends up to `size` bytes without blocking; *sent says how many went.
   virtual Status send(const uint8_t* data, size_t size, size_t* sent) = 0;
@@ -23,7 +32,7 @@ class Transport {
   virtual void finish() {}
   // The reader may also send control commands (structs/wire/PROTOCOL.md, "Control commands"):
   // reads what has arrived without blocking. kClosed once the reader shut its sending side.
-  enum class Received { kData, kNone, kClosed };
+  enum class Received { kData, kNone, kClosed, kLost };
   // Whether receive() reads anything at all on this kind of connection.
   virtual bool receives() const { return false; }
   virtual Received receive(uint8_t* buffer, size_t size, size_t* got) {
@@ -32,6 +41,11 @@ class Transport {
     *got = 0;
     return Received::kNone;
   }
+  // Set once the connection was found to be no longer clrscope's (Status::kLost).
+  virtual TransportLoss loss() const { return TransportLoss{}; }
+  // A new connection to the same reader (its secret sent first), to tell it why the first one
+  // ended when that one was lost; nullptr when there is none.
+  virtual std::unique_ptr<Transport> reconnect() { return nullptr; }
 };
 
 // Connects to the workstation at `endpoint` (CLRSCOPE_SOCKET); nullptr when nobody listens there.

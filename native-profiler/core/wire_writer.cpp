@@ -337,10 +337,14 @@ void WireWriter::suspension(const SuspensionRecord& r) {
   finish(s);
 }
 
-void WireWriter::end(uint64_t mono, uint8_t reason) {
+void WireWriter::end(uint64_t mono, uint8_t reason, int32_t descriptor, uint8_t how) {
   const size_t s = begin(wire::kEnd);
   u64(mono);
   u8(reason);
+  if (descriptor >= 0) {
+    u32(static_cast<uint32_t>(descriptor));
+    u8(how);
+  }
   finish(s);
 }
 

@@ -50,13 +50,17 @@ enum RecordType : uint8_t {
   kEnd = 0x7F,
 };
 
-// kHelloAsync: async tracking is on (TASK and TASK_SAMPLES records may follow).
-enum HelloFlags : uint32_t { kHelloCpu = 1, kHelloWall = 2, kHelloAttached = 4, kHelloAsync = 16 };
+// kHelloAsync: async tracking is on (TASK and TASK_SAMPLES records may follow). kHelloAfterLoss:
+// this connection only says why the process's earlier stream ended (its descriptor was taken by
+// the program): STATS and END follow, for the reader to add to that stream.
+enum HelloFlags : uint32_t { kHelloCpu = 1, kHelloWall = 2, kHelloAttached = 4, kHelloAsync = 16, kHelloAfterLoss = 32 };
 // Sample flags as the sampler builds them; on the wire v2 the first two stay with the sample
 // and the last two go with its STACK (they describe the walk, which the stack records).
 enum SampleFlags : uint8_t { kSampleCpu = 1, kSampleWall = 2, kSampleIncomplete = 4, kSampleElided = 8 };
 enum FunctionKind : uint8_t { kManaged = 0, kNative = 1, kSynthetic = 2 };
-enum EndReason : uint8_t { kEndShutdown = 0, kEndDetach = 1, kEndStopped = 2, kEndRequested = 3 };
+// kEndConnectionLost: the program closed the stream's descriptor (or reused its number); its END
+// carries the descriptor and how (PROTOCOL.md, END).
+enum EndReason : uint8_t { kEndShutdown = 0, kEndDetach = 1, kEndStopped = 2, kEndRequested = 3, kEndConnectionLost = 4 };
 enum ModuleKind : uint8_t { kModuleManaged = 0, kModuleNative = 1 };
 enum OffsetKind : uint8_t { kOffsetNone = 0, kOffsetIL = 1, kOffsetNative = 2 };
 // kEventLive: one group of sampled objects alive after a GC (the live heap), sent in snapshots
@@ -162,7 +166,9 @@ class WireWriter {
   void event(const EventRecord& e, const uint32_t* frames, uint16_t frame_count, bool has_stack);
   void stats(const StatsRecord& s);
   void suspension(const SuspensionRecord& s);
-  void end(uint64_t mono, uint8_t reason);
+  // With a `descriptor` (>= 0), the lost connection's number and how it was lost (1 closed,
+  // 2 replaced) are appended.
+  void end(uint64_t mono, uint8_t reason, int32_t descriptor = -1, uint8_t how = 0);
   // A record of any type with an opaque body (tests; future record types).
   void raw(uint8_t type, const uint8_t* body, size_t size);
   // Forgets every stack (STACK_RESET); the table does this itself when it is full.

@@ -1,6 +1,7 @@
 // The stream's socket on Linux: a Unix domain socket, or loopback TCP (core/transport.h);
 // non-blocking, close-on-exec (children of the target must not inherit it), no SIGPIPE when the
-// workstation goes away.
+// workstation goes away, kept at a high number and used only while that number still names it
+// (core/own_descriptor.h).
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -11,7 +12,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <utility>
 
+#include "core/own_descriptor.h"
 #include "core/profiler_config.h"
 #include "core/transport.h"
 
@@ -20,13 +24,19 @@ namespace {
 
 class SocketTransport final : public Transport {
  public:
-  explicit SocketTransport(int fd) : fd_(fd) {}
-  ~SocketTransport() override { close(fd_); }
+  SocketTransport(int fd, std::string endpoint, const uint8_t* secret) : fd_(fd), endpoint_(std::move(endpoint)) {
+    if (secret != nullptr) std::memcpy(secret_, secret, sizeof secret_);
+    has_secret_ = secret != nullptr;
+  }
+  ~SocketTransport() override { fd_.close(); }
 
+  // Every call on the socket is preceded by a check that its number still names it
+  // (core/own_descriptor.h): the program may have closed it and reused the number.
   Status send(const uint8_t* data, size_t size, size_t* sent) override {
     *sent = 0;
     while (*sent < size) {
-      const ssize_t n = ::send(fd_, data + *sent, size - *sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (!mine()) return Status::kLost;
+      const ssize_t n = ::send(fd_.fd(), data + *sent, size - *sent, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0) {
         *sent += static_cast<size_t>(n);
         continue;
@@ -39,17 +49,21 @@ class SocketTransport final : public Transport {
   }
 
   bool wait_writable(int timeout_ms) override {
-    pollfd p{fd_, POLLOUT, 0};
+    if (!mine()) return false;
+    pollfd p{fd_.fd(), POLLOUT, 0};
     return poll(&p, 1, timeout_ms) > 0 && (p.revents & POLLOUT);
   }
 
-  void finish() override { shutdown(fd_, SHUT_WR); }
+  void finish() override {
+    if (mine()) shutdown(fd_.fd(), SHUT_WR);
+  }
 
   bool peer_finished() override {
+    if (!mine()) return false;
     // A zero-byte read is the reader's shutdown(SHUT_WR); command bytes it sent are taken by
     // receive() first, so a pending command never hides the shutdown for long.
     uint8_t b = 0;
-    const ssize_t n = ::recv(fd_, &b, 1, MSG_DONTWAIT | MSG_PEEK);
+    const ssize_t n = ::recv(fd_.fd(), &b, 1, MSG_DONTWAIT | MSG_PEEK);
     return n == 0;
   }
 
@@ -58,7 +72,8 @@ class SocketTransport final : public Transport {
   Received receive(uint8_t* buffer, size_t size, size_t* got) override {
     *got = 0;
     for (;;) {
-      const ssize_t n = ::recv(fd_, buffer, size, MSG_DONTWAIT);
+      if (!mine()) return Received::kLost;
+      const ssize_t n = ::recv(fd_.fd(), buffer, size, MSG_DONTWAIT);
       if (n > 0) {
         *got = static_cast<size_t>(n);
         return Received::kData;
@@ -70,8 +85,27 @@ class SocketTransport final : public Transport {
     }
   }
 
+  TransportLoss loss() const override { return loss_; }
+
+  std::unique_ptr<Transport> reconnect() override {
+    return connect_transport(endpoint_, has_secret_ ? secret_ : nullptr);
+  }
+
  private:
-  int fd_;
+  bool mine() {
+    if (fd_.owned()) return true;
+    if (loss_.how == 0) {
+      loss_.descriptor = fd_.fd();
+      loss_.how = static_cast<uint8_t>(fd_.state());
+    }
+    return false;
+  }
+
+  OwnDescriptor fd_;
+  std::string endpoint_;
+  uint8_t secret_[kSecretBytes] = {};
+  bool has_secret_ = false;
+  TransportLoss loss_;
 };
 
 // Writes all of `size` bytes on a still-blocking socket; false on any failure or short write.
@@ -92,7 +126,7 @@ int connect_unix(const std::string& path) {
   addr.sun_family = AF_UNIX;
   if (path.empty() || path.size() >= sizeof addr.sun_path) return -1;
   std::memcpy(addr.sun_path, path.data(), path.size());
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int fd = platform::move_descriptor_high(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd < 0) return -1;
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     close(fd);
@@ -108,7 +142,7 @@ int connect_tcp(const TcpEndpoint& endpoint, const uint8_t* secret) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(endpoint.port);
   std::memcpy(&addr.sin_addr, endpoint.address, sizeof endpoint.address);
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int fd = platform::move_descriptor_high(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd < 0) return -1;
   // The sampler sends one batch per tick; Nagle's wait would only add latency to the last one.
   const int one = 1;
@@ -135,7 +169,7 @@ std::unique_ptr<Transport> connect_transport(const std::string& endpoint, const 
   const int sndbuf = 1 << 20;
   setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  return std::unique_ptr<Transport>(new SocketTransport(fd));
+  return std::unique_ptr<Transport>(new SocketTransport(fd, endpoint, secret));
 }
 
 }  // namespace clrscope

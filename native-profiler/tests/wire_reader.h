@@ -92,6 +92,8 @@ struct ReadStream {
   uint32_t samples_records = 0;
   bool ended = false;
   uint8_t end_reason = 0xFF;
+  int32_t end_descriptor = -1;  // END's appended fields (a lost connection), -1/0 when absent
+  uint8_t end_how = 0;
 
   // The function a stack entry names (v1: function ids; v2: frame ids).
   const ReadFunction* function_of(uint32_t entry) const {
@@ -485,6 +487,11 @@ inline ReadStream read_stream(const Bytes& bytes) {
       case 0x7F:
         c.get<uint64_t>();
         out.end_reason = c.get<uint8_t>();
+        // Appended when the connection was lost: its descriptor and how.
+        if (c.at() + 5 <= start + length) {
+          out.end_descriptor = static_cast<int32_t>(c.get<uint32_t>());
+          out.end_how = c.get<uint8_t>();
+        }
         out.ended = true;
         break;
       default:

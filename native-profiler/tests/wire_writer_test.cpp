@@ -455,5 +455,20 @@ TEST(WireWriter, TruncatesLongStringsOnACharacterBoundary) {
   EXPECT_EQ(len, wire::kMaxString - 1);
 }
 
+// END of a lost connection, byte for byte (the same bytes as structs/wire/encoder.test.ts): the
+// descriptor and how it was lost appended after the reason; any other END keeps its 9 bytes.
+TEST(WireWriter, AppendsTheLostDescriptorToEnd) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.end(1000, wire::kEndConnectionLost, 803, 2);
+  const std::vector<uint8_t> expected = {0x0f, 0x00, 0x00, 0x00, 0x7f, 0xe8, 0x03, 0x00, 0x00, 0x00, 0x00,
+                                         0x00, 0x00, 0x04, 0x23, 0x03, 0x00, 0x00, 0x02};
+  EXPECT_EQ(std::vector<uint8_t>(out.begin(), out.end()), expected);
+  ByteBuffer plain;
+  WireWriter p(&plain);
+  p.end(1000, wire::kEndShutdown);
+  EXPECT_EQ(plain.size(), 14u);
+}
+
 }  // namespace
 }  // namespace clrscope

@@ -564,3 +564,12 @@ test('TASK_SAMPLES is corrupt away from its SAMPLES record, out of order, past t
   assert.match(decodeError(stream().raw(0x11, [0, 0]).bytes()).message, /task 0/);
   assert.match(decodeError(stream().raw(0x10, [1, 0, 0, 0]).bytes()).message, /TASK record .* shorter/);
 });
+
+test('an END of a lost connection carries the descriptor and how; a 9-byte END carries neither', () => {
+  const ends: Parameters<WireSink['onEnd']>[0][] = [];
+  const sink = Object.assign(new JsonSink(), { onEnd: (r: Parameters<WireSink['onEnd']>[0]) => { ends.push(r); } });
+  const hello = { pid: 1, flags: 1, mono: 0, unixNs: 0n, intervalNs: 1, wallThreadsPerTick: 0, runtimeVersion: '', profilerVersion: '' };
+  new WireDecoder(sink).push(new WireEncoder().preamble().hello(hello).end({ mono: 1000, reason: 4, descriptor: 803, descriptorLoss: 2 }).bytes());
+  new WireDecoder(sink).push(new WireEncoder().preamble().hello(hello).end({ mono: 1000, reason: 0 }).bytes());
+  assert.deepEqual(ends, [{ mono: 1000, reason: 4, descriptor: 803, descriptorLoss: 2 }, { mono: 1000, reason: 0 }]);
+});

@@ -420,7 +420,12 @@ export class WireDecoder {
         break;
       case RecordType.End:
         this.requireBody(type, bodyLen, END_MIN, at);
-        this.sink.onEnd({ mono: u64(view, body), reason: bytes[body + 8] });
+        this.sink.onEnd({
+          mono: u64(view, body),
+          reason: bytes[body + 8],
+          // Appended in a later revision, to an END of a connection the program took.
+          ...(bodyLen >= END_MIN + 5 ? { descriptor: view.getUint32(body + 9, true), descriptorLoss: bytes[body + 13] } : {}),
+        });
         break;
       default:
         this.sink.onUnknown(type, length);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { WireEncoder, encodeWireString } from './encoder.js';
 import { parseHexText } from './hex-text.js';
+import { DescriptorLoss, EndReason } from './records.js';
 
 const fixtureUrl = (name: string): URL => new URL(`../../../structs/wire/fixtures/${name}`, import.meta.url);
 const basicBytes = parseHexText(readFileSync(fixtureUrl('basic.hex'), 'utf8'));
@@ -202,4 +203,10 @@ test('takeBytes hands the bytes over and keeps the stream state for what follows
   const second = enc.takeBytes(true);
   // One SAMPLES record: thread next, mono 100, stack 1, cpu 5; then same thread, same stack: head, mono delta, cpu.
   assert.deepEqual(Array.from(second), [9, 0, 0, 0, 0x0d, 0x09, 0xc8, 0x01, 1, 5, 0x25, 2, 5]);
+});
+
+test('END of a lost connection appends the descriptor and how, byte for byte as the C++ writer does', () => {
+  const lost = new WireEncoder().end({ mono: 1000, reason: EndReason.ConnectionLost, descriptor: 803, descriptorLoss: DescriptorLoss.Replaced }).bytes();
+  assert.deepEqual([...lost], [0x0f, 0x00, 0x00, 0x00, 0x7f, 0xe8, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x23, 0x03, 0x00, 0x00, 0x02]);
+  assert.equal(new WireEncoder().end({ mono: 1000, reason: EndReason.RuntimeShutdown }).bytes().length, 14);
 });

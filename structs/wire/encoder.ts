@@ -495,8 +495,13 @@ export class WireEncoder {
   }
 
   end(r: EndInput): this {
-    const p = this.u64(this.begin(RecordType.End, 9), r.mono);
+    const lost = r.descriptor !== undefined;
+    const p = this.u64(this.begin(RecordType.End, lost ? 14 : 9), r.mono);
     this.buf[p] = r.reason;
+    if (lost) {
+      this.view.setUint32(p + 1, r.descriptor ?? 0, true);
+      this.buf[p + 5] = r.descriptorLoss ?? 0;
+    }
     return this;
   }
 

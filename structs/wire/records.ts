@@ -40,8 +40,12 @@ export const RecordType = {
   End: 0x7f,
 } as const;
 
-/** HELLO flags (PROTOCOL.md). ApproximateCpu is set by clrscope's own writers only, never by the profiler. */
-export const HelloFlags = { Cpu: 1, Wall: 2, Attached: 4, ApproximateCpu: 8, Async: 16 } as const;
+/**
+ * HELLO flags (PROTOCOL.md). ApproximateCpu is set by clrscope's own writers only, never by the
+ * profiler. AfterLoss: the connection only says why the same process's earlier stream ended (the
+ * program took that stream's descriptor): its STATS and END belong to that stream.
+ */
+export const HelloFlags = { Cpu: 1, Wall: 2, Attached: 4, ApproximateCpu: 8, Async: 16, AfterLoss: 32 } as const;
 /** Sample flags. In v2 a sample carries Cpu and Wall; Incomplete and Elided go with its STACK. */
 export const SampleFlags = { Cpu: 1, Wall: 2, Incomplete: 4, Elided: 8 } as const;
 /** The flags a v2 STACK may carry. */
@@ -74,7 +78,9 @@ export const SampleHead = {
 /** Stack ids are 1 .. MAX_STACK_ID. */
 export const MAX_STACK_ID = 0xffffff;
 /** END reasons (PROTOCOL.md). Stopped is written by clrscope's TypeScript side only, for a stream it ended itself. */
-export const EndReason = { RuntimeShutdown: 0, Detached: 1, ProfilerStopped: 2, Stopped: 3 } as const;
+export const EndReason = { RuntimeShutdown: 0, Detached: 1, ProfilerStopped: 2, Stopped: 3, ConnectionLost: 4 } as const;
+/** How the stream's descriptor stopped being the profiler's (END of reason ConnectionLost). */
+export const DescriptorLoss = { Closed: 1, Replaced: 2 } as const;
 
 /**
  * u64 fields are delivered as `number`: exact below 2^53 (about 104 days of nanoseconds, or
@@ -183,6 +189,12 @@ export const SuspensionFlags = { Induced: 1, Aborted: 2 } as const;
 export interface EndRecord {
   mono: number;
   reason: number;
+  /**
+   * Appended to an END of reason ConnectionLost: the number of the descriptor the program closed
+   * or reused, and how (DescriptorLoss); absent otherwise.
+   */
+  descriptor?: number;
+  descriptorLoss?: number;
 }
 
 export function recordTypeName(type: number): string {

@@ -7,8 +7,10 @@ import { basename, dirname } from 'node:path';
 import { toCollapsed } from '../../../structs/profile/collapsed.js';
 import { fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { EndReason } from '../../../structs/wire/records.js';
-import { MAX_PENDING, startCollector, type CollectedStream } from './collector.js';
+import { DescriptorLoss, EndReason, HelloFlags } from '../../../structs/wire/records.js';
+import { WireDecoder } from '../../../structs/wire/decoder.js';
+import { Recording } from '../../../structs/profile/recording.js';
+import { LAST_WORD_MS, MAX_PENDING, startCollector, type CollectedStream } from './collector.js';
 
 const FIXTURE_CPU = [
   'App.Program.Main;App.Worker.Work;App.Worker.Hot 35',
@@ -288,6 +290,85 @@ test('a writer that goes away without END leaves a cut stream', async () => {
     assert.equal(collector.streams[0].state, 'cut');
     assert.equal(collector.streams[0].closedByCollector, false);
     assert.equal(collector.streams[0].recording.cut, true);
+  } finally {
+    await collector.close();
+  }
+});
+
+/** A stream of this (live) process, cut after its samples as a program's close of the descriptor cuts it. */
+function ownProcessStream(samples: number): Uint8Array {
+  const enc = new WireEncoder().preamble()
+    .hello({ pid: process.pid, flags: 3, mono: 0, unixNs: 1n, intervalNs: 1000, wallThreadsPerTick: 0, runtimeVersion: '10.0.0', profilerVersion: 'p' })
+    .thread({ threadId: 1, osTid: 11, clrThreadId: 1, mono: 0, name: 'main' })
+    .function({ functionId: 1, kind: 0, name: 'App.Main', module: 'App.dll', file: '' });
+  for (let i = 0; i < samples; i++) enc.sample({ mono: i + 1, threadId: 1, flags: 1, cpuNs: 3, wallNs: 0, frames: [1] });
+  return enc.bytes().slice();
+}
+
+/** What the profiler sends on a second connection once the program took its first one's descriptor. */
+function lastWord(descriptor: number): Uint8Array {
+  return new WireEncoder().preamble()
+    .hello({ pid: process.pid, flags: 3 | HelloFlags.AfterLoss, mono: 90, unixNs: 1n, intervalNs: 1000, wallThreadsPerTick: 0, runtimeVersion: '10.0.0', profilerVersion: 'p' })
+    .stats({ mono: 90, samples: 12, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0 })
+    .end({ mono: 90, reason: EndReason.ConnectionLost, descriptor, descriptorLoss: DescriptorLoss.Replaced })
+    .bytes().slice();
+}
+
+test('a stream the program took ends with the last word its profiler sends on a second connection, which is no stream of its own', async () => {
+  const chunks: Uint8Array[] = [];
+  const announced: number[] = [];
+  const collector = await startCollector({ onChunk: (_s, chunk) => chunks.push(chunk.slice()), onStream: (s) => announced.push(s.id) });
+  try {
+    const client = await open(collector.socketPath);
+    await write(client, ownProcessStream(12));
+    await endSocket(client);
+    while (collector.streams.length === 0) await pause(1);
+    const [stream] = collector.streams;
+    // Cut, its process alive: it waits for the word rather than settle as cut at once.
+    await pause(100);
+    const word = await open(collector.socketPath);
+    await write(word, lastWord(803));
+    await stream.closed;
+    word.destroy();
+    assert.equal(stream.state, 'ended');
+    assert.deepEqual(stream.recording.end, { mono: 90, reason: EndReason.ConnectionLost, descriptor: 803, descriptorLoss: DescriptorLoss.Replaced });
+    assert.equal(stream.recording.stats?.samples, 12);
+    assert.equal(stream.recording.sampleCount, 12);
+    assert.deepEqual(announced, [stream.id]);
+    assert.deepEqual(collector.streams, [stream]);
+    // The listeners got the STATS and END as bytes of the stream: the spool holds an ended recording.
+    const again = new Recording();
+    new WireDecoder(again).push(Buffer.concat(chunks));
+    assert.equal(again.end?.descriptor, 803);
+    assert.equal(again.stats?.samples, 12);
+  } finally {
+    await collector.close();
+  }
+});
+
+test('a stream cut while its process lives waits for a last word that does not come, then is cut; close() does not wait for it', async () => {
+  const collector = await startCollector();
+  try {
+    const client = await open(collector.socketPath);
+    await write(client, ownProcessStream(3));
+    await endSocket(client);
+    while (collector.streams.length === 0) await pause(1);
+    const [stream] = collector.streams;
+    const began = Date.now();
+    await stream.closed;
+    assert.ok(Date.now() - began >= LAST_WORD_MS - 50, `settled after ${Date.now() - began} ms`);
+    assert.equal(stream.state, 'cut');
+    assert.equal(stream.recording.cut, true);
+
+    const second = await open(collector.socketPath);
+    await write(second, ownProcessStream(3));
+    await endSocket(second);
+    while (collector.streams.length < 2) await pause(1);
+    await pause(50);
+    const closing = Date.now();
+    await collector.close();
+    assert.ok(Date.now() - closing < LAST_WORD_MS, 'close() waited out the last word');
+    assert.equal(collector.streams[1].state, 'cut');
   } finally {
     await collector.close();
   }

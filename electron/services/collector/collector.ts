@@ -13,6 +13,13 @@
 // PRE_HELLO_BYTES and PRE_HELLO_MS, at most MAX_PENDING connections may be waiting to, and
 // the `accept` policy decides at HELLO whether a stream is recorded at all (a session wants
 // one process; the others are hung up on, so their profilers go quiet).
+//
+// A program may close the descriptor of its profiler's connection (daemons and supervisors close
+// every descriptor they did not open). The stream then ends without END, and the profiler, once
+// it notices, says why on a second connection whose HELLO is marked AfterLoss: its STATS and END
+// (reason ConnectionLost, with the descriptor) are added to that process's stream as if they had
+// arrived on it. A stream that ends without END therefore waits up to LAST_WORD_MS for them
+// while its process is still alive, before it counts as cut.
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -24,7 +31,9 @@ import { WireFormatError } from '../../../structs/wire/wire-format-error.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { RecordingError } from '../../../structs/profile/recording-error.js';
 import { latestMono } from '../../../structs/profile/latest-mono.js';
-import { EndReason } from '../../../structs/wire/records.js';
+import { EndReason, HelloFlags, type EndRecord, type StatsRecord } from '../../../structs/wire/records.js';
+import { WireEncoder } from '../../../structs/wire/encoder.js';
+import { readFileSync } from 'node:fs';
 
 /**
  * open: still connected; ended: END received, or we ended the recording (close(), a stop)
@@ -131,10 +140,35 @@ export const SECRET_BYTES = 32;
 export const SECRET_DEADLINE_MS = 5000;
 /** How long a profiler asked to finish gets to send its END: it answers within a sampling tick. */
 export const FINISH_MS = 2000;
+/**
+ * How long a stream that ended without END, its process still alive, waits for the profiler's
+ * word on why (an AfterLoss connection): the profiler notices a taken descriptor at its next
+ * sampling tick, a few milliseconds later on a machine that is not overloaded.
+ */
+export const LAST_WORD_MS = 1500;
+
+/** Whether process `pid` has ended (gone, or a zombie nobody reaped yet): no word can come from it. */
+function processEnded(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  if (process.platform !== 'linux') return false;
+  try {
+    // The state follows the parenthesized command name, which may itself hold parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
 
 interface Admission {
   admit(stream: Stream): boolean;
   refuse(stream: Stream, why: string): void;
+  /** An AfterLoss connection said its last word: the stream of its process it belongs to, if any waits for it. */
+  lastWord(stream: Stream): Stream | undefined;
 }
 
 class Stream implements CollectedStream {
@@ -151,6 +185,12 @@ class Stream implements CollectedStream {
   private early: Buffer[] = [];
   private resolveClosed!: () => void;
   private readonly helloTimer: NodeJS.Timeout;
+  /** An AfterLoss connection: it only carries the last word of an earlier stream of its process. */
+  private afterLoss = false;
+  /** Closed without END, waiting up to LAST_WORD_MS for the profiler's last word. */
+  private lastWordTimer: NodeJS.Timeout | undefined;
+  private connectionClosed = false;
+  private settled = false;
 
   constructor(readonly id: number, private readonly socket: Socket, private readonly options: CollectorOptions, private readonly chunkListeners: Set<ChunkListener>, private readonly admission: Admission) {
     this.recording = new Recording({ keepSamples: options.keepSamples ?? true });
@@ -189,6 +229,11 @@ class Stream implements CollectedStream {
    */
   async finish(ms: number): Promise<void> {
     if (this.state !== 'open') return this.closed;
+    if (this.connectionClosed) {
+      // Already closed by the other side, waiting for a last word: none is coming in time.
+      this.settle();
+      return this.closed;
+    }
     this.closedByCollector = true;
     if (!this.announced) {
       this.socket.destroy();
@@ -224,6 +269,11 @@ class Stream implements CollectedStream {
       for (const listener of this.chunkListeners) listener(this, chunk);
       return;
     }
+    if (this.afterLoss) {
+      if (this.decoder.bytesReceived > PRE_HELLO_BYTES) this.refuse(`its last word took ${this.decoder.bytesReceived} bytes`);
+      else this.deliverLastWord();
+      return;
+    }
     // Before HELLO nobody hears of the connection: its bytes wait here (bounded), and are
     // handed over in order once it is admitted.
     this.early.push(chunk);
@@ -235,6 +285,11 @@ class Stream implements CollectedStream {
     }
     clearTimeout(this.helloTimer);
     this.pid = meta.pid;
+    if ((meta.flags & HelloFlags.AfterLoss) !== 0) {
+      this.afterLoss = true;
+      this.deliverLastWord();
+      return;
+    }
     if (!this.admission.admit(this)) {
       this.refuse(`the session records one process and pid ${meta.pid} is not it`);
       return;
@@ -246,8 +301,48 @@ class Stream implements CollectedStream {
     for (const piece of early) for (const listener of this.chunkListeners) listener(this, piece);
   }
 
+  /** The AfterLoss connection's STATS and END, once both arrived, go to the stream they belong to. */
+  private deliverLastWord(): void {
+    const end = this.recording.end;
+    if (end === undefined || this.refused) return;
+    this.refused = true;
+    this.early = [];
+    this.socket.destroy();
+    this.admission.lastWord(this)?.takeLastWord(this.recording.stats, end);
+  }
+
+  /**
+   * The profiler's last word on a stream the program took from it, encoded again as records of
+   * this stream: decoded here and handed to the chunk listeners, as if they had arrived on it. A
+   * stream that stopped inside a record cannot take whole records after it; it stays cut.
+   */
+  takeLastWord(stats: StatsRecord | undefined, end: EndRecord): void {
+    if (this.state !== 'open' || this.recording.end !== undefined || this.decoder.end().midRecord) return;
+    const enc = new WireEncoder(256);
+    if (stats !== undefined) enc.stats(stats);
+    enc.end(end);
+    const bytes = enc.bytes().slice();
+    this.receive(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    if (this.connectionClosed) this.settle();
+  }
+
   private onClose(): void {
     clearTimeout(this.helloTimer);
+    this.connectionClosed = true;
+    const pid = this.pid;
+    if (this.state === 'open' && this.announced && !this.closedByCollector && this.recording.end === undefined && pid !== undefined && !processEnded(pid)) {
+      this.lastWordTimer = setTimeout(() => this.settle(), LAST_WORD_MS);
+      return;
+    }
+    this.settle();
+  }
+
+  /** The stream's state is final: how it ended is decided and every listener told. */
+  private settle(): void {
+    if (this.lastWordTimer !== undefined) clearTimeout(this.lastWordTimer);
+    this.lastWordTimer = undefined;
+    if (this.settled) return;
+    this.settled = true;
     const ending = this.decoder.end();
     if (this.state === 'open') {
       this.endedMidRecord = ending.midRecord;
@@ -350,6 +445,15 @@ export async function startCollector(options: CollectorOptions = {}): Promise<Co
       const at = streams.indexOf(stream);
       if (at >= 0) streams.splice(at, 1);
       options.onRefused?.(stream.pid, why);
+    },
+    lastWord: (stream) => {
+      const at = streams.indexOf(stream);
+      if (at >= 0) streams.splice(at, 1);
+      for (let i = streams.length - 1; i >= 0; i--) {
+        const s = streams[i];
+        if (s !== stream && s.announced && s.pid === stream.pid && s.state === 'open' && s.recording.end === undefined) return s;
+      }
+      return undefined;
     },
   };
   const admit = (socket: Socket): Stream => {

@@ -207,3 +207,11 @@ test('with source lines, frames get a location per line and functions their file
   assert.match(rows, new RegExp(`10ms\\s+[\\d.]+%\\s+[\\d.]+%\\s+10ms\\s+[\\d.]+%\\s+App\\.Program\\.Hot ${LINE_FIXTURE_FILE}:14`));
   assert.match(rows, new RegExp(`0\\s+0%\\s+[\\d.]+%\\s+47ms\\s+[\\d.]+%\\s+App\\.Program\\.Main ${LINE_FIXTURE_FILE}:3`));
 });
+
+test('a recording whose connection the program took says so in a comment', () => {
+  const hello = { pid: 7, flags: 3, mono: 0, unixNs: 0n, intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'p' };
+  const lost = recordingFromStream([new WireEncoder().preamble().hello(hello).end({ mono: 1, reason: 4, descriptor: 803, descriptorLoss: 1 }).bytes()]);
+  const p = Profile.decode(gunzipSync(toPprof(lost)));
+  const comments = p.comment.map((i) => p.stringTable.strings[Number(i)]);
+  assert.ok(comments.some((c) => c.startsWith("The program closed clrscope's connection (descriptor 803)")), comments.join(' | '));
+});

@@ -15,6 +15,7 @@ import type { Recording } from '../../../structs/profile/recording.js';
 import { FunctionKind } from '../../../structs/wire/records.js';
 import { eventMetricInfo, eventMetricsPresent } from '../../../structs/profile/event-metrics.js';
 import { eventSumValue, sumEventsByStackThreadLabel, UNSTACKED_FRAME } from '../../../structs/profile/event-sums.js';
+import { connectionLostSentence } from '../../../structs/profile/stream-end.js';
 
 // Still exported from here: the exporter's tests (and the fallback's integration test) read it beside toPprof.
 export { APPROXIMATE_CPU_COMMENT };
@@ -212,6 +213,8 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
     comment.push(strings.dedup(ownComment(meta)));
   }
   if (rec.cut) comment.push(strings.dedup('The stream was cut before its END record: the process died or the connection broke.'));
+  const lostConnection = connectionLostSentence(rec.end);
+  if (lostConnection !== undefined) comment.push(strings.dedup(lostConnection));
   if (meta?.approximateCpu === true) comment.push(strings.dedup(APPROXIMATE_CPU_COMMENT));
   if (logical !== undefined) comment.push(strings.dedup(ASYNC_STACKS_COMMENT));
   const startMono = meta?.startMono ?? 0;

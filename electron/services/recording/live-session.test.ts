@@ -8,6 +8,7 @@ import type { CollectedStream, Collector, StreamState } from '../collector/colle
 import type { CountersSource } from '../counters/counters-source.js';
 import type { ProfiledLaunch, ProgramExit } from './profiled-launch.js';
 import { LiveSession } from './live-session.js';
+import { DescriptorLoss, EndReason } from '../../../structs/wire/records.js';
 
 // No process has this pid (above pid_max), so the counters poller finds nothing to read.
 const NO_PID = 2 ** 30;
@@ -103,6 +104,20 @@ test('an attached session takes only its own pid\'s stream, and says how the str
   await flush();
   assert.deepEqual(states(), ['starting', 'recording', 'stopped: The profiler detached.']);
   assert.equal(collector.closedCount, 1, 'the collector is let go of');
+});
+
+test('a stream whose connection the program took says so, with the descriptor', async () => {
+  const { session, states } = newSession(true);
+  const own = new FakeStream(1, NO_PID);
+  session.useCollector(fakeCollector([own]));
+  session.begin();
+  session.onChunk(own, Uint8Array.from([2]));
+  own.state = 'ended';
+  own.recording.end = { mono: 1, reason: EndReason.ConnectionLost, descriptor: 803, descriptorLoss: DescriptorLoss.Closed } as { mono: number; reason: number };
+  own.close();
+  await flush();
+  await flush();
+  assert.match(states().at(-1) ?? '', /^stopped: The program closed clrscope's connection \(descriptor 803\): the recording ends there/);
 });
 
 test('a corrupt stream fails the session with its sentence; a failure before any stream too', async () => {

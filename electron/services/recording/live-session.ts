@@ -20,6 +20,8 @@ import { SessionStream } from '../spool/session-stream.js';
 import { recordingFromSessionStream, summedFromSessionStream } from '../spool/stream-recording.js';
 import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { RecordingSession } from './recording-session.js';
+import { EndReason } from '../../../structs/wire/records.js';
+import { connectionLostSentence } from '../../../structs/profile/stream-end.js';
 
 export type SessionEmit = (event: WorkstationEvent) => void;
 
@@ -478,6 +480,7 @@ export class LiveSession implements RecordingSession {
     if (end === undefined || stream.state === 'cut') how = 'The stream was cut before its end: the process died or the connection broke.';
     else if (end.reason === 0) how = launched ? 'The runtime shut down.' : 'The process exited.';
     else if (end.reason === 1) how = 'The profiler detached.';
+    else if (end.reason === EndReason.ConnectionLost) how = connectionLostSentence(end) ?? '';
     else how = 'The profiler stopped itself (see its log).';
     return { state: 'stopped', message: join(how, exitClause) };
   }

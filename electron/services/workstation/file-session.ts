@@ -14,6 +14,7 @@ import { cpuIsEstimated } from './imported-cpu.js';
 import { noOutput } from '../recording/output-buffer.js';
 import { SessionStream } from '../spool/session-stream.js';
 import type { RecordingSession } from '../recording/recording-session.js';
+import { connectionLostSentence } from '../../../structs/profile/stream-end.js';
 
 /** Re-encoding reports samples done of the total, once per ~1 MiB chunk. */
 export type PrepareProgress = (done: number, total: number) => void;
@@ -35,6 +36,7 @@ export class FileSession implements RecordingSession {
     const meta = rec.meta;
     const startMs = meta === undefined ? 0 : Number(meta.startUnixNs / 1_000_000n);
     const intervalNs = meta?.intervalNs ?? 0;
+    const lostConnection = connectionLostSentence(rec.end);
     const info: SessionInfo = {
       id,
       pid: null,
@@ -46,7 +48,7 @@ export class FileSession implements RecordingSession {
       source: 'file',
       approximateCpu: cpuIsEstimated(opened.format, rec),
       exitCode: null,
-      message: `Opened from ${path}.${rec.cut ? ' The recording in it was cut before its end.' : ''}`,
+      message: `Opened from ${path}.${rec.cut ? ' The recording in it was cut before its end.' : ''}${lostConnection === undefined ? '' : ` ${lostConnection}`}`,
     };
     const session = new FileSession(id, stream, info, rec, opened.counters);
     // Counters reach pages through countersHistory; the stream carries the profile alone.

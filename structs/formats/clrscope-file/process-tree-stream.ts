@@ -173,7 +173,7 @@ export class ProcessTreeStream {
     const first = this.first;
     if (first !== undefined && first.passThrough) return first.takeRaw(true);
     for (const part of this.merged.parts) part.flush();
-    if (this.merged.helloWritten && end !== undefined) this.merged.enc.end({ mono: end.mono, reason: end.reason });
+    if (this.merged.helloWritten && end !== undefined) this.merged.enc.end({ ...end });
     return this.merged.enc.takeBytes(true);
   }
 }

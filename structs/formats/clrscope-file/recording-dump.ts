@@ -33,7 +33,8 @@ export function dumpRecording(rec: Recording): string {
   if (st !== undefined) {
     lines.push(`stats: mono ${st.mono} samples ${st.samples} dropped ${st.droppedRingFull}/${st.droppedBufferFull}/${st.droppedWatchdog}/${st.droppedOther}${st.signalLostMono !== undefined ? ` signal lost at ${st.signalLostMono}` : ''}`);
   }
-  lines.push(rec.end === undefined ? 'end: none' : `end: mono ${rec.end.mono} reason ${rec.end.reason}`);
+  const lost = rec.end?.descriptor === undefined ? '' : ` descriptor ${rec.end.descriptor} loss ${rec.end.descriptorLoss}`;
+  lines.push(rec.end === undefined ? 'end: none' : `end: mono ${rec.end.mono} reason ${rec.end.reason}${lost}`);
   lines.push(`cut: ${rec.cut}`);
   return `${lines.join('\n')}\n`;
 }

@@ -133,7 +133,7 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
     }
   }
   const end = rec.end;
-  if (end !== undefined) enc.end({ mono: u64(end.mono), reason: end.reason });
+  if (end !== undefined) enc.end({ ...end, mono: u64(end.mono) });
   options.progress?.(total, total);
   yield enc.takeBytes(true);
 }

@@ -46,6 +46,8 @@ internal static partial class Native
     [LibraryImport(Helpers, EntryPoint = "torture_fork_exit")] public static partial int ForkExit(int code, ulong childIterations);
     [LibraryImport(Helpers, EntryPoint = "torture_is_readable")] public static partial int IsReadable(nuint address);
     [LibraryImport(Helpers, EntryPoint = "torture_eh_frame_hdr_of")] public static partial nuint EhFrameHdrOf(nuint address);
+    [LibraryImport(Helpers, EntryPoint = "torture_close_sockets_above_stderr")] public static partial int CloseSocketsAboveStderr();
+    [LibraryImport(Helpers, EntryPoint = "torture_socket_pairs")] public static unsafe partial int SocketPairs(int pairs, int rounds, int block, int pauseUs, int reopenEvery, long* out6);
 
     public const int RtldNow = 2;
     [LibraryImport("libc", EntryPoint = "dlopen", StringMarshalling = StringMarshalling.Utf8)] public static partial IntPtr DlOpen(string path, int flags);

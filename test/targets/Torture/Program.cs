@@ -19,7 +19,7 @@ public static class Program
         "usage: Torture <scenario> [--exit-code N] [--scale X] [--seconds N]\n" +
         "  scenarios: library-swap sigprof-default sigprof-ignore sigprof-handler itimer-prof thread-churn\n" +
         "             deep-recursion exceptions fork dynamic-code lock-convoy blocked-signals serve signal-takeover\n" +
-        "             masked-threads";
+        "             masked-threads close-descriptors";
 
     private static readonly Dictionary<string, Func<Options, JsonObject>> Scenarios = new()
     {
@@ -38,6 +38,7 @@ public static class Program
         ["serve"] = Serve.Run,
         ["signal-takeover"] = SignalTakeover.Run,
         ["masked-threads"] = MaskedThreads.Run,
+        ["close-descriptors"] = Descriptors.Run,
     };
 
     public static int Main(string[] args)
