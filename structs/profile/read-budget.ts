@@ -8,10 +8,10 @@
 
 /**
  * Frames summed over every sample an import builds (each interval of a speedscope evented
- * profile is one, carrying every open frame): what the builder walks and hashes, about 20 ns a
- * frame with the reader's own walk, so about 1.3 s at the limit.
+ * profile is one, carrying every open frame): what the reader and the builder walk and hash,
+ * 30-50 ns a frame in all, so 1-2 s at the limit on a quiet machine.
  */
-export const MAX_SAMPLE_FRAMES = 64_000_000;
+export const MAX_SAMPLE_FRAMES = 32_000_000;
 
 /**
  * Frames of the distinct stacks an import stores: each is kept twice (the builder's stack table
@@ -26,14 +26,21 @@ export const MAX_STACK_FRAMES = 8_000_000;
  */
 export const MAX_SAMPLES = 4_000_000;
 
+/**
+ * Samples a .clrscope file read summed (convert to pprof) may hold: memory stays flat however
+ * many there are, but each costs its decoding, ~6 M a second (an hour at the wall-sampling cap
+ * is 23 M).
+ */
+export const MAX_SUMMED_SAMPLES = 24_000_000;
+
 /** Distinct stacks an import stores: each costs about 40 bytes of tables beyond its frames. */
 export const MAX_STACKS = 2_000_000;
 
 /**
- * Functions an import defines (each a wire definition, a model object and map entries, about
- * 400 bytes with its name), and the bytes of their names and files.
+ * Functions an import defines (each a wire definition, model objects and map entries: about
+ * 1 KB with its name, measured: 400,000 took 429 MiB), and the bytes of their names and files.
  */
-export const MAX_FUNCTIONS = 400_000;
+export const MAX_FUNCTIONS = 200_000;
 export const MAX_FUNCTION_TEXT_BYTES = 64 * 1024 * 1024;
 
 /** A profile asks for more than the budget: the message is a clause ("its samples would hold …"). */
@@ -50,8 +57,8 @@ export function counted(n: number): string {
 }
 
 /** The clause for samples beyond MAX_SAMPLES. */
-export function samplesClause(whose: string): string {
-  return `${whose} would make more than ${counted(MAX_SAMPLES)} samples, the most clrscope reads of one file`;
+export function samplesClause(whose: string, most = MAX_SAMPLES): string {
+  return `${whose} would make more than ${counted(most)} samples, the most clrscope reads of one file`;
 }
 
 /** Bytes as MiB or GiB for a message. */

@@ -34,7 +34,7 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const SENTENCE = /^(clrscope: )?Cannot read \S+: not a readable speedscope file: evented profile 0 opens frames so deeply \(11,314 at once\) that its samples would hold more than 64,000,000 frames in all, the most clrscope reads of one file\.$/;
+const SENTENCE = /^(clrscope: )?Cannot read \S+: not a readable speedscope file: evented profile 0 opens frames so deeply \(8,000 at once\) that its samples would hold more than 32,000,000 frames in all, the most clrscope reads of one file\.$/;
 
 function assertRefusedInBudget(how: string, run: { code: number | null; seconds: number; peakMiB: number; stderr: string }): void {
   assert.notEqual(run.code, 0, `${how}: exit code`);

@@ -14,7 +14,7 @@ import { fromPprof, MAX_PPROF_BYTES } from '../../../structs/formats/pprof/from-
 import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
 import { speedscopeJsonChunks, type SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
 import { Recording } from '../../../structs/profile/recording.js';
-import { FILE_READ_LIMITS } from '../../../structs/profile/read-budget.js';
+import { FILE_READ_LIMITS, ImportBudgetError, MAX_SUMMED_SAMPLES, samplesClause } from '../../../structs/profile/read-budget.js';
 import { UserError } from '../errors/user-error.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
@@ -150,6 +150,8 @@ export async function readRecordingFile(path: string, progress?: FileProgress, o
     const reader = new RecordingFileReader(new Recording({ keepSamples: sums === undefined ? true : 'recent', limits: FILE_READ_LIMITS }));
     const fold = (): void => {
       if (sums === undefined) return;
+      // Memory stays flat when samples are summed; their decoding is what a budget bounds then.
+      if (reader.recording.sampleCount > MAX_SUMMED_SAMPLES) throw new ImportBudgetError(samplesClause('it', MAX_SUMMED_SAMPLES));
       sums.add(reader.recording.recentSamples().columns);
       reader.recording.releaseSamples();
     };

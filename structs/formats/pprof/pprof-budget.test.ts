@@ -21,7 +21,7 @@ test('a location of many inlined lines named by many rows is refused by the fram
   assert.ok(bytes.length < 300_000, `${bytes.length} bytes`);
   const started = performance.now();
   assert.throws(() => fromPprof(bytes), (err: Error) => err.name === 'PprofFormatError'
-    && /^Not a readable pprof profile: its samples' stacks \(each location's inlined lines counted\) would hold more than 64,000,000 frames in all, the most clrscope reads of one file\.$/.test(err.message));
+    && /^Not a readable pprof profile: its samples' stacks \(each location's inlined lines counted\) would hold more than 32,000,000 frames in all, the most clrscope reads of one file\.$/.test(err.message));
   assert.ok(performance.now() - started < 2000);
 });
 

@@ -16,7 +16,9 @@
 import type { Recording } from '../../profile/recording.js';
 import { HelloFlags, SampleFlags } from '../../wire/records.js';
 import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
-import { counted, ImportBudgetError, MAX_SAMPLE_FRAMES, MAX_SAMPLES, sampleFramesClause, samplesClause } from '../../profile/read-budget.js';
+import {
+  bytesText, counted, ImportBudgetError, MAX_FUNCTION_TEXT_BYTES, MAX_FUNCTIONS, MAX_SAMPLE_FRAMES, MAX_SAMPLES, sampleFramesClause, samplesClause,
+} from '../../profile/read-budget.js';
 import { JSON_ARRAY, JSON_OBJECT, JsonCursor, JsonSyntaxError, JsonTooDeepError, jsonKeys } from './json-cursor.js';
 import { parseExporter } from './exporter-name.js';
 import { ASYNC_PROFILE_PREFIX, EVENT_PROFILE_PREFIX, parseProfileName, type TimeMetric } from './profile-name.js';
@@ -164,23 +166,32 @@ function read(c: JsonCursor): Recording {
   // First the plan: every profile walked, its frames added up, nothing built.
   const planned: FrameBudget = { samples: 0, frames: 0 };
   const frameCount = frameOffsets.length;
-  const checkIndex = (index: unknown, where: string): number => {
+  const checkIndex = (index: unknown, where: () => string): number => {
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= frameCount) {
-      fail(`${where} names frame ${shown(index)}, but shared.frames has ${frameCount}`);
+      fail(`${where()} names frame ${shown(index)}, but shared.frames has ${frameCount}`);
     }
     return index;
   };
+  // Which frames the samples name: each becomes a function, with its name, when built.
+  const named = new Uint8Array(frameCount);
+  const planIndex = (index: unknown, where: () => string): number => {
+    const at = checkIndex(index, where);
+    named[at] = 1;
+    return at;
+  };
+  const events = new Map<number, EventColumns>();
   heads.forEach((p, i) => {
     if (skipped(p)) return;
     const scale = nanosecondsPer(p.unit as SpeedscopeUnit) ?? 1;
-    if (p.type === 'sampled') sampled(c, p, i, scale, checkIndex, null, planned);
-    else evented(c, p, i, scale, checkIndex, null, planned);
+    if (p.type === 'sampled') sampled(c, p, i, scale, planIndex, null, planned);
+    else events.set(i, readEvents(c, p, i, scale, planIndex, planned));
   });
+  planFunctions(c, frameOffsets, named);
 
   const builder = new RecordingBuilder({ flags, source: ours ? exporter.source : SPEEDSCOPE_IMPORT_SOURCE });
   const frameIds = new Uint32Array(frameCount);
   const nameCursor = new JsonCursor(c.bytes);
-  const functionOf = (index: unknown, where: string): number => {
+  const functionOf = (index: unknown, where: () => string): number => {
     const at = checkIndex(index, where);
     let id = frameIds[at];
     if (id === 0) {
@@ -209,7 +220,7 @@ function read(c: JsonCursor): Recording {
     };
     const build = { builder, target };
     if (p.type === 'sampled') sampled(c, p, i, scale, functionOf, build, built);
-    else evented(c, p, i, scale, functionOf, build, built);
+    else evented(events.get(i) as EventColumns, p, scale, functionOf, build);
   });
   return builder.finish();
 }
@@ -291,7 +302,8 @@ function profileHeads(c: JsonCursor): ProfileHead[] {
   return heads;
 }
 
-type FunctionOf = (index: unknown, where: string) => number;
+/** A frame index's function (or, planning, the index checked); `where` names the sample or event for a message, only when one is needed. */
+type FunctionOf = (index: unknown, where: () => string) => number;
 
 /** What a walk builds into; null when it only plans (checks the profile and adds up its frames). */
 type Build = { builder: RecordingBuilder; target: ProfileTarget } | null;
@@ -302,12 +314,35 @@ function emit(build: NonNullable<Build>, atNs: number, valueNs: number, leafFirs
   build.builder.sample(t.offsetNs + atNs, t.threadId, cpu ? SampleFlags.Cpu : SampleFlags.Wall, cpu ? valueNs : 0, cpu ? 0 : valueNs, leafFirst);
 }
 
-/** One more sample of `frames` frames; `deep` says, for a message, whose samples would hold too many. */
-function spend(budget: FrameBudget, frames: number, i: number, deep: () => string): void {
+/**
+ * The functions the named frames will make, and the bytes of their names, against the budget:
+ * counted from the text before any is decoded (a frame's name may be 45 MB).
+ */
+function planFunctions(c: JsonCursor, frameOffsets: Uint32Array, named: Uint8Array): void {
+  let functions = 0;
+  let textBytes = 0;
+  for (let at = 0; at < named.length; at++) {
+    if (named[at] === 0) continue;
+    if (++functions > MAX_FUNCTIONS) fail(`its samples name more than ${counted(MAX_FUNCTIONS)} distinct frames, the most clrscope reads of one file`);
+    if (c.at(frameOffsets[at]).kind() !== 'object' || !c.open(JSON_OBJECT)) continue;
+    do {
+      const key = c.keyIndex(FRAME_KEYS);
+      if (key >= 0 && c.kind() === 'string') textBytes += c.stringBytes();
+      else c.skip();
+    } while (c.next(JSON_OBJECT));
+    if (textBytes > MAX_FUNCTION_TEXT_BYTES) fail(`the names of the frames its samples name add up to more than ${bytesText(MAX_FUNCTION_TEXT_BYTES)}, the most clrscope reads of one file`);
+  }
+}
+
+/** One more sample of `frames` frames, against the budget; `deep(i, frames)` says whose samples would hold too many. */
+function spend(budget: FrameBudget, frames: number, i: number, deep: (i: number, frames: number) => string): void {
   budget.frames += frames;
-  if (budget.frames > MAX_SAMPLE_FRAMES) fail(sampleFramesClause(deep()));
+  if (budget.frames > MAX_SAMPLE_FRAMES) fail(sampleFramesClause(deep(i, frames)));
   if (++budget.samples > MAX_SAMPLES) fail(samplesClause(`the samples of profile ${i}`));
 }
+
+const sampledDeep = (i: number): string => `the samples of profile ${i}`;
+const eventedDeep = (i: number, open: number): string => `evented profile ${i} opens frames so deeply (${counted(open)} at once) that its samples`;
 
 /** The number of entries of the list at `at` (a list, checked by the caller). */
 function listLength(c: JsonCursor, at: number): number {
@@ -325,29 +360,41 @@ function sampled(c: JsonCursor, p: ProfileHead, i: number, scale: number, functi
   if (p.samples < 0 || p.weights < 0 || c.at(p.samples).kind() !== 'array' || c.at(p.weights).kind() !== 'array') {
     fail(`sampled profile ${i} lacks its samples or weights list`);
   }
-  if (build === null) {
-    const samples = listLength(c, p.samples);
-    const weights = listLength(c, p.weights);
-    if (samples !== weights) fail(`sampled profile ${i} has ${samples} samples but ${weights} weights`);
-  }
+  // Walked in step with the samples; the lists' lengths are counted only when they differ.
   const w = new JsonCursor(c.bytes);
-  if (!c.at(p.samples).open(JSON_ARRAY)) return;
-  w.at(p.weights).open(JSON_ARRAY);
+  const differ = (): never => fail(`sampled profile ${i} has ${listLength(c, p.samples)} samples but ${listLength(w, p.weights)} weights`);
+  const samplesLeft = c.at(p.samples).open(JSON_ARRAY);
+  if (w.at(p.weights).open(JSON_ARRAY) !== samplesLeft) differ();
+  if (!samplesLeft) return;
   let at = 0;
   const stack: number[] = [];
   const leafFirst: number[] = [];
+  const indexes = { values: new Int32Array(256) };
   let s = 0;
-  do {
+  for (;;) {
     if (c.kind() !== 'array') fail(`sample ${s} of profile ${i} is not a list of frame indexes`);
-    const weight = finiteNumber(w.scalar(), `weight ${s} of profile ${i}`);
+    const weightValue = w.kind() === 'number' ? w.number() : w.scalar();
+    // Messages are made only when needed: a template a sample is garbage by the million.
+    const weight = typeof weightValue === 'number' && Number.isFinite(weightValue) ? weightValue : finiteNumber(weightValue, `weight ${s} of profile ${i}`);
     if (weight < 0) fail(`weight ${s} of profile ${i} is negative`);
-    nanoseconds(at + weight * scale, `the end of sample ${s} of profile ${i}`);
+    if (!(Math.abs(at + weight * scale) <= MAX_NS)) nanoseconds(at + weight * scale, `the end of sample ${s} of profile ${i}`);
     stack.length = 0;
-    if (c.open(JSON_ARRAY)) {
-      do stack.push(functionOf(c.scalar(), `sample ${s} of profile ${i}`));
-      while (c.next(JSON_ARRAY));
+    const where = (): string => `sample ${s} of profile ${i}`;
+    const n = c.indexList(indexes);
+    let depth = n;
+    if (n >= 0 && build === null) {
+      // Planning: each index checked (and marked named), no stack made.
+      for (let k = 0; k < n; k++) functionOf(indexes.values[k], where);
+    } else if (n >= 0) {
+      for (let k = 0; k < n; k++) stack.push(functionOf(indexes.values[k], where));
+    } else {
+      if (c.open(JSON_ARRAY)) {
+        do stack.push(functionOf(c.kind() === 'number' ? c.number() : c.scalar(), where));
+        while (c.next(JSON_ARRAY));
+      }
+      depth = stack.length;
     }
-    spend(budget, stack.length, i, () => `the samples of profile ${i}`);
+    spend(budget, depth, i, sampledDeep);
     if (build !== null) {
       leafFirst.length = stack.length;
       for (let k = 0; k < stack.length; k++) leafFirst[k] = stack[stack.length - 1 - k];
@@ -356,29 +403,49 @@ function sampled(c: JsonCursor, p: ProfileHead, i: number, scale: number, functi
     // speedscope lays a sampled profile's samples end to end by weight; so do the timestamps.
     at += weight * scale;
     s++;
-    w.next(JSON_ARRAY);
-  } while (c.next(JSON_ARRAY));
+    const moreSamples = c.next(JSON_ARRAY);
+    if (w.next(JSON_ARRAY) !== moreSamples) differ();
+    if (!moreSamples) return;
+  }
 }
 
-function evented(c: JsonCursor, p: ProfileHead, i: number, scale: number, functionOf: FunctionOf, build: Build, budget: FrameBudget): void {
-  if (p.events < 0 || c.at(p.events).kind() !== 'array') fail(`evented profile ${i} lacks its events list`);
-  const start = p.startValue as number;
-  const open: number[] = [];
-  const openFrames: unknown[] = [];
-  const leafFirst: number[] = [];
-  let last = start;
-  const flush = (until: number): void => {
-    if (until > last && open.length > 0) {
-      spend(budget, open.length, i, () => `evented profile ${i} opens frames so deeply (${counted(open.length)} at once) that its samples`);
-      if (build !== null) {
-        leafFirst.length = open.length;
-        for (let k = 0; k < open.length; k++) leafFirst[k] = open[open.length - 1 - k];
-        emit(build, (last - start) * scale, (until - last) * scale, leafFirst);
-      }
+/** An evented profile's events as read once: opens and closes, frame indexes, times. */
+class EventColumns {
+  count = 0;
+  opens = new Uint8Array(1024);
+  frames = new Int32Array(1024);
+  at = new Float64Array(1024);
+
+  push(open: boolean, frame: number, at: number): void {
+    if (this.count === this.opens.length) {
+      const size = this.count * 2;
+      const opens = new Uint8Array(size); opens.set(this.opens); this.opens = opens;
+      const frames = new Int32Array(size); frames.set(this.frames); this.frames = frames;
+      const times = new Float64Array(size); times.set(this.at); this.at = times;
     }
+    this.opens[this.count] = open ? 1 : 0;
+    this.frames[this.count] = frame;
+    this.at[this.count] = at;
+    this.count++;
+  }
+}
+
+/**
+ * Reads an evented profile's events once, checking them and adding up the samples their
+ * intervals make and the frames those hold: 13 bytes an event, so the text is not parsed again
+ * to build.
+ */
+function readEvents(c: JsonCursor, p: ProfileHead, i: number, scale: number, planIndex: FunctionOf, budget: FrameBudget): EventColumns {
+  if (p.events < 0 || c.at(p.events).kind() !== 'array') fail(`evented profile ${i} lacks its events list`);
+  const columns = new EventColumns();
+  const open: number[] = [];
+  let last = p.startValue as number;
+  const flush = (until: number): void => {
+    if (until > last && open.length > 0) spend(budget, open.length, i, eventedDeep);
     if (until > last) last = until;
   };
   let e = 0;
+  const eventWhere = (): string => `event ${e} of profile ${i}`;
   if (c.open(JSON_ARRAY)) {
     do {
       if (c.kind() !== 'object') fail(`event ${e} of profile ${i} is not an object`);
@@ -389,30 +456,55 @@ function evented(c: JsonCursor, p: ProfileHead, i: number, scale: number, functi
         do {
           const key = c.keyIndex(EVENT_KEYS);
           if (key === 0) type = c.scalar();
-          else if (key === 1) frame = c.scalar();
-          else if (key === 2) atValue = c.scalar();
+          else if (key === 1) frame = c.kind() === 'number' ? c.number() : c.scalar();
+          else if (key === 2) atValue = c.kind() === 'number' ? c.number() : c.scalar();
           else c.skip();
         } while (c.next(JSON_OBJECT));
       }
-      const at = finiteNumber(atValue, `event ${e} of profile ${i}'s time`);
-      nanoseconds(at * scale, `event ${e} of profile ${i}'s time`);
+      // Messages are made only when needed: a template an event is garbage by the million.
+      const at = typeof atValue === 'number' && Number.isFinite(atValue) ? atValue : finiteNumber(atValue, `event ${e} of profile ${i}'s time`);
+      if (!(Math.abs(at * scale) <= MAX_NS)) nanoseconds(at * scale, `event ${e} of profile ${i}'s time`);
       if (at < last) fail(`event ${e} of profile ${i} goes back in time (${at} after ${last})`);
       flush(at);
       if (type === 'O') {
-        open.push(functionOf(frame, `event ${e} of profile ${i}`));
-        openFrames.push(frame);
+        open.push(planIndex(frame, eventWhere));
+        columns.push(true, open[open.length - 1], at);
       } else if (type === 'C') {
-        if (open.length === 0 || openFrames[openFrames.length - 1] !== frame) {
+        if (open.length === 0 || open[open.length - 1] !== frame) {
           fail(`event ${e} of profile ${i} closes frame ${shown(frame)}, which is not the innermost open frame`);
         }
-        open.pop();
-        openFrames.pop();
+        columns.push(false, open.pop() as number, at);
       } else {
         fail(`event ${e} of profile ${i} has type ${shown(type)}, not "O" or "C"`);
       }
       e++;
     } while (c.next(JSON_ARRAY));
   }
-  // Frames still open at the end ran until the profile's end.
+  // Frames still open at the end run until the profile's end.
   flush(finiteNumber(p.endValue, `profile ${i}'s endValue`));
+  return columns;
+}
+
+const noWhere = (): string => '';
+
+/** Builds an evented profile's samples from its events as readEvents() checked them. */
+function evented(events: EventColumns, p: ProfileHead, scale: number, functionOf: FunctionOf, build: NonNullable<Build>): void {
+  const start = p.startValue as number;
+  const open: number[] = [];
+  const leafFirst: number[] = [];
+  let last = start;
+  const flush = (until: number): void => {
+    if (until > last && open.length > 0) {
+      leafFirst.length = open.length;
+      for (let k = 0; k < open.length; k++) leafFirst[k] = open[open.length - 1 - k];
+      emit(build, (last - start) * scale, (until - last) * scale, leafFirst);
+    }
+    if (until > last) last = until;
+  };
+  for (let e = 0; e < events.count; e++) {
+    flush(events.at[e]);
+    if (events.opens[e] === 1) open.push(functionOf(events.frames[e], noWhere));
+    else open.pop();
+  }
+  flush(p.endValue as number);
 }

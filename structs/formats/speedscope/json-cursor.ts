@@ -38,6 +38,16 @@ const CLOSE_OBJECT = 0x7d;
 const MINUS = 0x2d;
 
 const utf8 = new TextDecoder();
+// What each byte is to skip(): most are nothing to it.
+const ROLE_QUOTE = 1;
+const ROLE_OPEN = 2;
+const ROLE_CLOSE = 3;
+const ROLES = new Uint8Array(256);
+ROLES[QUOTE] = ROLE_QUOTE;
+ROLES[OPEN_ARRAY] = ROLE_OPEN;
+ROLES[OPEN_OBJECT] = ROLE_OPEN;
+ROLES[CLOSE_ARRAY] = ROLE_CLOSE;
+ROLES[CLOSE_OBJECT] = ROLE_CLOSE;
 // The closers of the containers skip() is inside; one reader at a time uses it (skip() never nests).
 const closers = new Uint8Array(MAX_SKIP_DEPTH);
 
@@ -219,6 +229,47 @@ export class JsonCursor {
     return Number(text);
   }
 
+  /**
+   * The list of whole numbers below 2^31 that comes next (a sample's frame indexes), read in one
+   * tight loop into `into.values` (grown as needed); returns how many, or -1, with the cursor
+   * where it was, when the list holds anything else (for the caller's general path to read).
+   */
+  indexList(into: { values: Int32Array }): number {
+    const b = this.bytes;
+    const n = b.length;
+    if (this.peek() !== OPEN_ARRAY) return -1;
+    const start = this.pos;
+    let p = start + 1;
+    let count = 0;
+    let values = into.values;
+    for (;;) {
+      while (p < n && (b[p] === 0x20 || b[p] === 0x0a || b[p] === 0x0d || b[p] === 0x09)) p++;
+      if (p < n && b[p] === CLOSE_ARRAY && count === 0) break;
+      const first = p;
+      let v = 0;
+      while (p < n && b[p] >= 0x30 && b[p] <= 0x39 && v < 0x80000000) v = v * 10 + (b[p++] - 0x30);
+      const digits = p - first;
+      if (digits === 0 || v >= 0x80000000 || (digits > 1 && b[first] === 0x30)) return -1;
+      if (p < n && (b[p] === 0x2e || b[p] === 0x65 || b[p] === 0x45)) return -1;
+      if (count === values.length) {
+        const grown = new Int32Array(values.length * 2);
+        grown.set(values);
+        values = grown;
+        into.values = grown;
+      }
+      values[count++] = v;
+      while (p < n && (b[p] === 0x20 || b[p] === 0x0a || b[p] === 0x0d || b[p] === 0x09)) p++;
+      if (p < n && b[p] === COMMA) {
+        p++;
+        continue;
+      }
+      if (p < n && b[p] === CLOSE_ARRAY) break;
+      return -1;
+    }
+    this.pos = p + 1;
+    return count;
+  }
+
   /** true, false or null. */
   literal(): boolean | null {
     this.peek();
@@ -262,25 +313,32 @@ export class JsonCursor {
       return;
     }
     const b = this.bytes;
+    const n = b.length;
     let p = this.pos;
     let depth = 0;
-    while (p < b.length) {
+    while (p < n) {
+      // One table lookup a byte: most bytes of a profile are digits and commas.
+      const role = ROLES[b[p]];
+      if (role === 0) {
+        p++;
+        continue;
+      }
       const c = b[p];
-      if (c === QUOTE) {
+      if (role === ROLE_QUOTE) {
         p++;
         for (;;) {
-          if (p >= b.length) this.broken(p);
+          if (p >= n) this.broken(p);
           const d = b[p];
           if (d === QUOTE) break;
           if (d === BACKSLASH) p += 2;
           else if (d < 0x20) this.broken(p);
           else p++;
         }
-      } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      } else if (role === ROLE_OPEN) {
         if (depth === MAX_SKIP_DEPTH) throw new JsonTooDeepError(p);
         // ']' and '}' are two after '[' and '{'.
         closers[depth++] = c + 2;
-      } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      } else {
         if (depth === 0 || closers[depth - 1] !== c) this.broken(p);
         depth--;
         if (depth === 0) {
@@ -291,6 +349,13 @@ export class JsonCursor {
       p++;
     }
     this.broken(p);
+  }
+
+  /** Reads past the string that comes next; returns its length in the text, escapes and all. */
+  stringBytes(): number {
+    const start = this.pos;
+    this.skipString();
+    return this.pos - start - 2;
   }
 
   private skipString(): void {
