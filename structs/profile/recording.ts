@@ -623,7 +623,8 @@ export class Recording implements WireSink {
     const thread = this.threadMap.get(threadId);
     if (thread === undefined || this.closed) return this.rejectSample(threadId);
     this.lastSeen[thread.index] = mono;
-    if (this.limits !== undefined) this.walk(frames.length);
+    // A v1 sample's frames are all in the file (a byte or more each), so its bytes bound their
+    // walk; only a STACK record can name frames it does not hold (those it shares).
     // A walk that produced no frames never reached the entry point either, so it is marked too.
     const incomplete = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0;
     const stackId = this.stacks.intern(frames, incomplete ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT, (flags & STACK_FLAGS) | (incomplete ? SampleFlags.Incomplete : 0));
