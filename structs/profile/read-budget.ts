@@ -27,9 +27,9 @@ export const MAX_STACK_FRAMES = 8_000_000;
 export const MAX_SAMPLES = 4_000_000;
 
 /**
- * Samples a .clrscope file read summed (convert to pprof) may hold: memory stays flat however
- * many there are, but each costs its decoding, ~6 M a second (an hour at the wall-sampling cap
- * is 23 M).
+ * Samples a .clrscope file read without keeping them (summed for pprof, or opened in the
+ * workstation, where the file is the stream) may hold: memory stays flat however many there are,
+ * but each costs its decoding, ~6 M a second (an hour at the wall-sampling cap is 23 M).
  */
 export const MAX_SUMMED_SAMPLES = 24_000_000;
 

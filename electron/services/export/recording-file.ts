@@ -96,14 +96,14 @@ async function sizeOf(path: string): Promise<number> {
 }
 
 /** Streams the file through `onChunk`; file system errors and parse errors each become one sentence. */
-async function forEachChunk(path: string, format: RecordingFileFormat, size: number, progress: FileProgress | undefined, onChunk: (chunk: Uint8Array) => void): Promise<void> {
+async function forEachChunk(path: string, format: RecordingFileFormat, size: number, progress: FileProgress | undefined, onChunk: (chunk: Uint8Array) => void | Promise<void>): Promise<void> {
   const stream = createReadStream(path, { highWaterMark: CHUNK });
   let done = 0;
   let parseError: unknown;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       try {
-        onChunk(chunk);
+        await onChunk(chunk);
       } catch (err) {
         parseError = err;
         break;
@@ -183,6 +183,28 @@ export async function readRecordingFile(path: string, progress?: FileProgress, o
     return { format, recording: fromPprof(gunzipIfNeeded(bytes)), counters: [] };
   } catch (err) {
     throw unreadable(path, format, err);
+  }
+}
+
+/**
+ * A .clrscope file's own bytes handed to `onChunk` a piece at a time as they are read and
+ * checked, its samples counted but not kept: the workstation's Open, where the file is the
+ * session's stream, so a recording of any length costs its model, not its samples. Returns its
+ * counters; throws one sentence on a file that is not a whole, readable recording.
+ */
+export async function passClrscopeFile(path: string, progress: FileProgress | undefined, onChunk: (chunk: Uint8Array) => Promise<void>): Promise<{ counters: CountersPoint[] }> {
+  const size = await sizeOf(path);
+  const reader = new RecordingFileReader(new Recording({ keepSamples: false, limits: FILE_READ_LIMITS }));
+  await forEachChunk(path, 'clrscope', size, progress, async (c) => {
+    reader.push(c);
+    // Not kept, samples cost only their decoding: here and again in the workstation's model.
+    if (reader.recording.sampleCount > MAX_SUMMED_SAMPLES) throw new ImportBudgetError(samplesClause('it', MAX_SUMMED_SAMPLES));
+    await onChunk(c);
+  });
+  try {
+    return { counters: reader.finish().counters };
+  } catch (err) {
+    throw unreadable(path, 'clrscope', err);
   }
 }
 

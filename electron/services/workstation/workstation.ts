@@ -284,27 +284,35 @@ class WorkstationCore {
 
   /**
    * Reads a recording file into a new, stopped session; progress goes to every client. The file
-   * is parsed in a worker thread; this loop only spools the stream it sends back and reads that
-   * stream's model (without samples), a piece at a time between other clients' requests.
+   * is parsed in a worker thread; this loop only spools the stream it sends back and, once the
+   * worker has checked it all, reads that stream's model (without samples) a piece at a time
+   * between other clients' requests.
    */
   async openRecording(request: OpenRecordingRequest): Promise<SessionInfo> {
     this.assertRunning();
     const { path } = request;
     if (!isAbsolute(path)) throw new UserError(`The recording path must be absolute, not ${path}.`);
     const stream = await this.newStream();
-    const model = new RecordingFileReader(new Recording({ keepSamples: false }));
+    const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     let session: FileSession;
     try {
       const opened = await openInWorker(path, {
         onProgress: (phase, done, total) => this.emit({ type: 'open-progress', path, phase, done, total }),
-        onChunk: async (bytes) => {
+        onChunk: (bytes) => {
           stream.append(bytes);
-          model.push(bytes);
-          // Each piece's decoding is the loop's only cost; other clients go between pieces.
-          await new Promise<void>((resolve) => setImmediate(resolve));
         },
       });
       stream.end();
+      // The model is read once the worker has checked the whole file against the read budget,
+      // from the spool a piece at a time: other clients go between pieces.
+      const model = new RecordingFileReader(new Recording({ keepSamples: false }));
+      for (let at = 0; at < stream.length;) {
+        const chunk = await stream.read(at);
+        if (chunk.length === 0) break;
+        model.push(chunk);
+        at += chunk.length;
+        await nextTurn();
+      }
       session = FileSession.fromStream(this.newId(), path, opened.format, model.finish().recording, opened.counters, stream);
     } catch (err) {
       await stream.close();
