@@ -18,6 +18,8 @@ import type { FunctionInfo } from './frame-label.js';
 import { RecordingError } from './recording-error.js';
 import { SampleColumns, type SampleColumnViews } from './sample-columns.js';
 import { NO_EXTRA_ROOT, StackTable, type FrameMapper } from './stack-table.js';
+import { bytesText, counted, ImportBudgetError, type RecordingLimits } from './read-budget.js';
+import { BYTES_PER_SAMPLE_SLOT } from './sample-columns.js';
 
 export type { FunctionInfo } from './frame-label.js';
 export type { SampleColumnViews } from './sample-columns.js';
@@ -111,6 +113,11 @@ function fileName(path: string): string {
 // Rough per-entry costs for byteSize(): a JS object with a handful of fields plus a Map entry.
 const OBJECT_OVERHEAD = 96;
 const DIRECT_THREAD_IDS = 1 << 16;
+/**
+ * What a definition costs while it is read, for the limits: its object and map entry, the
+ * decoder's record and strings; measured, 1.88 M FUNCTION and FRAME records peaked at 380 MiB.
+ */
+const DEFINITION_BYTES = 320;
 
 export interface RecordingOptions {
   /**
@@ -128,6 +135,8 @@ export interface RecordingOptions {
    * as this one (so its stack ids are this one's); its samples are taken over.
    */
   restoreSamples?: () => Recording;
+  /** What the recording may hold and walk (a file read whole); none by default. */
+  limits?: RecordingLimits;
 }
 
 /** Samples from index `base` on, as column views (index i of the recording is index i - base of the views). */
@@ -180,15 +189,24 @@ export class Recording implements WireSink {
   private readonly processList: ProcessInfo[] = [];
   private readonly threadProcess = new Map<number, number>();
   private readonly asyncChains = new AsyncChains();
+  private readonly limits: RecordingLimits | undefined;
+  // With limits: definitions stored, frames of the stacks stored, frames of every stack walked.
+  private definitions = 0;
+  private storedFrames = 0;
+  private walkedFrames = 0;
 
   constructor(options: RecordingOptions = {}) {
+    this.limits = options.limits;
     this.sampleMode = options.keepSamples ?? true;
     this.restoreSamples = options.restoreSamples;
     // No capacity at all when samples are not kept: the model holds no per-sample bytes.
     this.columns = new SampleColumns(this.sampleMode === false ? 0 : 1024);
     this.functionMap.set(INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK);
     this.functionOrder.push(INCOMPLETE_STACK);
-    this.stacks = new StackTable((frames, toFunction) => this.checkFrames(frames, toFunction));
+    this.stacks = new StackTable((frames, toFunction) => {
+      this.checkFrames(frames, toFunction);
+      if (this.limits !== undefined) this.checkStackRoom(frames.length);
+    });
   }
 
   /** From HELLO; undefined until it arrives. */
@@ -504,6 +522,7 @@ export class Recording implements WireSink {
 
   onThread(r: ThreadRecord): void {
     this.checkDefining('THREAD');
+    if (this.limits !== undefined) this.checkDefinitionRoom(r.name.length);
     const known = this.threadMap.get(r.threadId);
     if (known === undefined) {
       const thread: MutableThread = {
@@ -540,6 +559,7 @@ export class Recording implements WireSink {
       throw new RecordingError(`is a FUNCTION with id ${r.functionId}, which clrscope reserves for its ${INCOMPLETE_STACK_NAME} frame`);
     }
     if (this.functionMap.has(r.functionId)) throw new RecordingError(`is a FUNCTION redefining function ${r.functionId}`);
+    if (this.limits !== undefined) this.checkDefinitionRoom(r.name.length + r.module.length + r.file.length);
     let moduleId = r.moduleId;
     let module = r.module;
     if (moduleId !== 0) {
@@ -556,6 +576,7 @@ export class Recording implements WireSink {
   onModule(r: ModuleRecord): void {
     this.checkDefining('MODULE');
     if (r.moduleId === 0 || this.moduleMap.has(r.moduleId)) throw new RecordingError(`is a MODULE ${r.moduleId === 0 ? 'with id 0' : `redefining module ${r.moduleId}`}`);
+    if (this.limits !== undefined) this.checkDefinitionRoom(r.path.length);
     this.moduleMap.set(r.moduleId, Object.freeze({ id: r.moduleId, kind: r.kind, path: r.path, mvid: r.mvid }));
     this.stringBytes += 2 * r.path.length;
   }
@@ -564,6 +585,7 @@ export class Recording implements WireSink {
     this.checkDefining('FRAME');
     if (r.frameId === INCOMPLETE_STACK_FUNCTION_ID) throw new RecordingError(`is a FRAME with id ${r.frameId}, which clrscope reserves for its ${INCOMPLETE_STACK_NAME} frame`);
     if (this.frameMap.has(r.frameId)) throw new RecordingError(`is a FRAME redefining frame ${r.frameId}`);
+    if (this.limits !== undefined) this.checkDefinitionRoom(0);
     if (!this.functionMap.has(r.functionId) || r.functionId === INCOMPLETE_STACK_FUNCTION_ID) {
       throw new RecordingError(`is a FRAME naming function ${r.functionId}, which no FUNCTION record defined`);
     }
@@ -573,6 +595,7 @@ export class Recording implements WireSink {
   onStack(stackId: number, flags: number, frames: Uint32Array): void {
     this.checkDefining('STACK');
     if (stackId < this.wireStacks.length && this.wireStacks[stackId] >= 0) throw new RecordingError(`is a STACK redefining stack ${stackId}`);
+    if (this.limits !== undefined) this.walk(frames.length);
     // A walk that produced no frames never reached the entry point either.
     const incomplete = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0;
     const id = this.stacks.intern(frames, incomplete ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT, (flags & STACK_FLAGS) | (incomplete ? SampleFlags.Incomplete : 0), this.frameToFunction);
@@ -588,6 +611,7 @@ export class Recording implements WireSink {
   onString(r: StringRecord): void {
     this.checkDefining('STRING');
     if (this.stringMap.has(r.stringId) || r.stringId === 0) throw new RecordingError(`is a STRING ${r.stringId === 0 ? 'with id 0' : `redefining string ${r.stringId}`}`);
+    if (this.limits !== undefined) this.checkDefinitionRoom(r.text.length);
     this.stringMap.set(r.stringId, r.text);
     this.stringBytes += 2 * r.text.length;
   }
@@ -599,11 +623,15 @@ export class Recording implements WireSink {
     const thread = this.threadMap.get(threadId);
     if (thread === undefined || this.closed) return this.rejectSample(threadId);
     this.lastSeen[thread.index] = mono;
+    // A v1 sample's frames are all in the file (a byte or more each), so its bytes bound their
+    // walk; only a STACK record can name frames it does not hold (those it shares).
     // A walk that produced no frames never reached the entry point either, so it is marked too.
     const incomplete = (flags & SampleFlags.Incomplete) !== 0 || frames.length === 0;
     const stackId = this.stacks.intern(frames, incomplete ? INCOMPLETE_STACK_FUNCTION_ID : NO_EXTRA_ROOT, (flags & STACK_FLAGS) | (incomplete ? SampleFlags.Incomplete : 0));
-    if (this.sampleMode !== false) this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
-    else this.uncounted++;
+    if (this.sampleMode !== false) {
+      if (this.columns.count === this.columns.capacity && this.limits !== undefined) this.checkSampleRoom();
+      this.columns.append(mono, threadId, stackId, cpuNs, wallNs, flags);
+    } else this.uncounted++;
   }
 
   onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
@@ -613,8 +641,10 @@ export class Recording implements WireSink {
     if (thread === undefined || this.closed) return this.rejectSample(threadId);
     const id = stackId < this.wireStacks.length ? this.wireStacks[stackId] : -1;
     if (id < 0) return this.rejectStack(stackId);
-    if (this.sampleMode !== false) this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
-    else this.uncounted++;
+    if (this.sampleMode !== false) {
+      if (this.columns.count === this.columns.capacity && this.limits !== undefined) this.checkSampleRoom();
+      this.columns.appendValues(threadId, id, flags | this.stacks.flags(id), values);
+    } else this.uncounted++;
     this.lastSeen[thread.index] = values[0];
   }
 
@@ -725,6 +755,41 @@ export class Recording implements WireSink {
   private rejectEvent(what: string): never {
     this.checkOpen();
     throw new RecordingError(`is an EVENTS record ${what}`);
+  }
+
+  /** With limits: what is held so far, as byteSize() estimates it, plus the stack table's growth to come. */
+  private heldEstimate(): number {
+    return this.columns.capacity * BYTES_PER_SAMPLE_SLOT + this.storedFrames * 16 + this.definitions * DEFINITION_BYTES + this.stringBytes;
+  }
+
+  private overLimits(what: string): never {
+    const limits = this.limits as RecordingLimits;
+    throw new ImportBudgetError(`${what} would take more than ${bytesText(limits.maxBytes)} of memory once read, the most clrscope reads of one file`);
+  }
+
+  private checkDefinitionRoom(textLength: number): void {
+    this.definitions++;
+    if (this.heldEstimate() + 2 * textLength > (this.limits as RecordingLimits).maxBytes) this.overLimits(`its ${counted(this.definitions)} definitions (threads, functions, frames, strings) with its samples and stacks`);
+  }
+
+  private checkStackRoom(length: number): void {
+    // 16 bytes a frame: wire and function ids, 4 bytes each, in tables that may have doubled.
+    this.storedFrames += length;
+    if (this.heldEstimate() > (this.limits as RecordingLimits).maxBytes) this.overLimits(`its ${counted(this.stacks.count + 1)} distinct stacks (${counted(this.storedFrames)} frames) with its samples and definitions`);
+  }
+
+  private checkSampleRoom(): void {
+    // The columns are about to double: their new capacity is what must fit.
+    const grownBy = Math.max(1024, this.columns.capacity) * BYTES_PER_SAMPLE_SLOT;
+    if (this.heldEstimate() + grownBy > (this.limits as RecordingLimits).maxBytes) this.overLimits(`its samples (more than ${counted(this.columns.count)})`);
+  }
+
+  private walk(frames: number): void {
+    this.walkedFrames += frames;
+    const limits = this.limits as RecordingLimits;
+    if (this.walkedFrames > limits.maxWalkedFrames) {
+      throw new ImportBudgetError(`its stacks hold more than ${counted(limits.maxWalkedFrames)} frames in all (each STACK record counted with the frames it shares with the one before), the most clrscope reads of one file`);
+    }
   }
 
   private checkFrames(frames: Uint32Array, toFunction: FrameMapper | null): void {

@@ -209,7 +209,7 @@ describe('clrscope convert refuses bad input with one sentence and a non-zero ex
     const at = bytes.indexOf('Trace', 8) - 12;
     assert.equal(bytes.readInt32LE(at), 4);
     bytes.writeInt32LE(6, at);
-    assertOneSentence(await runCli(['convert', file('newer.nettrace', bytes), '-o', join(dir, 'n.clrscope')]), /^clrscope: Cannot read .*newer\.nettrace: this \.nettrace file uses format version 6; .*\.$/);
+    assertOneSentence(await runCli(['convert', file('newer.nettrace', bytes), '-o', join(dir, 'n.clrscope')]), /^clrscope: Cannot read .*newer\.nettrace: this \.nettrace file's Trace object is version 6, newer than the version 4 of nettrace formats 4 and 5, which clrscope reads\.$/);
   });
 
   it('.etlx when its converter is built, or one sentence saying it is not', async () => {

@@ -14,6 +14,7 @@ import { fromPprof, MAX_PPROF_BYTES } from '../../../structs/formats/pprof/from-
 import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
 import { speedscopeJsonChunks, type SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
 import { Recording } from '../../../structs/profile/recording.js';
+import { FILE_READ_LIMITS, ImportBudgetError, MAX_SUMMED_SAMPLES, samplesClause } from '../../../structs/profile/read-budget.js';
 import { UserError } from '../errors/user-error.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
@@ -47,8 +48,11 @@ export interface ReadOptions {
 
 const CHUNK = 1 << 20;
 const MIB = 1 << 20;
-/** V8's longest string is just under 512 Mi characters; a speedscope file is parsed from one. */
-const SPEEDSCOPE_LIMIT = 512 * (1 << 20) - 64;
+/**
+ * A speedscope file is read where it lies, as bytes (never as one string or parsed whole), so
+ * it costs its own size plus what it builds; the import budget bounds the latter.
+ */
+const SPEEDSCOPE_LIMIT = 256 * (1 << 20);
 
 
 /** An input that does not parse, as one sentence; errors that look like a reader's own bug say so. */
@@ -92,14 +96,14 @@ async function sizeOf(path: string): Promise<number> {
 }
 
 /** Streams the file through `onChunk`; file system errors and parse errors each become one sentence. */
-async function forEachChunk(path: string, format: RecordingFileFormat, size: number, progress: FileProgress | undefined, onChunk: (chunk: Uint8Array) => void): Promise<void> {
+async function forEachChunk(path: string, format: RecordingFileFormat, size: number, progress: FileProgress | undefined, onChunk: (chunk: Uint8Array) => void | Promise<void>): Promise<void> {
   const stream = createReadStream(path, { highWaterMark: CHUNK });
   let done = 0;
   let parseError: unknown;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       try {
-        onChunk(chunk);
+        await onChunk(chunk);
       } catch (err) {
         parseError = err;
         break;
@@ -119,9 +123,22 @@ function tooLarge(path: string, format: RecordingFileFormat, size: number, limit
 
 async function readWhole(path: string, format: RecordingFileFormat, size: number, limit: number, progress: FileProgress | undefined): Promise<Buffer> {
   if (size > limit) throw tooLarge(path, format, size, limit);
-  const chunks: Buffer[] = [];
-  await forEachChunk(path, format, size, progress, (c) => chunks.push(c as Buffer));
-  return Buffer.concat(chunks);
+  // One buffer of the file's size, filled as pieces arrive: joining the pieces at the end held
+  // the file twice (200 MB for a 100 MB speedscope file).
+  let whole = Buffer.allocUnsafe(size);
+  let filled = 0;
+  await forEachChunk(path, format, size, progress, (c) => {
+    if (filled + c.length > whole.length) {
+      // The file grew while it was read: keep reading, within the limit.
+      if (filled + c.length > limit) throw new Error(`it grew past ${(limit / MIB).toFixed(0)} MiB while it was read`);
+      const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(filled + c.length, whole.length * 2)));
+      whole.copy(grown, 0, 0, filled);
+      whole = grown;
+    }
+    whole.set(c, filled);
+    filled += c.length;
+  });
+  return whole.subarray(0, filled);
 }
 
 export async function readRecordingFile(path: string, progress?: FileProgress, options: ReadOptions = {}): Promise<OpenedRecordingFile> {
@@ -130,9 +147,11 @@ export async function readRecordingFile(path: string, progress?: FileProgress, o
   const size = await sizeOf(path);
   if (format === 'clrscope') {
     const sums = options.summed === true ? new StackThreadSums() : undefined;
-    const reader = new RecordingFileReader(new Recording({ keepSamples: sums === undefined ? true : 'recent' }));
+    const reader = new RecordingFileReader(new Recording({ keepSamples: sums === undefined ? true : 'recent', limits: FILE_READ_LIMITS }));
     const fold = (): void => {
       if (sums === undefined) return;
+      // Memory stays flat when samples are summed; their decoding is what a budget bounds then.
+      if (reader.recording.sampleCount > MAX_SUMMED_SAMPLES) throw new ImportBudgetError(samplesClause('it', MAX_SUMMED_SAMPLES));
       sums.add(reader.recording.recentSamples().columns);
       reader.recording.releaseSamples();
     };
@@ -149,7 +168,7 @@ export async function readRecordingFile(path: string, progress?: FileProgress, o
     }
   }
   if (format === 'nettrace') {
-    const reader = new NettraceReader();
+    const reader = new NettraceReader({ limits: FILE_READ_LIMITS });
     await forEachChunk(path, format, size, progress, (c) => reader.push(c));
     try {
       return { format, recording: reader.finish(), counters: [] };
@@ -160,10 +179,32 @@ export async function readRecordingFile(path: string, progress?: FileProgress, o
   const limit = format === 'speedscope' ? SPEEDSCOPE_LIMIT : MAX_PPROF_BYTES;
   const bytes = await readWhole(path, format, size, limit, progress);
   try {
-    if (format === 'speedscope') return { format, recording: fromSpeedscope(bytes.toString('utf8')), counters: [] };
+    if (format === 'speedscope') return { format, recording: fromSpeedscope(bytes), counters: [] };
     return { format, recording: fromPprof(gunzipIfNeeded(bytes)), counters: [] };
   } catch (err) {
     throw unreadable(path, format, err);
+  }
+}
+
+/**
+ * A .clrscope file's own bytes handed to `onChunk` a piece at a time as they are read and
+ * checked, its samples counted but not kept: the workstation's Open, where the file is the
+ * session's stream, so a recording of any length costs its model, not its samples. Returns its
+ * counters; throws one sentence on a file that is not a whole, readable recording.
+ */
+export async function passClrscopeFile(path: string, progress: FileProgress | undefined, onChunk: (chunk: Uint8Array) => Promise<void>): Promise<{ counters: CountersPoint[] }> {
+  const size = await sizeOf(path);
+  const reader = new RecordingFileReader(new Recording({ keepSamples: false, limits: FILE_READ_LIMITS }));
+  await forEachChunk(path, 'clrscope', size, progress, async (c) => {
+    reader.push(c);
+    // Not kept, samples cost only their decoding: here and again in the workstation's model.
+    if (reader.recording.sampleCount > MAX_SUMMED_SAMPLES) throw new ImportBudgetError(samplesClause('it', MAX_SUMMED_SAMPLES));
+    await onChunk(c);
+  });
+  try {
+    return { counters: reader.finish().counters };
+  } catch (err) {
+    throw unreadable(path, 'clrscope', err);
   }
 }
 

@@ -1,23 +1,20 @@
 // A session that shows a recording file: stopped from the start, no process, and a stream that
 // is the recording re-encoded as a .clrscope stream (a .clrscope file is a wire v1 stream), so
-// the renderer's worker and every view take it exactly like a live recording. Once that stream
-// is written the session keeps no sample (an export reads them back from the stream).
+// the renderer's worker and every view take it exactly like a live recording. The session keeps
+// no sample (an export reads them back from the stream); the file is parsed and re-encoded in a
+// worker thread (open-in-worker.ts).
 
 import { basename } from 'node:path';
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import { UserError } from '../errors/user-error.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
-import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import type { OpenedRecordingFile } from '../export/recording-file.js';
+import type { RecordingFileFormat } from '../export/recording-formats.js';
 import { cpuIsEstimated } from './imported-cpu.js';
 import { noOutput } from '../recording/output-buffer.js';
 import { SessionStream } from '../spool/session-stream.js';
 import type { RecordingSession } from '../recording/recording-session.js';
 import { connectionLostSentence } from '../../../structs/profile/stream-end.js';
-
-/** Re-encoding reports samples done of the total, once per ~1 MiB chunk. */
-export type PrepareProgress = (done: number, total: number) => void;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -30,9 +27,11 @@ export class FileSession implements RecordingSession {
     private readonly counters: readonly CountersPoint[],
   ) {}
 
-  /** Builds the session's stream from the opened file, yielding to other work between chunks. */
-  static async create(id: string, path: string, opened: OpenedRecordingFile, stream: SessionStream, progress?: PrepareProgress): Promise<FileSession> {
-    const rec = opened.recording;
+  /**
+   * The session of a file whose stream is in `stream` (ended): `rec` is that stream's model,
+   * read without its samples (open-in-worker.ts makes both, off the event loop).
+   */
+  static fromStream(id: string, path: string, format: RecordingFileFormat, rec: Recording, counters: readonly CountersPoint[], stream: SessionStream): FileSession {
     const meta = rec.meta;
     const startMs = meta === undefined ? 0 : Number(meta.startUnixNs / 1_000_000n);
     const intervalNs = meta?.intervalNs ?? 0;
@@ -46,20 +45,11 @@ export class FileSession implements RecordingSession {
       intervalMs: intervalNs > 0 ? Math.max(1, Math.round(intervalNs / 1e6)) : 0,
       attached: false,
       source: 'file',
-      approximateCpu: cpuIsEstimated(opened.format, rec),
+      approximateCpu: cpuIsEstimated(format, rec),
       exitCode: null,
       message: `Opened from ${path}.${rec.cut ? ' The recording in it was cut before its end.' : ''}${lostConnection === undefined ? '' : ` ${lostConnection}`}`,
     };
-    const session = new FileSession(id, stream, info, rec, opened.counters);
-    // Counters reach pages through countersHistory; the stream carries the profile alone.
-    for (const chunk of recordingFileChunks(rec, [], { progress })) {
-      stream.append(chunk);
-      await nextTurn();
-    }
-    stream.end();
-    // The stream (on disk) holds every sample now; the session keeps the rest of the model.
-    rec.dropSamples();
-    return session;
+    return new FileSession(id, stream, info, rec, counters);
   }
 
   get recording(): Recording | undefined {

@@ -12,7 +12,8 @@ import type {
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../demo/demo-program.js';
 import { commandLineOf } from '../../../structs/text/command-line.js';
-import { readRecordingFile } from '../export/recording-file.js';
+import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
+import { openInWorker } from './open-in-worker.js';
 import { connectTimeoutMs } from '../recording/profiled-launch.js';
 import { attachSession, launchSession, type LaunchStart } from '../recording/start-session.js';
 import { lingeringSentence, ProcessBook } from '../recording/process-tree.js';
@@ -32,7 +33,7 @@ import { PdbLines } from '../source-lines/pdb-lines.js';
 import { readSourceFile } from '../source-lines/source-file.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
-import type { Recording } from '../../../structs/profile/recording.js';
+import { Recording } from '../../../structs/profile/recording.js';
 import { SessionStream } from '../spool/session-stream.js';
 import { ensureSpoolDir, spoolFileName } from '../spool/spool-dir.js';
 
@@ -281,20 +282,38 @@ class WorkstationCore {
     return this.info(await this.session(id).stop());
   }
 
-  /** Reads a recording file into a new, stopped session; progress goes to every client. */
+  /**
+   * Reads a recording file into a new, stopped session; progress goes to every client. The file
+   * is parsed in a worker thread; this loop only spools the stream it sends back and, once the
+   * worker has checked it all, reads that stream's model (without samples) a piece at a time
+   * between other clients' requests.
+   */
   async openRecording(request: OpenRecordingRequest): Promise<SessionInfo> {
     this.assertRunning();
     const { path } = request;
     if (!isAbsolute(path)) throw new UserError(`The recording path must be absolute, not ${path}.`);
-    const opened = await readRecordingFile(path, (_step, done, total) => {
-      this.emit({ type: 'open-progress', path, phase: 'reading', done, total });
-    });
     const stream = await this.newStream();
+    const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     let session: FileSession;
     try {
-      session = await FileSession.create(this.newId(), path, opened, stream, (done, total) => {
-        this.emit({ type: 'open-progress', path, phase: 'preparing', done, total });
+      const opened = await openInWorker(path, {
+        onProgress: (phase, done, total) => this.emit({ type: 'open-progress', path, phase, done, total }),
+        onChunk: (bytes) => {
+          stream.append(bytes);
+        },
       });
+      stream.end();
+      // The model is read once the worker has checked the whole file against the read budget,
+      // from the spool a piece at a time: other clients go between pieces.
+      const model = new RecordingFileReader(new Recording({ keepSamples: false }));
+      for (let at = 0; at < stream.length;) {
+        const chunk = await stream.read(at);
+        if (chunk.length === 0) break;
+        model.push(chunk);
+        at += chunk.length;
+        await nextTurn();
+      }
+      session = FileSession.fromStream(this.newId(), path, opened.format, model.finish().recording, opened.counters, stream);
     } catch (err) {
       await stream.close();
       throw err;

@@ -7,6 +7,7 @@
 // running managed code, also counts one interval of CPU. Type 1 (external) threads were in
 // native code or blocked, which the file cannot tell apart, so they count no CPU.
 
+import type { RecordingLimits } from '../../profile/read-budget.js';
 import { Recording } from '../../profile/recording.js';
 import { WireDecoder } from '../../wire/decoder.js';
 import { WireEncoder } from '../../wire/encoder.js';
@@ -53,6 +54,8 @@ export interface ImportOptions {
    * code, which no test has held to the profiler's own allocation samples yet.
    */
   eventSamples?: boolean;
+  /** What the recording may hold (a file read whole: FILE_READ_LIMITS); none for a live session. */
+  limits?: RecordingLimits;
 }
 const BATCH_BYTES = 1 << 20;
 
@@ -134,7 +137,7 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
   const functions = new FunctionTable();
   const stacks = resolveStacks(imp, used, functions);
 
-  const rec = new Recording();
+  const rec = new Recording({ limits: options.limits });
   const decoder = new WireDecoder(rec);
   const enc = new WireEncoder(BATCH_BYTES + 65536);
   const flush = (force: boolean): void => {

@@ -5,6 +5,7 @@
 import { BlockName, ClrscopeEvent, Provider, RundownEvent, RuntimeEvent, ThreadSampleType } from './constants.js';
 import { forEachEvent, forEachStack, readMetadataRecord, type EventHeader } from './block-readers.js';
 import { readEventCounter, readFieldLayout, type EventCounterValue, type FieldLayout } from './event-counters.js';
+import { counted, ImportBudgetError, MAX_SAMPLES, MAX_STACK_FRAMES, samplesClause, type RecordingLimits } from '../../profile/read-budget.js';
 import { ImportColumns } from './import-columns.js';
 import { ImportEventSamples, NO_STACK, readAllocationTick, readContentionStop, readExceptionThrown, type ImportedEventValues } from './import-event-samples.js';
 import { NettraceFormatError } from './nettrace-format-error.js';
@@ -118,6 +119,8 @@ export class NettraceImport implements ObjectSink {
   events = 0;
   /** Samples whose stack id named no stack of their sequence-point region. */
   missingStacks = 0;
+  /** A file read whole: samples and stack frames held until the end are counted against the read budget. */
+  limits: RecordingLimits | undefined;
   /** Called for each EventCounters value as its block is read; without it they are skipped. */
   onEventCounter: ((counter: EventCounterValue) => void) | undefined;
 
@@ -203,6 +206,7 @@ export class NettraceImport implements ObjectSink {
           if (found === undefined) this.missingStacks++;
           else stack = found;
         }
+        if (this.limits !== undefined && this.samples.count + this.eventSamples.count >= MAX_SAMPLES) throw new ImportBudgetError(samplesClause('its events'));
         this.samples.append(ts, this.threadOf(h.threadId, ts), stack, type);
         break;
       }
@@ -276,6 +280,7 @@ export class NettraceImport implements ObjectSink {
       if (found === undefined) this.missingStacks++;
       else stack = found;
     }
+    if (this.limits !== undefined && this.samples.count + this.eventSamples.count >= MAX_SAMPLES) throw new ImportBudgetError(samplesClause('its events'));
     this.eventSamples.append(v.kind, ts, this.threadOf(h.threadId, ts), stack, v.label, v.value1, v.value2, v.message);
   }
 
@@ -301,6 +306,13 @@ export class NettraceImport implements ObjectSink {
     const count = Math.floor(size / (wide ? 8 : 4));
     if (count > this.scratch.length) this.scratch = new Float64Array(Math.max(count, 2 * this.scratch.length));
     for (let i = 0; i < count; i++) this.scratch[i] = wide ? r.u64() : r.u32();
+    if (this.limits !== undefined && this.stacks.frameCount + count > MAX_STACK_FRAMES) {
+      // Only a new stack adds to the pool; a repeat of one already held is let through.
+      const index = this.stacks.find(this.scratch, count);
+      if (index < 0) throw new ImportBudgetError(`its distinct stacks hold more than ${counted(MAX_STACK_FRAMES)} frames, the most clrscope reads of one file`);
+      this.region[id] = index;
+      return;
+    }
     this.region[id] = this.stacks.intern(this.scratch, count);
   }
 }

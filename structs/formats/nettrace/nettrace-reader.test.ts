@@ -131,8 +131,27 @@ test('wrong magic, old and new versions are refused with one sentence naming bot
   rejects(v6, /uses format version 6; clrscope reads versions 4 and 5/);
   const newer = toNettrace(smallRecording());
   newer[8 + 24 + 3] = 5; // the Trace object's version
-  rejects(newer, /uses format version 5; clrscope reads versions 4 and 5/);
+  rejects(newer, /^This \.nettrace file's Trace object is version 5, newer than the version 4 of nettrace formats 4 and 5, which clrscope reads\.$/);
   rejects(new Uint8Array(0), /empty/);
+});
+
+test('a damaged header says what is damaged, not that a version clrscope reads is one it does not', () => {
+  // Before: "This .nettrace file uses format version 4; clrscope reads versions 4 and 5".
+  const zeroed = toNettrace(smallRecording());
+  zeroed.fill(0, 8, 12); // the signature's length, as format 6 begins
+  zeroed.set([4, 0, 0, 0], 12);
+  rejects(zeroed, /^Corrupt \.nettrace file: the header after "Nettrace" is damaged: it starts with the zero that only format 6 and later write, followed by version 4, and not with the "!FastSerialization\.1" header of formats 4 and 5\.$/);
+  const needy = toNettrace(smallRecording());
+  needy[8 + 24 + 7] = 99; // the Trace object's minimum reader version; its version stays 4
+  rejects(needy, /^Corrupt \.nettrace file: its Trace object at byte 32 is version 4 but says it needs a reader of version 99, newer than itself\.$/);
+  const newerNeeds = toNettrace(smallRecording());
+  newerNeeds[8 + 24 + 3] = 6;
+  newerNeeds[8 + 24 + 7] = 5;
+  rejects(newerNeeds, /^This \.nettrace file's Trace object is version 6, and needs a reader of version 5, newer than the version 4/);
+  const older = toNettrace(smallRecording());
+  older[8 + 24 + 3] = 3;
+  older[8 + 24 + 7] = 3;
+  rejects(older, /^This \.nettrace file's Trace object is version 3, older than the version 4 of nettrace formats 4 and 5, which clrscope reads\.$/);
 });
 
 test('a file cut anywhere is reported as truncated, never read as a partial recording', () => {

@@ -31,6 +31,7 @@ export class NettraceReader {
   constructor(options: NettraceReaderOptions = {}) {
     this.options = options;
     this.imp.onEventCounter = options.onEventCounter;
+    this.imp.limits = options.limits;
   }
 
   get bytesRead(): number {

@@ -122,7 +122,9 @@ export class NettraceObjectReader {
           // Format 6 puts a zero where format 4/5 put the FastSerialization signature's length.
           if (avail < 8) return p;
           const major = view.getInt32(p + 4, true);
-          throw new NettraceFormatError(`This .nettrace file uses format version ${major}; clrscope reads ${SUPPORTED}.`, base + p + 4);
+          if (major >= 6) throw new NettraceFormatError(`This .nettrace file uses format version ${major}; clrscope reads ${SUPPORTED}.`, base + p + 4);
+          // Only format 6 and later put a zero here; a smaller version after it is damage, not a format.
+          throw new NettraceFormatError(`Corrupt .nettrace file: the header after "Nettrace" is damaged: it starts with the zero that only format 6 and later write, followed by version ${major}, and not with the "${FAST_SERIALIZATION_SIGNATURE}" header of formats 4 and 5.`, base + p);
         }
         if (length !== FAST_SERIALIZATION_SIGNATURE.length) this.badHeader(base + p);
         if (avail < 4 + length) return p;
@@ -173,11 +175,16 @@ export class NettraceObjectReader {
     if (buf[q] !== Tag.EndObject) throw new NettraceFormatError(`Corrupt .nettrace file: the type of the ${name} object at byte ${at} is not closed.`, base + q);
     q++;
     if (name === BlockName.Trace) {
-      if (version > TRACE_OBJECT_VERSION || minimumVersion > TRACE_OBJECT_VERSION) {
-        throw new NettraceFormatError(`This .nettrace file uses format version ${version}; clrscope reads ${SUPPORTED}.`, at + 3);
+      // The Trace object's version is 4 in formats 4 and 5 alike: a message names it as the object's, not as the file format's.
+      if (minimumVersion > version) {
+        throw new NettraceFormatError(`Corrupt .nettrace file: its Trace object at byte ${at} is version ${version} but says it needs a reader of version ${minimumVersion}, newer than itself.`, at + 7);
+      }
+      if (version > TRACE_OBJECT_VERSION) {
+        const needs = minimumVersion > TRACE_OBJECT_VERSION ? `, and needs a reader of version ${minimumVersion}` : '';
+        throw new NettraceFormatError(`This .nettrace file's Trace object is version ${version}${needs}, newer than the version ${TRACE_OBJECT_VERSION} of nettrace formats 4 and 5, which clrscope reads.`, at + 3);
       }
       if (version < TRACE_OBJECT_VERSION) {
-        throw new NettraceFormatError(`This .nettrace file uses the old format version ${version}; clrscope reads ${SUPPORTED}.`, at + 3);
+        throw new NettraceFormatError(`This .nettrace file's Trace object is version ${version}, older than the version ${TRACE_OBJECT_VERSION} of nettrace formats 4 and 5, which clrscope reads.`, at + 3);
       }
       if (buf.length - q < TRACE_FIELDS_BYTES + 1) return 0;
       this.sink.onTrace(buf.subarray(q, q + TRACE_FIELDS_BYTES), base + q);

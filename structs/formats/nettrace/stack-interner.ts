@@ -21,18 +21,27 @@ export class StackInterner {
     return this.starts.length;
   }
 
+  /** Frames of every stack held, back to back. */
+  get frameCount(): number {
+    return this.poolLength;
+  }
+
   frames(index: number): Float64Array {
     return this.pool.subarray(this.starts[index], this.starts[index] + this.lengths[index]);
   }
 
+  /** The index of the first `length` values of `ips` when held, else -1. */
+  find(ips: Float64Array, length: number): number {
+    const found = this.byHash.get(hashOf(ips, length));
+    if (found === undefined) return -1;
+    if (typeof found === 'number') return this.equals(found, ips, length) ? found : -1;
+    for (const index of found) if (this.equals(index, ips, length)) return index;
+    return -1;
+  }
+
   /** Interns the first `length` values of `ips`. */
   intern(ips: Float64Array, length: number): number {
-    let hash = 0x811c9dc5 ^ length;
-    for (let i = 0; i < length; i++) {
-      const v = ips[i];
-      hash = Math.imul(hash ^ (v % 0x100000000), 0x01000193);
-      hash = Math.imul(hash ^ Math.floor(v / 0x100000000), 0x01000193);
-    }
+    const hash = hashOf(ips, length);
     const found = this.byHash.get(hash);
     if (found !== undefined) {
       if (typeof found === 'number') {
@@ -65,4 +74,14 @@ export class StackInterner {
     for (let i = 0; i < length; i++) if (this.pool[start + i] !== ips[i]) return false;
     return true;
   }
+}
+
+function hashOf(ips: Float64Array, length: number): number {
+  let hash = 0x811c9dc5 ^ length;
+  for (let i = 0; i < length; i++) {
+    const v = ips[i];
+    hash = Math.imul(hash ^ (v % 0x100000000), 0x01000193);
+    hash = Math.imul(hash ^ Math.floor(v / 0x100000000), 0x01000193);
+  }
+  return hash;
 }

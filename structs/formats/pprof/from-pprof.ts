@@ -14,6 +14,7 @@
 import type { Recording } from '../../profile/recording.js';
 import { FunctionKind, HelloFlags, SampleFlags } from '../../wire/records.js';
 import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
+import { counted, ImportBudgetError, MAX_SAMPLE_FRAMES, MAX_SAMPLES } from '../../profile/read-budget.js';
 import { APPROXIMATE_CPU_COMMENT, isOwnComment, ownCommentSource } from './pprof-comments.js';
 import { PprofFormatError } from './pprof-format-error.js';
 import { readPprof, readSample, sampleCount, type FunctionRec, type LocationRec, type PprofProfile, type SampleRec } from './pprof-reader.js';
@@ -26,9 +27,11 @@ const MAX_SAMPLES_PER_ROW = 1_000_000;
 /**
  * pprof keeps a count per row, and each counted sample becomes one sample of the recording
  * (33 bytes in its columns): a few bytes of file can ask for millions. The counts are added up
- * before anything is built, and a profile asking for more than this is refused.
+ * before anything is built, and a profile asking for more than the import budget's samples is
+ * refused; so is one whose rows' stacks would hold more frames than it allows (a location can
+ * list a million inlined lines, and a row name it a million times).
  */
-export const MAX_PPROF_SAMPLES = 8_000_000;
+export const MAX_PPROF_SAMPLES = MAX_SAMPLES;
 /** The largest (decompressed) pprof clrscope reads: its decoder holds every message as objects, about 10 bytes of memory per byte. */
 export const MAX_PPROF_BYTES = 8 * 1024 * 1024;
 const THREAD_ID_KEYS = new Set(['thread id', 'thread_id', 'tid']);
@@ -84,6 +87,16 @@ function pickMetrics(p: PprofProfile, str: (i: number) => string): Metrics {
 }
 
 export function fromPprof(bytes: Uint8Array): Recording {
+  try {
+    return build(bytes);
+  } catch (err) {
+    // The builder's own budget (distinct stacks, functions), said as pprof's.
+    if (err instanceof ImportBudgetError) throw new PprofFormatError(`Not a readable pprof profile: ${err.message}.`);
+    throw err;
+  }
+}
+
+function build(bytes: Uint8Array): Recording {
   const p = decode(bytes);
   const strings = p.strings;
   const str = (i: number): string => strings[i] ?? '';
@@ -148,10 +161,24 @@ export function fromPprof(bytes: Uint8Array): Recording {
   };
   const n = sampleCount(p);
   const row: SampleRec = { locationIds: [], values: [], labels: [] };
+  // The plan: samples and frames every row will make, from the locations' line counts, before
+  // a single frame is built.
   let total = 0;
-  for (let i = 0; i < n; i++) total += countOf(readSample(bytes, p, i, row, true));
+  let frames = 0;
+  for (let i = 0; i < n; i++) {
+    const s = readSample(bytes, p, i, row);
+    if (countOf(s) === 0) continue;
+    total += countOf(s);
+    // A row's samples share its stack, built once.
+    let depth = 0;
+    for (const id of s.locationIds) depth += Math.max(1, locations.get(id)?.functionIds.length ?? 1);
+    frames += depth;
+  }
   if (total > MAX_PPROF_SAMPLES) {
     throw new PprofFormatError(`Not a readable pprof profile: its sample counts add up to ${total} samples, more than the ${MAX_PPROF_SAMPLES} clrscope expands a pprof profile into (record to .clrscope to keep longer recordings).`);
+  }
+  if (frames > MAX_SAMPLE_FRAMES) {
+    throw new PprofFormatError(`Not a readable pprof profile: its samples' stacks (each location's inlined lines counted) would hold more than ${counted(MAX_SAMPLE_FRAMES)} frames in all, the most clrscope reads of one file.`);
   }
   for (let i = 0; i < n; i++) {
     const s = readSample(bytes, p, i, row);
@@ -177,9 +204,11 @@ export function fromPprof(bytes: Uint8Array): Recording {
       const c = Math.floor((cpu * (k + 1)) / count) - Math.floor((cpu * k) / count);
       const w = Math.floor((wall * (k + 1)) / count) - Math.floor((wall * k) / count);
       const flags = (c > 0 || (w === 0 && m.cpu >= 0) ? SampleFlags.Cpu : 0) | (w > 0 ? SampleFlags.Wall : 0);
-      builder.sample(at, threadId, flags, c, w, stack);
+      if (k === 0) builder.sample(at, threadId, flags, c, w, stack);
+      else builder.repeat(at, threadId, flags, c, w);
       at += step;
     }
   }
   return builder.finish();
 }
+
