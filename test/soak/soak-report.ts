@@ -10,7 +10,7 @@ export interface ProgramSummary {
   failures: string[];
   /** Bare runs that failed (the program's own trouble: its round compares nothing). */
   bareFailures: string[];
-  /** Profiled runs whose exit, output or files differ from the bare run of their round. */
+  /** Profiled runs that did not fail but whose exit, output or files differ from the bare run of their round. */
   differences: string[];
   /** Profiled runs whose recording is not sane (no samples, a failure in the profiler's log). */
   recordingProblems: string[];
@@ -48,9 +48,10 @@ export function summarize(results: readonly RunResult[]): ProgramSummary[] {
         if (failed !== undefined) sum.bareFailures.push(`${where}: ${failed}`);
         continue;
       }
+      // A failed run is a failure only; a difference is a run that ended as the bare run did yet printed or wrote something else.
       if (failed !== undefined) sum.failures.push(`${where}: ${failed}`);
       const bare = mine.find((b) => b.mode === 'bare' && b.round === r.round);
-      if (bare !== undefined && failureOf(bare) === undefined) {
+      if (failed === undefined && bare !== undefined && failureOf(bare) === undefined) {
         const d = differences(bare, r);
         if (d.length > 0) sum.differences.push(`${where}: ${d.join('; ')}`);
       }
