@@ -1,10 +1,11 @@
 // The harmlessness soak (issue 23): real programs nobody here wrote, each run bare, launched under
 // `clrscope record` and attached to with `clrscope record --pid`, at --interval 1 with every event
 // type on (--alloc on --locks on --exceptions on --async), comparing exit code, output and written
-// files with the bare run of the same round. Programs and how each is compared:
+// files with the bare run of the same round (`--modes ...,detach` adds an attach that detaches
+// while the program runs on). Programs and how each is compared:
 // test/soak/soak-programs.ts; one run: test/soak/soak-run.ts.
 //
-//   node scripts/soak.mjs [--rounds N] [--programs pwsh,aspnet,...] [--modes bare,launch,attach]
+//   node scripts/soak.mjs [--rounds N] [--programs pwsh,aspnet,...] [--modes bare,launch,attach[,detach]]
 //                         [--budget-minutes M] [--keep DIR] [--json FILE]
 //
 // Needs `npm run build`, the profiler (scripts/build-native.sh) and the soak's installs
@@ -24,7 +25,7 @@ if (!existsSync(join(root, 'dist', 'test', 'soak', 'soak-run.js'))) {
   process.exit(2);
 }
 const { PROGRAMS, programByName } = await import(dist('test/soak/soak-programs.js'));
-const { runOnce, differences, failureOf, MODES } = await import(dist('test/soak/soak-run.js'));
+const { runOnce, differences, failureOf, MODES, ALL_MODES } = await import(dist('test/soak/soak-run.js'));
 const { summarize, markdownTable, detailLines } = await import(dist('test/soak/soak-report.js'));
 const { ensureCsharpierInput } = await import(dist('test/soak/soak-prepare.js'));
 const { PROFILER } = await import(dist('test/integration/support/paths.js'));
@@ -42,8 +43,8 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const budgetMs = Number(values['budget-minutes']) * 60_000;
 const modes = values.modes.split(',').filter(Boolean);
-if (!(rounds >= 1 && rounds <= 100) || !(budgetMs > 0) || modes.some((m) => !MODES.includes(m)) || modes[0] !== 'bare') {
-  console.error(`soak: --rounds takes 1..100, --budget-minutes a positive number, --modes a list of ${MODES.join(', ')} starting with bare (the runs compare with it).`);
+if (!(rounds >= 1 && rounds <= 100) || !(budgetMs > 0) || modes.some((m) => !ALL_MODES.includes(m)) || modes[0] !== 'bare') {
+  console.error(`soak: --rounds takes 1..100, --budget-minutes a positive number, --modes a list of ${ALL_MODES.join(', ')} starting with bare (the runs compare with it).`);
   process.exit(2);
 }
 let programs;

@@ -78,6 +78,8 @@ export interface ProgramSpec {
   normalize(stdout: string, ctx: RunContext): string;
   /** Folders or files whose contents must not change (hashed). */
   outputs?(ctx: RunContext): string[];
+  /** In the `detach` mode, record detaches after this many seconds (well before the program's end). */
+  detachAfterS: number;
   /** Longest a run may take before it counts as a hang. */
   timeoutMs: number;
 }
@@ -128,6 +130,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     startDelayMs: 2000,
     normalize: commonNormalize,
     outputs: (ctx) => [join(ctx.dir, 'out')],
+    detachAfterS: 6,
     timeoutMs: 300_000,
   },
   {
@@ -142,6 +145,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     children: false,
     normalize: commonNormalize,
     outputs: (ctx) => [join(ctx.dir, 'out')],
+    detachAfterS: 20,
     timeoutMs: 900_000,
   },
   {
@@ -155,6 +159,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     children: false,
     normalize: (stdout, ctx) => commonNormalize(stdout, ctx).replace(/Formatted (\d+) files in <TIME>\./, 'Formatted $1 files.'),
     outputs: (ctx) => [join(ctx.dir, 'src')],
+    detachAfterS: 10,
     timeoutMs: 600_000,
   },
   {
@@ -165,6 +170,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     attachAfter: /^LISTENING /m,
     drive: async (stdout) => driveLoad(stdout),
     normalize: (stdout, ctx) => commonNormalize(stdout, ctx).replace(/^LISTENING http:\/\/127\.0\.0\.1:\d+$/m, 'LISTENING <URL>'),
+    detachAfterS: 3,
     timeoutMs: 300_000,
   },
   {
@@ -174,6 +180,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     children: false,
     startDelayMs: 2000,
     normalize: commonNormalize,
+    detachAfterS: 4,
     timeoutMs: 300_000,
   },
   {
@@ -188,6 +195,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     children: true,
     normalize: (stdout, ctx) => sortedLines(commonNormalize(stdout, ctx)),
     outputs: solutionOutputs,
+    detachAfterS: 5,
     timeoutMs: 600_000,
   },
   {
@@ -201,6 +209,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     }),
     children: true,
     normalize: (stdout, ctx) => sortedLines(commonNormalize(stdout, ctx)),
+    detachAfterS: 5,
     timeoutMs: 600_000,
   },
 ];

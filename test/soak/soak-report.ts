@@ -1,7 +1,10 @@
 // The soak's report: per program, runs per mode, failures, differences from the bare run, sanity
 // problems of the recordings, and what profiling cost (wall and CPU time, medians, against bare).
 
-import { differences, failureOf, type Mode, type RunResult } from './soak-run.js';
+import { ALL_MODES, differences, failureOf, type Mode, type RunResult } from './soak-run.js';
+
+type Profiled = Exclude<Mode, 'bare'>;
+const PROFILED: readonly Profiled[] = ['launch', 'attach', 'detach'];
 
 export interface ProgramSummary {
   program: string;
@@ -16,8 +19,8 @@ export interface ProgramSummary {
   recordingProblems: string[];
   wallMs: Record<Mode, number | undefined>;
   cpuMs: Record<Mode, number | undefined>;
-  clrscopeCpuMs: Record<'launch' | 'attach', number | undefined>;
-  samples: Record<'launch' | 'attach', number | undefined>;
+  clrscopeCpuMs: Record<Profiled, number | undefined>;
+  samples: Record<Profiled, number | undefined>;
 }
 
 function median(values: number[]): number | undefined {
@@ -27,6 +30,10 @@ function median(values: number[]): number | undefined {
   return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+function perMode<M extends Mode>(modes: readonly M[], f: (mode: M) => number | undefined): Record<M, number | undefined> {
+  return Object.fromEntries(modes.map((m) => [m, f(m)])) as Record<M, number | undefined>;
+}
+
 export function summarize(results: readonly RunResult[]): ProgramSummary[] {
   const programs = [...new Set(results.map((r) => r.program))];
   return programs.map((program) => {
@@ -34,12 +41,12 @@ export function summarize(results: readonly RunResult[]): ProgramSummary[] {
     const of = (mode: Mode): RunResult[] => mine.filter((r) => r.mode === mode);
     const sum: ProgramSummary = {
       program,
-      runs: { bare: of('bare').length, launch: of('launch').length, attach: of('attach').length },
+      runs: perMode(ALL_MODES, (m) => of(m).length) as Record<Mode, number>,
       failures: [], bareFailures: [], differences: [], recordingProblems: [],
-      wallMs: { bare: median(of('bare').map((r) => r.wallMs)), launch: median(of('launch').map((r) => r.wallMs)), attach: median(of('attach').map((r) => r.wallMs)) },
-      cpuMs: { bare: median(of('bare').map((r) => r.cpuMs)), launch: median(of('launch').map((r) => r.cpuMs)), attach: median(of('attach').map((r) => r.cpuMs)) },
-      clrscopeCpuMs: { launch: median(of('launch').flatMap((r) => r.clrscopeCpuMs ?? [])), attach: median(of('attach').flatMap((r) => r.clrscopeCpuMs ?? [])) },
-      samples: { launch: median(of('launch').flatMap((r) => r.samples ?? [])), attach: median(of('attach').flatMap((r) => r.samples ?? [])) },
+      wallMs: perMode(ALL_MODES, (m) => median(of(m).map((r) => r.wallMs))),
+      cpuMs: perMode(ALL_MODES, (m) => median(of(m).map((r) => r.cpuMs))),
+      clrscopeCpuMs: perMode(PROFILED, (m) => median(of(m).flatMap((r) => r.clrscopeCpuMs ?? []))),
+      samples: perMode(PROFILED, (m) => median(of(m).flatMap((r) => r.samples ?? []))),
     };
     for (const r of mine) {
       const where = `round ${r.round} ${r.mode}`;
@@ -65,20 +72,21 @@ const secs = (ms: number | undefined): string => (ms === undefined ? '–' : `${
 const ratio = (ms: number | undefined, base: number | undefined): string => (ms === undefined || base === undefined || base === 0 ? '' : ` (×${(ms / base).toFixed(2)})`);
 const count = (n: number | undefined): string => (n === undefined ? '–' : Math.round(n).toLocaleString('en-US'));
 
-/** The markdown table for scripts/bench/RESULTS.md. */
+/** The markdown table for scripts/bench/RESULTS.md: a column group per mode that ran. */
 export function markdownTable(summaries: readonly ProgramSummary[]): string {
+  const modes = ALL_MODES.filter((m) => summaries.some((s) => s.runs[m] > 0));
+  const profiled = PROFILED.filter((m) => modes.includes(m));
   const lines = [
-    '| program | runs bare / launch / attach | failures | differences | recording problems | wall: bare → launch, attach | CPU: bare → launch, attach | clrscope\'s own CPU: launch, attach | samples: launch, attach |',
+    `| program | runs ${modes.join(' / ')} | failures | differences | recording problems | wall: bare → ${profiled.join(', ')} | CPU: bare → ${profiled.join(', ')} | clrscope's own CPU: ${profiled.join(', ')} | samples: ${profiled.join(', ')} |`,
     '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const s of summaries) {
-    lines.push(`| ${s.program} | ${s.runs.bare} / ${s.runs.launch} / ${s.runs.attach} | ${s.failures.length}${s.bareFailures.length > 0 ? ` (bare: ${s.bareFailures.length})` : ''} | ${s.differences.length} | ${s.recordingProblems.length} | `
-      + `${secs(s.wallMs.bare)} → ${secs(s.wallMs.launch)}${ratio(s.wallMs.launch, s.wallMs.bare)}, ${secs(s.wallMs.attach)}${ratio(s.wallMs.attach, s.wallMs.bare)} | `
-      + `${secs(s.cpuMs.bare)} → ${secs(s.cpuMs.launch)}${ratio(s.cpuMs.launch, s.cpuMs.bare)}, ${secs(s.cpuMs.attach)}${ratio(s.cpuMs.attach, s.cpuMs.bare)} | `
-      + `${secs(s.clrscopeCpuMs.launch)}, ${secs(s.clrscopeCpuMs.attach)} | ${count(s.samples.launch)}, ${count(s.samples.attach)} |`);
+    const cost = (v: Record<Mode, number | undefined>): string => `${secs(v.bare)} → ${profiled.map((m) => `${secs(v[m])}${ratio(v[m], v.bare)}`).join(', ')}`;
+    lines.push(`| ${s.program} | ${modes.map((m) => s.runs[m]).join(' / ')} | ${s.failures.length}${s.bareFailures.length > 0 ? ` (bare: ${s.bareFailures.length})` : ''} | ${s.differences.length} | ${s.recordingProblems.length} | `
+      + `${cost(s.wallMs)} | ${cost(s.cpuMs)} | ${profiled.map((m) => secs(s.clrscopeCpuMs[m])).join(', ')} | ${profiled.map((m) => count(s.samples[m])).join(', ')} |`);
   }
   const total = (f: (s: ProgramSummary) => number): number => summaries.reduce((a, s) => a + f(s), 0);
-  lines.push(`| **all** | ${total((s) => s.runs.bare)} / ${total((s) => s.runs.launch)} / ${total((s) => s.runs.attach)} | ${total((s) => s.failures.length)} | ${total((s) => s.differences.length)} | ${total((s) => s.recordingProblems.length)} | | | | |`);
+  lines.push(`| **all** | ${modes.map((m) => total((s) => s.runs[m])).join(' / ')} | ${total((s) => s.failures.length)} | ${total((s) => s.differences.length)} | ${total((s) => s.recordingProblems.length)} | | | | |`);
   return lines.join('\n');
 }
 

@@ -4,6 +4,8 @@
 //   launch  `clrscope record --interval 1 --alloc on --locks on --exceptions on --async [--children] -o F -- PROGRAM`
 //   attach  the program started alone, then `clrscope record --pid PID <same options> -o F` while it runs,
 //           until it exits
+//   detach  the same, with `--duration S` (the program's detachAfterS): record detaches while the
+//           program runs on (not among the default modes)
 //
 // The program runs under GNU time (`/usr/bin/time -o FILE`), so its wall time, its CPU time (its
 // whole process tree's, reaped children included) and whether a signal ended it come from the
@@ -19,8 +21,10 @@ import { join, relative } from 'node:path';
 import { CLI } from '../integration/support/paths.js';
 import type { Invocation, ProgramSpec, RunContext } from './soak-programs.js';
 
-export type Mode = 'bare' | 'launch' | 'attach';
+export type Mode = 'bare' | 'launch' | 'attach' | 'detach';
+/** The soak's modes by default; `detach` (attach, then detach while the program runs on) on request. */
 export const MODES: readonly Mode[] = ['bare', 'launch', 'attach'];
+export const ALL_MODES: readonly Mode[] = ['bare', 'launch', 'attach', 'detach'];
 
 /** Every event type on, at the shortest interval: the most the profiler can do to a program. */
 export const RECORD_OPTIONS: readonly string[] = ['--interval', '1', '--alloc', 'on', '--locks', 'on', '--exceptions', 'on', '--async'];
@@ -282,7 +286,7 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
   }, spec.timeoutMs);
 
   try {
-    if (mode === 'attach') {
+    if (mode === 'attach' || mode === 'detach') {
       const timePid = program.child.pid ?? 0;
       const pid = await waitFor('the program to start', 30_000, () => {
         try {
@@ -298,7 +302,8 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
       } else {
         await waitFor('the diagnostics socket', 60_000, () => diagnosticsSocket(pid));
       }
-      const args = [CLI, 'record', '--pid', String(pid), ...RECORD_OPTIONS, '-o', recording];
+      const duration = mode === 'detach' ? ['--duration', String(spec.detachAfterS)] : [];
+      const args = [CLI, 'record', '--pid', String(pid), ...RECORD_OPTIONS, ...duration, '-o', recording];
       recorder = startTimed(clrscopeTime, process.execPath, args, inv.cwd, plainEnv({ XDG_CACHE_HOME: cacheHome(ctx) }));
       if (spec.drive !== undefined) {
         // Drive once the profiler is in (its log says so), so that the load meets it.
@@ -337,8 +342,8 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
     else if (samples === 0) problems.push('the recording has no samples');
     // record exits with the program's exit code (launch) or 0 (attach); anything else is record's own failure.
     const expected = mode === 'launch' ? (signal === null ? code : 128 + signal) : 0;
-    if (!timedOut && recorderClosed?.code !== expected && !(mode === 'attach' && recorderClosed?.code === code)) {
-      problems.push(`clrscope record${mode === 'attach' ? ' --pid' : ''} exited ${recorderClosed?.code}, not ${expected}: ${oneLine(internalError(recStderr) ?? tail(recStderr, 2))}`);
+    if (!timedOut && recorderClosed?.code !== expected && !(mode !== 'launch' && recorderClosed?.code === code)) {
+      problems.push(`clrscope record${mode !== 'launch' ? ' --pid' : ''} exited ${recorderClosed?.code}, not ${expected}: ${oneLine(internalError(recStderr) ?? tail(recStderr, 2))}`);
     }
     problems.push(...logProblems(logPath));
     const own = readTimeFile(clrscopeTime);
