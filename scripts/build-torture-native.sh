@@ -32,7 +32,7 @@ build() {
   mv "$target.tmp" "$target"
 }
 
-build torture_helpers "$src/helpers.c"
+build torture_helpers "$src/helpers.c" "$src/masked_threads.c"
 build torture_big "$src/swap_big.c"
 build torture_small "$src/swap_small.c" "$src/swap_small.ld"
 

@@ -125,11 +125,22 @@ enum class CaptureRemoval {
   // stay mapped; and the signal is now its, so its disposition is left alone. Our handler
   // stays, quiet: it only passes a signal on to the owner from before clrscope.
   kTakenOver,
+  // A fault handler was installed over clrscope's entry in front of the runtime's (Linux,
+  // fault_handlers_linux.cpp) and may pass faults on to it: the capture signal is given back,
+  // but the library must stay loaded.
+  kFaultHandlerTakenOver,
 };
 CaptureRemoval uninstall_capture();
 // False once another library has replaced our signal handler; the sampler then stops asking
 // for captures rather than deliver signals to a handler that does not expect them.
 bool capture_still_installed();
+// On the thread the runtime reports an exception on (ExceptionThrown): opens the capture signal
+// again when clrscope's fault entry blocked it and the runtime's fault handler did not return
+// (a managed exception out of a processor fault). Linux; nothing elsewhere.
+void reopen_capture_signal_after_fault();
+// Whether thread `tid` of this process blocks the capture signal now (false when unknown, and
+// where captures need no signal). Sampler thread only.
+bool capture_signal_blocked(uint32_t tid);
 // Per-thread CPU-time timer that requests a CPU sample each time the thread has consumed
 // `interval_ns` of CPU. Called on any thread in normal context.
 bool arm_cpu_timer(ThreadSlot& slot, uint32_t slot_index, uint64_t interval_ns);

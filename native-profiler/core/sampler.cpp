@@ -226,6 +226,7 @@ void Sampler::tick(uint64_t now) {
   if (config_.wall) request_wall_samples(now);
   at[3] = platform::mono_now_ns();
   drain_captures();
+  account_unanswered_cpu(now, false);
   if (async_ != nullptr && config_.wall) emit_suspended_ops(now, kSuspendedPerTick);
   if (live_ != nullptr) emit_live_set(now, false);
   at[4] = platform::mono_now_ns();
@@ -246,6 +247,9 @@ void Sampler::tick(uint64_t now) {
 }
 
 void Sampler::end_stream(uint8_t reason) {
+  // Captures already taken go first, so that only what no capture brought in is charged here.
+  drain_captures();
+  account_unanswered_cpu(platform::mono_now_ns(), true);
   shared_->registry->disarm_all();
   const bool wall = config_.wall;
   config_.wall = false;
@@ -279,6 +283,11 @@ void Sampler::end_stream(uint8_t reason) {
     log_line("%llu captures reached a thread inside another signal handler on its alternate stack; the least room "
              "left there was %llu bytes",
              static_cast<unsigned long long>(nested.count), static_cast<unsigned long long>(nested.least_room));
+  }
+  if (unanswered_samples_ != 0) {
+    log_line("%.1f ms of CPU came without a capture (threads that blocked the signal, or were not captured), in %llu "
+             "samples charged to each thread's last stack",
+             static_cast<double>(unanswered_cpu_ns_) / 1e6, static_cast<unsigned long long>(unanswered_samples_));
   }
   log_line("%llu event samples sent, %llu events lost (thread unknown or event ring full)",
            static_cast<unsigned long long>(events_sent_),
@@ -357,6 +366,7 @@ void Sampler::emit_thread_events() {
         break;
       }
       case ThreadEvent::kEnded:
+        if (e.final_cpu_ns != 0 && config_.cpu) emit_final_cpu(e);
         writer_.thread_end(e.wire_id, e.mono);
         threads_.erase(e.wire_id);
         break;
@@ -703,6 +713,9 @@ void Sampler::emit(const Drained& d) {
   if (it == threads_.end()) return;
   ThreadState& t = it->second;
   t.retries = 0;
+  t.last_flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
+  t.last_frames.assign(ids_.begin() + static_cast<ptrdiff_t>(d.first),
+                       ids_.begin() + static_cast<ptrdiff_t>(d.first + d.count));
   if (d.kinds & kCaptureWall) {
     // A lone leaf (a stack that could not be read) is not worth repeating.
     t.memo = d.count > 1;

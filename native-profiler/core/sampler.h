@@ -110,6 +110,17 @@ class Sampler {
     uint64_t memo_switches = 0;
     uint8_t memo_flags = 0;     // incomplete / elided bits of that capture
     std::vector<uint32_t> memo_frames;
+    // The stack of the thread's latest sample, for CPU that comes without a capture.
+    uint8_t last_flags = 0;
+    std::vector<uint32_t> last_frames;
+    // The CPU mark the sampler last set for CPU no capture brought in; 0 when the thread is not
+    // on the list of threads checked every tick.
+    uint64_t unanswered_mark = 0;
+    bool unanswered_blocked = false;  // why, read when it was put on the list
+    // The mark and the thread's clock at the previous periodic look: a thread is taken for not
+    // answering only when its mark held still between two looks while its clock moved on.
+    uint64_t looked_mark = ~0ull;
+    uint64_t looked_cpu = 0;
   };
   // One capture taken out of the ring, its frames resolved.
   struct Drained {
@@ -174,6 +185,15 @@ class Sampler {
   void emit_suspensions();
   void emit_stats(uint64_t now);
   bool reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, ThreadState& t, uint64_t now);
+  // CPU that threads used without a capture bringing it in (sampler_unanswered.cpp); `all`: every
+  // thread now, not a share per tick.
+  void account_unanswered_cpu(uint64_t now, bool all);
+  // Charges the CPU past `mark` on slot `index` (read as `cpu`) when it is at least `threshold`.
+  // `listed`: the thread is on the list (checked every tick); else this is a periodic look.
+  void charge_unanswered(uint32_t index, uint32_t wire_id, uint64_t now, uint64_t threshold, bool listed);
+  void emit_unanswered(uint32_t wire_id, uint64_t now, uint64_t cpu_ns, bool blocked);
+  // The CPU a thread used after its last capture, read as it ended (ThreadEvent::final_cpu_ns).
+  void emit_final_cpu(const ThreadEvent& e);
   void go_quiet();
   void finish_on_request();
   std::string display_name(const ThreadEvent& e, const std::string& os_name) const;
@@ -236,6 +256,16 @@ class Sampler {
   std::function<void()> quiet_hook_;
   std::vector<SuspensionRecord> suspension_batch_;
   uint64_t wall_reused_ = 0;
+  uint64_t next_unanswered_mono_ = 0;
+  uint32_t unanswered_cursor_ = 0;
+  uint64_t unanswered_cpu_ns_ = 0;     // CPU sent without a capture, for the log
+  uint64_t unanswered_samples_ = 0;
+  uint32_t blocked_frame_ = 0;         // "[CPU without a stack: signal blocked]", once used
+  uint32_t uncaptured_frame_ = 0;      // "[CPU without a stack: not captured]", once used
+  std::vector<uint32_t> unanswered_stack_;
+  // Threads found not answering, checked every tick from then on (slot index, wire id), so that
+  // a thread that ends blocked leaves at most a tick or two of CPU out.
+  std::vector<std::pair<uint32_t, uint32_t>> unanswered_;
   uint32_t wall_cursor_ = 0;
   uint64_t last_stats_mono_ = 0;
   // Suspended async operations charged per tick at most (a round-robin cursor covers the rest

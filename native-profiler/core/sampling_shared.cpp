@@ -58,7 +58,14 @@ Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wir
   uint64_t cpu_ns = 0;
   uint8_t got = 0;
   if (kinds & kCaptureCpu) {
-    const uint64_t before = slot.last_cpu_ns.exchange(cpu_now_ns, std::memory_order_relaxed);
+    // Only forward: the sampler advances the mark too, for CPU no capture brought in
+    // (sampler_unanswered.cpp), and a capture whose clock was read before its advance must not
+    // take the mark back and count that CPU twice.
+    uint64_t before = slot.last_cpu_ns.load(std::memory_order_relaxed);
+    while (cpu_now_ns > before &&
+           !slot.last_cpu_ns.compare_exchange_weak(before, cpu_now_ns, std::memory_order_acq_rel,
+                                                   std::memory_order_relaxed)) {
+    }
     cpu_ns = cpu_now_ns > before ? cpu_now_ns - before : 0;
     got |= kCaptureCpu;
   }

@@ -171,7 +171,22 @@ void ThreadRegistry::on_destroyed(uint64_t clr_thread_id) {
   const Known k = it->second;
   by_clr_id_.erase(it);
   live_.fetch_sub(1, std::memory_order_relaxed);
+  // Told on the thread itself (the runtime's usual way), its CPU clock is at hand one last time.
+  uint64_t final_cpu = 0;
+  ThreadSlot& s = slots_[k.slot];
+  if (s.cpu_timed.load(std::memory_order_acquire) != 0 &&
+      s.os_tid.load(std::memory_order_relaxed) == platform::current_tid()) {
+    const uint64_t cpu = platform::current_thread_cpu_ns();
+    uint64_t mark = s.last_cpu_ns.load(std::memory_order_relaxed);
+    while (cpu > mark && !s.last_cpu_ns.compare_exchange_weak(mark, cpu, std::memory_order_acq_rel)) {
+    }
+    if (cpu > mark) final_cpu = cpu - mark;
+  }
   close_slot_locked(k.slot, k.wire_id, k.announced, false);
+  if (final_cpu != 0 && k.announced && !events_.empty() && events_.back().kind == ThreadEvent::kEnded &&
+      events_.back().wire_id == k.wire_id) {
+    events_.back().final_cpu_ns = final_cpu;
+  }
 }
 
 void ThreadRegistry::end_native_locked(uint32_t tid) {
@@ -268,11 +283,13 @@ void ThreadRegistry::arm_locked(uint32_t index, const uint64_t* cpu_base) {
   s.timer_armed = true;
   // The timer counts from now; the first sample's value counts from the base.
   if (cpu_base != nullptr) s.last_cpu_ns.store(*cpu_base, std::memory_order_relaxed);
+  s.cpu_timed.store(1, std::memory_order_release);
 }
 
 void ThreadRegistry::disarm_locked(uint32_t index) {
   ThreadSlot& s = slots_[index];
   if (!s.timer_armed) return;
+  s.cpu_timed.store(0, std::memory_order_release);
   platform::disarm_cpu_timer(s);
   s.timer_armed = false;
 }

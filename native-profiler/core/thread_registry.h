@@ -41,6 +41,9 @@ struct ThreadSlot {
   // GarbageCollectionStarted to its GarbageCollectionFinished on this thread), copied into each
   // capture so the sample's stack gets a [GC] frame.
   std::atomic<uint32_t> collecting{0};
+  // 1 while the thread's CPU timer is armed: only then is last_cpu_ns its CPU at a capture,
+  // which the sampler compares with its clock (core/sampler_unanswered.cpp).
+  std::atomic<uint32_t> cpu_timed{0};
   // Registry mutex.
   uint64_t clr_thread_id = 0;  // 0 for threads the runtime did not report
   uintptr_t timer = 0;
@@ -56,6 +59,9 @@ struct ThreadEvent {
   uint64_t mono;
   std::string name;
   bool native;  // not a thread the runtime reported: sampled for CPU only
+  // kEnded, reported on the thread itself: the CPU it used since its last capture (its last
+  // partial interval, or more when it blocked the capture signal), which no capture will bring.
+  uint64_t final_cpu_ns = 0;
 };
 
 // A thread of the process as the OS lists it.

@@ -10,6 +10,7 @@
 // arrives late) does nothing at all; the kernel only raises it for out-of-band socket data to
 // a process that asked with F_SETOWN, which our handler passes on to the previous disposition.
 // When SIGURG is taken, a free real-time signal from the middle of the range is used instead.
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -20,11 +21,13 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/platform.h"
 #include "core/sampling_shared.h"
+#include "linux/fault_handlers_linux.h"
 
 namespace clrscope::platform {
 namespace {
@@ -50,9 +53,10 @@ WalkRegisters registers_from(const ucontext_t* uc) {
 #endif
 }
 
-// The kernel puts a capture arriving inside another handler that runs on the alternate stack
-// (with or without SA_ONSTACK) right below that handler's frames, on the same stack. How close
-// such a capture came to that stack's end is the margin the runtime's 16 KiB leaves us.
+// A capture arriving inside another handler that runs on the alternate stack (the runtime's
+// SIGSEGV handler before it moves to the thread's own stack, or another library's) lands right
+// below that handler's frames, on the same stack. How close such a capture came to that stack's
+// end is the margin the runtime's 16 KiB leaves us.
 void note_nested(const ucontext_t* uc, uintptr_t sp) {
   const auto lo = reinterpret_cast<uintptr_t>(uc->uc_stack.ss_sp);
   if ((uc->uc_stack.ss_flags & SS_DISABLE) || uc->uc_stack.ss_size == 0 || sp < lo || sp - lo >= uc->uc_stack.ss_size) {
@@ -131,18 +135,26 @@ CaptureInstall install_capture() {
   std::memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_capture_signal;
   // SA_RESTART: a sampled thread blocked in a system call resumes it instead of seeing EINTR.
-  // SA_ONSTACK: a thread with an alternate signal stack (the runtime gives its threads one for
-  // stack-overflow handling) runs the handler there, away from a nearly full stack.
-  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-  // Every asynchronous signal waits until the handler returns. That alternate stack is 16 KiB,
-  // and the runtime's own activation signal (SIGRTMIN, sent to suspend threads for a GC) copies
-  // a whole register context onto it: delivered inside a capture it lands below our frames, and
-  // the two together overflowed it (a SIGSEGV with no stack left to handle it). Held back, it
-  // arrives microseconds later on the managed code it was sent to interrupt. Fault signals stay
-  // open: one raised while blocked kills the process without a handler.
+  // No SA_ONSTACK, as the runtime's own activation signal (SIGRTMIN) has none: the runtime's
+  // SIGSEGV handler starts on the thread's alternate stack and, for a fault it turns into an
+  // exception (a null dereference), goes on running on the thread's own stack while its frames
+  // and the kernel's record of the fault stay live on the alternate one. The kernel decides
+  // "already on the alternate stack" from the stack pointer alone, so an SA_ONSTACK capture
+  // arriving then starts again at that stack's top, over those frames ("stack smashing
+  // detected", or a SIGSEGV when the handler returns through them). On the thread's own stack a
+  // capture takes what the runtime's activation signal takes; a thread that is already on its
+  // alternate stack (inside a fault handler) gets the capture below that handler's frames, where
+  // it is counted (note_nested) and reads one frame.
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  // Every asynchronous signal waits until the handler returns: the runtime's activation signal
+  // delivered inside a capture finds no managed code to suspend at, and one on top of a capture
+  // that ran on a small stack (a fault handler's) could overflow it. Held back, it arrives
+  // microseconds later on the managed code it was sent to interrupt. Fault signals stay open:
+  // one raised while blocked kills the process without a handler.
   sigfillset(&sa.sa_mask);
   for (const int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS}) sigdelset(&sa.sa_mask, fault);
   if (sigaction(sig, &sa, &g_previous) != 0) return CaptureInstall::kFailed;
+  hold_capture_during_fault_handlers(sig);
   g_signal = sig;
   g_quiet.store(false, std::memory_order_release);
   return CaptureInstall::kOk;
@@ -153,6 +165,7 @@ int capture_signal_number() { return g_signal; }
 CaptureRemoval uninstall_capture() {
   g_quiet.store(true, std::memory_order_release);
   if (g_signal == 0) return CaptureRemoval::kRemoved;
+  const bool faults_back = release_fault_handlers();
   if (!capture_still_installed()) return CaptureRemoval::kTakenOver;
   // Ignoring a signal discards its pending instances, so a request already queued cannot reach
   // whatever comes next.
@@ -173,7 +186,8 @@ CaptureRemoval uninstall_capture() {
   g_signal = 0;
   // A handler still running (its thread stopped in it, by a debugger or SIGSTOP) is in our
   // code: the caller must not let the library be unloaded.
-  return quiet_checks >= 20 ? CaptureRemoval::kRemoved : CaptureRemoval::kHandlerBusy;
+  if (quiet_checks < 20) return CaptureRemoval::kHandlerBusy;
+  return faults_back ? CaptureRemoval::kRemoved : CaptureRemoval::kFaultHandlerTakenOver;
 }
 
 bool capture_handlers_idle() { return g_in_handler.load(std::memory_order_seq_cst) == 0; }
@@ -199,6 +213,24 @@ bool capture_still_installed() {
   struct sigaction cur;
   if (sigaction(g_signal, nullptr, &cur) != 0) return false;
   return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_capture_signal;
+}
+
+bool capture_signal_blocked(uint32_t tid) {
+  if (g_signal == 0) return false;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%u/status", tid);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char text[4096];
+  const ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return false;
+  text[n] = 0;
+  // "SigBlk:\t0000000000000000": the mask in hex, bit s-1 for signal s.
+  const char* at = std::strstr(text, "\nSigBlk:");
+  if (at == nullptr) return false;
+  const unsigned long long mask = std::strtoull(at + 8, nullptr, 16);
+  return g_signal <= 64 && ((mask >> (g_signal - 1)) & 1ull) != 0;
 }
 
 bool arm_cpu_timer(ThreadSlot& slot, uint32_t slot_index, uint64_t interval_ns) {

@@ -276,6 +276,12 @@ void begin_detach(Engine* e) {
              "clrscope's handler, so clrscope stays loaded: staying quiet");
     return;
   }
+  if (removal == platform::CaptureRemoval::kFaultHandlerTakenOver) {
+    e->measure->stop();
+    log_line("the workstation went away; another library installed a fault handler over clrscope's and may pass "
+             "faults on to it, so clrscope stays loaded: staying quiet");
+    return;
+  }
   e->measure->stop();
   const HRESULT hr = e->info->RequestProfilerDetach(500);
   log_line("the workstation went away: %s", SUCCEEDED(hr) ? "detaching" : "detach refused, staying quiet");

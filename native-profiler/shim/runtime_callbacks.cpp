@@ -114,6 +114,9 @@ HRESULT ProfilerCallback::GarbageCollectionFinished() {
 
 HRESULT ProfilerCallback::ExceptionThrown(ObjectID thrown) {
   return guarded("ExceptionThrown", [&]() -> HRESULT {
+    // First: a processor fault's exception comes here with the capture signal still blocked by
+    // clrscope's fault entry (the runtime's handler does not return from it).
+    platform::reopen_capture_signal_after_fault();
     if (engine_ == nullptr) return S_OK;
     engine_->counters.add(engine_->counters.exceptions_thrown);
     if (!engine_->exceptions || !engine_->shared.active.load(std::memory_order_relaxed)) return S_OK;

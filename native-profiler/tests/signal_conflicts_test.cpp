@@ -203,16 +203,16 @@ TEST_F(SignalConflicts, RespectsAnExplicitChoice) {
 }
 
 
-// Not under ThreadSanitizer: it runs signal handlers itself, later, from its own code on the
-// thread's stack, so no stop finds the handler on the alternate stack.
+// Not under ThreadSanitizer: it runs signal handlers itself, later, from its own code, so no stop
+// finds the thread in the kernel's signal frame and the handler below it.
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 // A detach while a thread is stopped inside the capture handler (a debugger holds it there):
 // uninstall_capture must say a handler is busy rather than let the library go, and the thread,
 // let go later, leaves the handler and runs on. A tracer process stops the sampled thread at
-// moments of its choosing until it finds it on its alternate stack, where only our handler runs.
+// moments of its choosing until it finds it below the stack pointer of its spinning loop, where
+// only a signal's frame and our handler can be (the loop calls nothing).
 namespace stopped_in_handler {
-uintptr_t g_alt_lo = 0;
-uintptr_t g_alt_hi = 0;
+uintptr_t g_spin_sp = 0;
 
 // In the forked tracer: system calls only (the process it was forked from has threads).
 int trace_until_inside(pid_t tid, int report_fd, int resume_fd) {
@@ -239,12 +239,12 @@ int trace_until_inside(pid_t tid, int report_fd, int resume_fd) {
     }
     user_regs_struct regs{};
     if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return 14;
-    // On the alternate stack: in the handler, or stopped right where the kernel put its frame,
-    // before its first instruction (the highest stack pointer seen there). Only a stop well
-    // below that is past the handler's count of itself, in the functions it calls.
-    const bool on_alt = regs.rsp >= g_alt_lo && regs.rsp < g_alt_hi;
-    if (on_alt && regs.rsp > highest) highest = regs.rsp;
-    if (on_alt && regs.rsp + 256 < highest) {
+    // Below the loop's stack pointer by more than its red zone: in the handler, or stopped right
+    // where the kernel put its frame, before its first instruction (the highest stack pointer
+    // seen there). Only a stop well below that is past the handler's count of itself.
+    const bool in_signal = regs.rsp + 512 < g_spin_sp;
+    if (in_signal && regs.rsp > highest) highest = regs.rsp;
+    if (in_signal && regs.rsp + 256 < highest) {
       // The process being traced says whether the handler counts itself yet: an instrumented
       // build's prologue may call deeper before it does ('r': go on looking).
       char c = 'y';
@@ -253,7 +253,7 @@ int trace_until_inside(pid_t tid, int report_fd, int resume_fd) {
       if (c != 'r') return ptrace(PTRACE_DETACH, tid, nullptr, nullptr) == 0 ? 0 : 17;
     }
     if (ptrace(PTRACE_CONT, tid, nullptr, nullptr) != 0) return 18;
-    if (on_alt) {
+    if (in_signal) {
       // At the handler's door: let it run a few microseconds into it before the next stop.
       timespec t0{}, t{};
       clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -285,20 +285,15 @@ int run() {
   Sampler sampler(config, &parts->shared, &resolver, std::unique_ptr<Transport>(transport));
   if (!sampler.start()) return 2;
 
-  constexpr size_t kAlt = 65536;
-  void* alt = mmap(nullptr, kAlt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (alt == MAP_FAILED) return 3;
-  g_alt_lo = reinterpret_cast<uintptr_t>(alt);
-  g_alt_hi = g_alt_lo + kAlt;
   std::atomic<bool> stop{false};
   std::atomic<pid_t> tid{0};
   std::thread spinner([&] {
-    stack_t ss{};
-    ss.ss_sp = alt;
-    ss.ss_size = kAlt;
-    sigaltstack(&ss, nullptr);
     parts->registry.on_created(601);
     parts->registry.on_assigned_os_thread(601, platform::current_tid());
+    // The loop below calls nothing, so its stack pointer is this one throughout.
+    uintptr_t sp = 0;
+    asm volatile("mov %%rsp, %0" : "=r"(sp));
+    g_spin_sp = sp;
     tid = static_cast<pid_t>(platform::current_tid());
     volatile uint64_t x = 1;
     while (!stop.load(std::memory_order_relaxed)) x = x * 6364136223846793005ull + 1;

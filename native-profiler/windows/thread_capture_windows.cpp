@@ -332,6 +332,10 @@ void quiesce_capture() { g_quiet.store(true, std::memory_order_release); }
 // Nothing another library could take over.
 bool capture_still_installed() { return true; }
 
+// Captures suspend the thread: no signal to block, or to open again.
+bool capture_signal_blocked(uint32_t) { return false; }
+void reopen_capture_signal_after_fault() {}
+
 bool arm_cpu_timer(ThreadSlot& slot, uint32_t slot_index, uint64_t interval_ns) {
   if (!g_installed.load(std::memory_order_acquire) || interval_ns == 0 || slot_index >= kMaxThreads) return false;
   const uint32_t tid = slot.os_tid.load(std::memory_order_acquire);

@@ -63,6 +63,7 @@ internal abstract class Scenario(Options options)
         "alloc-ratio" => new AllocRatioScenario(o),
         "lock-churn" => new LockChurnScenario(o),
         "live-heap" => new LiveHeapScenario(o),
+        "hardware-faults" => new HardwareFaultsScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 

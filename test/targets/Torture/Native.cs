@@ -42,6 +42,7 @@ internal static partial class Native
     [LibraryImport(Helpers, EntryPoint = "torture_restore_signals")] public static partial int RestoreSignals();
     [LibraryImport(Helpers, EntryPoint = "torture_blocked_count")] public static partial int BlockedCount();
     [LibraryImport(Helpers, EntryPoint = "torture_native_spin")] public static partial ulong NativeSpin(ulong iterations);
+    [LibraryImport(Helpers, EntryPoint = "torture_masked_threads")] public static unsafe partial ulong MaskedThreads(int count, ulong iterations, ulong* cpuNs);
     [LibraryImport(Helpers, EntryPoint = "torture_fork_exit")] public static partial int ForkExit(int code, ulong childIterations);
     [LibraryImport(Helpers, EntryPoint = "torture_is_readable")] public static partial int IsReadable(nuint address);
     [LibraryImport(Helpers, EntryPoint = "torture_eh_frame_hdr_of")] public static partial nuint EhFrameHdrOf(nuint address);

@@ -18,7 +18,8 @@ public static class Program
     public const string Usage =
         "usage: Torture <scenario> [--exit-code N] [--scale X] [--seconds N]\n" +
         "  scenarios: library-swap sigprof-default sigprof-ignore sigprof-handler itimer-prof thread-churn\n" +
-        "             deep-recursion exceptions fork dynamic-code lock-convoy blocked-signals serve signal-takeover";
+        "             deep-recursion exceptions fork dynamic-code lock-convoy blocked-signals serve signal-takeover\n" +
+        "             masked-threads";
 
     private static readonly Dictionary<string, Func<Options, JsonObject>> Scenarios = new()
     {
@@ -36,6 +37,7 @@ public static class Program
         ["blocked-signals"] = BlockedSignals.Run,
         ["serve"] = Serve.Run,
         ["signal-takeover"] = SignalTakeover.Run,
+        ["masked-threads"] = MaskedThreads.Run,
     };
 
     public static int Main(string[] args)
