@@ -19,6 +19,8 @@ command -v chromium >/dev/null || need_apt+=(chromium)
 command -v x86_64-w64-mingw32-g++-posix >/dev/null || need_apt+=(g++-mingw-w64-x86-64-posix)
 command -v i686-w64-mingw32-g++-posix >/dev/null || need_apt+=(g++-mingw-w64-i686-posix)
 [ -d /usr/lib/gcc/x86_64-linux-gnu/12/32 ] || need_apt+=(g++-multilib)
+# GNU time: the harmlessness soak measures each program's wall and CPU time and how it ended with it.
+[ -x /usr/bin/time ] || need_apt+=(time)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} (apt)"
   sudo_cmd=""
@@ -49,4 +51,8 @@ bash scripts/build-targets.sh
 echo "setup: building the Windows profiler and the Wine test parts"
 bash scripts/build-native-windows.sh
 bash scripts/setup-wine.sh
+# The harmlessness soak's real programs (PowerShell, ilspycmd, csharpier as .NET tools from NuGet)
+# and its own programs on NuGet libraries (ASP.NET Core, EF Core + SQLite): test/soak/.
+echo "setup: installing and building the soak's programs"
+bash scripts/soak/setup-soak.sh
 echo "setup: done"

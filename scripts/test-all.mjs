@@ -10,6 +10,9 @@ const suites = [
   { name: 'build', cmd: 'npm', args: ['run', '--silent', 'build'], count: false },
   { name: 'native build', cmd: 'bash', args: ['scripts/build-native.sh'], count: false },
   { name: 'targets build', cmd: 'bash', args: ['scripts/build-targets.sh'], count: false },
+  // The harmlessness soak's programs (NuGet tools, SoakWeb, SoakData): installed and built by
+  // scripts/setup.sh; again here only when something under test/soak/ changed.
+  { name: 'soak programs build', cmd: 'bash', args: ['scripts/soak/setup-soak.sh'], count: false },
   { name: 'lint', cmd: 'npx', args: ['eslint', '.'], count: false },
   // Keeps the Windows code paths compiling (mingw-w64 cross build); nothing here can run them.
   { name: 'windows cross-build', cmd: 'bash', args: ['scripts/build-native-windows.sh'], count: false, optional: true },

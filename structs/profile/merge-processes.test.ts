@@ -4,7 +4,7 @@ import { openRecording } from '../formats/clrscope-file/open-recording.js';
 import { dumpRecording } from '../formats/clrscope-file/recording-dump.js';
 import { saveRecording } from '../formats/clrscope-file/save-recording.js';
 import { WireEncoder } from '../wire/encoder.js';
-import { EventFlags, FunctionKind } from '../wire/records.js';
+import { EventFlags, EventKind, FunctionKind } from '../wire/records.js';
 import { toCollapsed } from './collapsed.js';
 import { FIXTURE_START_MONO, fixtureStream } from './fixture-stream.js';
 import { mergeProcesses, processPrefix } from './merge-processes.js';
@@ -69,6 +69,27 @@ test('samples of all processes come in one time order, events keep their stack a
   assert.equal(rec.strings().get(e.labelId[0]), 'System.Byte[]');
   assert.ok((e.flags[0] & EventFlags.HasStack) !== 0);
   assert.deepEqual(Array.from(rec.stackFrames(e.stackId[0]), (f) => rec.functionInfo(f)?.name), ['Child.Work.HashAlpha', 'Child.Program.Main']);
+});
+
+test('events of no thread (exceptions counted past the stack budget) stay events of no thread', () => {
+  // PowerShell under `record --children --exceptions on` throws past the profiler's stack budget:
+  // the merge named these events' thread "undefined" and `record` ended in an internal error.
+  const child = new WireEncoder().preamble()
+    .hello({ pid: 778, flags: 3, mono: FIXTURE_START_MONO + 500, unixNs: 1_700_000_000_500_000_000n, intervalNs: 10_000_000, wallThreadsPerTick: 16, runtimeVersion: '10.0.0', profilerVersion: '0.1.0' })
+    .thread({ threadId: 1, osTid: 911, clrThreadId: 1, mono: FIXTURE_START_MONO + 500, name: 'main' })
+    .string(1, 'System.InvalidOperationException')
+    .event({ kind: EventKind.Exception, mono: FIXTURE_START_MONO + 700, threadId: 0, stackId: 0, labelId: 1, value1: 25 })
+    .end({ mono: FIXTURE_START_MONO + 900, reason: 0 });
+  const rec = mergeProcesses([
+    { process: { pid: 4321, name: 'dotnet' }, recording: recordingFromStream([fixtureStream()]) },
+    { process: { pid: 778, name: 'pwsh' }, recording: recordingFromStream([child.bytes()]) },
+  ]);
+  const e = rec.events();
+  assert.equal(rec.eventCount, 1);
+  assert.equal(e.threadId[0], 0);
+  assert.equal(e.value1[0], 25);
+  assert.equal(rec.strings().get(e.labelId[0]), 'System.InvalidOperationException');
+  assert.equal(e.flags[0] & EventFlags.HasStack, 0);
 });
 
 test('a .clrscope file keeps the process table, and opens to the same recording', () => {

@@ -205,7 +205,9 @@ function mergeEvents(parts: readonly ProcessPart[], ids: readonly PartIds[], out
     const flags = e.flags[i];
     const stackId = (flags & EventFlags.HasStack) !== 0 ? ids[k].stackBase + e.stackId[i] : 0;
     const labelId = e.labelId[i] !== 0 ? ids[k].strings.get(e.labelId[i]) : 0;
-    out.onEvent(e.kind[i], flags, e.mono[i], ids[k].threads.get(e.threadId[i]) as number, stackId, labelId, e.value1[i], e.value2[i]);
+    // Thread 0 is no thread (counts sent without a stack, e.g. exceptions over the stack budget): it stays 0.
+    const threadId = e.threadId[i] === 0 ? 0 : ids[k].threads.get(e.threadId[i]) as number;
+    out.onEvent(e.kind[i], flags, e.mono[i], threadId, stackId, labelId, e.value1[i], e.value2[i]);
     if (e.messageId[i] !== 0) out.onEventMessage(1, ids[k].strings.get(e.messageId[i]));
   }
 }
