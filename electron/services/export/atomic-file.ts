@@ -2,7 +2,7 @@
 // a failure (full disk, a file size limit, Ctrl-C, a bad recording) never leaves half a file
 // under the name the user asked for, and a file of any size is written without holding it
 // whole. The temporary file is created exclusively under a name with a random part and never
-// through a link (files/exclusive-file.ts), and every write's byte count is checked.
+// through a link, owner-only (files/exclusive-file.ts), and every write's byte count is checked.
 
 import { rename, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
@@ -23,13 +23,13 @@ export function partialPathFor(path: string): string {
 export const SAVE_FAILED_EXIT_CODE = 74;
 
 /** Writes `pieces` to `path`; returns the byte count. Errors of the file system become one sentence. */
-export async function writeFileAtomically(path: string, pieces: Iterable<Piece> | AsyncIterable<Piece>, mode = 0o666): Promise<number> {
+export async function writeFileAtomically(path: string, pieces: Iterable<Piece> | AsyncIterable<Piece>): Promise<number> {
   const partial = partialPathFor(path);
   let bytes = 0;
   let phase: 'write' | 'produce' = 'write';
   let created = false;
   try {
-    const handle = await createExclusive(partial, mode);
+    const handle = await createExclusive(partial);
     created = true;
     try {
       const iterator = (Symbol.asyncIterator in pieces ? pieces[Symbol.asyncIterator]() : pieces[Symbol.iterator]()) as AsyncIterator<Piece> | Iterator<Piece>;

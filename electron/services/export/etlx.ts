@@ -4,8 +4,8 @@
 // TraceLog.CreateFromEventPipeDataFile and renames its output into place only when complete.
 
 import { spawn } from 'node:child_process';
-import { accessSync, constants, createReadStream, statSync } from 'node:fs';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { accessSync, constants, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { nettraceChunks } from '../../../structs/formats/nettrace/recording-to-nettrace.js';
@@ -14,7 +14,8 @@ import { UserError } from '../errors/user-error.js';
 import { packageRoot } from '../profiler/profiler-env.js';
 import { createExclusive } from '../files/exclusive-file.js';
 import { writeAll } from '../files/write-all.js';
-import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from './atomic-file.js';
+import { moveIntoPlace } from '../files/move-into-place.js';
+import { SAVE_FAILED_EXIT_CODE } from './atomic-file.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
 
 /** Overrides where the converter's dll is (packaged apps put it beside their resources). */
@@ -87,17 +88,6 @@ function run(command: string, args: string[]): Promise<RunResult> {
 function lastLine(text: string): string {
   const lines = text.trim().split('\n').map((l) => l.trim()).filter((l) => l !== '');
   return lines.length > 0 ? lines[lines.length - 1] : '';
-}
-
-/** Renames `from` over `to`, or copies it there (atomically, in pieces) when they are on different file systems. */
-async function moveIntoPlace(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-    return;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw new UserError(`Cannot write ${to}: ${fsErrorText(err, to, 'write')}.`, SAVE_FAILED_EXIT_CODE);
-  }
-  await writeFileAtomically(to, createReadStream(from, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>);
 }
 
 /** Writes `rec` as a PerfView .etlx at `outPath`; resolves with the converter's counts. */

@@ -7,16 +7,15 @@
 // the recording. Reusable by anything that receives a stream (clrscope record today, the
 // workstation's sessions later).
 
-import { closeSync, constants, createReadStream, ftruncateSync, openSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { RecordTap } from '../../../structs/formats/clrscope-file/record-tap.js';
 import { spooledRecordBytes } from '../../../structs/formats/clrscope-file/spooled-record.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { RecordType, type EndRecord } from '../../../structs/wire/records.js';
-import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../export/atomic-file.js';
-import { UserError } from '../errors/user-error.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
 import { createExclusiveSync } from '../files/exclusive-file.js';
+import { moveIntoPlace } from '../files/move-into-place.js';
 import { writeAllSync, writeAllSyncAt } from '../files/write-all.js';
 
 export class StreamSpool {
@@ -38,7 +37,7 @@ export class StreamSpool {
   /** Creates the spool file exclusively (mode 0600, never through a link) in `dir`, which must be private. */
   static create(dir: string, name: string, onFailure: (sentence: string) => void = () => undefined): StreamSpool {
     const path = join(dir, name);
-    return new StreamSpool(path, createExclusiveSync(path, 0o600), onFailure);
+    return new StreamSpool(path, createExclusiveSync(path), onFailure);
   }
 
   /** Why the spool stopped, when a write failed. */
@@ -114,14 +113,8 @@ export class StreamSpool {
   /** Moves the finished file to `target` (a rename, or a copy across file systems); UserError when it cannot be. */
   async moveTo(target: string): Promise<void> {
     this.close();
-    try {
-      renameSync(this.path, target);
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw new UserError(`Cannot write ${target}: ${fsErrorText(err, target, 'write')}.`, SAVE_FAILED_EXIT_CODE);
-    }
-    await writeFileAtomically(target, createReadStream(this.path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>);
-    this.remove();
+    await moveIntoPlace(this.path, target);
+    this.closedAfterWriting = false;
   }
 
   close(): void {

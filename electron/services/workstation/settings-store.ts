@@ -1,8 +1,8 @@
 // The workstation's settings between runs: one JSON file in the user's config folder
 // ($CLRSCOPE_CONFIG_DIR, else $XDG_CONFIG_HOME/clrscope, else ~/.config/clrscope). The folder
-// is the user's own (0700); the file is written under a fresh name (O_EXCL, never through a
-// link) with mode 0600, every byte counted, then renamed over the old one, so a crash leaves
-// either the old settings or the new. A missing or unreadable file means the defaults.
+// is the user's own (0700); the file is written under a fresh name (files/exclusive-file.ts:
+// O_EXCL, never through a link, mode 0600), every byte counted, then renamed over the old one,
+// so a crash leaves either the old settings or the new. A missing or unreadable file means the defaults.
 
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -11,6 +11,7 @@ import type { WorkstationSettings } from '../../../structs/api/contract.js';
 import { checkFoldOptions, DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
 import { UserError } from '../errors/user-error.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
+import { createExclusiveSync, randomTag } from '../files/exclusive-file.js';
 
 const FILE = 'settings.json';
 // Settings are a few hundred bytes; anything far larger is not ours.
@@ -79,8 +80,8 @@ export class SettingsStore {
     try {
       this.ensureDir();
       const data = Buffer.from(`${JSON.stringify(settings, null, 2)}\n`, 'utf8');
-      const partial = join(this.dir, `.${FILE}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
-      const fd = openSync(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      const partial = join(this.dir, `.${FILE}.${process.pid}.${randomTag()}`);
+      const fd = createExclusiveSync(partial);
       let written = 0;
       try {
         while (written < data.length) written += writeSync(fd, data, written, data.length - written);
