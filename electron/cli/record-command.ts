@@ -11,7 +11,7 @@ import type { CollectedStream } from '../services/collector/collector.js';
 import { ChildSpools } from '../services/spool/child-spools.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/atomic-file.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
-import { NotPrivateError } from '../services/files/private-dir.js';
+import { privateDirProblem } from '../services/files/private-dir.js';
 import { ensureSpoolDir, leftoverSpools, spoolDir, spoolFileName } from '../services/spool/spool-dir.js';
 import { SessionStream } from '../services/spool/session-stream.js';
 import { counted } from '../../structs/text/count.js';
@@ -402,7 +402,7 @@ async function openSpool(io: RecordIo): Promise<RunSpool> {
     announceLeftovers(dir, io);
     stream = SessionStream.onDisk(dir, spoolFileName(), (sentence) => io.err(`clrscope: ${sentence}`));
   } catch (err) {
-    const why = err instanceof NotPrivateError ? err.message : fsErrorText(err, spoolDir(), 'write');
+    const why = privateDirProblem(err, spoolDir());
     io.err(`clrscope: the recording is kept in memory only (cannot use ${spoolDir()}: ${why}), so it would be lost if clrscope were killed.`);
     stream = SessionStream.inMemory();
     dir = undefined;

@@ -27,3 +27,29 @@ export function fsErrorText(err: unknown, path: string, direction: 'read' | 'wri
   }
   return REASONS[code] ?? (err instanceof Error ? err.message : String(err)).replace(/[.\s]+$/, '');
 }
+
+/**
+ * Why a folder clrscope keeps files in (`folder`) cannot be made or used, as the end of a
+ * sentence that names the part at fault: "/mnt/ro is on a read-only file system", "/home/me/.cache
+ * is not a folder". A failure to create something (mkdir, open) is about the folder it was to be
+ * created in.
+ */
+export function folderErrorText(err: unknown, folder: string): string {
+  const e = err as NodeJS.ErrnoException;
+  const code = e.code ?? '';
+  const creating = e.syscall === 'mkdir' || e.syscall === 'open';
+  const at = e.path === undefined ? folder : creating ? dirname(e.path) : e.path;
+  switch (code) {
+    case 'ENOTDIR':
+      return `${e.path ?? folder} is not a folder`;
+    case 'EROFS':
+      return `${at} is on a read-only file system`;
+    case 'EACCES':
+    case 'EPERM':
+      return creating ? `permission denied to create anything in ${at}` : `permission denied for ${at}`;
+    case 'ENOENT':
+      return `${at} does not exist`;
+    default:
+      return `${at}: ${REASONS[code] ?? (err instanceof Error ? err.message : String(err)).replace(/[.\s]+$/, '')}`;
+  }
+}

@@ -3,9 +3,11 @@
 // links or read recordings. Each is checked after creating it, on the folder itself (lstat:
 // a link to a folder is refused, not followed), for owner and mode.
 
-import { chmod, lstat, mkdir, mkdtemp } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { folderErrorText } from '../errors/fs-error-text.js';
+import { makeFolders } from './make-folders.js';
 
 /** A folder that exists but cannot be used as a private one; its message is a sentence's end. */
 export class NotPrivateError extends Error {
@@ -17,13 +19,18 @@ export class NotPrivateError extends Error {
 
 const uid = (): number | undefined => process.getuid?.();
 
+/** Why ensurePrivateDir(folder) failed, as the end of a sentence. */
+export function privateDirProblem(err: unknown, folder: string): string {
+  return err instanceof NotPrivateError ? err.message : folderErrorText(err, folder);
+}
+
 /**
  * Creates `path` (mode 0700, parents as needed) unless it exists, then checks it is a real
  * folder (not a link) owned by this user; one of ours that others may enter is tightened to
  * 0700. Throws NotPrivateError when it belongs to someone else or is not a folder.
  */
 export async function ensurePrivateDir(path: string): Promise<string> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
+  await makeFolders(path, 0o700);
   const s = await lstat(path);
   if (s.isSymbolicLink()) throw new NotPrivateError(path, 'is a symbolic link, not a folder');
   if (!s.isDirectory()) throw new NotPrivateError(path, 'is not a folder');

@@ -3,14 +3,14 @@
 // their progress, plus the file names exports get when the user names none.
 
 import { stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { EXPORT_EXTENSIONS, type CountersPoint, type ExportFormat, type ExportResult } from '../../../structs/api/contract.js';
 import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { writeRecordingFile } from '../export/recording-file.js';
 import { formatOfPath, RECORDING_FORMATS } from '../export/recording-formats.js';
 import { UserError } from '../errors/user-error.js';
-import { fsErrorText } from '../errors/fs-error-text.js';
+import { folderErrorText } from '../errors/fs-error-text.js';
 import { ensurePrivateDir, NotPrivateError, privateTempDir } from '../files/private-dir.js';
 
 /** Where exports go by default: <tmpdir>/clrscope-exports-<uid>, or a fresh private folder when another user holds that name. */
@@ -73,6 +73,6 @@ export async function ensureExportsDir(dir: string): Promise<string> {
     return await ensurePrivateDir(dir);
   } catch (err) {
     if (err instanceof NotPrivateError) throw new UserError(`Cannot use the exports folder ${err.message}.`);
-    throw new UserError(`Cannot create the exports folder ${dir}: ${fsErrorText(err, join(dir, 'x'), 'write')}.`);
+    throw new UserError(`Cannot create the exports folder ${dir}: ${folderErrorText(err, dir)}.`);
   }
 }

@@ -4,6 +4,7 @@
 // window or tab and validate the renderer's arguments before calling in (services/api/).
 
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, OutputHistory, ProcessInfo, SessionInfo,
@@ -35,7 +36,8 @@ import type { FrameLines } from '../../../structs/profile/frame-lines.js';
 import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { SessionStream } from '../spool/session-stream.js';
-import { ensureSpoolDir, spoolFileName } from '../spool/spool-dir.js';
+import { ensureSpoolDir, spoolDir, spoolFileName } from '../spool/spool-dir.js';
+import { privateDirProblem } from '../files/private-dir.js';
 
 export const DEFAULT_INTERVAL_MS = 10;
 
@@ -115,7 +117,7 @@ class WorkstationCore {
     if (this.options.exportsDir !== undefined) return ensureExportsDir(this.options.exportsDir);
     this.exportsDir ??= defaultExportsDir().catch((err: unknown) => {
       this.exportsDir = undefined;
-      throw new UserError(`Cannot create a private exports folder in the temporary folder: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
+      throw new UserError(`Cannot create a private exports folder in the temporary folder: ${privateDirProblem(err, tmpdir())}.`);
     });
     return this.exportsDir;
   }
@@ -127,7 +129,7 @@ class WorkstationCore {
       try {
         return this.options.spoolDir ?? await ensureSpoolDir();
       } catch (err) {
-        console.error(`clrscope: recordings are kept in memory: the spool folder cannot be used (${(err as Error).message}).`);
+        console.error(`clrscope: recordings are kept in memory: the spool folder ${spoolDir()} cannot be used (${privateDirProblem(err, spoolDir())}).`);
         return undefined;
       }
     })();
