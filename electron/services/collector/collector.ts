@@ -22,9 +22,8 @@
 // while its process is still alive, before it counts as cut.
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
 import { WireFormatError } from '../../../structs/wire/wire-format-error.js';
@@ -34,6 +33,7 @@ import { latestMono } from '../../../structs/profile/latest-mono.js';
 import { EndReason, HelloFlags, type EndRecord, type StatsRecord } from '../../../structs/wire/records.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { readFileSync } from 'node:fs';
+import { ownedTempDir } from '../files/owned-temp-dir.js';
 
 /**
  * open: still connected; ended: END received, or we ended the recording (close(), a stop)
@@ -421,9 +421,8 @@ function listenOn(server: Server, where: string | { host: string; port: number }
 
 export async function startCollector(options: CollectorOptions = {}): Promise<Collector> {
   const listen = options.listen ?? (process.platform === 'win32' ? 'tcp' : 'unix');
-  const directory = await mkdtemp(join(tmpdir(), 'clrscope-'));
-  // mkdtemp already uses 0700; say so explicitly since the socket's privacy rests on it.
-  await chmod(directory, 0o700);
+  // 0700, and named for this process so that a later clrscope removes it should this one be killed.
+  const directory = await ownedTempDir();
   let socketPath = join(directory, 'sock');
   if (listen === 'unix' && Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
     await rm(directory, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { nettraceChunks } from '../../../structs/formats/nettrace/recording-to-nettrace.js';
@@ -15,6 +15,7 @@ import { packageRoot } from '../profiler/profiler-env.js';
 import { createExclusive } from '../files/exclusive-file.js';
 import { writeAll } from '../files/write-all.js';
 import { moveIntoPlace } from '../files/move-into-place.js';
+import { ownedTempDir } from '../files/owned-temp-dir.js';
 import { SAVE_FAILED_EXIT_CODE } from './atomic-file.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
 
@@ -98,7 +99,7 @@ export async function toEtlx(rec: Recording, outPath: string, options: ToEtlxOpt
   }
   const folder = dirname(resolve(outPath));
   if (!isFolder(folder)) throw new UserError(`Cannot write ${outPath}: the folder ${folder} does not exist.`);
-  const dir = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'clrscope-etlx-'));
+  const dir = await ownedTempDir('etlx', options.tempRoot ?? tmpdir());
   try {
     const nettrace = join(dir, 'recording.nettrace');
     // The converter writes into this private folder (its own temporary name beside its output
