@@ -47,6 +47,9 @@ int g_capture_signal = 0;
 constexpr uint32_t kReopenSlots = 4096;
 constexpr uint32_t kProbes = 64;
 std::atomic<uint32_t> g_reopen[kReopenSlots];
+// Entries in the set: ExceptionThrown, on every exception of the program, looks no further while
+// it is zero (no fault handler is in flight or left a signal closed).
+std::atomic<uint32_t> g_reopen_count{0};
 std::atomic<uint64_t> g_reopen_lost{0};
 
 uint32_t slot_of(uint32_t tid, uint32_t probe) { return (tid * 2654435761u + probe) % kReopenSlots; }
@@ -56,16 +59,25 @@ void note_blocked(uint32_t tid) {
     std::atomic<uint32_t>& s = g_reopen[slot_of(tid, p)];
     uint32_t expected = 0;
     if (s.load(std::memory_order_relaxed) == tid) return;
-    if (s.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) return;
+    if (s.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) {
+      g_reopen_count.fetch_add(1, std::memory_order_release);
+      return;
+    }
   }
   g_reopen_lost.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool take_blocked(uint32_t tid) {
+  if (g_reopen_count.load(std::memory_order_acquire) == 0) return false;
   for (uint32_t p = 0; p < kProbes; ++p) {
     std::atomic<uint32_t>& s = g_reopen[slot_of(tid, p)];
+    // Plain loads first: only a slot holding this thread is worth a compare-and-swap.
+    if (s.load(std::memory_order_relaxed) != tid) continue;
     uint32_t expected = tid;
-    if (s.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return true;
+    if (s.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) {
+      g_reopen_count.fetch_sub(1, std::memory_order_release);
+      return true;
+    }
   }
   return false;
 }
