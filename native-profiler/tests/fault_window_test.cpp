@@ -65,19 +65,32 @@ void on_fault_like(int, siginfo_t*, void*) {
   g_windows.fetch_add(1, std::memory_order_relaxed);
 }
 
+// The profiler's sampling parts in this child process, sampling every millisecond of CPU, as the
+// engine sets them up; never freed (a signal may come at any moment until the process exits).
+struct ChildSampler {
+  testing::SamplingParts* parts = new testing::SamplingParts(1024);
+  testing::MemoryTransport* transport = new testing::MemoryTransport;
+  testing::NativeOnlyResolver resolver;
+  std::unique_ptr<Sampler> sampler;
+  // False when the signal could not be installed or the sampler thread not started.
+  bool start() {
+    set_sampling_shared(&parts->shared);
+    if (platform::install_capture() != platform::CaptureInstall::kOk) return false;
+    parts->shared.active.store(true);
+    parts->registry.configure_cpu_timers(true, 1000000);
+    SamplerConfig config;
+    config.interval_ns = 1000000;
+    sampler = std::make_unique<Sampler>(config, &parts->shared, &resolver, std::unique_ptr<Transport>(transport));
+    return sampler->start();
+  }
+};
+
 // Exit codes say what failed; 0 when no window was written over and the captures were taken.
 int run() {
-  auto* parts = new testing::SamplingParts(1024);
-  set_sampling_shared(&parts->shared);
-  if (platform::install_capture() != platform::CaptureInstall::kOk) return 1;
-  parts->shared.active.store(true);
-  parts->registry.configure_cpu_timers(true, 1000000);
-  auto* transport = new testing::MemoryTransport;
-  testing::NativeOnlyResolver resolver;
-  SamplerConfig config;
-  config.interval_ns = 1000000;
-  Sampler sampler(config, &parts->shared, &resolver, std::unique_ptr<Transport>(transport));
-  if (!sampler.start()) return 2;
+  ChildSampler child;
+  if (!child.start()) return 1;
+  testing::SamplingParts* parts = child.parts;
+  testing::MemoryTransport* transport = child.transport;
 
   const int probe = SIGUSR2;
   struct sigaction sa;
@@ -111,7 +124,7 @@ int run() {
     munmap(mem, page + kAltStack);
   });
   faulter.join();
-  sampler.stop(wire::kEndShutdown, 5000);
+  child.sampler->stop(wire::kEndShutdown, 5000);
 
   testing::ReadStream s;
   {
@@ -193,17 +206,9 @@ int run() {
   sigemptyset(&sa.sa_mask);
   if (sigaction(SIGSEGV, &sa, nullptr) != 0) return 1;
 
-  auto* parts = new testing::SamplingParts(1024);
-  set_sampling_shared(&parts->shared);
-  if (platform::install_capture() != platform::CaptureInstall::kOk) return 2;
-  parts->shared.active.store(true);
-  parts->registry.configure_cpu_timers(true, 1000000);
-  auto* transport = new testing::MemoryTransport;
-  testing::NativeOnlyResolver resolver;
-  SamplerConfig config;
-  config.interval_ns = 1000000;
-  Sampler sampler(config, &parts->shared, &resolver, std::unique_ptr<Transport>(transport));
-  if (!sampler.start()) return 3;
+  ChildSampler child;
+  if (!child.start()) return 2;
+  testing::SamplingParts* parts = child.parts;
 
   std::atomic<int> code{0};
   std::thread faulter([&] {
@@ -246,7 +251,7 @@ int run() {
     sigaltstack(&off, nullptr);
   });
   faulter.join();
-  sampler.stop(wire::kEndShutdown, 5000);
+  child.sampler->stop(wire::kEndShutdown, 5000);
   std::printf("%u faults handled on the alternate stack\n", g_faults.load());
   std::fflush(stdout);
   if (code.load() != 0) return code.load();
