@@ -6,8 +6,11 @@ namespace Clrscope.Targets.Torture;
 /// <summary>thread-churn: 5,000 short-lived named threads, 25 alive at a time, each doing a little work.</summary>
 public static class ThreadChurn
 {
+    // About half a millisecond of CPU a thread: still far shorter than a 10 ms CPU timer, yet
+    // enough that the recording has Work in it under a loaded machine (a tenth of that gave 5-8
+    // samples in 1.4 s, and none once in CI).
     [MethodImpl(MethodImplOptions.NoInlining)]
-    public static ulong Work(int i) => Kernel.Mix((ulong)i, 60_000);
+    public static ulong Work(int i) => Kernel.Mix((ulong)i, 200_000);
 
     public static JsonObject Run(Options o)
     {
