@@ -1,4 +1,4 @@
-// Import directions from DESIGN.md, enforced here rather than hoped for.
+// Import directions from ARCHITECTURE.md, enforced here rather than hoped for.
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'net', 'child_process', 'crypto', 'zlib', 'http', 'https', 'url', 'worker_threads', 'stream'];

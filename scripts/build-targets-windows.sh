@@ -3,7 +3,7 @@
 #   test/targets/Scenarios/bin/win-x64/Scenarios.exe   self-contained win-x64 .NET 10 publishes
 #   test/targets/GcLoad/bin/win-x64/GcLoad.exe          (runtime pack Microsoft.NETCore.App.Runtime.win-x64 from NuGet)
 #   test/tools/wine-tools/bin/pipe-relay.exe            Windows-side helpers built with mingw-w64
-#   test/tools/wine-tools/bin/read-mapping.exe          (see test/tools/wine-tools/README.md)
+#   test/tools/wine-tools/bin/read-mapping.exe          (sources in test/tools/wine-tools/)
 # Idempotent: each publish is skipped while its sources, the shared props and this script are older than
 # its stamp and the SDK is the same. Quiet on success; on failure prints the errors and exits non-zero.
 set -euo pipefail

@@ -16,7 +16,7 @@ namespace clrscope {
 
 // How instrumented code reaches the probes (README, "Measuring methods exactly": the choice
 // and its cost). The default is an unmanaged calli without a GC transition; the others exist
-// to measure against it (scripts/bench/measure-probe-cost.mjs, CLRSCOPE_PROBE_CALL).
+// to measure against it (scripts/bench/measure-cost.mjs, CLRSCOPE_PROBE_CALL).
 enum class ProbeMode { kCalli, kCalliTransition, kPinvoke, kPinvokeTransition };
 ProbeMode probe_mode_from(const std::string& text);
 const char* probe_mode_name(ProbeMode mode);

@@ -14,7 +14,7 @@ test('the values match the runtime headers', () => {
   assert.equal(HRESULT.CORDIAGIPC_E_UNKNOWN_COMMAND, 0x80131385);
   assert.equal(HRESULT.CORDIAGIPC_E_UNKNOWN_MAGIC, 0x80131386);
   assert.equal(HRESULT.CORDIAGIPC_E_UNKNOWN_ERROR, 0x80131387);
-  // src/native/eventpipe/ds-types.h
+  // dotnet/runtime's src/native/eventpipe/ds-types.h
   assert.equal(HRESULT.CORPROF_E_NOT_YET_AVAILABLE, 0x8013135b);
   assert.equal(HRESULT.COR_E_NOTSUPPORTED, 0x80131515);
   assert.equal(HRESULT.E_FAIL, 0x80004005);

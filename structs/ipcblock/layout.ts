@@ -6,7 +6,7 @@
 // check every koffi size and offset against golden-layout.json, the same table the C++ header
 // (native-profiler/core/ipc_block.h) is checked against. README.md says where each fact is from.
 //
-// Only the main process imports this folder (DESIGN.md): koffi is a native module.
+// Only the main process imports this folder (ARCHITECTURE.md): koffi is a native module.
 import koffi, { type TypeObject } from 'koffi';
 
 export type Bitness = 32 | 64;

@@ -1,5 +1,5 @@
 // Maps a counters block into the main process, read-only. With layout.ts, native-memory.ts and
-// win32-api.ts, the only place that touches koffi, as DESIGN.md wants: reading a counter is
+// win32-api.ts, the only place that touches koffi, as ARCHITECTURE.md wants: reading a counter is
 // reading this memory, no API between — in place through a view where the runtime allows one
 // (plain Node), by one native copy per read where it does not (Electron's main process, whose
 // V8 memory cage forbids ArrayBuffers over outside memory); native-memory.ts chooses.

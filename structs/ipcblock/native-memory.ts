@@ -18,7 +18,7 @@
 // and typed JS arrays can be used as values in place everywhere a pointer is expected"; in the
 // source, CallData::PushPointer hands a TypedArray's own data pointer, byteOffset included, to
 // a `void *` parameter without copying, since a void/uint8 pointee needs no conversion;
-// doc/primitives.md: `uintptr_t` is an unsigned pointer-sized integer taking a Number, or a
+// koffi's doc/primitives.md: `uintptr_t` is an unsigned pointer-sized integer taking a Number, or a
 // BigInt). The tests check both on a real mapping, a subarray destination included.
 
 import koffi, { type LibraryHandle } from 'koffi';

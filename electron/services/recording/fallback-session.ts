@@ -1,5 +1,5 @@
 // An attached session recorded through an EventPipe session, because the runtime refused
-// clrscope's profiler (session/profiler-refusal.ts). Counters come live from System.Runtime's
+// clrscope's profiler (profiler-refusal.ts). Counters come live from System.Runtime's
 // EventCounters. The samples cannot: the runtime names the methods they point into only in its
 // rundown, at the end, so the session's stream (the recording as a .clrscope stream, like a
 // file session's) is written once the EventPipe session has stopped, by Stop, or because the

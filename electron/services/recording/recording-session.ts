@@ -1,4 +1,4 @@
-// What the workstation needs of any session, whether it records a live process (session.ts) or
+// What the workstation needs of any session, whether it records a live process (live-session.ts) or
 // shows a recording file (file-session.ts): the API's operations read and act through this.
 
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';

@@ -1,5 +1,5 @@
 // The workstation: the WorkstationApi (structs/api/contract.ts) over recording sessions, live
-// ones (session.ts) and recording files opened as sessions (file-session.ts). Both
+// ones (recording/live-session.ts) and recording files opened as sessions (file-session.ts). Both
 // adapters (Electron's IPC in electron/main.ts, browser mode's WebSocket) connect a client per
 // window or tab and validate the renderer's arguments before calling in (services/api/).
 
