@@ -12,11 +12,11 @@
 // Ratios are headroom: goal / measured; >= 1 meets the goal. Prints a report and one JSON line.
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
-import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, extname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serve } from './renderer-bench/static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
@@ -49,19 +49,6 @@ async function bundle(dir) {
   writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><style>${css}</style><body></body><script type="module" src="./page.js"></script>`);
 }
 
-function serve(dir) {
-  const types = { '.html': 'text/html', '.js': 'text/javascript' };
-  const server = createServer((req, res) => {
-    const path = join(dir, new URL(req.url, 'http://x').pathname.replace(/^\/+/, '') || 'index.html');
-    if (!path.startsWith(dir) || !existsSync(path)) {
-      res.writeHead(req.url === '/favicon.ico' ? 204 : 404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': types[extname(path)] ?? 'application/octet-stream' });
-    res.end(readFileSync(path));
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-analysis-bench-'));
 const load = [loadavg()[0]];

@@ -15,11 +15,11 @@
 // Prints a readable report and, last, one JSON line.
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
-import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
-import { dirname, extname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serve } from './renderer-bench/static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
@@ -69,20 +69,6 @@ async function bundle(dir) {
   }
 }
 
-function serve(dir) {
-  const types = { '.html': 'text/html', '.js': 'text/javascript', '.map': 'application/json' };
-  const server = createServer((req, res) => {
-    const path = join(dir, new URL(req.url, 'http://x').pathname.replace(/^\/+/, '') || 'index.html');
-    if (!path.startsWith(dir) || !existsSync(path)) {
-      // Chromium asks for /favicon.ico: answer "no content" rather than log a 404.
-      res.writeHead(req.url === '/favicon.ico' ? 204 : 404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': types[extname(path)] ?? 'application/octet-stream' });
-    res.end(readFileSync(path));
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
 
 async function openPage(browser, url, dpr, config) {
   const context = await browser.newContext({ viewport: { width: config.width + 40, height: config.height + 40 }, deviceScaleFactor: dpr });

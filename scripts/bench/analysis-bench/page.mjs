@@ -8,29 +8,7 @@ import { synthesizeStream, functionName } from '../renderer-bench/synthetic-prof
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.ts';
 import { FUNCTION_COLUMNS, functionCell } from '../../../renderer/src/views/functions-view.tsx';
 import { VirtualTable } from '../../../renderer/src/views/virtual-table.tsx';
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
-const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
-
-function ask(worker, request) {
-  return new Promise((resolve, reject) => {
-    const onMessage = (e) => {
-      if (e.data.requestId !== request.requestId) return;
-      worker.removeEventListener('message', onMessage);
-      if (e.data.kind === 'error') reject(new Error(e.data.message));
-      else resolve(e.data);
-    };
-    worker.addEventListener('message', onMessage);
-    worker.postMessage(request);
-  });
-}
+import { ask, median, nextFrame, quantile } from '../renderer-bench/page-tools.mjs';
 
 window.benchAnalysis = async ({ samples, depth, stacks, functions, runs, chunkBytes }) => {
   const bytes = synthesizeStream({ samples, depth, stacks, functions, seed: 7 });

@@ -3,31 +3,9 @@
 import { synthesizeStream } from './synthetic-profile.mjs';
 import { perturb, synthesizeTree } from './synthetic-tree.mjs';
 import { FlameRenderer } from '../../../renderer/src/canvas/flame-renderer.ts';
+import { ask, median, nextFrame, quantile } from './page-tools.mjs';
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
-const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
 const summary = (xs) => ({ median: median(xs), p95: quantile(xs, 0.95), max: Math.max(...xs), n: xs.length });
-
-/** Posts a request and resolves with the worker's reply to it. */
-function ask(worker, request) {
-  return new Promise((resolve, reject) => {
-    const onMessage = (e) => {
-      if (e.data.requestId !== request.requestId) return;
-      worker.removeEventListener('message', onMessage);
-      if (e.data.kind === 'error') reject(new Error(e.data.message));
-      else resolve(e.data);
-    };
-    worker.addEventListener('message', onMessage);
-    worker.postMessage(request);
-  });
-}
 
 window.benchMerge = async ({ samples, depth, stacks, functions, runs, chunkBytes }) => {
   const t0 = performance.now();
