@@ -1,7 +1,8 @@
 #include "core/cfi_unwind.h"
 
-#include <atomic>
 #include <cstring>
+
+#include "core/cfi_rule_cache.h"
 
 namespace clrscope {
 namespace {
@@ -367,17 +368,6 @@ bool read_stack(const StackBounds& stack, uintptr_t addr, uintptr_t* out) {
 }
 
 
-// What the call-frame information says about one pc, independent of any register values: the
-// part worth caching.
-struct PcRules {
-  CfiStep status;
-  bool cfa_from_fp;  // CFA = fp + cfa_offset, else sp + cfa_offset
-  bool fp_saved;     // the caller's fp is at CFA + fp_offset, else unchanged
-  int64_t cfa_offset;
-  int64_t ra_offset;
-  int64_t fp_offset;
-};
-
 PcRules rules_for_pc(const CodeModule& module, uintptr_t lookup_pc) {
   PcRules out{CfiStep::kNoInfo, false, false, 0, 0, 0};
   if (module.eh_frame_hdr == 0) return out;
@@ -428,85 +418,15 @@ PcRules rules_for_pc(const CodeModule& module, uintptr_t lookup_pc) {
   return out;
 }
 
-// A walk steps through the same native return addresses over and over (every thread enters
-// the runtime the same way); interpreting their unwind programs each time is most of what a
-// capture costs. Results are kept per pc in a fixed table written by handlers themselves, one
-// writer per entry at a time (a sequence word claimed with compare-exchange); readers retry
-// nothing: a torn or busy entry is simply a miss. Entries carry the module table's generation,
-// so a library loaded where another was unloaded never inherits stale rules.
-constexpr uint32_t kCacheEntries = 4096;
-
-struct CacheEntry {
-  std::atomic<uint32_t> seq;  // odd while being written
-  std::atomic<uint32_t> generation;
-  std::atomic<uint64_t> pc;
-  std::atomic<uint64_t> packed;
-};
-
-CacheEntry g_cache[kCacheEntries];
-
-uint32_t cache_slot(uintptr_t pc) {
-  return static_cast<uint32_t>((static_cast<uint64_t>(pc) * 0x9E3779B97F4A7C15ull) >> 52) % kCacheEntries;
-}
-
-bool fits16(int64_t v) { return v >= INT16_MIN && v <= INT16_MAX; }
-
-// status 3 bits | cfa_from_fp | fp_saved | cfa_offset, ra_offset, fp_offset as 16-bit fields.
-bool pack(const PcRules& r, uint64_t* out) {
-  if (!fits16(r.cfa_offset) || !fits16(r.ra_offset) || !fits16(r.fp_offset)) return false;
-  *out = static_cast<uint64_t>(r.status) | (r.cfa_from_fp ? 8ull : 0ull) | (r.fp_saved ? 16ull : 0ull) |
-         (static_cast<uint64_t>(static_cast<uint16_t>(r.cfa_offset)) << 16) |
-         (static_cast<uint64_t>(static_cast<uint16_t>(r.ra_offset)) << 32) |
-         (static_cast<uint64_t>(static_cast<uint16_t>(r.fp_offset)) << 48);
-  return true;
-}
-
-PcRules unpack(uint64_t v) {
-  PcRules r;
-  r.status = static_cast<CfiStep>(v & 7);
-  r.cfa_from_fp = (v & 8) != 0;
-  r.fp_saved = (v & 16) != 0;
-  r.cfa_offset = static_cast<int16_t>(static_cast<uint16_t>(v >> 16));
-  r.ra_offset = static_cast<int16_t>(static_cast<uint16_t>(v >> 32));
-  r.fp_offset = static_cast<int16_t>(static_cast<uint16_t>(v >> 48));
-  return r;
-}
-
-bool cache_get(uintptr_t pc, uint32_t generation, PcRules* out) {
-  CacheEntry& e = g_cache[cache_slot(pc)];
-  const uint32_t s1 = e.seq.load(std::memory_order_acquire);
-  if (s1 & 1) return false;
-  const uint32_t gen = e.generation.load(std::memory_order_relaxed);
-  const uint64_t key = e.pc.load(std::memory_order_relaxed);
-  const uint64_t packed = e.packed.load(std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (e.seq.load(std::memory_order_relaxed) != s1 || key != pc || gen != generation || packed == 0) return false;
-  *out = unpack(packed);
-  return true;
-}
-
-void cache_put(uintptr_t pc, uint32_t generation, const PcRules& r) {
-  uint64_t packed = 0;
-  if (!pack(r, &packed)) return;
-  CacheEntry& e = g_cache[cache_slot(pc)];
-  uint32_t s = e.seq.load(std::memory_order_relaxed);
-  if ((s & 1) || !e.seq.compare_exchange_strong(s, s + 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
-  std::atomic_thread_fence(std::memory_order_release);
-  e.generation.store(generation, std::memory_order_relaxed);
-  e.pc.store(pc, std::memory_order_relaxed);
-  e.packed.store(packed, std::memory_order_relaxed);
-  e.seq.store(s + 2, std::memory_order_release);
-}
-
 }  // namespace
 
 CfiStep cfi_step(const CodeModule& module, uint32_t generation, uintptr_t lookup_pc, WalkRegisters* regs,
                  const StackBounds& stack) {
   PcRules rules;
-  if (!cache_get(lookup_pc, generation, &rules)) {
+  if (!cfi_cache_get(lookup_pc, generation, &rules)) {
     rules = rules_for_pc(module, lookup_pc);
     // A bad read may be a transient state of the module; everything else is a fact of the code.
-    if (rules.status != CfiStep::kBadRead) cache_put(lookup_pc, generation, rules);
+    if (rules.status != CfiStep::kBadRead) cfi_cache_put(lookup_pc, generation, rules);
   }
   if (rules.status != CfiStep::kOk) return rules.status;
   const uintptr_t cfa = (rules.cfa_from_fp ? regs->fp : regs->sp) + static_cast<uintptr_t>(rules.cfa_offset);

@@ -8,7 +8,8 @@
 #include "core/outbox.h"
 #include "core/own_descriptor.h"
 #include "core/platform.h"
-#include "core/sampler.h"
+#include "core/sampler_rooms.h"
+#include "core/transport.h"
 
 namespace clrscope {
 
@@ -32,7 +33,7 @@ void Sampler::report_lost_connection() {
   HelloRecord h = hello_record(now);
   h.flags |= wire::kHelloAfterLoss;
   writer.hello(h);
-  writer.stats(stats_record(now));
+  writer.stats(rooms_->stream.stats_record(now, *shared_));
   writer.end(now, wire::kEndConnectionLost, loss.descriptor, loss.how);
   // A few hundred bytes into an empty socket buffer: they go at once unless the reader is gone.
   const bool told = out.drain(1000);

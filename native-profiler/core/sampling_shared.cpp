@@ -59,7 +59,7 @@ Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wir
   uint8_t got = 0;
   if (kinds & kCaptureCpu) {
     // Only forward: the sampler advances the mark too, for CPU no capture brought in
-    // (sampler_unanswered.cpp), and a capture whose clock was read before its advance must not
+    // (unanswered_cpu.cpp), and a capture whose clock was read before its advance must not
     // take the mark back and count that CPU twice.
     uint64_t before = slot.last_cpu_ns.load(std::memory_order_relaxed);
     while (cpu_now_ns > before &&
@@ -126,7 +126,7 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     c->osr_pairs = static_cast<uint8_t>(w.osr_pairs);
     for (uint32_t i = 0; i < w.osr_pairs; ++i) c->osr_at[i] = static_cast<uint16_t>(w.osr_at[i]);
   }
-  // Read last, so that the handler's own cost is behind the sampler's idle test (sampler.cpp).
+  // Read last, so that the handler's own cost is behind the sampler's idle test (wall_scheduler.cpp).
   if (c->kinds & kCaptureWall) {
     c->thread_cpu_after = platform::current_thread_cpu_ns();
     c->switches = platform::current_thread_switches();

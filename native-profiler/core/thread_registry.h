@@ -42,7 +42,7 @@ struct ThreadSlot {
   // capture so the sample's stack gets a [GC] frame.
   std::atomic<uint32_t> collecting{0};
   // 1 while the thread's CPU timer is armed: only then is last_cpu_ns its CPU at a capture,
-  // which the sampler compares with its clock (core/sampler_unanswered.cpp).
+  // which the sampler compares with its clock (core/unanswered_cpu.cpp).
   std::atomic<uint32_t> cpu_timed{0};
   // Registry mutex.
   uint64_t clr_thread_id = 0;  // 0 for threads the runtime did not report

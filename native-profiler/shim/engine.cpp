@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/platform.h"
 #include "core/runtime_event_payloads.h"
+#include "core/transport.h"
 #include "shim/async_session.h"
 #include "shim/clsid.h"
 #include "shim/live_handles.h"

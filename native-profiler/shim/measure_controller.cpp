@@ -20,21 +20,14 @@ using namespace measure_wire;
 
 namespace {
 
-// How often figures go out, and how long after a revert (calls still running in the wrapped
-// code finish and are counted).
-constexpr uint64_t kFiguresEveryNs = 250000000ull;
-constexpr uint64_t kSettleNs = 2000000000ull;
 // How long a module's load may wait for its methods to be instrumented.
 constexpr auto kModuleWait = std::chrono::seconds(2);
-constexpr size_t kCommandBytesPerTick = 64 * 1024;
 
 std::string hr_text(HRESULT hr) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(hr));
   return buf;
 }
-
-bool measuring(uint8_t state) { return state == kPending || state == kActive; }
 
 std::string plural(uint32_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
@@ -157,7 +150,7 @@ uint32_t MeasureController::match(ModuleMeta& m, const MethodPattern& pattern, u
       {
         std::lock_guard<std::mutex> lock(mu_);
         auto known = by_def_.find({m.id(), def});
-        if (known != by_def_.end() && measuring(methods_[known->second]->state)) continue;
+        if (known != by_def_.end() && is_measuring(methods_[known->second]->state)) continue;
         if (methods_.size() >= measure::kMaxMethods) {
           log_line("more than %u methods measured in this process; %s is not", measure::kMaxMethods - 1,
                    m.display_name(def).c_str());
@@ -317,9 +310,9 @@ void MeasureController::revert(uint32_t request, uint32_t measure_id) {
       standing_.clear();
       have_patterns_.store(false, std::memory_order_release);
       for (uint32_t id = 1; id < methods_.size(); ++id) {
-        if (measuring(methods_[id]->state)) ids.push_back(id);
+        if (is_measuring(methods_[id]->state)) ids.push_back(id);
       }
-    } else if (measure_id < methods_.size() && measuring(methods_[measure_id]->state)) {
+    } else if (measure_id < methods_.size() && is_measuring(methods_[measure_id]->state)) {
       ids.push_back(measure_id);
     }
     for (uint32_t id : ids) {
@@ -372,99 +365,6 @@ void MeasureController::post_reply(uint32_t request, uint8_t status, uint32_t ma
   outgoing_.emplace_back(kMeasureReply, std::move(body));
 }
 
-void MeasureController::on_begin(WireWriter* writer, Transport* transport) {
-  // Announced only where commands can be read (a named pipe's transport reads none).
-  if (!transport->receives()) return;
-  Bytes body;
-  control_ready_body(&body);
-  writer->raw(kControlReady, body.data(), body.size());
-}
-
-void MeasureController::on_tick(uint64_t now, Transport* transport, WireWriter* writer, Outbox* outbox) {
-  // Commands first: a reader that sends a command and then shuts down expects it carried out.
-  size_t taken = 0;
-  uint8_t buf[4096];
-  while (!commands_broken_ && taken < kCommandBytesPerTick) {
-    size_t got = 0;
-    if (transport->receive(buf, sizeof buf, &got) != Transport::Received::kData) break;
-    taken += got;
-    if (!commands_.push(buf, got, &command_batch_)) {
-      commands_broken_ = true;
-      log_line("the workstation sent a malformed command; further commands are ignored");
-    }
-  }
-  for (const Command& c : command_batch_) {
-    Job job;
-    job.request = c.request;
-    if (c.type == kCommandMeasure) {
-      job.kind = Job::kMeasure;
-      job.pattern = c.pattern;
-      post_job(std::move(job));
-    } else if (c.type == kCommandRevert) {
-      job.kind = Job::kRevert;
-      job.measure_id = c.measure_id;
-      post_job(std::move(job));
-    } else {
-      post_reply(c.request, kReplyUnknownCommand, 0, "this profiler does not know command type " + std::to_string(c.type));
-    }
-  }
-  command_batch_.clear();
-  std::vector<std::pair<uint8_t, Bytes>> records;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    records.swap(outgoing_);
-  }
-  // State changes and replies are few and are what the figures hang on: kept like definitions.
-  for (const auto& r : records) writer->raw(r.first, r.second.data(), r.second.size());
-  if (now >= next_figures_mono_) {
-    next_figures_mono_ = now + kFiguresEveryNs;
-    emit_figures(now, writer, outbox, false);
-  }
-}
-
-void MeasureController::on_end(uint64_t now, WireWriter* writer) {
-  std::vector<std::pair<uint8_t, Bytes>> records;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    records.swap(outgoing_);
-  }
-  for (const auto& r : records) writer->raw(r.first, r.second.data(), r.second.size());
-  emit_figures(now, writer, nullptr, true);
-}
-
-void MeasureController::on_quiet() {
-  // Nobody reads the figures any more: the program gets its original code back.
-  if (!rejit_enabled()) return;
-  Job job;
-  job.kind = Job::kRevert;
-  post_job(std::move(job));
-}
-
-void MeasureController::emit_figures(uint64_t now, WireWriter* writer, Outbox* outbox, bool final) {
-  std::vector<uint32_t> ids;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (uint32_t id = 1; id < methods_.size(); ++id) {
-      const Method& m = *methods_[id];
-      const bool settling = (m.state == kReverted || m.state == kUnloaded) && now - m.settled_mono < kSettleNs;
-      if (measuring(m.state) || settling || (final && m.state != kRefused && m.state != 0)) ids.push_back(id);
-    }
-  }
-  if (ids.empty()) return;
-  std::vector<measure::Figures> figures;
-  figures_.read(ids, &figures);
-  const uint64_t dropped = figures_.dropped_calls();
-  Bytes body;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    auto sent = sent_calls_.find(ids[i]);
-    if (sent != sent_calls_.end() ? sent->second == figures[i].calls : figures[i].calls == 0) continue;
-    figures_body(now, ids[i], dropped, figures[i], &body);
-    if (outbox != nullptr && !outbox->room_for_sample(body.size() + 5)) continue;  // cumulative: the next one catches up
-    writer->raw(kMeasureFigures, body.data(), body.size());
-    sent_calls_[ids[i]] = figures[i].calls;
-  }
-}
-
 void MeasureController::on_module_loaded(ModuleID module) {
   if (!have_patterns_.load(std::memory_order_acquire)) return;
   Job job;
@@ -491,7 +391,7 @@ void MeasureController::on_module_unloading(ModuleID module) {
       Method& m = *methods_[id];
       if (m.module != module) continue;
       known = true;
-      if (!measuring(m.state)) continue;
+      if (!is_measuring(m.state)) continue;
       m.state = kUnloaded;
       m.settled_mono = now;
       post_state(id);
@@ -514,7 +414,7 @@ HRESULT MeasureController::get_rejit_parameters(ModuleID module, mdMethodDef def
     auto it = by_def_.find({module, def});
     // Not ours (a method that inlined one of ours gets no callback unless asked for) or no
     // longer wanted: the runtime then compiles the original IL.
-    if (it == by_def_.end() || !measuring(methods_[it->second]->state)) return S_OK;
+    if (it == by_def_.end() || !is_measuring(methods_[it->second]->state)) return S_OK;
     id = it->second;
     il = methods_[id]->prepared.il;
     map = methods_[id]->prepared.map;
@@ -579,7 +479,7 @@ void MeasureController::on_rejit_error(ModuleID module, mdMethodDef def, HRESULT
   auto it = by_def_.find({module, def});
   if (it == by_def_.end()) return;
   Method& m = *methods_[it->second];
-  if (!measuring(m.state)) return;
+  if (!is_measuring(m.state)) return;
   m.state = kRefused;
   m.detail = "the runtime could not re-JIT it (" + hr_text(status) + ")";
   log_line("ReJIT failed for %s: %s", m.name.c_str(), hr_text(status).c_str());

@@ -58,6 +58,8 @@ class MeasureController final : public TickHook {
   void stop();
 
  private:
+  // The method's probes count its calls (or will once its wrapped code is compiled).
+  static bool is_measuring(uint8_t state) { return state == measure_wire::kPending || state == measure_wire::kActive; }
   struct Method {
     clr::ModuleID module = 0;
     clr::mdMethodDef def = 0;

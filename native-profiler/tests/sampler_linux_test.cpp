@@ -21,6 +21,7 @@
 #include "core/native_symbols.h"
 #include "core/platform.h"
 #include "core/sampler.h"
+#include "core/wire_writer.h"
 #include "tests/sampler_test_parts.h"
 #include "tests/wire_reader.h"
 

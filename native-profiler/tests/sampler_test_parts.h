@@ -8,6 +8,9 @@
 
 #include "core/native_symbols.h"
 #include "core/sampler.h"
+#include "core/sampling_shared.h"
+#include "core/symbol_cache.h"
+#include "core/transport.h"
 
 namespace clrscope {
 namespace testing {

@@ -15,7 +15,9 @@
 #include <string>
 
 #include "core/own_descriptor.h"
+#include "core/platform.h"
 #include "core/transport.h"
+#include "core/wire_writer.h"
 #include "sampler_test_parts.h"
 #include "wire_reader.h"
 

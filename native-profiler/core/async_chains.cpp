@@ -13,12 +13,18 @@
 // first operation's task): at 50k short operations a second, that is a few samples a tick, not
 // hundreds, and no TASK records for each. The sample also says how many of those operations are
 // still suspended there at the tick (OPERATION_COUNTS): the parallel stacks' operations view.
-#include "core/async_tracker.h"
+#include "core/async_chains.h"
+
 #include "core/log.h"
-#include "core/sampler.h"
+#include "core/sample_stream.h"
+#include "core/sampling_shared.h"
 
 namespace clrscope {
 namespace {
+// Suspended async operations charged per tick at most (a round-robin cursor covers the rest on
+// later ticks, each charge covering the time since that operation's previous one); the charges go
+// out summed per logical stack, so the samples per tick are the distinct chains.
+constexpr size_t kSuspendedPerTick = 4096;
 // Deeper chains are cut here (the reader shows the chain up to the cut); the tracker's own
 // chain() uses the same bound.
 constexpr uint32_t kChainLevels = 32;
@@ -26,7 +32,25 @@ constexpr uint32_t kChainLevels = 32;
 constexpr size_t kTasksRemembered = 1u << 16;
 }  // namespace
 
-void Sampler::define_task_chain(uint32_t box) {
+AsyncChains::AsyncChains(SampleStream* stream, SamplingShared* shared, AsyncTracker* tracker, bool log)
+    : stream_(stream), shared_(shared), async_(tracker), log_(log) {
+  // The log names each sample's MoveNext: the names are kept as the frames are defined.
+  stream_->on_function = [this](uint32_t id, const std::string& name) {
+    if (function_names_.size() <= id) function_names_.resize(id + 1);
+    function_names_[id] = name;
+  };
+  stream_->on_frame = [this](uint32_t frame_id, uint32_t function_id) {
+    if (frame_names_.size() <= frame_id) frame_names_.resize(frame_id + 1);
+    frame_names_[frame_id] = function_id < function_names_.size() ? function_names_[function_id] : std::string();
+  };
+}
+
+void AsyncChains::flush(const FlushPoint& at) {
+  // Every operation's suspended time up to the end, whatever the per-tick bound.
+  if (at.wall) emit_suspended_ops(at.now, at.last ? AsyncTracker::kOpSlots : kSuspendedPerTick);
+}
+
+void AsyncChains::define_task_chain(uint32_t box) {
   if (tasks_sent_.size() > kTasksRemembered) tasks_sent_.clear();
   uint32_t seen[kChainLevels];
   uint32_t count = 0;
@@ -37,21 +61,21 @@ void Sampler::define_task_chain(uint32_t box) {
     seen[count++] = id;
     const uint32_t awaiter = async_->awaiter_of(id);
     const std::string name = async_->name_of(id);
-    const uint32_t name_id = name.empty() ? 0 : string_id(name);
+    const uint32_t name_id = name.empty() ? 0 : stream_->string_id(name);
     const uint64_t value = static_cast<uint64_t>(awaiter) << 32 | name_id;
     auto it = tasks_sent_.find(id);
     if (it == tasks_sent_.end()) {
       tasks_sent_.emplace(id, value);
-      writer_.task(id, awaiter, name_id, false);
+      stream_->writer.task(id, awaiter, name_id, false);
     } else if (it->second != value) {
       it->second = value;
-      writer_.task(id, awaiter, name_id, true);
+      stream_->writer.task(id, awaiter, name_id, true);
     }
     id = awaiter;
   }
 }
 
-uint32_t Sampler::awaiting_frame(uint32_t awaited) {
+uint32_t AsyncChains::awaiting_frame(uint32_t awaited) {
   const uint32_t index = async_->name_index_of(awaited);
   if (index == 0) return 0;
   if (awaiting_by_index_.size() <= index) awaiting_by_index_.resize(AsyncTracker::kNameSlots + 1, ~0u);
@@ -62,11 +86,11 @@ uint32_t Sampler::awaiting_frame(uint32_t awaited) {
   // run, which `[suspended]` alone says.
   if (name.empty() || name[0] == '<') return known = 0;
   auto it = awaiting_frames_.find(name);
-  if (it == awaiting_frames_.end()) it = awaiting_frames_.emplace(name, symbols_.synthetic("[awaiting " + name + "]")).first;
+  if (it == awaiting_frames_.end()) it = awaiting_frames_.emplace(name, stream_->symbols.synthetic("[awaiting " + name + "]")).first;
   return known = it->second;
 }
 
-void Sampler::charge_key(const SuspendedCharge& c, uint32_t leaf, std::string* key) const {
+void AsyncChains::charge_key(const SuspendedCharge& c, uint32_t leaf, std::string* key) const {
   key->clear();
   const auto put = [key](uint32_t v) { key->append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(leaf);
@@ -83,14 +107,14 @@ void Sampler::charge_key(const SuspendedCharge& c, uint32_t leaf, std::string* k
   }
 }
 
-void Sampler::emit_suspended_ops(uint64_t now, size_t max) {
+void AsyncChains::emit_suspended_ops(uint64_t now, size_t max) {
   if (suspended_.size() < max) suspended_.resize(max);
   const size_t n = async_->take_suspended(now, suspended_.data(), max);
   if (n == 0) return;
-  if (async_thread_id_ == 0) {
-    async_thread_id_ = shared_->registry->reserve_wire_id();
-    writer_.thread(async_thread_id_, 0, 0, now, "[async operations]");
-    suspended_frame_ = symbols_.synthetic("[suspended]");
+  if (thread_id_ == 0) {
+    thread_id_ = shared_->registry->reserve_wire_id();
+    stream_->writer.thread(thread_id_, 0, 0, now, "[async operations]");
+    suspended_frame_ = stream_->symbols.synthetic("[suspended]");
   }
   groups_.clear();
   group_index_.clear();
@@ -112,29 +136,26 @@ void Sampler::emit_suspended_ops(uint64_t now, size_t max) {
     uint16_t count = 0;
     if (g.leaf != 0) frames[count++] = g.leaf;
     frames[count++] = suspended_frame_;
-    if (!outbox_.room_for_sample(WireWriter::sample_size(count) + 17 * kChainLevels + 15)) {
-      ++dropped_buffer_full_;
-      continue;
-    }
+    if (!stream_->room_for(WireWriter::sample_size(count) + 17 * kChainLevels + 15)) continue;
     define_task_chain(g.task);
-    writer_.sample(now, async_thread_id_, wire::kSampleWall, 0, g.wall_ns, frames, count, g.task, g.suspended);
-    ++samples_sent_;
+    stream_->writer.sample(now, thread_id_, wire::kSampleWall, 0, g.wall_ns, frames, count, g.task, g.suspended);
+    ++stream_->samples_sent;
     ++suspended_samples_;
   }
 }
 
-void Sampler::log_async_sample(const Drained& d) {
+void AsyncChains::log_sample(const NamedCapture& c) {
   std::string move_next = "-";
-  for (size_t i = 0; i < d.count; ++i) {
-    const uint32_t id = ids_[d.first + i];
-    const std::string& name = id < async_names_.size() ? async_names_[id] : std::string();
+  for (size_t i = 0; i < c.count; ++i) {
+    const uint32_t id = c.frames[i];
+    const std::string& name = id < frame_names_.size() ? frame_names_[id] : std::string();
     if (name.find(".MoveNext") != std::string::npos && name.find(">d__") != std::string::npos) {
       move_next = name;
       break;
     }
   }
-  log_line("async sample thread=%u box=%u movenext=%s chain=%s", d.wire_id, d.async_box, move_next.c_str(),
-           async_->chain(d.async_box).c_str());
+  log_line("async sample thread=%u box=%u movenext=%s chain=%s", c.wire_id, c.async_box, move_next.c_str(),
+           async_->chain(c.async_box).c_str());
 }
 
 }  // namespace clrscope
