@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stackBlocks, threadStack, type StackBlock } from './parallel-blocks.js';
-import { parallelTreeFrom } from './test-trees.js';
+import { parallelTreeFrom } from './test-trees.test-support.js';
 import { labelPath, nodeAtPath } from './tree-paths.js';
 import type { ParallelTree } from '../worker/protocol.js';
 

@@ -5,7 +5,7 @@ import type {
 } from '../../../structs/api/contract.js';
 import type { FlatTree, RecordingSummary, WorkerReply, WorkerRequest } from '../worker/protocol.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
-import { FakeTimers, settle } from './fake-timers.js';
+import { FakeTimers, settle } from './fake-timers.test-support.js';
 import type { WorkerPort } from './profile-worker-client.js';
 import { OUTPUT_REFRESH_MS, REFRESH_PERIOD_MS, Workstation } from './workstation.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
