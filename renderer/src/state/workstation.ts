@@ -4,6 +4,7 @@
 
 import { MAX_SOURCE_METHODS, type AttachRequest, type ExportFormat, type LaunchRequest, type SessionInfo, type SourceFile, type WorkstationApi, type WorkstationEvent } from '../../../structs/api/contract.js';
 import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
+import type { ZoomPath } from '../canvas/flame-zoom.js';
 import { initialState, isLive, type AppState, type DiffOptions, type ExceptionsColumn, type ExportStatus, type FlameOptions, type FunctionsSort, type ParallelBy, type ParallelMode, type Tab, type TableSort, type TypesColumn } from './app-state.js';
 import { analysisQuery, baselineSide } from './analysis-queries.js';
 import { foldKey, type FoldOptions } from '../../../structs/analysis/fold-options.js';
@@ -344,7 +345,8 @@ export class Workstation {
     this.refresher.now();
   }
 
-  setFlameZoom(flameZoom: string[]): void {
+  /** The flame graph's zoom (a click, the reset button); the flame view's renderer follows it. */
+  setFlameZoom(flameZoom: ZoomPath): void {
     this.store.update({ flameZoom });
   }
 

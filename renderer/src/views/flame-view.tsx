@@ -1,13 +1,14 @@
 // The flame graph: the toolbar over a canvas drawn by the FlameRenderer, with a tooltip,
-// click-to-zoom and search highlighting with the matches' share. The renderer keeps its zoom
-// and search across live updates itself; the app state remembers the zoom so it survives a
-// switch of tabs (a new renderer). Right-clicking a managed frame of a live session offers
+// click-to-zoom and search highlighting with the matches' share. The zoom belongs to the app
+// state (flameZoom, a path of labels: canvas/flame-zoom.ts), so it survives a switch of tabs
+// (a new renderer); a click asks the workstation for it and the renderer follows, finding the
+// path again in every live update. Right-clicking a managed frame of a live session offers
 // "Measure exactly": its method's exact calls and latency, in the Measure view.
 
 import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 'react';
 import { parseSearch } from '../canvas/flame-layout.js';
 import { FlameRenderer, type SearchResult } from '../canvas/flame-renderer.js';
-import { labelPath, nodeAtPath } from '../state/tree-paths.js';
+import { NOT_ZOOMED, zoomAfterClick } from '../canvas/flame-zoom.js';
 import { flameIsCurrent } from '../state/view-queries.js';
 import type { FlameMetric, FlatTree } from '../worker/protocol.js';
 import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-metrics.js';
@@ -30,15 +31,13 @@ export function FlameView(): ReactElement {
   const sources = useAppState((s) => s.sources);
   const search = useAppState((s) => s.flameOptions.search);
   const selected = useAppState((s) => s.selectedFunction);
-  const zoomed = useAppState((s) => s.flameZoom.length > 0);
+  const zoom = useAppState((s) => s.flameZoom);
   // The tree on screen answers other options (a metric, a type, a fold just changed) until the
   // worker answers the new ones: say so rather than let it pass for the new tree.
   const stale = useAppState((s) => s.flame !== null && !flameIsCurrent(s));
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);
   const rendererRef = useRef<FlameRenderer | null>(null);
-  // The zoom in the app state is applied once per renderer; after that the renderer keeps it.
-  const zoomRestored = useRef(false);
   const shownShape = useRef<string | null>(null);
   const [tip, setTip] = useState<TooltipAt | null>(null);
   const [found, setFound] = useState<SearchResult | null>(null);
@@ -54,7 +53,6 @@ export function FlameView(): ReactElement {
     if (canvas === null || box === null) return;
     const renderer: FlameRenderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND, onDraw: () => noteFlameDraw(renderer.tree) });
     rendererRef.current = renderer;
-    zoomRestored.current = false;
     shownShape.current = null;
     const unregister = registerFlame(renderer, canvas);
     const resize = new ResizeObserver(() => fitCanvas(renderer, canvas, box));
@@ -72,16 +70,11 @@ export function FlameView(): ReactElement {
     const canvas = canvasRef.current;
     const box = boxRef.current;
     if (r === null || canvas === null || box === null || tree === null || shape === null) return;
-    r.setTree(tree, { inverted: shape.inverted });
     const shapeKey = `${shape.inverted}/${shape.groupByThread}/${shape.groupByProcess}`;
+    // Another shape changes every path: a zoom picked on the old tree would land somewhere arbitrary.
     const reshaped = shownShape.current !== null && shownShape.current !== shapeKey;
-    if (reshaped) r.resetZoom();
-    if (!zoomRestored.current) {
-      zoomRestored.current = true;
-      const path = ws.state.flameZoom;
-      const node = path.length > 0 ? nodeAtPath(tree, path) : -1;
-      if (node > 0) r.zoomTo(node);
-    }
+    if (reshaped && ws.state.flameZoom.length > 0) ws.setFlameZoom(NOT_ZOOMED);
+    r.setTree(tree, { inverted: shape.inverted, zoom: ws.state.flameZoom });
     fitCanvas(r, canvas, box);
     // The root's end of the graph is where to look first: the bottom of a flame, the top of an icicle.
     if (shownShape.current !== shapeKey) {
@@ -89,6 +82,10 @@ export function FlameView(): ReactElement {
       box.scrollTop = shape.inverted ? 0 : box.scrollHeight;
     }
   }, [ws, tree, shape]);
+
+  useEffect(() => {
+    rendererRef.current?.zoomToPath(zoom);
+  }, [zoom]);
 
   useEffect(() => {
     const r = rendererRef.current;
@@ -142,26 +139,17 @@ export function FlameView(): ReactElement {
       setMenu(null);
       return;
     }
-    const r = rendererRef.current;
     const { node } = nodeAt(e);
-    if (r === null || tree === null || node < 0) return;
-    if (node === 0) {
-      resetZoom();
-      return;
-    }
-    r.zoomTo(node);
-    ws.setFlameZoom(labelPath(tree, node));
+    const next = zoomAfterClick(rendererRef.current?.tree ?? null, node);
+    if (next !== null) ws.setFlameZoom(next);
   };
 
-  const resetZoom = (): void => {
-    rendererRef.current?.resetZoom();
-    ws.setFlameZoom([]);
-  };
+  const resetZoom = (): void => ws.setFlameZoom(NOT_ZOOMED);
 
   const tooltip = tip === null ? null : rendererRef.current?.tooltip(tip.node) ?? null;
   return (
     <div className="flame-view">
-      <FlameToolbar onResetZoom={resetZoom} zoomed={zoomed} />
+      <FlameToolbar onResetZoom={resetZoom} zoomed={zoom.length > 0} />
       <FoldBar />
       <div className="flame-info">
         <FlameCaption tree={tree} metric={metric} />

@@ -6,9 +6,9 @@ import type { FunctionLines } from '../../../structs/analysis/function-lines.js'
 import type { SourceFile } from '../../../structs/api/contract.js';
 import type { ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
 import type { FlameRenderer } from '../canvas/flame-renderer.js';
+import { labelPath } from '../canvas/flame-zoom.js';
 import type { AppState } from '../state/app-state.js';
 import type { SessionOutput } from '../state/program-output.js';
-import { labelPath } from '../state/tree-paths.js';
 import { flameIsCurrent } from '../state/view-queries.js';
 import type { Workstation } from '../state/workstation.js';
 import type { FlatTree, ParallelTree } from '../worker/protocol.js';

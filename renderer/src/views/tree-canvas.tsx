@@ -1,10 +1,12 @@
 // A FlatTree drawn by the flame graph's renderer in a scrolling box: the halves of the
-// callers/callees sandwich and the differential flame graph. Click zooms (the root zooms out),
-// double-click picks a frame, hovering shows what `tooltip` says about a node.
+// callers/callees sandwich and the differential flame graph. Click zooms (the root zooms out;
+// the zoom is this canvas's state, a path of labels: canvas/flame-zoom.ts), double-click picks
+// a frame, hovering shows what `tooltip` says about a node.
 
 import { useEffect, useRef, useState, type MouseEvent, type ReactElement, type ReactNode } from 'react';
 import { parseSearch } from '../canvas/flame-layout.js';
 import { FlameRenderer } from '../canvas/flame-renderer.js';
+import { NOT_ZOOMED, zoomAfterClick, type ZoomPath } from '../canvas/flame-zoom.js';
 import type { FlatTree } from '../worker/protocol.js';
 
 const CANVAS_BACKGROUND = '#12151a';
@@ -37,6 +39,7 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
   const boxRef = useRef<HTMLDivElement>(null);
   const rendererRef = useRef<FlameRenderer | null>(null);
   const [tip, setTip] = useState<{ node: number; x: number; y: number } | null>(null);
+  const [zoom, setZoom] = useState<ZoomPath>(NOT_ZOOMED);
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -44,6 +47,8 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
     if (canvas === null || box === null) return;
     const renderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND, zoomAnimationMs: 0 });
     rendererRef.current = renderer;
+    // A new renderer (another orientation) starts on the whole tree.
+    setZoom(NOT_ZOOMED);
     mounted.set(testId, { renderer, canvas });
     const resize = new ResizeObserver(() => fit(renderer, canvas, box, inverted));
     resize.observe(box);
@@ -63,6 +68,10 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
     r.setTree(tree, { inverted, ...(shades !== undefined ? { shades } : {}) });
     fit(r, canvas, box, inverted);
   }, [tree, inverted, shades]);
+
+  useEffect(() => {
+    rendererRef.current?.zoomToPath(zoom);
+  }, [zoom]);
 
   useEffect(() => {
     rendererRef.current?.search(parseSearch(search ?? ''));
@@ -86,11 +95,8 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
   };
 
   const onClick = (e: MouseEvent<HTMLCanvasElement>): void => {
-    const node = nodeAt(e);
-    const r = rendererRef.current;
-    if (r === null || node < 0) return;
-    if (node === 0) r.resetZoom();
-    else r.zoomTo(node);
+    const next = zoomAfterClick(rendererRef.current?.tree ?? null, nodeAt(e));
+    if (next !== null) setZoom(next);
   };
 
   const onDoubleClick = (e: MouseEvent<HTMLCanvasElement>): void => {
