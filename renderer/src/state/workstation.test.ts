@@ -141,13 +141,13 @@ describe('Workstation', () => {
   it('a kept window goes to the worker with the session; changing it feeds the worker again from byte 0 and trims the counters', async () => {
     const { ws, api, worker } = setup();
     api.launch = async () => ({ ...session('s1', 'recording'), keepMinutes: 10 });
-    await ws.launch({ command: 'dotnet', args: ['app.dll'], keepMinutes: 10 });
+    await ws.sessions.launch({ command: 'dotnet', args: ['app.dll'], keepMinutes: 10 });
     const resets = () => worker.received.filter((m) => m.kind === 'reset').map((m) => (m.kind === 'reset' ? m.keepMinutes ?? null : 'x'));
     assert.deepEqual(resets(), [10]);
     api.emit(chunk('s1', 0, 1, 2, 3));
     for (let m = 0; m < 20; m++) api.emit({ type: 'counters', sessionId: 's1', point: { timeMs: 1_000_000 + m * 60_000, values: {} } });
     assert.equal(ws.counters.points('s1').length, 11);
-    await ws.setKeepWindow(null);
+    await ws.sessions.setKeepWindow(null);
     assert.deepEqual(api.keepWindows, [{ sessionId: 's1', keepMinutes: null }]);
     assert.deepEqual(resets(), [10, null]);
     assert.deepEqual(api.subscribed, ['s1', 's1']);
@@ -165,7 +165,7 @@ describe('Workstation', () => {
 
   it('launches, subscribes and hands the stream to the worker in order, once', async () => {
     const { ws, api, worker } = setup();
-    await ws.launchDemo();
+    await ws.sessions.launchDemo();
     assert.deepEqual(api.subscribed, ['s1']);
     assert.equal(ws.state.tab, 'flame');
     api.emit(chunk('s1', 0, 1, 2, 3));
@@ -179,7 +179,7 @@ describe('Workstation', () => {
 
   it('re-queries at least twice a second while data arrives and stops when it stops', async () => {
     const { ws, api, worker, timers } = setup();
-    await ws.launchDemo();
+    await ws.sessions.launchDemo();
     await timers.advance(0);
     const before = worker.queries('flame');
     let offset = 0;
@@ -197,7 +197,7 @@ describe('Workstation', () => {
     await timers.advance(5000);
     assert.equal(worker.queries('flame'), afterStop, 'no queries once the recording stopped');
     // Still interactive: a user change queries again.
-    ws.setFlameOptions({ metric: 'wall' });
+    ws.view.setFlameOptions({ metric: 'wall' });
     await timers.advance(0);
     await settle();
     assert.equal(worker.queries('flame'), afterStop + 1);
@@ -207,7 +207,7 @@ describe('Workstation', () => {
     const { ws, api, worker, timers } = setup();
     api.emit({ type: 'session', session: session('f', 'stopped') });
     ws.select('f');
-    ws.setTab('flame');
+    ws.view.setTab('flame');
     await timers.advance(0);
     await settle();
     const asked = api.linesAsked;
@@ -221,7 +221,7 @@ describe('Workstation', () => {
     assert.equal(api.linesAsked, asked + 1, 'asked again once more bytes came');
     assert.equal(ws.state.sources.get('App.Hot'), '/src/App.cs:12');
 
-    ws.showSource('App.Hot');
+    ws.sources.showSource('App.Hot');
     assert.equal(ws.state.tab, 'source');
     assert.equal(ws.state.selectedFunction, 'App.Hot');
     await timers.advance(0);
@@ -230,7 +230,7 @@ describe('Workstation', () => {
     assert.deepEqual(api.filesAsked, [{ sessionId: 'f', path: '/src/App.cs', methods: [{ moduleId: 1, token: 0x06000002 }] }]);
     assert.equal(ws.state.sourceFile?.text?.split('\n').length, 3);
     // Refreshes ask the worker again (the window may change), the file only once.
-    ws.setFlameOptions({ metric: 'wall' });
+    ws.view.setFlameOptions({ metric: 'wall' });
     await timers.advance(0);
     await settle();
     assert.equal(worker.queries('function-lines'), 2);
@@ -239,9 +239,9 @@ describe('Workstation', () => {
 
   it('the type and exceptions tables: asked with the flame graph\'s window and threads; a picked type focuses the flame graph on it', async () => {
     const { ws, worker, timers } = setup();
-    await ws.launchDemo();
-    ws.setFlameOptions({ threadIds: [7], window: { kind: 'range', fromMs: 10, toMs: 20 } });
-    ws.setTab('types');
+    await ws.sessions.launchDemo();
+    ws.view.setFlameOptions({ threadIds: [7], window: { kind: 'range', fromMs: 10, toMs: 20 } });
+    ws.view.setTab('types');
     await timers.advance(0);
     await settle();
     const asked = worker.received.filter((m) => m.kind === 'event-tables');
@@ -250,23 +250,23 @@ describe('Workstation', () => {
     assert.equal(ws.state.eventTables?.types.rows[0].type, 'System.Byte[]');
     assert.equal(worker.queries('functions'), 0, 'no functions table for the types tab');
     // A type: allocations in the flame graph, of that type only.
-    ws.focusEventType('alloc-space', 'System.Byte[]', ['alloc-space', 'alloc-objects']);
+    ws.view.focusEventType('alloc-space', 'System.Byte[]', ['alloc-space', 'alloc-objects']);
     assert.equal(ws.state.flameOptions.metric, 'alloc-space');
     assert.equal(ws.state.flameOptions.eventType, 'System.Byte[]');
-    ws.setTab('flame');
+    ws.view.setTab('flame');
     await timers.advance(0);
     await settle();
     const flames = worker.received.filter((m) => m.kind === 'flame');
     const last = flames[flames.length - 1];
     assert.equal(last.kind === 'flame' ? last.query.eventType : null, 'System.Byte[]');
     // Objects stay objects when another type is picked; another event type clears the focus.
-    ws.setFlameOptions({ metric: 'alloc-objects', eventType: 'System.Byte[]' });
-    ws.focusEventType('alloc-space', 'App.Pair', ['alloc-space', 'alloc-objects']);
+    ws.view.setFlameOptions({ metric: 'alloc-objects', eventType: 'System.Byte[]' });
+    ws.view.focusEventType('alloc-space', 'App.Pair', ['alloc-space', 'alloc-objects']);
     assert.equal(ws.state.flameOptions.metric, 'alloc-objects');
-    ws.setFlameOptions({ metric: 'exceptions' });
+    ws.view.setFlameOptions({ metric: 'exceptions' });
     assert.equal(ws.state.flameOptions.eventType, null);
     // CPU ignores a focus.
-    ws.setFlameOptions({ metric: 'cpu', eventType: 'System.Byte[]' });
+    ws.view.setFlameOptions({ metric: 'cpu', eventType: 'System.Byte[]' });
     await timers.advance(0);
     await settle();
     const cpu = worker.received.filter((m) => m.kind === 'flame').pop();
@@ -275,7 +275,7 @@ describe('Workstation', () => {
 
   it('resubscribes from byte 0 when bytes went missing', async () => {
     const { ws, api, worker } = setup();
-    await ws.launchDemo();
+    await ws.sessions.launchDemo();
     api.emit(chunk('s1', 0, 1));
     api.emit(chunk('s1', 5, 6));
     await settle();
@@ -293,14 +293,14 @@ describe('Workstation', () => {
     await settle();
     assert.deepEqual(api.subscribed, ['a', 'b']);
     assert.deepEqual(api.unsubscribed, ['a']);
-    ws.setDiffOptions({ baseline: { kind: 'session', sessionId: 'a' } });
+    ws.diff.setOptions({ baseline: { kind: 'session', sessionId: 'a' } });
     ws.select('a');
     await settle();
     assert.deepEqual(api.unsubscribed, ['a', 'b'], 'b is not shown any more; a is, twice');
     ws.select('b');
     await settle();
     assert.deepEqual(api.unsubscribed, ['a', 'b'], 'a stays heard: it is the baseline');
-    ws.setDiffOptions({ baseline: null });
+    ws.diff.setOptions({ baseline: null });
     await settle();
     assert.deepEqual(api.unsubscribed, ['a', 'b', 'a']);
   });
@@ -310,8 +310,8 @@ describe('Workstation', () => {
     api.emit({ type: 'session', session: session('a', 'stopped') });
     api.emit({ type: 'session', session: session('b', 'stopped') });
     ws.select('a');
-    ws.setDiffOptions({ baseline: { kind: 'session', sessionId: 'b' } });
-    await ws.closeSession('a');
+    ws.diff.setOptions({ baseline: { kind: 'session', sessionId: 'b' } });
+    await ws.sessions.closeSession('a');
     assert.deepEqual(api.closed, ['a']);
     assert.equal(ws.state.selectedSessionId, null);
     assert.deepEqual(ws.state.sessions.map((s) => s.id), ['b']);
@@ -321,7 +321,7 @@ describe('Workstation', () => {
     assert.equal(ws.state.diffOptions.baseline, null);
     api.closeSession = async () => { throw new Error('Session s9 is still recording: stop it before closing it.'); };
     api.emit({ type: 'session', session: session('s9', 'recording') });
-    await ws.closeSession('s9');
+    await ws.sessions.closeSession('s9');
     assert.equal(ws.state.error, 'Session s9 is still recording: stop it before closing it.');
     assert.deepEqual(ws.state.sessions.map((s) => s.id), ['s9']);
   });
@@ -329,9 +329,9 @@ describe('Workstation', () => {
   it('after a reconnect it resumes the shown streams from the bytes it holds and reloads the list', async () => {
     const { ws, api, worker } = setup();
     api.emit({ type: 'session', session: session('gone', 'stopped') });
-    await ws.launchDemo();
+    await ws.sessions.launchDemo();
     api.emit({ type: 'session', session: session('b1', 'stopped') });
-    ws.setDiffOptions({ baseline: { kind: 'session', sessionId: 'b1' } });
+    ws.diff.setOptions({ baseline: { kind: 'session', sessionId: 'b1' } });
     api.emit(chunk('s1', 0, 1, 2, 3));
     api.emit(chunk('b1', 0, 5, 5));
     api.listSessions = async () => [session('s1', 'stopped'), session('b1', 'stopped')];
@@ -362,7 +362,7 @@ describe('Workstation', () => {
     // A live point that came before the history's answer, and one the history holds too.
     api.emit({ type: 'counters', sessionId: 's1', point: point(1500, 3) });
     api.emit({ type: 'counters', sessionId: 's1', point: point(1750, 4) });
-    await ws.launchDemo();
+    await ws.sessions.launchDemo();
     await settle();
     assert.deepEqual(ws.counters.points('s1').map((p) => p.timeMs), [1000, 1250, 1500, 1750]);
     api.emit({ type: 'counters', sessionId: 's1', point: point(2000, 5) });
@@ -377,7 +377,7 @@ describe('Workstation', () => {
       await gate;
       return { lines: [outLine(0), outLine(1, 'stderr'), outLine(2), outLine(3)], droppedLines: 0, partial: { stdout: 'Cont', stderr: '' } };
     };
-    await ws.launchDemo();
+    await ws.sessions.launchDemo();
     // Heard while the history is in flight: line 3 is in both, and one event comes twice.
     api.emit(output('s1', [3, 4], 'Continue?'));
     api.emit(output('s1', [3, 4], 'Continue?'));
@@ -412,14 +412,14 @@ describe('Workstation', () => {
   it('says how many earlier lines are gone, and that an attached process has no output', async () => {
     const { ws, api } = setup();
     api.output.s1 = { lines: [outLine(8000), outLine(8001)], droppedLines: 8000, partial: { stdout: '', stderr: '' } };
-    await ws.launchDemo();
+    await ws.sessions.launchDemo();
     await settle();
     assert.equal(ws.output.get('s1').droppedLines, 8000);
     const attached = new FakeApi();
     attached.attach = async () => ({ ...session('a1', 'recording'), attached: true, source: 'attach' });
     const w = new Workstation({ api: attached, startWorker: () => new FakeWorker(), timers: new FakeTimers() });
     w.start();
-    await w.attach({ pid: 42 });
+    await w.sessions.attach({ pid: 42 });
     await settle();
     assert.deepEqual(w.output.get('a1'), { lines: [], partial: { stdout: '', stderr: '' }, droppedLines: 0, loaded: true });
     assert.deepEqual(w.output.get(null).lines, []);
@@ -435,7 +435,7 @@ describe('Workstation', () => {
       return open(request);
     };
     api.history.f1 = [{ timeMs: 5, values: { gc: { genCollections0: 1 } } }];
-    const done = ws.openRecording('/traces/app.nettrace');
+    const done = ws.sessions.openRecording('/traces/app.nettrace');
     assert.deepEqual(ws.state.opening, { path: '/traces/app.nettrace', phase: 'reading', done: 0, total: 0 });
     api.emit({ type: 'open-progress', path: '/traces/other.nettrace', phase: 'reading', done: 1, total: 9 });
     api.emit({ type: 'open-progress', path: '/traces/app.nettrace', phase: 'preparing', done: 3, total: 10 });
@@ -454,21 +454,21 @@ describe('Workstation', () => {
   it('shows the API\'s sentence when a file cannot be opened, and offers a dialog only when the shell has one', async () => {
     const { ws, api } = setup();
     api.openRecording = async () => { throw new Error('Cannot read /t/x.clrscope: the clrscope file is truncated.'); };
-    await ws.openRecording('/t/x.clrscope');
+    await ws.sessions.openRecording('/t/x.clrscope');
     assert.equal(ws.state.error, 'Cannot read /t/x.clrscope: the clrscope file is truncated.');
     assert.equal(ws.state.opening, null);
-    assert.equal(ws.canChooseFile, false);
+    assert.equal(ws.sessions.canChooseFile, false);
     const shell = new FakeApi();
     const asked: string[] = [];
     let answer: string | null = null;
     Object.assign(shell, { chooseRecordingFile: async () => answer });
     shell.openRecording = async (request) => { asked.push(request.path); return session('f2', 'stopped'); };
     const w = new Workstation({ api: shell, startWorker: () => new FakeWorker(), timers: new FakeTimers() });
-    assert.equal(w.canChooseFile, true);
-    await w.chooseAndOpenRecording();
+    assert.equal(w.sessions.canChooseFile, true);
+    await w.sessions.chooseAndOpenRecording();
     assert.deepEqual(asked, [], 'a cancelled dialog opens nothing');
     answer = '/t/y.pb.gz';
-    await w.chooseAndOpenRecording();
+    await w.sessions.chooseAndOpenRecording();
     assert.deepEqual(asked, ['/t/y.pb.gz']);
   });
 
@@ -477,7 +477,7 @@ describe('Workstation', () => {
     const api = new FakeApi();
     api.launch = async () => { throw new Error('dotnet was not found on PATH.'); };
     const w = new Workstation({ api, startWorker: () => new FakeWorker(), timers: new FakeTimers() });
-    await w.launch({ command: 'dotnet', args: [] });
+    await w.sessions.launch({ command: 'dotnet', args: [] });
     assert.equal(w.state.error, 'dotnet was not found on PATH.');
     assert.equal(ws.state.error, null);
   });
@@ -486,26 +486,26 @@ describe('Workstation', () => {
     const { ws, api, worker, timers } = setup();
     await settle();
     assert.equal(ws.state.fold.myCode, true, 'the saved folding');
-    await ws.launchDemo();
+    await ws.sessions.launchDemo();
     await timers.advance(0);
     await settle();
     const flame = worker.received.filter((m) => m.kind === 'flame').pop();
     assert.ok(flame?.kind === 'flame' && flame.query.fold?.myCode === true);
-    ws.setFold({ ...ws.state.fold, myCode: false, groupBy: 'namespace' });
+    ws.view.setFold({ ...ws.state.fold, myCode: false, groupBy: 'namespace' });
     await timers.advance(0);
     await settle();
     assert.deepEqual(api.saved.map((x) => [x.fold.myCode, x.fold.groupBy]), [[false, 'namespace']]);
     const next = worker.received.filter((m) => m.kind === 'flame').pop();
     assert.ok(next?.kind === 'flame' && next.query.fold?.groupBy === 'namespace');
-    ws.setTab('functions');
-    ws.selectFunction('App.Main');
+    ws.view.setTab('functions');
+    ws.view.selectFunction('App.Main');
     await timers.advance(0);
     await settle();
     const functions = worker.received.filter((m) => m.kind === 'functions').pop();
     const sandwich = worker.received.filter((m) => m.kind === 'sandwich').pop();
     assert.ok(functions?.kind === 'functions' && functions.query.fold.groupBy === 'namespace' && functions.query.metric === 'cpu');
     assert.ok(sandwich?.kind === 'sandwich' && sandwich.name === 'App.Main');
-    ws.setDiffOptions({ baseline: { kind: 'session', sessionId: 'b1' } });
+    ws.diff.setOptions({ baseline: { kind: 'session', sessionId: 'b1' } });
     assert.deepEqual(api.subscribed, ['s1', 'b1']);
     assert.equal(worker.queries('baseline-reset'), 1);
     api.emit(chunk('b1', 0, 5, 6));
@@ -518,7 +518,7 @@ describe('Workstation', () => {
 
   it('reads measured methods out of the selected session\'s stream and asks the API to measure and revert', async () => {
     const { ws, api } = setup();
-    await ws.launchDemo();
+    await ws.sessions.launchDemo();
     const body = (...parts: Uint8Array[]): Uint8Array => {
       const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
       let at = 0;
@@ -541,11 +541,11 @@ describe('Workstation', () => {
     assert.equal(m.state, 'active');
     assert.equal(m.calls, 7);
     assert.equal(m.exceptions, 1);
-    await ws.measureMethod('Demo.Orders.Ship<System.Int32>');
+    await ws.measure.measureMethod('Demo.Orders.Ship<System.Int32>');
     assert.deepEqual(api.measured, [{ sessionId: 's1', pattern: 'Demo.Orders.Ship<System.Int32>' }]);
     assert.equal(ws.state.tab, 'measure');
     assert.equal(ws.state.measureNotice, '1 method matches Demo.Orders.Ship<System.Int32>.');
-    await ws.revertMeasured(0);
+    await ws.measure.revertMeasured(0);
     assert.equal(ws.state.measureNotice, 'reverted 2 methods.');
     // Another session starts with no measured methods.
     ws.select(null);

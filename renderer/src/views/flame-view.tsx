@@ -73,7 +73,7 @@ export function FlameView(): ReactElement {
     const shapeKey = `${shape.inverted}/${shape.groupByThread}/${shape.groupByProcess}`;
     // Another shape changes every path: a zoom picked on the old tree would land somewhere arbitrary.
     const reshaped = shownShape.current !== null && shownShape.current !== shapeKey;
-    if (reshaped && ws.state.flameZoom.length > 0) ws.setFlameZoom(NOT_ZOOMED);
+    if (reshaped && ws.state.flameZoom.length > 0) ws.view.setFlameZoom(NOT_ZOOMED);
     r.setTree(tree, { inverted: shape.inverted, zoom: ws.state.flameZoom });
     fitCanvas(r, canvas, box);
     // The root's end of the graph is where to look first: the bottom of a flame, the top of an icicle.
@@ -141,10 +141,10 @@ export function FlameView(): ReactElement {
     }
     const { node } = nodeAt(e);
     const next = zoomAfterClick(rendererRef.current?.tree ?? null, node);
-    if (next !== null) ws.setFlameZoom(next);
+    if (next !== null) ws.view.setFlameZoom(next);
   };
 
-  const resetZoom = (): void => ws.setFlameZoom(NOT_ZOOMED);
+  const resetZoom = (): void => ws.view.setFlameZoom(NOT_ZOOMED);
 
   const tooltip = tip === null ? null : rendererRef.current?.tooltip(tip.node) ?? null;
   return (
@@ -154,12 +154,12 @@ export function FlameView(): ReactElement {
       <div className="flame-info">
         <FlameCaption tree={tree} metric={metric} />
         {selected !== null && (
-          <button type="button" className="chip on" data-testid="flame-selected" title="Selected in the functions table; click to clear" onClick={() => ws.selectFunction(null)}>
+          <button type="button" className="chip on" data-testid="flame-selected" title="Selected in the functions table; click to clear" onClick={() => ws.view.selectFunction(null)}>
             {selected} ✕
           </button>
         )}
         {selected !== null && (
-          <button type="button" className="chip" data-testid="flame-selected-source" title="The selected function's source with the time per line" onClick={() => ws.showSource(selected)}>
+          <button type="button" className="chip" data-testid="flame-selected-source" title="The selected function's source with the time per line" onClick={() => ws.sources.showSource(selected)}>
             Source
           </button>
         )}
@@ -179,10 +179,10 @@ export function FlameView(): ReactElement {
         </div>
         {menu !== null && (
           <div className="flame-menu" style={{ left: menu.x, top: menu.y }} data-testid="flame-menu" onMouseLeave={() => setMenu(null)}>
-            <button type="button" data-testid="measure-exactly" onClick={() => { setMenu(null); void ws.measureMethod(menu.label); }}>
+            <button type="button" data-testid="measure-exactly" onClick={() => { setMenu(null); void ws.measure.measureMethod(menu.label); }}>
               Measure exactly: {menu.label}
             </button>
-            <button type="button" data-testid="flame-source" onClick={() => { setMenu(null); ws.showSource(menu.label); }}>
+            <button type="button" data-testid="flame-source" onClick={() => { setMenu(null); ws.sources.showSource(menu.label); }}>
               Source: {menu.label}
             </button>
           </div>
