@@ -16,7 +16,7 @@ import { FlameToolbar } from './flame-toolbar.js';
 import { FoldBar } from './fold-bar.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
 import { formatMetricValue, formatNs, formatPercent } from './format.js';
-import { noteFlameDraw, registerFlame } from './test-hook.js';
+import { noteFlameDraw, registerFlame } from './flame-probe.js';
 import { isLive } from '../state/app-state.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 

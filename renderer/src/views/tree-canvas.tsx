@@ -23,17 +23,6 @@ interface Props {
   empty: string;
 }
 
-export interface TreeCanvasHandle {
-  renderer: FlameRenderer;
-  canvas: HTMLCanvasElement;
-}
-
-// The test hook reads what each tree canvas draws, by its test id.
-const mounted = new Map<string, TreeCanvasHandle>();
-export function treeCanvas(testId: string): TreeCanvasHandle | undefined {
-  return mounted.get(testId);
-}
-
 export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, testId, empty }: Props): ReactElement {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);
@@ -49,13 +38,11 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
     rendererRef.current = renderer;
     // A new renderer (another orientation) starts on the whole tree.
     setZoom(NOT_ZOOMED);
-    mounted.set(testId, { renderer, canvas });
     const resize = new ResizeObserver(() => fit(renderer, canvas, box, inverted));
     resize.observe(box);
     return () => {
       resize.disconnect();
       renderer.dispose();
-      if (mounted.get(testId)?.renderer === renderer) mounted.delete(testId);
       rendererRef.current = null;
     };
   }, [testId, inverted]);
