@@ -13,6 +13,7 @@ import { flameIsCurrent } from '../state/view-queries.js';
 import type { FlameMetric, FlatTree } from '../worker/protocol.js';
 import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-metrics.js';
 import { FlameToolbar } from './flame-toolbar.js';
+import { hoverUnderPointer, nodeUnderPointer, pointerInBox } from './flame-pointer.js';
 import { FoldBar } from './fold-bar.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
 import { formatMetricValue, formatNs, formatPercent } from './format.js';
@@ -96,24 +97,7 @@ export function FlameView(): ReactElement {
     setFound(query === null ? null : result);
   }, [search, selected, tree]);
 
-  const nodeAt = (e: MouseEvent<HTMLCanvasElement>): { node: number; x: number; y: number } => {
-    const rect = e.currentTarget.getBoundingClientRect();
-    const x = e.clientX - rect.left;
-    const y = e.clientY - rect.top;
-    return { node: rendererRef.current?.hit(x, y) ?? -1, x, y };
-  };
-
-  const onMove = (e: MouseEvent<HTMLCanvasElement>): void => {
-    const { node } = nodeAt(e);
-    rendererRef.current?.setHover(node);
-    const box = boxRef.current;
-    if (node < 0 || box === null) {
-      setTip(null);
-      return;
-    }
-    const rect = box.getBoundingClientRect();
-    setTip({ node, x: e.clientX - rect.left, y: e.clientY - rect.top, width: rect.width, height: rect.height });
-  };
+  const onMove = (e: MouseEvent<HTMLCanvasElement>): void => setTip(hoverUnderPointer(rendererRef.current, boxRef.current, e));
 
   const onLeave = (): void => {
     rendererRef.current?.setHover(-1);
@@ -122,7 +106,7 @@ export function FlameView(): ReactElement {
 
   // A managed frame's name is a method pattern as it stands (generic arguments are ignored).
   const onContextMenu = (e: MouseEvent<HTMLCanvasElement>): void => {
-    const { node } = nodeAt(e);
+    const node = nodeUnderPointer(rendererRef.current, e);
     const tipped = node > 0 ? rendererRef.current?.tooltip(node) : null;
     const box = boxRef.current;
     if (!measurable || tipped == null || tipped.kind !== 0 || box === null) {
@@ -130,8 +114,8 @@ export function FlameView(): ReactElement {
       return;
     }
     e.preventDefault();
-    const rect = box.getBoundingClientRect();
-    setMenu({ label: tipped.label, x: e.clientX - rect.left, y: e.clientY - rect.top });
+    const { x, y } = pointerInBox(box, e);
+    setMenu({ label: tipped.label, x, y });
   };
 
   const onClick = (e: MouseEvent<HTMLCanvasElement>): void => {
@@ -139,8 +123,7 @@ export function FlameView(): ReactElement {
       setMenu(null);
       return;
     }
-    const { node } = nodeAt(e);
-    const next = zoomAfterClick(rendererRef.current?.tree ?? null, node);
+    const next = zoomAfterClick(rendererRef.current?.tree ?? null, nodeUnderPointer(rendererRef.current, e));
     if (next !== null) ws.view.setFlameZoom(next);
   };
 

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState, type MouseEvent, type ReactElement, type R
 import { parseSearch } from '../canvas/flame-layout.js';
 import { FlameRenderer } from '../canvas/flame-renderer.js';
 import { NOT_ZOOMED, zoomAfterClick, type ZoomPath } from '../canvas/flame-zoom.js';
+import { hoverUnderPointer, nodeUnderPointer } from './flame-pointer.js';
 import type { FlatTree } from '../worker/protocol.js';
 
 const CANVAS_BACKGROUND = '#12151a';
@@ -64,21 +65,13 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
     rendererRef.current?.search(parseSearch(search ?? ''));
   }, [search, tree]);
 
-  const nodeAt = (e: MouseEvent<HTMLCanvasElement>): number => {
-    const rect = e.currentTarget.getBoundingClientRect();
-    return rendererRef.current?.hit(e.clientX - rect.left, e.clientY - rect.top) ?? -1;
-  };
+  const nodeAt = (e: MouseEvent<HTMLCanvasElement>): number => nodeUnderPointer(rendererRef.current, e);
 
+  // The tooltip sits in the scrolled content of the box, so it moves with the canvas.
   const onMove = (e: MouseEvent<HTMLCanvasElement>): void => {
-    const node = nodeAt(e);
-    rendererRef.current?.setHover(node);
     const box = boxRef.current;
-    if (node < 0 || box === null) {
-      setTip(null);
-      return;
-    }
-    const rect = box.getBoundingClientRect();
-    setTip({ node, x: e.clientX - rect.left + box.scrollLeft, y: e.clientY - rect.top + box.scrollTop });
+    const at = hoverUnderPointer(rendererRef.current, box, e);
+    setTip(at === null || box === null ? null : { node: at.node, x: at.x + box.scrollLeft, y: at.y + box.scrollTop });
   };
 
   const onClick = (e: MouseEvent<HTMLCanvasElement>): void => {
