@@ -5,7 +5,7 @@ import { streamFromCollapsed } from '../../../structs/profile/collapsed-stream.j
 import { buildFlameTree } from '../worker/flame-tree.js';
 import type { FlatTree } from '../worker/protocol.js';
 import {
-  FramePlan, RUN, contentHeight, depthAtY, findPath, fitLabel, labelPath, layoutTree, nodeAt, parseSearch, planFrame, rowTop, searchTree,
+  FramePlan, RUN, contentHeight, depthAtY, fitLabel, layoutTree, nodeAt, parseSearch, planFrame, rowTop, searchTree,
   type Viewport,
 } from './flame-layout.js';
 
@@ -123,17 +123,6 @@ test('hit testing maps a point to the node drawn there, in both orientations and
   assert.equal(nodeAt(t, layout, zoomed, 200, 125, 0.5), nodeNamed(t, 'C'));
   assert.equal(nodeAt(t, layout, zoomed, 300, 125, 0.5), -1);
   assert.equal(nodeAt(t, layout, vp({ width: 10 }), 9.99, 125, 0.5), -1, 'C is 1 px: drawn');
-});
-
-test('label paths find the same frame in a new tree, or the deepest part that still exists', () => {
-  const c = nodeNamed(t, 'C');
-  assert.deepEqual(labelPath(t, c), ['A', 'B', 'C']);
-  assert.deepEqual(labelPath(t, 0), []);
-  const next = tree('x;Z 5\nx;A;B;C 7\nx;A;B 1');
-  const nl = layoutTree(next);
-  assert.equal(findPath(next, nl, ['A', 'B', 'C']), nodeNamed(next, 'C'));
-  assert.equal(findPath(next, nl, ['A', 'B', 'Q']), nodeNamed(next, 'B'));
-  assert.equal(findPath(next, nl, ['Q']), 0);
 });
 
 test('search: share counts each matching subtree once, nested matches add nothing', () => {

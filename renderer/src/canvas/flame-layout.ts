@@ -194,30 +194,6 @@ export function nodeAt(tree: FlatTree, layout: FlameLayout, vp: Viewport, px: nu
   return right - left >= minWidth ? node : -1;
 }
 
-/** Labels from the root's child down to `node` (empty for the root). */
-export function labelPath(tree: FlatTree, node: number): string[] {
-  const path: string[] = [];
-  for (let v = node; v > 0; v = tree.parent[v]) path.push(tree.labels[tree.label[v]]);
-  return path.reverse();
-}
-
-/** The node at the end of `path` (labels below the root), or the deepest node on the way that exists. */
-export function findPath(tree: FlatTree, layout: FlameLayout, path: readonly string[]): number {
-  let node = 0;
-  for (const name of path) {
-    let found = -1;
-    for (let c = node + 1; c < layout.end[node]; c = layout.end[c]) {
-      if (tree.labels[tree.label[c]] === name) {
-        found = c;
-        break;
-      }
-    }
-    if (found < 0) break;
-    node = found;
-  }
-  return node;
-}
-
 export interface SearchResult {
   /** Value under matching nodes, each matching subtree counted once (a match inside a match adds nothing). */
   matchedValue: number;

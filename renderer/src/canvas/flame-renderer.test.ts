@@ -99,6 +99,22 @@ test('zoom, live update keeping the zoom by label path, reset', () => {
   assert.equal(r.zoomedNode, 0);
 });
 
+test('a zoom given by its owner as a path: with a tree, or on the shown one', () => {
+  const { canvas } = fakeCanvas();
+  const r = new FlameRenderer(canvas, { zoomAnimationMs: 0 });
+  r.setTree(first, { zoom: ['Main', 'Work', 'Gone'] });
+  assert.equal(r.zoomedNode, find(first, 'Work'), 'the deepest frame of the path the tree has');
+  assert.deepEqual(r.zoom, ['Main', 'Work', 'Gone'], 'the path is kept for later trees');
+  r.zoomToPath(['Main', 'Idle']);
+  assert.equal(r.zoomedNode, find(first, 'Idle'));
+  r.setTree(first);
+  assert.equal(r.zoomedNode, find(first, 'Idle'), 'a tree without a zoom keeps the one shown');
+  r.setTree(first, { zoom: [] });
+  assert.equal(r.zoomedNode, 0);
+  r.zoomTo(find(first, 'Hot'));
+  assert.deepEqual(r.zoom, ['Main', 'Work', 'Hot']);
+});
+
 test('icicle, slivers merged into runs, rows cut at the canvas edge, odd DPR: every pixel painted once', () => {
   const lines = ['t;Big;Deep;Deeper;Deepest;D5;D6;D7 500'];
   for (let i = 0; i < 300; i++) lines.push(`t;Many;S${String(i).padStart(3, '0')} 1`);

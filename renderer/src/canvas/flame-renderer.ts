@@ -5,9 +5,11 @@
 
 import type { FlatTree } from '../worker/protocol.js';
 import {
-  FramePlan, RUN, contentHeight, findPath, fitLabel, labelPath, layoutTree, nodeAt, planFrame, rowTop, searchTree,
+  FramePlan, RUN, contentHeight, fitLabel, layoutTree, nodeAt, planFrame, rowTop, searchTree,
   type FlameLayout, type SearchMatches, type SearchResult, type Viewport,
 } from './flame-layout.js';
+import { paintBackground, type DevicePlan } from './flame-background.js';
+import { NOT_ZOOMED, labelPath, sameZoom, zoomedNode, type ZoomPath } from './flame-zoom.js';
 import { DIFF_BASE, MATCH_COLOR, PALETTE_SIZE, RUN_COLOR, buildPalette, paletteIndex, type FlamePalette } from './flame-colors.js';
 
 export type { SearchResult } from './flame-layout.js';
@@ -34,6 +36,8 @@ export interface SetTreeOptions {
   inverted?: boolean;
   /** Per node, a diff shade (flame-colors.ts diffShade) to colour it by instead of by its name: a differential flame graph. */
   shades?: Uint8Array;
+  /** The zoom to show this tree at (flame-zoom.ts); without it the zoom stays on the path shown before. */
+  zoom?: ZoomPath;
 }
 
 export interface FlameTooltip {
@@ -52,8 +56,6 @@ export interface FlameTooltip {
 }
 
 const LABEL_PADDING = 3;
-// A row with more frames than this gets one background fill under all of them (see drawBackground).
-const WHOLE_ROW_ITEMS = 24;
 
 // Label widths per font, shared by every renderer: labels repeat across live updates and
 // across views, and measureText is one of the dearer canvas calls.
@@ -89,7 +91,7 @@ export class FlameRenderer {
   private readonly palette: FlamePalette = buildPalette();
   private readonly plan = new FramePlan();
   /** The plan in device pixels (see snapToDevicePixels), reused between frames. */
-  private readonly px = { x0: new Int32Array(1024), x1: new Int32Array(1024), rowY: new Int32Array(64), frameY: new Int32Array(64), rowEnd: new Int32Array(64) };
+  private readonly px: DevicePlan = { x0: new Int32Array(1024), x1: new Int32Array(1024), rowY: new Int32Array(64), frameY: new Int32Array(64), rowEnd: new Int32Array(64) };
   private readonly textWidths: Map<string, number>;
   private ellipsisWidth = 0;
 
@@ -101,8 +103,9 @@ export class FlameRenderer {
   private shades: Uint8Array | null = null;
   private labelWidth = new Float64Array(0);
 
+  // The zoom is a path of labels (flame-zoom.ts); zoomNode is where it leads in the current tree.
   private zoomNode = 0;
-  private zoomLabels: string[] = [];
+  private zoomLabels: ZoomPath = NOT_ZOOMED;
   private viewStart = 0;
   private viewEnd = 0;
   private animation: Animation | null = null;
@@ -143,9 +146,15 @@ export class FlameRenderer {
     return this.zoomNode;
   }
 
+  /** The zoom as a path of labels; NOT_ZOOMED when the whole tree is shown. */
+  get zoom(): ZoomPath {
+    return this.zoomLabels;
+  }
+
   /**
    * Shows `tree`. A live update keeps the zoom on the same path of labels (or the deepest
-   * part of it that still exists) and re-applies the search. Redraws on the next frame.
+   * part of it that still exists: flame-zoom.ts) and re-applies the search. Redraws on the
+   * next frame.
    */
   setTree(tree: FlatTree, options: SetTreeOptions = {}): void {
     this.stopAnimation();
@@ -156,7 +165,8 @@ export class FlameRenderer {
     this.labelColor = new Int32Array(tree.labels.length);
     this.labelWidth = new Float64Array(tree.labels.length).fill(-1);
     tree.labels.forEach((name, l) => { this.labelColor[l] = paletteIndex(name, tree.labelKind[l]); });
-    this.zoomNode = tree.nodeCount > 0 ? findPath(tree, this.layout, this.zoomLabels) : 0;
+    if (options.zoom !== undefined) this.zoomLabels = options.zoom;
+    this.zoomNode = zoomedNode(tree, this.layout.end, this.zoomLabels);
     this.setRangeTo(this.zoomNode);
     this.matches = this.searchQuery === null ? null : searchTree(tree, this.layout, this.searchQuery);
     this.hover = -1;
@@ -170,6 +180,16 @@ export class FlameRenderer {
     this.zoomNode = node;
     this.zoomLabels = labelPath(tree, node);
     this.animateTo(node);
+  }
+
+  /** Zooms to where `path` leads in the shown tree (flame-zoom.ts's rule), animated; nothing when it is the zoom already. */
+  zoomToPath(path: ZoomPath): void {
+    if (sameZoom(path, this.zoomLabels)) return;
+    this.zoomLabels = path;
+    const tree = this.treeValue;
+    if (tree === null || this.layout === null) return;
+    this.zoomNode = zoomedNode(tree, this.layout.end, path);
+    this.animateTo(this.zoomNode);
   }
 
   resetZoom(): void {
@@ -263,7 +283,7 @@ export class FlameRenderer {
       const vp = this.viewport();
       planFrame(tree, this.layout, vp, this.minFrameWidth, this.plan);
       this.snapToDevicePixels(vp);
-      this.drawBackground(vp);
+      paintBackground(this.ctx, this.plan, this.px, this.canvas.width, this.canvas.height, this.inverted, this.background);
       this.drawFrames(tree);
       ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
       this.drawLabels(tree, vp);
@@ -375,52 +395,6 @@ export class FlameRenderer {
       this.px.rowY[d] = Math.round(top * dpr);
       this.px.frameY[d] = Math.round((top + this.rowHeight - 1) * dpr);
       this.px.rowEnd[d] = Math.round((top + this.rowHeight) * dpr);
-    }
-  }
-
-  /**
-   * Paints the background where no frame will be: the area beyond the deepest row, each row's
-   * one-pixel bottom gap, and the gaps between a row's frames. At a high device pixel ratio
-   * filling the whole canvas first would double the pixels rasterized under the frames. A
-   * row of many small frames is mostly gaps, though, and one fill of the whole row costs
-   * less there than one fill per gap.
-   */
-  private drawBackground(vp: Viewport): void {
-    const plan = this.plan;
-    const ctx = this.ctx;
-    const width = this.canvas.width;
-    const height = this.canvas.height;
-    const rows = plan.maxDepth + 1;
-    const { x0, x1, rowY, frameY, rowEnd } = this.px;
-    ctx.fillStyle = this.background;
-    // Outside the band of rows: above the deepest row (flame) or below it (icicle).
-    if (this.inverted) {
-      if (rowEnd[rows - 1] < height) ctx.fillRect(0, rowEnd[rows - 1], width, height - rowEnd[rows - 1]);
-    } else if (rowY[rows - 1] > 0) {
-      ctx.fillRect(0, 0, width, rowY[rows - 1]);
-    }
-    const items = new Int32Array(rows);
-    for (let k = 0; k < plan.count; k++) items[plan.depth[k]]++;
-    // cursor[d]: where row d's painted part ends; -1 marks a row filled whole.
-    const cursor = new Int32Array(rows);
-    for (let d = 0; d < rows; d++) {
-      if (items[d] > WHOLE_ROW_ITEMS) {
-        ctx.fillRect(0, rowY[d], width, rowEnd[d] - rowY[d]);
-        cursor[d] = -1;
-      } else if (rowEnd[d] > frameY[d]) {
-        // The row's last CSS pixel is a gap between it and the row beneath.
-        ctx.fillRect(0, frameY[d], width, rowEnd[d] - frameY[d]);
-      }
-    }
-    for (let k = 0; k < plan.count; k++) {
-      const d = plan.depth[k];
-      const at = cursor[d];
-      if (at < 0) continue;
-      if (x0[k] > at) ctx.fillRect(at, rowY[d], x0[k] - at, frameY[d] - rowY[d]);
-      if (x1[k] > at) cursor[d] = x1[k];
-    }
-    for (let d = 0; d < rows; d++) {
-      if (cursor[d] >= 0 && cursor[d] < width) ctx.fillRect(cursor[d], rowY[d], width - cursor[d], frameY[d] - rowY[d]);
     }
   }
 

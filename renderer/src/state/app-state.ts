@@ -3,6 +3,7 @@
 
 import type { ExportFormat, ProcessInfo, SessionInfo, SourceFile } from '../../../structs/api/contract.js';
 import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
+import type { ZoomPath } from '../canvas/flame-zoom.js';
 import type { FlameMetric, FlatTree, ParallelBy, ParallelTree, RecordingSummary } from '../worker/protocol.js';
 import type { BaselineSummary } from '../worker/analysis-protocol.js';
 import type { Sandwich } from '../../../structs/analysis/call-trees.js';
@@ -113,8 +114,12 @@ export interface AppState {
   /** Threads' stacks, or (a recording with async call stacks) where each logical operation is. */
   parallelBy: ParallelBy;
   flameOptions: FlameOptions;
-  /** The zoomed frame as labels from the root (empty: not zoomed); indices change with each update, paths do not. */
-  flameZoom: string[];
+  /**
+   * The flame graph's zoom: the zoomed frame as labels from the root (empty: not zoomed;
+   * canvas/flame-zoom.ts). The one owner of it: the view asks the controller to change it
+   * and its renderer follows.
+   */
+  flameZoom: ZoomPath;
   /** Bumped whenever a counters point arrives; the points live in the controller's history. */
   countersVersion: number;
   /** Bumped when the selected session's program output changed; the lines live in the controller's ProgramOutput. */

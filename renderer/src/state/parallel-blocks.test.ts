@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stackBlocks, threadStack, type StackBlock } from './parallel-blocks.js';
-import { parallelTreeFrom } from './test-trees.js';
-import { labelPath, nodeAtPath } from './tree-paths.js';
+import { parallelTreeFrom } from './test-trees.test-support.js';
 import type { ParallelTree } from '../worker/protocol.js';
 
 function show(tree: ParallelTree, blocks: StackBlock[], indent = ''): string {
@@ -59,17 +58,5 @@ describe('stackBlocks', () => {
     `);
     assert.deepEqual(threadStack(tree, 2).map((n) => tree.labels[tree.label[n]]), ['start', 'run', 'Hold', 'Sleep']);
     assert.deepEqual(threadStack(tree, 9), []);
-  });
-});
-
-describe('tree paths', () => {
-  it('finds a node again by its labels in a rebuilt tree', () => {
-    const a = parallelTreeFrom('x;y;z 1\nx;w 2');
-    const z = nodeAtPath(a, ['x', 'y', 'z']);
-    assert.deepEqual(labelPath(a, z), ['x', 'y', 'z']);
-    const b = parallelTreeFrom('x;w 5\nq 1\nx;y;z 3');
-    assert.equal(b.labels[b.label[nodeAtPath(b, ['x', 'y', 'z'])]], 'z');
-    assert.equal(nodeAtPath(b, ['x', 'nope']), -1);
-    assert.equal(nodeAtPath(b, []), 0);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeTimers, settle } from './fake-timers.js';
+import { FakeTimers, settle } from './fake-timers.test-support.js';
 import { RefreshScheduler } from './refresh-scheduler.js';
 
 describe('RefreshScheduler', () => {

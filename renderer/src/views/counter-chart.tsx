@@ -2,7 +2,7 @@
 // y axis from zero to the largest value shown.
 
 import type { ReactElement } from 'react';
-import type { ChartData, ChartSpec } from '../state/counter-series.js';
+import type { ChartData, ChartSpec } from '../state/counter-charts.js';
 import { formatCounter } from './format.js';
 
 const W = 300;

@@ -3,7 +3,7 @@
 
 import type { ReactElement } from 'react';
 import type { CountersPoint } from '../../../structs/api/contract.js';
-import { COUNTER_CHARTS, chartData } from '../state/counter-series.js';
+import { COUNTER_CHARTS, chartData } from '../state/counter-charts.js';
 import { CounterChart } from './counter-chart.js';
 import { formatCount } from './format.js';
 import { useAppState, useWorkstation } from './use-app-state.js';

@@ -71,18 +71,18 @@ export function DiffView(): ReactElement {
   const [toText, setToText] = useState('');
 
   const choose = (value: string): void => {
-    if (value === '') ws.setDiffOptions({ baseline: null });
-    else if (value === 'window') ws.setDiffOptions({ baseline: { kind: 'window', fromMs: startMs, toMs: middleMs } });
-    else ws.setDiffOptions({ baseline: { kind: 'session', sessionId: value } });
+    if (value === '') ws.diff.setOptions({ baseline: null });
+    else if (value === 'window') ws.diff.setOptions({ baseline: { kind: 'window', fromMs: startMs, toMs: middleMs } });
+    else ws.diff.setOptions({ baseline: { kind: 'session', sessionId: value } });
   };
   const halves = (): void => {
-    ws.setDiffOptions({ baseline: { kind: 'window', fromMs: startMs, toMs: middleMs } });
-    ws.setRange(middleMs, durationMs);
+    ws.diff.setOptions({ baseline: { kind: 'window', fromMs: startMs, toMs: middleMs } });
+    ws.view.setRange(middleMs, durationMs);
   };
   const applyWindow = (): void => {
     const from = Number(fromText) * 1000;
     const to = Number(toText) * 1000;
-    if (Number.isFinite(from) && Number.isFinite(to) && to > from && from >= 0) ws.setDiffOptions({ baseline: { kind: 'window', fromMs: from, toMs: to } });
+    if (Number.isFinite(from) && Number.isFinite(to) && to > from && from >= 0) ws.diff.setOptions({ baseline: { kind: 'window', fromMs: from, toMs: to } });
   };
 
   const shades = useMemo(() => (diff === null ? undefined : diffShades(diff.tree)), [diff]);
@@ -146,8 +146,8 @@ export function DiffView(): ReactElement {
         <button type="button" data-testid="diff-halves" disabled={durationMs <= 0} onClick={halves} title="Before: the first half of the recording; after: the second half">first half → second half</button>
         <span className="hint">after: this recording, {describeWindow(window)}</span>
         <div className="segmented" role="group" aria-label="Normalize">
-          <button type="button" className={options.normalize === 'share' ? 'on' : ''} data-testid="diff-share" onClick={() => ws.setDiffOptions({ normalize: 'share' })}>% of each total</button>
-          <button type="button" className={options.normalize === 'absolute' ? 'on' : ''} data-testid="diff-absolute" onClick={() => ws.setDiffOptions({ normalize: 'absolute' })}>absolute</button>
+          <button type="button" className={options.normalize === 'share' ? 'on' : ''} data-testid="diff-share" onClick={() => ws.diff.setOptions({ normalize: 'share' })}>% of each total</button>
+          <button type="button" className={options.normalize === 'absolute' ? 'on' : ''} data-testid="diff-absolute" onClick={() => ws.diff.setOptions({ normalize: 'absolute' })}>absolute</button>
         </div>
       </div>
       {baseline === null && <p className="empty">Choose what to compare with: another window of this recording (the flame graph's window is the after side), or another recording (open it with Open recording… first).</p>}

@@ -64,7 +64,7 @@ export function ExceptionsView(): ReactElement {
     return -1;
   }, [table, rows, focused, metric]);
   const focus = (r: number): void => {
-    if (table !== null) ws.focusEventType('exceptions', table.rows[rows[r]].type);
+    if (table !== null) ws.view.focusEventType('exceptions', table.rows[rows[r]].type);
   };
   const caption = table === null
     ? 'Waiting for the recording…'
@@ -83,7 +83,7 @@ export function ExceptionsView(): ReactElement {
         testId="exceptions-table" rowCount={rows.length} columns={COLUMNS} selectedRow={selectedRow}
         cell={(r, key) => (table === null ? null : exceptionCell(table, rows, r, key))}
         onSelect={focus}
-        onActivate={(r) => { focus(r); ws.setTab('flame'); }}
+        onActivate={(r) => { focus(r); ws.view.setTab('flame'); }}
         rowTitle={(r) => {
           if (table === null) return '';
           const row = table.rows[rows[r]];
@@ -95,7 +95,7 @@ export function ExceptionsView(): ReactElement {
             row.count > row.stacked ? `  ${formatCount(row.count - row.stacked)} without a stack (over the stack budget)` : '',
           ].filter((l) => l !== '').join('\n');
         }}
-        sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.setExceptionsSort(nextSort(sort, c, ['type', 'thrower']))}
+        sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setExceptionsSort(nextSort(sort, c, ['type', 'thrower']))}
         empty={table === null ? 'Waiting for the recording…' : 'No exception type matches.'}
       />
     </div>

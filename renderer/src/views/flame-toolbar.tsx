@@ -21,7 +21,7 @@ export function MetricAndWindow(): ReactElement {
   const ws = useWorkstation();
   const o = useAppState((s) => s.flameOptions);
   const eventMetrics = useAppState((s) => s.summary?.eventMetrics ?? NO_EVENTS);
-  const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
+  const set = (patch: Partial<FlameOptions>): void => ws.view.setFlameOptions(patch);
   return (
     <>
       <div className="segmented" role="group" aria-label="Metric">
@@ -51,7 +51,7 @@ export function MetricAndWindow(): ReactElement {
 export function WindowAndThreads(): ReactElement {
   const ws = useWorkstation();
   const o = useAppState((s) => s.flameOptions);
-  const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
+  const set = (patch: Partial<FlameOptions>): void => ws.view.setFlameOptions(patch);
   const lastSeconds = o.window.kind === 'last' ? o.window.seconds : DEFAULT_LAST_SECONDS;
   // A session that keeps only its last minutes has no whole recording in the views: say what "all" is.
   const keep = useAppState((s) => s.summary?.keepMinutes ?? null);
@@ -88,7 +88,7 @@ export function SearchBox(): ReactElement {
   return (
     <input
       type="search" className="search" placeholder="Search frames, or /regex/" value={search} data-testid="flame-search"
-      onChange={(e) => ws.setFlameOptions({ search: e.target.value })} spellCheck={false}
+      onChange={(e) => ws.view.setFlameOptions({ search: e.target.value })} spellCheck={false}
     />
   );
 }
@@ -99,7 +99,7 @@ export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoo
   const eventMetrics = useAppState((s) => s.summary?.eventMetrics ?? NO_EVENTS);
   const hasAsync = useAppState((s) => s.summary?.hasAsync === true);
   const severalProcesses = useAppState((s) => (s.summary?.processes.length ?? 0) > 1);
-  const set = (patch: Partial<FlameOptions>): void => ws.setFlameOptions(patch);
+  const set = (patch: Partial<FlameOptions>): void => ws.view.setFlameOptions(patch);
   return (
     <div className="toolbar flame-toolbar">
       <MetricAndWindow />

@@ -1,21 +1,23 @@
 // The flame graph: the toolbar over a canvas drawn by the FlameRenderer, with a tooltip,
-// click-to-zoom and search highlighting with the matches' share. The renderer keeps its zoom
-// and search across live updates itself; the app state remembers the zoom so it survives a
-// switch of tabs (a new renderer). Right-clicking a managed frame of a live session offers
+// click-to-zoom and search highlighting with the matches' share. The zoom belongs to the app
+// state (flameZoom, a path of labels: canvas/flame-zoom.ts), so it survives a switch of tabs
+// (a new renderer); a click asks the workstation for it and the renderer follows, finding the
+// path again in every live update. Right-clicking a managed frame of a live session offers
 // "Measure exactly": its method's exact calls and latency, in the Measure view.
 
 import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 'react';
 import { parseSearch } from '../canvas/flame-layout.js';
 import { FlameRenderer, type SearchResult } from '../canvas/flame-renderer.js';
-import { labelPath, nodeAtPath } from '../state/tree-paths.js';
+import { NOT_ZOOMED, zoomAfterClick } from '../canvas/flame-zoom.js';
 import { flameIsCurrent } from '../state/view-queries.js';
 import type { FlameMetric, FlatTree } from '../worker/protocol.js';
 import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-metrics.js';
 import { FlameToolbar } from './flame-toolbar.js';
+import { hoverUnderPointer, nodeUnderPointer, pointerInBox } from './flame-pointer.js';
 import { FoldBar } from './fold-bar.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
 import { formatMetricValue, formatNs, formatPercent } from './format.js';
-import { noteFlameDraw, registerFlame } from './test-hook.js';
+import { noteFlameDraw, registerFlame } from './flame-probe.js';
 import { isLive } from '../state/app-state.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
@@ -30,15 +32,13 @@ export function FlameView(): ReactElement {
   const sources = useAppState((s) => s.sources);
   const search = useAppState((s) => s.flameOptions.search);
   const selected = useAppState((s) => s.selectedFunction);
-  const zoomed = useAppState((s) => s.flameZoom.length > 0);
+  const zoom = useAppState((s) => s.flameZoom);
   // The tree on screen answers other options (a metric, a type, a fold just changed) until the
   // worker answers the new ones: say so rather than let it pass for the new tree.
   const stale = useAppState((s) => s.flame !== null && !flameIsCurrent(s));
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);
   const rendererRef = useRef<FlameRenderer | null>(null);
-  // The zoom in the app state is applied once per renderer; after that the renderer keeps it.
-  const zoomRestored = useRef(false);
   const shownShape = useRef<string | null>(null);
   const [tip, setTip] = useState<TooltipAt | null>(null);
   const [found, setFound] = useState<SearchResult | null>(null);
@@ -54,7 +54,6 @@ export function FlameView(): ReactElement {
     if (canvas === null || box === null) return;
     const renderer: FlameRenderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND, onDraw: () => noteFlameDraw(renderer.tree) });
     rendererRef.current = renderer;
-    zoomRestored.current = false;
     shownShape.current = null;
     const unregister = registerFlame(renderer, canvas);
     const resize = new ResizeObserver(() => fitCanvas(renderer, canvas, box));
@@ -72,16 +71,11 @@ export function FlameView(): ReactElement {
     const canvas = canvasRef.current;
     const box = boxRef.current;
     if (r === null || canvas === null || box === null || tree === null || shape === null) return;
-    r.setTree(tree, { inverted: shape.inverted });
     const shapeKey = `${shape.inverted}/${shape.groupByThread}/${shape.groupByProcess}`;
+    // Another shape changes every path: a zoom picked on the old tree would land somewhere arbitrary.
     const reshaped = shownShape.current !== null && shownShape.current !== shapeKey;
-    if (reshaped) r.resetZoom();
-    if (!zoomRestored.current) {
-      zoomRestored.current = true;
-      const path = ws.state.flameZoom;
-      const node = path.length > 0 ? nodeAtPath(tree, path) : -1;
-      if (node > 0) r.zoomTo(node);
-    }
+    if (reshaped && ws.state.flameZoom.length > 0) ws.view.setFlameZoom(NOT_ZOOMED);
+    r.setTree(tree, { inverted: shape.inverted, zoom: ws.state.flameZoom });
     fitCanvas(r, canvas, box);
     // The root's end of the graph is where to look first: the bottom of a flame, the top of an icicle.
     if (shownShape.current !== shapeKey) {
@@ -89,6 +83,10 @@ export function FlameView(): ReactElement {
       box.scrollTop = shape.inverted ? 0 : box.scrollHeight;
     }
   }, [ws, tree, shape]);
+
+  useEffect(() => {
+    rendererRef.current?.zoomToPath(zoom);
+  }, [zoom]);
 
   useEffect(() => {
     const r = rendererRef.current;
@@ -99,24 +97,7 @@ export function FlameView(): ReactElement {
     setFound(query === null ? null : result);
   }, [search, selected, tree]);
 
-  const nodeAt = (e: MouseEvent<HTMLCanvasElement>): { node: number; x: number; y: number } => {
-    const rect = e.currentTarget.getBoundingClientRect();
-    const x = e.clientX - rect.left;
-    const y = e.clientY - rect.top;
-    return { node: rendererRef.current?.hit(x, y) ?? -1, x, y };
-  };
-
-  const onMove = (e: MouseEvent<HTMLCanvasElement>): void => {
-    const { node } = nodeAt(e);
-    rendererRef.current?.setHover(node);
-    const box = boxRef.current;
-    if (node < 0 || box === null) {
-      setTip(null);
-      return;
-    }
-    const rect = box.getBoundingClientRect();
-    setTip({ node, x: e.clientX - rect.left, y: e.clientY - rect.top, width: rect.width, height: rect.height });
-  };
+  const onMove = (e: MouseEvent<HTMLCanvasElement>): void => setTip(hoverUnderPointer(rendererRef.current, boxRef.current, e));
 
   const onLeave = (): void => {
     rendererRef.current?.setHover(-1);
@@ -125,7 +106,7 @@ export function FlameView(): ReactElement {
 
   // A managed frame's name is a method pattern as it stands (generic arguments are ignored).
   const onContextMenu = (e: MouseEvent<HTMLCanvasElement>): void => {
-    const { node } = nodeAt(e);
+    const node = nodeUnderPointer(rendererRef.current, e);
     const tipped = node > 0 ? rendererRef.current?.tooltip(node) : null;
     const box = boxRef.current;
     if (!measurable || tipped == null || tipped.kind !== 0 || box === null) {
@@ -133,8 +114,8 @@ export function FlameView(): ReactElement {
       return;
     }
     e.preventDefault();
-    const rect = box.getBoundingClientRect();
-    setMenu({ label: tipped.label, x: e.clientX - rect.left, y: e.clientY - rect.top });
+    const { x, y } = pointerInBox(box, e);
+    setMenu({ label: tipped.label, x, y });
   };
 
   const onClick = (e: MouseEvent<HTMLCanvasElement>): void => {
@@ -142,36 +123,26 @@ export function FlameView(): ReactElement {
       setMenu(null);
       return;
     }
-    const r = rendererRef.current;
-    const { node } = nodeAt(e);
-    if (r === null || tree === null || node < 0) return;
-    if (node === 0) {
-      resetZoom();
-      return;
-    }
-    r.zoomTo(node);
-    ws.setFlameZoom(labelPath(tree, node));
+    const next = zoomAfterClick(rendererRef.current?.tree ?? null, nodeUnderPointer(rendererRef.current, e));
+    if (next !== null) ws.view.setFlameZoom(next);
   };
 
-  const resetZoom = (): void => {
-    rendererRef.current?.resetZoom();
-    ws.setFlameZoom([]);
-  };
+  const resetZoom = (): void => ws.view.setFlameZoom(NOT_ZOOMED);
 
   const tooltip = tip === null ? null : rendererRef.current?.tooltip(tip.node) ?? null;
   return (
     <div className="flame-view">
-      <FlameToolbar onResetZoom={resetZoom} zoomed={zoomed} />
+      <FlameToolbar onResetZoom={resetZoom} zoomed={zoom.length > 0} />
       <FoldBar />
       <div className="flame-info">
         <FlameCaption tree={tree} metric={metric} />
         {selected !== null && (
-          <button type="button" className="chip on" data-testid="flame-selected" title="Selected in the functions table; click to clear" onClick={() => ws.selectFunction(null)}>
+          <button type="button" className="chip on" data-testid="flame-selected" title="Selected in the functions table; click to clear" onClick={() => ws.view.selectFunction(null)}>
             {selected} ✕
           </button>
         )}
         {selected !== null && (
-          <button type="button" className="chip" data-testid="flame-selected-source" title="The selected function's source with the time per line" onClick={() => ws.showSource(selected)}>
+          <button type="button" className="chip" data-testid="flame-selected-source" title="The selected function's source with the time per line" onClick={() => ws.sources.showSource(selected)}>
             Source
           </button>
         )}
@@ -191,10 +162,10 @@ export function FlameView(): ReactElement {
         </div>
         {menu !== null && (
           <div className="flame-menu" style={{ left: menu.x, top: menu.y }} data-testid="flame-menu" onMouseLeave={() => setMenu(null)}>
-            <button type="button" data-testid="measure-exactly" onClick={() => { setMenu(null); void ws.measureMethod(menu.label); }}>
+            <button type="button" data-testid="measure-exactly" onClick={() => { setMenu(null); void ws.measure.measureMethod(menu.label); }}>
               Measure exactly: {menu.label}
             </button>
-            <button type="button" data-testid="flame-source" onClick={() => { setMenu(null); ws.showSource(menu.label); }}>
+            <button type="button" data-testid="flame-source" onClick={() => { setMenu(null); ws.sources.showSource(menu.label); }}>
               Source: {menu.label}
             </button>
           </div>

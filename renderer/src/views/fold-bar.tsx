@@ -12,7 +12,7 @@ export function FoldBar(): ReactElement {
   const fold = useAppState((s) => s.fold);
   const [action, setAction] = useState<FoldPattern['action']>('fold');
   const [glob, setGlob] = useState('');
-  const set = (patch: Partial<FoldOptions>): void => ws.setFold({ ...fold, ...patch });
+  const set = (patch: Partial<FoldOptions>): void => ws.view.setFold({ ...fold, ...patch });
   const add = (e: FormEvent): void => {
     e.preventDefault();
     const text = glob.trim();

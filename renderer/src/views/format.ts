@@ -1,6 +1,6 @@
 // How numbers read in the views: times from nanoseconds, sizes from bytes, compact counts.
 
-import type { CounterUnit } from '../state/counter-series.js';
+import type { CounterUnit } from '../state/counter-charts.js';
 import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-metrics.js';
 import type { FlameMetric } from '../worker/protocol.js';
 

@@ -95,7 +95,7 @@ export function FunctionsView(): ReactElement {
   const cell = (r: number, key: string): ReactNode => (table === null ? null : functionCell(table, rows, r, key, sources));
 
   const pickNode = (tree: FlatTree | undefined, node: number): void => {
-    if (tree !== undefined) ws.selectFunction(tree.labels[tree.label[node]]);
+    if (tree !== undefined) ws.view.selectFunction(tree.labels[tree.label[node]]);
   };
   const nodeTip = (tree: FlatTree | undefined, node: number): ReactNode => {
     if (tree === undefined || sandwich === null) return null;
@@ -119,10 +119,10 @@ export function FunctionsView(): ReactElement {
           </div>
           <VirtualTable
             testId="functions-table" rowCount={rows.length} columns={FUNCTION_COLUMNS} cell={cell} selectedRow={selectedRow}
-            onSelect={(r) => table !== null && ws.selectFunction(table.name[rows[r]])}
-            onActivate={(r) => { if (table !== null) { ws.selectFunction(table.name[rows[r]]); ws.setTab('flame'); } }}
+            onSelect={(r) => table !== null && ws.view.selectFunction(table.name[rows[r]])}
+            onActivate={(r) => { if (table !== null) { ws.view.selectFunction(table.name[rows[r]]); ws.view.setTab('flame'); } }}
             rowTitle={(r) => (table === null ? '' : `${table.name[rows[r]]}${table.module[rows[r]] !== '' ? ` (${table.module[rows[r]]})` : ''}`)}
-            sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.setFunctionsSort(sortAfterClick(sort, c))}
+            sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setFunctionsSort(sortAfterClick(sort, c))}
             empty={table === null ? 'Waiting for samples…' : 'No function matches.'}
           />
         </div>
@@ -133,8 +133,8 @@ export function FunctionsView(): ReactElement {
               <div className="sandwich-head" data-testid="sandwich-head">
                 <strong>{selected}</strong>
                 {sandwich !== null && <span className="hint"> self {formatNs(sandwich.self)}, total {formatNs(sandwich.total)} ({formatPercent(sandwich.totalValue > 0 ? sandwich.total / sandwich.totalValue : 0)})</span>}
-                <button type="button" className="link" data-testid="show-source" onClick={() => ws.showSource(selected)} title="The function's source file with the time per line">Source</button>
-                <button type="button" className="link" onClick={() => ws.selectFunction(null)} aria-label="Clear the selection">✕</button>
+                <button type="button" className="link" data-testid="show-source" onClick={() => ws.sources.showSource(selected)} title="The function's source file with the time per line">Source</button>
+                <button type="button" className="link" onClick={() => ws.view.selectFunction(null)} aria-label="Clear the selection">✕</button>
               </div>
               <div className="sandwich-half"><span className="hint">Callers (up to each thread's entry)</span>
                 <TreeCanvas

@@ -2,10 +2,11 @@
 // pause a bar at its start, as wide as it lasted (at least a pixel), as tall as the log of
 // its duration. Dragging picks a range; hovering names the pause; clicking one picks it.
 
-import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 'react';
+import { useEffect, useState, type MouseEvent, type ReactElement } from 'react';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
 import { groupName, pauseGroup } from '../state/pause-groups.js';
 import { formatMs, formatNs } from './format.js';
+import { useCanvasWidth } from './use-canvas-width.js';
 import { CANVAS_GRID, CANVAS_SELECTION, CANVAS_SELECTION_EDGE, CANVAS_TEXT, pauseColor } from './palette.js';
 
 interface Props {
@@ -39,8 +40,7 @@ export function tickLabel(ms: number, stepMs: number): string {
 }
 
 export function GcTimelineCanvas({ pauses, durationMs, fromMs, range, onRange, picked, onPick }: Props): ReactElement {
-  const canvasRef = useRef<HTMLCanvasElement>(null);
-  const [width, setWidth] = useState(800);
+  const { canvasRef, width } = useCanvasWidth(800);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const [hover, setHover] = useState<{ pause: PauseEntry; x: number; y: number } | null>(null);
   // The axis covers the recording (its kept part) and every pause even if one outlasts the last sample.
@@ -51,14 +51,6 @@ export function GcTimelineCanvas({ pauses, durationMs, fromMs, range, onRange, p
   const plotW = Math.max(1, width - LEFT - RIGHT);
   const xOf = (ms: number): number => LEFT + ((ms - originMs) / spanMs) * plotW;
   const msOf = (x: number): number => originMs + Math.min(spanMs, Math.max(0, ((x - LEFT) / plotW) * spanMs));
-
-  useEffect(() => {
-    const canvas = canvasRef.current;
-    if (canvas === null) return;
-    const observer = new ResizeObserver(() => setWidth(canvas.clientWidth));
-    observer.observe(canvas);
-    return () => observer.disconnect();
-  }, []);
 
   useEffect(() => {
     const canvas = canvasRef.current;

@@ -33,8 +33,8 @@ export function GcTimelineView(): ReactElement {
         {range !== null && (
           <>
             <span className="chip on" data-testid="gc-range">{describeWindow(range)}</span>
-            <button type="button" data-testid="gc-range-open" onClick={() => ws.setTab('flame')}>Open in flame graph</button>
-            <button type="button" data-testid="gc-range-clear" onClick={() => ws.setFlameOptions({ window: { kind: 'all' } })}>Clear</button>
+            <button type="button" data-testid="gc-range-open" onClick={() => ws.view.setTab('flame')}>Open in flame graph</button>
+            <button type="button" data-testid="gc-range-clear" onClick={() => ws.view.setFlameOptions({ window: { kind: 'all' } })}>Clear</button>
           </>
         )}
       </div>
@@ -46,8 +46,8 @@ export function GcTimelineView(): ReactElement {
               type="button" data-testid="gc-pause-allocations"
               title="The flame graph of bytes allocated between the previous GC's end and this pause"
               onClick={() => {
-                ws.setFlameOptions({ metric: 'alloc-space', window: { kind: 'range', fromMs: span.fromMs, toMs: span.toMs } });
-                ws.setTab('flame');
+                ws.view.setFlameOptions({ metric: 'alloc-space', window: { kind: 'range', fromMs: span.fromMs, toMs: span.toMs } });
+                ws.view.setTab('flame');
               }}
             >
               Allocations before it ({formatMs(span.toMs - span.fromMs)})
@@ -62,7 +62,7 @@ export function GcTimelineView(): ReactElement {
         durationMs={summary?.durationMs ?? 0}
         fromMs={summary?.keptFromMs ?? 0}
         range={range}
-        onRange={(from, to) => ws.setRange(from, to)}
+        onRange={(from, to) => ws.view.setRange(from, to)}
         picked={pick}
         onPick={setPicked}
       />

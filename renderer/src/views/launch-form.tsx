@@ -46,7 +46,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, keepMinutes, onClose 
       ws.showError('Say which program to launch.');
       return;
     }
-    void ws.launch({ command: command.trim(), args: list, intervalMs, wall, children, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
+    void ws.sessions.launch({ command: command.trim(), args: list, intervalMs, wall, children, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
   };
 
   return (

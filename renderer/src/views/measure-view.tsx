@@ -33,7 +33,7 @@ export function MeasureView(): ReactElement {
 
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    if (pattern.trim() !== '') void ws.measureMethod(pattern.trim());
+    if (pattern.trim() !== '') void ws.measure.measureMethod(pattern.trim());
   };
 
   return (
@@ -44,7 +44,7 @@ export function MeasureView(): ReactElement {
           placeholder="Namespace.Type.Method or Namespace.Type.*" aria-label="Methods to measure" data-testid="measure-pattern"
         />
         <button type="submit" disabled={!live || busy || pattern.trim() === ''} data-testid="measure-submit">Measure exactly</button>
-        <button type="button" disabled={!live || busy || !canRevert} onClick={() => void ws.revertMeasured(0)} data-testid="measure-revert-all">Revert all</button>
+        <button type="button" disabled={!live || busy || !canRevert} onClick={() => void ws.measure.revertMeasured(0)} data-testid="measure-revert-all">Revert all</button>
       </form>
       {notice !== null && <div className="measure-notice" data-testid="measure-notice">{notice}</div>}
       {live && session?.attached === true && (
@@ -85,7 +85,7 @@ export function MeasureView(): ReactElement {
                 <td><Histogram buckets={m.buckets} /></td>
                 <td>
                   {(m.state === 'active' || m.state === 'pending') && (
-                    <button type="button" disabled={!live || busy} onClick={() => void ws.revertMeasured(m.measureId)} data-testid="measure-revert">Revert</button>
+                    <button type="button" disabled={!live || busy} onClick={() => void ws.measure.revertMeasured(m.measureId)} data-testid="measure-revert">Revert</button>
                   )}
                 </td>
               </tr>

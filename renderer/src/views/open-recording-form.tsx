@@ -21,7 +21,7 @@ export function OpenRecordingForm({ onClose }: Props): ReactElement {
       ws.showError('Type the full path of a recording file to open.');
       return;
     }
-    void ws.openRecording(path.trim());
+    void ws.sessions.openRecording(path.trim());
   };
 
   return (
@@ -35,8 +35,8 @@ export function OpenRecordingForm({ onClose }: Props): ReactElement {
       </label>
       <div className="actions">
         <button type="submit" className="primary" disabled={opening !== null} data-testid="open-submit">Open</button>
-        {ws.canChooseFile && (
-          <button type="button" disabled={opening !== null} data-testid="open-browse" onClick={() => void ws.chooseAndOpenRecording()}>Browse…</button>
+        {ws.sessions.canChooseFile && (
+          <button type="button" disabled={opening !== null} data-testid="open-browse" onClick={() => void ws.sessions.chooseAndOpenRecording()}>Browse…</button>
         )}
         <button type="button" onClick={onClose}>Cancel</button>
         {opening !== null ? (

@@ -24,12 +24,12 @@ export function ParallelStacksView(): ReactElement {
   const threads = useMemo(() => new Map<number, ThreadSummary>((summary?.threads ?? []).map((t) => [t.id, t])), [summary]);
 
   const modeButton = (m: ParallelMode, text: string): ReactElement => (
-    <button type="button" className={mode === m ? 'on' : ''} aria-pressed={mode === m} data-testid={`parallel-mode-${m}`} onClick={() => ws.setParallelMode(m)}>
+    <button type="button" className={mode === m ? 'on' : ''} aria-pressed={mode === m} data-testid={`parallel-mode-${m}`} onClick={() => ws.view.setParallelMode(m)}>
       {text}
     </button>
   );
   const byButton = (b: ParallelBy, text: string, title: string): ReactElement => (
-    <button type="button" className={shownBy === b ? 'on' : ''} aria-pressed={shownBy === b} data-testid={`parallel-by-${b}`} title={title} onClick={() => ws.setParallelBy(b)}>
+    <button type="button" className={shownBy === b ? 'on' : ''} aria-pressed={shownBy === b} data-testid={`parallel-by-${b}`} title={title} onClick={() => ws.view.setParallelBy(b)}>
       {text}
     </button>
   );

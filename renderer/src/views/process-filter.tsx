@@ -48,7 +48,7 @@ export function ProcessFilter(): ReactElement | null {
         cells: [p.name === '' ? `pid ${p.pid}` : `${p.name} ${p.pid}`, p.threads, formatNs(p.cpuNs), formatNs(p.wallNs)],
       }))}
       selected={selected}
-      onChange={(processIds) => ws.setFlameOptions({ processIds })}
+      onChange={(processIds) => ws.view.setFlameOptions({ processIds })}
     />
   );
 }

@@ -25,7 +25,7 @@ export function ProcessPicker(): ReactElement {
             <h2>New to clrscope?</h2>
             <p>Start a small .NET order service under the profiler and watch its flame graph fill live.</p>
           </div>
-          <button type="button" className="primary big" data-testid="run-demo" disabled={starting} onClick={() => void ws.launchDemo()}>
+          <button type="button" className="primary big" data-testid="run-demo" disabled={starting} onClick={() => void ws.sessions.launchDemo()}>
             ▶ Run the demo
           </button>
         </div>

@@ -16,7 +16,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
   const starting = useAppState((s) => s.starting);
   const [filter, setFilter] = useState('');
   const [asyncStacks, setAsyncStacks] = useState(false);
-  useEffect(() => { void ws.refreshProcesses(); }, [ws]);
+  useEffect(() => { void ws.sessions.refreshProcesses(); }, [ws]);
   const shown = useMemo(() => {
     const words = filter.toLowerCase().split(/\s+/).filter((w) => w !== '');
     return (processes ?? []).filter((p) => matches(p, words));
@@ -33,7 +33,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
           <input type="checkbox" checked={asyncStacks} onChange={(e) => setAsyncStacks(e.target.checked)} data-testid="attach-async" />
           async stacks
         </label>
-        <button type="button" onClick={() => void ws.refreshProcesses()} disabled={loading} data-testid="process-refresh">
+        <button type="button" onClick={() => void ws.sessions.refreshProcesses()} disabled={loading} data-testid="process-refresh">
           {loading ? 'Refreshing…' : 'Refresh'}
         </button>
       </div>
@@ -53,7 +53,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
                 <td className="actions">
                   {p.attachable && (
                     <button
-                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.attach({ pid: p.pid, intervalMs, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}) })}
+                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.sessions.attach({ pid: p.pid, intervalMs, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}) })}
                       title={p.eventPipeOnly ? `${p.reason ?? ''} clrscope records it through the runtime's EventPipe instead; CPU time is estimated.` : undefined}
                     >
                       {p.eventPipeOnly ? 'Attach (EventPipe)' : 'Attach'}

@@ -47,9 +47,9 @@ export function SessionBar(): ReactElement {
       {selected?.keepMinutes !== undefined && (
         <span className="badge kept-window" data-testid="kept-window" title={KEPT_WINDOW_NOTE}>{keptWindowCaption(selected.keepMinutes)}</span>
       )}
-      {selected !== undefined && <KeepWindowSelect minutes={selected.keepMinutes ?? null} onChange={(m) => void ws.setKeepWindow(m)} testId="keep-window-select" />}
+      {selected !== undefined && <KeepWindowSelect minutes={selected.keepMinutes ?? null} onChange={(m) => void ws.sessions.setKeepWindow(m)} testId="keep-window-select" />}
       {live && (
-        <button type="button" className="danger" data-testid="session-stop" onClick={() => void ws.stop()}>Stop</button>
+        <button type="button" className="danger" data-testid="session-stop" onClick={() => void ws.sessions.stop()}>Stop</button>
       )}
       {selected?.message != null && <span className="session-message" data-testid="session-message">{selected.message}</span>}
     </header>

@@ -24,7 +24,7 @@ export function SessionsList(): ReactElement {
               className={s.id === selected ? 'session-row selected' : 'session-row'}
               data-testid="session-row"
               data-session-id={s.id}
-              onClick={() => { ws.select(s.id); ws.setTab('flame'); }}
+              onClick={() => { ws.select(s.id); ws.view.setTab('flame'); }}
             >
               <span className="session-label" title={s.label}>{sessionTitle(s)}</span>
               <span className="session-meta">
@@ -43,7 +43,7 @@ export function SessionsList(): ReactElement {
                 data-testid="session-close"
                 title="Close this recording: the workstation forgets it and frees what it holds (export it first to keep it)"
                 aria-label={`Close ${sessionTitle(s)}`}
-                onClick={() => { void ws.closeSession(s.id); }}
+                onClick={() => { void ws.sessions.closeSession(s.id); }}
               >
                 ×
               </button>

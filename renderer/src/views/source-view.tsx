@@ -139,7 +139,7 @@ export function SourceView(): ReactElement {
         {lines !== null && (
           <span className="hint"> self {formatNs(lines.self)} ({pct(lines.self)}), total {formatNs(lines.total)} ({pct(lines.total)})</span>
         )}
-        <button type="button" className="link" onClick={() => ws.setTab('functions')} aria-label="Back to the functions table">Functions</button>
+        <button type="button" className="link" onClick={() => ws.view.setTab('functions')} aria-label="Back to the functions table">Functions</button>
       </div>
       {lines?.file != null && <div className="hint source-path" data-testid="source-path" title={lines.file}>{lines.file}</div>}
       {lines?.file != null && file === null && <p className="hint">Reading the file…</p>}

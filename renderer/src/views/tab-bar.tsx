@@ -36,7 +36,7 @@ export function TabBar(): ReactElement {
           className={t === tab ? 'tab active' : 'tab'}
           disabled={t !== 'processes' && !hasSession}
           data-testid={`tab-${t}`}
-          onClick={() => ws.setTab(t)}
+          onClick={() => ws.view.setTab(t)}
         >
           {TITLES[t]}
         </button>

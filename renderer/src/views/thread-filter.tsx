@@ -24,7 +24,7 @@ export function ThreadFilter(): ReactElement {
         cells: [t.name === '' ? `thread ${t.id}` : t.name, t.osTid, formatNs(t.cpuNs), formatNs(t.wallNs)],
       }))}
       selected={selected}
-      onChange={(threadIds) => ws.setFlameOptions({ threadIds })}
+      onChange={(threadIds) => ws.view.setFlameOptions({ threadIds })}
     />
   );
 }

@@ -3,10 +3,11 @@
 // GC pauses as bands across every lane. Dragging picks a time range, a click a thread's
 // moment.
 
-import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 'react';
+import { useEffect, useState, type MouseEvent, type ReactElement } from 'react';
 import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.js';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
 import { niceStep, tickLabel } from './gc-timeline-canvas.js';
+import { useCanvasWidth } from './use-canvas-width.js';
 import { CANVAS_GRID, CANVAS_SELECTION, CANVAS_SELECTION_EDGE, CANVAS_TEXT } from './palette.js';
 
 export const LABEL_WIDTH = 170;
@@ -29,8 +30,7 @@ interface Props {
 }
 
 export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, onRange, onPoint }: Props): ReactElement {
-  const canvasRef = useRef<HTMLCanvasElement>(null);
-  const [width, setWidth] = useState(900);
+  const { canvasRef, width } = useCanvasWidth(900);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const lanes = timeline.threads.length;
   const height = AXIS + Math.max(1, lanes) * (LANE_HEIGHT + LANE_GAP) + 4;
@@ -39,14 +39,6 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
   const xOf = (ms: number): number => LABEL_WIDTH + ((ms - timeline.fromMs) / span) * plotW;
   const msOf = (x: number): number => timeline.fromMs + Math.min(1, Math.max(0, (x - LABEL_WIDTH) / plotW)) * span;
   const laneTop = (lane: number): number => AXIS + lane * (LANE_HEIGHT + LANE_GAP);
-
-  useEffect(() => {
-    const canvas = canvasRef.current;
-    if (canvas === null) return;
-    const observer = new ResizeObserver(() => setWidth(canvas.clientWidth));
-    observer.observe(canvas);
-    return () => observer.disconnect();
-  }, []);
 
   useEffect(() => onPlotWidth(plotW), [plotW, onPlotWidth]);
 

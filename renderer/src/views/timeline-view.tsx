@@ -16,7 +16,7 @@ export function TimelineView(): ReactElement {
   const window = useAppState((s) => s.flameOptions.window);
   const stack = useAppState((s) => s.timelineStack);
   const range = window.kind === 'range' ? window : null;
-  const onPlotWidth = useCallback((w: number) => ws.setTimelineBuckets(w), [ws]);
+  const onPlotWidth = useCallback((w: number) => ws.view.setTimelineBuckets(w), [ws]);
   const thread = stack === null ? undefined : timeline?.threads.find((t) => t.id === stack.threadId);
   return (
     <div className="timeline-view">
@@ -30,8 +30,8 @@ export function TimelineView(): ReactElement {
         {range !== null && (
           <>
             <span className="chip on" data-testid="timeline-range">{describeWindow(range)}</span>
-            <button type="button" data-testid="timeline-range-open" onClick={() => ws.setTab('flame')}>Open in flame graph</button>
-            <button type="button" data-testid="timeline-range-clear" onClick={() => ws.setFlameOptions({ window: { kind: 'all' } })}>Clear</button>
+            <button type="button" data-testid="timeline-range-open" onClick={() => ws.view.setTab('flame')}>Open in flame graph</button>
+            <button type="button" data-testid="timeline-range-clear" onClick={() => ws.view.setFlameOptions({ window: { kind: 'all' } })}>Clear</button>
           </>
         )}
       </div>
@@ -42,7 +42,7 @@ export function TimelineView(): ReactElement {
         {timeline !== null && timeline.threads.length > 0 && (
           <TimelineCanvas
             timeline={timeline} pauses={summary?.pauses ?? []} range={range} marker={stack}
-            onPlotWidth={onPlotWidth} onRange={(from, to) => ws.setRange(from, to)} onPoint={(id, ms) => void ws.showStackAt(id, ms)}
+            onPlotWidth={onPlotWidth} onRange={(from, to) => ws.view.setRange(from, to)} onPoint={(id, ms) => void ws.showStackAt(id, ms)}
           />
         )}
       </div>

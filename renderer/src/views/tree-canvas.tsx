@@ -1,10 +1,13 @@
 // A FlatTree drawn by the flame graph's renderer in a scrolling box: the halves of the
-// callers/callees sandwich and the differential flame graph. Click zooms (the root zooms out),
-// double-click picks a frame, hovering shows what `tooltip` says about a node.
+// callers/callees sandwich and the differential flame graph. Click zooms (the root zooms out;
+// the zoom is this canvas's state, a path of labels: canvas/flame-zoom.ts), double-click picks
+// a frame, hovering shows what `tooltip` says about a node.
 
 import { useEffect, useRef, useState, type MouseEvent, type ReactElement, type ReactNode } from 'react';
 import { parseSearch } from '../canvas/flame-layout.js';
 import { FlameRenderer } from '../canvas/flame-renderer.js';
+import { NOT_ZOOMED, zoomAfterClick, type ZoomPath } from '../canvas/flame-zoom.js';
+import { hoverUnderPointer, nodeUnderPointer } from './flame-pointer.js';
 import type { FlatTree } from '../worker/protocol.js';
 
 const CANVAS_BACKGROUND = '#12151a';
@@ -21,22 +24,12 @@ interface Props {
   empty: string;
 }
 
-export interface TreeCanvasHandle {
-  renderer: FlameRenderer;
-  canvas: HTMLCanvasElement;
-}
-
-// The test hook reads what each tree canvas draws, by its test id.
-const mounted = new Map<string, TreeCanvasHandle>();
-export function treeCanvas(testId: string): TreeCanvasHandle | undefined {
-  return mounted.get(testId);
-}
-
 export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, testId, empty }: Props): ReactElement {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);
   const rendererRef = useRef<FlameRenderer | null>(null);
   const [tip, setTip] = useState<{ node: number; x: number; y: number } | null>(null);
+  const [zoom, setZoom] = useState<ZoomPath>(NOT_ZOOMED);
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -44,13 +37,13 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
     if (canvas === null || box === null) return;
     const renderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND, zoomAnimationMs: 0 });
     rendererRef.current = renderer;
-    mounted.set(testId, { renderer, canvas });
+    // A new renderer (another orientation) starts on the whole tree.
+    setZoom(NOT_ZOOMED);
     const resize = new ResizeObserver(() => fit(renderer, canvas, box, inverted));
     resize.observe(box);
     return () => {
       resize.disconnect();
       renderer.dispose();
-      if (mounted.get(testId)?.renderer === renderer) mounted.delete(testId);
       rendererRef.current = null;
     };
   }, [testId, inverted]);
@@ -65,32 +58,25 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
   }, [tree, inverted, shades]);
 
   useEffect(() => {
+    rendererRef.current?.zoomToPath(zoom);
+  }, [zoom]);
+
+  useEffect(() => {
     rendererRef.current?.search(parseSearch(search ?? ''));
   }, [search, tree]);
 
-  const nodeAt = (e: MouseEvent<HTMLCanvasElement>): number => {
-    const rect = e.currentTarget.getBoundingClientRect();
-    return rendererRef.current?.hit(e.clientX - rect.left, e.clientY - rect.top) ?? -1;
-  };
+  const nodeAt = (e: MouseEvent<HTMLCanvasElement>): number => nodeUnderPointer(rendererRef.current, e);
 
+  // The tooltip sits in the scrolled content of the box, so it moves with the canvas.
   const onMove = (e: MouseEvent<HTMLCanvasElement>): void => {
-    const node = nodeAt(e);
-    rendererRef.current?.setHover(node);
     const box = boxRef.current;
-    if (node < 0 || box === null) {
-      setTip(null);
-      return;
-    }
-    const rect = box.getBoundingClientRect();
-    setTip({ node, x: e.clientX - rect.left + box.scrollLeft, y: e.clientY - rect.top + box.scrollTop });
+    const at = hoverUnderPointer(rendererRef.current, box, e);
+    setTip(at === null || box === null ? null : { node: at.node, x: at.x + box.scrollLeft, y: at.y + box.scrollTop });
   };
 
   const onClick = (e: MouseEvent<HTMLCanvasElement>): void => {
-    const node = nodeAt(e);
-    const r = rendererRef.current;
-    if (r === null || node < 0) return;
-    if (node === 0) r.resetZoom();
-    else r.zoomTo(node);
+    const next = zoomAfterClick(rendererRef.current?.tree ?? null, nodeAt(e));
+    if (next !== null) setZoom(next);
   };
 
   const onDoubleClick = (e: MouseEvent<HTMLCanvasElement>): void => {

@@ -57,7 +57,7 @@ export function TypesView(): ReactElement {
     return -1;
   }, [table, rows, focused, metric]);
   const focus = (r: number): void => {
-    if (table !== null) ws.focusEventType('alloc-space', table.rows[rows[r]].type, ALLOCATION_METRICS);
+    if (table !== null) ws.view.focusEventType('alloc-space', table.rows[rows[r]].type, ALLOCATION_METRICS);
   };
   const caption = table === null
     ? 'Waiting for the recording…'
@@ -77,9 +77,9 @@ export function TypesView(): ReactElement {
         testId="types-table" rowCount={rows.length} columns={columns} selectedRow={selectedRow}
         cell={(r, key) => (table === null ? null : typeCell(table, rows, r, key))}
         onSelect={focus}
-        onActivate={(r) => { focus(r); ws.setTab('flame'); }}
+        onActivate={(r) => { focus(r); ws.view.setTab('flame'); }}
         rowTitle={(r) => (table === null ? '' : table.rows[rows[r]].type)}
-        sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.setTypesSort(nextSort(sort, c, ['type']))}
+        sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setTypesSort(nextSort(sort, c, ['type']))}
         empty={table === null ? 'Waiting for the recording…' : 'No type matches.'}
       />
     </div>

@@ -39,7 +39,7 @@ export async function openPage(): Promise<OpenedPage> {
   return { browser, page, errors };
 }
 
-/** The parts of the renderer's test hook (renderer/src/views/test-hook.ts) the test reads. */
+/** The parts of the renderer's test hook (renderer/src/views/diagnostics-hook.ts) the test reads. */
 export interface HookNode {
   index: number;
   label: string;

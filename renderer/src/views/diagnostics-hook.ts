@@ -1,56 +1,21 @@
-// A read-only window into the UI for the end-to-end test, installed only when the page's URL
-// has `?test`: the state the views render, the trees they draw and the flame canvas's own
-// hit-testing, so the test checks what is on screen rather than re-deriving it.
+// The page's diagnostics hook: a read-only window into the UI, installed by main.tsx only
+// when the page's URL has `?test`, as `window.__clrscopeTest`. Its readers: the Chromium
+// tests (test/integration/support/workstation-page.ts), which check what is on screen (the
+// state the views render, the trees they draw, the flame canvas's own hit-testing) rather
+// than re-deriving it, and the latency benchmark (scripts/bench/latency.mjs), which reads
+// when each flame draw issued its pixels. It changes nothing; views reach it only through
+// flame-probe.ts. The global's and the parameter's names are what those readers use.
 
 import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
 import type { SourceFile } from '../../../structs/api/contract.js';
 import type { ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
-import type { FlameRenderer } from '../canvas/flame-renderer.js';
+import { labelPath } from '../canvas/flame-zoom.js';
 import type { AppState } from '../state/app-state.js';
 import type { SessionOutput } from '../state/program-output.js';
-import { labelPath } from '../state/tree-paths.js';
 import { flameIsCurrent } from '../state/view-queries.js';
 import type { Workstation } from '../state/workstation.js';
 import type { FlatTree, ParallelTree } from '../worker/protocol.js';
-
-interface FlameHandle {
-  renderer: FlameRenderer;
-  canvas: HTMLCanvasElement;
-}
-
-let flame: FlameHandle | null = null;
-
-/** One draw of the flame canvas: how old the freshest data on screen was (scripts/bench/latency.mjs). */
-export interface FlameDraw {
-  /** Numbers every draw since the hook was installed, so a poller can tell which it has seen. */
-  seq: number;
-  /** Unix-epoch ms when draw() had issued the frame's pixels. */
-  drawnAtUnixMs: number;
-  /** The drawn tree's newestSampleUnixMs; null for an empty tree or none. */
-  newestSampleUnixMs: number | null;
-}
-
-// A bounded ring: the hook may stay installed through hours of live redraws.
-const FLAME_DRAWS_KEPT = 256;
-const flameDraws: FlameDraw[] = [];
-let flameDrawSeq = 0;
-let recordingDraws = false;
-
-/** The flame view calls this after every draw; without the hook it returns at once. */
-export function noteFlameDraw(tree: FlatTree | null): void {
-  if (!recordingDraws) return;
-  flameDraws[flameDrawSeq % FLAME_DRAWS_KEPT] = {
-    seq: flameDrawSeq, drawnAtUnixMs: performance.timeOrigin + performance.now(), newestSampleUnixMs: tree?.newestSampleUnixMs ?? null,
-  };
-  flameDrawSeq++;
-}
-
-/** The flame view registers its renderer while it is mounted. */
-export function registerFlame(renderer: FlameRenderer, canvas: HTMLCanvasElement): () => void {
-  const handle = { renderer, canvas };
-  flame = handle;
-  return () => { if (flame === handle) flame = null; };
-}
+import { keptFlameDraws, mountedFlame, recordFlameDraws, type FlameDraw } from './flame-probe.js';
 
 export interface TestNode {
   index: number;
@@ -88,9 +53,9 @@ export interface TestDiffRow {
   afterTotal: number;
 }
 
-export interface ClrscopeTestHook {
+export interface DiagnosticsHook {
   state(): Pick<AppState, 'tab' | 'selectedSessionId' | 'sessions' | 'summary' | 'streamBytes' | 'error' | 'flameOptions' | 'parallelMode' | 'exports' | 'opening'
-    | 'fold' | 'selectedFunction' | 'diffOptions' | 'timelineStack'> & {
+    | 'fold' | 'selectedFunction' | 'diffOptions' | 'timelineStack' | 'flameZoom'> & {
     /** The flame tree on screen answers the current options (false while a changed query is out, or before any tree). */
     flameCurrent: boolean;
   };
@@ -116,6 +81,8 @@ export interface ClrscopeTestHook {
   flameHitIndex(x: number, y: number): number;
   /** Labels from below the root to `node` in the tree the renderer draws now (indices change with every live update). */
   flamePath(node: number): string[];
+  /** The path of the frame the flame renderer shows zoomed (empty: the whole tree), where state().flameZoom is the path asked for. */
+  flameZoomed(): string[] | null;
   counterPoints(): number;
   /** The selected session's program output as the Output view lists it. */
   output(): SessionOutput;
@@ -135,14 +102,15 @@ function nodes(tree: FlatTree | null): TestNode[] {
   return Array.from({ length: tree.nodeCount }, (_, i) => node(tree, i));
 }
 
-export function installTestHook(ws: Workstation): void {
-  const hook: ClrscopeTestHook = {
+/** Puts the hook on `window.__clrscopeTest` and starts keeping flame draws. */
+export function installDiagnosticsHook(ws: Workstation): void {
+  const hook: DiagnosticsHook = {
     state: () => {
       const s = ws.state;
       return {
         tab: s.tab, selectedSessionId: s.selectedSessionId, sessions: s.sessions, summary: s.summary, streamBytes: s.streamBytes,
         error: s.error, flameOptions: s.flameOptions, parallelMode: s.parallelMode, exports: s.exports, opening: s.opening,
-        fold: s.fold, selectedFunction: s.selectedFunction, diffOptions: s.diffOptions, timelineStack: s.timelineStack,
+        fold: s.fold, selectedFunction: s.selectedFunction, diffOptions: s.diffOptions, timelineStack: s.timelineStack, flameZoom: s.flameZoom,
         flameCurrent: flameIsCurrent(s),
       };
     },
@@ -189,27 +157,36 @@ export function installTestHook(ws: Workstation): void {
       if (tree === null) return [];
       return nodes(tree).map((n) => ({ ...n, threads: [...(tree.threads[n.index] ?? [])] }));
     },
-    flameCanvas: () => (flame === null ? null : { width: flame.canvas.clientWidth, height: flame.canvas.clientHeight }),
+    flameCanvas: () => {
+      const f = mountedFlame();
+      return f === null ? null : { width: f.canvas.clientWidth, height: f.canvas.clientHeight };
+    },
     flameVisible: () => {
-      const box = flame?.canvas.parentElement ?? null;
+      const box = mountedFlame()?.canvas.parentElement ?? null;
       return box === null ? null : { top: box.scrollTop, height: box.clientHeight };
     },
     flameHit: (x, y) => {
-      const tree = flame?.renderer.tree ?? null;
-      if (flame === null || tree === null) return null;
-      const i = flame.renderer.hit(x, y);
+      const f = mountedFlame();
+      const tree = f?.renderer.tree ?? null;
+      if (f === null || tree === null) return null;
+      const i = f.renderer.hit(x, y);
       if (i < 0 || i >= tree.nodeCount) return null;
       return { ...node(tree, i), path: labelPath(tree, i) };
     },
-    flameHitIndex: (x, y) => (flame === null ? -1 : flame.renderer.hit(x, y)),
+    flameHitIndex: (x, y) => mountedFlame()?.renderer.hit(x, y) ?? -1,
     flamePath: (node) => {
-      const tree = flame?.renderer.tree ?? null;
+      const tree = mountedFlame()?.renderer.tree ?? null;
       return tree === null || node < 0 || node >= tree.nodeCount ? [] : labelPath(tree, node);
+    },
+    flameZoomed: () => {
+      const r = mountedFlame()?.renderer;
+      const tree = r?.tree ?? null;
+      return r === undefined || tree === null ? null : labelPath(tree, r.zoomedNode);
     },
     counterPoints: () => ws.counters.points(ws.state.selectedSessionId).length,
     output: () => ws.output.get(ws.state.selectedSessionId),
-    flameDraws: () => [...flameDraws].sort((a, b) => a.seq - b.seq),
+    flameDraws: () => keptFlameDraws(),
   };
-  recordingDraws = true;
-  (window as unknown as { __clrscopeTest: ClrscopeTestHook }).__clrscopeTest = hook;
+  recordFlameDraws();
+  (window as unknown as { __clrscopeTest: DiagnosticsHook }).__clrscopeTest = hook;
 }
