@@ -15,7 +15,7 @@ import { EventPipeSession } from '../services/recording/eventpipe-session.js';
 import { attachProfiled, processAlive, type ProfiledAttach } from '../services/recording/profiled-attach.js';
 import { connectTimeoutMs, delay, launchProfiled, type ProfiledLaunch } from '../services/recording/profiled-launch.js';
 import { profilerLibraryPath } from '../services/profiler/profiler-env.js';
-import { fallbackSentence } from '../services/recording/profiler-refusal.js';
+import { attachOrFallback } from '../services/recording/profiler-refusal.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { exitCodeOf, type RecordIo } from './record-command.js';
@@ -188,14 +188,13 @@ async function watchPid(plan: CountersPlan, pid: number, io: RecordIo): Promise<
     if (!existsSync(libraryPath)) {
       throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
     }
-    try {
-      attach = await attachProfiled({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath });
-    } catch (err) {
-      const sentence = plan.fallback ? await fallbackSentence(err, pid, 'counters') : undefined;
-      if (sentence === undefined) throw err;
-      io.err(`clrscope: ${sentence}`);
+    const decision = await attachOrFallback(pid, 'counters',
+      () => attachProfiled({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath }), { fallback: plan.fallback });
+    if (decision.kind === 'eventpipe') {
+      io.err(`clrscope: ${decision.notice}`);
       return watchEventCounters(plan, pid, io);
     }
+    attach = decision.attached;
     source = await waitForWrittenBlock(pid, connectTimeoutMs());
     if (source === undefined) {
       await attach.detach();

@@ -4,10 +4,10 @@
 import { existsSync } from 'node:fs';
 import type { CollectedStream } from '../services/collector/collector.js';
 import { MeasureChannels, type MeasureChannel } from '../services/measure/measure-channel.js';
-import { attachProfiled, type ProfiledAttach } from '../services/recording/profiled-attach.js';
+import { attachProfiled } from '../services/recording/profiled-attach.js';
 import { connectTimeoutMs, delay, launchProfiled } from '../services/recording/profiled-launch.js';
 import { profilerLibraryPath } from '../services/profiler/profiler-env.js';
-import { refusalReason } from '../services/recording/profiler-refusal.js';
+import { attachOrFallback } from '../services/recording/profiler-refusal.js';
 import { UserError } from '../services/errors/user-error.js';
 import { parseMethodPattern, patternNames, type MethodPattern } from '../../structs/measure/method-pattern.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
@@ -171,14 +171,8 @@ async function measureLaunched(plan: MeasurePlan, libraryPath: string, io: Measu
 async function measureAttached(plan: MeasurePlan, pid: number, libraryPath: string, io: MeasureIo): Promise<number> {
   io.err(`clrscope: attaching to pid ${pid}...`);
   const channels = new MeasureChannels();
-  let attach: ProfiledAttach;
-  try {
-    attach = await attachProfiled({ pid, intervalMs: 10, cpu: false, wall: false, libraryPath, onChunk: channels.onChunk });
-  } catch (err) {
-    const reason = await refusalReason(err, pid);
-    if (reason !== undefined) throw new UserError(`${reason}; measuring needs clrscope's own profiler, so nothing was measured.`);
-    throw err;
-  }
+  // Measuring has no EventPipe road: a refusal is one sentence saying why nothing was measured.
+  const { attached: attach } = await attachOrFallback(pid, 'measuring', () => attachProfiled({ pid, intervalMs: 10, cpu: false, wall: false, libraryPath, onChunk: channels.onChunk }));
   const channel = channels.of(attach.stream);
   try {
     await channel.waitReady(READY_TIMEOUT_MS);
