@@ -29,7 +29,7 @@ import { RECORD_HELP } from './help-text.js';
 import { checkWritable, outputFormatOf, type OutputFormat } from './output-format.js';
 import { formatSummary } from './run-summary.js';
 import type { LiveSession } from '../services/recording/live-session.js';
-import type { StackThreadSums } from '../../structs/profile/aggregate.js';
+import { readBack, type ReadBack, type SummedReadBack } from '../services/recording/read-back.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { pauseEntries } from '../../structs/profile/pause-summary.js';
 
@@ -231,7 +231,7 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
   }
   if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
   for (const other of result.otherStreams) if (other.error !== undefined) io.err(`clrscope: pid ${other.pid ?? '?'}: ${other.error} What arrived before it is kept.`);
-  const { rec, summed } = plan.children === true ? { rec: await readBack(result.recording()), summed: undefined } : await readBackFor(plan, result.session, () => readBack(result.recording()));
+  const { recording: rec, summed } = await readBackFor(plan, result.session);
   await spool.stream.closeReader();
   if (plan.children === true && children !== undefined) {
     const tree = await processTreeRecording(stream, rec, result, children, io);
@@ -254,32 +254,17 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
   return code;
 }
 
-/** A recording read back with its samples summed, and how to read it whole should an output need every sample after all. */
-interface SummedReadBack {
-  sums: StackThreadSums;
-  whole: () => Promise<Recording>;
-}
-
 /**
  * The recording for the summary and the output, read back from the spool. A .clrscope output
- * (the spool moved into place) and a pprof one need the samples only summed per stack and
- * thread, as the summary does: read that way, a run of any length costs its sums, not 33 bytes a
- * sample. Async call stacks are spliced per sample, so such a recording is read whole.
+ * (the spool moved into place) and a pprof one need the samples only summed, as the summary
+ * does; a recording of several processes is read whole, to be merged.
  */
-async function readBackFor(plan: RecordPlan, session: LiveSession, whole: () => Promise<Recording>): Promise<{ rec: Recording; summed?: SummedReadBack }> {
+async function readBackFor(plan: RecordPlan, session: LiveSession): Promise<ReadBack> {
   const format = outputFormatOf(plan.output);
-  const model = session.recording;
-  if ((format !== 'clrscope' && format !== 'pprof') || model === undefined || model.asyncChainCount > 0 || model.keepsSamples) return { rec: await whole() };
-  const read = await session.recordingSummed();
-  if (read === undefined) return { rec: await whole() };
-  return { rec: read.recording, summed: { sums: read.sums, whole } };
-}
-
-/** The recording with every sample, read back from the spool: a session whose model has it is a bug, not a user's error. */
-async function readBack(recording: Promise<Recording | undefined>): Promise<Recording> {
-  const rec = await recording;
-  if (rec === undefined) throw new Error('The followed stream has no recording.');
-  return rec;
+  const back = await readBack(session, plan.children !== true && (format === 'clrscope' || format === 'pprof'));
+  // A session whose stream connected has a recording: none is a bug, not a user's error.
+  if (back === undefined) throw new Error('The followed stream has no recording.');
+  return back;
 }
 
 /** The launched process and every child that streamed, as one recording of several processes, listed on stderr. */
@@ -457,7 +442,7 @@ async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string
     spool.saved = true;
     return writeEventPipeRecording(plan, pid, result, io);
   }
-  const { rec, summed } = await readBackFor(plan, result.session, () => readBack(result.recording()));
+  const { recording: rec, summed } = await readBackFor(plan, result.session);
   await spool.stream.closeReader();
   if (result.stream.error !== undefined) io.err(`clrscope: ${result.stream.error} What arrived before it is kept.`);
   io.err(formatSummary(rec, result.stream.closedByCollector, summed?.sums));

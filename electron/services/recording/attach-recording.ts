@@ -40,9 +40,8 @@ export interface ProfilerAttachResult {
   kind: 'profiler';
   reason: 'duration' | 'interrupted' | 'exited';
   stream: CollectedStream;
+  /** The session that recorded: read its recording back with read-back.ts. */
   session: LiveSession;
-  /** The recording with every sample: the model, or read back from the session's stream. */
-  recording(): Promise<Recording | undefined>;
 }
 
 export interface EventPipeAttachResult {
@@ -101,7 +100,7 @@ export async function recordAttach(options: AttachRecordingOptions): Promise<Att
   if (reason !== 'exited') await session.stop();
   await stream.closed;
   await session.ended;
-  return { kind: 'profiler', reason, stream, session, recording: () => session.recordingWithSamples() };
+  return { kind: 'profiler', reason, stream, session };
 }
 
 /** Waits for `ended`, the deadline or an abort, whichever comes first, and says which. */

@@ -5,7 +5,6 @@
 // back from the stream once it has ended.
 
 import type { ChunkListener, CollectedStream } from '../collector/collector.js';
-import type { Recording } from '../../../structs/profile/recording.js';
 import { SessionStream } from '../spool/session-stream.js';
 import type { LiveSession } from './live-session.js';
 import { ProcessBook } from './process-tree.js';
@@ -33,7 +32,7 @@ export interface LaunchRecordingOptions {
   output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
   /** Where the followed stream's bytes go (a spool file); in memory by default. */
   stream?: SessionStream;
-  /** False: the models keep no samples (they are in `stream`; read them back with `recording()`). Default true. */
+  /** False: the models keep no samples (they are in `stream`; read them back with read-back.ts). Default true. */
   keepSamples?: boolean;
   /** Chunks of the streams other than the followed one (the children's spools). */
   onChunk?: ChunkListener;
@@ -55,10 +54,8 @@ export interface LaunchRecordingResult {
   refusedPids: number[];
   /** What each connected process was (recorded or refused), read while it ran. */
   processes: ProcessBook;
-  /** The session that recorded (its stream holds the followed stream's bytes). */
+  /** The session that recorded (its stream holds the followed stream's bytes; read-back.ts reads its recording). */
   session: LiveSession;
-  /** The followed stream's recording with every sample: the model, or read back from the session's stream. */
-  recording(): Promise<Recording | undefined>;
 }
 
 export async function recordLaunch(options: LaunchRecordingOptions): Promise<LaunchRecordingResult> {
@@ -129,6 +126,5 @@ export async function recordLaunch(options: LaunchRecordingOptions): Promise<Lau
     refusedPids,
     processes,
     session,
-    recording: () => session.recordingWithSamples(),
   };
 }

@@ -28,12 +28,12 @@ import { FileSession } from './file-session.js';
 import { resolveLaunch } from './launch-command.js';
 import { listProcesses as discoverProcesses } from './processes.js';
 import type { RecordingSession } from '../recording/recording-session.js';
+import { readBack, type ReadBack } from '../recording/read-back.js';
 import { foldRecording } from '../../../structs/analysis/fold-recording.js';
 import { SettingsStore } from './settings-store.js';
 import { PdbLines } from '../source-lines/pdb-lines.js';
 import { readSourceFile } from '../source-lines/source-file.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
-import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { SessionStream } from '../spool/session-stream.js';
 import { ensureSpoolDir, spoolDir, spoolFileName } from '../spool/spool-dir.js';
@@ -463,21 +463,18 @@ class WorkstationCore {
     const progress = (done: number, total: number): void => this.emit({ type: 'export-progress', sessionId: session.id, done, total });
     const mismatch = exportPathMismatch(request.format, path);
     if (mismatch !== undefined) throw new UserError(mismatch);
-    // pprof without folding or async stacks needs the samples only summed per stack and thread:
+    // pprof without folding needs the samples only summed per stack and thread (read-back.ts):
     // read back that way, an hour's export holds the sums, not every sample.
-    const summable = request.format === 'pprof' && request.fold === undefined && session.recording.asyncChainCount === 0 && session.recordingSummed !== undefined;
-    let recording: Recording | undefined;
-    let summed: StackThreadSums | undefined;
+    let back: ReadBack | undefined;
     try {
       // Not reported as export progress: that counts the writer's steps, from 0 of 1, as before.
-      if (summable) ({ recording, sums: summed } = await session.recordingSummed?.() ?? {});
-      else recording = await session.recordingWithSamples();
+      back = await readBack(session, request.format === 'pprof' && request.fold === undefined);
     } catch (err) {
       throw new UserError(`Session ${session.id}'s recording could not be read back for the export: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
     }
-    if (recording === undefined) throw new UserError(session.nothingToExport());
-    const folded = request.fold === undefined ? recording : foldRecording(recording, request.fold);
-    return writeExport(folded, session.countersHistory(), request.format, path, progress, summed);
+    if (back === undefined) throw new UserError(session.nothingToExport());
+    const folded = request.fold === undefined ? back.recording : foldRecording(back.recording, request.fold);
+    return writeExport(folded, session.countersHistory(), request.format, path, progress, back.summed?.sums);
   }
 
   async shutdown(): Promise<void> {
