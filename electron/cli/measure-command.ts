@@ -8,6 +8,7 @@ import { attachProfiled } from '../services/recording/profiled-attach.js';
 import { connectTimeoutMs, delay, launchProfiled } from '../services/recording/profiled-launch.js';
 import { profilerLibraryPath } from '../services/profiler/profiler-env.js';
 import { attachOrFallback } from '../services/recording/profiler-refusal.js';
+import { followUntil } from '../services/recording/follow-until.js';
 import { UserError } from '../services/errors/user-error.js';
 import { parseMethodPattern, patternNames, type MethodPattern } from '../../structs/measure/method-pattern.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
@@ -93,18 +94,8 @@ export async function runMeasure(argv: readonly string[], io: MeasureIo): Promis
 }
 
 /** Resolves when the duration ends or on Ctrl-C ('stop'), or when `ended` settles first ('ended'). */
-function stopOrEnd(plan: MeasurePlan, io: MeasureIo, ended: Promise<unknown>): Promise<'stop' | 'ended'> {
-  return new Promise((resolve) => {
-    const timer = plan.durationMs === undefined ? undefined : setTimeout(() => finish('stop'), plan.durationMs);
-    const onAbort = (): void => finish('stop');
-    io.signal?.addEventListener('abort', onAbort, { once: true });
-    void ended.then(() => finish('ended'));
-    function finish(how: 'stop' | 'ended'): void {
-      if (timer !== undefined) clearTimeout(timer);
-      io.signal?.removeEventListener('abort', onAbort);
-      resolve(how);
-    }
-  });
+async function stopOrEnd(plan: MeasurePlan, io: MeasureIo, ended: Promise<unknown>): Promise<'stop' | 'ended'> {
+  return await followUntil(ended, { durationMs: plan.durationMs, signal: io.signal }) === 'ended' ? 'ended' : 'stop';
 }
 
 /** Gives every measured method its original code back and lets calls still in the wrapped code finish. */

@@ -9,6 +9,7 @@ import { SessionStream } from '../spool/session-stream.js';
 import type { LiveSession } from './live-session.js';
 import { ProcessBook } from './process-tree.js';
 import { connectTimeoutMs } from './profiled-launch.js';
+import { followUntil } from './follow-until.js';
 import { launchSession } from './start-session.js';
 
 export type StopReason = 'exited' | 'duration' | 'interrupted';
@@ -92,26 +93,16 @@ export async function recordLaunch(options: LaunchRecordingOptions): Promise<Lau
   const { collector } = launch;
   options.onLaunched?.(launch.pid);
 
-  let reason: StopReason = 'exited';
-  let stopRequested: (() => void) | undefined;
-  const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
-  const timers: NodeJS.Timeout[] = [];
-  if (options.durationMs !== undefined) {
-    timers.push(setTimeout(() => { reason = 'duration'; stopRequested?.(); }, options.durationMs));
-  }
-  const onAbort = (): void => { reason = 'interrupted'; stopRequested?.(); };
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  timers.push(setTimeout(() => {
+  const noRuntime = setTimeout(() => {
     if (collector.streams.length === 0) {
       notice(`No .NET runtime has connected after ${Math.round(timeout / 1000)} s: ${options.command} does not look like a .NET program (or it disabled profilers with DOTNET_EnableDiagnostics=0); still waiting for it to exit.`);
     }
-  }, timeout));
-
-  const first = await Promise.race([launch.exited.then(() => 'exited' as const), stopped.then(() => 'stop' as const)]);
-  for (const t of timers) clearTimeout(t);
-  options.signal?.removeEventListener('abort', onAbort);
+  }, timeout);
+  const end = await followUntil(launch.exited, { durationMs: options.durationMs, signal: options.signal });
+  clearTimeout(noRuntime);
+  const reason: StopReason = end === 'ended' ? 'exited' : end;
   // A stop ends the recording where it is (the collector closes), then lets the program go.
-  if (first === 'stop') await session.stop();
+  if (end !== 'ended') await session.stop();
   const exit = await launch.exited;
   await session.ended;
 
