@@ -18,7 +18,8 @@ import { profilerLibraryPath } from '../services/profiler/profiler-env.js';
 import { attachOrFallback } from '../services/recording/profiler-refusal.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
-import { exitCodeOf, type RecordIo } from './record-command.js';
+import type { RecordIo } from './record-command.js';
+import { commandExitCode } from '../services/recording/program-exit.js';
 import { COUNTERS_HELP } from './help-text.js';
 
 interface CountersValues {
@@ -286,5 +287,5 @@ export async function runCounters(argv: readonly string[], io: RecordIo): Promis
     io.err(`clrscope: ${command[0]} exited before a .NET runtime published counters; nothing to show.`);
   }
   await launch.finish();
-  return exitCodeOf({ exitCode: exit.code, exitSignal: exit.signal });
+  return commandExitCode(exit);
 }

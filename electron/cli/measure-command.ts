@@ -14,7 +14,7 @@ import { parseMethodPattern, patternNames, type MethodPattern } from '../../stru
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { MEASURE_HELP } from './help-text.js';
 import { measureJson, measureTable } from './measure-table.js';
-import { exitCodeOf } from './record-command.js';
+import { commandExitCode } from '../services/recording/program-exit.js';
 
 interface MeasureValues {
   method?: string[];
@@ -152,11 +152,11 @@ async function measureLaunched(plan: MeasurePlan, libraryPath: string, io: Measu
   const stream = own();
   if (stream === undefined) {
     io.err(`clrscope: no .NET runtime connected, so nothing was measured: ${plan.command} is not a .NET program, or its runtime did not load the profiler (DOTNET_EnableDiagnostics=0, or another profiler already loaded).`);
-    return exitCodeOf({ exitCode: exit.code, exitSignal: exit.signal });
+    return commandExitCode(exit);
   }
   if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
   report(plan, channels.of(stream), io);
-  return exitCodeOf({ exitCode: exit.code, exitSignal: exit.signal });
+  return commandExitCode(exit);
 }
 
 async function measureAttached(plan: MeasurePlan, pid: number, libraryPath: string, io: MeasureIo): Promise<number> {

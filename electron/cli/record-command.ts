@@ -5,7 +5,6 @@
 // output is the spool itself, moved into place.
 
 import { existsSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
 import { basename } from 'node:path';
 import type { CollectedStream } from '../services/collector/collector.js';
 import { ChildSpools } from '../services/spool/child-spools.js';
@@ -21,6 +20,7 @@ import { recordAttach, type EventPipeAttachResult } from '../services/recording/
 import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
 import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
 import { MAX_CHILD_STREAMS } from '../services/recording/profiled-launch.js';
+import { commandExitCode, exitText } from '../services/recording/program-exit.js';
 import { lingeringSentence, processText } from '../services/recording/process-tree.js';
 import { mergeProcesses, type ProcessPart } from '../../structs/profile/merge-processes.js';
 import { UserError } from '../services/errors/user-error.js';
@@ -149,12 +149,6 @@ const OPEN_HINTS: Partial<Record<OutputFormat, (path: string) => string>> = {
   etlx: () => 'Open it in PerfView',
 };
 
-export function exitCodeOf(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): number {
-  if (result.exitCode !== null) return result.exitCode;
-  if (result.exitSignal !== null) return 128 + (osConstants.signals[result.exitSignal] ?? 0);
-  return 1;
-}
-
 export interface RecordIo {
   err: (line: string) => void;
   out: (line: string) => void;
@@ -221,8 +215,9 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
     onChunk: children?.listener,
     children: plan.children,
   });
-  const code = exitCodeOf(result);
-  const how = exitText(result);
+  const exit = { code: result.exitCode, signal: result.exitSignal };
+  const code = commandExitCode(exit);
+  const how = exitText(exit, 'ended');
   const stream = result.stream;
   if (stream === undefined) {
     spool.discard();
@@ -294,13 +289,6 @@ async function reportLingering(result: LaunchRecordingResult, libraryPath: strin
   const others = [...result.otherStreams.map((s) => s.pid), ...result.refusedPids].filter((pid): pid is number => pid !== undefined && pid !== result.stream?.pid);
   const sentence = await lingeringSentence(others, libraryPath, result.processes, children);
   if (sentence !== undefined) io.err(`clrscope: ${sentence[0].toLowerCase()}${sentence.slice(1)}`);
-}
-
-/** How the program ended, for sentences: "exited with code 3", "was ended by SIGKILL". */
-function exitText(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): string {
-  if (result.exitCode !== null) return `exited with code ${result.exitCode}`;
-  if (result.exitSignal !== null) return `was ended by ${result.exitSignal}`;
-  return 'ended';
 }
 
 /** Exit code when nothing could be recorded and the program itself exited 0. */
