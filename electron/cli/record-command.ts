@@ -5,14 +5,10 @@
 // output is the spool itself, moved into place.
 
 import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
 import type { CollectedStream } from '../services/collector/collector.js';
 import { ChildSpools } from '../services/spool/child-spools.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/atomic-file.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
-import { privateDirProblem } from '../services/files/private-dir.js';
-import { ensureSpoolDir, leftoverSpools, spoolDir, spoolFileName } from '../services/spool/spool-dir.js';
-import { SessionStream } from '../services/spool/session-stream.js';
 import { counted } from '../../structs/text/count.js';
 import { checkFormatAvailable, writeRecordingFile as writeInFormat } from '../services/export/recording-file.js';
 import { RECORDING_FORMATS } from '../services/export/recording-formats.js';
@@ -26,6 +22,7 @@ import { mergeProcesses, type ProcessPart } from '../../structs/profile/merge-pr
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { RECORD_HELP } from './help-text.js';
+import { openSpool, type RunSpool } from './run-spool.js';
 import { checkWritable, outputFormatOf, type OutputFormat } from './output-format.js';
 import { formatSummary } from './run-summary.js';
 import type { LiveSession } from '../services/recording/live-session.js';
@@ -348,66 +345,6 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
     throw new UserError(parts.length === 0 ? `${message}.` : `${message}; ${parts.join(', and ')}.`, code);
   }
   if (spool !== undefined && !spool.saved) spool.discard();
-}
-
-/** The spool of this run: the session's stream, and whether the recording has been saved (then it needs no mention). */
-interface RunSpool {
-  /** On disk in `dir` as it arrives, or in memory when no spool folder could be used. */
-  stream: SessionStream;
-  dir: string | undefined;
-  saved: boolean;
-  /** Leaves the file and says where it is. */
-  keep(io: RecordIo): void;
-  /** Removes the file: it holds nothing worth keeping. */
-  discard(): void;
-}
-
-/**
- * Creates this run's spool file, so a killed clrscope leaves its recording behind; mentions
- * recordings earlier runs left there. Without a usable cache folder the run goes on, saying
- * that a kill would lose the recording.
- */
-async function openSpool(io: RecordIo): Promise<RunSpool> {
-  let stream: SessionStream;
-  let dir: string | undefined;
-  try {
-    dir = await ensureSpoolDir();
-    announceLeftovers(dir, io);
-    stream = SessionStream.onDisk(dir, spoolFileName(), (sentence) => io.err(`clrscope: ${sentence}`));
-  } catch (err) {
-    const why = privateDirProblem(err, spoolDir());
-    io.err(`clrscope: the recording is kept in memory only (cannot use ${spoolDir()}: ${why}), so it would be lost if clrscope were killed.`);
-    stream = SessionStream.inMemory();
-    dir = undefined;
-  }
-  const spool: RunSpool = {
-    stream,
-    dir,
-    saved: false,
-    keep(out) {
-      if (spool.saved) return;
-      const file = stream.spoolFile;
-      if (file === undefined || !file.holdsRecords) {
-        spool.discard();
-        return;
-      }
-      spool.saved = true;
-      file.close();
-      out.err(`clrscope: what was recorded is kept in ${file.path} (clrscope convert ${file.path} -o FILE writes it in any format).`);
-    },
-    discard() {
-      spool.saved = true;
-      void stream.close();
-    },
-  };
-  return spool;
-}
-
-function announceLeftovers(dir: string, io: RecordIo): void {
-  const left = leftoverSpools(dir);
-  if (left.length === 0) return;
-  const newest = left[0].path;
-  io.err(`clrscope: ${counted(left.length, 'recording')} of earlier runs that did not finish ${left.length === 1 ? 'is' : 'are'} kept in ${dir} (the newest: ${basename(newest)}); clrscope convert FILE -o OUT.pb.gz writes one in another format, or delete them.`);
 }
 
 async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string, io: RecordIo, spool: RunSpool): Promise<number> {
