@@ -16,7 +16,7 @@ import { securityHeaders } from './security/content-security-policy.js';
 import { contentTypeOf, resolveRendererFile } from './security/renderer-files.js';
 import { callOperation, errorSentence, logIfUnexpected } from './services/api/dispatch.js';
 import { ETLX_CONVERTER_ENV } from './services/export/etlx.js';
-import { createWorkstation, type Workstation, type WorkstationClient, type WorkstationOptions } from './services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationService, type WorkstationClient, type WorkstationServiceOptions } from './services/workstation/workstation-service.js';
 import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, ELECTRON_CSP, isAppUrl, mainWindowOptions } from './window-options.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -26,7 +26,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
 /** In an installed app the profiler, the demo and the .etlx converter sit in resources/ (outside the asar archive, where .NET can load them). */
-function setupPaths(): WorkstationOptions {
+function setupPaths(): WorkstationServiceOptions {
   if (!app.isPackaged) return {};
   const library = process.platform === 'win32' ? 'clrscope.dll' : 'libclrscope.so';
   process.env.CLRSCOPE_PROFILER_PATH ??= join(process.resourcesPath, 'native-profiler', library);
@@ -82,7 +82,7 @@ function fromAppPage(event: IpcMainInvokeEvent): boolean {
 const NOT_OUR_PAGE: IpcReply = { ok: false, error: 'Only the clrscope window may use the workstation.' };
 
 /** One handler per operation: the sender must be our page; its arguments are validated; the outcome comes back as an IpcReply. */
-function setupIpc(workstation: Workstation): void {
+function setupIpc(workstation: WorkstationService): void {
   const clients = new Map<number, WorkstationClient>();
   const clientFor = (contents: WebContents): WorkstationClient => {
     let client = clients.get(contents.id);
@@ -145,7 +145,7 @@ function setupWindow(): BrowserWindow {
 }
 
 /** Closing the last window, Ctrl-C or SIGTERM: stop every session, let launched programs exit, quit. */
-function setupLifecycle(workstation: Workstation): void {
+function setupLifecycle(workstation: WorkstationService): void {
   let shutDown = false;
   app.on('window-all-closed', () => app.quit());
   app.on('before-quit', (event) => {
@@ -157,7 +157,7 @@ function setupLifecycle(workstation: Workstation): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
 }
 
-async function setupDemo(workstation: Workstation): Promise<void> {
+async function setupDemo(workstation: WorkstationService): Promise<void> {
   if (!process.argv.includes('--demo')) return;
   try {
     await workstation.launchDemo();
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
     app.quit();
     return;
   }
-  const workstation = createWorkstation(setupPaths());
+  const workstation = createWorkstationService(setupPaths());
   setupSecurity();
   setupIpc(workstation);
   setupDialogs();

@@ -2,14 +2,14 @@
 // the address to open (with this run's token); with `demo`, the bundled demo is recording by
 // the time the page opens. Ctrl-C stops every session, lets launched programs exit, and ends.
 
-import { createWorkstation, type WorkstationOptions } from '../services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationServiceOptions } from '../services/workstation/workstation-service.js';
 import { startBrowserMode, type BrowserMode } from './server.js';
 
 export interface RunBrowserModeOptions {
   demo?: boolean;
   port?: number;
   rendererDir?: string;
-  workstation?: WorkstationOptions;
+  workstation?: WorkstationServiceOptions;
   out?: (line: string) => void;
   err?: (line: string) => void;
 }
@@ -17,7 +17,7 @@ export interface RunBrowserModeOptions {
 export async function runBrowserMode(options: RunBrowserModeOptions = {}): Promise<BrowserMode> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const err = options.err ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const workstation = createWorkstation(options.workstation);
+  const workstation = createWorkstationService(options.workstation);
   const server = await startBrowserMode({ workstation, port: options.port, rendererDir: options.rendererDir });
   out(`clrscope workstation: open ${server.url}`);
   if (options.demo) {

@@ -11,7 +11,7 @@ import { dumpRecording } from '../../structs/formats/clrscope-file/recording-dum
 import { fixtureStream } from '../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { writeRecordingFile } from '../services/export/recording-file.js';
-import { createWorkstation, type Workstation } from '../services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationService } from '../services/workstation/workstation-service.js';
 import { cookieName } from './access.js';
 import { startBrowserMode, type BrowserMode } from './server.js';
 import { LAUNCH_NEEDS_PAGE } from './ws-bridge.js';
@@ -88,7 +88,7 @@ class Client {
 }
 
 describe('browser mode over real sockets', () => {
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let dir: string;
 
@@ -99,7 +99,7 @@ describe('browser mode over real sockets', () => {
     writeFileSync(join(dir, 'app.js'), 'console.log(1);');
     writeFileSync(join(dir, '..', `${dir.split('/').pop()}-secret.txt`), 'secret');
     // Any existing file stands in for the profiler library: no launch here gets as far as loading it.
-    workstation = createWorkstation({ listProcesses: async () => [], libraryPath: process.execPath });
+    workstation = createWorkstationService({ listProcesses: async () => [], libraryPath: process.execPath });
     server = await startBrowserMode({ workstation, rendererDir: dir });
   });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { packageRoot } from '../services/profiler/profiler-env.js';
-import type { Workstation } from '../services/workstation/workstation.js';
+import type { WorkstationService } from '../services/workstation/workstation-service.js';
 import { contentSecurityPolicy, securityHeaders } from '../security/content-security-policy.js';
 import { contentTypeOf, resolveRendererFile } from '../security/renderer-files.js';
 import { allowedOrigins, checkToken, hostAllowed, newToken, originAllowed, tokenCookie } from './access.js';
@@ -21,7 +21,7 @@ export const WS_PATH = '/ws';
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 export interface BrowserModeOptions {
-  workstation: Workstation;
+  workstation: WorkstationService;
   /** The built renderer (default renderer/dist in the checkout). */
   rendererDir?: string;
   /** 0 or absent: a free port. */

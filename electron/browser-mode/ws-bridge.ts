@@ -7,7 +7,7 @@ import { encodeStreamFrame, NONCE_OPERATIONS, type WsTextMessage } from '../../s
 import type { Operation } from '../../structs/api/contract.js';
 import { sameToken } from './access.js';
 import { callOperation, errorSentence, logIfUnexpected } from '../services/api/dispatch.js';
-import type { Workstation } from '../services/workstation/workstation.js';
+import type { WorkstationService } from '../services/workstation/workstation-service.js';
 
 /** More unsent output than this and the tab is not reading: it is dropped (it reconnects and resumes where it was). */
 export const MAX_BUFFERED_BYTES = 512 * 1024 * 1024;
@@ -26,7 +26,7 @@ export const LAUNCH_NEEDS_PAGE = 'Programs are launched only from the workstatio
  * `launchNonce`: given to a connection a workstation page opened (it sent our Origin), which
  * alone may launch programs, by sending it back with each launch request.
  */
-export function bridgeConnection(ws: WebSocket, workstation: Workstation, launchNonce?: string): void {
+export function bridgeConnection(ws: WebSocket, workstation: WorkstationService, launchNonce?: string): void {
   const client = workstation.connect();
   // ws has no drain event of its own: a replay looks at the socket's unsent bytes between steps.
   client.setDrained(() => new Promise<void>((resolve) => {

@@ -15,10 +15,11 @@ import { EventPipeSession } from '../services/recording/eventpipe-session.js';
 import { attachProfiled, processAlive, type ProfiledAttach } from '../services/recording/profiled-attach.js';
 import { connectTimeoutMs, delay, launchProfiled, type ProfiledLaunch } from '../services/recording/profiled-launch.js';
 import { profilerLibraryPath } from '../services/profiler/profiler-env.js';
-import { fallbackSentence } from '../services/recording/profiler-refusal.js';
+import { attachOrFallback } from '../services/recording/profiler-refusal.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
-import { exitCodeOf, type RecordIo } from './record-command.js';
+import type { RecordIo } from './record-command.js';
+import { commandExitCode } from '../services/recording/program-exit.js';
 import { COUNTERS_HELP } from './help-text.js';
 
 interface CountersValues {
@@ -188,14 +189,13 @@ async function watchPid(plan: CountersPlan, pid: number, io: RecordIo): Promise<
     if (!existsSync(libraryPath)) {
       throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
     }
-    try {
-      attach = await attachProfiled({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath });
-    } catch (err) {
-      const sentence = plan.fallback ? await fallbackSentence(err, pid, 'counters') : undefined;
-      if (sentence === undefined) throw err;
-      io.err(`clrscope: ${sentence}`);
+    const decision = await attachOrFallback(pid, 'counters',
+      () => attachProfiled({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath }), { fallback: plan.fallback });
+    if (decision.kind === 'eventpipe') {
+      io.err(`clrscope: ${decision.notice}`);
       return watchEventCounters(plan, pid, io);
     }
+    attach = decision.attached;
     source = await waitForWrittenBlock(pid, connectTimeoutMs());
     if (source === undefined) {
       await attach.detach();
@@ -287,5 +287,5 @@ export async function runCounters(argv: readonly string[], io: RecordIo): Promis
     io.err(`clrscope: ${command[0]} exited before a .NET runtime published counters; nothing to show.`);
   }
   await launch.finish();
-  return exitCodeOf({ exitCode: exit.code, exitSignal: exit.signal });
+  return commandExitCode(exit);
 }

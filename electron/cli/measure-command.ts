@@ -4,16 +4,17 @@
 import { existsSync } from 'node:fs';
 import type { CollectedStream } from '../services/collector/collector.js';
 import { MeasureChannels, type MeasureChannel } from '../services/measure/measure-channel.js';
-import { attachProfiled, type ProfiledAttach } from '../services/recording/profiled-attach.js';
+import { attachProfiled } from '../services/recording/profiled-attach.js';
 import { connectTimeoutMs, delay, launchProfiled } from '../services/recording/profiled-launch.js';
 import { profilerLibraryPath } from '../services/profiler/profiler-env.js';
-import { refusalReason } from '../services/recording/profiler-refusal.js';
+import { attachOrFallback } from '../services/recording/profiler-refusal.js';
+import { followUntil } from '../services/recording/follow-until.js';
 import { UserError } from '../services/errors/user-error.js';
 import { parseMethodPattern, patternNames, type MethodPattern } from '../../structs/measure/method-pattern.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { MEASURE_HELP } from './help-text.js';
 import { measureJson, measureTable } from './measure-table.js';
-import { exitCodeOf } from './record-command.js';
+import { commandExitCode } from '../services/recording/program-exit.js';
 
 interface MeasureValues {
   method?: string[];
@@ -93,18 +94,8 @@ export async function runMeasure(argv: readonly string[], io: MeasureIo): Promis
 }
 
 /** Resolves when the duration ends or on Ctrl-C ('stop'), or when `ended` settles first ('ended'). */
-function stopOrEnd(plan: MeasurePlan, io: MeasureIo, ended: Promise<unknown>): Promise<'stop' | 'ended'> {
-  return new Promise((resolve) => {
-    const timer = plan.durationMs === undefined ? undefined : setTimeout(() => finish('stop'), plan.durationMs);
-    const onAbort = (): void => finish('stop');
-    io.signal?.addEventListener('abort', onAbort, { once: true });
-    void ended.then(() => finish('ended'));
-    function finish(how: 'stop' | 'ended'): void {
-      if (timer !== undefined) clearTimeout(timer);
-      io.signal?.removeEventListener('abort', onAbort);
-      resolve(how);
-    }
-  });
+async function stopOrEnd(plan: MeasurePlan, io: MeasureIo, ended: Promise<unknown>): Promise<'stop' | 'ended'> {
+  return await followUntil(ended, { durationMs: plan.durationMs, signal: io.signal }) === 'ended' ? 'ended' : 'stop';
 }
 
 /** Gives every measured method its original code back and lets calls still in the wrapped code finish. */
@@ -161,24 +152,18 @@ async function measureLaunched(plan: MeasurePlan, libraryPath: string, io: Measu
   const stream = own();
   if (stream === undefined) {
     io.err(`clrscope: no .NET runtime connected, so nothing was measured: ${plan.command} is not a .NET program, or its runtime did not load the profiler (DOTNET_EnableDiagnostics=0, or another profiler already loaded).`);
-    return exitCodeOf({ exitCode: exit.code, exitSignal: exit.signal });
+    return commandExitCode(exit);
   }
   if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
   report(plan, channels.of(stream), io);
-  return exitCodeOf({ exitCode: exit.code, exitSignal: exit.signal });
+  return commandExitCode(exit);
 }
 
 async function measureAttached(plan: MeasurePlan, pid: number, libraryPath: string, io: MeasureIo): Promise<number> {
   io.err(`clrscope: attaching to pid ${pid}...`);
   const channels = new MeasureChannels();
-  let attach: ProfiledAttach;
-  try {
-    attach = await attachProfiled({ pid, intervalMs: 10, cpu: false, wall: false, libraryPath, onChunk: channels.onChunk });
-  } catch (err) {
-    const reason = await refusalReason(err, pid);
-    if (reason !== undefined) throw new UserError(`${reason}; measuring needs clrscope's own profiler, so nothing was measured.`);
-    throw err;
-  }
+  // Measuring has no EventPipe road: a refusal is one sentence saying why nothing was measured.
+  const { attached: attach } = await attachOrFallback(pid, 'measuring', () => attachProfiled({ pid, intervalMs: 10, cpu: false, wall: false, libraryPath, onChunk: channels.onChunk }));
   const channel = channels.of(attach.stream);
   try {
     await channel.waitReady(READY_TIMEOUT_MS);

@@ -5,15 +5,10 @@
 // output is the spool itself, moved into place.
 
 import { existsSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
-import { basename } from 'node:path';
 import type { CollectedStream } from '../services/collector/collector.js';
 import { ChildSpools } from '../services/spool/child-spools.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/atomic-file.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
-import { privateDirProblem } from '../services/files/private-dir.js';
-import { ensureSpoolDir, leftoverSpools, spoolDir, spoolFileName } from '../services/spool/spool-dir.js';
-import { SessionStream } from '../services/spool/session-stream.js';
 import { counted } from '../../structs/text/count.js';
 import { checkFormatAvailable, writeRecordingFile as writeInFormat } from '../services/export/recording-file.js';
 import { RECORDING_FORMATS } from '../services/export/recording-formats.js';
@@ -21,15 +16,17 @@ import { recordAttach, type EventPipeAttachResult } from '../services/recording/
 import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
 import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
 import { MAX_CHILD_STREAMS } from '../services/recording/profiled-launch.js';
+import { commandExitCode, exitText } from '../services/recording/program-exit.js';
 import { lingeringSentence, processText } from '../services/recording/process-tree.js';
 import { mergeProcesses, type ProcessPart } from '../../structs/profile/merge-processes.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { RECORD_HELP } from './help-text.js';
+import { openSpool, type RunSpool } from './run-spool.js';
 import { checkWritable, outputFormatOf, type OutputFormat } from './output-format.js';
 import { formatSummary } from './run-summary.js';
 import type { LiveSession } from '../services/recording/live-session.js';
-import type { StackThreadSums } from '../../structs/profile/aggregate.js';
+import { readBack, type ReadBack, type SummedReadBack } from '../services/recording/read-back.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { pauseEntries } from '../../structs/profile/pause-summary.js';
 
@@ -149,12 +146,6 @@ const OPEN_HINTS: Partial<Record<OutputFormat, (path: string) => string>> = {
   etlx: () => 'Open it in PerfView',
 };
 
-export function exitCodeOf(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): number {
-  if (result.exitCode !== null) return result.exitCode;
-  if (result.exitSignal !== null) return 128 + (osConstants.signals[result.exitSignal] ?? 0);
-  return 1;
-}
-
 export interface RecordIo {
   err: (line: string) => void;
   out: (line: string) => void;
@@ -221,8 +212,9 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
     onChunk: children?.listener,
     children: plan.children,
   });
-  const code = exitCodeOf(result);
-  const how = exitText(result);
+  const exit = { code: result.exitCode, signal: result.exitSignal };
+  const code = commandExitCode(exit);
+  const how = exitText(exit, 'ended');
   const stream = result.stream;
   if (stream === undefined) {
     spool.discard();
@@ -231,7 +223,7 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
   }
   if (stream.error !== undefined) io.err(`clrscope: ${stream.error} What arrived before it is kept.`);
   for (const other of result.otherStreams) if (other.error !== undefined) io.err(`clrscope: pid ${other.pid ?? '?'}: ${other.error} What arrived before it is kept.`);
-  const { rec, summed } = plan.children === true ? { rec: await readBack(result.recording()), summed: undefined } : await readBackFor(plan, result.session, () => readBack(result.recording()));
+  const { recording: rec, summed } = await readBackFor(plan, result.session);
   await spool.stream.closeReader();
   if (plan.children === true && children !== undefined) {
     const tree = await processTreeRecording(stream, rec, result, children, io);
@@ -254,32 +246,17 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
   return code;
 }
 
-/** A recording read back with its samples summed, and how to read it whole should an output need every sample after all. */
-interface SummedReadBack {
-  sums: StackThreadSums;
-  whole: () => Promise<Recording>;
-}
-
 /**
  * The recording for the summary and the output, read back from the spool. A .clrscope output
- * (the spool moved into place) and a pprof one need the samples only summed per stack and
- * thread, as the summary does: read that way, a run of any length costs its sums, not 33 bytes a
- * sample. Async call stacks are spliced per sample, so such a recording is read whole.
+ * (the spool moved into place) and a pprof one need the samples only summed, as the summary
+ * does; a recording of several processes is read whole, to be merged.
  */
-async function readBackFor(plan: RecordPlan, session: LiveSession, whole: () => Promise<Recording>): Promise<{ rec: Recording; summed?: SummedReadBack }> {
+async function readBackFor(plan: RecordPlan, session: LiveSession): Promise<ReadBack> {
   const format = outputFormatOf(plan.output);
-  const model = session.recording;
-  if ((format !== 'clrscope' && format !== 'pprof') || model === undefined || model.asyncChainCount > 0 || model.keepsSamples) return { rec: await whole() };
-  const read = await session.recordingSummed();
-  if (read === undefined) return { rec: await whole() };
-  return { rec: read.recording, summed: { sums: read.sums, whole } };
-}
-
-/** The recording with every sample, read back from the spool: a session whose model has it is a bug, not a user's error. */
-async function readBack(recording: Promise<Recording | undefined>): Promise<Recording> {
-  const rec = await recording;
-  if (rec === undefined) throw new Error('The followed stream has no recording.');
-  return rec;
+  const back = await readBack(session, plan.children !== true && (format === 'clrscope' || format === 'pprof'));
+  // A session whose stream connected has a recording: none is a bug, not a user's error.
+  if (back === undefined) throw new Error('The followed stream has no recording.');
+  return back;
 }
 
 /** The launched process and every child that streamed, as one recording of several processes, listed on stderr. */
@@ -309,13 +286,6 @@ async function reportLingering(result: LaunchRecordingResult, libraryPath: strin
   const others = [...result.otherStreams.map((s) => s.pid), ...result.refusedPids].filter((pid): pid is number => pid !== undefined && pid !== result.stream?.pid);
   const sentence = await lingeringSentence(others, libraryPath, result.processes, children);
   if (sentence !== undefined) io.err(`clrscope: ${sentence[0].toLowerCase()}${sentence.slice(1)}`);
-}
-
-/** How the program ended, for sentences: "exited with code 3", "was ended by SIGKILL". */
-function exitText(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): string {
-  if (result.exitCode !== null) return `exited with code ${result.exitCode}`;
-  if (result.exitSignal !== null) return `was ended by ${result.exitSignal}`;
-  return 'ended';
 }
 
 /** Exit code when nothing could be recorded and the program itself exited 0. */
@@ -377,66 +347,6 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
   if (spool !== undefined && !spool.saved) spool.discard();
 }
 
-/** The spool of this run: the session's stream, and whether the recording has been saved (then it needs no mention). */
-interface RunSpool {
-  /** On disk in `dir` as it arrives, or in memory when no spool folder could be used. */
-  stream: SessionStream;
-  dir: string | undefined;
-  saved: boolean;
-  /** Leaves the file and says where it is. */
-  keep(io: RecordIo): void;
-  /** Removes the file: it holds nothing worth keeping. */
-  discard(): void;
-}
-
-/**
- * Creates this run's spool file, so a killed clrscope leaves its recording behind; mentions
- * recordings earlier runs left there. Without a usable cache folder the run goes on, saying
- * that a kill would lose the recording.
- */
-async function openSpool(io: RecordIo): Promise<RunSpool> {
-  let stream: SessionStream;
-  let dir: string | undefined;
-  try {
-    dir = await ensureSpoolDir();
-    announceLeftovers(dir, io);
-    stream = SessionStream.onDisk(dir, spoolFileName(), (sentence) => io.err(`clrscope: ${sentence}`));
-  } catch (err) {
-    const why = privateDirProblem(err, spoolDir());
-    io.err(`clrscope: the recording is kept in memory only (cannot use ${spoolDir()}: ${why}), so it would be lost if clrscope were killed.`);
-    stream = SessionStream.inMemory();
-    dir = undefined;
-  }
-  const spool: RunSpool = {
-    stream,
-    dir,
-    saved: false,
-    keep(out) {
-      if (spool.saved) return;
-      const file = stream.spoolFile;
-      if (file === undefined || !file.holdsRecords) {
-        spool.discard();
-        return;
-      }
-      spool.saved = true;
-      file.close();
-      out.err(`clrscope: what was recorded is kept in ${file.path} (clrscope convert ${file.path} -o FILE writes it in any format).`);
-    },
-    discard() {
-      spool.saved = true;
-      void stream.close();
-    },
-  };
-  return spool;
-}
-
-function announceLeftovers(dir: string, io: RecordIo): void {
-  const left = leftoverSpools(dir);
-  if (left.length === 0) return;
-  const newest = left[0].path;
-  io.err(`clrscope: ${counted(left.length, 'recording')} of earlier runs that did not finish ${left.length === 1 ? 'is' : 'are'} kept in ${dir} (the newest: ${basename(newest)}); clrscope convert FILE -o OUT.pb.gz writes one in another format, or delete them.`);
-}
-
 async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string, io: RecordIo, spool: RunSpool): Promise<number> {
   io.err(`clrscope: attaching to pid ${pid}...`);
   const result = await recordAttach({
@@ -457,7 +367,7 @@ async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string
     spool.saved = true;
     return writeEventPipeRecording(plan, pid, result, io);
   }
-  const { rec, summed } = await readBackFor(plan, result.session, () => readBack(result.recording()));
+  const { recording: rec, summed } = await readBackFor(plan, result.session);
   await spool.stream.closeReader();
   if (result.stream.error !== undefined) io.err(`clrscope: ${result.stream.error} What arrived before it is kept.`);
   io.err(formatSummary(rec, result.stream.closedByCollector, summed?.sums));

@@ -49,8 +49,8 @@ if (values.run !== undefined) {
     sentence = lines.join('').trim().split('\n').pop() ?? '';
     if (code === 0) sentence = how === 'convert' ? 'converted' : 'reported';
   } else {
-    const { createWorkstation } = await import(dist('electron/services/workstation/workstation.js'));
-    const ws = createWorkstation({ exportsDir: dirname(file), listProcesses: async () => [] });
+    const { createWorkstationService } = await import(dist('electron/services/workstation/workstation-service.js'));
+    const ws = createWorkstationService({ exportsDir: dirname(file), listProcesses: async () => [] });
     try {
       await ws.openRecording({ path: file });
       sentence = 'opened';

@@ -47,7 +47,7 @@ const TARGETS = {
 function missingPrerequisites() {
   const missing = [];
   if (!existsSync(CHROMIUM)) missing.push(`Chromium (${CHROMIUM}: apt-get install chromium)`);
-  for (const f of ['electron/browser-mode/server.js', 'electron/services/workstation/workstation.js', 'structs/wire/decoder.js']) {
+  for (const f of ['electron/browser-mode/server.js', 'electron/services/workstation/workstation-service.js', 'structs/wire/decoder.js']) {
     if (!existsSync(dist(f))) missing.push(`dist/${f} (npm run build)`);
   }
   for (const f of ['index.html', 'app.js', 'worker.js']) if (!existsSync(join(RENDERER, f))) missing.push(`renderer/dist/${f} (npm run build)`);
@@ -67,7 +67,7 @@ if (missing.length > 0) {
 }
 
 const { startBrowserMode } = await import(pathToFileURL(dist('electron/browser-mode/server.js')).href);
-const { createWorkstation } = await import(pathToFileURL(dist('electron/services/workstation/workstation.js')).href);
+const { createWorkstationService } = await import(pathToFileURL(dist('electron/services/workstation/workstation-service.js')).href);
 const { WireDecoder } = await import(pathToFileURL(dist('structs/wire/decoder.js')).href);
 const { Recording } = await import(pathToFileURL(dist('structs/profile/recording.js')).href);
 
@@ -328,7 +328,7 @@ let server;
 let browser;
 let failed = false;
 try {
-  workstation = createWorkstation({ exportsDir });
+  workstation = createWorkstationService({ exportsDir });
   server = await startBrowserMode({ workstation, rendererDir: RENDERER });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'], headless: true });
   result.browser = browser.version();

@@ -100,14 +100,14 @@ else if (role === 'main') {
   const file = argValue('file');
   const split = num('split');
   const dir = argValue('dir');
-  const { createWorkstation } = await import(dist('electron/services/workstation/workstation.js'));
+  const { createWorkstationService } = await import(dist('electron/services/workstation/workstation-service.js'));
   let spoolDir = null;
   if (mode === 'spool') {
     spoolDir = join(dir, `spool-${process.pid}`);
     mkdirSync(spoolDir);
     chmodSync(spoolDir, 0o700);
   }
-  const ws = createWorkstation({ spoolDir, libraryPath: process.execPath, listProcesses: async () => [], countersIntervalMs: 1000, connectTimeoutMs: 600000 });
+  const ws = createWorkstationService({ spoolDir, libraryPath: process.execPath, listProcesses: async () => [], countersIntervalMs: 1000, connectTimeoutMs: 600000 });
   const client = ws.connect();
   let heard = 0;
   // As an adapter would: each chunk handed on (and then dropped here).

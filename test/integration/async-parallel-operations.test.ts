@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 import { startBrowserMode } from '../../electron/browser-mode/server.js';
-import { createWorkstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { appState, checkedScreenshot, hookReady, missingForPage, openPage, parallelNodes, RENDERER, until, type HookParallelNode } from './support/workstation-page.js';
 
@@ -51,7 +51,7 @@ function delayNode(nodes: readonly HookParallelNode[]): HookParallelNode | undef
 
 describe('parallel stacks per async operation (workstation, Chromium)', { skip: missing.length > 0 && !process.env.CI ? `missing: ${missing.join('; ')}` : false }, () => {
   it(`"Async operations" shows the ${CLIENTS} requests suspended in Task.Delay under Handler → Service, counted; "Threads" gives the threads back`, { timeout: 180000 }, async (t) => {
-    const workstation = createWorkstation({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
+    const workstation = createWorkstationService({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
     const server = await startBrowserMode({ workstation, rendererDir: RENDERER });
     const { browser, page, errors } = await openPage();
     try {

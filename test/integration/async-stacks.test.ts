@@ -21,7 +21,7 @@ import type { SpeedscopeFile } from '../../structs/formats/speedscope/speedscope
 import { frameLabel } from '../../structs/profile/frame-label.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { startBrowserMode } from '../../electron/browser-mode/server.js';
-import { createWorkstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { goAvailable, goPprof } from './support/go-pprof.js';
 import { appState, flameNodes, hookReady, missingForPage, openPage, RENDERER, until, type HookNode } from './support/workstation-page.js';
 import { targetDll } from './support/paths.js';
@@ -145,7 +145,7 @@ describe('async call stacks on AsyncChain (record --async)', () => {
   it('the workstation (Chromium): the "async stacks" switch is on for this file, the flame graph has Outer above Middle above Inner, off shows the pool frames', {
     timeout: 120000, skip: pageMissing.length > 0 && !process.env.CI ? `missing: ${pageMissing.join('; ')}` : false,
   }, async () => {
-    const workstation = createWorkstation({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
+    const workstation = createWorkstationService({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
     const server = await startBrowserMode({ workstation, rendererDir: RENDERER });
     const { browser, page, errors } = await openPage();
     try {

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createWorkstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
 
@@ -91,7 +91,7 @@ describe('a cache folder clrscope cannot use is named with what is wrong', () =>
     const source = join(dir, 'small.clrscope');
     const r = await runCli(['record', '-o', source, '--', 'dotnet', targetDll('Scenarios'), 'sleep', '--seconds', '0.3'], { env: { XDG_CACHE_HOME: join(dir, 'cache-ok') } });
     assert.equal(r.code, 0, r.stderr);
-    const workstation = createWorkstation({ libraryPath: PROFILER, exportsDir, spoolDir: null });
+    const workstation = createWorkstationService({ libraryPath: PROFILER, exportsDir, spoolDir: null });
     try {
       const session = await workstation.openRecording({ path: source });
       await assert.rejects(workstation.exportRecording({ sessionId: session.id, format: 'pprof' }), {

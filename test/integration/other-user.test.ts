@@ -10,7 +10,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createWorkstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
 import { fixtureStream } from '../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
@@ -98,7 +98,7 @@ describe('another local user cannot make clrscope write, read or reuse what they
     asOther(`mkdir -m 777 ${squatted}`);
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = tmp;
-    const workstation = createWorkstation({ libraryPath: PROFILER });
+    const workstation = createWorkstationService({ libraryPath: PROFILER });
     try {
       const session = await workstation.openRecording({ path: input });
       const result = await workstation.exportRecording({ sessionId: session.id, format: 'pprof' });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import { createWorkstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
 
@@ -85,7 +85,7 @@ describe('every file clrscope writes is 0600', () => {
       assert.equal(c.code, 0, c.stderr);
       assert.equal(modeOf(out), '600', out);
     }
-    const workstation = createWorkstation({ libraryPath: PROFILER, exportsDir: join(dir, 'exports') });
+    const workstation = createWorkstationService({ libraryPath: PROFILER, exportsDir: join(dir, 'exports') });
     try {
       const session = await workstation.openRecording({ path: source });
       for (const format of ['pprof', 'speedscope', 'nettrace', 'clrscope'] as const) {

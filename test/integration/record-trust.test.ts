@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import { createWorkstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { EndReason } from '../../structs/wire/records.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { PROFILER, targetDll } from './support/paths.js';
@@ -70,7 +70,7 @@ describe('a stop made by clrscope is a clean end, not a cut', () => {
     assert.equal(conv.code, 0, conv.stderr);
     assert.doesNotMatch(conv.stderr, /cut/);
     if (goAvailable()) assert.doesNotMatch(goPprof(['-raw'], pb), /cut before its END/);
-    const workstation = createWorkstation({ libraryPath: PROFILER, exportsDir: join(dir, 'exports') });
+    const workstation = createWorkstationService({ libraryPath: PROFILER, exportsDir: join(dir, 'exports') });
     try {
       const session = await workstation.openRecording({ path: file });
       assert.equal(session.message, `Opened from ${file}.`);

@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import type { Workstation } from '../../electron/services/workstation/workstation.js';
+import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { locatePdb } from '../../electron/services/source-lines/pdb-locator.js';
 import type { FunctionLines } from '../../structs/analysis/function-lines.js';
@@ -61,7 +61,7 @@ describe('the Source view and report --source', { skip: skip ? `missing: ${missi
   let hot: string;
   let moved: string;
   let ui: WorkstationInChromium;
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let browser: Browser;
   let page: Page;

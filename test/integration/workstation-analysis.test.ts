@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import type { Workstation } from '../../electron/services/workstation/workstation.js';
+import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import type { Report, ReportNode } from '../../structs/analysis/report-model.js';
 import { toCollapsed } from '../../structs/profile/collapsed.js';
@@ -83,7 +83,7 @@ describe('the workstation\'s analysis shows what clrscope report shows', { skip:
   let dir: string;
   let file: string;
   let ui: WorkstationInChromium;
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let browser: Browser;
   let page: Page;

@@ -16,7 +16,7 @@ import { frameLabel } from '../../structs/profile/frame-label.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { BrowserModeClient } from './support/browser-mode-client.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { PROFILER, targetDll } from './support/paths.js';
@@ -37,7 +37,7 @@ function httpStatus(port: number, path: string): Promise<number> {
 }
 
 describe('the workstation in browser mode, with real .NET targets', { timeout: 240000 }, () => {
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let client: BrowserModeClient;
   let dir: string;
@@ -48,7 +48,7 @@ describe('the workstation in browser mode, with real .NET targets', { timeout: 2
     // A stand-in page: the renderer is the UI's; this test is about the transport and the services.
     mkdirSync(renderer);
     writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>clrscope</title>');
-    workstation = createWorkstation({ libraryPath: PROFILER, exportsDir: join(dir, 'exports'), countersIntervalMs: 100 });
+    workstation = createWorkstationService({ libraryPath: PROFILER, exportsDir: join(dir, 'exports'), countersIntervalMs: 100 });
     server = await startBrowserMode({ workstation, rendererDir: renderer });
     client = await BrowserModeClient.connect(server.wsUrl, server.token);
   });

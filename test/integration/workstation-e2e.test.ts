@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { startPlainTarget, type PlainTarget } from './support/plain-target.js';
@@ -50,7 +50,7 @@ function session(state: HookState, id: string | null): HookState['sessions'][num
 }
 
 describe('the workstation in browser mode, driven in Chromium against real .NET programs', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let browser: Browser;
   let page: Page;
@@ -63,7 +63,7 @@ describe('the workstation in browser mode, driven in Chromium against real .NET 
   before(async () => {
     if (missing.length > 0) assert.fail(`CI is set and the end-to-end test lacks: ${missing.join('; ')}`);
     exportsDir = mkdtempSync(join(tmpdir(), 'clrscope-e2e-'));
-    workstation = createWorkstation({ exportsDir, countersIntervalMs: 200 });
+    workstation = createWorkstationService({ exportsDir, countersIntervalMs: 200 });
     server = await startBrowserMode({ workstation, rendererDir: RENDERER });
     ({ browser, page, errors: pageErrors } = await openPage());
   });

@@ -24,7 +24,7 @@ import { topMethods } from '../../structs/profile/top-methods.js';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { APPROXIMATE_CPU_COMMENT } from '../../electron/services/export/pprof.js';
 import { processAlive } from '../../electron/services/recording/profiled-attach.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { BrowserModeClient } from './support/browser-mode-client.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { PROFILER, targetDll } from './support/paths.js';
@@ -49,7 +49,7 @@ function hottestInFlame(nodes: readonly HookNode[]): string {
 const GC_FIELDS = ['alloc', 'genCollections0', 'genCollections1', 'genCollections2', 'genHeapSize0', 'genHeapSize1', 'genHeapSize2', 'lrgObjSize', 'timeInGC', 'timeInGCBase'];
 
 describe('the workstation attaching to a process that already has a profiler', { timeout: 240000 }, () => {
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let client: BrowserModeClient;
   let browser: Browser | undefined;
@@ -67,7 +67,7 @@ describe('the workstation attaching to a process that already has a profiler', {
   before(async () => {
     if (missing.length > 0 && !noPage) assert.fail(`CI is set and the workstation-fallback page checks lack: ${missing.join('; ')}`);
     dir = mkdtempSync(join(tmpdir(), 'clrscope-ws-fallback-'));
-    workstation = createWorkstation({ libraryPath: PROFILER, exportsDir: join(dir, 'exports') });
+    workstation = createWorkstationService({ libraryPath: PROFILER, exportsDir: join(dir, 'exports') });
     server = await startBrowserMode({ workstation, rendererDir: RENDERER });
     client = await BrowserModeClient.connect(server.wsUrl, server.token);
     target = await startUnderClrscope(targetDll('Scenarios'), ['cpu-ratio', '--seconds', '16', '--exit-code', '6'], join(dir, 'under-clrscope.pb.gz'));
@@ -201,7 +201,7 @@ describe('quitting the workstation while a fallback session records', { timeout:
   it('returns within a couple of seconds, without a stop or a rundown, and the program runs on to its own exit code', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'clrscope-ws-fallback-quit-'));
     const target = await startUnderClrscope(targetDll('Scenarios'), ['cpu-ratio', '--seconds', '10', '--exit-code', '6'], join(dir, 'under-clrscope.pb.gz'));
-    const workstation = createWorkstation({ libraryPath: PROFILER, exportsDir: join(dir, 'exports') });
+    const workstation = createWorkstationService({ libraryPath: PROFILER, exportsDir: join(dir, 'exports') });
     try {
       const session = await workstation.attach({ pid: target.pid });
       assert.equal(session.state, 'recording');

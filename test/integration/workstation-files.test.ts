@@ -23,7 +23,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import type { Workstation } from '../../electron/services/workstation/workstation.js';
+import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { NettraceReader } from '../../structs/formats/nettrace/index.js';
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
@@ -66,7 +66,7 @@ function widestFrame(nodes: readonly HookNode[]): HookNode {
 
 describe('the workstation exports every format and opens recording files, in Chromium', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
   let ui: WorkstationInChromium;
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let browser: Browser;
   let page: Page;

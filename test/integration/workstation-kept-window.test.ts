@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { STREAM_PLAYER_PROGRAM } from '../../electron/services/workstation/replayed-stream.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
 import { WireEncoder } from '../../structs/wire/encoder.js';
@@ -73,7 +73,7 @@ async function frames(page: Page): Promise<Set<string>> {
 
 describe('a session that keeps its last 5 minutes in the views, in Chromium', { skip: skip ? `missing: ${missing.join('; ')}` : false, timeout: 180000 }, () => {
   let dir: string;
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let browser: Browser;
   let page: Page;
@@ -86,7 +86,7 @@ describe('a session that keeps its last 5 minutes in the views, in Chromium', { 
     mkdirSync(spool);
     chmodSync(spool, 0o700);
     // Any existing file stands in for the profiler library: Node does not load it.
-    workstation = createWorkstation({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [], exportsDir: join(dir, 'exports') });
+    workstation = createWorkstationService({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [], exportsDir: join(dir, 'exports') });
     server = await startBrowserMode({ workstation, rendererDir: RENDERER });
     ({ browser, page, errors: pageErrors } = await openPage());
   });

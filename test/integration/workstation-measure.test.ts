@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { BrowserMode } from '../../electron/browser-mode/server.js';
-import type { Workstation } from '../../electron/services/workstation/workstation.js';
+import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { appState, checkedScreenshot, flameNodes, flamePointOf, hookReady, missingForPage, until, type HookNode } from './support/workstation-page.js';
@@ -50,7 +50,7 @@ function pathOf(nodes: readonly HookNode[], node: HookNode): string[] {
 
 describe('Measure exactly, from the flame graph', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
   let ui: WorkstationInChromium;
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let browser: Browser;
   let page: Page;

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { BrowserMode } from '../../electron/browser-mode/server.js';
-import type { Workstation } from '../../electron/services/workstation/workstation.js';
+import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
@@ -64,7 +64,7 @@ function hotUnderRoots(nodes: readonly HookNode[]): Map<string, Set<string>> {
 
 describe('a process tree in the workstation: child processes recorded, by process and a process filter, in Chromium', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
   let ui: WorkstationInChromium;
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let page: Page;
   let dir: string;

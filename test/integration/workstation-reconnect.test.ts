@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { STREAM_PLAYER_PROGRAM, twoPartStream } from '../../electron/services/workstation/replayed-stream.js';
 import { SampleFlags } from '../../structs/wire/records.js';
 import { appState, hookReady, missingForPage, openPage, RENDERER, until } from './support/workstation-page.js';
@@ -27,7 +27,7 @@ const FIXTURE_SAMPLES = 8;
 describe('browser mode reconnects and resumes after its socket drops, in Chromium', { skip: skip ? `missing: ${missing.join('; ')}` : false, timeout: 120000 }, () => {
   let dir: string;
   let spool: string;
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let browser: Browser;
   let page: Page;
@@ -42,9 +42,9 @@ describe('browser mode reconnects and resumes after its socket drops, in Chromiu
     mkdirSync(spool);
     chmodSync(spool, 0o700);
     // Any existing file stands in for the profiler library: Node does not load it.
-    workstation = createWorkstation({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [] });
+    workstation = createWorkstationService({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [] });
     // The page's calls are seen on their way in, to tell a resume from a start over.
-    const watched: Workstation = {
+    const watched: WorkstationService = {
       ...workstation,
       connect: () => {
         const client = workstation.connect();

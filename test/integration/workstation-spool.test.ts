@@ -15,7 +15,7 @@ import type { SessionInfo, WorkstationEvent } from '../../structs/api/contract.j
 import { openRecording } from '../../structs/formats/clrscope-file/open-recording.js';
 import { frameLabel } from '../../structs/profile/frame-label.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
-import { createWorkstation, type WorkstationClient } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationClient } from '../../electron/services/workstation/workstation-service.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { goAvailable, goPprof } from './support/go-pprof.js';
 import { readRecordingFile, writeRecordingFile } from '../../electron/services/export/recording-file.js';
@@ -78,7 +78,7 @@ describe('a workstation session keeps its stream on disk, once', { skip: skip ? 
   const spool = join(dir, 'spool');
   mkdirSync(spool);
   chmodSync(spool, 0o700);
-  const workstation = createWorkstation({ libraryPath: PROFILER, spoolDir: spool, countersIntervalMs: 200 });
+  const workstation = createWorkstationService({ libraryPath: PROFILER, spoolDir: spool, countersIntervalMs: 200 });
   after(async () => {
     await workstation.shutdown();
     rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { cookieName } from '../../electron/browser-mode/access.js';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { LAUNCH_NEEDS_PAGE } from '../../electron/browser-mode/ws-bridge.js';
-import { createWorkstation, type Workstation } from '../../electron/services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { BrowserModeClient } from './support/browser-mode-client.js';
 import { PROFILER } from './support/paths.js';
 import { appState, hookReady, missingForPage, openPage, RENDERER, until } from './support/workstation-page.js';
@@ -24,7 +24,7 @@ if (skip) process.stderr.write(`workstation-token: SKIPPED, ${skip}\n`);
 
 describe('browser mode: the token leaves the address, and only the page\'s form launches', { skip }, () => {
   let dir: string;
-  let workstation: Workstation;
+  let workstation: WorkstationService;
   let server: BrowserMode;
   let browser: Browser;
   let page: Page;
@@ -33,7 +33,7 @@ describe('browser mode: the token leaves the address, and only the page\'s form 
   before(async () => {
     if (missing.length > 0) assert.fail(`CI is set and the test lacks: ${missing.join('; ')}`);
     dir = mkdtempSync(join(tmpdir(), 'clrscope-token-test-'));
-    workstation = createWorkstation({ libraryPath: PROFILER, exportsDir: join(dir, 'exports'), connectTimeoutMs: 500 });
+    workstation = createWorkstationService({ libraryPath: PROFILER, exportsDir: join(dir, 'exports'), connectTimeoutMs: 500 });
     server = await startBrowserMode({ workstation, rendererDir: RENDERER });
     ({ browser, page, errors } = await openPage());
   });

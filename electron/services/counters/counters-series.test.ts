@@ -8,7 +8,7 @@ import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { readRecordingFile, writeRecordingFile } from '../export/recording-file.js';
 import { CountersSeries, MAX_SERIES_POINTS, pageHistory } from './counters-series.js';
-import { createWorkstation } from '../workstation/workstation.js';
+import { createWorkstationService } from '../workstation/workstation-service.js';
 
 const point = (timeMs: number, gen0: number): CountersPoint => ({
   timeMs, values: { gc: { genCollections0: gen0, timeInGC: gen0 / 4 }, jit: { methodsJitted: 1000 + gen0 } },
@@ -64,7 +64,7 @@ test('a page gets the newest points it keeps, the same objects, oldest first', (
 
 test('the countersHistory operation answers at most COUNTERS_HISTORY_POINTS; an export keeps every point', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'clrscope-counters-series-test-'));
-  const ws = createWorkstation({ exportsDir: join(dir, 'exports') });
+  const ws = createWorkstationService({ exportsDir: join(dir, 'exports') });
   t.after(async () => {
     await ws.shutdown();
     rmSync(dir, { recursive: true, force: true });

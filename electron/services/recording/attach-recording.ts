@@ -12,6 +12,7 @@ import type { FallbackSession } from './fallback-session.js';
 import type { LiveSession } from './live-session.js';
 import { processAlive } from './profiled-attach.js';
 import { delay } from './profiled-launch.js';
+import { followUntil } from './follow-until.js';
 import { attachSession } from './start-session.js';
 
 export interface AttachRecordingOptions {
@@ -40,9 +41,8 @@ export interface ProfilerAttachResult {
   kind: 'profiler';
   reason: 'duration' | 'interrupted' | 'exited';
   stream: CollectedStream;
+  /** The session that recorded: read its recording back with read-back.ts. */
   session: LiveSession;
-  /** The recording with every sample: the model, or read back from the session's stream. */
-  recording(): Promise<Recording | undefined>;
 }
 
 export interface EventPipeAttachResult {
@@ -79,10 +79,10 @@ export async function recordAttach(options: AttachRecordingOptions): Promise<Att
     fallback: options.fallback,
     onFallback: options.onFallback,
   });
-  const deadlineFromNow = (): number | undefined => (options.durationMs === undefined ? undefined : Date.now() + options.durationMs);
+  const limits = { durationMs: options.durationMs, signal: options.signal };
   if (started.kind === 'eventpipe') {
     const session = started.session;
-    let reason: EventPipeAttachResult['reason'] = await until(session.ended, deadlineFromNow(), options.signal, 'ended');
+    let reason: EventPipeAttachResult['reason'] = await followUntil(session.ended, limits);
     await session.stop();
     if (reason === 'ended' && !processAlive(pid)) reason = 'exited';
     return { kind: 'eventpipe', reason, session, recording: session.recording, problem: session.problem };
@@ -96,26 +96,11 @@ export async function recordAttach(options: AttachRecordingOptions): Promise<Att
     await session.stream.close();
     throw new UserError(`Process ${pid} loaded the profiler but it never connected: see CLRSCOPE_LOG for the profiler's own log.`);
   }
-  const reason = await until(session.ended, deadlineFromNow(), options.signal, 'exited');
+  const end = await followUntil(session.ended, limits);
+  const reason = end === 'ended' ? 'exited' : end;
   // Closing the collector ends the recording: the profiler sees its reader gone and detaches.
   if (reason !== 'exited') await session.stop();
   await stream.closed;
   await session.ended;
-  return { kind: 'profiler', reason, stream, session, recording: () => session.recordingWithSamples() };
-}
-
-/** Waits for `ended`, the deadline or an abort, whichever comes first, and says which. */
-async function until<E extends string>(ended: Promise<void>, deadline: number | undefined, signal: AbortSignal | undefined, endedReason: E): Promise<E | 'duration' | 'interrupted'> {
-  if (signal?.aborted === true) return 'interrupted';
-  let onAbort: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const stops: Promise<E | 'duration' | 'interrupted'>[] = [ended.then(() => endedReason)];
-  if (signal !== undefined) stops.push(new Promise((resolve) => { onAbort = () => resolve('interrupted'); signal.addEventListener('abort', onAbort, { once: true }); }));
-  if (deadline !== undefined) stops.push(new Promise((resolve) => { timer = setTimeout(() => resolve('duration'), Math.max(0, deadline - Date.now())); }));
-  try {
-    return await Promise.race(stops);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-  }
+  return { kind: 'profiler', reason, stream, session };
 }

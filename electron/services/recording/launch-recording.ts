@@ -5,11 +5,11 @@
 // back from the stream once it has ended.
 
 import type { ChunkListener, CollectedStream } from '../collector/collector.js';
-import type { Recording } from '../../../structs/profile/recording.js';
 import { SessionStream } from '../spool/session-stream.js';
 import type { LiveSession } from './live-session.js';
 import { ProcessBook } from './process-tree.js';
 import { connectTimeoutMs } from './profiled-launch.js';
+import { followUntil } from './follow-until.js';
 import { launchSession } from './start-session.js';
 
 export type StopReason = 'exited' | 'duration' | 'interrupted';
@@ -33,7 +33,7 @@ export interface LaunchRecordingOptions {
   output?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
   /** Where the followed stream's bytes go (a spool file); in memory by default. */
   stream?: SessionStream;
-  /** False: the models keep no samples (they are in `stream`; read them back with `recording()`). Default true. */
+  /** False: the models keep no samples (they are in `stream`; read them back with read-back.ts). Default true. */
   keepSamples?: boolean;
   /** Chunks of the streams other than the followed one (the children's spools). */
   onChunk?: ChunkListener;
@@ -55,10 +55,8 @@ export interface LaunchRecordingResult {
   refusedPids: number[];
   /** What each connected process was (recorded or refused), read while it ran. */
   processes: ProcessBook;
-  /** The session that recorded (its stream holds the followed stream's bytes). */
+  /** The session that recorded (its stream holds the followed stream's bytes; read-back.ts reads its recording). */
   session: LiveSession;
-  /** The followed stream's recording with every sample: the model, or read back from the session's stream. */
-  recording(): Promise<Recording | undefined>;
 }
 
 export async function recordLaunch(options: LaunchRecordingOptions): Promise<LaunchRecordingResult> {
@@ -95,26 +93,16 @@ export async function recordLaunch(options: LaunchRecordingOptions): Promise<Lau
   const { collector } = launch;
   options.onLaunched?.(launch.pid);
 
-  let reason: StopReason = 'exited';
-  let stopRequested: (() => void) | undefined;
-  const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
-  const timers: NodeJS.Timeout[] = [];
-  if (options.durationMs !== undefined) {
-    timers.push(setTimeout(() => { reason = 'duration'; stopRequested?.(); }, options.durationMs));
-  }
-  const onAbort = (): void => { reason = 'interrupted'; stopRequested?.(); };
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  timers.push(setTimeout(() => {
+  const noRuntime = setTimeout(() => {
     if (collector.streams.length === 0) {
       notice(`No .NET runtime has connected after ${Math.round(timeout / 1000)} s: ${options.command} does not look like a .NET program (or it disabled profilers with DOTNET_EnableDiagnostics=0); still waiting for it to exit.`);
     }
-  }, timeout));
-
-  const first = await Promise.race([launch.exited.then(() => 'exited' as const), stopped.then(() => 'stop' as const)]);
-  for (const t of timers) clearTimeout(t);
-  options.signal?.removeEventListener('abort', onAbort);
+  }, timeout);
+  const end = await followUntil(launch.exited, { durationMs: options.durationMs, signal: options.signal });
+  clearTimeout(noRuntime);
+  const reason: StopReason = end === 'ended' ? 'exited' : end;
   // A stop ends the recording where it is (the collector closes), then lets the program go.
-  if (first === 'stop') await session.stop();
+  if (end !== 'ended') await session.stop();
   const exit = await launch.exited;
   await session.ended;
 
@@ -129,6 +117,5 @@ export async function recordLaunch(options: LaunchRecordingOptions): Promise<Lau
     refusedPids,
     processes,
     session,
-    recording: () => session.recordingWithSamples(),
   };
 }

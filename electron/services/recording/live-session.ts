@@ -2,7 +2,6 @@
 // it follows (on disk: session-stream.ts), its counters, a launched program's output and its
 // state. Every change of what SessionInfo says is announced once, through `emit`.
 
-import { constants as osConstants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import type { CountersPoint, MeasureReply, OutputHistory, OutputLine, OutputStream, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import { MeasureChannel } from '../measure/measure-channel.js';
@@ -12,6 +11,7 @@ import type { CollectedStream, Collector } from '../collector/collector.js';
 import type { CountersSource } from '../counters/counters-source.js';
 import { processAlive } from './profiled-attach.js';
 import type { ProfiledLaunch, ProgramExit } from './profiled-launch.js';
+import { exitCodeOf, exitText } from './program-exit.js';
 import { CountersPoller } from '../counters/counters-poller.js';
 import { CountersSeries } from '../counters/counters-series.js';
 import { OutputBuffer } from './output-buffer.js';
@@ -51,19 +51,6 @@ export interface LiveSessionSetup {
    * is the first process's own bytes.
    */
   mergeProcesses?: boolean;
-}
-
-/** The exit code, or 128 + the signal's number for a program a signal ended (as a shell reports it). */
-export function exitCodeOf(exit: ProgramExit): number | null {
-  if (exit.code !== null) return exit.code;
-  const signal = exit.signal === null ? undefined : osConstants.signals[exit.signal];
-  return signal === undefined ? null : 128 + signal;
-}
-
-function exitText(exit: ProgramExit): string {
-  if (exit.code !== null) return `exited with code ${exit.code}`;
-  if (exit.signal !== null) return `was ended by ${exit.signal}`;
-  return 'exited';
 }
 
 export class LiveSession implements RecordingSession {

@@ -6,7 +6,7 @@ import { HRESULT } from '../../../structs/diagnostics/hresults.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { clrscopeMarkerPath } from '../discovery/discovery.js';
 import { PROFILER_CLSID } from '../profiler/profiler-env.js';
-import { fallbackFailedSentence, fallbackSentence, refusalReason } from './profiler-refusal.js';
+import { attachOrFallback, fallbackFailedSentence, fallbackSentence, refusalReason } from './profiler-refusal.js';
 import { UserError } from '../errors/user-error.js';
 
 const refused = (pid: number, hresult: number): DiagnosticsError => new DiagnosticsError('refused', 'runtime-error', pid, hresult);
@@ -87,4 +87,28 @@ test('a fallback that cannot start either: one sentence that keeps why it was tr
   assert.equal(fallbackFailedSentence(reason, failed),
     `Process ${NO_SUCH_PID} already has another profiler loaded, so clrscope cannot load its own, and recording through the runtime's EventPipe instead failed too: `
     + `process ${NO_SUCH_PID} did not start an EventPipe session: the runtime reported an unspecified failure (E_FAIL, 0x80004005).`);
+});
+
+test('attachOrFallback: one decision for recording, counters and measuring', async () => {
+  const refusal = refused(NO_SUCH_PID, HRESULT.CORPROF_E_PROFILER_ALREADY_ACTIVE);
+  const fail = (err: unknown) => async (): Promise<string> => { throw err; };
+  assert.deepEqual(await attachOrFallback(NO_SUCH_PID, 'recording', async () => 'attached'), { kind: 'profiler', attached: 'attached' });
+  const undone: string[] = [];
+  const decision = await attachOrFallback(NO_SUCH_PID, 'counters', fail(refusal), { undo: async () => { undone.push('undo'); } });
+  assert.deepEqual(decision, {
+    kind: 'eventpipe',
+    reason: `Process ${NO_SUCH_PID} already has another profiler loaded, so clrscope cannot load its own`,
+    notice: `Process ${NO_SUCH_PID} already has another profiler loaded, so clrscope cannot load its own; reading the runtime's System.Runtime EventCounters instead (the counters they do not cover stay empty).`,
+  });
+  assert.deepEqual(undone, ['undo'], 'what the failed attach left is undone before the fallback');
+  // --no-fallback: the refusal as it is, still undone.
+  await assert.rejects(attachOrFallback(NO_SUCH_PID, 'recording', fail(refusal), { fallback: false, undo: async () => { undone.push('undo'); } }), (err) => err === refusal);
+  assert.equal(undone.length, 2);
+  // Measuring has no EventPipe road: one sentence, whatever `fallback` says.
+  await assert.rejects(attachOrFallback(NO_SUCH_PID, 'measuring', fail(refusal), { fallback: false }), (err) => err instanceof UserError
+    && err.message === `Process ${NO_SUCH_PID} already has another profiler loaded, so clrscope cannot load its own; measuring needs clrscope's own profiler, so nothing was measured.`);
+  // Anything that is not a refusal stays the error it is.
+  const broken = new DiagnosticsError('x', 'no-socket', NO_SUCH_PID);
+  await assert.rejects(attachOrFallback(NO_SUCH_PID, 'recording', fail(broken)), (err) => err === broken);
+  await assert.rejects(attachOrFallback(NO_SUCH_PID, 'measuring', fail(broken)), (err) => err === broken);
 });

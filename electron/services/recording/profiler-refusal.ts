@@ -10,9 +10,13 @@ import { HRESULT } from '../../../structs/diagnostics/hresults.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { profilersDisabledBy, readEnviron } from '../diagnostics/proc.js';
 import { clrscopeProfilerIn } from '../discovery/discovery.js';
+import { UserError } from '../errors/user-error.js';
 
 /** What clrscope does instead: record stacks, or read counters. */
 export type FallbackUse = 'recording' | 'counters';
+
+/** What the profiler was attached for: measuring has nothing to fall back on (it rewrites methods). */
+export type ProfilerUse = FallbackUse | 'measuring';
 
 const INSTEAD: Record<FallbackUse, string> = {
   recording: 'recording with the runtime\'s EventPipe sample profiler instead (CPU time is approximate)',
@@ -54,6 +58,40 @@ export function fallbackNotice(reason: string, use: FallbackUse): string {
 export function fallbackFailedSentence(reason: string, err: DiagnosticsError): string {
   const detail = err.message.trim().replace(/^Process /, 'process ');
   return `${reason}, and recording through the runtime's EventPipe instead failed too: ${/[.!?]$/.test(detail) ? detail : `${detail}.`}`;
+}
+
+export type AttachDecision<T> =
+  | { kind: 'profiler'; attached: T }
+  | { kind: 'eventpipe'; reason: string; notice: string };
+
+export interface AttachDecisionOptions {
+  /** False: a refusal is the error it is (`--no-fallback`). Default true; measuring never falls back. */
+  fallback?: boolean;
+  /** Undoes what the failed attach left behind (its collector, its stream) before anything else is tried. */
+  undo?: () => Promise<void>;
+}
+
+/**
+ * The one place that decides what a failed attach of clrscope's profiler leads to, for every
+ * caller (record, counters, measure, the workstation): the attach's result when it worked; when
+ * the runtime refused the profiler but its diagnostics socket answers, the reason and the
+ * sentence that announce an EventPipe session instead (the caller starts the one it needs); for
+ * measuring, which has no such road, one sentence saying why nothing was measured; any other
+ * failure is rethrown as it is.
+ */
+export async function attachOrFallback<T>(pid: number, use: 'measuring', attach: () => Promise<T>, options?: AttachDecisionOptions): Promise<{ kind: 'profiler'; attached: T }>;
+export async function attachOrFallback<T>(pid: number, use: FallbackUse, attach: () => Promise<T>, options?: AttachDecisionOptions): Promise<AttachDecision<T>>;
+export async function attachOrFallback<T>(pid: number, use: ProfilerUse, attach: () => Promise<T>, options: AttachDecisionOptions = {}): Promise<AttachDecision<T>> {
+  try {
+    return { kind: 'profiler', attached: await attach() };
+  } catch (err) {
+    await options.undo?.();
+    if (use !== 'measuring' && options.fallback === false) throw err;
+    const reason = await refusalReason(err, pid);
+    if (reason === undefined) throw err;
+    if (use === 'measuring') throw new UserError(`${reason}; measuring needs clrscope's own profiler, so nothing was measured.`);
+    return { kind: 'eventpipe', reason, notice: fallbackNotice(reason, use) };
+  }
 }
 
 /**

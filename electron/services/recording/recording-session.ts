@@ -1,5 +1,6 @@
-// What the workstation needs of any session, whether it records a live process (live-session.ts) or
-// shows a recording file (file-session.ts): the API's operations read and act through this.
+// What the workstation needs of any session, whether it records a live process (live-session.ts,
+// fallback-session.ts) or shows a recording file (workstation/file-session.ts): the API's operations
+// read and act through this.
 
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import type { StackThreadSums } from '../../../structs/profile/aggregate.js';

@@ -14,7 +14,7 @@ import { FallbackSession } from './fallback-session.js';
 import { LiveSession, type SessionEmit } from './live-session.js';
 import { attachCollector, requestAttach } from './profiled-attach.js';
 import { launchProfiled, type ProfiledLaunch } from './profiled-launch.js';
-import { fallbackFailedSentence, fallbackNotice, refusalReason } from './profiler-refusal.js';
+import { attachOrFallback, fallbackFailedSentence } from './profiler-refusal.js';
 
 interface SessionStartCommon {
   /** The new session's id, asked for when the session is made (a launch that fails makes none). */
@@ -154,18 +154,19 @@ export async function attachSession(start: AttachStart): Promise<AttachStarted> 
   session.useCollector(collector);
   // Known before the attach returns, since the profiler may connect before the runtime replies.
   start.onSession?.(session);
-  try {
-    await requestAttach(pid, start.libraryPath, {
-      socketPath: collector.socketPath, secret: collector.secret, intervalMs: start.intervalMs, wall: start.wall, events: start.events, async: start.async,
-    });
-  } catch (err) {
-    start.onSessionDropped?.(session);
-    await collector.close();
-    await session.stream.close();
+  const decision = await attachOrFallback(pid, 'recording', () => requestAttach(pid, start.libraryPath, {
+    socketPath: collector.socketPath, secret: collector.secret, intervalMs: start.intervalMs, wall: start.wall, events: start.events, async: start.async,
+  }), {
+    fallback: start.fallback,
+    undo: async () => {
+      start.onSessionDropped?.(session);
+      await collector.close();
+      await session.stream.close();
+    },
+  });
+  if (decision.kind === 'eventpipe') {
     // Refused, but the runtime's diagnostics socket answers: record through EventPipe instead.
-    const reason = start.fallback === false ? undefined : await refusalReason(err, pid);
-    if (reason === undefined) throw err;
-    const notice = fallbackNotice(reason, 'recording');
+    const { reason, notice } = decision;
     start.onFallback?.(notice);
     const fallbackStream = await start.newStream();
     let fallback: FallbackSession;

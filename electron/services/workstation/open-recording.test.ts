@@ -16,7 +16,7 @@ import { recordingFromStream } from '../../../structs/profile/recording-from-str
 import { readRecordingFile, writeRecordingFile } from '../export/recording-file.js';
 import { UserError } from '../errors/user-error.js';
 import { cpuIsEstimated } from './imported-cpu.js';
-import { createWorkstation } from './workstation.js';
+import { createWorkstationService } from './workstation-service.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-open-recording-test-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -28,8 +28,8 @@ const counters: CountersPoint[] = [
 const fixture = (path: string): Buffer => readFileSync(new URL(`../../../../structs/formats/${path}`, import.meta.url));
 
 /** A workstation and one client that records every event it hears. */
-function workstationWithClient(): { ws: ReturnType<typeof createWorkstation>; client: ReturnType<ReturnType<typeof createWorkstation>['connect']>; events: WorkstationEvent[] } {
-  const ws = createWorkstation({ exportsDir: join(dir, 'exports') });
+function workstationWithClient(): { ws: ReturnType<typeof createWorkstationService>; client: ReturnType<ReturnType<typeof createWorkstationService>['connect']>; events: WorkstationEvent[] } {
+  const ws = createWorkstationService({ exportsDir: join(dir, 'exports') });
   const client = ws.connect();
   const events: WorkstationEvent[] = [];
   client.onEvent((e) => events.push(e));

@@ -16,7 +16,7 @@ import { startFakeRuntime, type FakeAnswer, type FakeRuntime } from '../diagnost
 import { readStat } from '../diagnostics/proc.js';
 import { socketName } from '../diagnostics/socket-location.js';
 import { processAlive } from '../recording/profiled-attach.js';
-import { createWorkstation, type Workstation } from './workstation.js';
+import { createWorkstationService, type WorkstationService } from './workstation-service.js';
 
 const MAGIC = [0x44, 0x4f, 0x54, 0x4e, 0x45, 0x54, 0x5f, 0x49, 0x50, 0x43, 0x5f, 0x56, 0x31, 0x00];
 const work = mkdtempSync(join(tmpdir(), 'clrscope-ws-attach-test-'));
@@ -32,7 +32,7 @@ const isStop = (r: Uint8Array): boolean => is(r, CommandSet.EventPipe, EventPipe
 interface Target {
   pid: number;
   runtime: FakeRuntime;
-  workstation: Workstation;
+  workstation: WorkstationService;
 }
 
 /** A sleeping process whose diagnostics socket (in its own TMPDIR) is a fake runtime answering as told. */
@@ -44,7 +44,7 @@ async function withTarget(answer: (request: Uint8Array) => FakeAnswer, body: (t:
   assert.ok(stat !== undefined);
   const runtime = await startFakeRuntime(join(dir, socketName(pid, stat.startTime)), answer);
   // The fake runtime loads nothing: any existing file passes for the library.
-  const workstation = createWorkstation({ libraryPath: process.execPath, connectTimeoutMs: 60000 });
+  const workstation = createWorkstationService({ libraryPath: process.execPath, connectTimeoutMs: 60000 });
   try {
     await body({ pid, runtime, workstation });
   } finally {

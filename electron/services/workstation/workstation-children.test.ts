@@ -14,7 +14,7 @@ import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { EndReason, FunctionKind, PREAMBLE_SIZE } from '../../../structs/wire/records.js';
-import { createWorkstation } from './workstation.js';
+import { createWorkstationService } from './workstation-service.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-ws-children-test-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -97,7 +97,7 @@ async function launchTree(children: boolean, hold = false, alone = false): Promi
   writeFileSync(join(work, 'child.bin'), childStream());
   writeFileSync(join(work, 'program.mjs'), PROGRAM);
   // Any existing file stands in for the profiler library: Node does not load it.
-  const ws = createWorkstation({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [], connectTimeoutMs: 60000, countersIntervalMs: 1000 });
+  const ws = createWorkstationService({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [], connectTimeoutMs: 60000, countersIntervalMs: 1000 });
   try {
     const client = ws.connect();
     const events: WorkstationEvent[] = [];

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { countersPoint } from '../counters/counters-poller.js';
 import { defaultExportName } from './export-recording.js';
 import { CWD_SCRIPT, findProgram, resolveLaunch } from './launch-command.js';
-import { exitCodeOf } from '../recording/live-session.js';
 import { toProcessInfo } from './processes.js';
 import { UserError } from '../errors/user-error.js';
 import type { CountersSource } from '../counters/counters-source.js';
@@ -26,12 +25,6 @@ test('default export names come from the program, the session and the time', () 
   assert.equal(defaultExportName('trace.nettrace', 's6', 'speedscope', at), 'trace-s6-20260304T050607Z.speedscope.json');
   assert.equal(defaultExportName('app.pb.gz', 's7', 'nettrace', at), 'app-s7-20260304T050607Z.nettrace');
   assert.equal(defaultExportName('run.clrscope', 's8', 'etlx', at), 'run-s8-20260304T050607Z.etlx');
-});
-
-test('exit codes: the code, or 128 + the signal', () => {
-  assert.equal(exitCodeOf({ code: 3, signal: null }), 3);
-  assert.equal(exitCodeOf({ code: null, signal: 'SIGINT' }), 130);
-  assert.equal(exitCodeOf({ code: null, signal: null }), null);
 });
 
 test('a launch in another working directory goes through sh -c … exec, after checking the folder and the program', async (t) => {

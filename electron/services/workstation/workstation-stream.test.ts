@@ -12,7 +12,7 @@ import type { WorkstationEvent } from '../../../structs/api/contract.js';
 import { STREAM_PLAYER_PROGRAM, twoPartStream } from './replayed-stream.js';
 import { SampleFlags } from '../../../structs/wire/records.js';
 import { REPLAY_CHUNK_BYTES } from '../spool/session-stream.js';
-import { createWorkstation, type WorkstationClient } from './workstation.js';
+import { createWorkstationService, type WorkstationClient } from './workstation-service.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-ws-stream-test-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -70,7 +70,7 @@ test('a live session spools to disk, replays from any offset with back-pressure,
   writeFileSync(program, STREAM_PLAYER_PROGRAM);
 
   // Any existing file stands in for the profiler library: Node does not load it.
-  const ws = createWorkstation({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [], connectTimeoutMs: 60000, countersIntervalMs: 1000 });
+  const ws = createWorkstationService({ spoolDir: spool, libraryPath: process.execPath, listProcesses: async () => [], connectTimeoutMs: 60000, countersIntervalMs: 1000 });
   try {
     const own = listen(ws.connect());
     const info = await ws.launch({ command: process.execPath, args: [program, firstPath, secondPath, go] });

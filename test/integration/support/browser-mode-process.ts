@@ -4,9 +4,9 @@
 // listens, and runs until its stdin closes.
 
 import { startBrowserMode } from '../../../electron/browser-mode/server.js';
-import { createWorkstation } from '../../../electron/services/workstation/workstation.js';
+import { createWorkstationService } from '../../../electron/services/workstation/workstation-service.js';
 
-const workstation = createWorkstation({ listProcesses: async () => [], libraryPath: process.execPath });
+const workstation = createWorkstationService({ listProcesses: async () => [], libraryPath: process.execPath });
 const server = await startBrowserMode({ workstation, rendererDir: process.argv[2] });
 process.stdout.write(`${JSON.stringify({ wsUrl: server.wsUrl, token: server.token })}\n`);
 process.stdin.resume();

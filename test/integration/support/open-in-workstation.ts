@@ -3,10 +3,10 @@
 // "opened" or the workstation's sentence; exits 1 when the file was refused.
 
 import { dirname } from 'node:path';
-import { createWorkstation } from '../../../electron/services/workstation/workstation.js';
+import { createWorkstationService } from '../../../electron/services/workstation/workstation-service.js';
 
 const path = process.argv[2];
-const workstation = createWorkstation({ exportsDir: dirname(path), listProcesses: async () => [] });
+const workstation = createWorkstationService({ exportsDir: dirname(path), listProcesses: async () => [] });
 try {
   await workstation.openRecording({ path });
   process.stdout.write('opened\n');

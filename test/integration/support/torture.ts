@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 import type { CollectedStream } from '../../../electron/services/collector/collector.js';
-import { DEFAULT_INTERVAL_MS } from '../../../electron/services/workstation/workstation.js';
+import { DEFAULT_INTERVAL_MS } from '../../../electron/services/workstation/workstation-service.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { targetDll } from './paths.js';
 import { recordProgram, samplesOf, type SampleView } from './record-target.js';

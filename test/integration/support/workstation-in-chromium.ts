@@ -2,18 +2,18 @@
 // the UI starts from, and ends in the one order that leaves nothing running.
 
 import { startBrowserMode, type BrowserMode } from '../../../electron/browser-mode/server.js';
-import { createWorkstation, type Workstation, type WorkstationOptions } from '../../../electron/services/workstation/workstation.js';
+import { createWorkstationService, type WorkstationService, type WorkstationServiceOptions } from '../../../electron/services/workstation/workstation-service.js';
 import { openPage, RENDERER, type OpenedPage } from './workstation-page.js';
 
 export interface WorkstationInChromium extends OpenedPage {
-  workstation: Workstation;
+  workstation: WorkstationService;
   server: BrowserMode;
   /** Closes the page's browser, then the server, then the workstation (its sessions and spool). */
   close(): Promise<void>;
 }
 
-export async function openWorkstationInChromium(options: WorkstationOptions, serve: (w: Workstation) => Workstation = (w) => w): Promise<WorkstationInChromium> {
-  const workstation = createWorkstation(options);
+export async function openWorkstationInChromium(options: WorkstationServiceOptions, serve: (w: WorkstationService) => WorkstationService = (w) => w): Promise<WorkstationInChromium> {
+  const workstation = createWorkstationService(options);
   let server: BrowserMode | undefined;
   try {
     server = await startBrowserMode({ workstation: serve(workstation), rendererDir: RENDERER });

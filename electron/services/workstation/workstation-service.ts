@@ -1,5 +1,7 @@
-// The workstation: the WorkstationApi (structs/api/contract.ts) over recording sessions, live
-// ones (recording/live-session.ts) and recording files opened as sessions (file-session.ts). Both
+// The workstation's main-process service: the WorkstationApi (structs/api/contract.ts) over
+// recording sessions, live ones (recording/live-session.ts, recording/fallback-session.ts) and
+// recording files opened as sessions (file-session.ts). Named apart from the renderer's
+// Workstation controller (renderer/src/state/workstation.ts), which is its client. Both
 // adapters (Electron's IPC in electron/main.ts, browser mode's WebSocket) connect a client per
 // window or tab and validate the renderer's arguments before calling in (services/api/).
 
@@ -28,12 +30,10 @@ import { FileSession } from './file-session.js';
 import { resolveLaunch } from './launch-command.js';
 import { listProcesses as discoverProcesses } from './processes.js';
 import type { RecordingSession } from '../recording/recording-session.js';
+import { readBack, type ReadBack } from '../recording/read-back.js';
 import { foldRecording } from '../../../structs/analysis/fold-recording.js';
 import { SettingsStore } from './settings-store.js';
-import { PdbLines } from '../source-lines/pdb-lines.js';
-import { readSourceFile } from '../source-lines/source-file.js';
-import type { FrameLines } from '../../../structs/profile/frame-lines.js';
-import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
+import { SourceLookup } from './source-lookup.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { SessionStream } from '../spool/session-stream.js';
 import { ensureSpoolDir, spoolDir, spoolFileName } from '../spool/spool-dir.js';
@@ -41,7 +41,7 @@ import { privateDirProblem } from '../files/private-dir.js';
 
 export const DEFAULT_INTERVAL_MS = 10;
 
-export interface WorkstationOptions {
+export interface WorkstationServiceOptions {
   /** The profiler library (default: native-profiler/build/, or CLRSCOPE_PROFILER_PATH). */
   libraryPath?: string;
   /** The bundled demo program (default test/targets/Demo/bin/out/Demo.dll in the checkout). */
@@ -75,7 +75,7 @@ export interface WorkstationClient extends WorkstationApi {
   setDrained(drained: Drained): void;
 }
 
-export interface Workstation extends WorkstationApi {
+export interface WorkstationService extends WorkstationApi {
   /** A new client: it hears every event, and the 'stream' events of the sessions it subscribed to. */
   connect(): WorkstationClient;
   hasSession(id: string): boolean;
@@ -99,8 +99,7 @@ class WorkstationCore {
   private nextId = 1;
   private shuttingDown = false;
   private exportsDir: Promise<string> | undefined;
-  private readonly pdbLines = new PdbLines();
-  private readonly frameLines = new WeakMap<Recording, FrameLines>();
+  private readonly sources = new SourceLookup();
   private spoolDir: Promise<string | undefined> | undefined;
   // Minutes each session's views keep (SessionInfo.keepMinutes): a setting of the workstation's
   // pages, not of the recording, so it is put on each SessionInfo on its way out.
@@ -108,7 +107,7 @@ class WorkstationCore {
 
   readonly settings: SettingsStore;
 
-  constructor(private readonly options: WorkstationOptions) {
+  constructor(private readonly options: WorkstationServiceOptions) {
     this.settings = new SettingsStore(options.settingsDir);
   }
 
@@ -342,65 +341,14 @@ class WorkstationCore {
     return this.session(request.sessionId).revertMeasure(request.measureId);
   }
 
-  /**
-   * The source lines of the session's frames known so far. Each frame is looked up once per
-   * recording and each module's PDB read once per workstation, so asking again as a live
-   * recording grows costs only its new frames.
-   */
+  /** The source lines of the session's frames known so far (source-lookup.ts). */
   sourceLines(id: string): SourceLineTable {
-    const session = this.session(id);
-    const table: SourceLineTable = { frameIds: [], fileIndex: [], lines: [], files: [], notes: [] };
-    const recording = session.recording;
-    if (recording === undefined || !recording.hasFrames) return table;
-    let lines = this.frameLines.get(recording);
-    if (lines === undefined) {
-      lines = this.pdbLines.linesOf(recording);
-      this.frameLines.set(recording, lines);
-    }
-    const fileIds = new Map<string, number>();
-    for (const frame of recording.frames()) {
-      const at = lines.of(frame.id);
-      if (at === null) continue;
-      let file = fileIds.get(at.file);
-      if (file === undefined) {
-        file = table.files.length;
-        table.files.push(at.file);
-        fileIds.set(at.file, file);
-      }
-      table.frameIds.push(frame.id);
-      table.fileIndex.push(file);
-      table.lines.push(at.line);
-    }
-    table.notes = [...this.pdbLines.notes];
-    return table;
+    return this.sources.lines(this.session(id));
   }
 
-  /**
-   * A source file for the panel: only one the session's frames' lines name (their PDBs'
-   * documents), so the renderer cannot make the main process read any other file.
-   */
+  /** A source file for the panel, only one the session's frames' lines name. */
   sourceFile(request: SourceFileRequest): SourceFile {
-    const session = this.session(request.sessionId);
-    const { path } = request;
-    if (!this.sourceLines(request.sessionId).files.includes(path)) {
-      throw new UserError(`${path} is not a source file of session ${session.id}'s frames, so it is not read.`);
-    }
-    const recording = session.recording;
-    const spans: SourceFile['spans'] = [];
-    for (const m of request.methods ?? []) {
-      const module = recording?.moduleInfo(m.moduleId);
-      const span = module === undefined ? null : this.pdbLines.methodSpan(module, m.token, path);
-      if (span !== null) spans.push(span);
-    }
-    // The PDB's checksum of the file, through a module whose frames name it.
-    let expected = null;
-    for (const m of request.methods ?? []) {
-      const module = recording?.moduleInfo(m.moduleId);
-      expected = module === undefined ? null : this.pdbLines.documentHash(module, path);
-      if (expected !== null) break;
-    }
-    const read = readSourceFile(path, undefined, expected);
-    return 'text' in read ? { path, text: read.text, message: read.warning ?? null, spans } : { path, text: null, message: read.message, spans };
+    return this.sources.file(this.session(request.sessionId), request);
   }
 
   /**
@@ -463,21 +411,18 @@ class WorkstationCore {
     const progress = (done: number, total: number): void => this.emit({ type: 'export-progress', sessionId: session.id, done, total });
     const mismatch = exportPathMismatch(request.format, path);
     if (mismatch !== undefined) throw new UserError(mismatch);
-    // pprof without folding or async stacks needs the samples only summed per stack and thread:
+    // pprof without folding needs the samples only summed per stack and thread (read-back.ts):
     // read back that way, an hour's export holds the sums, not every sample.
-    const summable = request.format === 'pprof' && request.fold === undefined && session.recording.asyncChainCount === 0 && session.recordingSummed !== undefined;
-    let recording: Recording | undefined;
-    let summed: StackThreadSums | undefined;
+    let back: ReadBack | undefined;
     try {
       // Not reported as export progress: that counts the writer's steps, from 0 of 1, as before.
-      if (summable) ({ recording, sums: summed } = await session.recordingSummed?.() ?? {});
-      else recording = await session.recordingWithSamples();
+      back = await readBack(session, request.format === 'pprof' && request.fold === undefined);
     } catch (err) {
       throw new UserError(`Session ${session.id}'s recording could not be read back for the export: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
     }
-    if (recording === undefined) throw new UserError(session.nothingToExport());
-    const folded = request.fold === undefined ? recording : foldRecording(recording, request.fold);
-    return writeExport(folded, session.countersHistory(), request.format, path, progress, summed);
+    if (back === undefined) throw new UserError(session.nothingToExport());
+    const folded = request.fold === undefined ? back.recording : foldRecording(back.recording, request.fold);
+    return writeExport(folded, session.countersHistory(), request.format, path, progress, back.summed?.sums);
   }
 
   async shutdown(): Promise<void> {
@@ -487,8 +432,6 @@ class WorkstationCore {
     await Promise.all([...this.sessions.values()].map((s) => s.close()));
   }
 }
-
-/** How a command line reads to the user: arguments with spaces or quotes quoted. */
 
 function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient {
   return {
@@ -518,7 +461,7 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
   };
 }
 
-export function createWorkstation(options: WorkstationOptions = {}): Workstation {
+export function createWorkstationService(options: WorkstationServiceOptions = {}): WorkstationService {
   const core = new WorkstationCore(options);
   // The workstation is itself a client too, for callers that need no adapter (tests, the CLI).
   const { close: _ownClose, setDrained: _ownDrained, ...own } = clientApi(core, core.hub.client());
