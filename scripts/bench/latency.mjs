@@ -5,7 +5,7 @@
 // The workstation runs in this process (browser mode, as the end-to-end test starts it) and its
 // page in Debian's Chromium; each target (Scenarios cpu-ratio, the Demo order service) is
 // launched through the workstation and recorded live. For every draw of the flame canvas the
-// page's test hook records when it drew and the newest sample in the drawn tree (the worker
+// page's diagnostics hook (renderer/src/views/diagnostics-hook.ts) records when it drew and the newest sample in the drawn tree (the worker
 // stamps each flame tree with it, on the calendar through HELLO's (mono, unixNs) pair); the
 // age of that sample when its pixels are drawn is the latency. Each new tree's newest sample
 // is also followed through the stages: main process (this process hears the same stream
@@ -126,7 +126,7 @@ function instrumentPage() {
   };
 }
 
-/** Everything the page noted since the last drain, and the test hook's last flame draws. */
+/** Everything the page noted since the last drain, and the diagnostics hook's last flame draws. */
 function drainPage(page) {
   return page.evaluate(() => {
     const log = globalThis.__latencyLog;

@@ -1,7 +1,7 @@
 // CPU that came in without a stack of its own: the profiler charges a thread's CPU that no
 // capture brought in (the thread blocked the capture signal, or a capture was lost) from the
 // thread's clock, under a synthetic leaf frame that says why, above the thread's last stack
-// (native-profiler/core/sampler_unanswered.cpp). One definition for every view that says how
+// (native-profiler/core/unanswered_cpu.cpp). One definition for every view that says how
 // much of it there was.
 
 import { sumByStack } from './aggregate.js';
