@@ -5,6 +5,7 @@
 
 import { INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK_NAME, Recording } from '../profile/recording.js';
 import { FunctionKind, SampleFlags } from '../wire/records.js';
+import { TIMELINE_KINDS } from '../wire/timeline/timeline-kinds.js';
 import { isNoFold, type FoldOptions } from './fold-options.js';
 import { FoldedStacks } from './fold.js';
 
@@ -55,7 +56,7 @@ export function foldRecording(rec: Recording, options: FoldOptions): Recording {
     out.sink.onSample(mono[i], threadId[i], incomplete ? flags[i] | SampleFlags.Incomplete : flags[i] & ~SampleFlags.Incomplete, cpuNs[i], wallNs[i], frames);
   }
   for (const t of threads) if (t.ended) out.sink.onThreadEnd({ threadId: t.id, mono: t.lastSeenMono });
-  for (const s of rec.suspensions()) out.sink.onSuspension({ ...s });
+  for (const kind of TIMELINE_KINDS) for (const r of rec.timeline(kind)) out.sink.onTimeline(kind, r);
   if (rec.stats !== undefined) out.sink.onStats({ ...rec.stats });
   if (rec.end !== undefined) out.sink.onEnd({ ...rec.end });
   out.finish();

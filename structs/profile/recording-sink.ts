@@ -21,6 +21,8 @@ import { DIRECT_THREAD_IDS, type RecordingStore } from './recording-store.js';
 import { INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK_NAME, type FrameInfo } from './recording-types.js';
 import { BYTES_PER_SAMPLE_SLOT } from './sample-columns.js';
 import { NO_EXTRA_ROOT, type FrameMapper } from './stack-table.js';
+import { SUSPENSIONS } from '../wire/timeline/suspensions.js';
+import { genericTimelineKind, type TimelineKind, type TimelineRecord } from '../wire/timeline/timeline-kind.js';
 
 const NO_MVID = '0'.repeat(32);
 /**
@@ -278,10 +280,21 @@ export class RecordingSink implements WireSink {
     s.stats = Object.freeze({ ...r });
   }
 
-  onSuspension(r: SuspensionRecord): void {
+  onTimeline(kind: TimelineKind, r: TimelineRecord): void {
     const s = this.store;
-    this.checkDefining('SUSPENSION');
-    s.suspensions.push(Object.freeze({ ...r }));
+    this.checkDefining(kind.name);
+    for (const f of kind.fields) {
+      const id = f.ref === undefined ? 0 : r[f.key];
+      if (id !== 0 && !(f.ref === 'thread' ? s.threads.has(id) : s.strings.has(id))) {
+        throw new RecordingError(`is a ${kind.name} naming ${f.ref} ${id}, which no ${f.ref === 'thread' ? 'THREAD' : 'STRING'} record defined`);
+      }
+    }
+    s.timelines.append(kind, r);
+  }
+
+  /** A runtime suspension added by hand: onTimeline of SUSPENSIONS (merge-processes.ts adds the parts' pauses so). */
+  onSuspension(r: SuspensionRecord): void {
+    this.onTimeline(genericTimelineKind(SUSPENSIONS), { ...r });
   }
 
   onEnd(r: EndRecord): void {

@@ -3,13 +3,14 @@
 // rules: the store only keeps the data and the bookkeeping both sides need (threads by id, the
 // samples' keep mode), so the sink's per-sample path reaches the columns in one load.
 
-import type { EndRecord, StatsRecord, SuspensionRecord } from '../wire/records.js';
+import type { EndRecord, StatsRecord } from '../wire/records.js';
 import { FunctionKind } from '../wire/records.js';
 import { AsyncChains } from './async-chains.js';
 import { EventColumns } from './event-columns.js';
 import type { FunctionInfo } from './frame-label.js';
 import { SampleColumns } from './sample-columns.js';
 import type { StackTable } from './stack-table.js';
+import { TimelineColumns } from './timeline-columns.js';
 import {
   INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK_NAME,
   type FrameInfo, type ModuleInfo, type ProcessInfo, type RecordingMeta, type ThreadInfo,
@@ -63,7 +64,8 @@ export class RecordingStore {
   readonly strings = new Map<number, string>();
   columns: SampleColumns;
   readonly events = new EventColumns();
-  suspensions: SuspensionRecord[] = [];
+  // The records of every timeline kind (SUSPENSION, ...), column by column.
+  readonly timelines = new TimelineColumns();
   readonly stacks: StackTable;
   // Two bytes a character of every name and text held, for byteSize().
   stringBytes = 0;

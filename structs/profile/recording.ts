@@ -17,6 +17,9 @@ import type {
 } from './recording-types.js';
 import { SampleColumns, type SampleColumnViews } from './sample-columns.js';
 import { StackTable } from './stack-table.js';
+import type { TimelineColumnViews } from './timeline-columns.js';
+import { SUSPENSIONS } from '../wire/timeline/suspensions.js';
+import { genericTimelineKind, type TimelineKind } from '../wire/timeline/timeline-kind.js';
 
 export * from './recording-types.js';
 
@@ -83,7 +86,18 @@ export class Recording {
 
   /** Every runtime suspension in order of its end; GC pauses have reason 1. */
   suspensions(): readonly SuspensionRecord[] {
-    return this.store.suspensions;
+    return this.timeline(SUSPENSIONS);
+  }
+
+  /** The records of a timeline kind (structs/wire/timeline/timeline-kinds.ts), in order of arrival (of their end), frozen. */
+  timeline<R extends object>(kind: TimelineKind<R>): readonly R[] {
+    // The store made each record from the kind's own fields, so it is an R.
+    return this.store.timelines.records(genericTimelineKind(kind)) as unknown as readonly R[];
+  }
+
+  /** The same records as column views by field key; valid until the next record of the kind arrives. */
+  timelineColumns<R extends object>(kind: TimelineKind<R>): TimelineColumnViews {
+    return this.store.timelines.views(genericTimelineKind(kind));
   }
 
   get sampleCount(): number {
@@ -134,7 +148,7 @@ export class Recording {
     const dropped = this.store.columns.retainFrom(cutMono, chains.hasMarks ? (from, to) => chains.moveMark(from, to) : undefined);
     chains.clearFrom(this.store.columns.count);
     this.store.events.retainFrom(cutMono);
-    this.store.suspensions = this.store.suspensions.filter((s) => s.mono >= cutMono);
+    this.store.timelines.retainFrom(cutMono);
     return dropped;
   }
 
@@ -346,7 +360,7 @@ export class Recording {
 
   /** Approximate bytes held: typed-array capacity plus an estimate for thread and function objects. */
   byteSize(): number {
-    return this.store.columns.byteSize() + this.store.stacks.byteSize() + this.store.events.byteSize() + this.sink.byteSize + this.store.asyncChains.byteSize()
+    return this.store.columns.byteSize() + this.store.stacks.byteSize() + this.store.events.byteSize() + this.store.timelines.byteSize() + this.sink.byteSize + this.store.asyncChains.byteSize()
       + (this.store.threads.size + this.store.functions.size + this.store.modules.size + this.store.frames.size + this.store.strings.size) * OBJECT_OVERHEAD
       + this.store.stringBytes;
   }

@@ -4,17 +4,19 @@
 // both versions; v2's SAMPLES and EVENTS records pack many samples, delta/varint coded against
 // state this decoder carries from record to record (SampleState).
 //
-// The record families are read by their own readers: fixed-records.ts (definitions, STATS,
-// SUSPENSION, END, v1's SAMPLE) and packed-records.ts (v2's SAMPLES, EVENTS, STACK and the side
+// The record families are read by their own readers: fixed-records.ts (definitions, STATS, END,
+// v1's SAMPLE, the timeline kinds' records found in timeline/timeline-kinds.ts) and packed-records.ts (v2's SAMPLES, EVENTS, STACK and the side
 // records); this file frames the stream and hands each record to the reader of its type.
 
 import { FixedRecordReader } from './fixed-records.js';
 import { PackedRecordReader } from './packed-records.js';
 import { MAX_RECORD_LENGTH, PREAMBLE_SIZE, RecordType, WIRE_MAGIC, WIRE_VERSION, WIRE_VERSION_1 } from './records.js';
+import { timelineKindOf } from './timeline/timeline-kinds.js';
 import { WireFormatError } from './wire-format-error.js';
 import type { CodingState, WireSink } from './wire-sink.js';
 
 export type { CodingState, WireSink } from './wire-sink.js';
+export type { TimelineKind, TimelineRecord } from './timeline/timeline-kind.js';
 
 export interface WireEndState {
   /** True when the stream stopped inside the preamble or inside a record. */
@@ -245,10 +247,12 @@ export class WireDecoder {
       case RecordType.ThreadEnd: fixed.threadEnd(view, body, bodyLen, at); break;
       case RecordType.Function: fixed.function(view, bytes, body, bodyLen, at); break;
       case RecordType.Stats: fixed.stats(view, body, bodyLen, at); break;
-      case RecordType.Suspension: fixed.suspension(view, bytes, body, bodyLen, at); break;
       case RecordType.End: fixed.end(view, bytes, body, bodyLen, at); break;
-      default:
-        this.sink.onUnknown(type, length);
+      default: {
+        const kind = timelineKindOf(type);
+        if (kind !== undefined) fixed.timeline(kind, view, bytes, body, bodyLen, at);
+        else this.sink.onUnknown(type, length);
+      }
     }
   }
 

@@ -83,6 +83,9 @@ export interface EventInput {
   messageId?: number;
 }
 
+/** A timeline kind's record (structs/wire/timeline/) to write: its fields as numbers or bigints. */
+export type TimelineInput<R extends object> = { readonly [K in keyof R]: U64 };
+
 export type SuspensionInput = Omit<SuspensionRecord, 'mono' | 'durationNs' | 'suspendNs'> & { mono: U64; durationNs: U64; suspendNs: U64 };
 export type ThreadEndInput = Omit<ThreadEndRecord, 'mono'> & { mono: U64 };
 export type EndInput = Omit<EndRecord, 'mono'> & { mono: U64 };

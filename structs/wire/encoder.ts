@@ -13,13 +13,16 @@
 
 import type { CodingState } from './decoder.js';
 import type {
-  EndInput, FrameInput, FunctionInput, HelloInput, ModuleInput, SampleInput, StatsInput, SuspensionInput, ThreadEndInput, ThreadInput, U64,
+  EndInput, FrameInput, FunctionInput, HelloInput, ModuleInput, SampleInput, StatsInput, SuspensionInput, ThreadEndInput, ThreadInput,
+  TimelineInput, U64,
 } from './encoder-inputs.js';
 import { PackedRecordWriter } from './packed-writer.js';
 import {
   FunctionKind, MAX_STACK_ID, ModuleKind, OffsetKind, PREAMBLE_SIZE, RecordType, STACK_FLAGS, WIRE_MAGIC, WIRE_VERSION, WIRE_VERSION_1,
   type TaskRecord,
 } from './records.js';
+import { SUSPENSIONS } from './timeline/suspensions.js';
+import { timelineBodySize, type TimelineKind } from './timeline/timeline-kind.js';
 import { encodeWireString } from './wire-bytes.js';
 
 export type * from './encoder-inputs.js';
@@ -218,15 +221,23 @@ export class WireEncoder extends PackedRecordWriter {
     return this;
   }
 
-  suspension(r: SuspensionInput): this {
-    let p = this.begin(RecordType.Suspension, 27);
-    p = this.u64(p, r.mono);
-    p = this.u64(p, r.durationNs);
-    p = this.u64(p, r.suspendNs);
-    this.buf[p] = r.reason;
-    this.view.setInt8(p + 1, r.generation);
-    this.buf[p + 2] = r.flags;
+  /** A record of a timeline kind (structs/wire/timeline/), its fields written as the kind describes them. */
+  timeline<R extends object>(kind: TimelineKind<R>, r: TimelineInput<R>): this {
+    let p = this.begin(kind.recordType, timelineBodySize(kind));
+    for (const f of kind.fields) {
+      const v = r[f.key];
+      switch (f.type) {
+        case 'u64': p = this.u64(p, v); break;
+        case 'u32': p = this.u32(p, Number(v)); break;
+        case 'u8': this.buf[p++] = Number(v); break;
+        case 'i8': this.view.setInt8(p++, Number(v)); break;
+      }
+    }
     return this;
+  }
+
+  suspension(r: SuspensionInput): this {
+    return this.timeline(SUSPENSIONS, r);
   }
 
   end(r: EndInput): this {

@@ -1,12 +1,13 @@
 // The fixed-layout records of wire v1 and v2 (PROTOCOL.md, Records): definitions (HELLO, THREAD,
-// FUNCTION, MODULE, FRAME, STRING, TASK), STATS, SUSPENSION, END and v1's SAMPLE. Each body is
-// read in place and handed to the sink whole; a body may be longer than its fields (a later
-// revision appends fields), never shorter.
+// FUNCTION, MODULE, FRAME, STRING, TASK), STATS, END, v1's SAMPLE and the records of the timeline
+// kinds (SUSPENSION, ...: structs/wire/timeline/). Each body is read in place and handed to the
+// sink whole; a body may be longer than its fields (a later revision appends fields), never shorter.
 
 import type { WireSink } from './wire-sink.js';
 import { FieldReader, u64 } from './field-reader.js';
 import { RecordType } from './records.js';
 import type { SampleState } from './sample-state.js';
+import { timelineBodySize, type TimelineKind } from './timeline/timeline-kind.js';
 
 const MAX_FRAMES = 0xffff;
 // Fixed-size prefixes of each body (strings counted as their 4-byte length only).
@@ -21,7 +22,6 @@ const STRING_MIN = 4 + 4;
 const TASK_MIN = 3 * 4;
 const SAMPLE_MIN = 8 + 4 + 1 + 8 + 8 + 2;
 const STATS_MIN = 6 * 8;
-const SUSPENSION_MIN = 3 * 8 + 3;
 const END_MIN = 8 + 1;
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
@@ -149,16 +149,20 @@ export class FixedRecordReader extends FieldReader {
     });
   }
 
-  suspension(view: DataView, bytes: Uint8Array, body: number, bodyLen: number, at: number): void {
-    this.requireBody(RecordType.Suspension, bodyLen, SUSPENSION_MIN, at);
-    this.sink.onSuspension({
-      mono: u64(view, body),
-      durationNs: u64(view, body + 8),
-      suspendNs: u64(view, body + 16),
-      reason: bytes[body + 24],
-      generation: view.getInt8(body + 25),
-      flags: bytes[body + 26],
-    });
+  /** A record of a timeline kind: its fields in the order and widths its descriptor gives. */
+  timeline(kind: TimelineKind, view: DataView, bytes: Uint8Array, body: number, bodyLen: number, at: number): void {
+    this.requireBody(kind.recordType, bodyLen, timelineBodySize(kind), at);
+    const record: Record<string, number> = {};
+    let p = body;
+    for (const f of kind.fields) {
+      switch (f.type) {
+        case 'u64': record[f.key] = u64(view, p); p += 8; break;
+        case 'u32': record[f.key] = view.getUint32(p, true); p += 4; break;
+        case 'u8': record[f.key] = bytes[p]; p += 1; break;
+        case 'i8': record[f.key] = view.getInt8(p); p += 1; break;
+      }
+    }
+    this.sink.onTimeline(kind, record);
   }
 
   end(view: DataView, bytes: Uint8Array, body: number, bodyLen: number, at: number): void {

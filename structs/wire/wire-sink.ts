@@ -3,8 +3,9 @@
 
 import type {
   EndRecord, FrameRecord, FunctionRecord, HelloRecord, ModuleRecord, StatsRecord,
-  StringRecord, SuspensionRecord, TaskRecord, ThreadEndRecord, ThreadRecord,
+  StringRecord, TaskRecord, ThreadEndRecord, ThreadRecord,
 } from './records.js';
+import type { TimelineKind, TimelineRecord } from './timeline/timeline-kind.js';
 import type { SampleState } from './sample-state.js';
 
 export interface WireSink {
@@ -68,7 +69,11 @@ export interface WireSink {
    */
   onEventMessage(back: number, stringId: number): void;
   onStats(record: StatsRecord): void;
-  onSuspension(record: SuspensionRecord): void;
+  /**
+   * A record of a timeline kind (structs/wire/timeline/timeline-kinds.ts: SUSPENSION, ...), its
+   * fields read as the kind describes them, in a record made for this call.
+   */
+  onTimeline(kind: TimelineKind, record: TimelineRecord): void;
   onEnd(record: EndRecord): void;
   /** A record type this reader does not know; `length` is the record's length field (type byte + body). */
   onUnknown(type: number, length: number): void;
