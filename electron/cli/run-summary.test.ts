@@ -35,7 +35,7 @@ test('the summary from samples summed as they were read equals the one from ever
   for (const wire of [fixtureStream(), asyncFixtureStream()]) {
     const whole = recordingFromStream([wire]);
     const rec = new Recording({ keepSamples: 'recent' });
-    const decoder = new WireDecoder(rec);
+    const decoder = new WireDecoder(rec.sink);
     const sums = new StackThreadSums();
     // A few bytes at a time, folding each step's samples in and letting them go, as the read-back does.
     for (let at = 0; at < wire.length; at += 7) {

@@ -71,7 +71,7 @@ async function synthesize() {
     stacks.push(Uint32Array.from(rootFirst.reverse()));
   }
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   const mono0 = 1_000_000_000;
   const enc = new WireEncoder(1 << 22);
   enc.preamble().hello({ pid: 4242, flags: 3, mono: mono0, unixNs: 1_700_000_000_000_000_000n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: 'bench' });

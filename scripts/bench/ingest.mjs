@@ -108,7 +108,7 @@ function synthesize(version) {
 
 function ingest(bytes) {
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   for (let p = 0; p < bytes.length; p += CHUNK) decoder.push(bytes.subarray(p, p + CHUNK));
   decoder.end();
   rec.finish();

@@ -143,7 +143,7 @@ function drainPage(page) {
  */
 function watchStream(workstation, sessionId) {
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   const chunks = [];
   let newestSoFar = -Infinity;
   let replaying = true;

@@ -78,7 +78,7 @@ function* interleaved() {
 }
 
 function collectorOnly() {
-  const decoders = streams.map(() => new WireDecoder(new Recording({ keepSamples: false })));
+  const decoders = streams.map(() => new WireDecoder(new Recording({ keepSamples: false }).sink));
   const t0 = process.cpuUsage();
   for (const [p, chunk] of interleaved()) decoders[p].push(chunk);
   const t = process.cpuUsage(t0);
@@ -86,11 +86,11 @@ function collectorOnly() {
 }
 
 function merged() {
-  const decoders = streams.map(() => new WireDecoder(new Recording({ keepSamples: false })));
+  const decoders = streams.map(() => new WireDecoder(new Recording({ keepSamples: false }).sink));
   const keys = streams.map((_, p) => ({ p }));
   const tree = new ProcessTreeStream({ nameOf: () => 'dotnet' });
   const model = new Recording({ keepSamples: false });
-  const modelDecoder = new WireDecoder(model);
+  const modelDecoder = new WireDecoder(model.sink);
   const tap = processRecordTap(model, 'stream');
   let out = 0;
   const t0 = process.cpuUsage();

@@ -139,7 +139,7 @@ test('a recording that holds only recent samples marks chains by their index in 
     keepSamples: 'recent',
     restoreSamples: () => recordingFromStream(kept),
   });
-  const decoder = new WireDecoder(recent);
+  const decoder = new WireDecoder(recent.sink);
   // One byte at a time, letting the samples go after each: every mark arrives after a release.
   for (let i = 0; i < bytes.length; i++) {
     kept.push(bytes.subarray(i, i + 1));
@@ -148,7 +148,7 @@ test('a recording that holds only recent samples marks chains by their index in 
   }
   assert.deepEqual(dump(new AsyncSource(recent)), dump(new AsyncSource(asyncRecording())));
   const none = new Recording({ keepSamples: false });
-  new WireDecoder(none).push(bytes);
+  new WireDecoder(none.sink).push(bytes);
   assert.equal(none.sampleCount, asyncRecording().sampleCount);
   assert.equal(none.hasAsync, true);
 });
@@ -157,7 +157,7 @@ test("a live recording's [await] frame learns its type when its state machine's 
   // The profiler names a task by its state machine only (`<Handler>d__1`); the type comes from a
   // sampled MoveNext, which may arrive after the first suspended samples of the operation.
   const rec = new LiveRecording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   const [first, later] = asyncLateMoveNextStreams();
   decoder.push(first);
   const src = new AsyncSource(rec);

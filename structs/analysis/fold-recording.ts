@@ -5,6 +5,7 @@
 
 import { INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK_NAME, Recording } from '../profile/recording.js';
 import { FunctionKind, SampleFlags } from '../wire/records.js';
+import { TIMELINE_KINDS } from '../wire/timeline/timeline-kinds.js';
 import { isNoFold, type FoldOptions } from './fold-options.js';
 import { FoldedStacks } from './fold.js';
 
@@ -13,12 +14,12 @@ export function foldRecording(rec: Recording, options: FoldOptions): Recording {
   const meta = rec.meta;
   const out = new Recording();
   if (meta === undefined) return out;
-  out.onHello({
+  out.sink.onHello({
     pid: meta.pid, flags: meta.flags, mono: meta.startMono, unixNs: meta.startUnixNs, intervalNs: meta.intervalNs,
     wallThreadsPerTick: meta.wallThreadsPerTick, runtimeVersion: meta.runtimeVersion, profilerVersion: meta.profilerVersion,
   });
   const threads = rec.threads();
-  for (const t of threads) out.onThread({ threadId: t.id, osTid: t.osTid, clrThreadId: t.clrThreadId, mono: t.firstSeenMono, name: t.name });
+  for (const t of threads) out.sink.onThread({ threadId: t.id, osTid: t.osTid, clrThreadId: t.clrThreadId, mono: t.firstSeenMono, name: t.name });
   const folded = new FoldedStacks(rec, options);
   // Folded frame f is function f + 1 (writers never use 0); the incomplete marker is the flag again.
   const defined = new Set<number>();
@@ -38,7 +39,7 @@ export function foldRecording(rec: Recording, options: FoldOptions): Recording {
         if (id === INCOMPLETE_STACK_FUNCTION_ID) throw new Error('A folded recording has more frames than function ids.');
         if (!defined.has(id)) {
           const fn = folded.functionInfo(f[i])!;
-          out.onFunction({ functionId: id, kind: fn.kind, name: fn.name, module: fn.module, file: fn.file, moduleId: 0, token: 0 });
+          out.sink.onFunction({ functionId: id, kind: fn.kind, name: fn.name, module: fn.module, file: fn.file, moduleId: 0, token: 0 });
           defined.add(id);
         }
         frames[i] = id;
@@ -52,12 +53,12 @@ export function foldRecording(rec: Recording, options: FoldOptions): Recording {
     const frames = wireFrames(stackId[i]);
     const recorded = rec.stackFrames(stackId[i]);
     const incomplete = recorded.length > 0 && recorded[recorded.length - 1] === INCOMPLETE_STACK_FUNCTION_ID;
-    out.onSample(mono[i], threadId[i], incomplete ? flags[i] | SampleFlags.Incomplete : flags[i] & ~SampleFlags.Incomplete, cpuNs[i], wallNs[i], frames);
+    out.sink.onSample(mono[i], threadId[i], incomplete ? flags[i] | SampleFlags.Incomplete : flags[i] & ~SampleFlags.Incomplete, cpuNs[i], wallNs[i], frames);
   }
-  for (const t of threads) if (t.ended) out.onThreadEnd({ threadId: t.id, mono: t.lastSeenMono });
-  for (const s of rec.suspensions()) out.onSuspension({ ...s });
-  if (rec.stats !== undefined) out.onStats({ ...rec.stats });
-  if (rec.end !== undefined) out.onEnd({ ...rec.end });
+  for (const t of threads) if (t.ended) out.sink.onThreadEnd({ threadId: t.id, mono: t.lastSeenMono });
+  for (const kind of TIMELINE_KINDS) for (const r of rec.timeline(kind)) out.sink.onTimeline(kind, r);
+  if (rec.stats !== undefined) out.sink.onStats({ ...rec.stats });
+  if (rec.end !== undefined) out.sink.onEnd({ ...rec.end });
   out.finish();
   return out;
 }

@@ -25,7 +25,7 @@ function streamWithFixtureRecords(): Uint8Array {
 test('the measuring records ride in a wire stream that the sample decoder reads untroubled', () => {
   const stream = streamWithFixtureRecords();
   const recording = new Recording();
-  const decoder = new WireDecoder(recording);
+  const decoder = new WireDecoder(recording.sink);
   const reader = new MeasureReader();
   // Odd chunk sizes: records straddle chunks.
   for (let at = 0; at < stream.length; at += 7) {

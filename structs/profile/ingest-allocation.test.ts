@@ -2,7 +2,7 @@
 // directly: heap growth outside collections (end - start + what each GC freed).
 //
 // Wire v1: one thing is outside our code: V8 passes a number >= 2^31 to a call it has not
-// inlined as a boxed 16-byte heap number. Whether TurboFan inlines Recording.onSample into the
+// inlined as a boxed 16-byte heap number. Whether TurboFan inlines RecordingSink.onSample into the
 // decoder varies from run to run (tiering order), so the three u64 doubles (mono, cpuNs, wallNs)
 // are either free or cost 48 bytes of immediately-dead young garbage a sample. The bound allows
 // exactly that and nothing more: any object, array or copy per sample made by our code would
@@ -34,14 +34,14 @@ for (const version of [2, 1]) {
     const chunks = Math.ceil(bytes.length / PROBE_CHUNK);
     // Long enough for the optimizing compiler to take over and for its one-off deoptimizations
     // (a path seen for the first time) to be behind.
-    for (let i = 0; i < 8; i++) feedInChunks(bytes, new Recording());
+    for (let i = 0; i < 8; i++) feedInChunks(bytes, new Recording().sink);
     let rec = new Recording();
     // The least of three measured runs: V8 sometimes deoptimizes the loop once and runs it
     // on-stack-replaced for a while, boxing doubles it would not box once reoptimized; what the
     // code itself allocates shows in every run.
     const allocated = Math.min(...[0, 1, 2].map(() => heapBytesAllocatedBy(() => {
       rec = new Recording();
-      feedInChunks(bytes, rec);
+      feedInChunks(bytes, rec.sink);
     })));
     assert.equal(rec.sampleCount, SAMPLES);
     assert.equal(rec.stackCount, 200);

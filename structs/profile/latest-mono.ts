@@ -1,8 +1,9 @@
+import { TIMELINE_KINDS } from '../wire/timeline/timeline-kinds.js';
 import type { Recording } from './recording.js';
 
 /**
  * The latest time a recording knows of on the target's clock: its last sample, thread event,
- * STATS or the end of its last suspension (or its start). Where a recording stopped by the
+ * STATS or the end of its last timeline record (a suspension, ...; or its start). Where a recording stopped by the
  * reader ends.
  */
 export function latestMono(rec: Recording): number {
@@ -10,6 +11,8 @@ export function latestMono(rec: Recording): number {
   for (const t of rec.threads()) if (t.lastSeenMono > latest) latest = t.lastSeenMono;
   const stats = rec.stats;
   if (stats !== undefined && stats.mono > latest) latest = stats.mono;
-  for (const s of rec.suspensions()) if (s.mono + s.durationNs > latest) latest = s.mono + s.durationNs;
+  for (const kind of TIMELINE_KINDS) {
+    for (const r of rec.timeline(kind)) if (kind.end(r) > latest) latest = kind.end(r);
+  }
   return latest;
 }

@@ -66,7 +66,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
   const first = parts[0]?.recording.meta;
   if (first === undefined) throw new Error('mergeProcesses needs a first recording with its HELLO.');
   const out = new Recording();
-  out.onHello({
+  out.sink.onHello({
     pid: first.pid, flags: first.flags, mono: first.startMono, unixNs: first.startUnixNs, intervalNs: first.intervalNs,
     wallThreadsPerTick: first.wallThreadsPerTick, runtimeVersion: first.runtimeVersion, profilerVersion: first.profilerVersion,
   });
@@ -81,7 +81,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
     for (const m of rec.modules()) {
       const [id, fresh] = defined.modules.intern(JSON.stringify([m.kind, m.path, m.mvid]));
       p.modules.set(m.id, id);
-      if (fresh) out.onModule({ moduleId: id, kind: m.kind, mvid: m.mvid, path: m.path });
+      if (fresh) out.sink.onModule({ moduleId: id, kind: m.kind, mvid: m.mvid, path: m.path });
     }
     const functions = rec.functions().filter((fn) => fn.id !== INCOMPLETE_STACK_FUNCTION_ID);
     for (const fn of functions) {
@@ -89,7 +89,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
       const module = fn.moduleId === 0 ? fn.module : '';
       const [id, fresh] = defined.functions.intern(JSON.stringify([fn.kind, fn.name, module, moduleId, fn.file, fn.token]));
       p.functions.set(fn.id, id);
-      if (fresh) out.onFunction({ functionId: id, kind: fn.kind, name: fn.name, module, file: fn.file, moduleId, token: fn.token });
+      if (fresh) out.sink.onFunction({ functionId: id, kind: fn.kind, name: fn.name, module, file: fn.file, moduleId, token: fn.token });
     }
     // A v1 recording's stacks are function ids: each function is the frame of the same id.
     const frames = rec.hasFrames ? rec.frames() : functions.map((fn) => ({ id: fn.id, functionId: fn.id, offsetKind: OffsetKind.None, offset: 0 }));
@@ -97,12 +97,12 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
       const functionId = p.functions.get(f.functionId);
       const [id, fresh] = defined.frames.intern(`${functionId}:${f.offsetKind}:${f.offset}`);
       p.frames.set(f.id, id);
-      if (fresh) out.onFrame({ frameId: id, functionId, offsetKind: f.offsetKind, offset: f.offset });
+      if (fresh) out.sink.onFrame({ frameId: id, functionId, offsetKind: f.offsetKind, offset: f.offset });
     }
     for (const [stringId, text] of rec.strings()) {
       const [id, fresh] = defined.strings.intern(text);
       p.strings.set(stringId, id);
-      if (fresh) out.onString({ stringId: id, text });
+      if (fresh) out.sink.onString({ stringId: id, text });
     }
     const prefix = processPrefix(process);
     const threadIds: number[] = [];
@@ -110,12 +110,12 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
       const id = nextThread++;
       p.threads.set(t.id, id);
       threadIds.push(id);
-      out.onThread({ threadId: id, osTid: t.osTid, clrThreadId: t.clrThreadId, mono: t.firstSeenMono, name: `${prefix} ${t.name !== '' ? t.name : `thread ${t.osTid}`}` });
+      out.sink.onThread({ threadId: id, osTid: t.osTid, clrThreadId: t.clrThreadId, mono: t.firstSeenMono, name: `${prefix} ${t.name !== '' ? t.name : `thread ${t.osTid}`}` });
     }
     for (let s = 0; s < rec.stackCount; s++) {
       const all = rec.stackFrameIds(s);
       const frames = all.length > 0 && all[all.length - 1] === INCOMPLETE_STACK_FUNCTION_ID ? all.subarray(0, all.length - 1) : all;
-      out.onStack(p.stackBase + s, rec.stackFlags(s) & STACK_FLAGS, Uint32Array.from(frames, (f) => p.frames.get(f)));
+      out.sink.onStack(p.stackBase + s, rec.stackFlags(s) & STACK_FLAGS, Uint32Array.from(frames, (f) => p.frames.get(f)));
     }
     nextStack += rec.stackCount;
     out.addProcess(process, threadIds);
@@ -125,10 +125,10 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
   mergeEvents(parts, ids, out);
   const suspensions = parts.flatMap((part) => [...part.recording.suspensions()]);
   suspensions.sort((a, b) => (a.mono + a.durationNs) - (b.mono + b.durationNs));
-  for (const s of suspensions) out.onSuspension(s);
+  for (const s of suspensions) out.sink.onSuspension(s);
   const stats = parts.map((part) => part.recording.stats).filter((s) => s !== undefined);
   if (stats.length > 0) {
-    out.onStats({
+    out.sink.onStats({
       mono: Math.max(...stats.map((s) => s.mono)),
       samples: stats.reduce((n, s) => n + s.samples, 0),
       droppedRingFull: stats.reduce((n, s) => n + s.droppedRingFull, 0),
@@ -141,12 +141,12 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
   parts.forEach((part, k) => {
     for (const t of part.recording.threads()) {
       const id = ids[k].threads.get(t.id) as number;
-      if (t.ended) out.onThreadEnd({ threadId: id, mono: t.lastSeenMono });
-      else out.onThread({ threadId: id, osTid: t.osTid, clrThreadId: t.clrThreadId, mono: t.lastSeenMono, name: out.thread(id)?.name ?? '' });
+      if (t.ended) out.sink.onThreadEnd({ threadId: id, mono: t.lastSeenMono });
+      else out.sink.onThread({ threadId: id, osTid: t.osTid, clrThreadId: t.clrThreadId, mono: t.lastSeenMono, name: out.thread(id)?.name ?? '' });
     }
   });
   const end = parts[0].recording.end;
-  if (end !== undefined) out.onEnd(end);
+  if (end !== undefined) out.sink.onEnd(end);
   out.finish();
   return out;
 }
@@ -167,7 +167,7 @@ function mergeSamples(parts: readonly ProcessPart[], ids: readonly PartIds[], ou
       const names = parts[k].recording.asyncChain(chain);
       task = nextTask;
       for (let j = 0; j < names.length; j++, nextTask++) {
-        out.onTask({ taskId: nextTask, awaiterId: j + 1 < names.length ? nextTask + 1 : 0, nameId: names[j] === 0 ? 0 : ids[k].strings.get(names[j]) });
+        out.sink.onTask({ taskId: nextTask, awaiterId: j + 1 < names.length ? nextTask + 1 : 0, nameId: names[j] === 0 ? 0 : ids[k].strings.get(names[j]) });
       }
       chainTask[k].set(chain, task);
     }
@@ -184,12 +184,12 @@ function mergeSamples(parts: readonly ProcessPart[], ids: readonly PartIds[], ou
     values[0] = c.mono[i];
     values[1] = c.cpuNs[i];
     values[2] = c.wallNs[i];
-    out.onStackSample(ids[k].threads.get(c.threadId[i]) as number, c.flags[i] & sampleFlags, ids[k].stackBase + c.stackId[i], values);
+    out.sink.onStackSample(ids[k].threads.get(c.threadId[i]) as number, c.flags[i] & sampleFlags, ids[k].stackBase + c.stackId[i], values);
     const chain = parts[k].recording.sampleAsyncChain(i);
     if (chain === 0) continue;
-    out.onTaskSample(1, taskOf(k, chain));
+    out.sink.onTaskSample(1, taskOf(k, chain));
     const operations = parts[k].recording.sampleOperations(i);
-    if (operations !== 0) out.onOperationCount(1, operations);
+    if (operations !== 0) out.sink.onOperationCount(1, operations);
   }
 }
 
@@ -207,8 +207,8 @@ function mergeEvents(parts: readonly ProcessPart[], ids: readonly PartIds[], out
     const labelId = e.labelId[i] !== 0 ? ids[k].strings.get(e.labelId[i]) : 0;
     // Thread 0 is no thread (counts sent without a stack, e.g. exceptions over the stack budget): it stays 0.
     const threadId = e.threadId[i] === 0 ? 0 : ids[k].threads.get(e.threadId[i]) as number;
-    out.onEvent(e.kind[i], flags, e.mono[i], threadId, stackId, labelId, e.value1[i], e.value2[i]);
-    if (e.messageId[i] !== 0) out.onEventMessage(1, ids[k].strings.get(e.messageId[i]));
+    out.sink.onEvent(e.kind[i], flags, e.mono[i], threadId, stackId, labelId, e.value1[i], e.value2[i]);
+    if (e.messageId[i] !== 0) out.sink.onEventMessage(1, ids[k].strings.get(e.messageId[i]));
   }
 }
 

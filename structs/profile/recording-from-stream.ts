@@ -7,7 +7,7 @@ import { Recording } from './recording.js';
  */
 export function recordingFromStream(chunks: Iterable<Uint8Array>): Recording {
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   for (const chunk of chunks) decoder.push(chunk);
   decoder.end();
   rec.finish();

@@ -23,7 +23,7 @@ const stacksOf = (rec: Recording): number[][] => Array.from({ length: rec.sample
 
 function expectRecordingError(bytes: Uint8Array, reason: string): void {
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   assert.throws(() => decoder.push(bytes), (err: unknown) => {
     assert.ok(err instanceof RecordingError, String(err));
     assert.equal(err.reason, reason);
@@ -79,11 +79,11 @@ test('HELLO flag bit 3 means approximate CPU (approximate-cpu.hex)', () => {
 
 test('a stream without END is cut once finished; a live one is not', () => {
   const rec = new Recording();
-  new WireDecoder(rec).push(base().bytes());
+  new WireDecoder(rec.sink).push(base().bytes());
   assert.equal(rec.cut, false);
   rec.finish();
   assert.equal(rec.cut, true);
-  assert.throws(() => rec.onStats({ mono: 1, samples: 0, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0 }), RecordingError);
+  assert.throws(() => rec.sink.onStats({ mono: 1, samples: 0, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0 }), RecordingError);
 });
 
 test('stacks are deduplicated; the incomplete flag appends the synthetic root', () => {
@@ -152,9 +152,9 @@ test('a v1 sample naming an undefined function is rejected, also inside a stack 
   expectRecordingError(base(4, 1).sample({ mono: 1, threadId: 1, flags: 1, cpuNs: 1, wallNs: 0, frames: [INCOMPLETE_STACK_FUNCTION_ID] }).bytes(), `is a SAMPLE naming function ${INCOMPLETE_STACK_FUNCTION_ID}, which no FUNCTION record defined`);
   // The rejected stack was not stored: a second attempt is checked (and rejected) again.
   const rec = new Recording();
-  new WireDecoder(rec).push(base().bytes());
-  assert.throws(() => rec.onSample(1, 1, 1, 1, 0, new Uint32Array([1, 9])), RecordingError);
-  assert.throws(() => rec.onSample(1, 1, 1, 1, 0, new Uint32Array([1, 9])), RecordingError);
+  new WireDecoder(rec.sink).push(base().bytes());
+  assert.throws(() => rec.sink.onSample(1, 1, 1, 1, 0, new Uint32Array([1, 9])), RecordingError);
+  assert.throws(() => rec.sink.onSample(1, 1, 1, 1, 0, new Uint32Array([1, 9])), RecordingError);
   assert.equal(rec.stackCount, 0);
   assert.equal(rec.sampleCount, 0);
 });
@@ -173,7 +173,7 @@ test('records out of order or redefined are rejected', () => {
 
 test('what was decoded before a corrupt record stays in the recording', () => {
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   const bytes = base().sample({ mono: 2, threadId: 1, flags: 1, cpuNs: 7, wallNs: 0, frames: [2, 1] }).sample({ mono: 3, threadId: 5, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes();
   assert.throws(() => decoder.push(bytes), RecordingError);
   rec.finish();
@@ -331,7 +331,7 @@ test('a kept window\'s cut between an EVENTS record and its EVENT_MESSAGES leave
   let at = 16;
   while (bytes[at + 4] !== RecordType.EventMessages) at += 4 + new DataView(bytes.buffer, bytes.byteOffset + at, 4).getUint32(0, true);
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   decoder.push(bytes.subarray(0, at));
   assert.equal(rec.dropBefore(3000), 1);
   decoder.push(bytes.subarray(at));

@@ -5,6 +5,7 @@ import { WireDecoder, type WireSink } from './decoder.js';
 import { WireEncoder } from './encoder.js';
 import { parseHexText } from './hex-text.js';
 import { EventKind, RecordType } from './records.js';
+import type { TimelineKind, TimelineRecord } from './timeline/timeline-kind.js';
 import { WireFormatError } from './wire-format-error.js';
 
 // Tests run from dist/structs/wire/; the fixtures stay in the source tree.
@@ -71,8 +72,10 @@ class JsonSink implements WireSink {
   onStats(r: Parameters<WireSink['onStats']>[0]): void {
     this.records.push({ type: 'stats', mono: String(r.mono), samples: String(r.samples), droppedRingFull: String(r.droppedRingFull), droppedBufferFull: String(r.droppedBufferFull), droppedWatchdog: String(r.droppedWatchdog), droppedOther: String(r.droppedOther) });
   }
-  onSuspension(r: Parameters<WireSink['onSuspension']>[0]): void {
-    this.records.push({ type: 'suspension', mono: String(r.mono), durationNs: String(r.durationNs), suspendNs: String(r.suspendNs), reason: r.reason, generation: r.generation, flags: r.flags });
+  onTimeline(kind: TimelineKind, r: TimelineRecord): void {
+    // u64 fields as strings, as the fixtures' JSON has them.
+    const fields = Object.fromEntries(kind.fields.map((f) => [f.key, f.type === 'u64' ? String(r[f.key]) : r[f.key]]));
+    this.records.push({ type: kind.dumpName, ...fields });
   }
   onEnd(r: Parameters<WireSink['onEnd']>[0]): void {
     this.records.push({ type: 'end', mono: String(r.mono), reason: r.reason });

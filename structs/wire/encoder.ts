@@ -7,183 +7,32 @@
 // defines on first use a FRAME per frame id (the function of the same id, offset unknown) and a
 // STACK per distinct frame list, and names the stack. Consecutive samples share one SAMPLES
 // record; any other record closes it, as do bytes() and takeBytes().
+//
+// The byte buffer and field writers are wire-bytes.ts's, the SAMPLES, EVENTS and STACK records
+// packed-writer.ts's; this file writes the preamble and the fixed-layout records.
 
-import {
-  EventFlags, FunctionKind, MAX_STACK_ID, MAX_STRING_BYTES, ModuleKind, OffsetKind, PREAMBLE_SIZE, RecordType,
-  STACK_FLAGS, SampleFlags, SampleHead, WIRE_MAGIC, WIRE_VERSION, WIRE_VERSION_1,
-  type EndRecord, type FrameRecord, type SuspensionRecord, type TaskRecord, type ThreadEndRecord,
-} from './records.js';
-import { SampleState, TWO_POW_32 } from './sample-state.js';
 import type { CodingState } from './decoder.js';
-import { grownBytes } from './grown-bytes.js';
+import type {
+  EndInput, FrameInput, FunctionInput, HelloInput, ModuleInput, SampleInput, StatsInput, SuspensionInput, ThreadEndInput, ThreadInput,
+  TimelineInput, U64,
+} from './encoder-inputs.js';
+import { PackedRecordWriter } from './packed-writer.js';
+import {
+  FunctionKind, MAX_STACK_ID, ModuleKind, OffsetKind, PREAMBLE_SIZE, RecordType, STACK_FLAGS, WIRE_MAGIC, WIRE_VERSION, WIRE_VERSION_1,
+  type TaskRecord,
+} from './records.js';
+import { SUSPENSIONS } from './timeline/suspensions.js';
+import { timelineBodySize, type TimelineKind } from './timeline/timeline-kind.js';
+import { encodeWireString } from './wire-bytes.js';
 
-/** u64 input: a number must be a non-negative integer (above 2^53 it is the double it is); or a bigint. */
-export type U64 = number | bigint;
+export type * from './encoder-inputs.js';
+export { encodeWireString } from './wire-bytes.js';
 
-export interface HelloInput {
-  pid: number;
-  flags: number;
-  mono: U64;
-  unixNs: U64;
-  intervalNs: number;
-  wallThreadsPerTick: number;
-  runtimeVersion: string;
-  profilerVersion: string;
-}
-
-export interface ThreadInput {
-  threadId: number;
-  osTid: number;
-  clrThreadId: U64;
-  mono: U64;
-  name: string;
-}
-
-export interface SampleInput {
-  mono: U64;
-  threadId: number;
-  /** All four SampleFlags (in v2 Incomplete and Elided go with the stack). */
-  flags: number;
-  cpuNs: U64;
-  wallNs: U64;
-  /** Function ids (v1) or frame ids (v2), leaf first. */
-  frames: ArrayLike<number>;
-}
-
-export interface StatsInput {
-  mono: U64;
-  samples: U64;
-  droppedRingFull: U64;
-  droppedBufferFull: U64;
-  droppedWatchdog: U64;
-  droppedOther: U64;
-  /** Written only when given and not 0 (PROTOCOL.md, STATS). */
-  signalLostMono?: U64;
-}
-
-export interface FunctionInput {
-  functionId: number;
-  kind: number;
-  name: string;
-  /** v1: written as is. v2 without moduleId: a MODULE with this path is defined on first use (none when empty). */
-  module: string;
-  file: string;
-  /** v2: the MODULE's id (0: none). */
-  moduleId?: number;
-  /** v2: the method's metadata token. */
-  token?: number;
-}
-
-export interface ModuleInput {
-  moduleId: number;
-  kind: number;
-  /** 32 hex digits (16 bytes in wire order), or empty for none. */
-  mvid: string;
-  path: string;
-}
-
-export interface EventInput {
-  kind: number;
-  mono: U64;
-  threadId: number;
-  /** 0: no stack. */
-  stackId: number;
-  /** A STRING id, 0: none. */
-  labelId: number;
-  value1: U64;
-  /** Absent: the event has one value. */
-  value2?: U64;
-  /** The event's message (an exception's), a STRING id; absent or 0: none. Sent in the EVENT_MESSAGES record that follows the EVENTS record. */
-  messageId?: number;
-}
-
-export type SuspensionInput = Omit<SuspensionRecord, 'mono' | 'durationNs' | 'suspendNs'> & { mono: U64; durationNs: U64; suspendNs: U64 };
-export type ThreadEndInput = Omit<ThreadEndRecord, 'mono'> & { mono: U64 };
-export type EndInput = Omit<EndRecord, 'mono'> & { mono: U64 };
-export type FrameInput = FrameRecord;
-
-/** Encodes `text` as UTF-8, cut to 65,535 bytes on a character boundary the way writers must. */
-export function encodeWireString(text: string): Uint8Array {
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= MAX_STRING_BYTES) return bytes;
-  let cut = MAX_STRING_BYTES;
-  // Back up over continuation bytes (10xxxxxx) so no character is split.
-  while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--;
-  return bytes.subarray(0, cut);
-}
-
-function checkU64(v: number): void {
-  if (!Number.isInteger(v) || v < 0 || v >= 2 ** 64) throw new RangeError(`A u64 given as a number must be a non-negative integer below 2^64, not ${v}; pass a bigint.`);
-}
-
-/** The exact halves of a u64 (hi * 2^32 + lo). */
-function halves(v: U64): [number, number] {
-  if (typeof v === 'bigint') {
-    if (v < 0n || v >= 1n << 64n) throw new RangeError(`A u64 must be in 0..2^64-1, not ${v}.`);
-    return [Number(v >> 32n), Number(v & 0xffffffffn)];
-  }
-  checkU64(v);
-  const hi = Math.floor(v / TWO_POW_32);
-  return [hi, v - hi * TWO_POW_32];
-}
-
-const BATCH_BYTES = 16 * 1024;
-
-/** Writes a non-negative integer as a varint at `p` (exact for any integer-valued double); returns the end. */
-function varint(buf: Uint8Array, p: number, v: number): number {
-  if (v < 0x80) {
-    buf[p] = v;
-    return p + 1;
-  }
-  while (v >= 0x80000000) {
-    const low = v % 128;
-    buf[p++] = low | 0x80;
-    v = (v - low) / 128;
-  }
-  while (v >= 0x80) {
-    buf[p++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  buf[p++] = v;
-  return p;
-}
-
-function zigzag(d: number): number {
-  return d >= 0 ? 2 * d : -2 * d - 1;
-}
-
-export class WireEncoder {
-  private buf: Uint8Array;
-  private view: DataView;
-  private len = 0;
-  private readonly capacity: number;
-  private versionValue = WIRE_VERSION;
-  // The SAMPLES/EVENTS record being filled (type 0: none): its body, kept aside.
-  private batchType = 0;
-  private batch = new Uint8Array(1024);
-  private batchLen = 0;
-  // TASK_SAMPLES of the open SAMPLES record: (index in it, task) pairs, and its sample count.
-  private taskMarks: number[] = [];
-  // OPERATION_COUNTS of the open SAMPLES record: (index in it, operations) pairs.
-  private operationCounts: number[] = [];
-  // EVENT_MESSAGES of the open EVENTS record: (index in it, message) pairs.
-  private eventMessages: number[] = [];
-  private batchSamples = 0;
-  private state = new SampleState();
-  private lastStack: number[] = [];
+export class WireEncoder extends PackedRecordWriter {
   // What sample()/function() defined on their own in v2.
-  private readonly autoStacks = new Map<string, number>();
   private readonly definedFrames = new Set<number>();
   private readonly autoModules = new Map<string, number>();
-  private nextStackId = 1;
   private nextModuleId = 1;
-
-  /** `capacity` pre-sizes the buffer, which saves copies when synthesizing large streams. */
-  constructor(capacity = 4096) {
-    this.capacity = Math.max(16, capacity);
-    this.buf = new Uint8Array(this.capacity);
-    this.view = new DataView(this.buf.buffer);
-  }
 
   get byteLength(): number {
     return this.len;
@@ -327,31 +176,6 @@ export class WireEncoder {
     return this;
   }
 
-  /** A STACK definition: `frames` are frame ids, leaf first; `flags` SampleFlags.Incomplete / Elided. */
-  stack(stackId: number, flags: number, frames: ArrayLike<number>): this {
-    if (!Number.isInteger(stackId) || stackId < 1 || stackId > MAX_STACK_ID) throw new RangeError(`A stack id is 1..${MAX_STACK_ID}, not ${stackId}.`);
-    const n = frames.length;
-    if (n > 0xffff) throw new RangeError(`A stack holds at most 65535 frames, not ${n}.`);
-    // Send only the frames not shared, at the root end, with the previous definition.
-    const prev = this.lastStack;
-    let shared = 0;
-    while (shared < n && shared < prev.length && frames[n - 1 - shared] === prev[prev.length - 1 - shared]) shared++;
-    const start = this.len;
-    this.reserve(5 + 12 + 5 * n);
-    let p = start + 5;
-    this.buf[start + 4] = RecordType.Stack;
-    p = this.varint(p, stackId);
-    this.buf[p++] = flags & STACK_FLAGS;
-    p = this.varint(p, shared);
-    p = this.varint(p, n - shared);
-    for (let i = 0; i < n - shared; i++) p = this.varint(p, frames[i]);
-    this.view.setUint32(start, p - start - 4, true);
-    this.len = p;
-    this.lastStack = Array.from(frames);
-    if (stackId >= this.nextStackId) this.nextStackId = stackId + 1;
-    return this;
-  }
-
   /**
    * A TASK (async call stacks). `again`: the id was defined before with other values, so the open
    * SAMPLES record is closed first and its samples keep the old definition (as the profiler does).
@@ -359,67 +183,6 @@ export class WireEncoder {
   task(r: TaskRecord, again = false): this {
     const at = again ? this.begin(RecordType.Task, 12) : this.beginDefinition(RecordType.Task, 12);
     this.u32(this.u32(this.u32(at, r.taskId), r.awaiterId), r.nameId);
-    return this;
-  }
-
-  /** STACK_RESET: every stack id is forgotten. */
-  stackReset(): this {
-    this.begin(RecordType.StackReset, 0);
-    this.lastStack = [];
-    this.state.forgetStacks();
-    this.autoStacks.clear();
-    this.nextStackId = 1;
-    return this;
-  }
-
-  /**
-   * One v2 sample naming a defined stack. `flags`: SampleFlags.Cpu / Wall (others are ignored: they
-   * belong to the stack). Numbers must be non-negative integers. `taskId`: the TASK it ran in (0:
-   * none); `operations`: with a task, the suspended operations it stands for (OPERATION_COUNTS).
-   */
-  stackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number, taskId = 0, operations = 0): this {
-    this.openBatch(RecordType.Samples, 48);
-    if (taskId !== 0) {
-      this.taskMarks.push(this.batchSamples, taskId);
-      if (operations !== 0) this.operationCounts.push(this.batchSamples, operations);
-    }
-    this.batchSamples++;
-    const st = this.state;
-    const cpu = (flags & SampleFlags.Cpu) !== 0;
-    const wall = (flags & SampleFlags.Wall) !== 0;
-    const hi = mono < TWO_POW_32 ? 0 : Math.floor(mono / TWO_POW_32);
-    const lo = mono - hi * TWO_POW_32;
-    const slot = st.slotOf(threadId);
-    let head = (cpu ? SampleHead.Cpu : 0) | (wall ? SampleHead.Wall : 0);
-    if (threadId === st.thread) head |= SampleHead.ThreadSame;
-    else if (threadId === st.thread + 1) head |= SampleHead.ThreadNext;
-    const monoDelta = (hi - st.times[0]) * TWO_POW_32 + (lo - st.times[1]);
-    if (monoDelta === 0) head |= SampleHead.MonoSame;
-    if (stackId === st.stack[slot]) head |= SampleHead.StackSame;
-    let wallField = 0;
-    if (wall) {
-      const predicted = st.hasWall[slot] === 1 ? (hi - st.wallHi[slot]) * TWO_POW_32 + (lo - st.wallLo[slot]) : 0;
-      wallField = zigzag(wallNs - predicted);
-      if (wallField === 0) head |= SampleHead.WallPredicted;
-    }
-    const b = this.batch;
-    let p = this.batchLen;
-    b[p++] = head;
-    if ((head & SampleHead.ThreadMask) === 0) p = varint(b, p, zigzag(threadId - st.thread));
-    if ((head & SampleHead.MonoSame) === 0) p = varint(b, p, zigzag(monoDelta));
-    if ((head & SampleHead.StackSame) === 0) p = varint(b, p, stackId);
-    if (cpu) p = varint(b, p, cpuNs);
-    if (wallField !== 0) p = varint(b, p, wallField);
-    this.batchLen = p;
-    st.thread = threadId;
-    st.times[0] = hi;
-    st.times[1] = lo;
-    st.stack[slot] = stackId;
-    if (wall) {
-      st.hasWall[slot] = 1;
-      st.wallHi[slot] = hi;
-      st.wallLo[slot] = lo;
-    }
     return this;
   }
 
@@ -445,31 +208,6 @@ export class WireEncoder {
     return this.stackSample(this.number(r.mono), r.threadId, r.flags, this.number(r.cpuNs), this.number(r.wallNs), stackId);
   }
 
-  /** One v2 event sample (EVENTS). */
-  event(r: EventInput): this {
-    this.openBatch(RecordType.Events, 64);
-    const st = this.state;
-    const [hi, lo] = halves(r.mono);
-    const flags = (r.value2 !== undefined ? EventFlags.HasValue2 : 0) | (r.stackId !== 0 ? EventFlags.HasStack : 0) | (r.labelId !== 0 ? EventFlags.HasLabel : 0);
-    const b = this.batch;
-    let p = this.batchLen;
-    b[p++] = r.kind;
-    b[p++] = flags;
-    p = varint(b, p, zigzag(r.threadId - st.eventThread));
-    p = varint(b, p, zigzag((hi - st.times[2]) * TWO_POW_32 + (lo - st.times[3])));
-    if (r.stackId !== 0) p = varint(b, p, r.stackId);
-    if (r.labelId !== 0) p = varint(b, p, r.labelId);
-    p = varint(b, p, this.number(r.value1));
-    if (r.value2 !== undefined) p = varint(b, p, this.number(r.value2));
-    this.batchLen = p;
-    if (r.messageId !== undefined && r.messageId !== 0) this.eventMessages.push(this.batchSamples, r.messageId);
-    this.batchSamples++;
-    st.eventThread = r.threadId;
-    st.times[2] = hi;
-    st.times[3] = lo;
-    return this;
-  }
-
   stats(r: StatsInput): this {
     const lost = r.signalLostMono !== undefined && r.signalLostMono !== 0 && r.signalLostMono !== 0n;
     let p = this.begin(RecordType.Stats, lost ? 56 : 48);
@@ -483,15 +221,23 @@ export class WireEncoder {
     return this;
   }
 
-  suspension(r: SuspensionInput): this {
-    let p = this.begin(RecordType.Suspension, 27);
-    p = this.u64(p, r.mono);
-    p = this.u64(p, r.durationNs);
-    p = this.u64(p, r.suspendNs);
-    this.buf[p] = r.reason;
-    this.view.setInt8(p + 1, r.generation);
-    this.buf[p + 2] = r.flags;
+  /** A record of a timeline kind (structs/wire/timeline/), its fields written as the kind describes them. */
+  timeline<R extends object>(kind: TimelineKind<R>, r: TimelineInput<R>): this {
+    let p = this.begin(kind.recordType, timelineBodySize(kind));
+    for (const f of kind.fields) {
+      const v = r[f.key];
+      switch (f.type) {
+        case 'u64': p = this.u64(p, v); break;
+        case 'u32': p = this.u32(p, Number(v)); break;
+        case 'u8': this.buf[p++] = Number(v); break;
+        case 'i8': this.view.setInt8(p++, Number(v)); break;
+      }
+    }
     return this;
+  }
+
+  suspension(r: SuspensionInput): this {
+    return this.timeline(SUSPENSIONS, r);
   }
 
   end(r: EndInput): this {
@@ -545,103 +291,5 @@ export class WireEncoder {
       this.module({ moduleId: id, kind: moduleKind, mvid: '', path });
     }
     return id;
-  }
-
-  private number(v: U64): number {
-    if (typeof v === 'bigint') {
-      if (v < 0n || v >= 1n << 64n) throw new RangeError(`A u64 must be in 0..2^64-1, not ${v}.`);
-      return Number(v);
-    }
-    checkU64(v);
-    return v;
-  }
-
-  /** Makes `type` the record being filled, with room for `need` more bytes. */
-  private openBatch(type: number, need: number): void {
-    // Capped like the profiler's, so a record stays far below the 1 MiB limit and a reader can
-    // decode a long run of samples record by record.
-    if (this.batchType !== type || this.batchLen >= BATCH_BYTES) {
-      this.closeBatch();
-      this.batchType = type;
-    }
-    if (this.batchLen + need > this.batch.length) {
-      const grown = new Uint8Array(Math.max(this.batch.length * 2, this.batchLen + need));
-      grown.set(this.batch.subarray(0, this.batchLen));
-      this.batch = grown;
-    }
-  }
-
-  private closeBatch(): void {
-    if (this.batchType === 0) return;
-    this.reserve(5 + this.batchLen);
-    this.view.setUint32(this.len, 1 + this.batchLen, true);
-    this.buf[this.len + 4] = this.batchType;
-    this.buf.set(this.batch.subarray(0, this.batchLen), this.len + 5);
-    this.len += 5 + this.batchLen;
-    if (this.batchType === RecordType.Samples && this.taskMarks.length > 0) {
-      // Right behind its SAMPLES record, whose samples its indexes count; the counts behind the marks.
-      this.sideRecord(RecordType.TaskSamples, this.taskMarks.splice(0));
-      if (this.operationCounts.length > 0) this.sideRecord(RecordType.OperationCounts, this.operationCounts.splice(0));
-    }
-    if (this.batchType === RecordType.Events && this.eventMessages.length > 0) this.sideRecord(RecordType.EventMessages, this.eventMessages.splice(0));
-    this.batchLen = 0;
-    this.batchType = 0;
-    this.batchSamples = 0;
-  }
-
-  /** A record of varints (TASK_SAMPLES, OPERATION_COUNTS, EVENT_MESSAGES) right behind the record whose entries its indexes count. */
-  private sideRecord(type: number, values: readonly number[]): void {
-    this.reserve(5 + 10 * values.length);
-    const start = this.len;
-    this.buf[start + 4] = type;
-    let p = start + 5;
-    for (const v of values) p = this.varint(p, v);
-    this.view.setUint32(start, p - start - 4, true);
-    this.len = p;
-  }
-
-  /** A definition record: it may go out ahead of the SAMPLES record being filled. */
-  private beginDefinition(type: number, bodyLength: number): number {
-    this.reserve(5 + bodyLength);
-    const start = this.len;
-    this.view.setUint32(start, 1 + bodyLength, true);
-    this.buf[start + 4] = type;
-    this.len += 5 + bodyLength;
-    return start + 5;
-  }
-
-  /** Writes the length and type (after the SAMPLES record being filled), reserves the body and returns where the body starts. */
-  private begin(type: number, bodyLength: number): number {
-    this.closeBatch();
-    return this.beginDefinition(type, bodyLength);
-  }
-
-  private reserve(extra: number): void {
-    const need = this.len + extra;
-    if (need <= this.buf.length) return;
-    this.buf = grownBytes(this.buf, this.len, need);
-    this.view = new DataView(this.buf.buffer);
-  }
-
-  private varint(p: number, v: number): number {
-    return varint(this.buf, p, v);
-  }
-
-  private u32(p: number, v: number): number {
-    this.view.setUint32(p, v, true);
-    return p + 4;
-  }
-
-  private u64(p: number, v: U64): number {
-    const [hi, lo] = halves(v);
-    this.view.setUint32(p, lo, true);
-    this.view.setUint32(p + 4, hi, true);
-    return p + 8;
-  }
-
-  private str(p: number, bytes: Uint8Array): number {
-    this.view.setUint32(p, bytes.length, true);
-    this.buf.set(bytes, p + 4);
-    return p + 4 + bytes.length;
   }
 }

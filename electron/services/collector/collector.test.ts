@@ -338,7 +338,7 @@ test('a stream the program took ends with the last word its profiler sends on a 
     assert.deepEqual(collector.streams, [stream]);
     // The listeners got the STATS and END as bytes of the stream: the spool holds an ended recording.
     const again = new Recording();
-    new WireDecoder(again).push(Buffer.concat(chunks));
+    new WireDecoder(again.sink).push(Buffer.concat(chunks));
     assert.equal(again.end?.descriptor, 803);
     assert.equal(again.stats?.samples, 12);
   } finally {

@@ -194,7 +194,7 @@ class Stream implements CollectedStream {
 
   constructor(readonly id: number, private readonly socket: Socket, private readonly options: CollectorOptions, private readonly chunkListeners: Set<ChunkListener>, private readonly admission: Admission) {
     this.recording = new Recording({ keepSamples: options.keepSamples ?? true });
-    this.decoder = new WireDecoder(this.recording);
+    this.decoder = new WireDecoder(this.recording.sink);
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     // A reset connection is a cut stream, not a collector failure; 'close' follows.
@@ -349,7 +349,7 @@ class Stream implements CollectedStream {
       if (this.closedByCollector && this.recording.meta !== undefined && this.recording.end === undefined) {
         // We hung up (a stop, a duration, a detach): the recording ends here, cleanly, and says
         // so in an END of its own; a half-received last record is dropped, as it would be at any end.
-        this.recording.onEnd({ mono: latestMono(this.recording), reason: EndReason.Stopped });
+        this.recording.sink.onEnd({ mono: latestMono(this.recording), reason: EndReason.Stopped });
       }
       this.state = this.recording.end !== undefined && (!ending.midRecord || this.closedByCollector) ? 'ended' : 'cut';
     }

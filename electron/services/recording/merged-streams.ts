@@ -17,7 +17,7 @@ import { readCommSync } from '../diagnostics/proc.js';
 export class MergedStreams {
   /** The merged stream's model: definitions, processes and counts, no samples (they are in the session's stream). */
   readonly model = new Recording({ keepSamples: false });
-  private readonly decoder = new WireDecoder(this.model);
+  private readonly decoder = new WireDecoder(this.model.sink);
   private readonly processes: RecordTap = processRecordTap(this.model, 'stream');
   private readonly tree: ProcessTreeStream;
   private broken = false;
@@ -54,7 +54,7 @@ export class MergedStreams {
    */
   finish(end: EndRecord | undefined): Uint8Array {
     const out = this.taken(this.tree.finish(end));
-    if (!this.broken && this.model.meta !== undefined && this.model.end === undefined && end !== undefined) this.model.onEnd(end);
+    if (!this.broken && this.model.meta !== undefined && this.model.end === undefined && end !== undefined) this.model.sink.onEnd(end);
     this.model.finish();
     return out;
   }

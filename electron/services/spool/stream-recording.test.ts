@@ -22,7 +22,7 @@ let n = 0;
 function liveSession(wire: Uint8Array, spooled: boolean): { stream: SessionStream; model: Recording; decoder: WireDecoder } {
   const stream = spooled ? SessionStream.create(dir, `s${++n}.clrscope`) : SessionStream.inMemory();
   const model = new Recording({ keepSamples: false });
-  const decoder = new WireDecoder(model);
+  const decoder = new WireDecoder(model.sink);
   for (let p = 0; p < wire.length; p += 11) {
     const chunk = wire.subarray(p, p + 11);
     stream.append(chunk);
@@ -71,7 +71,7 @@ test('an END the collector added when it hung up is carried over; an unfinished 
   const during = await recordingFromSessionStream(stream, model);
   assert.equal(during.isFinished, false);
   assert.equal(during.sampleCount, 8);
-  model.onEnd({ mono: 123, reason: EndReason.Stopped });
+  model.sink.onEnd({ mono: 123, reason: EndReason.Stopped });
   model.finish();
   const after = await recordingFromSessionStream(stream, model);
   assert.deepEqual(after.end, { mono: 123, reason: EndReason.Stopped });
@@ -86,7 +86,7 @@ test('a stream the live decoder rejected is read back to the same point, what ca
   const bad = enc.sample({ mono: 1, threadId: 99, flags: 1, cpuNs: 1, wallNs: 0, frames: [1] }).bytes().slice(wire.length);
   const stream = SessionStream.inMemory();
   const model = new Recording({ keepSamples: false });
-  const decoder = new WireDecoder(model);
+  const decoder = new WireDecoder(model.sink);
   stream.append(wire);
   decoder.push(wire);
   stream.append(bad);

@@ -43,7 +43,7 @@ export async function summedFromSessionStream(stream: SessionStream, model: Reco
 }
 
 async function readBack(stream: SessionStream, model: Recording, rec: Recording, progress?: ReadBackProgress, afterStep?: () => void): Promise<void> {
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   // A stream of several processes (a launch with child processes) says whose each thread is.
   const processes = processRecordTap(rec, 'stream');
   const total = stream.length;
@@ -70,6 +70,6 @@ async function readBack(stream: SessionStream, model: Recording, rec: Recording,
   afterStep?.();
   // The collector's own END (it hung up on a stop) is in the model, not in the stream's bytes.
   const end = model.end;
-  if (!rejected && end !== undefined && rec.end === undefined && rec.meta !== undefined) rec.onEnd(end);
+  if (!rejected && end !== undefined && rec.end === undefined && rec.meta !== undefined) rec.sink.onEnd(end);
   rec.finish();
 }

@@ -36,7 +36,7 @@ test('before HELLO: nothing known', () => {
 
 test('per-thread totals grow with each summary; pauses, drops, duration and END', () => {
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   const tracker = new SummaryTracker(rec);
   const { first, second } = stream();
   decoder.push(first);
@@ -70,7 +70,7 @@ test('the summary says when the profiler stopped sampling because its signal was
   });
   enc.stats({ mono: START + 5e6, samples: 0, droppedRingFull: 0, droppedBufferFull: 0, droppedWatchdog: 0, droppedOther: 0 });
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   const tracker = new SummaryTracker(rec);
   decoder.push(enc.takeBytes(true));
   assert.equal(tracker.summarize(null).signalLostMs, null);
@@ -81,7 +81,7 @@ test('the summary says when the profiler stopped sampling because its signal was
 
 test('CPU that came without a fresh stack is summed from the samples under the profiler\'s "[CPU without a stack: …]" leaf', () => {
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   const tracker = new SummaryTracker(rec);
   const enc = new WireEncoder().preamble().hello({
     pid: 77, flags: 3, mono: START, unixNs: 1n, intervalNs: 1_000_000, wallThreadsPerTick: 8, runtimeVersion: '10.0.12', profilerVersion: 't',

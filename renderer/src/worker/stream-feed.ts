@@ -37,7 +37,7 @@ export class StreamFeed {
     this.recording = options.recentSamples === true
       ? new Recording({ keepSamples: 'recent', restoreSamples: () => this.decodeAgain() })
       : new Recording();
-    this.decoder = new WireDecoder(this.recording);
+    this.decoder = new WireDecoder(this.recording.sink);
     this.processes = processRecordTap(this.recording, 'stream');
   }
 
@@ -80,7 +80,7 @@ export class StreamFeed {
   /** Every sample, decoded again from the kept bytes (up to where the stream failed, as it did live); the bytes go. */
   private decodeAgain(): Recording {
     const rec = new Recording();
-    const decoder = new WireDecoder(rec);
+    const decoder = new WireDecoder(rec.sink);
     try {
       for (const chunk of this.bytes) decoder.push(chunk);
     } catch {

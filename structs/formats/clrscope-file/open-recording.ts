@@ -30,7 +30,7 @@ export class RecordingFileReader {
    * each chunk's samples in (recentSamples, releaseSamples) instead of keeping them all.
    */
   constructor(readonly recording: Recording = new Recording()) {
-    this.decoder = new WireDecoder(recording);
+    this.decoder = new WireDecoder(recording.sink);
     this.processTap = processRecordTap(recording);
   }
 

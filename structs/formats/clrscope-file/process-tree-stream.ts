@@ -22,12 +22,12 @@
 
 import { earliestSignalLoss, processPrefix } from '../../profile/merge-processes.js';
 import { MEASURE_RECORD_TYPES } from '../../wire/measure-records.js';
-import { WireDecoder, type CodingState, type WireSink } from '../../wire/decoder.js';
+import { WireDecoder, type CodingState, type TimelineKind, type TimelineRecord, type WireSink } from '../../wire/decoder.js';
 import { WireEncoder } from '../../wire/encoder.js';
 import { WireFormatError } from '../../wire/wire-format-error.js';
 import {
   EventFlags, HelloFlags, MAX_STACK_ID, type EndRecord, type FrameRecord, type FunctionRecord, type HelloRecord, type ModuleRecord,
-  type StatsRecord, type StringRecord, type SuspensionRecord, type TaskRecord, type ThreadEndRecord, type ThreadRecord,
+  type StatsRecord, type StringRecord, type TaskRecord, type ThreadEndRecord, type ThreadRecord,
 } from '../../wire/records.js';
 import { encodeProcessBody, PROCESS_RECORD_TYPE } from './process-record.js';
 import { RecordTap } from './record-tap.js';
@@ -655,9 +655,9 @@ class Part implements WireSink {
     if (!this.passThrough) this.tree.writeStats();
   }
 
-  onSuspension(r: SuspensionRecord): void {
+  onTimeline(kind: TimelineKind, r: TimelineRecord): void {
     this.flush();
-    if (!this.passThrough) this.enc.suspension(r);
+    if (!this.passThrough) this.enc.timeline(kind, r);
   }
 
   /** The recording's END is written by finish(): another process may still be sending. */

@@ -56,7 +56,7 @@ function u64Number(v: number): number {
 export class RecordingBuilder {
   private readonly enc = new WireEncoder(PIECE_BYTES + 4096);
   private readonly recording = new Recording({ limits: FILE_READ_LIMITS });
-  private readonly decoder = new WireDecoder(this.recording);
+  private readonly decoder = new WireDecoder(this.recording.sink);
   private readonly functionIds = new Map<string, number>();
   private readonly threadIds = new Map<string, number>();
   private nextFunction = 1;

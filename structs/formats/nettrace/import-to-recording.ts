@@ -138,7 +138,7 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
   const stacks = resolveStacks(imp, used, functions);
 
   const rec = new Recording({ limits: options.limits });
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   const enc = new WireEncoder(BATCH_BYTES + 65536);
   const flush = (force: boolean): void => {
     if (!force && enc.completeLength < BATCH_BYTES) return;

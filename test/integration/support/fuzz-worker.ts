@@ -54,7 +54,7 @@ function read(reader: FuzzedReader, input: Uint8Array, random: () => number): Re
     }
     case 'wire': {
       const rec = new Recording();
-      const decoder = new WireDecoder(rec);
+      const decoder = new WireDecoder(rec.sink);
       chunked(input, random, (c) => decoder.push(c));
       decoder.end();
       rec.finish();

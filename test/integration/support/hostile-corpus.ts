@@ -193,7 +193,7 @@ export const PPROF_SHAPES: CorpusShape[] = [
 /** A Recording of `samples` samples cycling over `stacks` stacks of `depth` frames, for the nettrace writer. */
 function syntheticRecording(samples: number, stacks: number, depth: number): Recording {
   const rec = new Recording();
-  const decoder = new WireDecoder(rec);
+  const decoder = new WireDecoder(rec.sink);
   const enc = new WireEncoder(1 << 21);
   enc.preamble().hello({ pid: 1, flags: 3, mono: 0, unixNs: 1_700_000_000_000_000_000n, intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.0', profilerVersion: 'hostile corpus' });
   const functions = Math.max(2, Math.min(stacks, 1000));

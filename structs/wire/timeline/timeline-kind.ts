@@ -1,0 +1,65 @@
+// A timeline event kind described once: a record with a time span of its own (a GC pause, later
+// a thread-pool event or an HTTP request), shown on a timeline rather than folded into stacks.
+// Its descriptor is data (the wire record's type and fields in order, what each field refers to,
+// when the record began and ended), so the decoder, the encoder, the recording's columns, the
+// merge of several processes and the text dump each read it instead of keeping a case per kind.
+// It lives at the wire layer because the decoder must find it; everything it says about the
+// model is said over the record's own fields, so nothing here looks up into structs/profile.
+
+/** How a field is laid out on the wire: little-endian, fixed width (PROTOCOL.md, Encoding). */
+export type TimelineFieldType = 'u8' | 'i8' | 'u32' | 'u64';
+
+export interface TimelineField<R> {
+  /** The record's property; every field of a timeline record is a number. */
+  readonly key: keyof R & string;
+  readonly type: TimelineFieldType;
+  /**
+   * What the number names, when it names something: a THREAD or a STRING id. The sink checks it
+   * was defined, and a merge of several processes renumbers it. 0 names nothing.
+   */
+  readonly ref?: 'thread' | 'string';
+  /** Its word in a recording's text dump; the key when absent. */
+  readonly dumpAs?: string;
+}
+
+/** A record of any timeline kind, as generic code (the store, the merge) sees it. */
+export type TimelineRecord = Readonly<Record<string, number>>;
+
+export interface TimelineKind<R extends object = TimelineRecord> {
+  /** The record's name in sentences ("the SUSPENSION record at byte ..."). */
+  readonly name: string;
+  /** Its RecordType (records.ts). */
+  readonly recordType: number;
+  /** Its fields in wire order; a body may be longer (a later revision appends fields), never shorter. */
+  readonly fields: readonly TimelineField<R>[];
+  /** The field that says when it began (target mono ns): a kept window keeps what began at or after its cut. */
+  readonly startField: keyof R & string;
+  /** When it ended, which is when a writer sends it: where it sits in a stream and in a merged recording. */
+  end(record: R): number;
+  /** The first word of its lines in a recording's text dump. */
+  readonly dumpName: string;
+}
+
+const FIELD_BYTES: Record<TimelineFieldType, number> = { u8: 1, i8: 1, u32: 4, u64: 8 };
+
+/** The bytes of a body with every field of the kind (what a writer writes, the least a reader accepts). */
+export function timelineBodySize<R extends object>(kind: TimelineKind<R>): number {
+  let size = 0;
+  for (const f of kind.fields) size += FIELD_BYTES[f.type];
+  return size;
+}
+
+/** A field's value in a record of the kind. */
+export function timelineValue<R extends object>(record: R, field: TimelineField<R>): number {
+  return record[field.key] as number;
+}
+
+/** One line of a recording's text dump: the kind's name, then each field's word and value. */
+export function timelineDumpLine<R extends object>(kind: TimelineKind<R>, record: R): string {
+  return `${kind.dumpName}: ${kind.fields.map((f) => `${f.dumpAs ?? f.key} ${timelineValue(record, f)}`).join(' ')}`;
+}
+
+/** The kind as the registry and generic code hold it: its records' fields are all numbers, so they are TimelineRecords. */
+export function genericTimelineKind<R extends object>(kind: TimelineKind<R>): TimelineKind {
+  return kind as unknown as TimelineKind;
+}

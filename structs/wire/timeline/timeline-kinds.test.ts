@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WireDecoder } from '../decoder.js';
+import { WireEncoder } from '../encoder.js';
+import { RecordType, SuspensionFlags, type SuspensionRecord } from '../records.js';
+import type { WireSink } from '../wire-sink.js';
+import { SUSPENSIONS } from './suspensions.js';
+import { genericTimelineKind, timelineBodySize, timelineDumpLine, type TimelineKind, type TimelineRecord } from './timeline-kind.js';
+import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
+
+const hello = { pid: 1, flags: 3, mono: 10, unixNs: 0n, intervalNs: 1000, wallThreadsPerTick: 4, runtimeVersion: '', profilerVersion: '' };
+const pause: SuspensionRecord = { mono: 0x0102030405, durationNs: 300, suspendNs: 100, reason: 1, generation: -1, flags: SuspensionFlags.Induced };
+
+test('the registry finds SUSPENSION by its record type and nothing else', () => {
+  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS)]);
+  assert.equal(timelineKindOf(RecordType.Suspension), SUSPENSIONS);
+  for (let type = 0; type < 256; type++) if (type !== RecordType.Suspension) assert.equal(timelineKindOf(type), undefined, `type ${type}`);
+});
+
+test('a SUSPENSION written from its descriptor is the body PROTOCOL.md lays out, field by field', () => {
+  const bytes = new WireEncoder().suspension(pause).bytes();
+  assert.equal(timelineBodySize(genericTimelineKind(SUSPENSIONS)), 27);
+  assert.deepEqual(Array.from(bytes), [
+    28, 0, 0, 0, RecordType.Suspension,
+    0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 mono
+    44, 1, 0, 0, 0, 0, 0, 0, // u64 durationNs 300
+    100, 0, 0, 0, 0, 0, 0, 0, // u64 suspendNs
+    1, // u8 reason
+    0xff, // i8 generation -1
+    1, // u8 flags: induced
+  ]);
+  // The generic call writes the same bytes, and u64 fields may come as bigints.
+  assert.deepEqual(new WireEncoder().timeline(SUSPENSIONS, { ...pause, mono: 0x0102030405n }).bytes(), bytes);
+});
+
+test('the decoder hands a SUSPENSION to onTimeline with its descriptor and every field', () => {
+  const heard: [TimelineKind, TimelineRecord][] = [];
+  const sink = new Proxy({}, {
+    get: (_t, name) => (name === 'onTimeline' ? (kind: TimelineKind, r: TimelineRecord) => heard.push([kind, r]) : () => {}),
+  }) as WireSink;
+  new WireDecoder(sink).push(new WireEncoder().preamble().hello(hello).suspension(pause).bytes());
+  assert.equal(heard.length, 1);
+  assert.equal(heard[0][0], SUSPENSIONS);
+  assert.deepEqual(heard[0][1], { ...pause });
+});
+
+test('a SUSPENSION shorter than its fields is refused with the sentence every short body gets', () => {
+  const bytes = new WireEncoder().preamble().hello(hello).raw(RecordType.Suspension, new Array(26).fill(0)).bytes();
+  const sink = new Proxy({}, { get: () => () => {} }) as WireSink;
+  assert.throws(() => new WireDecoder(sink).push(bytes), /the SUSPENSION record at byte \d+ has a 26-byte body, shorter than the 27 bytes its fields need/);
+});
+
+test('a suspension dumps as the line recording-dump.ts has always written', () => {
+  assert.equal(timelineDumpLine(SUSPENSIONS, pause), `suspension: mono ${pause.mono} duration 300 suspend 100 reason 1 gen -1 flags 1`);
+});
