@@ -9,6 +9,7 @@
 
 import { EventFlags, SampleFlags, STACK_FLAGS, OffsetKind, type StatsRecord } from '../wire/records.js';
 import { INCOMPLETE_STACK_FUNCTION_ID, Recording, type ProcessInfo } from './recording.js';
+import { mergeTimelines } from './timeline-merge.js';
 
 export interface ProcessPart {
   readonly process: ProcessInfo;
@@ -123,9 +124,11 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
 
   mergeSamples(parts, ids, out);
   mergeEvents(parts, ids, out);
-  const suspensions = parts.flatMap((part) => [...part.recording.suspensions()]);
-  suspensions.sort((a, b) => (a.mono + a.durationNs) - (b.mono + b.durationNs));
-  for (const s of suspensions) out.sink.onSuspension(s);
+  mergeTimelines(parts.map((part, k) => ({
+    recording: part.recording,
+    thread: (id: number) => ids[k].threads.get(id) as number,
+    string: (id: number) => ids[k].strings.get(id),
+  })), out.sink);
   const stats = parts.map((part) => part.recording.stats).filter((s) => s !== undefined);
   if (stats.length > 0) {
     out.sink.onStats({

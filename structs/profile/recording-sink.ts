@@ -292,11 +292,6 @@ export class RecordingSink implements WireSink {
     s.timelines.append(kind, r);
   }
 
-  /** A runtime suspension added by hand: onTimeline of SUSPENSIONS (merge-processes.ts adds the parts' pauses so). */
-  onSuspension(r: SuspensionRecord): void {
-    this.onTimeline(genericTimelineKind(SUSPENSIONS), { ...r });
-  }
-
   onEnd(r: EndRecord): void {
     const s = this.store;
     this.checkDefining('END');

@@ -39,7 +39,7 @@ test('suspensions are stored as columns and read back as frozen records, the sam
   assert.deepEqual(Array.from(columns.mono), [100, 200]);
   assert.deepEqual(Array.from(columns.generation), [2, -1]);
   assert.ok(columns.generation instanceof Int8Array);
-  rec.sink.onSuspension(pause(300, 1));
+  rec.sink.onTimeline(genericTimelineKind(SUSPENSIONS), { ...pause(300, 1) });
   assert.equal(rec.suspensions().length, 3);
 });
 
