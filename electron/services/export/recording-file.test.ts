@@ -17,7 +17,7 @@ import { EVENTPIPE_PROFILER_VERSION } from '../recording/eventpipe-session.js';
 import { UserError } from '../errors/user-error.js';
 import { cpuIsEstimated } from '../workstation/imported-cpu.js';
 import { writeFileAtomically } from './atomic-file.js';
-import { toPprof } from './pprof.js';
+import { gzippedPprof } from '../../../structs/formats/pprof/pprof.test-support.js';
 import { readRecordingFile, writeRecordingFile } from './recording-file.js';
 import { extensionList, formatOfPath } from './recording-formats.js';
 
@@ -56,10 +56,10 @@ test('pprof: our export imports back with the same cpu, wall and sample counts p
     const back = (await readRecordingFile(path)).recording;
     for (const metric of ['cpu', 'wall', 'samples'] as const) assert.equal(collapsed(back, metric), collapsed(rec, metric), `${name} ${metric}`);
   }
-  writeFileSync(join(dir, 'plain.pb'), gunzipSync(toPprof(rec)));
+  writeFileSync(join(dir, 'plain.pb'), gunzipSync(gzippedPprof(rec)));
   const plain = (await readRecordingFile(join(dir, 'plain.pb'))).recording;
   assert.equal(collapsed(plain, 'samples'), collapsed(rec, 'samples'));
-  assert.equal(collapsed(fromPprof(gunzipSync(toPprof(rec))), 'cpu'), collapsed(rec, 'cpu'));
+  assert.equal(collapsed(fromPprof(gunzipSync(gzippedPprof(rec))), 'cpu'), collapsed(rec, 'cpu'));
 });
 
 test('speedscope: written in pieces; cpu and wall come back per thread', async () => {
@@ -108,7 +108,7 @@ test('bad input: one sentence, naming the file', async () => {
     return p;
   };
   const good = readFileSync(join(dir, 'all.clrscope'));
-  const pb = toPprof(rec);
+  const pb = gzippedPprof(rec);
   const cases: [string, RegExp][] = [
     [join(dir, 'missing.clrscope'), /^Cannot read .*missing\.clrscope: no such file\.$/],
     [dir, /^Unknown input format for .*: use a \.clrscope, \.nettrace, \.speedscope\.json, \.pb\.gz, \.pb or \.pprof file\.$/],
@@ -168,7 +168,7 @@ test('a .clrscope read summed for pprof keeps no samples, and gives the pprof a 
   assert.equal(summed.recording.sampleCount, rec.sampleCount);
   assert.throws(() => summed.recording.sampleColumns());
   assert.equal(summed.sums.list.reduce((n, s) => n + s.samples, 0), rec.sampleCount);
-  assert.deepEqual(gunzipSync(toPprof(summed.recording, undefined, { summed: summed.sums })), gunzipSync(toPprof(whole.recording)));
+  assert.deepEqual(gunzipSync(gzippedPprof(summed.recording, undefined, { summed: summed.sums })), gunzipSync(gzippedPprof(whole.recording)));
   // Formats read whole ignore the option.
   const pprofPath = join(dir, 'summed.pb.gz');
   await writeRecordingFile(pprofPath, whole.recording, []);

@@ -5,7 +5,7 @@
 
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { CountersPoint } from '../../../structs/api/contract.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
@@ -19,7 +19,7 @@ import { UserError } from '../errors/user-error.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
 import { etlxConverterPath, toEtlx } from './etlx.js';
-import { toPprof } from './pprof.js';
+import { toPprof } from '../../../structs/formats/pprof/to-pprof.js';
 import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import { PdbLines } from '../source-lines/pdb-lines.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
@@ -243,7 +243,7 @@ export async function writeRecordingFile(path: string, rec: Recording, counters:
       return writeFileAtomically(path, speedscopeJsonChunks(rec, { metric: options.metric, progress: step, lines: options.lines ?? new PdbLines().linesOf(rec) }));
     case 'pprof': {
       step(0, 1);
-      const bytes = await writeFileAtomically(path, [toPprof(rec, options.lines ?? new PdbLines().linesOf(rec), { summed: options.summed })]);
+      const bytes = await writeFileAtomically(path, [toPprof(rec, (bytes) => gzipSync(bytes), options.lines ?? new PdbLines().linesOf(rec), { summed: options.summed })]);
       step(1, 1);
       return bytes;
     }

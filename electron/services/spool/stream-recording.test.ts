@@ -10,7 +10,7 @@ import { recordingFromStream } from '../../../structs/profile/recording-from-str
 import { EndReason } from '../../../structs/wire/records.js';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
 import { SessionStream } from './session-stream.js';
-import { buildPprofProfile } from '../export/pprof.js';
+import { buildPprofProfile } from '../../../structs/formats/pprof/to-pprof.js';
 import { recordingFromSessionStream, summedFromSessionStream } from './stream-recording.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-stream-recording-test-'));

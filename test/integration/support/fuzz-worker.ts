@@ -3,7 +3,7 @@
 // parses must then be writable in every format. Reports progress so the test can tell a hang.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { buildPprofProfile } from '../../../electron/services/export/pprof.js';
+import { buildPprofProfile } from '../../../structs/formats/pprof/to-pprof.js';
 import { openRecording, RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import { saveRecording } from '../../../structs/formats/clrscope-file/save-recording.js';
 import { NettraceFormatError, NettraceReader, nettraceChunks } from '../../../structs/formats/nettrace/index.js';
