@@ -16,7 +16,7 @@ import { ensureSpoolDir, leftoverSpools, spoolDir, spoolFileName } from '../serv
 import { SessionStream } from '../services/spool/session-stream.js';
 import { counted } from '../../structs/text/count.js';
 import { checkFormatAvailable, writeRecordingFile as writeInFormat } from '../services/export/recording-file.js';
-import { RECORDING_FORMATS } from '../services/export/recording-formats.js';
+import { recordingFormat } from '../../structs/formats/registry.js';
 import { recordAttach, type EventPipeAttachResult } from '../services/recording/attach-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
 import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
@@ -26,7 +26,7 @@ import { mergeProcesses, type ProcessPart } from '../../structs/profile/merge-pr
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { RECORD_HELP } from './help-text.js';
-import { checkWritable, outputFormatOf, type OutputFormat } from './output-format.js';
+import { checkWritable, outputFormatOf } from './output-format.js';
 import { formatSummary } from './run-summary.js';
 import type { LiveSession } from '../services/recording/live-session.js';
 import type { StackThreadSums } from '../../structs/profile/aggregate.js';
@@ -140,14 +140,6 @@ function onOff(value: string | undefined, name: string, byDefault = true): boole
 export async function writeRecordingFile(path: string, rec: Recording): Promise<void> {
   await writeInFormat(path, rec, []);
 }
-
-const OPEN_HINTS: Partial<Record<OutputFormat, (path: string) => string>> = {
-  pprof: (path) => `Try: go tool pprof -top -sample_index=cpu ${path}`,
-  speedscope: () => 'Open it at https://www.speedscope.app',
-  clrscope: (path) => `Convert it with: clrscope convert ${path} -o OTHER.pb.gz (or .speedscope.json, .nettrace, .etlx)`,
-  nettrace: () => 'Open it in PerfView or with TraceEvent',
-  etlx: () => 'Open it in PerfView',
-};
 
 export function exitCodeOf(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): number {
   if (result.exitCode !== null) return result.exitCode;
@@ -351,8 +343,8 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
       // A recording read back summed holds no samples: a .clrscope the spool could not become is written from them all.
       await writeRecordingFile(plan.output, summed === undefined ? rec : await summed.whole());
     }
-    const hint = OPEN_HINTS[format]?.(plan.output);
-    io.err(`clrscope: wrote ${plan.output} (${RECORDING_FORMATS[format].name}).${hint !== undefined ? ` ${hint}` : ''}`);
+    const hint = recordingFormat(format).openHint?.(plan.output);
+    io.err(`clrscope: wrote ${plan.output} (${recordingFormat(format).name}).${hint !== undefined ? ` ${hint}` : ''}`);
     if (plan.pauses !== undefined) {
       await writeFileAtomically(plan.pauses, [`${JSON.stringify(pauseEntries(rec.suspensions(), rec.meta?.startMono ?? 0), null, 1)}\n`]);
       io.err(`clrscope: wrote ${plan.pauses} (${counted(rec.suspensions().length, 'runtime suspension')}).`);

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXPORT_EXTENSIONS, OPENABLE_EXTENSIONS, OPERATIONS } from '../../../structs/api/contract.js';
-import { formatOfPath } from '../export/recording-formats.js';
+import { formatOfPath } from '../../../structs/formats/registry.js';
 import { callOperation, errorSentence, type OperationTarget } from './dispatch.js';
 import { ValidationError, describeValue, isOperation, validateCall } from './validate.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';

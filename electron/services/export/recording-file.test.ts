@@ -19,7 +19,7 @@ import { cpuIsEstimated } from '../workstation/imported-cpu.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { gzippedPprof } from '../../../structs/formats/pprof/pprof.test-support.js';
 import { readRecordingFile, writeRecordingFile } from './recording-file.js';
-import { extensionList, formatOfPath } from './recording-formats.js';
+import { extensionList, formatOfPath } from '../../../structs/formats/registry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-recording-file-test-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -173,4 +173,21 @@ test('a .clrscope read summed for pprof keeps no samples, and gives the pprof a 
   const pprofPath = join(dir, 'summed.pb.gz');
   await writeRecordingFile(pprofPath, whole.recording, []);
   assert.equal((await readRecordingFile(pprofPath, undefined, { summed: true })).sums, undefined);
+});
+
+test('readers are picked by the file\'s first bytes, then by its extension', async () => {
+  // A .clrscope file under a pprof name, a pprof profile under no known name: their content says what they are.
+  const misnamed = join(dir, 'misnamed.pb.gz');
+  writeFileSync(misnamed, readFileSync(join(dir, 'all.clrscope')));
+  const opened = await readRecordingFile(misnamed);
+  assert.equal(opened.format, 'clrscope');
+  assert.equal(dumpRecording(opened.recording), dumpRecording(rec));
+  const unnamed = join(dir, 'profile.data');
+  writeFileSync(unnamed, gzippedPprof(rec));
+  assert.equal((await readRecordingFile(unnamed)).format, 'pprof');
+  // Bytes no format claims: the extension decides, and its reader's sentence says what is wrong.
+  writeFileSync(join(dir, 'junk.nettrace'), 'not a trace at all');
+  await assert.rejects(readRecordingFile(join(dir, 'junk.nettrace')), /^UserError: Cannot read .*junk\.nettrace: /);
+  writeFileSync(join(dir, 'junk.bin'), 'not a trace at all');
+  await assert.rejects(readRecordingFile(join(dir, 'junk.bin')), /^UserError: Unknown input format for .*junk\.bin: use a \.clrscope, \.nettrace, \.speedscope\.json, \.pb\.gz, \.pb or \.pprof file\.$/);
 });
