@@ -18,7 +18,7 @@ import { fromPprof } from '../../structs/formats/pprof/from-pprof.js';
 import { fromSpeedscope } from '../../structs/formats/speedscope/from-speedscope.js';
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
 import { toSpeedscope, toSpeedscopeJson } from '../../structs/formats/speedscope/to-speedscope.js';
-import { toCollapsed } from '../../structs/profile/collapsed.js';
+import { toCollapsed } from '../../structs/formats/collapsed/to-collapsed.js';
 import { pauseEntries } from '../../structs/profile/pause-summary.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { topMethods } from '../../structs/profile/top-methods.js';

@@ -15,7 +15,7 @@ import { topMethods } from '../../profile/top-methods.js';
 import { fromSpeedscope } from '../../formats/speedscope/from-speedscope.js';
 import { speedscopeSchemaProblems } from '../../formats/speedscope/schema-check.js';
 import { toSpeedscope } from '../../formats/speedscope/to-speedscope.js';
-import { toCollapsed } from '../../profile/collapsed.js';
+import { toCollapsed } from '../collapsed/to-collapsed.js';
 import { EventKind } from '../../wire/records.js';
 import { goPprof, requireGo } from './go-pprof.test-support.js';
 import { gzippedPprof } from './pprof.test-support.js';

@@ -15,7 +15,7 @@
 
 import type { Recording } from '../../profile/recording.js';
 import { HelloFlags, SampleFlags } from '../../wire/records.js';
-import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
+import { RecordingBuilder } from '../import/stream-builder.js';
 import {
   bytesText, counted, ImportBudgetError, MAX_FUNCTION_TEXT_BYTES, MAX_FUNCTIONS, MAX_SAMPLE_FRAMES, MAX_SAMPLES, sampleFramesClause, samplesClause,
 } from '../../profile/read-budget.js';

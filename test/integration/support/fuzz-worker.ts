@@ -12,7 +12,7 @@ import { PprofFormatError } from '../../../structs/formats/pprof/pprof-format-er
 import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
 import { SpeedscopeFormatError } from '../../../structs/formats/speedscope/speedscope-format-error.js';
 import { speedscopeJsonChunks } from '../../../structs/formats/speedscope/to-speedscope.js';
-import { toCollapsed } from '../../../structs/profile/collapsed.js';
+import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
 import { RecordingError } from '../../../structs/profile/recording-error.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
