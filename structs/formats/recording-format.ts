@@ -56,6 +56,8 @@ export interface RecordingFormat {
   note: string;
   /** After `record`: how to open the file written. */
   openHint?: (path: string) => string;
+  /** convert --help's line for the format, under Reads: and Writes: (first lines only; more are indented). */
+  help: { read?: string; write?: string };
   /** After `convert`: what the format leaves out, when that needs saying. */
   keeps?: string;
   /** Whether the file's first bytes are this format's (readers are picked by content first). */

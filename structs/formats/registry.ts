@@ -61,6 +61,29 @@ export function sniffFormat(head: Uint8Array): RecordingFileFormat | undefined {
   return undefined;
 }
 
+/** convert --help's table of what it reads or writes: a line per format, its extensions and its help text wrapped at 79 columns. */
+export function formatHelpTable(direction: 'read' | 'write', indent: number): string {
+  const rows: string[] = [];
+  for (const format of RECORDING_FORMATS) {
+    const f: RecordingFormat = format;
+    const text = f.help[direction];
+    if (text === undefined) continue;
+    const exts = f[direction].filter((e) => e !== '.json').join(' ');
+    const words = text.split(' ');
+    let line = `${' '.repeat(indent)}${exts.padEnd(18)} `;
+    const hang = ' '.repeat(indent + 19);
+    for (const word of words) {
+      if (line.length + word.length > 79 && line.trim() !== '') {
+        rows.push(line.trimEnd());
+        line = hang;
+      }
+      line += `${word} `;
+    }
+    rows.push(line.trimEnd());
+  }
+  return rows.join('\n');
+}
+
 /** "a .clrscope, .nettrace, … file name": the extensions a direction accepts, for error sentences. */
 export function extensionList(direction: 'read' | 'write'): string {
   const exts = RECORDING_FORMATS.flatMap((f) => f[direction].filter((e) => !(direction === 'read' && e === '.json')));

@@ -13,6 +13,10 @@ export const clrscopeFormat = {
   read: ['.clrscope'],
   write: ['.clrscope'],
   exportRank: 2,
+  help: {
+    read: 'a saved clrscope recording (streamed: any size)',
+    write: 'everything: every sample with its time, thread and values, the GC pauses, the counters readings',
+  },
   note: 'Everything: every sample with its time, the threads, the GC pauses and the counters; reopen it here with Open recording….',
   openHint: (path: string) => `Convert it with: clrscope convert ${path} -o OTHER.pb.gz (or .speedscope.json, .nettrace, .etlx)`,
   // The wire preamble's magic.

@@ -10,6 +10,7 @@ export const etlxFormat = {
   read: [],
   write: ['.etlx'],
   exportRank: 5,
+  help: { write: 'PerfView\'s own format (converted by TraceEvent, needs dotnet)' },
   note: 'PerfView\'s own format (converted by TraceEvent, needs dotnet): samples as sample-profiler events, GC pauses as GC events, allocations, lock waits and exceptions as the runtime\'s events; no counters.',
   openHint: () => 'Open it in PerfView',
   writer: 'host',

@@ -13,6 +13,7 @@ export const nettraceFormat = {
   read: ['.nettrace'],
   write: ['.nettrace'],
   exportRank: 4,
+  help: { read: 'an EventPipe trace, e.g. from dotnet-trace', write: 'an EventPipe trace, for PerfView and TraceEvent' },
   note: 'An EventPipe trace for PerfView and TraceEvent: samples as sample-profiler events, GC pauses as the runtime\'s GC events, allocations, lock waits and exceptions as its allocation-tick, contention and exception events; no counters.',
   openHint: () => 'Open it in PerfView or with TraceEvent',
   sniff: (head: Uint8Array) => startsWithAscii(head, NETTRACE_MAGIC),

@@ -28,6 +28,7 @@ export const pprofFormat = {
   read: ['.pb.gz', '.pb', '.pprof'],
   write: ['.pb.gz', '.pb', '.pprof'],
   exportRank: 1,
+  help: { read: 'a pprof profile, gzipped or not', write: 'gzipped pprof (go tool pprof)' },
   note: 'CPU and wall time per stack and thread, for go tool pprof or Speedscope; sample times, GC pauses and counters are left out.',
   openHint: (path: string) => `Try: go tool pprof -top -sample_index=cpu ${path}`,
   keeps: 'pprof keeps per-thread totals per stack: no sample times, GC pauses or counters',

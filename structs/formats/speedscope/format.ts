@@ -24,6 +24,7 @@ export const speedscopeFormat = {
   read: ['.speedscope.json', '.json'],
   write: ['.speedscope.json'],
   exportRank: 3,
+  help: { read: 'a speedscope file (sampled or evented profiles)', write: 'one sampled profile per thread and metric' },
   note: 'CPU and wall time per thread, for speedscope.app; sample times, GC pauses and counters are left out.',
   openHint: () => 'Open it at https://www.speedscope.app',
   keeps: 'speedscope keeps cpu and wall weights per thread in time order: no sample times, sample counts, GC pauses or counters',
