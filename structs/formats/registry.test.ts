@@ -61,6 +61,6 @@ test('one description per format: ids unique, extensions lower case and never cl
 });
 
 test('the export list is every written format, in the export view\'s order', () => {
-  const expected: RecordingFileFormat[] = ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx'];
+  const expected: RecordingFileFormat[] = ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx', 'collapsed'];
   assert.deepEqual(EXPORT_FORMATS, expected);
 });

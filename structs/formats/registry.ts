@@ -3,6 +3,7 @@
 // folder (with a format.ts) and one line here.
 
 import { clrscopeFormat } from './clrscope-file/format.js';
+import { collapsedFormat } from './collapsed/format.js';
 import { etlxFormat } from './etlx/format.js';
 import { nettraceFormat } from './nettrace/format.js';
 import { pprofFormat } from './pprof/format.js';
@@ -16,6 +17,7 @@ export const RECORDING_FORMATS = [
   etlxFormat,
   speedscopeFormat,
   pprofFormat,
+  collapsedFormat,
 ] as const;
 
 type Listed = (typeof RECORDING_FORMATS)[number];
