@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openRecording } from '../formats/clrscope-file/open-recording.js';
-import { dumpRecording } from '../formats/clrscope-file/recording-dump.js';
+import { dumpRecording } from './recording-dump.js';
 import { saveRecording } from '../formats/clrscope-file/save-recording.js';
 import { WireEncoder } from '../wire/encoder.js';
 import { EventFlags, EventKind, FunctionKind } from '../wire/records.js';

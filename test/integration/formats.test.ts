@@ -12,7 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { CountersPoint } from '../../structs/api/contract.js';
 import { openRecording } from '../../structs/formats/clrscope-file/open-recording.js';
-import { dumpRecording } from '../../structs/formats/clrscope-file/recording-dump.js';
+import { dumpRecording } from '../../structs/profile/recording-dump.js';
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
 import { fromPprof } from '../../structs/formats/pprof/from-pprof.js';
 import { fromSpeedscope } from '../../structs/formats/speedscope/from-speedscope.js';

@@ -11,6 +11,7 @@ import type { CountersPoint } from '../../../structs/api/contract.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import type { SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
 import { Recording } from '../../../structs/profile/recording.js';
+import { checkRecording } from '../../../structs/profile/check-recording.js';
 import { FILE_READ_LIMITS, ImportBudgetError, MAX_SUMMED_SAMPLES, samplesClause } from '../../../structs/profile/read-budget.js';
 import { UserError } from '../errors/user-error.js';
 import { writeFileAtomically } from './atomic-file.js';
@@ -240,10 +241,15 @@ export interface WriteOptions {
   summed?: StackThreadSums;
 }
 
-/** Writes `rec` (and, for .clrscope, its counters) in the format `path`'s extension names; returns the byte count. */
+/**
+ * Writes `rec` (and, for .clrscope, its counters) in the format `path`'s extension names, once
+ * checkRecording finds it consistent; returns the byte count.
+ */
 export async function writeRecordingFile(path: string, rec: Recording, counters: readonly CountersPoint[], options: WriteOptions = {}): Promise<number> {
   const format = formatOfPath(path, 'write');
   if (format === undefined) throw new UserError(`Unknown output format for ${path}: use a ${extensionList('write')} file name.`);
+  const problems = checkRecording(rec, options.summed);
+  if (problems.length > 0) throw new UserError(`Cannot write ${path}: the recording is not consistent (${problems.join('; ')}); this is a bug in clrscope, please report it.`);
   const progress = options.progress;
   const step = (done: number, total: number): void => progress?.('writing', done, total);
   const writer = recordingFormat(format).writer;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dumpRecording } from '../../../structs/formats/clrscope-file/recording-dump.js';
+import { dumpRecording } from '../../../structs/profile/recording-dump.js';
 import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Function as PprofFunction, Line, Location, Profile, Sample, StringTable, ValueType } from 'pprof-format';
 import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
-import { dumpRecording } from '../../../structs/formats/clrscope-file/recording-dump.js';
+import { dumpRecording } from '../../../structs/profile/recording-dump.js';
 import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';

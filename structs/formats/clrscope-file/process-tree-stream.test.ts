@@ -13,7 +13,7 @@ import { parseHexText } from '../../wire/hex-text.js';
 import { MeasureRecordType } from '../../wire/measure-records.js';
 import { EventFlags, FunctionKind } from '../../wire/records.js';
 import { openRecording, RecordingFileReader } from './open-recording.js';
-import { dumpRecording } from './recording-dump.js';
+import { dumpRecording } from '../../profile/recording-dump.js';
 import { ProcessTreeStream } from './process-tree-stream.js';
 
 const PARENT = 4321;

@@ -9,7 +9,7 @@ import type { Recording } from '../../profile/recording.js';
 import { WireEncoder } from '../../wire/encoder.js';
 import { parseHexText } from '../../wire/hex-text.js';
 import { openRecording, RecordingFileReader } from './open-recording.js';
-import { dumpRecording } from './recording-dump.js';
+import { dumpRecording } from '../../profile/recording-dump.js';
 import { recordingFileChunks, saveRecording } from './save-recording.js';
 
 const fixtureUrl = (name: string): URL => new URL(`../../../../structs/formats/clrscope-file/fixtures/${name}`, import.meta.url);

@@ -1,7 +1,7 @@
 // Everything a Recording holds, as text, so round-trip tests compare a saved and reopened
 // recording line by line and a difference reads as a diff rather than as "not equal".
 
-import type { Recording } from '../../profile/recording.js';
+import type { Recording } from './recording.js';
 
 export function dumpRecording(rec: Recording): string {
   const lines: string[] = [];
