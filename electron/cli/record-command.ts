@@ -15,7 +15,7 @@ import { privateDirProblem } from '../services/files/private-dir.js';
 import { ensureSpoolDir, leftoverSpools, spoolDir, spoolFileName } from '../services/spool/spool-dir.js';
 import { SessionStream } from '../services/spool/session-stream.js';
 import { counted } from '../../structs/text/count.js';
-import { checkFormatAvailable, writeRecordingFile as writeInFormat } from '../services/export/recording-file.js';
+import { checkFormatAvailable, writeRecordingFile } from '../services/export/recording-file.js';
 import { recordingFormat } from '../../structs/formats/registry.js';
 import { recordAttach, type EventPipeAttachResult } from '../services/recording/attach-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
@@ -134,11 +134,6 @@ function onOff(value: string | undefined, name: string, byDefault = true): boole
   if (value === 'on') return true;
   if (value === 'off') return false;
   throw new UserError(`--${name} takes on or off, not '${value}'.`);
-}
-
-/** Writes the recording in the format the extension names (the CLI records no counters series). */
-export async function writeRecordingFile(path: string, rec: Recording): Promise<void> {
-  await writeInFormat(path, rec, []);
 }
 
 export function exitCodeOf(result: Pick<LaunchRecordingResult, 'exitCode' | 'exitSignal'>): number {
@@ -338,10 +333,11 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
       await file.moveTo(plan.output);
       spool.saved = true;
     } else if (summed !== undefined && format === 'pprof') {
-      await writeInFormat(plan.output, rec, [], { summed: summed.sums });
+      await writeRecordingFile(plan.output, rec, [], { summed: summed.sums });
     } else {
       // A recording read back summed holds no samples: a .clrscope the spool could not become is written from them all.
-      await writeRecordingFile(plan.output, summed === undefined ? rec : await summed.whole());
+      // The CLI records no counters series.
+      await writeRecordingFile(plan.output, summed === undefined ? rec : await summed.whole(), []);
     }
     const hint = recordingFormat(format).openHint?.(plan.output);
     io.err(`clrscope: wrote ${plan.output} (${recordingFormat(format).name}).${hint !== undefined ? ` ${hint}` : ''}`);
