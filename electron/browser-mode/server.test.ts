@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../structs/api/contract.js';
 import { decodeStreamFrame, type WsTextMessage } from '../../structs/api/ws-messages.js';
-import { dumpRecording } from '../../structs/formats/clrscope-file/recording-dump.js';
+import { dumpRecording } from '../../structs/profile/recording-dump.js';
 import { fixtureStream } from '../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { writeRecordingFile } from '../services/export/recording-file.js';

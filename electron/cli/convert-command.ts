@@ -7,7 +7,7 @@ import { accessSync, constants as fsConstants } from 'node:fs';
 import { resolve } from 'node:path';
 import type { SpeedscopeMetric } from '../../structs/formats/speedscope/to-speedscope.js';
 import { checkFormatAvailable, readFormatOf, readRecordingFile, writeRecordingFile, type FileProgress } from '../services/export/recording-file.js';
-import { RECORDING_FORMATS, type RecordingFileFormat } from '../services/export/recording-formats.js';
+import { recordingFormat, type RecordingFileFormat } from '../../structs/formats/registry.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
 import { UserError } from '../services/errors/user-error.js';
 import { parseCommandArgs } from './cli-args.js';
@@ -100,13 +100,6 @@ function checkReadable(path: string): void {
   }
 }
 
-
-/** What a format leaves out of what a recording holds, for the last line. */
-const KEEPS: Partial<Record<RecordingFileFormat, string>> = {
-  pprof: 'pprof keeps per-thread totals per stack: no sample times, GC pauses or counters',
-  speedscope: 'speedscope keeps cpu and wall weights per thread in time order: no sample times, sample counts, GC pauses or counters',
-};
-
 export async function runConvert(argv: readonly string[], io: ConvertIo): Promise<number> {
   const plan = planConvert(argv);
   if (plan === 'help') {
@@ -137,7 +130,7 @@ export async function convert(plan: ConvertPlan, io: ConvertIo): Promise<number>
   const parts = [`${counted(rec.sampleCount, 'sample')} on ${counted(rec.threads().length, 'thread')}`];
   if (rec.suspensions().length > 0) parts.push(counted(rec.suspensions().length, 'runtime suspension'));
   if (opened.counters.length > 0) parts.push(counted(opened.counters.length, 'counters reading'));
-  const keeps = KEEPS[plan.outputFormat];
-  io.err(`clrscope: wrote ${plan.output} (${RECORDING_FORMATS[plan.outputFormat].name}, ${counted(bytes, 'byte')}) from ${plan.input}: ${parts.join(', ')}${rec.cut ? '; the recording was cut before its end' : ''}.${keeps !== undefined ? ` Note: ${keeps}.` : ''}`);
+  const keeps = recordingFormat(plan.outputFormat).keeps;
+  io.err(`clrscope: wrote ${plan.output} (${recordingFormat(plan.outputFormat).name}, ${counted(bytes, 'byte')}) from ${plan.input}: ${parts.join(', ')}${rec.cut ? '; the recording was cut before its end' : ''}.${keeps !== undefined ? ` Note: ${keeps}.` : ''}`);
   return 0;
 }

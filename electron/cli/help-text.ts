@@ -1,5 +1,7 @@
 // What `clrscope --help` and `clrscope <command> --help` print.
 
+import { formatHelpTable } from '../../structs/formats/registry.js';
+
 export const MAIN_HELP = `clrscope: a profiler for .NET programs
 
 Usage:
@@ -168,18 +170,11 @@ Options:
 
 export const CONVERT_HELP = `Usage: clrscope convert INPUT -o OUTPUT [--metric cpu|wall|both]
 
-Reads a recording and writes it in another format, each picked by its file
-name's extension.
+Reads a recording, its format known by its first bytes (else its file name's
+extension), and writes it in the format its output's extension names.
 
-Reads:   .clrscope          a saved clrscope recording (streamed: any size)
-         .nettrace          an EventPipe trace, e.g. from dotnet-trace
-         .pb.gz .pb .pprof  a pprof profile, gzipped or not
-         .speedscope.json   a speedscope file (sampled or evented profiles)
-Writes:  .clrscope          everything: every sample with its time, thread and
-                            values, the GC pauses, the counters readings
-         .nettrace .etlx    for PerfView and TraceEvent
-         .speedscope.json   one sampled profile per thread and metric
-         .pb.gz             gzipped pprof (go tool pprof)
+Reads:${formatHelpTable('read', 9).slice(6)}
+Writes:${formatHelpTable('write', 9).slice(7)}
 
 The output is checked before the input is read and written under a temporary
 name, then renamed, so a failure never leaves half a file. Progress goes to

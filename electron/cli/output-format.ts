@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { partialPathFor } from '../services/export/atomic-file.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
 import { createExclusiveSync } from '../services/files/exclusive-file.js';
-import { extensionList, formatOfPath, type RecordingFileFormat } from '../services/export/recording-formats.js';
+import { extensionList, formatOfPath, type RecordingFileFormat } from '../../structs/formats/registry.js';
 import { UserError } from '../services/errors/user-error.js';
 
 export type OutputFormat = RecordingFileFormat;

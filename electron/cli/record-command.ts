@@ -10,8 +10,8 @@ import { ChildSpools } from '../services/spool/child-spools.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/atomic-file.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
 import { counted } from '../../structs/text/count.js';
-import { checkFormatAvailable, writeRecordingFile as writeInFormat } from '../services/export/recording-file.js';
-import { RECORDING_FORMATS } from '../services/export/recording-formats.js';
+import { checkFormatAvailable, writeRecordingFile } from '../services/export/recording-file.js';
+import { recordingFormat } from '../../structs/formats/registry.js';
 import { recordAttach, type EventPipeAttachResult } from '../services/recording/attach-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
 import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
@@ -23,7 +23,7 @@ import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { RECORD_HELP } from './help-text.js';
 import { openSpool, type RunSpool } from './run-spool.js';
-import { checkWritable, outputFormatOf, type OutputFormat } from './output-format.js';
+import { checkWritable, outputFormatOf } from './output-format.js';
 import { formatSummary } from './run-summary.js';
 import type { LiveSession } from '../services/recording/live-session.js';
 import { readBack, type ReadBack, type SummedReadBack } from '../services/recording/read-back.js';
@@ -132,19 +132,6 @@ function onOff(value: string | undefined, name: string, byDefault = true): boole
   if (value === 'off') return false;
   throw new UserError(`--${name} takes on or off, not '${value}'.`);
 }
-
-/** Writes the recording in the format the extension names (the CLI records no counters series). */
-export async function writeRecordingFile(path: string, rec: Recording): Promise<void> {
-  await writeInFormat(path, rec, []);
-}
-
-const OPEN_HINTS: Partial<Record<OutputFormat, (path: string) => string>> = {
-  pprof: (path) => `Try: go tool pprof -top -sample_index=cpu ${path}`,
-  speedscope: () => 'Open it at https://www.speedscope.app',
-  clrscope: (path) => `Convert it with: clrscope convert ${path} -o OTHER.pb.gz (or .speedscope.json, .nettrace, .etlx)`,
-  nettrace: () => 'Open it in PerfView or with TraceEvent',
-  etlx: () => 'Open it in PerfView',
-};
 
 export interface RecordIo {
   err: (line: string) => void;
@@ -316,13 +303,14 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
       await file.moveTo(plan.output);
       spool.saved = true;
     } else if (summed !== undefined && format === 'pprof') {
-      await writeInFormat(plan.output, rec, [], { summed: summed.sums });
+      await writeRecordingFile(plan.output, rec, [], { summed: summed.sums });
     } else {
       // A recording read back summed holds no samples: a .clrscope the spool could not become is written from them all.
-      await writeRecordingFile(plan.output, summed === undefined ? rec : await summed.whole());
+      // The CLI records no counters series.
+      await writeRecordingFile(plan.output, summed === undefined ? rec : await summed.whole(), []);
     }
-    const hint = OPEN_HINTS[format]?.(plan.output);
-    io.err(`clrscope: wrote ${plan.output} (${RECORDING_FORMATS[format].name}).${hint !== undefined ? ` ${hint}` : ''}`);
+    const hint = recordingFormat(format).openHint?.(plan.output);
+    io.err(`clrscope: wrote ${plan.output} (${recordingFormat(format).name}).${hint !== undefined ? ` ${hint}` : ''}`);
     if (plan.pauses !== undefined) {
       await writeFileAtomically(plan.pauses, [`${JSON.stringify(pauseEntries(rec.suspensions(), rec.meta?.startMono ?? 0), null, 1)}\n`]);
       io.err(`clrscope: wrote ${plan.pauses} (${counted(rec.suspensions().length, 'runtime suspension')}).`);

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
-import { streamFromCollapsed } from '../../structs/profile/collapsed-stream.js';
+import { streamFromCollapsed } from '../../structs/formats/collapsed/collapsed-stream.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import type { Report } from '../../structs/analysis/report-model.js';
 import { UserError } from '../services/errors/user-error.js';

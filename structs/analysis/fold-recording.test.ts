@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
-import { streamFromCollapsed } from '../profile/collapsed-stream.js';
-import { toCollapsed } from '../profile/collapsed.js';
+import { streamFromCollapsed } from '../formats/collapsed/collapsed-stream.js';
+import { toCollapsed } from '../formats/collapsed/to-collapsed.js';
 import { flatTreeToCollapsed } from './flat-tree-text.js';
 import { DEFAULT_FOLD, NO_FOLD } from './fold-options.js';
 import { foldRecording } from './fold-recording.js';

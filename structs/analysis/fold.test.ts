@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
-import { streamFromCollapsed } from '../profile/collapsed-stream.js';
+import { streamFromCollapsed } from '../formats/collapsed/collapsed-stream.js';
 import { flatTreeProblems, flatTreeToCollapsed } from './flat-tree-text.js';
 import { DEFAULT_FOLD, NO_FOLD, parseFoldSpec, type FoldOptions } from './fold-options.js';
 import { ProfileAnalysis } from './profile-analysis.js';

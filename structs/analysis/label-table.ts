@@ -5,7 +5,7 @@
 // they do in collapsed-stack text.
 
 import { frameLabel } from '../profile/frame-label.js';
-import { threadLabel } from '../profile/collapsed.js';
+import { threadLabel } from '../profile/thread-label.js';
 import type { StackSource } from './stack-source.js';
 import { FunctionKind } from '../wire/records.js';
 

@@ -6,7 +6,7 @@
 // covers each thread from its first to its last sight instead.
 
 import type { SampleSource } from './stack-source.js';
-import { threadLabel } from '../profile/collapsed.js';
+import { threadLabel } from '../profile/thread-label.js';
 
 const NS_PER_MS = 1e6;
 export const MAX_TIMELINE_BUCKETS = 4096;

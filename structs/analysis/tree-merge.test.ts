@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { WireEncoder } from '../wire/encoder.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import { FunctionKind } from '../wire/records.js';
-import { streamFromCollapsed } from '../profile/collapsed-stream.js';
+import { streamFromCollapsed } from '../formats/collapsed/collapsed-stream.js';
 import { flatTreeProblems, flatTreeToCollapsed } from './flat-tree-text.js';
 import { LabelTable } from './label-table.js';
 import { MergeKeys, mergeKeys } from './tree-merge.js';

@@ -11,6 +11,7 @@
 // before a page looked through outputHistory.
 
 import type { FoldOptions } from '../analysis/fold-options.js';
+import { EXPORT_FORMATS, recordingFormat, type ExportFormat } from '../formats/registry.js';
 
 /** A local .NET process, as `clrscope ps` lists it. */
 export interface ProcessInfo {
@@ -110,16 +111,12 @@ export interface SessionInfo {
   keepMinutes?: number;
 }
 
-export type ExportFormat = 'pprof' | 'clrscope' | 'speedscope' | 'nettrace' | 'etlx';
+export type { ExportFormat };
 
-/** Every export format and the extension of the file it writes, in the order the UI offers them. */
-export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = {
-  pprof: '.pb.gz',
-  clrscope: '.clrscope',
-  speedscope: '.speedscope.json',
-  nettrace: '.nettrace',
-  etlx: '.etlx',
-};
+/** Every export format and the extension of the file it writes, in the order the UI offers them (from the format registry). */
+export const EXPORT_EXTENSIONS: Readonly<Record<ExportFormat, string>> = Object.fromEntries(
+  EXPORT_FORMATS.map((id) => [id, recordingFormat(id).write[0]]),
+) as Record<ExportFormat, string>;
 
 export interface ExportRequest {
   sessionId: string;

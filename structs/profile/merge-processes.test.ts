@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openRecording } from '../formats/clrscope-file/open-recording.js';
-import { dumpRecording } from '../formats/clrscope-file/recording-dump.js';
+import { dumpRecording } from './recording-dump.js';
 import { saveRecording } from '../formats/clrscope-file/save-recording.js';
 import { WireEncoder } from '../wire/encoder.js';
 import { EventFlags, EventKind, FunctionKind } from '../wire/records.js';
-import { toCollapsed } from './collapsed.js';
+import { toCollapsed } from '../formats/collapsed/to-collapsed.js';
 import { FIXTURE_START_MONO, fixtureStream } from './fixture-stream.js';
 import { mergeProcesses, processPrefix } from './merge-processes.js';
 import { recordingFromStream } from './recording-from-stream.js';

@@ -12,18 +12,18 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { CountersPoint } from '../../structs/api/contract.js';
 import { openRecording } from '../../structs/formats/clrscope-file/open-recording.js';
-import { dumpRecording } from '../../structs/formats/clrscope-file/recording-dump.js';
+import { dumpRecording } from '../../structs/profile/recording-dump.js';
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
 import { fromPprof } from '../../structs/formats/pprof/from-pprof.js';
 import { fromSpeedscope } from '../../structs/formats/speedscope/from-speedscope.js';
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
 import { toSpeedscope, toSpeedscopeJson } from '../../structs/formats/speedscope/to-speedscope.js';
-import { toCollapsed } from '../../structs/profile/collapsed.js';
+import { toCollapsed } from '../../structs/formats/collapsed/to-collapsed.js';
 import { pauseEntries } from '../../structs/profile/pause-summary.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
 import { WireEncoder } from '../../structs/wire/encoder.js';
-import { toPprof } from '../../electron/services/export/pprof.js';
+import { gzippedPprof } from '../../structs/formats/pprof/pprof.test-support.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { CLI, targetDll } from './support/paths.js';
 import { recordTarget, type TargetRun } from './support/record-target.js';
@@ -108,7 +108,7 @@ describe('recordings of the real targets in every format', () => {
 
   it('pprof: export, import: the same cpu, wall and sample-count trees per thread', () => {
     for (const rec of [scenarios.rec, gcLoad.rec]) {
-      const back = fromPprof(gunzipSync(toPprof(rec)));
+      const back = fromPprof(gunzipSync(gzippedPprof(rec)));
       for (const metric of ['cpu', 'wall', 'samples'] as const) assert.equal(byThread(back, metric), byThread(rec, metric), metric);
       assert.equal(topSelf(back, 'wall'), topSelf(rec, 'wall'));
       // pprof keeps function identity, so even same-named functions rank as they did.
@@ -177,7 +177,7 @@ describe('clrscope convert refuses bad input with one sentence and a non-zero ex
 
   it('truncated files, wrong magic, unknown extensions, unreadable input, unwritable output', async () => {
     const bytes = readFileSync(good);
-    const pb = toPprof(openRecording(bytes).recording);
+    const pb = gzippedPprof(openRecording(bytes).recording);
     const cases: [string[], RegExp][] = [
       [[file('cut.clrscope', bytes.subarray(0, bytes.length - 7)), '-o', join(dir, 'o1.pb.gz')], /^clrscope: Cannot read .*cut\.clrscope: the clrscope file is truncated: it ends at byte \d+, inside the record that starts at byte \d+\.$/],
       [[file('zip.clrscope', 'PK\u0003\u0004 definitely a zip'), '-o', join(dir, 'o2.pb.gz')], /^clrscope: Cannot read .*zip\.clrscope: not a clrscope stream: the first 8 bytes at byte 0 are not the magic "CLRSCOPE"\.$/],

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { toEtlx } from '../../electron/services/export/etlx.js';
-import { toPprof } from '../../electron/services/export/pprof.js';
+import { gzippedPprof } from '../../structs/formats/pprof/pprof.test-support.js';
 import { fromNettraceAsync } from '../../structs/formats/nettrace/nettrace-reader.js';
 import { nettraceChunks } from '../../structs/formats/nettrace/recording-to-nettrace.js';
 import { frameLabel } from '../../structs/profile/frame-label.js';
@@ -95,7 +95,7 @@ describe('a Scenarios recording as .nettrace, read by TraceEvent', () => {
   before(async () => {
     run = await recordTarget(targetDll('Scenarios'), ['cpu-ratio', 'sleep', 'exceptions', '--seconds', '2'], { intervalMs: 5 });
     writeNettrace(run.rec, nettrace);
-    writeFileSync(pprof, toPprof(run.rec));
+    writeFileSync(pprof, gzippedPprof(run.rec));
     check = traceCheck(nettrace);
   });
 

@@ -15,7 +15,7 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import { toPprof } from '../../electron/services/export/pprof.js';
+import { gzippedPprof } from '../../structs/formats/pprof/pprof.test-support.js';
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
 import { toNettrace } from '../../structs/formats/nettrace/index.js';
 import { toSpeedscopeJson } from '../../structs/formats/speedscope/to-speedscope.js';
@@ -46,7 +46,7 @@ function addRecording(bytes: Uint8Array, label: string): void {
   seeds.clrscope.push(saveRecording(rec));
   seeds.wire.push(bytes);
   seeds.nettrace.push(toNettrace(rec));
-  seeds.pprof.push(gunzipSync(toPprof(rec)));
+  seeds.pprof.push(gunzipSync(gzippedPprof(rec)));
   seeds.speedscope.push(Buffer.from(toSpeedscopeJson(rec)));
 }
 

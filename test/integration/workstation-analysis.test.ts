@@ -18,7 +18,7 @@ import { readRecordingFile } from '../../electron/services/export/recording-file
 import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import type { Report, ReportNode } from '../../structs/analysis/report-model.js';
-import { toCollapsed } from '../../structs/profile/collapsed.js';
+import { toCollapsed } from '../../structs/formats/collapsed/to-collapsed.js';
 import { PROFILER, ROOT, targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
 import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, until } from './support/workstation-page.js';

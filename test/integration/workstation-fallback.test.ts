@@ -22,7 +22,7 @@ import type { Recording } from '../../structs/profile/recording.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
-import { APPROXIMATE_CPU_COMMENT } from '../../electron/services/export/pprof.js';
+import { APPROXIMATE_CPU_COMMENT } from '../../structs/formats/pprof/to-pprof.js';
 import { processAlive } from '../../electron/services/recording/profiled-attach.js';
 import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { BrowserModeClient } from './support/browser-mode-client.js';

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXPORT_EXTENSIONS, OPENABLE_EXTENSIONS, OPERATIONS } from '../../../structs/api/contract.js';
-import { formatOfPath } from '../export/recording-formats.js';
+import { formatOfPath } from '../../../structs/formats/registry.js';
 import { callOperation, errorSentence, type OperationTarget } from './dispatch.js';
 import { ValidationError, describeValue, isOperation, validateCall } from './validate.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
@@ -118,8 +118,8 @@ test('subscribe takes an optional offset; closeSession a known session; unsubscr
 
 test('export requests: a known session, a known format, an absolute path', () => {
   rejects('exportRecording', [{ sessionId: 's2', format: 'pprof' }], 'There is no session "s2".');
-  rejects('exportRecording', [{ sessionId: 's1', format: 'svg' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, not "svg".');
-  rejects('exportRecording', [{ sessionId: 's1', format: 'toString' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, not "toString".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'svg' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, not "svg".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'toString' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, not "toString".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'nettrace', path: '/tmp/out.pb.gz' }], 'The export path must end in .nettrace for the nettrace format, not "out.pb.gz".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '/tmp/out.json' }], 'The export path must end in .pb.gz, .pb or .pprof for the pprof format, not "out.json".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: 'out.pb.gz' }], 'The export path must be an absolute path, not "out.pb.gz".');
@@ -132,8 +132,8 @@ test('export requests: a known session, a known format, an absolute path', () =>
 });
 
 test('every export format the contract lists is accepted, with a path in its own extension', () => {
-  assert.deepEqual(Object.keys(EXPORT_EXTENSIONS), ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx']);
-  assert.deepEqual(Object.values(EXPORT_EXTENSIONS), ['.pb.gz', '.clrscope', '.speedscope.json', '.nettrace', '.etlx']);
+  assert.deepEqual(Object.keys(EXPORT_EXTENSIONS), ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx', 'collapsed']);
+  assert.deepEqual(Object.values(EXPORT_EXTENSIONS), ['.pb.gz', '.clrscope', '.speedscope.json', '.nettrace', '.etlx', '.collapsed']);
   for (const [format, ext] of Object.entries(EXPORT_EXTENSIONS)) {
     const request = { sessionId: 's1', format, path: `/tmp/out${ext}` };
     assert.deepEqual(validateCall('exportRecording', [request], known), { op: 'exportRecording', args: [request] });

@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname } from 'node:path';
-import { toCollapsed } from '../../../structs/profile/collapsed.js';
+import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
 import { fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { DescriptorLoss, EndReason, HelloFlags } from '../../../structs/wire/records.js';

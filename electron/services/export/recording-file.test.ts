@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { CountersPoint } from '../../../structs/api/contract.js';
 import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
-import { dumpRecording } from '../../../structs/formats/clrscope-file/recording-dump.js';
-import { toCollapsed } from '../../../structs/profile/collapsed.js';
+import { dumpRecording } from '../../../structs/profile/recording-dump.js';
+import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import type { Recording } from '../../../structs/profile/recording.js';
@@ -17,9 +17,9 @@ import { EVENTPIPE_PROFILER_VERSION } from '../recording/eventpipe-session.js';
 import { UserError } from '../errors/user-error.js';
 import { cpuIsEstimated } from '../workstation/imported-cpu.js';
 import { writeFileAtomically } from './atomic-file.js';
-import { toPprof } from './pprof.js';
+import { gzippedPprof } from '../../../structs/formats/pprof/pprof.test-support.js';
 import { readRecordingFile, writeRecordingFile } from './recording-file.js';
-import { extensionList, formatOfPath } from './recording-formats.js';
+import { extensionList, formatOfPath } from '../../../structs/formats/registry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-recording-file-test-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +34,7 @@ test('formats follow the extension, longest match first', () => {
   assert.equal(formatOfPath('A.PB.GZ', 'write'), 'pprof');
   assert.equal(formatOfPath('x.etlx', 'read'), undefined);
   assert.equal(formatOfPath('.clrscope', 'write'), undefined);
-  assert.equal(extensionList('write'), '.clrscope, .nettrace, .etlx, .speedscope.json, .pb.gz, .pb or .pprof');
+  assert.equal(extensionList('write'), '.clrscope, .nettrace, .etlx, .speedscope.json, .pb.gz, .pb, .pprof, .collapsed or .folded');
 });
 
 test('.clrscope: written in pieces, read back with everything', async () => {
@@ -56,10 +56,10 @@ test('pprof: our export imports back with the same cpu, wall and sample counts p
     const back = (await readRecordingFile(path)).recording;
     for (const metric of ['cpu', 'wall', 'samples'] as const) assert.equal(collapsed(back, metric), collapsed(rec, metric), `${name} ${metric}`);
   }
-  writeFileSync(join(dir, 'plain.pb'), gunzipSync(toPprof(rec)));
+  writeFileSync(join(dir, 'plain.pb'), gunzipSync(gzippedPprof(rec)));
   const plain = (await readRecordingFile(join(dir, 'plain.pb'))).recording;
   assert.equal(collapsed(plain, 'samples'), collapsed(rec, 'samples'));
-  assert.equal(collapsed(fromPprof(gunzipSync(toPprof(rec))), 'cpu'), collapsed(rec, 'cpu'));
+  assert.equal(collapsed(fromPprof(gunzipSync(gzippedPprof(rec))), 'cpu'), collapsed(rec, 'cpu'));
 });
 
 test('speedscope: written in pieces; cpu and wall come back per thread', async () => {
@@ -108,7 +108,7 @@ test('bad input: one sentence, naming the file', async () => {
     return p;
   };
   const good = readFileSync(join(dir, 'all.clrscope'));
-  const pb = toPprof(rec);
+  const pb = gzippedPprof(rec);
   const cases: [string, RegExp][] = [
     [join(dir, 'missing.clrscope'), /^Cannot read .*missing\.clrscope: no such file\.$/],
     [dir, /^Unknown input format for .*: use a \.clrscope, \.nettrace, \.speedscope\.json, \.pb\.gz, \.pb or \.pprof file\.$/],
@@ -168,9 +168,26 @@ test('a .clrscope read summed for pprof keeps no samples, and gives the pprof a 
   assert.equal(summed.recording.sampleCount, rec.sampleCount);
   assert.throws(() => summed.recording.sampleColumns());
   assert.equal(summed.sums.list.reduce((n, s) => n + s.samples, 0), rec.sampleCount);
-  assert.deepEqual(gunzipSync(toPprof(summed.recording, undefined, { summed: summed.sums })), gunzipSync(toPprof(whole.recording)));
+  assert.deepEqual(gunzipSync(gzippedPprof(summed.recording, undefined, { summed: summed.sums })), gunzipSync(gzippedPprof(whole.recording)));
   // Formats read whole ignore the option.
   const pprofPath = join(dir, 'summed.pb.gz');
   await writeRecordingFile(pprofPath, whole.recording, []);
   assert.equal((await readRecordingFile(pprofPath, undefined, { summed: true })).sums, undefined);
+});
+
+test('readers are picked by the file\'s first bytes, then by its extension', async () => {
+  // A .clrscope file under a pprof name, a pprof profile under no known name: their content says what they are.
+  const misnamed = join(dir, 'misnamed.pb.gz');
+  writeFileSync(misnamed, readFileSync(join(dir, 'all.clrscope')));
+  const opened = await readRecordingFile(misnamed);
+  assert.equal(opened.format, 'clrscope');
+  assert.equal(dumpRecording(opened.recording), dumpRecording(rec));
+  const unnamed = join(dir, 'profile.data');
+  writeFileSync(unnamed, gzippedPprof(rec));
+  assert.equal((await readRecordingFile(unnamed)).format, 'pprof');
+  // Bytes no format claims: the extension decides, and its reader's sentence says what is wrong.
+  writeFileSync(join(dir, 'junk.nettrace'), 'not a trace at all');
+  await assert.rejects(readRecordingFile(join(dir, 'junk.nettrace')), /^UserError: Cannot read .*junk\.nettrace: /);
+  writeFileSync(join(dir, 'junk.bin'), 'not a trace at all');
+  await assert.rejects(readRecordingFile(join(dir, 'junk.bin')), /^UserError: Unknown input format for .*junk\.bin: use a \.clrscope, \.nettrace, \.speedscope\.json, \.pb\.gz, \.pb or \.pprof file\.$/);
 });

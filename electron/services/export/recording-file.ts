@@ -1,29 +1,26 @@
-// Reads and writes recording files in every format clrscope knows, picked by extension: the
-// file-system half of the pure codecs in structs/formats. .clrscope and .nettrace files are
+// Reads and writes recording files in every format of structs/formats/registry.ts, readers
+// picked by the file's first bytes and then by extension, writers by extension: the file-system
+// half of the pure codecs in structs/formats. .clrscope and .nettrace files are
 // streamed both ways (any size; memory bounded by the model); pprof and speedscope are parsed
 // whole, within limits that turn an impossible load into a sentence instead of a crash.
 
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { CountersPoint } from '../../../structs/api/contract.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
-import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
-import { NettraceReader, nettraceChunks } from '../../../structs/formats/nettrace/index.js';
-import { fromPprof, MAX_PPROF_BYTES } from '../../../structs/formats/pprof/from-pprof.js';
-import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
-import { speedscopeJsonChunks, type SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
+import type { SpeedscopeMetric } from '../../../structs/formats/speedscope/to-speedscope.js';
 import { Recording } from '../../../structs/profile/recording.js';
+import { checkRecording } from '../../../structs/profile/check-recording.js';
 import { FILE_READ_LIMITS, ImportBudgetError, MAX_SUMMED_SAMPLES, samplesClause } from '../../../structs/profile/read-budget.js';
 import { UserError } from '../errors/user-error.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
-import { etlxConverterPath, toEtlx } from './etlx.js';
-import { toPprof } from './pprof.js';
+import { HOST_WRITERS } from './host-writers.js';
 import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import { PdbLines } from '../source-lines/pdb-lines.js';
 import type { FrameLines } from '../../../structs/profile/frame-lines.js';
-import { extensionList, formatOfPath, RECORDING_FORMATS, type RecordingFileFormat } from './recording-formats.js';
+import { extensionList, formatOfPath, recordingFormat, SNIFF_BYTES, sniffFormat, type RecordingFileFormat } from '../../../structs/formats/registry.js';
 import { clause } from '../../../structs/text/clause.js';
 
 export type FileProgress = (step: 'reading' | 'writing', done: number, total: number) => void;
@@ -48,38 +45,50 @@ export interface ReadOptions {
 
 const CHUNK = 1 << 20;
 const MIB = 1 << 20;
-/**
- * A speedscope file is read where it lies, as bytes (never as one string or parsed whole), so
- * it costs its own size plus what it builds; the import budget bounds the latter.
- */
-const SPEEDSCOPE_LIMIT = 256 * (1 << 20);
-
 
 /** An input that does not parse, as one sentence; errors that look like a reader's own bug say so. */
 function unreadable(path: string, format: RecordingFileFormat, err: unknown): UserError {
   if (err instanceof UserError) return err;
   const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim().replace(/[.\s]+$/, '');
   const bug = err instanceof TypeError || err instanceof ReferenceError;
-  return new UserError(`Cannot read ${path}: ${clause(message)}${bug ? ` (this may be a bug in clrscope's ${RECORDING_FORMATS[format].name} reader; please report it)` : ''}.`);
+  return new UserError(`Cannot read ${path}: ${clause(message)}${bug ? ` (this may be a bug in clrscope's ${recordingFormat(format).name} reader; please report it)` : ''}.`);
 }
 
+/**
+ * The format of the file at `path`: what its first bytes say, else what its extension says (a
+ * file that cannot be read yet is named by its extension; reading it says what is wrong).
+ */
 export function readFormatOf(path: string): RecordingFileFormat {
   if (path.trim() === '') throw new UserError('The input file name is empty.');
-  const format = formatOfPath(path, 'read');
+  const head = headOf(path);
+  const format = (head === undefined ? undefined : sniffFormat(head)) ?? formatOfPath(path, 'read');
   if (format === undefined) throw new UserError(`Unknown input format for ${path}: use a ${extensionList('read')} file.`);
   return format;
 }
 
+/** The file's first bytes, when it is a regular file that opens (a FIFO would block the open). */
+function headOf(path: string): Uint8Array | undefined {
+  let fd: number | undefined;
+  try {
+    if (!statSync(path).isFile()) return undefined;
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(SNIFF_BYTES);
+    return head.subarray(0, readSync(fd, head, 0, SNIFF_BYTES, 0));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /**
  * Throws one sentence when a format cannot be used here, before any work that would be wasted
- * (a recording made only to fail at the end): writing .etlx needs the converter built beside
- * clrscope. Every other format is pure code and always available.
+ * (a recording made only to fail at the end): a writer of the host's (.etlx's converter) may
+ * need something built. Every other format is pure code and always available.
  */
 export async function checkFormatAvailable(format: RecordingFileFormat, direction: 'read' | 'write'): Promise<void> {
-  if (format !== 'etlx' || direction !== 'write') return;
-  const converter = etlxConverterPath();
-  const found = await stat(converter).then((s) => s.isFile(), () => false);
-  if (!found) throw new UserError(`Writing .etlx files needs the .etlx converter, which is not built at ${converter}; run scripts/setup.sh (or bash scripts/build-targets.sh).`);
+  if (direction !== 'write') return;
+  await HOST_WRITERS[format]?.checkAvailable();
 }
 
 async function sizeOf(path: string): Promise<number> {
@@ -118,7 +127,7 @@ async function forEachChunk(path: string, format: RecordingFileFormat, size: num
 }
 
 function tooLarge(path: string, format: RecordingFileFormat, size: number, limit: number): UserError {
-  return new UserError(`Cannot read ${path}: it is ${(size / MIB).toFixed(1)} MiB, and ${RECORDING_FORMATS[format].name} files are read whole, up to ${(limit / MIB).toFixed(0)} MiB.`);
+  return new UserError(`Cannot read ${path}: it is ${(size / MIB).toFixed(1)} MiB, and ${recordingFormat(format).name} files are read whole, up to ${(limit / MIB).toFixed(0)} MiB.`);
 }
 
 async function readWhole(path: string, format: RecordingFileFormat, size: number, limit: number, progress: FileProgress | undefined): Promise<Buffer> {
@@ -145,44 +154,46 @@ export async function readRecordingFile(path: string, progress?: FileProgress, o
   const format = readFormatOf(path);
   await checkFormatAvailable(format, 'read');
   const size = await sizeOf(path);
-  if (format === 'clrscope') {
-    const sums = options.summed === true ? new StackThreadSums() : undefined;
-    const reader = new RecordingFileReader(new Recording({ keepSamples: sums === undefined ? true : 'recent', limits: FILE_READ_LIMITS }));
-    const fold = (): void => {
-      if (sums === undefined) return;
-      // Memory stays flat when samples are summed; their decoding is what a budget bounds then.
-      if (reader.recording.sampleCount > MAX_SUMMED_SAMPLES) throw new ImportBudgetError(samplesClause('it', MAX_SUMMED_SAMPLES));
-      sums.add(reader.recording.recentSamples().columns);
-      reader.recording.releaseSamples();
-    };
-    await forEachChunk(path, format, size, progress, (c) => {
-      reader.push(c);
-      fold();
-    });
+  if (format === 'clrscope' && options.summed === true) return readClrscopeSummed(path, size, progress);
+  const reader = recordingFormat(format).reader;
+  if (reader === undefined) throw new UserError(`Cannot read ${path}: clrscope writes ${recordingFormat(format).name} files but does not read them.`);
+  if (reader.kind === 'chunked') {
+    const chunked = reader.open();
+    await forEachChunk(path, format, size, progress, (c) => chunked.push(c));
     try {
-      const opened = reader.finish();
-      fold();
-      return { format, ...opened, sums };
+      return { format, ...chunked.finish() };
     } catch (err) {
       throw unreadable(path, format, err);
     }
   }
-  if (format === 'nettrace') {
-    const reader = new NettraceReader({ limits: FILE_READ_LIMITS });
-    await forEachChunk(path, format, size, progress, (c) => reader.push(c));
-    try {
-      return { format, recording: reader.finish(), counters: [] };
-    } catch (err) {
-      throw unreadable(path, format, err);
-    }
-  }
-  const limit = format === 'speedscope' ? SPEEDSCOPE_LIMIT : MAX_PPROF_BYTES;
-  const bytes = await readWhole(path, format, size, limit, progress);
+  const bytes = await readWhole(path, format, size, reader.limit, progress);
   try {
-    if (format === 'speedscope') return { format, recording: fromSpeedscope(bytes), counters: [] };
-    return { format, recording: fromPprof(gunzipIfNeeded(bytes)), counters: [] };
+    return { format, recording: reader.parse(reader.gzipped ? gunzipIfNeeded(bytes, reader.limit) : bytes), counters: [] };
   } catch (err) {
     throw unreadable(path, format, err);
+  }
+}
+
+/** A .clrscope file's samples summed per stack and thread as they are read (ReadOptions.summed). */
+async function readClrscopeSummed(path: string, size: number, progress: FileProgress | undefined): Promise<OpenedRecordingFile> {
+  const sums = new StackThreadSums();
+  const reader = new RecordingFileReader(new Recording({ keepSamples: 'recent', limits: FILE_READ_LIMITS }));
+  const fold = (): void => {
+    // Memory stays flat when samples are summed; their decoding is what a budget bounds then.
+    if (reader.recording.sampleCount > MAX_SUMMED_SAMPLES) throw new ImportBudgetError(samplesClause('it', MAX_SUMMED_SAMPLES));
+    sums.add(reader.recording.recentSamples().columns);
+    reader.recording.releaseSamples();
+  };
+  await forEachChunk(path, 'clrscope', size, progress, (c) => {
+    reader.push(c);
+    fold();
+  });
+  try {
+    const opened = reader.finish();
+    fold();
+    return { format: 'clrscope', ...opened, sums };
+  } catch (err) {
+    throw unreadable(path, 'clrscope', err);
   }
 }
 
@@ -208,14 +219,14 @@ export async function passClrscopeFile(path: string, progress: FileProgress | un
   }
 }
 
-function gunzipIfNeeded(bytes: Buffer): Uint8Array {
+function gunzipIfNeeded(bytes: Buffer, limit: number): Uint8Array {
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
   try {
     // Bounded while it decompresses: a small file can expand a thousandfold (a gzip bomb).
-    return gunzipSync(bytes, { maxOutputLength: MAX_PPROF_BYTES });
+    return gunzipSync(bytes, { maxOutputLength: limit });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE') throw new Error(`it decompresses to more than ${MAX_PPROF_BYTES / 1048576} MiB, more than clrscope reads of a pprof profile`);
+    if (code === 'ERR_BUFFER_TOO_LARGE') throw new Error(`it decompresses to more than ${limit / 1048576} MiB, more than clrscope reads of a pprof profile`);
     throw new Error(`its gzip data is truncated or corrupt (${(err as Error).message})`);
   }
 }
@@ -230,30 +241,21 @@ export interface WriteOptions {
   summed?: StackThreadSums;
 }
 
-/** Writes `rec` (and, for .clrscope, its counters) in the format `path`'s extension names; returns the byte count. */
+/**
+ * Writes `rec` (and, for .clrscope, its counters) in the format `path`'s extension names, once
+ * checkRecording finds it consistent; returns the byte count.
+ */
 export async function writeRecordingFile(path: string, rec: Recording, counters: readonly CountersPoint[], options: WriteOptions = {}): Promise<number> {
   const format = formatOfPath(path, 'write');
   if (format === undefined) throw new UserError(`Unknown output format for ${path}: use a ${extensionList('write')} file name.`);
+  const problems = checkRecording(rec, options.summed);
+  if (problems.length > 0) throw new UserError(`Cannot write ${path}: the recording is not consistent (${problems.join('; ')}); this is a bug in clrscope, please report it.`);
   const progress = options.progress;
   const step = (done: number, total: number): void => progress?.('writing', done, total);
-  switch (format) {
-    case 'clrscope':
-      return writeFileAtomically(path, recordingFileChunks(rec, counters, { progress: step }));
-    case 'speedscope':
-      return writeFileAtomically(path, speedscopeJsonChunks(rec, { metric: options.metric, progress: step, lines: options.lines ?? new PdbLines().linesOf(rec) }));
-    case 'pprof': {
-      step(0, 1);
-      const bytes = await writeFileAtomically(path, [toPprof(rec, options.lines ?? new PdbLines().linesOf(rec), { summed: options.summed })]);
-      step(1, 1);
-      return bytes;
-    }
-    case 'nettrace':
-      return writeFileAtomically(path, nettraceChunks(rec, { onProgress: step }));
-    case 'etlx': {
-      // The converter writes the file itself and renames it into place only when complete.
-      await toEtlx(rec, path, { onProgress: step });
-      step(1, 1);
-      return (await stat(path)).size;
-    }
-  }
+  const writer = recordingFormat(format).writer;
+  const host = HOST_WRITERS[format];
+  if (writer === 'host' && host !== undefined) return host.write(path, rec, step);
+  if (writer === undefined || writer === 'host') throw new Error(`clrscope has no writer of ${recordingFormat(format).name} files registered.`);
+  const lines = recordingFormat(format).usesLines === true ? options.lines ?? new PdbLines().linesOf(rec) : undefined;
+  return writeFileAtomically(path, writer(rec, { counters, progress: step, metric: options.metric, lines, summed: options.summed, gzip: (bytes) => gzipSync(bytes) }));
 }

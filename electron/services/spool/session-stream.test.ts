@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRecording } from '../../../structs/formats/clrscope-file/open-recording.js';
-import { toCollapsed } from '../../../structs/profile/collapsed.js';
+import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
 import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { SessionStream } from './session-stream.js';

@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dumpRecording } from '../../../structs/formats/clrscope-file/recording-dump.js';
+import { dumpRecording } from '../../../structs/profile/recording-dump.js';
 import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { EndReason } from '../../../structs/wire/records.js';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
 import { SessionStream } from './session-stream.js';
-import { buildPprofProfile } from '../export/pprof.js';
+import { buildPprofProfile } from '../../../structs/formats/pprof/to-pprof.js';
 import { recordingFromSessionStream, summedFromSessionStream } from './stream-recording.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-stream-recording-test-'));

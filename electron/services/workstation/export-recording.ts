@@ -8,7 +8,7 @@ import { EXPORT_EXTENSIONS, type CountersPoint, type ExportFormat, type ExportRe
 import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { writeRecordingFile } from '../export/recording-file.js';
-import { formatOfPath, RECORDING_FORMATS } from '../export/recording-formats.js';
+import { formatOfPath, recordingFormat } from '../../../structs/formats/registry.js';
 import { UserError } from '../errors/user-error.js';
 import { folderErrorText } from '../errors/fs-error-text.js';
 import { ensurePrivateDir, NotPrivateError, privateTempDir } from '../files/private-dir.js';
@@ -36,7 +36,7 @@ export type ExportProgress = (done: number, total: number) => void;
 /** The sentence for an export path whose extension names another format than the one asked for, or undefined when they agree. */
 export function exportPathMismatch(format: ExportFormat, path: string): string | undefined {
   if (formatOfPath(path, 'write') === format) return undefined;
-  const exts = RECORDING_FORMATS[format].write;
+  const exts = recordingFormat(format).write;
   const list = exts.length === 1 ? exts[0] : `${exts.slice(0, -1).join(', ')} or ${exts[exts.length - 1]}`;
   return `The export path must end in ${list} for the ${format} format, not ${JSON.stringify(basename(path))}.`;
 }

@@ -9,7 +9,7 @@ import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '..
 import { UserError } from '../errors/user-error.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import type { RecordingFileFormat } from '../export/recording-formats.js';
+import type { RecordingFileFormat } from '../../../structs/formats/registry.js';
 import { cpuIsEstimated } from './imported-cpu.js';
 import { noOutput } from '../recording/output-buffer.js';
 import { SessionStream } from '../spool/session-stream.js';

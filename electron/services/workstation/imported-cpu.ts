@@ -10,7 +10,7 @@ import { IMPORTED_PROFILER_VERSION } from '../../../structs/formats/nettrace/ind
 import { PPROF_IMPORT_SOURCE } from '../../../structs/formats/pprof/from-pprof.js';
 import { SPEEDSCOPE_IMPORT_SOURCE } from '../../../structs/formats/speedscope/from-speedscope.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import type { RecordingFileFormat } from '../export/recording-formats.js';
+import type { RecordingFileFormat } from '../../../structs/formats/registry.js';
 
 /** The profilerVersion an importer gives a recording made by another tool; a re-export keeps it inside its own. */
 const IMPORT_MARKERS = [IMPORTED_PROFILER_VERSION, PPROF_IMPORT_SOURCE, SPEEDSCOPE_IMPORT_SOURCE];

@@ -3,7 +3,7 @@
 // the other way, each piece acknowledged so that no more than a few wait in the main process.
 
 import type { CountersPoint } from '../../../structs/api/contract.js';
-import type { RecordingFileFormat } from '../export/recording-formats.js';
+import type { RecordingFileFormat } from '../../../structs/formats/registry.js';
 
 export interface OpenFileRequest {
   path: string;

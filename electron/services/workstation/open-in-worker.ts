@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CountersPoint } from '../../../structs/api/contract.js';
 import { UserError } from '../errors/user-error.js';
-import type { RecordingFileFormat } from '../export/recording-formats.js';
+import type { RecordingFileFormat } from '../../../structs/formats/registry.js';
 import { CHUNK_TAKEN, type OpenFileMessage, type OpenFileRequest } from './open-file-messages.js';
 
 /** The worker's JavaScript heap; the import budget keeps a file's model within ~200 MiB. */

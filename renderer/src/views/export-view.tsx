@@ -1,22 +1,12 @@
-// One button per export format, each with what the format keeps of the recording; a long export
-// shows its progress, a finished one its path.
+// One button per export format of the format registry, each with what the format keeps of the
+// recording; a long export shows its progress, a finished one its path.
 
 import { useState, type ReactElement } from 'react';
 import { describeFold } from '../../../structs/analysis/fold-options.js';
-import { EXPORT_EXTENSIONS, type ExportFormat } from '../../../structs/api/contract.js';
+import { EXPORT_EXTENSIONS } from '../../../structs/api/contract.js';
+import { EXPORT_FORMATS, recordingFormat } from '../../../structs/formats/registry.js';
 import { formatBytes, formatCount, formatMs } from './format.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
-
-const FORMAT_NAMES: Record<ExportFormat, string> = {
-  pprof: 'pprof', clrscope: 'clrscope', speedscope: 'speedscope', nettrace: 'nettrace', etlx: 'PerfView etlx',
-};
-const FORMAT_NOTES: Record<ExportFormat, string> = {
-  pprof: 'CPU and wall time per stack and thread, for go tool pprof or Speedscope; sample times, GC pauses and counters are left out.',
-  clrscope: 'Everything: every sample with its time, the threads, the GC pauses and the counters; reopen it here with Open recording….',
-  speedscope: 'CPU and wall time per thread, for speedscope.app; sample times, GC pauses and counters are left out.',
-  nettrace: 'An EventPipe trace for PerfView and TraceEvent: samples as sample-profiler events, GC pauses as the runtime\'s GC events, allocations, lock waits and exceptions as its allocation-tick, contention and exception events; no counters.',
-  etlx: 'PerfView\'s own format (converted by TraceEvent, needs dotnet): samples as sample-profiler events, GC pauses as GC events, allocations, lock waits and exceptions as the runtime\'s events; no counters.',
-};
 
 export function ExportView(): ReactElement {
   const ws = useWorkstation();
@@ -27,7 +17,6 @@ export function ExportView(): ReactElement {
   const session = sessions.find((s) => s.id === sessionId);
   const status = sessionId === null ? undefined : exports[sessionId];
   const running = status?.state === 'running';
-  const formats = Object.keys(EXPORT_EXTENSIONS) as ExportFormat[];
   const fold = useAppState((s) => s.fold);
   const [folded, setFolded] = useState(false);
   return (
@@ -44,12 +33,12 @@ export function ExportView(): ReactElement {
         apply the views' folding ({describeFold(fold)})
       </label>
       <div className="export-formats">
-        {formats.map((f) => (
+        {EXPORT_FORMATS.map((f) => (
           <div key={f} className="export-card">
             <button type="button" className="primary" disabled={running} data-testid={`export-${f}`} onClick={() => void ws.exportRecording(f, folded)}>
-              Export {FORMAT_NAMES[f]} ({EXPORT_EXTENSIONS[f]})
+              Export {recordingFormat(f).label} ({EXPORT_EXTENSIONS[f]})
             </button>
-            <p className="hint" data-testid={`export-note-${f}`}>{FORMAT_NOTES[f]}</p>
+            <p className="hint" data-testid={`export-note-${f}`}>{recordingFormat(f).note}</p>
           </div>
         ))}
       </div>
@@ -57,7 +46,7 @@ export function ExportView(): ReactElement {
         <div className={`export-status ${status.state}`} data-testid="export-status" data-state={status.state}>
           {status.state === 'running' && (
             <>
-              <span>Exporting {FORMAT_NAMES[status.format]}…</span>
+              <span>Exporting {recordingFormat(status.format).label}…</span>
               <progress data-testid="export-progress" max={status.total > 0 ? status.total : undefined} value={status.total > 0 ? status.done : undefined} />
               {status.total > 0 && <span>{Math.round((100 * status.done) / status.total)}%</span>}
             </>

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { streamFromCollapsed } from '../../../structs/profile/collapsed-stream.js';
+import { streamFromCollapsed } from '../../../structs/formats/collapsed/collapsed-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { FIXTURE_START_MONO, fixtureEncoder } from '../../../structs/profile/fixture-stream.js';
 import { EventKind } from '../../../structs/wire/records.js';

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
 import { EventKind } from '../../../structs/wire/records.js';
-import { toCollapsed } from '../../../structs/profile/collapsed.js';
+import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
 import type { Recording } from '../../../structs/profile/recording.js';
-import { COLLAPSED_UNIX_NS, streamFromCollapsed } from '../../../structs/profile/collapsed-stream.js';
+import { COLLAPSED_UNIX_NS, streamFromCollapsed } from '../../../structs/formats/collapsed/collapsed-stream.js';
 import { flatTreeProblems, flatTreeToCollapsed } from '../../../structs/analysis/flat-tree-text.js';
 import { buildFlameTree } from './flame-tree.js';
 import { LabelTable } from '../../../structs/analysis/label-table.js';
@@ -54,7 +54,7 @@ test('equal stacks merge; self and total per node; collapsed text out equals tex
   assert.deepEqual(kinds, { all: 2, Main: 0, Work: 0, Cold: 0, Hot: 0, Start: 0, 'libc.so.6!futex_wait': 1 });
 });
 
-test('the merge agrees with collapsed.ts on the shared fixture (cpu and wall, grouped or not)', () => {
+test('the merge agrees with to-collapsed.ts on the shared fixture (cpu and wall, grouped or not)', () => {
   const fixture = recordingFromStream([fixtureStream()]);
   for (const metric of ['cpu', 'wall'] as const) {
     for (const groupByThread of [false, true]) {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { streamFromCollapsed, type CollapsedStreamOptions } from '../../../structs/profile/collapsed-stream.js';
+import { streamFromCollapsed, type CollapsedStreamOptions } from '../../../structs/formats/collapsed/collapsed-stream.js';
 import { flatTreeProblems, flatTreeToCollapsed } from '../../../structs/analysis/flat-tree-text.js';
 import { buildParallelTree } from './parallel-stacks.js';
 import type { ParallelQuery, ParallelTree } from './protocol.js';

@@ -4,7 +4,7 @@ import { flatTreeToCollapsed } from '../../../structs/analysis/flat-tree-text.js
 import { THREAD_KIND } from '../../../structs/analysis/label-table.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import { ProcessTreeStream } from '../../../structs/formats/clrscope-file/process-tree-stream.js';
-import { streamFromCollapsed } from '../../../structs/profile/collapsed-stream.js';
+import { streamFromCollapsed } from '../../../structs/formats/collapsed/collapsed-stream.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { PREAMBLE_SIZE } from '../../../structs/wire/records.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';

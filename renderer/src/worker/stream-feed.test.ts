@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { streamFromCollapsed } from '../../../structs/profile/collapsed-stream.js';
+import { streamFromCollapsed } from '../../../structs/formats/collapsed/collapsed-stream.js';
 import { StreamFeed } from './stream-feed.js';
 
 const bytes = streamFromCollapsed(`

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { streamFromCollapsed } from '../../../structs/profile/collapsed-stream.js';
+import { streamFromCollapsed } from '../../../structs/formats/collapsed/collapsed-stream.js';
 import { flatTreeToCollapsed } from '../../../structs/analysis/flat-tree-text.js';
 import type { FlameQuery, WorkerReply } from './protocol.js';
 import { ProfileWorkerCore } from './worker-core.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { MeasureReader } from '../../measure/measurements.js';
 import { asyncFixtureStream, asyncSuspendedFixtureStream } from '../../profile/async-fixture-stream.js';
-import { toCollapsed } from '../../profile/collapsed.js';
+import { toCollapsed } from '../collapsed/to-collapsed.js';
 import { FIXTURE_START_MONO, fixtureStream } from '../../profile/fixture-stream.js';
 import { mergeProcesses } from '../../profile/merge-processes.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
@@ -13,7 +13,7 @@ import { parseHexText } from '../../wire/hex-text.js';
 import { MeasureRecordType } from '../../wire/measure-records.js';
 import { EventFlags, FunctionKind } from '../../wire/records.js';
 import { openRecording, RecordingFileReader } from './open-recording.js';
-import { dumpRecording } from './recording-dump.js';
+import { dumpRecording } from '../../profile/recording-dump.js';
 import { ProcessTreeStream } from './process-tree-stream.js';
 
 const PARENT = 4321;

@@ -5,7 +5,7 @@ import { FILE_READ_LIMITS, ImportBudgetError, MAX_STACK_FRAMES } from '../../pro
 import { WireEncoder } from '../../wire/encoder.js';
 import { SampleFlags } from '../../wire/records.js';
 import { RecordingFileReader } from './open-recording.js';
-import { RecordingBuilder } from './stream-builder.js';
+import { RecordingBuilder } from '../import/stream-builder.js';
 
 function header(): WireEncoder {
   const enc = new WireEncoder(1 << 20).preamble().hello({ pid: 1, flags: 1, mono: 0, unixNs: 0n, intervalNs: 1, wallThreadsPerTick: 0, runtimeVersion: '', profilerVersion: '' });

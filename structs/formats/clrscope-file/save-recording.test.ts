@@ -2,14 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { CountersPoint } from '../../api/contract.js';
-import { toCollapsed } from '../../profile/collapsed.js';
+import { toCollapsed } from '../collapsed/to-collapsed.js';
 import { fixtureStream } from '../../profile/fixture-stream.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import type { Recording } from '../../profile/recording.js';
 import { WireEncoder } from '../../wire/encoder.js';
 import { parseHexText } from '../../wire/hex-text.js';
 import { openRecording, RecordingFileReader } from './open-recording.js';
-import { dumpRecording } from './recording-dump.js';
+import { dumpRecording } from '../../profile/recording-dump.js';
 import { recordingFileChunks, saveRecording } from './save-recording.js';
 
 const fixtureUrl = (name: string): URL => new URL(`../../../../structs/formats/clrscope-file/fixtures/${name}`, import.meta.url);

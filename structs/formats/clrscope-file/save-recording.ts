@@ -13,6 +13,8 @@ import type { CountersPoint } from '../../api/contract.js';
 import { INCOMPLETE_STACK_FUNCTION_ID, type Recording } from '../../profile/recording.js';
 import { WireEncoder, type U64 } from '../../wire/encoder.js';
 import { EventFlags, OffsetKind, SampleFlags, STACK_FLAGS } from '../../wire/records.js';
+import { TimelineCursor } from '../../profile/timeline-cursor.js';
+import type { TimelineKind, TimelineRecord } from '../../wire/timeline/timeline-kind.js';
 import { COUNTERS_RECORD_TYPE, encodeCountersBody } from './counters-record.js';
 import { encodeProcessBody, PROCESS_RECORD_TYPE } from './process-record.js';
 
@@ -24,6 +26,13 @@ export interface SaveOptions {
 }
 
 const DEFAULT_CHUNK = 1 << 20;
+
+/** A timeline record with its u64 fields as the encoder wants them (see u64). */
+function wideFields(kind: TimelineKind, r: TimelineRecord): Record<string, number | U64> {
+  const out: Record<string, number | U64> = { ...r };
+  for (const f of kind.fields) if (f.type === 'u64') out[f.key] = u64(r[f.key]);
+  return out;
+}
 
 /** The decoder turns u64s above 2^53 into rounded doubles; the encoder wants those as bigints. */
 function u64(v: number): U64 {
@@ -79,17 +88,13 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
 
   // Counters carry Unix ms; placing them among samples needs them on the target's mono clock.
   const unixToMono = (ms: number): number => meta.startMono + (ms * 1e6 - Number(meta.startUnixNs));
-  const suspensions = rec.suspensions();
+  const timeline = new TimelineCursor(rec);
   const events = rec.events();
-  let nextSuspension = 0;
   let nextCounters = 0;
   let nextEvent = 0;
   const flushUntil = (mono: number): void => {
-    // SUSPENSION records are sent when the pause ends, so that is where they sit in time.
-    while (nextSuspension < suspensions.length && suspensions[nextSuspension].mono + suspensions[nextSuspension].durationNs <= mono) {
-      const s = suspensions[nextSuspension++];
-      enc.suspension({ mono: u64(s.mono), durationNs: u64(s.durationNs), suspendNs: u64(s.suspendNs), reason: s.reason, generation: s.generation, flags: s.flags });
-    }
+    // Timeline records (SUSPENSION, ...) are sent when what they time ends, so that is where they sit.
+    timeline.flushUntil(mono, (kind, r) => enc.timeline(kind, wideFields(kind, r)));
     while (nextCounters < counters.length && unixToMono(counters[nextCounters].timeMs) <= mono) {
       enc.raw(COUNTERS_RECORD_TYPE, encodeCountersBody(counters[nextCounters++]));
     }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { toCollapsed } from '../../profile/collapsed.js';
+import { toCollapsed } from '../collapsed/to-collapsed.js';
 import { fixtureStream } from '../../profile/fixture-stream.js';
 import { frameLabel } from '../../profile/frame-label.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';

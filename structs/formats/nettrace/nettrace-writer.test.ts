@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { toCollapsed } from '../../profile/collapsed.js';
+import { toCollapsed } from '../collapsed/to-collapsed.js';
 import { parseHexText } from '../../wire/hex-text.js';
 import { SampleFlags } from '../../wire/records.js';
 import { splitMethodLabel, traceLogMethodName } from './method-layout.js';

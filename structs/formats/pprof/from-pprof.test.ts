@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Function as PprofFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
-import { toCollapsed } from '../../profile/collapsed.js';
+import { toCollapsed } from '../collapsed/to-collapsed.js';
 import type { Recording } from '../../profile/recording.js';
 import { FunctionKind, HelloFlags, SampleFlags } from '../../wire/records.js';
 import { fromPprof, PPROF_IMPORT_SOURCE } from './from-pprof.js';

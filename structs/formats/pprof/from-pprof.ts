@@ -13,7 +13,7 @@
 
 import type { Recording } from '../../profile/recording.js';
 import { FunctionKind, HelloFlags, SampleFlags } from '../../wire/records.js';
-import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
+import { RecordingBuilder } from '../import/stream-builder.js';
 import { counted, ImportBudgetError, MAX_SAMPLE_FRAMES, MAX_SAMPLES } from '../../profile/read-budget.js';
 import { APPROXIMATE_CPU_COMMENT, isOwnComment, ownCommentSource } from './pprof-comments.js';
 import { PprofFormatError } from './pprof-format-error.js';

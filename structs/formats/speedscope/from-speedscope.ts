@@ -15,7 +15,7 @@
 
 import type { Recording } from '../../profile/recording.js';
 import { HelloFlags, SampleFlags } from '../../wire/records.js';
-import { RecordingBuilder } from '../clrscope-file/stream-builder.js';
+import { RecordingBuilder } from '../import/stream-builder.js';
 import {
   bytesText, counted, ImportBudgetError, MAX_FUNCTION_TEXT_BYTES, MAX_FUNCTIONS, MAX_SAMPLE_FRAMES, MAX_SAMPLES, sampleFramesClause, samplesClause,
 } from '../../profile/read-budget.js';
@@ -24,6 +24,7 @@ import { parseExporter } from './exporter-name.js';
 import { ASYNC_PROFILE_PREFIX, EVENT_PROFILE_PREFIX, parseProfileName, type TimeMetric } from './profile-name.js';
 import { SPEEDSCOPE_UNITS, nanosecondsPer, type SpeedscopeUnit } from './speedscope-file.js';
 import { SpeedscopeFormatError } from './speedscope-format-error.js';
+import { EventColumns } from './event-columns.js';
 
 /** HELLO.profilerVersion of a profile another tool wrote; clrscope's own keep their `exporter`, less its estimated-CPU mark. */
 export const SPEEDSCOPE_IMPORT_SOURCE = 'speedscope import';
@@ -406,27 +407,6 @@ function sampled(c: JsonCursor, p: ProfileHead, i: number, scale: number, functi
     const moreSamples = c.next(JSON_ARRAY);
     if (w.next(JSON_ARRAY) !== moreSamples) differ();
     if (!moreSamples) return;
-  }
-}
-
-/** An evented profile's events as read once: opens and closes, frame indexes, times. */
-class EventColumns {
-  count = 0;
-  opens = new Uint8Array(1024);
-  frames = new Int32Array(1024);
-  at = new Float64Array(1024);
-
-  push(open: boolean, frame: number, at: number): void {
-    if (this.count === this.opens.length) {
-      const size = this.count * 2;
-      const opens = new Uint8Array(size); opens.set(this.opens); this.opens = opens;
-      const frames = new Int32Array(size); frames.set(this.frames); this.frames = frames;
-      const times = new Float64Array(size); times.set(this.at); this.at = times;
-    }
-    this.opens[this.count] = open ? 1 : 0;
-    this.frames[this.count] = frame;
-    this.at[this.count] = at;
-    this.count++;
   }
 }
 

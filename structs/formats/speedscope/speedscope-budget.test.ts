@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toCollapsed } from '../../profile/collapsed.js';
+import { toCollapsed } from '../collapsed/to-collapsed.js';
 import { MAX_SAMPLES } from '../../profile/read-budget.js';
 import { fromSpeedscope } from './from-speedscope.js';
 import { SPEEDSCOPE_SCHEMA_URL } from './speedscope-file.js';

@@ -9,7 +9,7 @@
 // of any size is written without one giant string.
 
 import { AsyncSource } from '../../analysis/async-source.js';
-import { threadLabel } from '../../profile/collapsed.js';
+import { threadLabel } from '../../profile/thread-label.js';
 import { frameLabel } from '../../profile/frame-label.js';
 import { eventMetricInfo, eventMetricsPresent } from '../../profile/event-metrics.js';
 import { eventSumValue, sumEventsByStackThreadLabel, UNSTACKED_FRAME } from '../../profile/event-sums.js';

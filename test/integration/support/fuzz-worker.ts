@@ -3,7 +3,7 @@
 // parses must then be writable in every format. Reports progress so the test can tell a hang.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { buildPprofProfile } from '../../../electron/services/export/pprof.js';
+import { buildPprofProfile } from '../../../structs/formats/pprof/to-pprof.js';
 import { openRecording, RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import { saveRecording } from '../../../structs/formats/clrscope-file/save-recording.js';
 import { NettraceFormatError, NettraceReader, nettraceChunks } from '../../../structs/formats/nettrace/index.js';
@@ -12,7 +12,7 @@ import { PprofFormatError } from '../../../structs/formats/pprof/pprof-format-er
 import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
 import { SpeedscopeFormatError } from '../../../structs/formats/speedscope/speedscope-format-error.js';
 import { speedscopeJsonChunks } from '../../../structs/formats/speedscope/to-speedscope.js';
-import { toCollapsed } from '../../../structs/profile/collapsed.js';
+import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
 import { RecordingError } from '../../../structs/profile/recording-error.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { WireDecoder } from '../../../structs/wire/decoder.js';

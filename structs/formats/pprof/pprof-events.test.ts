@@ -8,19 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
-import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { eventMetricsPresent, totalsByLabel } from '../../../structs/profile/event-metrics.js';
-import { topMethods } from '../../../structs/profile/top-methods.js';
-import { fromSpeedscope } from '../../../structs/formats/speedscope/from-speedscope.js';
-import { speedscopeSchemaProblems } from '../../../structs/formats/speedscope/schema-check.js';
-import { toSpeedscope } from '../../../structs/formats/speedscope/to-speedscope.js';
-import { toCollapsed } from '../../../structs/profile/collapsed.js';
-import { EventKind } from '../../../structs/wire/records.js';
+import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../profile/fixture-stream.js';
+import { recordingFromStream } from '../../profile/recording-from-stream.js';
+import { eventMetricsPresent, totalsByLabel } from '../../profile/event-metrics.js';
+import { topMethods } from '../../profile/top-methods.js';
+import { fromSpeedscope } from '../../formats/speedscope/from-speedscope.js';
+import { speedscopeSchemaProblems } from '../../formats/speedscope/schema-check.js';
+import { toSpeedscope } from '../../formats/speedscope/to-speedscope.js';
+import { toCollapsed } from '../collapsed/to-collapsed.js';
+import { EventKind } from '../../wire/records.js';
 import { goPprof, requireGo } from './go-pprof.test-support.js';
-import { toPprof } from './pprof.js';
-import { FrameLines } from '../../../structs/profile/frame-lines.js';
-import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../../structs/profile/line-fixture.js';
+import { gzippedPprof } from './pprof.test-support.js';
+import { FrameLines } from '../../profile/frame-lines.js';
+import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../profile/line-fixture.js';
 
 /**
  * The fixture stream (Main;Work;Hot is functions 1,2,3) and, after it:
@@ -48,7 +48,7 @@ const rec = recordingFromStream([eventStream()]);
 const work = mkdtempSync(join(tmpdir(), 'clrscope-pprof-events-test-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 const file = join(work, 'events.pb.gz');
-writeFileSync(file, toPprof(rec));
+writeFileSync(file, gzippedPprof(rec));
 
 function pprof(t: TestContext, ...args: string[]): string | undefined {
   return requireGo(t) ? goPprof(work, args, file) : undefined;
@@ -77,8 +77,8 @@ test('pprof: the six event sample types after cpu, only when there are events', 
     const p = Profile.decode(gunzipSync(bytes));
     return p.sampleType.map((v) => `${p.stringTable.strings[Number(v.type)]}/${p.stringTable.strings[Number(v.unit)]}`);
   };
-  assert.deepEqual(types(toPprof(rec)), ['samples/count', 'wall/nanoseconds', 'cpu/nanoseconds', 'alloc-space/bytes', 'alloc-objects/count', 'alloc-samples/count', 'delay/nanoseconds', 'contentions/count', 'exceptions/count']);
-  assert.deepEqual(types(toPprof(recordingFromStream([fixtureStream()]))), ['samples/count', 'wall/nanoseconds', 'cpu/nanoseconds']);
+  assert.deepEqual(types(gzippedPprof(rec)), ['samples/count', 'wall/nanoseconds', 'cpu/nanoseconds', 'alloc-space/bytes', 'alloc-objects/count', 'alloc-samples/count', 'delay/nanoseconds', 'contentions/count', 'exceptions/count']);
+  assert.deepEqual(types(gzippedPprof(recordingFromStream([fixtureStream()]))), ['samples/count', 'wall/nanoseconds', 'cpu/nanoseconds']);
 });
 
 test('go tool pprof reads each event type by -sample_index', (t) => {
@@ -123,7 +123,7 @@ test('with source lines, event samples name their frames\' lines, and the unstac
     enc.event({ kind: EventKind.Exception, mono: 2100, threadId: 1, stackId: 1, labelId: 1, value1: 2 });
     enc.event({ kind: EventKind.Exception, mono: 2101, threadId: 0, stackId: 0, labelId: 1, value1: 1 });
   });
-  const bytes = toPprof(lined, new FrameLines(lined, lineFixtureLookup));
+  const bytes = gzippedPprof(lined, new FrameLines(lined, lineFixtureLookup));
   const profile = Profile.decode(gunzipSync(bytes));
   const ids = profile.location.map((l) => Number(l.id));
   assert.equal(new Set(ids).size, ids.length, 'location ids unique');

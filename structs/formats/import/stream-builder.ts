@@ -17,7 +17,7 @@ import { StackTable } from '../../profile/stack-table.js';
 import {
   bytesText, counted, FILE_READ_LIMITS, ImportBudgetError, MAX_FUNCTION_TEXT_BYTES, MAX_FUNCTIONS, MAX_SAMPLES, MAX_STACK_FRAMES, MAX_STACKS, samplesClause,
 } from '../../profile/read-budget.js';
-import { frameFromLabel } from './frame-from-label.js';
+import { frameFromLabel } from '../../profile/frame-from-label.js';
 
 export interface BuilderMeta {
   /** HelloFlags: which metrics the source had. */

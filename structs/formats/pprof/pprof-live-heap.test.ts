@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURE_START_MONO, fixtureEncoder } from '../../../structs/profile/fixture-stream.js';
-import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { eventMetricsPresent, liveSetMono, totalsByLabel } from '../../../structs/profile/event-metrics.js';
-import { EventKind } from '../../../structs/wire/records.js';
+import { FIXTURE_START_MONO, fixtureEncoder } from '../../profile/fixture-stream.js';
+import { recordingFromStream } from '../../profile/recording-from-stream.js';
+import { eventMetricsPresent, liveSetMono, totalsByLabel } from '../../profile/event-metrics.js';
+import { EventKind } from '../../wire/records.js';
 import { goPprof, requireGo } from './go-pprof.test-support.js';
-import { toPprof } from './pprof.js';
+import { gzippedPprof } from './pprof.test-support.js';
 
 /**
  * After the fixture stream (Main;Work;Hot is functions 1,2,3):
@@ -39,7 +39,7 @@ const rec = recordingFromStream([liveStream()]);
 const work = mkdtempSync(join(tmpdir(), 'clrscope-pprof-live-test-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 const file = join(work, 'live.pb.gz');
-writeFileSync(file, toPprof(rec));
+writeFileSync(file, gzippedPprof(rec));
 
 function pprof(t: TestContext, ...args: string[]): string | undefined {
   return requireGo(t) ? goPprof(work, args, file) : undefined;

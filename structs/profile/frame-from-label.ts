@@ -3,8 +3,8 @@
 // frame stays native and views that treat natives differently (self time goes to the
 // innermost managed frame) show an imported profile as they showed the recording.
 
-import { GC_FRAME_NAME } from '../../profile/frame-label.js';
-import { FunctionKind } from '../../wire/records.js';
+import { GC_FRAME_NAME } from './frame-label.js';
+import { FunctionKind } from '../wire/records.js';
 
 export interface FrameParts {
   kind: number;

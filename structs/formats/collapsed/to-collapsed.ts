@@ -1,9 +1,10 @@
 // Brendan Gregg's collapsed-stack text (`root;...;leaf VALUE`), which speedscope and
 // flamegraph.pl read and which tests use to compare merged and exported profiles as text.
 
-import { sumByStackAndThread, metricOf } from './aggregate.js';
-import { frameLabel } from './frame-label.js';
-import type { Recording, SampleMetric, ThreadInfo } from './recording.js';
+import { sumByStackAndThread, metricOf } from '../../profile/aggregate.js';
+import { frameLabel } from '../../profile/frame-label.js';
+import type { Recording, SampleMetric } from '../../profile/recording.js';
+import { threadLabel } from '../../profile/thread-label.js';
 
 export interface CollapsedOptions {
   metric: SampleMetric;
@@ -14,11 +15,6 @@ export interface CollapsedOptions {
 /** ';' separates frames and a newline ends a line, so neither may appear inside a frame. */
 function clean(text: string): string {
   return text.replace(/[;\r\n]/g, '_');
-}
-
-export function threadLabel(t: ThreadInfo | undefined, threadId: number): string {
-  if (t === undefined) return `thread ${threadId}`;
-  return t.name !== '' ? t.name : `thread ${t.osTid}`;
 }
 
 /** Lines `[thread;]root;...;leaf VALUE`, sorted, equal lines summed, zero-valued ones left out; ends with a newline. */

@@ -1,7 +1,9 @@
 // Everything a Recording holds, as text, so round-trip tests compare a saved and reopened
 // recording line by line and a difference reads as a diff rather than as "not equal".
 
-import type { Recording } from '../../profile/recording.js';
+import type { Recording } from './recording.js';
+import { TIMELINE_KINDS } from '../wire/timeline/timeline-kinds.js';
+import { timelineDumpLine } from '../wire/timeline/timeline-kind.js';
 
 export function dumpRecording(rec: Recording): string {
   const lines: string[] = [];
@@ -26,9 +28,7 @@ export function dumpRecording(rec: Recording): string {
     const frames = e.stackId[i] < 0 ? 'none' : Array.from(rec.stackFrames(e.stackId[i])).join(',');
     lines.push(`event ${i}: kind ${e.kind[i]} flags ${e.flags[i]} mono ${e.mono[i]} thread ${e.threadId[i]} label ${e.labelId[i]} values ${e.value1[i]} ${e.value2[i]} frames ${frames}${e.messageId[i] !== 0 ? ` message ${e.messageId[i]}` : ''}`);
   }
-  for (const s of rec.suspensions()) {
-    lines.push(`suspension: mono ${s.mono} duration ${s.durationNs} suspend ${s.suspendNs} reason ${s.reason} gen ${s.generation} flags ${s.flags}`);
-  }
+  for (const kind of TIMELINE_KINDS) for (const r of rec.timeline(kind)) lines.push(timelineDumpLine(kind, r));
   const st = rec.stats;
   if (st !== undefined) {
     lines.push(`stats: mono ${st.mono} samples ${st.samples} dropped ${st.droppedRingFull}/${st.droppedBufferFull}/${st.droppedWatchdog}/${st.droppedOther}${st.signalLostMono !== undefined ? ` signal lost at ${st.signalLostMono}` : ''}`);

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toCollapsed } from '../../profile/collapsed.js';
+import { toCollapsed } from '../collapsed/to-collapsed.js';
 import { INCOMPLETE_STACK_FUNCTION_ID } from '../../profile/recording.js';
 import { topMethods } from '../../profile/top-methods.js';
 import { FunctionKind, SampleFlags } from '../../wire/records.js';
-import { frameFromLabel } from './frame-from-label.js';
+import { frameFromLabel } from '../../profile/frame-from-label.js';
 import { RecordingBuilder } from './stream-builder.js';
 
 test('frame labels come back as the functions frameLabel() drew them from', () => {

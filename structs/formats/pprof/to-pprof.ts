@@ -2,22 +2,21 @@
 // that speaks pprof. Samples with the same stack on the same thread are merged, since pprof
 // keeps no timestamps per sample and one row per (stack, thread) is what its views need.
 
-import { gzipSync } from 'node:zlib';
 import {
   Function as PprofFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType,
 } from 'pprof-format';
-import { AWAIT_FUNCTION_BASE, AsyncSource } from '../../../structs/analysis/async-source.js';
-import { APPROXIMATE_CPU_COMMENT, ownComment } from '../../../structs/formats/pprof/pprof-comments.js';
-import { StackThreadSums } from '../../../structs/profile/aggregate.js';
-import { frameLabel, type FunctionInfo } from '../../../structs/profile/frame-label.js';
-import type { FrameLines } from '../../../structs/profile/frame-lines.js';
-import type { Recording } from '../../../structs/profile/recording.js';
-import { FunctionKind } from '../../../structs/wire/records.js';
-import { eventMetricInfo, eventMetricsPresent } from '../../../structs/profile/event-metrics.js';
-import { eventSumValue, sumEventsByStackThreadLabel, UNSTACKED_FRAME } from '../../../structs/profile/event-sums.js';
-import { connectionLostSentence } from '../../../structs/profile/stream-end.js';
+import { AWAIT_FUNCTION_BASE, AsyncSource } from '../../analysis/async-source.js';
+import { APPROXIMATE_CPU_COMMENT, ownComment } from './pprof-comments.js';
+import { StackThreadSums } from '../../profile/aggregate.js';
+import { frameLabel, type FunctionInfo } from '../../profile/frame-label.js';
+import type { FrameLines } from '../../profile/frame-lines.js';
+import type { Recording } from '../../profile/recording.js';
+import { FunctionKind } from '../../wire/records.js';
+import { eventMetricInfo, eventMetricsPresent } from '../../profile/event-metrics.js';
+import { eventSumValue, sumEventsByStackThreadLabel, UNSTACKED_FRAME } from '../../profile/event-sums.js';
+import { connectionLostSentence } from '../../profile/stream-end.js';
 
-// Still exported from here: the exporter's tests (and the fallback's integration test) read it beside toPprof.
+// Still exported from here: the exporter's tests (and the fallback's integration test) read it beside the writer.
 export { APPROXIMATE_CPU_COMMENT };
 
 /**
@@ -234,7 +233,10 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
   });
 }
 
-/** The recording as a gzipped pprof profile (the form `go tool pprof` and pprof UIs expect). */
-export function toPprof(rec: Recording, lines?: FrameLines, options: PprofOptions = {}): Uint8Array {
-  return gzipSync(buildPprofProfile(rec, lines, options).encode());
+/**
+ * The recording as a gzipped pprof profile (the form `go tool pprof` and pprof UIs expect).
+ * `gzip` comes from the caller: structs/ runs in browsers too, where Node's zlib is not.
+ */
+export function toPprof(rec: Recording, gzip: (bytes: Uint8Array) => Uint8Array, lines?: FrameLines, options: PprofOptions = {}): Uint8Array {
+  return gzip(buildPprofProfile(rec, lines, options).encode());
 }

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toCollapsed } from './collapsed.js';
-import { fixtureStream } from './fixture-stream.js';
-import { recordingFromStream } from './recording-from-stream.js';
-import { Recording } from './recording.js';
+import { toCollapsed } from './to-collapsed.js';
+import { fixtureStream } from '../../profile/fixture-stream.js';
+import { recordingFromStream } from '../../profile/recording-from-stream.js';
+import { Recording } from '../../profile/recording.js';
 
 const rec = recordingFromStream([fixtureStream()]);
 

@@ -2,9 +2,9 @@
 // line each (`thread;root;...;leaf VALUE`) and still exercise the real decoder and Recording.
 // The inverse, FlatTree back to text, is flat-tree-text.ts.
 
-import { WireEncoder } from '../wire/encoder.js';
-import { EndReason, FunctionKind, SampleFlags } from '../wire/records.js';
-import { frameFromLabel } from '../formats/clrscope-file/frame-from-label.js';
+import { WireEncoder } from '../../wire/encoder.js';
+import { EndReason, FunctionKind, SampleFlags } from '../../wire/records.js';
+import { frameFromLabel } from '../../profile/frame-from-label.js';
 
 export const COLLAPSED_START_MONO = 1_000_000_000;
 export const COLLAPSED_UNIX_NS = 1_700_000_000_000_000_000n;

@@ -5,21 +5,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
-import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
-import { WireEncoder } from '../../../structs/wire/encoder.js';
-import { EVENTPIPE_PROFILER_VERSION } from '../recording/eventpipe-session.js';
+import { fixtureStream } from '../../profile/fixture-stream.js';
+import { recordingFromStream } from '../../profile/recording-from-stream.js';
+import { fromPprof } from './from-pprof.js';
+import { WireEncoder } from '../../wire/encoder.js';
 import { goPprof, requireGo } from './go-pprof.test-support.js';
-import { APPROXIMATE_CPU_COMMENT, toPprof } from './pprof.js';
-import { FrameLines } from '../../../structs/profile/frame-lines.js';
-import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../../structs/profile/line-fixture.js';
+import { APPROXIMATE_CPU_COMMENT } from './to-pprof.js';
+import { gzippedPprof } from './pprof.test-support.js';
+import { FrameLines } from '../../profile/frame-lines.js';
+import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../profile/line-fixture.js';
 
 const rec = recordingFromStream([fixtureStream()]);
 const work = mkdtempSync(join(tmpdir(), 'clrscope-pprof-test-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 const profilePath = join(work, 'fixture.pb.gz');
-writeFileSync(profilePath, toPprof(rec));
+writeFileSync(profilePath, gzippedPprof(rec));
 
 /** `go tool pprof ARGS... FILE`. */
 const pprof = (...args: string[]): string => goPprof(work, args.slice(0, -1), args[args.length - 1]);
@@ -37,7 +37,7 @@ function topRows(text: string): Map<string, [string, string]> {
 }
 
 test('the profile decodes with the fields set as specified', () => {
-  const p = Profile.decode(gunzipSync(toPprof(rec)));
+  const p = Profile.decode(gunzipSync(gzippedPprof(rec)));
   const s = (i: unknown): string => p.stringTable.strings[Number(i)];
   assert.deepEqual(p.sampleType.map((t) => `${s(t.type)}/${s(t.unit)}`), ['samples/count', 'wall/nanoseconds', 'cpu/nanoseconds']);
   assert.equal(s(p.defaultSampleType), 'cpu');
@@ -138,33 +138,13 @@ test('go tool pprof reads realistic magnitudes: 3 s of cpu on two threads, one c
     .thread({ threadId: 2, osTid: 22, clrThreadId: 2, mono: 0, name: 'b' });
   for (let i = 0; i < 300; i++) enc.sample({ mono: (i + 1) * 10_000_000, threadId: 1 + (i % 2), flags: 1, cpuNs: 10_000_000, wallNs: 0, frames: [0] });
   const path = join(work, 'big.pb.gz');
-  writeFileSync(path, toPprof(recordingFromStream([enc.bytes()])));
+  writeFileSync(path, gzippedPprof(recordingFromStream([enc.bytes()])));
   const out = pprof('-top', '-sample_index=cpu', '-unit=ms', path);
   assert.deepEqual(topRows(out).get('Zero.Id'), ['3000ms', '3000ms']);
   const traces = pprof('-traces', path);
   assert.match(traces, /thread name:\s+a\s+thread id:\s+11\s+1\.50s\s+Zero\.Id/);
   assert.match(traces, /thread name:\s+b\s+thread id:\s+22\s+1\.50s\s+Zero\.Id/);
   assert.match(pprof('-raw', path), /^Comment: The stream was cut before its END record/m);
-});
-
-test('a recording whose CPU is estimated says so in a comment, read back on import; a measured one does not', (t) => {
-  // The fallback's real version, commas and all: the importer must not cut it at the first one.
-  const hello = { pid: 7, flags: 15, mono: 0, unixNs: 0n, intervalNs: 4_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: EVENTPIPE_PROFILER_VERSION };
-  const estimated = recordingFromStream([new WireEncoder().preamble().hello(hello).end({ mono: 1, reason: 1 }).bytes()]);
-  const comments = (r: typeof rec): string[] => {
-    const p = Profile.decode(gunzipSync(toPprof(r)));
-    return p.comment.map((i) => p.stringTable.strings[Number(i)]);
-  };
-  assert.deepEqual(comments(estimated), [`clrscope ${EVENTPIPE_PROFILER_VERSION}, pid 7, .NET runtime 10.0.12, attached`, APPROXIMATE_CPU_COMMENT]);
-  assert.ok(!comments(rec).includes(APPROXIMATE_CPU_COMMENT));
-  const back = fromPprof(gunzipSync(toPprof(estimated)));
-  assert.equal(back.meta?.approximateCpu, true);
-  assert.equal(back.meta?.profilerVersion, `clrscope ${EVENTPIPE_PROFILER_VERSION} (pprof)`);
-  assert.equal(fromPprof(gunzipSync(toPprof(rec))).meta?.approximateCpu, false);
-  if (!requireGo(t)) return;
-  const path = join(work, 'estimated.pb.gz');
-  writeFileSync(path, toPprof(estimated));
-  assert.match(pprof('-raw', path), /^Comment: CPU time is approximate/m);
 });
 
 test('go tool pprof -top keeps generic arguments, async state machines and C++ templates whole', (t) => {
@@ -185,7 +165,7 @@ test('go tool pprof -top keeps generic arguments, async state machines and C++ t
   frames.forEach((leaf, i) => enc.sample({ mono: i + 1, threadId: 1, flags: 1, cpuNs: (i + 1) * 1000, wallNs: 0, frames: [leaf] }));
   enc.end({ mono: 100, reason: 0 });
   const path = join(work, 'names.pb.gz');
-  writeFileSync(path, toPprof(recordingFromStream([enc.bytes()])));
+  writeFileSync(path, gzippedPprof(recordingFromStream([enc.bytes()])));
   if (!requireGo(t)) return;
   const rows = topRows(pprof('-top', '-sample_index=cpu', path));
   assert.deepEqual([...rows.keys()].sort(), [...names, 'libshop.so!std::vector<int>::push_back(int const&)'].sort());
@@ -193,7 +173,7 @@ test('go tool pprof -top keeps generic arguments, async state machines and C++ t
 
 test('with source lines, frames get a location per line and functions their file: go tool pprof -lines reads them', (t) => {
   const lined = lineFixture();
-  const profile = Profile.decode(gunzipSync(toPprof(lined, new FrameLines(lined, lineFixtureLookup))));
+  const profile = Profile.decode(gunzipSync(gzippedPprof(lined, new FrameLines(lined, lineFixtureLookup))));
   const strings = profile.stringTable.strings;
   const hot = profile.function.find((f) => strings[Number(f.name)] === 'App.Program.Hot')!;
   assert.equal(strings[Number(hot.filename)], LINE_FIXTURE_FILE);
@@ -201,7 +181,7 @@ test('with source lines, frames get a location per line and functions their file
   assert.deepEqual(hotLines, [0, 12, 14], 'one location per known line, and the function\'s own for frames without one');
   if (!requireGo(t)) return;
   const path = join(work, 'lines.pb.gz');
-  writeFileSync(path, toPprof(lined, new FrameLines(lined, lineFixtureLookup)));
+  writeFileSync(path, gzippedPprof(lined, new FrameLines(lined, lineFixtureLookup)));
   const rows = pprof('-top', '-lines', '-sample_index=cpu', path);
   assert.match(rows, new RegExp(`30ms\\s+[\\d.]+%\\s+[\\d.]+%\\s+30ms\\s+[\\d.]+%\\s+App\\.Program\\.Hot ${LINE_FIXTURE_FILE}:12`));
   assert.match(rows, new RegExp(`10ms\\s+[\\d.]+%\\s+[\\d.]+%\\s+10ms\\s+[\\d.]+%\\s+App\\.Program\\.Hot ${LINE_FIXTURE_FILE}:14`));
@@ -211,7 +191,7 @@ test('with source lines, frames get a location per line and functions their file
 test('a recording whose connection the program took says so in a comment', () => {
   const hello = { pid: 7, flags: 3, mono: 0, unixNs: 0n, intervalNs: 1_000_000, wallThreadsPerTick: 0, runtimeVersion: '10.0.12', profilerVersion: 'p' };
   const lost = recordingFromStream([new WireEncoder().preamble().hello(hello).end({ mono: 1, reason: 4, descriptor: 803, descriptorLoss: 1 }).bytes()]);
-  const p = Profile.decode(gunzipSync(toPprof(lost)));
+  const p = Profile.decode(gunzipSync(gzippedPprof(lost)));
   const comments = p.comment.map((i) => p.stringTable.strings[Number(i)]);
   assert.ok(comments.some((c) => c.startsWith("The program closed clrscope's connection (descriptor 803)")), comments.join(' | '));
 });
