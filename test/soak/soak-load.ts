@@ -53,8 +53,11 @@ function send(agent: Agent, base: URL, p: Planned): Promise<{ status: number; bo
   });
 }
 
-/** Waits for the LISTENING line, sends the plan, asks the service to stop; returns the summary lines. */
-export async function driveLoad(stdout: () => string, requests = LOAD_REQUESTS): Promise<string> {
+/**
+ * Waits for the LISTENING line, sends the plan, asks the service to stop; returns the summary lines.
+ * `started` is called just before the first request (the cost benchmark times the load from there).
+ */
+export async function driveLoad(stdout: () => string, requests = LOAD_REQUESTS, started?: () => void): Promise<string> {
   const deadline = Date.now() + 60_000;
   let url: string | undefined;
   while ((url = /^LISTENING (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout())?.[1]) === undefined) {
@@ -63,6 +66,7 @@ export async function driveLoad(stdout: () => string, requests = LOAD_REQUESTS):
   }
   const base = new URL(url);
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  started?.();
   const results: { status: number; digest: string }[] = new Array(requests);
   let next = 0;
   const errors: string[] = [];

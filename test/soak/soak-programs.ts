@@ -73,7 +73,7 @@ export interface ProgramSpec {
   /** When an attach may start: once the runtime's diagnostics socket exists, or once stdout has this line. */
   attachAfter?: RegExp;
   /** Drives the program while it runs (a load generator); what it returns is compared as part of the output. */
-  drive?(stdout: () => string, ctx: RunContext): Promise<string>;
+  drive?(stdout: () => string, ctx: RunContext, started?: () => void): Promise<string>;
   /** What of stdout must not change. */
   normalize(stdout: string, ctx: RunContext): string;
   /** Folders or files whose contents must not change (hashed). */
@@ -168,7 +168,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     prepare: (ctx) => ({ command: 'dotnet', args: [soakProgramDll('SoakWeb')], cwd: ctx.dir }),
     children: false,
     attachAfter: /^LISTENING /m,
-    drive: async (stdout) => driveLoad(stdout),
+    drive: async (stdout, _ctx, started) => driveLoad(stdout, LOAD_REQUESTS, started),
     normalize: (stdout, ctx) => commonNormalize(stdout, ctx).replace(/^LISTENING http:\/\/127\.0\.0\.1:\d+$/m, 'LISTENING <URL>'),
     detachAfterS: 3,
     timeoutMs: 300_000,

@@ -6,6 +6,8 @@
 //           until it exits
 //   detach  the same, with `--duration S` (the program's detachAfterS): record detaches while the
 //           program runs on (not among the default modes)
+//   trace   `dotnet-trace collect --show-child-io -o F -- PROGRAM` (the peer, for the cost benchmark;
+//           its default providers; not among the soak's modes)
 //
 // The program runs under GNU time (`/usr/bin/time -o FILE`), so its wall time, its CPU time (its
 // whole process tree's, reaped children included) and whether a signal ended it come from the
@@ -21,7 +23,7 @@ import { join, relative } from 'node:path';
 import { CLI } from '../integration/support/paths.js';
 import type { Invocation, ProgramSpec, RunContext } from './soak-programs.js';
 
-export type Mode = 'bare' | 'launch' | 'attach' | 'detach';
+export type Mode = 'bare' | 'launch' | 'attach' | 'detach' | 'trace';
 /** The soak's modes by default; `detach` (attach, then detach while the program runs on) on request. */
 export const MODES: readonly Mode[] = ['bare', 'launch', 'attach'];
 export const ALL_MODES: readonly Mode[] = ['bare', 'launch', 'attach', 'detach'];
@@ -67,6 +69,8 @@ export interface RunResult {
   recordStderr?: string;
   /** Where this run's files were (removed unless kept). */
   dir: string;
+  /** How long the program's driver (a load generator) took, from its first request to its last answer. */
+  driveMs?: number;
 }
 
 export interface RunOptions {
@@ -77,6 +81,10 @@ export interface RunOptions {
   keep?: boolean;
   /** Called with progress lines. */
   log?: (line: string) => void;
+  /** `clrscope record`'s options (default RECORD_OPTIONS: everything on at 1 ms). */
+  recordOptions?: readonly string[];
+  /** dotnet-trace's path, for the trace mode. */
+  dotnetTrace?: string;
 }
 
 /** The environment of a program started without clrscope: ours less every profiler variable. */
@@ -263,16 +271,25 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
   const clrscopeTime = join(ctx.dir, 'clrscope.time');
   const problems: string[] = [];
   const note = (s: string): void => options.log?.(`    ${spec.name} ${mode}: ${s}`);
+  const recordOptions = options.recordOptions ?? RECORD_OPTIONS;
 
   let program: Timed;
   let recorder: Timed | undefined;
   let driven: Promise<string> | undefined;
+  let driveStart = performance.now();
+  let driveMs: number | undefined;
   if (mode === 'bare') {
     program = startTimed(programTime, inv.command, inv.args, inv.cwd, programEnv(spec, inv, ctx, {}));
   } else if (mode === 'launch') {
-    const args = [CLI, 'record', ...RECORD_OPTIONS, ...(spec.children ? ['--children'] : []), '-o', recording, '--',
+    const args = [CLI, 'record', ...recordOptions, ...(spec.children ? ['--children'] : []), '-o', recording, '--',
       GNU_TIME, '-f', TIME_FORMAT, '-o', programTime, inv.command, ...inv.args];
     recorder = startTimed(clrscopeTime, process.execPath, args, inv.cwd, programEnv(spec, inv, ctx, { CLRSCOPE_LOG: logPath }));
+    program = recorder;
+  } else if (mode === 'trace') {
+    if (options.dotnetTrace === undefined) throw new Error('the trace mode needs dotnetTrace (the tool\'s path)');
+    const args = ['collect', '--show-child-io', '-o', join(ctx.dir, 'trace.nettrace'), '--',
+      GNU_TIME, '-f', TIME_FORMAT, '-o', programTime, inv.command, ...inv.args];
+    recorder = startTimed(clrscopeTime, options.dotnetTrace, args, inv.cwd, programEnv(spec, inv, ctx, {}));
     program = recorder;
   } else {
     program = startTimed(programTime, inv.command, inv.args, inv.cwd, programEnv(spec, inv, ctx, { CLRSCOPE_LOG: logPath }));
@@ -303,7 +320,7 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
         await waitFor('the diagnostics socket', 60_000, () => diagnosticsSocket(pid));
       }
       const duration = mode === 'detach' ? ['--duration', String(spec.detachAfterS)] : [];
-      const args = [CLI, 'record', '--pid', String(pid), ...RECORD_OPTIONS, ...duration, '-o', recording];
+      const args = [CLI, 'record', '--pid', String(pid), ...recordOptions, ...duration, '-o', recording];
       recorder = startTimed(clrscopeTime, process.execPath, args, inv.cwd, plainEnv({ XDG_CACHE_HOME: cacheHome(ctx) }));
       if (spec.drive !== undefined) {
         // Drive once the profiler is in (its log says so), so that the load meets it.
@@ -311,7 +328,15 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
           .catch((e: Error) => { problems.push(`attach: ${e.message}`); });
       }
     }
-    if (spec.drive !== undefined) driven = spec.drive(program.stdout, ctx);
+    if (spec.drive !== undefined) {
+      const drive = spec.drive;
+      driven = (async () => {
+        // Timed from the driver's own first request: waiting for the program to listen is not load.
+        const out = await drive(program.stdout, ctx, () => { driveStart = performance.now(); });
+        driveMs = performance.now() - driveStart;
+        return out;
+      })();
+    }
   } catch (e) {
     problems.push(`harness: ${(e as Error).message}`);
   }
@@ -335,7 +360,11 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
 
   let samples: number | undefined;
   let clrscopeCpuMs: number | undefined;
-  if (mode !== 'bare') {
+  if (mode === 'trace') {
+    const own = readTimeFile(clrscopeTime);
+    if (own !== undefined && times !== undefined) clrscopeCpuMs = own.cpuMs - times.cpuMs;
+    if (recorderClosed?.code !== 0 && !timedOut) problems.push(`dotnet-trace exited ${recorderClosed?.code}: ${oneLine(tail(recorder?.stderr() ?? '', 2))}`);
+  } else if (mode !== 'bare') {
     const recStderr = recorder?.stderr() ?? '';
     samples = summarySamples(recStderr);
     if (samples === undefined) problems.push(`no recording summary from clrscope record (exit ${recorderClosed?.code})`);
@@ -369,6 +398,7 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
     stderrTail: tail(mode === 'launch' ? stripRecordSummary(program.stderr()) : program.stderr()),
     recordStderr: recorder?.stderr(),
     dir: ctx.dir,
+    driveMs,
   };
   if (timedOut) note(`no end within ${spec.timeoutMs / 1000} s: killed`);
   if (!options.keep) rmSync(ctx.dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { streamFromCollapsed } from '../../../structs/profile/collapsed-stream.js';
+import { streamFromCollapsed } from '../../../structs/formats/collapsed/collapsed-stream.js';
 import { buildFlameTree } from '../worker/flame-tree.js';
 import type { FlatTree } from '../worker/protocol.js';
 import { parallelTreeFrom } from '../state/test-trees.test-support.js';
