@@ -1,6 +1,9 @@
 // Import directions from ARCHITECTURE.md, enforced here rather than hoped for.
 import tseslint from 'typescript-eslint';
 
+// Helpers only tests use are named *.test-support.ts; production code imports neither them nor tests.
+const testCode = { group: ['**/*.test-support.js', '**/*.test.js'], message: 'Production code does not import test code (*.test-support.ts is for tests only).' };
+
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'net', 'child_process', 'crypto', 'zlib', 'http', 'https', 'url', 'worker_threads', 'stream'];
 
 export default tseslint.config(
@@ -26,6 +29,7 @@ export default tseslint.config(
           { group: ['**/electron/**', '**/renderer/**', '**/native-profiler/**', '**/scripts/**', '**/test/**'], message: 'structs/ imports nothing of the project outside structs/.' },
           { group: ['koffi', 'electron'], message: 'Only structs/ipcblock may use koffi; only electron/main.ts and preload.ts import electron.' },
           { group: nodeBuiltins, message: 'structs/ runs in browsers and workers too: no Node built-ins outside tests.' },
+          testCode,
         ],
       }],
     },
@@ -54,7 +58,19 @@ export default tseslint.config(
   },
   {
     files: ['electron/**/*.ts'],
-    ignores: ['electron/main.ts', 'electron/preload.ts'],
+    ignores: ['electron/main.ts', 'electron/preload.ts', 'electron/**/*.test.ts', 'electron/**/*.test-support.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/renderer/**', '**/scripts/**', '**/test/**'], message: 'electron/ may import structs/ only.' },
+          { group: ['electron'], message: 'Only electron/main.ts and electron/preload.ts import electron, so everything else runs in plain Node.' },
+          testCode,
+        ],
+      }],
+    },
+  },
+  {
+    files: ['electron/**/*.test.ts', 'electron/**/*.test-support.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
@@ -66,13 +82,14 @@ export default tseslint.config(
   },
   {
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
-    ignores: ['renderer/**/*.test.ts'],
+    ignores: ['renderer/**/*.test.ts', 'renderer/**/*.test-support.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/electron/**', 'electron'], message: 'The renderer sees only the API contract in structs/, never electron/.' },
           { group: ['**/structs/ipcblock/**', 'koffi'], message: 'structs/ipcblock is main-process only.' },
           { group: nodeBuiltins, message: 'The renderer never imports Node modules.' },
+          testCode,
         ],
       }],
     },

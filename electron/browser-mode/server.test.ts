@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../structs/api/contract.js';
 import { decodeStreamFrame, type WsTextMessage } from '../../structs/api/ws-messages.js';
 import { dumpRecording } from '../../structs/profile/recording-dump.js';
-import { fixtureStream } from '../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../structs/profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { writeRecordingFile } from '../services/export/recording-file.js';
 import { createWorkstationService, type WorkstationService } from '../services/workstation/workstation-service.js';

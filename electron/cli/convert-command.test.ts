@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
 import { fromSpeedscope } from '../../structs/formats/speedscope/from-speedscope.js';
 import { toCollapsed } from '../../structs/formats/collapsed/to-collapsed.js';
-import { fixtureStream } from '../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../structs/profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { UserError } from '../services/errors/user-error.js';
 import { planConvert, ProgressLine, runConvert, type ConvertIo } from './convert-command.js';

@@ -6,8 +6,8 @@ import { DescriptorLoss, EndReason } from '../../structs/wire/records.js';
 import { WireDecoder } from '../../structs/wire/decoder.js';
 import { Recording } from '../../structs/profile/recording.js';
 import { StackThreadSums } from '../../structs/profile/aggregate.js';
-import { fixtureStream } from '../../structs/profile/fixture-stream.js';
-import { asyncFixtureStream } from '../../structs/profile/async-fixture-stream.js';
+import { fixtureStream } from '../../structs/profile/fixture-stream.test-support.js';
+import { asyncFixtureStream } from '../../structs/profile/async-fixture-stream.test-support.js';
 import { formatSummary, sampleCounts } from './run-summary.js';
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
 

@@ -10,7 +10,7 @@ import { parseHexText } from '../wire/hex-text.js';
 import { WireDecoder } from '../wire/decoder.js';
 import { Recording as LiveRecording } from '../profile/recording.js';
 import { AsyncSource, awaitedMethodName, stateMachineOfMoveNext } from './async-source.js';
-import { ASYNC_FIXTURE_FUNCTIONS as F, SUSPENDED_FIXTURE_FUNCTIONS as S, asyncFixtureStream, asyncLateMoveNextStreams, asyncSuspendedFixtureStream } from '../profile/async-fixture-stream.js';
+import { ASYNC_FIXTURE_FUNCTIONS as F, SUSPENDED_FIXTURE_FUNCTIONS as S, asyncFixtureStream, asyncLateMoveNextStreams, asyncSuspendedFixtureStream } from '../profile/async-fixture-stream.test-support.js';
 
 const asyncRecording = (): Recording => recordingFromStream([asyncFixtureStream()]);
 

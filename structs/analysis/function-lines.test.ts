@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FrameLines } from '../profile/frame-lines.js';
-import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../profile/line-fixture.js';
+import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../profile/line-fixture.test-support.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import { WireEncoder } from '../wire/encoder.js';
 import { FunctionKind, ModuleKind, OffsetKind, SampleFlags } from '../wire/records.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
-import { fixtureStream } from '../profile/fixture-stream.js';
+import { fixtureStream } from '../profile/fixture-stream.test-support.js';
 import { INCOMPLETE_STACK_FUNCTION_ID } from '../profile/recording.js';
 import { LabelTable, ROOT_LABEL, THREAD_KIND } from './label-table.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FrameLines, knownLines } from '../profile/frame-lines.js';
-import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../profile/line-fixture.js';
+import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../profile/line-fixture.test-support.js';
 import { toSpeedscope } from '../formats/speedscope/to-speedscope.js';
 import { NO_FOLD } from './fold-options.js';
 import { hottestLines } from './hottest-lines.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { fixtureStream } from '../profile/fixture-stream.js';
+import { fixtureStream } from '../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import type { RecordingFormat, WriteContext } from './recording-format.js';
 import { EXPORT_FORMATS, RECORDING_FORMATS, formatOfPath, recordingFormat, sniffFormat, SNIFF_BYTES, type RecordingFileFormat } from './registry.js';

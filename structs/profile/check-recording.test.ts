@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StackThreadSums } from './aggregate.js';
 import { checkRecording } from './check-recording.js';
-import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from './fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from './fixture-stream.test-support.js';
 import { Recording, type FunctionInfo, type ThreadInfo } from './recording.js';
 import { WireDecoder } from '../wire/decoder.js';
 import { EventKind, type SuspensionRecord } from '../wire/records.js';

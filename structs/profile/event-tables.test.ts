@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventKind } from '../wire/records.js';
-import { FIXTURE_START_MONO, fixtureEncoder } from './fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder } from './fixture-stream.test-support.js';
 import { recordingFromStream } from './recording-from-stream.js';
 import { exceptionTable, typeTable, MAX_MESSAGES, MAX_THROWERS } from './event-tables.js';
 import { totalsByLabel } from './event-metrics.js';

@@ -6,7 +6,7 @@ import { saveRecording } from '../formats/clrscope-file/save-recording.js';
 import { WireEncoder } from '../wire/encoder.js';
 import { EventFlags, EventKind, FunctionKind } from '../wire/records.js';
 import { toCollapsed } from '../formats/collapsed/to-collapsed.js';
-import { FIXTURE_START_MONO, fixtureStream } from './fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureStream } from './fixture-stream.test-support.js';
 import { mergeProcesses, processPrefix } from './merge-processes.js';
 import { recordingFromStream } from './recording-from-stream.js';
 import type { Recording } from './recording.js';
@@ -139,7 +139,7 @@ test('a method two processes both ran is one function, so views merging by metho
 });
 
 test('async chains of every process survive the merge (strings renumbered) and a save and reopen', async () => {
-  const { asyncFixtureStream } = await import('./async-fixture-stream.js');
+  const { asyncFixtureStream } = await import('./async-fixture-stream.test-support.js');
   const { AsyncSource } = await import('../analysis/async-source.js');
   const asyncPart = recordingFromStream([asyncFixtureStream()]);
   // The async process second, so its string ids are renumbered after the fixture's and the child's.

@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { asyncFixtureStream } from './async-fixture-stream.js';
+import { asyncFixtureStream } from './async-fixture-stream.test-support.js';
 import { checkRecording } from './check-recording.js';
-import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from './fixture-stream.js';
-import { lineFixture } from './line-fixture.js';
+import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from './fixture-stream.test-support.js';
+import { lineFixture } from './line-fixture.test-support.js';
 import { recordingFromStream } from './recording-from-stream.js';
 import { dumpRecording } from './recording-dump.js';
 import type { Recording } from './recording.js';

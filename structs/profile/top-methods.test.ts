@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixtureStream } from './fixture-stream.js';
+import { fixtureStream } from './fixture-stream.test-support.js';
 import { recordingFromStream } from './recording-from-stream.js';
 import { Recording } from './recording.js';
 import { topMethods } from './top-methods.js';

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
-import { fixtureStream } from '../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../structs/profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { IpcBlockError } from '../../structs/ipcblock/ipc-block-error.js';
 import { mapBlockFile } from '../../structs/ipcblock/mapping.js';

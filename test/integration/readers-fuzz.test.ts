@@ -19,7 +19,7 @@ import { gzippedPprof } from '../../structs/formats/pprof/pprof.test-support.js'
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
 import { toNettrace } from '../../structs/formats/nettrace/index.js';
 import { toSpeedscopeJson } from '../../structs/formats/speedscope/to-speedscope.js';
-import { fixtureStream } from '../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../structs/profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../structs/profile/recording-from-stream.js';
 import { parseHexText } from '../../structs/wire/hex-text.js';
 import type { FuzzedReader, FuzzJob, FuzzMessage } from './support/fuzz-worker.js';

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
-import { STREAM_PLAYER_PROGRAM } from '../../electron/services/workstation/replayed-stream.js';
+import { STREAM_PLAYER_PROGRAM } from '../../electron/services/workstation/replayed-stream.test-support.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
 import { WireEncoder } from '../../structs/wire/encoder.js';
 import { FunctionKind, SampleFlags } from '../../structs/wire/records.js';

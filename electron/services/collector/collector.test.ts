@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
-import { fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.test-support.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { DescriptorLoss, EndReason, HelloFlags } from '../../../structs/wire/records.js';
 import { WireDecoder } from '../../../structs/wire/decoder.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COUNTERS_HISTORY_POINTS, type CountersPoint } from '../../../structs/api/contract.js';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { readRecordingFile, writeRecordingFile } from '../export/recording-file.js';
 import { CountersSeries, MAX_SERIES_POINTS, pageHistory } from './counters-series.js';

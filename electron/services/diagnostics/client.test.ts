@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseHexText } from '../../../structs/wire/hex-text.js';
 import { attachProfiler, diagnosticsSocket, processInfo, processInfo2 } from './client.js';
 import { DiagnosticsError } from './diagnostics-error.js';
-import { startFakeRuntime, type FakeAnswer, type FakeRuntime } from './fake-runtime.js';
+import { startFakeRuntime, type FakeAnswer, type FakeRuntime } from './fake-runtime.test-support.js';
 
 const fixture = (name: string): Uint8Array => parseHexText(readFileSync(new URL(`../../../../structs/diagnostics/fixtures/${name}`, import.meta.url), 'utf8'));
 const MAGIC = [0x44, 0x4f, 0x54, 0x4e, 0x45, 0x54, 0x5f, 0x49, 0x50, 0x43, 0x5f, 0x56, 0x31, 0x00];

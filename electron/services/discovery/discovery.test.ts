@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseHexText } from '../../../structs/wire/hex-text.js';
 import { blockPathForPid } from '../../../structs/ipcblock/mapping.js';
-import { startFakeRuntime, type FakeAnswer, type FakeRuntime } from '../diagnostics/fake-runtime.js';
+import { startFakeRuntime, type FakeAnswer, type FakeRuntime } from '../diagnostics/fake-runtime.test-support.js';
 import { readStat } from '../diagnostics/proc.js';
 import { socketName } from '../diagnostics/socket-location.js';
 import { clrscopeMarkerPath, listDotnetProcesses } from './discovery.js';

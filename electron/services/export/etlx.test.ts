@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { smallRecording } from '../../../structs/formats/nettrace/fixture-recordings.js';
+import { smallRecording } from '../../../structs/formats/nettrace/fixture-recordings.test-support.js';
 import { UserError } from '../errors/user-error.js';
 import { etlxConverterPath, toEtlx } from './etlx.js';
 

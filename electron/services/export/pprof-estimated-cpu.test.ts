@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
 import { goPprof, requireGo } from '../../../structs/formats/pprof/go-pprof.test-support.js';

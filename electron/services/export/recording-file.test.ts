@@ -8,7 +8,7 @@ import type { CountersPoint } from '../../../structs/api/contract.js';
 import { fromPprof } from '../../../structs/formats/pprof/from-pprof.js';
 import { dumpRecording } from '../../../structs/profile/recording-dump.js';
 import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dumpRecording } from '../../../structs/profile/recording-dump.js';
-import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.test-support.js';
 import { Recording } from '../../../structs/profile/recording.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { EndReason } from '../../../structs/wire/records.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRecording } from '../../../structs/formats/clrscope-file/open-recording.js';
 import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { EndReason } from '../../../structs/wire/records.js';
 import { StreamSpool } from './stream-spool.js';

@@ -11,7 +11,7 @@ import { Function as PprofFunction, Line, Location, Profile, Sample, StringTable
 import type { CountersPoint, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import { dumpRecording } from '../../../structs/profile/recording-dump.js';
 import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
 import { readRecordingFile, writeRecordingFile } from '../export/recording-file.js';
 import { UserError } from '../errors/user-error.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HRESULT } from '../../../structs/diagnostics/hresults.js';
 import { CommandSet, EventPipeCommand, ProfilerCommand } from '../../../structs/diagnostics/protocol.js';
-import { startFakeRuntime, type FakeAnswer, type FakeRuntime } from '../diagnostics/fake-runtime.js';
+import { startFakeRuntime, type FakeAnswer, type FakeRuntime } from '../diagnostics/fake-runtime.test-support.js';
 import { readStat } from '../diagnostics/proc.js';
 import { socketName } from '../diagnostics/socket-location.js';
 import { processAlive } from '../recording/profiled-attach.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkstationEvent } from '../../../structs/api/contract.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
-import { fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { fixtureStream } from '../../../structs/profile/fixture-stream.test-support.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { EndReason, FunctionKind, PREAMBLE_SIZE } from '../../../structs/wire/records.js';

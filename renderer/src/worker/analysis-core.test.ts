@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { streamFromCollapsed } from '../../../structs/formats/collapsed/collapsed-stream.js';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { FIXTURE_START_MONO, fixtureEncoder } from '../../../structs/profile/fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder } from '../../../structs/profile/fixture-stream.test-support.js';
 import { EventKind } from '../../../structs/wire/records.js';
 import { flatTreeProblems, flatTreeToCollapsed } from '../../../structs/analysis/flat-tree-text.js';
 import { DEFAULT_FOLD, NO_FOLD } from '../../../structs/analysis/fold-options.js';

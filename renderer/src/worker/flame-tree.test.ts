@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordingFromStream } from '../../../structs/profile/recording-from-stream.js';
-import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../../structs/profile/fixture-stream.test-support.js';
 import { EventKind } from '../../../structs/wire/records.js';
 import { toCollapsed } from '../../../structs/formats/collapsed/to-collapsed.js';
 import type { Recording } from '../../../structs/profile/recording.js';

@@ -190,7 +190,7 @@ test('a thread query first, on a stream that arrives in two parts: the second pa
 });
 
 test('async stacks: the summary says the recording has them, the flame graph splices them when asked and stays physical otherwise', async () => {
-  const { asyncFixtureStream } = await import('../../../structs/profile/async-fixture-stream.js');
+  const { asyncFixtureStream } = await import('../../../structs/profile/async-fixture-stream.test-support.js');
   const core = new ProfileWorkerCore();
   send(core, asyncFixtureStream(), 64);
   const sum = core.handle({ kind: 'summary', requestId: 1 });
@@ -229,7 +229,7 @@ test('a recording without async data answers an async query with its physical st
 });
 
 test("async stacks of a live recording: an [await] frame named before its MoveNext was sampled gets its type in the next tree", async () => {
-  const { asyncLateMoveNextStreams } = await import('../../../structs/profile/async-fixture-stream.js');
+  const { asyncLateMoveNextStreams } = await import('../../../structs/profile/async-fixture-stream.test-support.js');
   const [first, later] = asyncLateMoveNextStreams();
   const core = new ProfileWorkerCore();
   send(core, first, 64);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { CountersPoint } from '../../api/contract.js';
 import { toCollapsed } from '../collapsed/to-collapsed.js';
-import { fixtureStream } from '../../profile/fixture-stream.js';
+import { fixtureStream } from '../../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import type { Recording } from '../../profile/recording.js';
 import { WireEncoder } from '../../wire/encoder.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixtureStream } from '../../profile/fixture-stream.js';
+import { fixtureStream } from '../../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import { formatOfPath, recordingFormat } from '../registry.js';
 import { streamFromCollapsed } from './collapsed-stream.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { toCollapsed } from '../collapsed/to-collapsed.js';
-import { fixtureStream } from '../../profile/fixture-stream.js';
+import { fixtureStream } from '../../profile/fixture-stream.test-support.js';
 import { frameLabel } from '../../profile/frame-label.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import type { Recording } from '../../profile/recording.js';
@@ -11,7 +11,7 @@ import { EndReason, FunctionKind, SampleFlags } from '../../wire/records.js';
 import { NettraceFormatError } from './nettrace-format-error.js';
 import { fromNettrace, fromNettraceAsync, NettraceReader } from './nettrace-reader.js';
 import { toNettrace } from './recording-to-nettrace.js';
-import { busyRecording, smallRecording } from './fixture-recordings.js';
+import { busyRecording, smallRecording } from './fixture-recordings.test-support.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`../../../../structs/formats/nettrace/fixtures/${name}`, import.meta.url));
 

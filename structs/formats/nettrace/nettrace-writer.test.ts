@@ -7,7 +7,7 @@ import { SampleFlags } from '../../wire/records.js';
 import { splitMethodLabel, traceLogMethodName } from './method-layout.js';
 import { fromNettrace } from './nettrace-reader.js';
 import { MAX_STACK_FRAMES, nettraceChunks, toNettrace } from './recording-to-nettrace.js';
-import { busyRecording, smallRecording } from './fixture-recordings.js';
+import { busyRecording, smallRecording } from './fixture-recordings.test-support.js';
 
 // Tests run from dist/structs/formats/nettrace/; the fixtures stay in the source tree.
 const fixtureText = readFileSync(new URL('../../../../structs/formats/nettrace/fixtures/small.nettrace.hex', import.meta.url), 'utf8');

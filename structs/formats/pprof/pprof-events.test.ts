@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../profile/fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder, fixtureStream } from '../../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import { eventMetricsPresent, totalsByLabel } from '../../profile/event-metrics.js';
 import { topMethods } from '../../profile/top-methods.js';
@@ -20,7 +20,7 @@ import { EventKind } from '../../wire/records.js';
 import { goPprof, requireGo } from './go-pprof.test-support.js';
 import { gzippedPprof } from './pprof.test-support.js';
 import { FrameLines } from '../../profile/frame-lines.js';
-import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../profile/line-fixture.js';
+import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../profile/line-fixture.test-support.js';
 
 /**
  * The fixture stream (Main;Work;Hot is functions 1,2,3) and, after it:

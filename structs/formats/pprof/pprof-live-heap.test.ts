@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURE_START_MONO, fixtureEncoder } from '../../profile/fixture-stream.js';
+import { FIXTURE_START_MONO, fixtureEncoder } from '../../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import { eventMetricsPresent, liveSetMono, totalsByLabel } from '../../profile/event-metrics.js';
 import { EventKind } from '../../wire/records.js';

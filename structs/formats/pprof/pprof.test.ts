@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { fixtureStream } from '../../profile/fixture-stream.js';
+import { fixtureStream } from '../../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import { fromPprof } from './from-pprof.js';
 import { WireEncoder } from '../../wire/encoder.js';
@@ -13,7 +13,7 @@ import { goPprof, requireGo } from './go-pprof.test-support.js';
 import { APPROXIMATE_CPU_COMMENT } from './to-pprof.js';
 import { gzippedPprof } from './pprof.test-support.js';
 import { FrameLines } from '../../profile/frame-lines.js';
-import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../profile/line-fixture.js';
+import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../profile/line-fixture.test-support.js';
 
 const rec = recordingFromStream([fixtureStream()]);
 const work = mkdtempSync(join(tmpdir(), 'clrscope-pprof-test-'));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { asyncFixtureStream, asyncSuspendedFixtureStream } from '../../profile/async-fixture-stream.js';
-import { fixtureStream } from '../../profile/fixture-stream.js';
+import { asyncFixtureStream, asyncSuspendedFixtureStream } from '../../profile/async-fixture-stream.test-support.js';
+import { fixtureStream } from '../../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import { fromSpeedscope } from './from-speedscope.js';
 import { ASYNC_PROFILE_PREFIX } from './profile-name.js';

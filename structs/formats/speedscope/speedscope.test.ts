@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { toCollapsed } from '../collapsed/to-collapsed.js';
-import { fixtureStream } from '../../profile/fixture-stream.js';
+import { fixtureStream } from '../../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
 import { Recording } from '../../profile/recording.js';
 import { topMethods } from '../../profile/top-methods.js';

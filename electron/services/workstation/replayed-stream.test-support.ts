@@ -2,7 +2,7 @@
 // program that plays it into the workstation's socket as a profiled process would, the second
 // part only once a file appears, so a test can look at a session between the two.
 
-import { fixtureEncoder } from '../../../structs/profile/fixture-stream.js';
+import { fixtureEncoder } from '../../../structs/profile/fixture-stream.test-support.js';
 import { SampleFlags } from '../../../structs/wire/records.js';
 
 export interface TwoPartStream {
