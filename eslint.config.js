@@ -6,6 +6,15 @@ const testCode = { group: ['**/*.test-support.js', '**/*.test.js'], message: 'Pr
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'net', 'child_process', 'crypto', 'zlib', 'http', 'https', 'url', 'worker_threads', 'stream'];
 
+const structsPatterns = [
+  { group: ['**/electron/**', '**/renderer/**', '**/native-profiler/**', '**/scripts/**', '**/test/**'], message: 'structs/ imports nothing of the project outside structs/.' },
+  { group: ['koffi', 'electron'], message: 'Only structs/ipcblock may use koffi; only electron/main.ts and preload.ts import electron.' },
+  { group: nodeBuiltins, message: 'structs/ runs in browsers and workers too: no Node built-ins outside tests.' },
+];
+// Formats' readers and writers stay out of the renderer's bundles (scripts/build-renderer.mjs
+// checks the bundles too): the renderer and the API contract import structs/formats/catalog.ts.
+const formatCodecs = { group: ['**/formats/registry.js', '**/formats/*/format.js'], message: 'The renderer and the API contract take formats from structs/formats/catalog.ts, never their codecs.' };
+
 export default tseslint.config(
   {
     ignores: ['dist/**', 'node_modules/**', '**/bin/**', '**/obj/**', 'native-profiler/**', 'test-artifacts/**', 'renderer/dist/**'],
@@ -24,14 +33,15 @@ export default tseslint.config(
     files: ['structs/**/*.ts'],
     ignores: ['structs/**/*.test.ts', 'structs/**/*.test-support.ts', 'structs/ipcblock/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['**/electron/**', '**/renderer/**', '**/native-profiler/**', '**/scripts/**', '**/test/**'], message: 'structs/ imports nothing of the project outside structs/.' },
-          { group: ['koffi', 'electron'], message: 'Only structs/ipcblock may use koffi; only electron/main.ts and preload.ts import electron.' },
-          { group: nodeBuiltins, message: 'structs/ runs in browsers and workers too: no Node built-ins outside tests.' },
-          testCode,
-        ],
-      }],
+      'no-restricted-imports': ['error', { patterns: [...structsPatterns, testCode] }],
+    },
+  },
+  {
+    // The API contract reaches the renderer's bundles: formats' descriptions only.
+    files: ['structs/api/**/*.ts'],
+    ignores: ['structs/**/*.test.ts', 'structs/**/*.test-support.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...structsPatterns, testCode, formatCodecs] }],
     },
   },
   {
@@ -90,6 +100,7 @@ export default tseslint.config(
           { group: ['**/structs/ipcblock/**', 'koffi'], message: 'structs/ipcblock is main-process only.' },
           { group: nodeBuiltins, message: 'The renderer never imports Node modules.' },
           testCode,
+          formatCodecs,
         ],
       }],
     },

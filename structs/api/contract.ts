@@ -11,7 +11,7 @@
 // before a page looked through outputHistory.
 
 import type { FoldOptions } from '../analysis/fold-options.js';
-import { EXPORT_FORMATS, recordingFormat, type ExportFormat } from '../formats/registry.js';
+import { EXPORT_FORMATS, formatAbout, type ExportFormat } from '../formats/catalog.js';
 
 /** A local .NET process, as `clrscope ps` lists it. */
 export interface ProcessInfo {
@@ -113,9 +113,9 @@ export interface SessionInfo {
 
 export type { ExportFormat };
 
-/** Every export format and the extension of the file it writes, in the order the UI offers them (from the format registry). */
+/** Every export format and the extension of the file it writes, in the order the UI offers them (from the format catalog). */
 export const EXPORT_EXTENSIONS: Readonly<Record<ExportFormat, string>> = Object.fromEntries(
-  EXPORT_FORMATS.map((id) => [id, recordingFormat(id).write[0]]),
+  EXPORT_FORMATS.map((id) => [id, formatAbout(id).write[0]]),
 ) as Record<ExportFormat, string>;
 
 export interface ExportRequest {

@@ -1,6 +1,7 @@
 // What every recording file format says about itself, once: its names, extensions, the
-// sentences the CLI and the export view show, how to know its bytes, and its reader and writer.
-// Each format's folder has a format.ts with one of these; registry.ts lists them.
+// sentences the CLI and the export view show and how to know its bytes (its description, in
+// <name>/about.ts, listed by catalog.ts), then its reader and writer (<name>/format.ts: the
+// description and its codec, listed by registry.ts).
 
 import type { CountersPoint } from '../api/contract.js';
 import type { StackThreadSums } from '../profile/aggregate.js';
@@ -41,7 +42,8 @@ export interface WriteContext {
 /** A writer of pure bytes: the pieces of the file, in order; the host writes them atomically. */
 export type FormatWriter = (rec: Recording, context: WriteContext) => Iterable<Uint8Array | string>;
 
-export interface RecordingFormat {
+/** A format as the renderer and the API contract see it: no reader or writer, so no codec. */
+export interface FormatDescription {
   id: string;
   /** What messages call the format ("wrote x.pb.gz (pprof, ...)"). */
   name: string;
@@ -62,11 +64,15 @@ export interface RecordingFormat {
   keeps?: string;
   /** Whether the file's first bytes are this format's (readers are picked by content first). */
   sniff?: (head: Uint8Array) => boolean;
+  /** Whether the writer uses WriteContext.lines (so the host reads PDBs only for those). */
+  usesLines?: boolean;
+}
+
+/** A format's description with its codec. */
+export interface RecordingFormat extends FormatDescription {
   reader?: FormatReader;
   /** Pure-bytes writer, or 'host' for one that needs a process or files of its own (registered beside the host). */
   writer?: FormatWriter | 'host';
-  /** Whether the writer uses WriteContext.lines (so the host reads PDBs only for those). */
-  usesLines?: boolean;
 }
 
 /** Whether `head` begins with the ASCII text `magic`. */

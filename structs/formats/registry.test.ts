@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { fixtureStream } from '../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
+import { FORMAT_CATALOG } from './catalog.js';
 import type { RecordingFormat, WriteContext } from './recording-format.js';
 import { EXPORT_FORMATS, RECORDING_FORMATS, formatOfPath, recordingFormat, sniffFormat, SNIFF_BYTES, type RecordingFileFormat } from './registry.js';
 
@@ -63,4 +64,13 @@ test('one description per format: ids unique, extensions lower case and never cl
 test('the export list is every written format, in the export view\'s order', () => {
   const expected: RecordingFileFormat[] = ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx', 'collapsed'];
   assert.deepEqual(EXPORT_FORMATS, expected);
+});
+
+test('the registry lists the catalog\'s formats, in its order, each its description with a codec', () => {
+  assert.deepEqual(RECORDING_FORMATS.map((f) => f.id), FORMAT_CATALOG.map((f) => f.id));
+  RECORDING_FORMATS.forEach((format, i) => {
+    const { reader: _reader, writer: _writer, ...description } = format as RecordingFormat;
+    assert.deepEqual(description, FORMAT_CATALOG[i], format.id);
+    for (const [key, value] of Object.entries(FORMAT_CATALOG[i])) assert.equal((format as unknown as Record<string, unknown>)[key], value, `${format.id}.${key}`);
+  });
 });

@@ -1,10 +1,10 @@
-// One button per export format of the format registry, each with what the format keeps of the
+// One button per export format of the format catalog, each with what the format keeps of the
 // recording; a long export shows its progress, a finished one its path.
 
 import { useState, type ReactElement } from 'react';
 import { describeFold } from '../../../structs/analysis/fold-options.js';
 import { EXPORT_EXTENSIONS } from '../../../structs/api/contract.js';
-import { EXPORT_FORMATS, recordingFormat } from '../../../structs/formats/registry.js';
+import { EXPORT_FORMATS, formatAbout } from '../../../structs/formats/catalog.js';
 import { formatBytes, formatCount, formatMs } from './format.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
@@ -36,9 +36,9 @@ export function ExportView(): ReactElement {
         {EXPORT_FORMATS.map((f) => (
           <div key={f} className="export-card">
             <button type="button" className="primary" disabled={running} data-testid={`export-${f}`} onClick={() => void ws.exportRecording(f, folded)}>
-              Export {recordingFormat(f).label} ({EXPORT_EXTENSIONS[f]})
+              Export {formatAbout(f).label} ({EXPORT_EXTENSIONS[f]})
             </button>
-            <p className="hint" data-testid={`export-note-${f}`}>{recordingFormat(f).note}</p>
+            <p className="hint" data-testid={`export-note-${f}`}>{formatAbout(f).note}</p>
           </div>
         ))}
       </div>
@@ -46,7 +46,7 @@ export function ExportView(): ReactElement {
         <div className={`export-status ${status.state}`} data-testid="export-status" data-state={status.state}>
           {status.state === 'running' && (
             <>
-              <span>Exporting {recordingFormat(status.format).label}…</span>
+              <span>Exporting {formatAbout(status.format).label}…</span>
               <progress data-testid="export-progress" max={status.total > 0 ? status.total : undefined} value={status.total > 0 ? status.done : undefined} />
               {status.total > 0 && <span>{Math.round((100 * status.done) / status.total)}%</span>}
             </>

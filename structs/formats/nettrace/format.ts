@@ -1,22 +1,14 @@
-// EventPipe's .nettrace, read and written streamed (any size).
+// EventPipe's .nettrace: its description (about.ts) with its reader and writer, both streamed
+// (any size).
 
 import { FILE_READ_LIMITS } from '../../profile/read-budget.js';
-import { startsWithAscii, type RecordingFormat } from '../recording-format.js';
-import { NETTRACE_MAGIC } from './constants.js';
+import type { RecordingFormat } from '../recording-format.js';
+import { nettraceAbout } from './about.js';
 import { NettraceReader } from './nettrace-reader.js';
 import { nettraceChunks } from './recording-to-nettrace.js';
 
 export const nettraceFormat = {
-  id: 'nettrace',
-  name: 'nettrace',
-  label: 'nettrace',
-  read: ['.nettrace'],
-  write: ['.nettrace'],
-  exportRank: 4,
-  help: { read: 'an EventPipe trace, e.g. from dotnet-trace', write: 'an EventPipe trace, for PerfView and TraceEvent' },
-  note: 'An EventPipe trace for PerfView and TraceEvent: samples as sample-profiler events, GC pauses as the runtime\'s GC events, allocations, lock waits and exceptions as its allocation-tick, contention and exception events; no counters.',
-  openHint: () => 'Open it in PerfView or with TraceEvent',
-  sniff: (head: Uint8Array) => startsWithAscii(head, NETTRACE_MAGIC),
+  ...nettraceAbout,
   reader: {
     kind: 'chunked',
     open: () => {
