@@ -6,8 +6,9 @@
 //           until it exits
 //   detach  the same, with `--duration S` (the program's detachAfterS): record detaches while the
 //           program runs on (not among the default modes)
-//   trace   `dotnet-trace collect --show-child-io -o F -- PROGRAM` (the peer, for the cost benchmark;
-//           its default providers; not among the soak's modes)
+//   trace   the program started alone, then `dotnet-trace collect -p PID -o F` (the peer, for the cost
+//           benchmark; its default providers; not among the soak's modes). Attached, because its
+//           launch (`-- PROGRAM`) cannot start the program under GNU time: the runtime never connects.
 //
 // The program runs under GNU time (`/usr/bin/time -o FILE`), so its wall time, its CPU time (its
 // whole process tree's, reaped children included) and whether a signal ended it come from the
@@ -285,12 +286,6 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
       GNU_TIME, '-f', TIME_FORMAT, '-o', programTime, inv.command, ...inv.args];
     recorder = startTimed(clrscopeTime, process.execPath, args, inv.cwd, programEnv(spec, inv, ctx, { CLRSCOPE_LOG: logPath }));
     program = recorder;
-  } else if (mode === 'trace') {
-    if (options.dotnetTrace === undefined) throw new Error('the trace mode needs dotnetTrace (the tool\'s path)');
-    const args = ['collect', '--show-child-io', '-o', join(ctx.dir, 'trace.nettrace'), '--',
-      GNU_TIME, '-f', TIME_FORMAT, '-o', programTime, inv.command, ...inv.args];
-    recorder = startTimed(clrscopeTime, options.dotnetTrace, args, inv.cwd, programEnv(spec, inv, ctx, {}));
-    program = recorder;
   } else {
     program = startTimed(programTime, inv.command, inv.args, inv.cwd, programEnv(spec, inv, ctx, { CLRSCOPE_LOG: logPath }));
   }
@@ -303,7 +298,7 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
   }, spec.timeoutMs);
 
   try {
-    if (mode === 'attach' || mode === 'detach') {
+    if (mode === 'attach' || mode === 'detach' || mode === 'trace') {
       const timePid = program.child.pid ?? 0;
       const pid = await waitFor('the program to start', 30_000, () => {
         try {
@@ -320,9 +315,16 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
         await waitFor('the diagnostics socket', 60_000, () => diagnosticsSocket(pid));
       }
       const duration = mode === 'detach' ? ['--duration', String(spec.detachAfterS)] : [];
-      const args = [CLI, 'record', '--pid', String(pid), ...recordOptions, ...duration, '-o', recording];
-      recorder = startTimed(clrscopeTime, process.execPath, args, inv.cwd, plainEnv({ XDG_CACHE_HOME: cacheHome(ctx) }));
-      if (spec.drive !== undefined) {
+      if (mode === 'trace') {
+        if (options.dotnetTrace === undefined) throw new Error('the trace mode needs dotnetTrace (the tool\'s path)');
+        recorder = startTimed(clrscopeTime, options.dotnetTrace, ['collect', '-p', String(pid), '-o', join(ctx.dir, 'trace.nettrace')], inv.cwd, plainEnv());
+        // dotnet-trace says nothing when its session is on; give it the moment it needs to connect.
+        await new Promise((r) => setTimeout(r, 1500));
+      } else {
+        const args = [CLI, 'record', '--pid', String(pid), ...recordOptions, ...duration, '-o', recording];
+        recorder = startTimed(clrscopeTime, process.execPath, args, inv.cwd, plainEnv({ XDG_CACHE_HOME: cacheHome(ctx) }));
+      }
+      if (spec.drive !== undefined && mode !== 'trace') {
         // Drive once the profiler is in (its log says so), so that the load meets it.
         await waitFor('the attach', 30_000, () => (existsSync(logPath) && /attached: \d+ threads/.test(readFileSync(logPath, 'utf8')) ? true : undefined))
           .catch((e: Error) => { problems.push(`attach: ${e.message}`); });
@@ -361,8 +363,7 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
   let samples: number | undefined;
   let clrscopeCpuMs: number | undefined;
   if (mode === 'trace') {
-    const own = readTimeFile(clrscopeTime);
-    if (own !== undefined && times !== undefined) clrscopeCpuMs = own.cpuMs - times.cpuMs;
+    clrscopeCpuMs = readTimeFile(clrscopeTime)?.cpuMs;
     if (recorderClosed?.code !== 0 && !timedOut) problems.push(`dotnet-trace exited ${recorderClosed?.code}: ${oneLine(tail(recorder?.stderr() ?? '', 2))}`);
   } else if (mode !== 'bare') {
     const recStderr = recorder?.stderr() ?? '';

@@ -1,0 +1,145 @@
+// What clrscope costs real programs nobody here wrote (issue 25): the soak's programs
+// (test/soak/soak-programs.ts: PowerShell, ilspycmd, csharpier, the ASP.NET Core service under a
+// load generator, the EF Core + SQLite program), each run bare, under `clrscope record` at the
+// defaults, under `clrscope record` with every event type on, and under `dotnet-trace collect -p`
+// (its default providers, the peer; always attached once the program's diagnostics socket is up,
+// since its launch cannot start a program under GNU time), interleaved: every round runs every configuration of a
+// program in a rotated order, so drift of the machine hits all alike.
+//
+//   node scripts/bench/real-programs-cost.mjs [--rounds 5] [--programs pwsh,ilspycmd,csharpier,aspnet,efcore]
+//       [--configs bare,defaults,all,dotnet-trace] [--attach] [--json FILE]
+//
+// --attach records with `record --pid` after the program started instead of launching it under
+// record, as dotnet-trace is.
+// Reported per program and configuration: the median of the program's CPU (its process tree, from
+// GNU time) and of its wall time, each as a ratio to bare, with the spread (lowest and highest
+// paired ratio: run i against the bare run of round i); the service's throughput (its fixed
+// request list over the time the load took) the same way; and the collector's own CPU outside the
+// program (clrscope's CLI, or dotnet-trace). Ratios are cost: > 1 is slower.
+//
+// Needs `npm run build`, the profiler and the soak's installs (scripts/setup.sh). Measure on a quiet
+// machine: the load average is printed at the start and the end.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { dotnetTraceTool } from './dotnet-trace-tool.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
+if (!existsSync(join(root, 'dist', 'test', 'soak', 'soak-run.js'))) {
+  console.error('real-programs-cost: dist/ is missing the soak; run npm run build first.');
+  process.exit(2);
+}
+const { programByName } = await import(dist('test/soak/soak-programs.js'));
+const { runOnce, failureOf } = await import(dist('test/soak/soak-run.js'));
+const { ensureCsharpierInput } = await import(dist('test/soak/soak-prepare.js'));
+const { LOAD_REQUESTS } = await import(dist('test/soak/soak-load.js'));
+
+const CONFIGS = {
+  bare: { mode: 'bare' },
+  defaults: { mode: 'launch', recordOptions: [] },
+  all: { mode: 'launch', recordOptions: ['--alloc', 'on', '--locks', 'on', '--exceptions', 'on', '--async'] },
+  'dotnet-trace': { mode: 'trace' },
+};
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    programs: { type: 'string', default: 'pwsh,ilspycmd,csharpier,aspnet,efcore' },
+    configs: { type: 'string', default: Object.keys(CONFIGS).join(',') },
+    attach: { type: 'boolean', default: false },
+    json: { type: 'string' },
+  },
+});
+const rounds = Number(values.rounds);
+let configs = values.configs.split(',').filter(Boolean);
+if (!(rounds >= 1 && rounds <= 50) || configs[0] !== 'bare' || configs.some((c) => CONFIGS[c] === undefined)) {
+  console.error(`real-programs-cost: --rounds takes 1..50 and --configs a list of ${Object.keys(CONFIGS).join(', ')} starting with bare.`);
+  process.exit(2);
+}
+let programs;
+try {
+  programs = values.programs.split(',').filter(Boolean).map(programByName);
+} catch (e) {
+  console.error(`real-programs-cost: ${e.message}`);
+  process.exit(2);
+}
+const trace = configs.includes('dotnet-trace') ? await dotnetTraceTool(root, false) : { path: undefined };
+if (configs.includes('dotnet-trace') && trace.path === undefined) {
+  console.log(`dotnet-trace: not measured: ${trace.why}`);
+  configs = configs.filter((c) => c !== 'dotnet-trace');
+}
+
+const workDir = mkdtempSync(join(tmpdir(), 'clrscope-cost-'));
+const log = (line) => console.log(line);
+if (programs.some((p) => p.name === 'csharpier')) ensureCsharpierInput(log);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const loadStart = loadavg()[0];
+console.log(`real-programs-cost: ${programs.map((p) => p.name).join(', ')}; ${rounds} round(s) of ${configs.join(', ')}${values.attach ? ' (attached)' : ''}; load average ${loadStart.toFixed(2)} at start`);
+
+// runs[program][config] = [{ cpuMs, wallMs, driveMs, outsideMs } per round]
+const runs = new Map(programs.map((p) => [p.name, new Map(configs.map((c) => [c, []]))]));
+const failures = [];
+for (let round = 1; round <= rounds; round++) {
+  for (const program of programs) {
+    for (let k = 0; k < configs.length; k++) {
+      const name = configs[(round - 1 + k) % configs.length];
+      const c = CONFIGS[name];
+      const mode = values.attach && c.mode === 'launch' ? 'attach' : c.mode;
+      const r = await runOnce(program, mode, { round, workDir, recordOptions: c.recordOptions, dotnetTrace: trace.path });
+      const failed = failureOf(r) ?? (r.problems.length > 0 ? r.problems.join('; ') : undefined);
+      if (failed !== undefined) {
+        failures.push(`round ${round} ${program.name} ${name}: ${failed}`);
+        console.log(`round ${round} ${program.name} ${name}: FAILED ${failed}`);
+        continue;
+      }
+      runs.get(program.name).get(name).push({ round, cpuMs: r.cpuMs, wallMs: r.wallMs, driveMs: r.driveMs, outsideMs: r.clrscopeCpuMs });
+      console.log(`round ${round} ${program.name.padEnd(10)} ${name.padEnd(12)} CPU ${(r.cpuMs / 1000).toFixed(2)} s, wall ${(r.wallMs / 1000).toFixed(2)} s${r.driveMs !== undefined ? `, ${(LOAD_REQUESTS / (r.driveMs / 1000)).toFixed(0)} requests/s` : ''}${r.clrscopeCpuMs !== undefined ? `, collector ${(r.clrscopeCpuMs / 1000).toFixed(2)} s` : ''}`);
+    }
+  }
+}
+rmSync(workDir, { recursive: true, force: true });
+
+/** Median ratio of `pick` to bare's, and the lowest and highest ratio of runs paired by round. */
+function ratio(list, bare, pick) {
+  const byRound = new Map(bare.map((b) => [b.round, pick(b)]));
+  const paired = list.filter((r) => byRound.has(r.round)).map((r) => pick(r) / byRound.get(r.round));
+  return { ratio: median(list.map(pick)) / median(bare.map(pick)), low: Math.min(...paired), high: Math.max(...paired) };
+}
+const fmt = (x) => (Number.isFinite(x) ? x.toFixed(3) : '-');
+const report = [];
+for (const program of programs) {
+  const bare = runs.get(program.name).get('bare');
+  for (const name of configs) {
+    const list = runs.get(program.name).get(name);
+    if (list.length === 0 || bare.length === 0) continue;
+    const cpu = ratio(list, bare, (r) => r.cpuMs);
+    const wall = ratio(list, bare, (r) => r.wallMs);
+    // Throughput's cost: the time the fixed load took, as a ratio (1.05 = 5% fewer requests a second).
+    const load = list[0].driveMs !== undefined ? ratio(list, bare, (r) => r.driveMs) : undefined;
+    report.push({
+      program: program.name, config: name, runs: list.length,
+      cpuMs: median(list.map((r) => r.cpuMs)), cpu, wall, load,
+      requestsPerS: list[0].driveMs !== undefined ? LOAD_REQUESTS / (median(list.map((r) => r.driveMs)) / 1000) : undefined,
+      collectorCpuMs: list[0].outsideMs !== undefined ? median(list.map((r) => r.outsideMs)) : undefined,
+    });
+  }
+}
+const loadEnd = loadavg()[0];
+console.log('');
+console.log('| program | config | runs | CPU ms | CPU ratio (spread) | wall ratio (spread) | throughput ratio (spread) | requests/s | collector CPU ms |');
+console.log('|---|---|---|---|---|---|---|---|---|');
+for (const r of report) {
+  const spread = (x) => (x === undefined ? '-' : `${fmt(x.ratio)} (${fmt(x.low)}–${fmt(x.high)})`);
+  console.log(`| ${r.program} | ${r.config} | ${r.runs} | ${r.cpuMs.toFixed(0)} | ${spread(r.cpu)} | ${spread(r.wall)} | ${spread(r.load)} | ${r.requestsPerS === undefined ? '-' : r.requestsPerS.toFixed(0)} | ${r.collectorCpuMs === undefined ? '-' : r.collectorCpuMs.toFixed(0)} |`);
+}
+console.log(`\nload average ${loadStart.toFixed(2)} at start, ${loadEnd.toFixed(2)} at end (${loadEnd > 2 || loadStart > 2 ? 'other work competed for the 2 CPUs: the ratios are not to be trusted' : 'quiet'})`);
+if (failures.length > 0) console.log(`\n${failures.length} run(s) failed and are left out:\n${failures.join('\n')}`);
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ configs, rounds, attach: values.attach, loadAverage: [loadStart, loadEnd], report, failures }, null, 1));
+process.exit(failures.length > 0 ? 1 : 0);
