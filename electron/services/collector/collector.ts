@@ -21,7 +21,7 @@
 // arrived on it. A stream that ends without END therefore waits up to LAST_WORD_MS for them
 // while its process is still alive, before it counts as cut.
 
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmod, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -34,6 +34,7 @@ import { EndReason, HelloFlags, type EndRecord, type StatsRecord } from '../../.
 import { WireEncoder } from '../../../structs/wire/encoder.js';
 import { readFileSync } from 'node:fs';
 import { ownedTempDir } from '../files/owned-temp-dir.js';
+import { authenticate, listenOn } from './secret-handshake.js';
 
 /**
  * open: still connected; ended: END received, or we ended the recording (close(), a stop)
@@ -364,59 +365,6 @@ class Stream implements CollectedStream {
     const message = err instanceof Error ? err.message : String(err);
     return `Reading the stream failed at the record at byte ${this.decoder.recordOffset}: ${message}`;
   }
-}
-
-/**
- * Holds a TCP connection until it has sent the run's secret: then hands it on with whatever
- * followed the secret in the same reads; on a wrong secret, an early close or the deadline it
- * closes the connection, which never becomes a stream.
- */
-function authenticate(socket: Socket, secret: Buffer, deadlineMs: number, accept: (rest: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  const timer = setTimeout(() => socket.destroy(), deadlineMs);
-  const stop = (): void => {
-    clearTimeout(timer);
-    socket.off('data', onData);
-    socket.off('close', onClose);
-  };
-  const onClose = (): void => stop();
-  const onData = (chunk: Buffer): void => {
-    chunks.push(chunk);
-    received += chunk.length;
-    if (received < SECRET_BYTES) {
-      // A short prefix that already differs need not be waited out.
-      const head = Buffer.concat(chunks);
-      if (!timingSafeEqual(head, secret.subarray(0, head.length))) {
-        stop();
-        socket.destroy();
-      }
-      return;
-    }
-    stop();
-    const all = Buffer.concat(chunks);
-    if (!timingSafeEqual(all.subarray(0, SECRET_BYTES), secret)) {
-      socket.destroy();
-      return;
-    }
-    // The stream's own 'data' listener takes every later read; this one's rest is handed over.
-    accept(all.subarray(SECRET_BYTES));
-  };
-  socket.on('data', onData);
-  socket.on('close', onClose);
-  socket.on('error', () => undefined);
-}
-
-function listenOn(server: Server, where: string | { host: string; port: number }): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    const done = (): void => {
-      server.off('error', reject);
-      resolve();
-    };
-    if (typeof where === 'string') server.listen(where, done);
-    else server.listen(where.port, where.host, done);
-  });
 }
 
 export async function startCollector(options: CollectorOptions = {}): Promise<Collector> {
