@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import type { CollectedStream } from '../services/collector/collector.js';
 import { ChildSpools } from '../services/spool/child-spools.js';
 import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/atomic-file.js';
-import { fsErrorText } from '../services/errors/fs-error-text.js';
 import { counted } from '../../structs/text/count.js';
 import { checkFormatAvailable, writeRecordingFile } from '../services/export/recording-file.js';
 import { recordingFormat } from '../../structs/formats/registry.js';

@@ -14,7 +14,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { feedInChunks, heapBytesAllocatedBy, probeStream, PROBE_CHUNK } from '../wire/allocation-probe.test-support.js';
-import { WireDecoder } from '../wire/decoder.js';
 import { Recording } from './recording.js';
 
 const SAMPLES = 400_000;

@@ -12,7 +12,7 @@ import type { WireSink } from '../wire/decoder.js';
 import {
   EventFlags, FunctionKind, HelloFlags, MAX_STACK_ID, ModuleKind, STACK_FLAGS, SampleFlags,
   type EndRecord, type FrameRecord, type FunctionRecord, type HelloRecord, type ModuleRecord, type StatsRecord,
-  type StringRecord, type SuspensionRecord, type TaskRecord, type ThreadEndRecord, type ThreadRecord,
+  type StringRecord, type TaskRecord, type ThreadEndRecord, type ThreadRecord,
 } from '../wire/records.js';
 import type { FunctionInfo } from './frame-label.js';
 import { bytesText, counted, ImportBudgetError, type RecordingLimits } from './read-budget.js';
@@ -21,8 +21,7 @@ import { DIRECT_THREAD_IDS, type RecordingStore } from './recording-store.js';
 import { INCOMPLETE_STACK_FUNCTION_ID, INCOMPLETE_STACK_NAME, type FrameInfo } from './recording-types.js';
 import { BYTES_PER_SAMPLE_SLOT } from './sample-columns.js';
 import { NO_EXTRA_ROOT, type FrameMapper } from './stack-table.js';
-import { SUSPENSIONS } from '../wire/timeline/suspensions.js';
-import { genericTimelineKind, type TimelineKind, type TimelineRecord } from '../wire/timeline/timeline-kind.js';
+import { type TimelineKind, type TimelineRecord } from '../wire/timeline/timeline-kind.js';
 
 const NO_MVID = '0'.repeat(32);
 /**

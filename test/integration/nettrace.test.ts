@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -21,7 +21,7 @@ import type { Recording } from '../../structs/profile/recording.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
 import { FunctionKind } from '../../structs/wire/records.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
-import { ROOT, targetDll } from './support/paths.js';
+import { targetDll } from './support/paths.js';
 import { recordTarget, type TargetRun } from './support/record-target.js';
 import { dotnetTrace } from './support/dotnet-trace.js';
 import { traceCheck, type TraceCheck, type TraceCheckMethod } from './support/trace-check.js';

@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
 import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
@@ -63,7 +63,6 @@ describe('the Source view and report --source', { skip: skip ? `missing: ${missi
   let ui: WorkstationInChromium;
   let workstation: WorkstationService;
   let server: BrowserMode;
-  let browser: Browser;
   let page: Page;
   let pageErrors: string[] = [];
 
@@ -88,7 +87,7 @@ describe('the Source view and report --source', { skip: skip ? `missing: ${missi
     const m = await runCli(['record', '-o', moved, '--', 'dotnet', join(copy, 'Scenarios.dll'), 'hot-line', '--seconds', '2'], { timeoutMs: 90000 });
     assert.equal(m.code, 0, m.stderr);
     ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
-    ({ workstation, server, browser, page, errors: pageErrors } = ui);
+    ({ workstation, server, page, errors: pageErrors } = ui);
   });
 
   after(async () => {

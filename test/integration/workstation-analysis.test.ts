@@ -12,10 +12,9 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import type { Report, ReportNode } from '../../structs/analysis/report-model.js';
 import { toCollapsed } from '../../structs/formats/collapsed/to-collapsed.js';
@@ -83,9 +82,7 @@ describe('the workstation\'s analysis shows what clrscope report shows', { skip:
   let dir: string;
   let file: string;
   let ui: WorkstationInChromium;
-  let workstation: WorkstationService;
   let server: BrowserMode;
-  let browser: Browser;
   let page: Page;
   let pageErrors: string[] = [];
 
@@ -96,7 +93,7 @@ describe('the workstation\'s analysis shows what clrscope report shows', { skip:
     const run = await runCli(['record', '-o', file, '--duration', '4', '--', 'dotnet', targetDll('Demo')], { timeoutMs: 90000 });
     assert.equal(run.code, 0, run.stderr);
     ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
-    ({ workstation, server, browser, page, errors: pageErrors } = ui);
+    ({ server, page, errors: pageErrors } = ui);
   });
 
   after(async () => {

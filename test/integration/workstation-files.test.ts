@@ -20,10 +20,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { BrowserMode } from '../../electron/browser-mode/server.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
-import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { NettraceReader } from '../../structs/formats/nettrace/index.js';
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
@@ -66,9 +65,7 @@ function widestFrame(nodes: readonly HookNode[]): HookNode {
 
 describe('the workstation exports every format and opens recording files, in Chromium', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
   let ui: WorkstationInChromium;
-  let workstation: WorkstationService;
   let server: BrowserMode;
-  let browser: Browser;
   let page: Page;
   let dir: string;
   let pageErrors: string[] = [];
@@ -106,7 +103,7 @@ describe('the workstation exports every format and opens recording files, in Chr
     if (missing.length > 0) assert.fail(`CI is set and the workstation-files test lacks: ${missing.join('; ')}`);
     dir = mkdtempSync(join(tmpdir(), 'clrscope-files-e2e-'));
     ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports'), countersIntervalMs: 200 });
-    ({ workstation, server, browser, page, errors: pageErrors } = ui);
+    ({ server, page, errors: pageErrors } = ui);
   });
 
   after(async () => {

@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { BrowserMode } from '../../electron/browser-mode/server.js';
-import type { WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { appState, checkedScreenshot, flameNodes, flamePointOf, hookReady, missingForPage, until, type HookNode } from './support/workstation-page.js';
@@ -50,9 +49,7 @@ function pathOf(nodes: readonly HookNode[], node: HookNode): string[] {
 
 describe('Measure exactly, from the flame graph', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
   let ui: WorkstationInChromium;
-  let workstation: WorkstationService;
   let server: BrowserMode;
-  let browser: Browser;
   let page: Page;
   let pageErrors: string[] = [];
   let exportsDir: string;
@@ -61,7 +58,7 @@ describe('Measure exactly, from the flame graph', { skip: skip ? `missing: ${mis
     if (missing.length > 0) assert.fail(`CI is set and the test lacks: ${missing.join('; ')}`);
     exportsDir = mkdtempSync(join(tmpdir(), 'clrscope-measure-e2e-'));
     ui = await openWorkstationInChromium({ exportsDir });
-    ({ workstation, server, browser, page, errors: pageErrors } = ui);
+    ({ server, page, errors: pageErrors } = ui);
   });
 
   after(async () => {

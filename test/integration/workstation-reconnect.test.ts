@@ -15,7 +15,6 @@ import type { Browser, Page } from 'playwright-core';
 import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/server.js';
 import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { STREAM_PLAYER_PROGRAM, twoPartStream } from '../../electron/services/workstation/replayed-stream.test-support.js';
-import { SampleFlags } from '../../structs/wire/records.js';
 import { appState, hookReady, missingForPage, openPage, RENDERER, until } from './support/workstation-page.js';
 
 const missing = missingForPage();

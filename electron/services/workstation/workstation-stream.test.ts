@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkstationEvent } from '../../../structs/api/contract.js';
 import { STREAM_PLAYER_PROGRAM, twoPartStream } from './replayed-stream.test-support.js';
-import { SampleFlags } from '../../../structs/wire/records.js';
 import { REPLAY_CHUNK_BYTES } from '../spool/session-stream.js';
 import { createWorkstationService, type WorkstationClient } from './workstation-service.js';
 

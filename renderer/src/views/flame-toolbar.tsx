@@ -96,7 +96,6 @@ export function SearchBox(): ReactElement {
 export function FlameToolbar({ onResetZoom, zoomed }: { onResetZoom(): void; zoomed: boolean }): ReactElement {
   const ws = useWorkstation();
   const o = useAppState((s) => s.flameOptions);
-  const eventMetrics = useAppState((s) => s.summary?.eventMetrics ?? NO_EVENTS);
   const hasAsync = useAppState((s) => s.summary?.hasAsync === true);
   const severalProcesses = useAppState((s) => (s.summary?.processes.length ?? 0) > 1);
   const set = (patch: Partial<FlameOptions>): void => ws.view.setFlameOptions(patch);

@@ -12,7 +12,7 @@ import { WireEncoder } from '../../wire/encoder.js';
 import { parseHexText } from '../../wire/hex-text.js';
 import { MeasureRecordType } from '../../wire/measure-records.js';
 import { EventFlags, FunctionKind } from '../../wire/records.js';
-import { openRecording, RecordingFileReader } from './open-recording.js';
+import { RecordingFileReader } from './open-recording.js';
 import { dumpRecording } from '../../profile/recording-dump.js';
 import { ProcessTreeStream } from './process-tree-stream.js';
 
@@ -43,7 +43,6 @@ function childStream(options: { end?: boolean } = {}): Uint8Array {
 }
 
 /** A dump without frame ids: the merge numbers frames in the order their functions' first frames come. */
-const dumpByFunction = (rec: Recording): string => dumpRecording(rec).replace(/^frame .*\n/gm, '').replace(/ \(frame ids [^)]*\)/g, '');
 
 /** Deterministic chunk sizes (1..97 bytes), so records and their headers straddle chunks everywhere. */
 function split(bytes: Uint8Array, seed: number): Uint8Array[] {

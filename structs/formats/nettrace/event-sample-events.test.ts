@@ -11,7 +11,6 @@ import { CODE_BASE, CODE_STRIDE, IP_OFFSET } from './method-layout.js';
 import { fromNettrace } from './nettrace-reader.js';
 import { NettraceObjectReader } from './object-reader.js';
 import { toNettrace } from './recording-to-nettrace.js';
-import { SpanReader } from './span-reader.js';
 
 const T0 = 2_000_000_000;
 

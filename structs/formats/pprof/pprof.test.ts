@@ -1,4 +1,4 @@
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,10 +7,8 @@ import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
 import { fixtureStream } from '../../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../../profile/recording-from-stream.js';
-import { fromPprof } from './from-pprof.js';
 import { WireEncoder } from '../../wire/encoder.js';
 import { goPprof, requireGo } from './go-pprof.test-support.js';
-import { APPROXIMATE_CPU_COMMENT } from './to-pprof.js';
 import { gzippedPprof } from './pprof.test-support.js';
 import { FrameLines } from '../../profile/frame-lines.js';
 import { LINE_FIXTURE_FILE, lineFixture, lineFixtureLookup } from '../../profile/line-fixture.test-support.js';
