@@ -92,7 +92,7 @@ describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.jo
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('Types: Byte[] and Pair<Int64> first, their bytes and objects within 10% of what the program allocated, sortable', { timeout: 120000 }, async () => {
+  it('Types: Byte[] and Pair<Int64> first, their bytes and objects within 10% (or 3.5 sampling deviations) of what the program allocated, sortable', { timeout: 120000 }, async () => {
     await page.getByTestId('tab-types').click();
     const t = (await until('the type table', () => tables(page), (x) => x !== null && x.types.rows.length >= 2, 30000))!.types;
     const [first, second] = t.rows;
@@ -100,10 +100,15 @@ describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.jo
     assert.equal(second.type, PAIR, JSON.stringify(t.rows.slice(0, 5)));
     const mib = (n: number): string => (n / 2 ** 20).toFixed(1);
     process.stderr.write(`event-tables: Byte[] ${mib(first.bytes)} MiB of ${mib(alloc.bigBytes)}, Pair ${mib(second.bytes)} MiB of ${mib(alloc.smallBytes)}, ${Math.round(second.objects)} Pair objects of ${alloc.smallBytes / PAIR_SIZE}\n`);
-    assert.ok(Math.abs(first.bytes - alloc.bigBytes) <= 0.1 * alloc.bigBytes, `Byte[]: ${first.bytes} of ${alloc.bigBytes} bytes`);
-    assert.ok(Math.abs(second.bytes - alloc.smallBytes) <= 0.1 * alloc.smallBytes, `Pair: ${second.bytes} of ${alloc.smallBytes} bytes`);
+    // The runtime samples one allocated byte in 102,400 (README, "Allocations, locks and
+    // exceptions"), so a type's estimate rests on about bytes / 102,400 samples and strays by
+    // 1/sqrt of that: 4.4% for 50 MB. 10%, or 3.5 of those deviations where that is wider (a
+    // fresh-clone run once missed 10% by 12.7% on Pair, 2.9 deviations).
+    const bound = (bytes: number): number => Math.max(0.1, 3.5 / Math.sqrt(bytes / 102_400));
+    assert.ok(Math.abs(first.bytes - alloc.bigBytes) <= bound(alloc.bigBytes) * alloc.bigBytes, `Byte[]: ${first.bytes} of ${alloc.bigBytes} bytes`);
+    assert.ok(Math.abs(second.bytes - alloc.smallBytes) <= bound(alloc.smallBytes) * alloc.smallBytes, `Pair: ${second.bytes} of ${alloc.smallBytes} bytes`);
     const pairs = alloc.smallBytes / PAIR_SIZE;
-    assert.ok(Math.abs(second.objects - pairs) <= 0.1 * pairs, `Pair: ${second.objects} objects of ${pairs}`);
+    assert.ok(Math.abs(second.objects - pairs) <= bound(alloc.smallBytes) * pairs, `Pair: ${second.objects} objects of ${pairs}`);
     assert.ok(first.objects < second.objects, 'a 1,000-byte array is far fewer objects than as many bytes of 32-byte pairs');
     // What the page shows: the rows in that order, the caption's totals.
     const cells = await until('the rows drawn', () => rowCells(page, 'types-table'), (c) => c.length >= 2);
