@@ -53,12 +53,19 @@ void CountersBlock::fill(clr::PerfCounterIPCControlBlock* perf, const RuntimeCou
   for (int g = 0; g < 3; ++g) gc.cGenHeapSize[g] = size_t_of(get(c.generation_size[g]));
   uint64_t reserved = 0;
   for (int g = 0; g < 5; ++g) reserved += get(c.generation_reserved[g]);
-  gc.cTotalCommittedBytes = 0;  // not reported by the profiling API (README lists it)
+  // Committed bytes and bytes allocated have no profiler callback: System.Runtime's counters
+  // (core/event_counters.h) bring them, 0 until the first interval.
+  const RuntimeGauges& x = c.gauges;
+  gc.cTotalCommittedBytes = size_t_of(static_cast<uint64_t>(x.value[RuntimeGauges::kGcCommitted].load(std::memory_order_relaxed)));
   gc.cTotalReservedBytes = size_t_of(reserved);
   gc.cLrgObjSize = size_t_of(get(c.generation_size[3]));
   gc.cSurviveFinalize = size_t_of(get(c.finalization_promoted_count));
-  gc.cHandles = size_t_of(get(c.gc_handles));
-  gc.cbAlloc = 0;
+  // The runtime's handle count is signed (core/counters_extras.h); below zero it says nothing,
+  // so the unsigned field gets 0 and the extras the value with its sign.
+  const int32_t handles = static_cast<int32_t>(static_cast<uint32_t>(get(c.gc_handles)));
+  gc.cHandles = handles > 0 ? size_t_of(static_cast<uint64_t>(handles)) : 0;
+  // The perf counter's raw value behind "Allocated Bytes/sec": bytes allocated so far.
+  gc.cbAlloc = size_t_of(get(x.allocated_bytes));
   gc.cbLargeAlloc = 0;
   // % time in GC over the last second, as the perf counter's ratio: microseconds paused for GC
   // over microseconds elapsed.
@@ -96,6 +103,40 @@ void CountersBlock::fill(clr::PerfCounterIPCControlBlock* perf, const RuntimeCou
   jit.cJitFailures = dword(get(c.jit_failures));
   jit.timeInJit = dword(w.jit_ns / 1000);
   jit.timeInJitBase = dword(w.span_ns / 1000);
+}
+
+void CountersBlock::fill_extras(CountersExtras* e, const RuntimeCounters& c) {
+  const RuntimeGauges& g = c.gauges;
+  const uint32_t have = g.present.load(std::memory_order_acquire);
+  const auto value = [&g](RuntimeGauges::Field f) { return g.value[f].load(std::memory_order_relaxed); };
+  uint64_t present = 0;
+  e->magic = kExtrasMagic;
+  e->size = sizeof *e;
+  if (get(c.heap_stats) > 0) {
+    e->gc_handles = static_cast<int32_t>(static_cast<uint32_t>(get(c.gc_handles)));
+    present |= 1ull << kXGcHandles;
+  }
+  const auto put = [&](RuntimeGauges::Field from, ExtrasField to, double* field) {
+    if ((have & (1u << from)) == 0) return;
+    *field = value(from);
+    present |= 1ull << to;
+  };
+  put(RuntimeGauges::kAllocRate, kXAllocRate, &e->alloc_bytes_per_sec);
+  if ((have & (1u << RuntimeGauges::kAllocRate)) != 0) {
+    e->allocated_bytes = get(g.allocated_bytes);
+    present |= 1ull << kXAllocated;
+  }
+  put(RuntimeGauges::kGcCommitted, kXGcCommitted, &e->gc_committed_bytes);
+  put(RuntimeGauges::kWorkingSet, kXWorkingSet, &e->working_set_bytes);
+  put(RuntimeGauges::kCpuPercent, kXCpuPercent, &e->cpu_percent);
+  put(RuntimeGauges::kPoolThreads, kXPoolThreads, &e->threadpool_threads);
+  put(RuntimeGauges::kPoolQueueLength, kXPoolQueueLength, &e->threadpool_queue_length);
+  put(RuntimeGauges::kPoolCompletedRate, kXPoolCompletedRate, &e->threadpool_completed_per_sec);
+  if ((have & (1u << RuntimeGauges::kPoolCompletedRate)) != 0) {
+    e->threadpool_completed = get(g.completed_items);
+    present |= 1ull << kXPoolCompleted;
+  }
+  e->present = present;
 }
 
 bool CountersBlock::open(uint32_t pid, uint16_t runtime_major, uint16_t runtime_build) {
@@ -147,6 +188,7 @@ void CountersBlock::publish(uint64_t now) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   fill(&block_->m_perf, *counters_, pid_, registry_->live_threads(), registry_->threads_seen(),
        os_threads_, w);
+  fill_extras(reinterpret_cast<CountersExtras*>(reinterpret_cast<uint8_t*>(block_) + kExtrasOffset), *counters_);
   __atomic_thread_fence(__ATOMIC_RELEASE);
   // Even again, skipping 0 ("never written") on wrap-around.
   clr::LONG after = before + 2;

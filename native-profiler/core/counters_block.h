@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 
+#include "core/counters_extras.h"
 #include "core/ipc_block.h"
 #include "core/platform.h"
 #include "core/runtime_counters.h"
@@ -37,6 +38,8 @@ class CountersBlock {
   };
   static void fill(clr::PerfCounterIPCControlBlock* perf, const RuntimeCounters& c, uint32_t pid,
                    uint32_t live_threads, uint64_t threads_seen, uint32_t os_threads, const Window& last_second);
+  // clrscope's own section (core/counters_extras.h) from the same counters.
+  static void fill_extras(CountersExtras* extras, const RuntimeCounters& c);
   static void init_header(clr::IPCControlBlock* block, uint32_t pid, uint16_t runtime_major, uint16_t runtime_build);
 
  private:

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/event_counters.h"
+
 namespace clrscope {
 
 struct RuntimeCounters {
@@ -44,8 +46,11 @@ struct RuntimeCounters {
   std::atomic<uint64_t> pinned_objects{};
   std::atomic<uint64_t> gc_handles{};
   std::atomic<uint64_t> sync_blocks{};
+  std::atomic<uint64_t> heap_stats{};  // GCHeapStats events seen: the fields above hold values
   // Locks and threads.
   std::atomic<uint64_t> contentions{};
+  // System.Runtime's EventCounters (core/event_counters.h).
+  RuntimeGauges gauges;
 
   // Release, with acquire reads in the publisher: counters bumped in a known order are read back
   // consistently (counters_block.cpp) on any CPU, not just x86.

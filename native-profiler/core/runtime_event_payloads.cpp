@@ -30,6 +30,7 @@ void apply_heap_stats(const uint8_t* data, size_t size, RuntimeCounters* c) {
   c->pinned_objects.store(read_at<uint32_t>(data, 80), std::memory_order_relaxed);
   c->sync_blocks.store(read_at<uint32_t>(data, 84), std::memory_order_relaxed);
   c->gc_handles.store(read_at<uint32_t>(data, 88), std::memory_order_relaxed);
+  c->heap_stats.fetch_add(1, std::memory_order_release);
 }
 
 // The end of a NUL-terminated UTF-16 string starting at `offset`, past its NUL; 0 if none.

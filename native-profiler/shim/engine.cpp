@@ -8,6 +8,7 @@
 #include "core/transport.h"
 #include "shim/async_session.h"
 #include "shim/clsid.h"
+#include "shim/counters_session.h"
 #include "shim/live_handles.h"
 
 namespace clrscope {
@@ -41,7 +42,7 @@ RuntimeVersion runtime_version(ICorProfilerInfo12* info) {
 // events (more of them with server GC), so only when allocations are asked for.
 EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, bool alloc_sampled, bool async) {
   static const char16_t kProvider[] = u"Microsoft-Windows-DotNETRuntime";
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG configs[2] = {};
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG configs[3] = {};
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG& config = configs[0];
   config.providerName = reinterpret_cast<const WCHAR*>(kProvider);
   config.keywords = runtime_events::kGcKeyword | runtime_events::kContentionKeyword |
@@ -49,8 +50,16 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, boo
   config.loggingLevel = alloc && !alloc_sampled ? runtime_events::kVerbose : runtime_events::kInformational;
   config.filterData = nullptr;
   EVENTPIPE_SESSION session = 0;
-  if (async) configs[1] = tpl_provider_config();
-  const HRESULT hr = info->EventPipeStartSession(async ? 2 : 1, configs, 0, &session);
+  ULONG count = 1;
+  if (async) configs[count++] = tpl_provider_config();
+  // System.Runtime's counters (core/event_counters.h); a runtime that refuses them still gets
+  // the rest of the session.
+  configs[count] = counters_provider_config();
+  HRESULT hr = info->EventPipeStartSession(count + 1, configs, 0, &session);
+  if (FAILED(hr)) {
+    log_line("no System.Runtime counters in the runtime event session (0x%08x)", static_cast<unsigned>(hr));
+    hr = info->EventPipeStartSession(count, configs, 0, &session);
+  }
   if (FAILED(hr)) {
     log_line("no runtime event session (0x%08x): contention and GC heap statistics stay zero", static_cast<unsigned>(hr));
     return 0;

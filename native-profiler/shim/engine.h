@@ -61,6 +61,10 @@ struct Engine {
   AsyncTracker* async = nullptr;
   std::atomic<uintptr_t> tpl_provider{0};
   std::atomic<uintptr_t> runtime_provider{0};
+  // System.Runtime's counters in the same session (shim/counters_session.h), and the handles of
+  // the session's other providers once learned.
+  std::atomic<uintptr_t> counters_provider{0};
+  std::atomic<uintptr_t> other_providers[2]{};
   std::atomic<bool> detaching{false};
 };
 

@@ -3,10 +3,12 @@
 #include <vector>
 
 #include "core/event_capture.h"
+#include "core/event_counters.h"
 #include "core/platform.h"
 #include "core/wire_writer.h"
 #include "core/runtime_event_payloads.h"
 #include "shim/async_session.h"
+#include "shim/counters_session.h"
 #include "shim/engine.h"
 #include "shim/guarded.h"
 #include "shim/profiler_callback.h"
@@ -217,11 +219,19 @@ HRESULT ProfilerCallback::AppDomainShutdownFinished(AppDomainID, HRESULT status)
   });
 }
 
-HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, DWORD event_id, DWORD event_version, ULONG,
-                                                  LPCBYTE, ULONG data_size, LPCBYTE data, LPCGUID, LPCGUID, ThreadID,
-                                                  ULONG, UINT_PTR[]) {
+HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, DWORD event_id, DWORD event_version,
+                                                  ULONG metadata_size, LPCBYTE metadata, ULONG data_size, LPCBYTE data,
+                                                  LPCGUID, LPCGUID, ThreadID, ULONG, UINT_PTR[]) {
   return guarded("EventPipeEventDelivered", [&]() -> HRESULT {
     if (engine_ == nullptr) return S_OK;
+    // System.Runtime's counters, once a second on the runtime's counter thread.
+    if (is_counters_provider(engine_, provider)) {
+      EventCounterReading reading;
+      if (read_event_counter(metadata, metadata_size, data, data_size, &reading)) {
+        apply_event_counter(reading, &engine_->counters.gauges);
+      }
+      return S_OK;
+    }
     if (engine_->async != nullptr && is_tpl_provider(engine_, provider)) {
       engine_->async->on_event(event_id, data, data_size);
       return S_OK;

@@ -2,6 +2,7 @@
 // a whole 2 KiB block is fine) in, a typed snapshot out, or one IpcBlockError sentence saying what
 // is wrong. It never reads shared memory itself: the reader copies a block under the sequence
 // lock and hands the copy here.
+import { decodeExtras } from './extras.js';
 import { IpcBlockError } from './ipc-block-error.js';
 import {
   type Bitness,
@@ -399,6 +400,7 @@ export function decodeBlock(bytes: Uint8Array, bitness: Bitness): IpcBlockSnapsh
   const o = offsetsFor(bitness);
   const size = bitness === 64 ? readSize64 : readSize32;
   const p = entry.offset;
+  const extras = decodeExtras(bytes);
   return {
     bitness,
     header,
@@ -413,5 +415,6 @@ export function decodeBlock(bytes: Uint8Array, bitness: Bitness): IpcBlockSnapsh
     locksAndThreads: locksAndThreadsOf(v, p, o.locksAndThreads),
     jit: jitOf(v, p, o.jit),
     security: securityOf(v, p, o.security),
+    ...(extras === undefined ? {} : { extras }),
   };
 }

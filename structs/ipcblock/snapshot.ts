@@ -3,6 +3,7 @@
 // the two LONGLONG time fields, which are bigints. size_t fields of a 64-bit block are checked to
 // be below 2^53 while decoding (no process reaches that many bytes or objects), so they stay
 // numbers without losing precision.
+import type { ExtrasCounters } from './extras.js';
 import type { Bitness } from './layout.js';
 
 export interface IpcEntryInfo {
@@ -157,4 +158,6 @@ export interface IpcBlockSnapshot {
   readonly locksAndThreads: LocksAndThreadsCounters;
   readonly jit: JitCounters;
   readonly security: SecurityCounters;
+  /** clrscope's own section (extras.ts), when the block has one. */
+  readonly extras?: ExtrasCounters;
 }

@@ -36,7 +36,8 @@ describe('clrscope counters -- COMMAND', () => {
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
     assert.ok(lines.length >= 3, `${lines.length} lines`);
     for (const line of lines) {
-      assert.deepEqual(Object.keys(line), ['timestamp', 'pid', ...SECTIONS]);
+      // clrscope's own section (structs/ipcblock/extras.ts) follows the Framework layout's.
+      assert.deepEqual(Object.keys(line), ['timestamp', 'pid', ...SECTIONS, 'extras']);
       assert.equal(line.pid, result.pid);
       assert.ok(!Number.isNaN(Date.parse(line.timestamp)));
     }
@@ -113,7 +114,7 @@ async function startWithoutBlock(dll: string, args: string[], dir: string): Prom
 
 /** The block fields System.Runtime's EventCounters fill (event-counters-values.ts); every other field stays absent. */
 const FROM_EVENT_COUNTERS: Record<string, string[]> = {
-  gc: ['genCollections0', 'genCollections1', 'genCollections2', 'genHeapSize0', 'genHeapSize1', 'genHeapSize2', 'lrgObjSize', 'alloc', 'timeInGC', 'timeInGCBase'],
+  gc: ['genCollections0', 'genCollections1', 'genCollections2', 'genHeapSize0', 'genHeapSize1', 'genHeapSize2', 'lrgObjSize', 'alloc', 'totalCommittedBytes', 'timeInGC', 'timeInGCBase'],
   contexts: [],
   interop: [],
   loading: ['assembliesCurrent'],
@@ -140,7 +141,7 @@ describe('clrscope counters --pid on a process whose runtime refuses clrscope\'s
       // The counting runs from the fallback until GcLoad's 8 s are up: many refreshes of 250 ms.
       assert.ok(lines.length >= 4, `${lines.length} lines`);
       for (const line of lines) {
-        assert.deepEqual(Object.keys(line), ['timestamp', 'pid', ...SECTIONS, 'systemRuntime']);
+        assert.deepEqual(Object.keys(line), ['timestamp', 'pid', ...SECTIONS, 'extras', 'systemRuntime']);
         assert.equal(line.pid, target.pid);
         for (const [section, fields] of Object.entries(FROM_EVENT_COUNTERS)) {
           const extra = Object.keys(line[section]).filter((f) => !fields.includes(f));

@@ -43,6 +43,25 @@ test('rates are summed from the first interval, levels are the latest mean, both
   assert.equal(sections.systemRuntime.threadpoolThreadCount, 3);
   assert.equal(Object.keys(sections.systemRuntime).length, 13);
   assert.equal(sections.contexts, undefined);
+  // The figures the profiler's block carries as extras, from the same counters.
+  assert.deepEqual(sections.extras, { cpuPercent: 41.5, threadPoolThreads: 3 });
+});
+
+test('the extras: rates per second of their interval, totals from the first interval, MB as bytes', () => {
+  const values = new EventCountersValues();
+  values.add(value('alloc-rate', 'sum', 2_000_000, 'System.Runtime', 2));
+  values.add(value('alloc-rate', 'sum', 1_500_000));
+  values.add(value('threadpool-completed-items-count', 'sum', 300));
+  values.add(value('threadpool-queue-length', 'mean', 7));
+  values.add(value('gc-committed', 'mean', 12.345678));
+  values.add(value('working-set', 'mean', 50.5));
+  const s = values.sections();
+  assert.deepEqual(s.extras, {
+    allocBytesPerSec: 1_500_000, allocatedBytes: 3_500_000, gcCommittedBytes: 12.345678e6, workingSetBytes: 50.5e6,
+    threadPoolQueueLength: 7, threadPoolCompletedPerSec: 300, threadPoolCompleted: 300,
+  });
+  assert.equal(s.gc.totalCommittedBytes, 12345678);
+  assert.equal(s.gc.alloc, 3_500_000);
 });
 
 test('% time in GC falls back to the runtime\'s own percentage when there is no pause time', () => {
@@ -70,7 +89,7 @@ test('the printers: JSON keeps every block section (empty when nothing maps) plu
   const sections = twoIntervals().sections(12);
   const at = new Date(Date.UTC(2026, 0, 1));
   const json = countersRecordOf(sections, 42, at);
-  assert.deepEqual(Object.keys(json), ['timestamp', 'pid', 'gc', 'contexts', 'interop', 'loading', 'exceptions', 'locksAndThreads', 'jit', 'security', 'systemRuntime']);
+  assert.deepEqual(Object.keys(json), ['timestamp', 'pid', 'gc', 'contexts', 'interop', 'loading', 'exceptions', 'locksAndThreads', 'jit', 'security', 'extras', 'systemRuntime']);
   assert.deepEqual(json.contexts, {});
   const header = csvHeader().split(',');
   const row = csvRowOf(sections, 42, at).split(',');
@@ -82,6 +101,8 @@ test('the printers: JSON keeps every block section (empty when nothing maps) plu
   assert.match(table, /GC collections gen0 \/ gen1 \/ gen2\s+170 \/ 2 \/ –/);
   assert.match(table, /Induced GCs\s+–/);
   assert.match(table, /% time in GC \(last second\)\s+2\.00/);
-  assert.match(table, /ThreadPool threads \/ queue length\s+3 \/ –/);
-  assert.match(table, /CPU usage \(%\)\s+41\.5/);
+  assert.match(table, /Thread pool threads \/ queue length\s+3 \/ –/);
+  assert.match(table, /CPU usage \(% of all cores\)\s+41\.5/);
+  assert.match(table, /Allocation rate\s+–/);
+  assert.equal(row[header.indexOf('extras.threadPoolThreads')], '3');
 });

@@ -11,17 +11,20 @@
 // current one (CounterGroup.ResetCounters), so the first increment covers the first interval
 // only (seen on .NET 10: a program that had collected 800 times sent 200, its one-second rate).
 //
+// The figures the block carries in its extras (thread pool, allocation rate, committed bytes,
+// working set, CPU %) come from the very counters clrscope's profiler reads in-process
+// (native-profiler/core/event_counters.h), so they land in the same `extras` fields.
+//
 // Fields that stay empty (no System.Runtime counter says them): gc.promotedMem0/1,
-// promotedFinalizationMem, processID, totalCommittedBytes, totalReservedBytes, surviveFinalize,
-// handles, largeAlloc, inducedGCs, pinnedObj, sinkBlocks; every contexts, interop and security
+// promotedFinalizationMem, processID, totalReservedBytes, surviveFinalize, handles, largeAlloc,
+// inducedGCs, pinnedObj, sinkBlocks (and extras.gcHandles); every contexts, interop and security
 // field; loading except assembliesCurrent; exceptions.filtersExecuted, finallysExecuted,
-// throwToCatchStackDepth; locksAndThreads.queueLength*, currentThreadsLogical, recognizedThreads*
-// (threadpool-thread-count counts pool threads only, so it stays in systemRuntime);
-// jit.jitFailures. locksAndThreads.currentThreadsPhysical is the process's OS thread count,
-// passed in by the caller.
+// throwToCatchStackDepth; locksAndThreads.queueLength* (the Framework's lock queue, not the thread
+// pool's), currentThreadsLogical, recognizedThreads*; jit.jitFailures.
+// locksAndThreads.currentThreadsPhysical is the process's OS thread count, passed in by the caller.
 
 import type { EventCounterValue } from '../../../structs/formats/nettrace/index.js';
-import type { CounterSections } from './counters-format.js';
+import { EXTRAS_SECTION, type CounterSections } from './counters-format.js';
 
 /**
  * How long to wait after a counter for more of the same interval before showing the values: the
@@ -109,9 +112,34 @@ export class EventCountersValues {
       put('jit', 'timeInJitBase', jit.intervalSec * 1e6);
     }
     if (osThreads !== undefined) put('locksAndThreads', 'currentThreadsPhysical', osThreads);
+    this.putExtras(out);
     const raw: Record<string, number> = {};
     for (const [name, c] of this.latest) raw[camelCaseCounter(name)] = c.value;
     out[SYSTEM_RUNTIME_SECTION] = raw;
     return out;
+  }
+
+  /** The extras as the profiler publishes them: rates per second, totals since the session began, MB as bytes. */
+  private putExtras(out: CounterSections): void {
+    const extras: Record<string, number> = {};
+    const level = (name: string, field: string, scale = 1): void => {
+      const c = this.latest.get(name);
+      if (c !== undefined && c.kind === 'mean') extras[field] = c.value * scale;
+    };
+    const rate = (name: string, perSecond: string, total: string): void => {
+      const c = this.latest.get(name);
+      if (c === undefined || c.kind !== 'sum') return;
+      extras[perSecond] = c.intervalSec > 0 ? c.value / c.intervalSec : c.value;
+      extras[total] = Math.round(this.totals.get(name) ?? 0);
+    };
+    rate('alloc-rate', 'allocBytesPerSec', 'allocatedBytes');
+    level('gc-committed', 'gcCommittedBytes', 1e6);
+    level('working-set', 'workingSetBytes', 1e6);
+    level('cpu-usage', 'cpuPercent');
+    level('threadpool-thread-count', 'threadPoolThreads');
+    level('threadpool-queue-length', 'threadPoolQueueLength');
+    rate('threadpool-completed-items-count', 'threadPoolCompletedPerSec', 'threadPoolCompleted');
+    if (extras.gcCommittedBytes !== undefined) (out.gc ??= {}).totalCommittedBytes = Math.round(extras.gcCommittedBytes);
+    out[EXTRAS_SECTION] = extras;
   }
 }

@@ -3,7 +3,7 @@
 
 import type { CountersPoint } from '../../../structs/api/contract.js';
 
-export type CounterUnit = 'count' | 'bytes' | 'percent' | 'per-second';
+export type CounterUnit = 'count' | 'bytes' | 'bytes-per-second' | 'percent' | 'per-second';
 
 export interface SeriesSpec {
   /** Stable id, used in data-testid attributes. */
@@ -79,6 +79,21 @@ export const COUNTER_CHARTS: readonly ChartSpec[] = [
   {
     id: 'threads', title: 'Threads', unit: 'count',
     series: [plain('threads-logical', 'logical', 'locksAndThreads', 'currentThreadsLogical'), plain('threads-physical', 'physical', 'locksAndThreads', 'currentThreadsPhysical')],
+  },
+  // clrscope's extras (structs/ipcblock/extras.ts): System.Runtime's figures as dotnet-counters shows them.
+  { id: 'alloc', title: 'Allocation rate', unit: 'bytes-per-second', series: [plain('alloc-rate', 'allocated', 'extras', 'allocBytesPerSec')] },
+  {
+    id: 'memory', title: 'Memory', unit: 'bytes',
+    series: [plain('working-set', 'working set', 'extras', 'workingSetBytes'), plain('gc-committed', 'GC committed', 'extras', 'gcCommittedBytes')],
+  },
+  { id: 'cpu', title: 'CPU usage (% of all cores)', unit: 'percent', series: [plain('cpu-percent', 'process', 'extras', 'cpuPercent')] },
+  {
+    id: 'thread-pool', title: 'Thread pool', unit: 'count',
+    series: [plain('pool-threads', 'threads', 'extras', 'threadPoolThreads'), plain('pool-queue', 'queue length', 'extras', 'threadPoolQueueLength')],
+  },
+  {
+    id: 'pool-completed', title: 'Thread pool work items completed', unit: 'per-second',
+    series: [plain('pool-completed-rate', 'per second', 'extras', 'threadPoolCompletedPerSec')],
   },
   {
     id: 'contention', title: 'Lock contention', unit: 'count',

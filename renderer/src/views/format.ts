@@ -41,6 +41,7 @@ export function formatCounter(value: number | null, unit: CounterUnit): string {
   if (value === null) return '–';
   switch (unit) {
     case 'bytes': return formatBytes(value);
+    case 'bytes-per-second': return `${formatBytes(value)}/s`;
     case 'percent': return `${value.toFixed(1)}%`;
     case 'per-second': return `${formatCount(value)}/s`;
     case 'count': return formatCount(value);

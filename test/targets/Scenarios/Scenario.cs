@@ -64,6 +64,7 @@ internal abstract class Scenario(Options options)
         "lock-churn" => new LockChurnScenario(o),
         "live-heap" => new LiveHeapScenario(o),
         "hardware-faults" => new HardwareFaultsScenario(o),
+        "pool-load" => new PoolLoadScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 

@@ -1,0 +1,44 @@
+#include "shim/counters_session.h"
+
+#include "core/event_counters.h"
+#include "shim/engine.h"
+
+namespace clrscope {
+
+using namespace clr;
+
+COR_PRF_EVENTPIPE_PROVIDER_CONFIG counters_provider_config() {
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG c{};
+  c.providerName = reinterpret_cast<const WCHAR*>(event_counters::kProvider);
+  c.keywords = event_counters::kKeywords;
+  c.loggingLevel = event_counters::kInformational;
+  c.filterData = reinterpret_cast<const WCHAR*>(event_counters::kFilter);
+  return c;
+}
+
+bool is_counters_provider(Engine* e, EVENTPIPE_PROVIDER provider) {
+  if (provider == 0) return false;
+  if (provider == e->counters_provider.load(std::memory_order_relaxed)) return true;
+  for (const auto& other : e->other_providers) {
+    if (provider == other.load(std::memory_order_relaxed)) return false;
+  }
+  WCHAR name[64] = {};
+  ULONG length = 0;
+  if (FAILED(e->info->EventPipeGetProviderInfo(provider, 64, &length, name))) return false;
+  constexpr size_t kLength = sizeof event_counters::kProvider / sizeof event_counters::kProvider[0];  // with its NUL
+  bool same = length == kLength || length == kLength - 1;
+  for (size_t i = 0; same && i + 1 < kLength; ++i) same = static_cast<char16_t>(name[i]) == event_counters::kProvider[i];
+  if (same) {
+    e->counters_provider.store(provider, std::memory_order_relaxed);
+    return true;
+  }
+  // The session has at most two other providers (the runtime's, TplEventSource); a third would
+  // only cost a name lookup per event.
+  uintptr_t empty = 0;
+  if (!e->other_providers[0].compare_exchange_strong(empty, provider, std::memory_order_relaxed)) {
+    e->other_providers[1].store(provider, std::memory_order_relaxed);
+  }
+  return false;
+}
+
+}  // namespace clrscope
