@@ -126,7 +126,8 @@ the process as it was. Either way the last line printed holds the final values
 profiler (another profiler is already loaded), clrscope says so and reads
 System.Runtime's EventCounters through an EventPipe session instead, once per
 whole second: they fill the GC counts, heap sizes, % time in GC, exceptions,
-lock contentions, methods and IL bytes jitted, assemblies and OS threads;
+lock contentions, methods and IL bytes jitted, assemblies and OS threads, and
+the extras but the handle count;
 the other fields stay empty (no value in JSON, empty CSV cells, '–' in the
 table), and JSON adds a systemRuntime object with every counter as sent.
 Counts start at the session, as after an attach, and those of the last
@@ -138,7 +139,10 @@ Options:
   --format FORMAT        table (default), json (one object per line per
                          refresh: timestamp, pid, then gc, contexts, interop,
                          loading, exceptions, locksAndThreads, jit, security
-                         with camelCase fields) or csv (a header, then a row
+                         with camelCase fields, and extras: allocation rate,
+                         committed bytes, working set, CPU %, the thread
+                         pool's threads, queue and completed items, the GC
+                         handle count) or csv (a header, then a row
                          per refresh)
   --no-fallback          with --pid: fail when the runtime refuses the
                          profiler, instead of reading EventCounters

@@ -238,6 +238,14 @@ describe('the workstation in browser mode, driven in Chromium against real .NET 
     const first = await until('a first GC count', value, (v) => v > 0, 30000);
     const later = await until('the GC count to rise', value, (v) => v >= first + 20, 10000);
     assert.ok(later > first);
+    // System.Runtime's figures (the block's extras) chart beside them: GcLoad allocates all along.
+    const extra = async (id: string): Promise<number> => {
+      const el = page.getByTestId(`counter-${id}`);
+      return (await el.count()) === 0 ? 0 : Number(await el.getAttribute('data-value'));
+    };
+    await until('an allocation rate', () => extra('alloc-rate'), (v) => v > 0, 10000);
+    await until('a working set', () => extra('working-set'), (v) => v > 1e6, 10000);
+    await until('GC committed bytes', () => extra('gc-committed'), (v) => v > 0, 10000);
     await checkedScreenshot(page, '4-counters');
   });
 
