@@ -53,10 +53,12 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, boo
   ULONG count = 1;
   if (async) configs[count++] = tpl_provider_config();
   // System.Runtime's counters (core/event_counters.h); a runtime that refuses them still gets
-  // the rest of the session.
-  configs[count] = counters_provider_config();
-  HRESULT hr = info->EventPipeStartSession(count + 1, configs, 0, &session);
-  if (FAILED(hr)) {
+  // the rest of the session. CLRSCOPE_RUNTIME_COUNTERS=0 leaves them out (and the runtime's
+  // counter thread, ".NET Counter Poller", unstarted).
+  const bool counters = platform::env("CLRSCOPE_RUNTIME_COUNTERS") != "0";
+  if (counters) configs[count] = counters_provider_config();
+  HRESULT hr = info->EventPipeStartSession(counters ? count + 1 : count, configs, 0, &session);
+  if (FAILED(hr) && counters) {
     log_line("no System.Runtime counters in the runtime event session (0x%08x)", static_cast<unsigned>(hr));
     hr = info->EventPipeStartSession(count, configs, 0, &session);
   }
