@@ -11,6 +11,7 @@ import {
   REPORT_VERSION, reportDiffFunctions, reportDiffTree, reportFunctions, reportGc, reportSource, reportTree, type Report, type ReportWindow,
 } from '../../structs/analysis/report-model.js';
 import { sampleTypesOf } from '../../structs/analysis/stack-weights.js';
+import { cpuIsEstimated } from '../services/workstation/imported-cpu.js';
 import { functionLines } from '../../structs/analysis/function-lines.js';
 import type { DiffNormalize } from '../../structs/analysis/diff.js';
 import { LineSource } from '../../structs/analysis/line-source.js';
@@ -193,6 +194,7 @@ export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Pr
     totalValue: table.totalValue,
     sampleCount: table.sampleCount,
   };
+  if (metric === 'cpu' && cpuIsEstimated(opened.format, opened.recording)) report.cpuEstimated = true;
   const gc = reportGc(table);
   if (gc !== undefined) report.gc = gc;
   const other = plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null;

@@ -41,6 +41,11 @@ function metricName(r: Report): string {
   return r.sampleType === 'samples' ? 'samples' : `${r.sampleType} time`;
 }
 
+/** The headline's metric, with the warning an estimated CPU time needs once. */
+function headlineMetric(r: Report): string {
+  return r.cpuEstimated === true ? `${metricName(r)} (estimated: counted from sampled threads, not measured)` : metricName(r);
+}
+
 function functionLines(r: Report, rows: ReportFunction[], width: number): string[] {
   const head = `${'self'.padStart(15)}  ${'total'.padStart(16)}  ${'samples'.padStart(8)}  function`;
   const lines = [head];
@@ -123,7 +128,7 @@ const NOTES_SHOWN = 3;
 export function reportText(r: Report, columns: number): string[] {
   const width = Math.max(MIN_WIDTH, columns);
   const out = [
-    `${r.file} (${r.format}): ${metricName(r)} ${formatValue(r.totalValue, r.unit)} in ${count(r.sampleCount)} samples; ${describeWindow(r.window)}; folding: ${describeFold(r.fold)}`,
+    `${r.file} (${r.format}): ${headlineMetric(r)} ${formatValue(r.totalValue, r.unit)} in ${count(r.sampleCount)} samples; ${describeWindow(r.window)}; folding: ${describeFold(r.fold)}`,
   ];
   if (r.gc !== undefined) {
     out.push(`Garbage collection ([GC] frames): ${pct(r.gc.total, r.totalValue)} of ${metricName(r)}, ${formatValue(r.gc.total, r.unit)} in ${count(r.gc.totalSamples)} samples`);

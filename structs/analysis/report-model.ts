@@ -133,6 +133,12 @@ export interface Report {
   lineNotes?: string[];
   /** What garbage collection cost: the samples under a `[GC]` frame; absent when there are none. */
   gc?: ReportGc;
+  /**
+   * true when the values are CPU time the recording could only estimate (a .nettrace, an
+   * EventPipe session, another tool's profile): counted from where samples found threads, not
+   * measured by a CPU clock. Absent when the values are measured or are not CPU time.
+   */
+  cpuEstimated?: true;
 }
 
 /** The `[GC]` frame's total (collector threads, and threads while they performed a collection). */

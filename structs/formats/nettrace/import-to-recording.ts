@@ -2,10 +2,13 @@
 // decoding that into a Recording, so an imported trace is held and viewed exactly like a live
 // recording. The stream is fed to the decoder in ~1 MiB batches, never built whole.
 //
-// Sample values (README.md): the sample profiler takes one sample per thread per interval, so
-// every ThreadSample is a wall sample worth one interval; a type 2 (managed) sample, a thread
-// running managed code, also counts one interval of CPU. Type 1 (external) threads were in
-// native code or blocked, which the file cannot tell apart, so they count no CPU.
+// Sample values (README.md): a type 2 (managed) sample, a thread that was in managed code when
+// the sampler suspended the runtime, counts as CPU; type 1 (external) threads were in native
+// code or blocked, which the file cannot tell apart, so they count none. In a file another tool
+// wrote each sample is worth the time since its thread's previous sample, as PerfView's thread
+// time counts it (the sampler's ticks come every few milliseconds on a busy machine, not every
+// one); clrscope's own files keep one interval per sample. Either way the CPU is an estimate,
+// and the recording says so (HelloFlags.ApproximateCpu).
 
 import type { RecordingLimits } from '../../profile/read-budget.js';
 import { Recording } from '../../profile/recording.js';
@@ -16,7 +19,7 @@ import { ThreadSampleType } from './constants.js';
 import { ImportEventSamples, NO_STACK } from './import-event-samples.js';
 import { ELIDED_FRAMES_NAME } from './method-layout.js';
 import type { NettraceImport } from './nettrace-import.js';
-import { sampleGaps, type SampleGaps } from './sample-gaps.js';
+import { forwardGaps, sampleGaps, type SampleGaps } from './sample-gaps.js';
 import { StackInterner } from './stack-interner.js';
 import { UNKNOWN_FRAME_NAME, type FunctionShape } from './symbolizer.js';
 
@@ -31,11 +34,13 @@ const SUSPEND_REASON_OTHER = 0;
 /** How a trace becomes a recording when it is not simply a file being opened. */
 export interface ImportOptions {
   /**
-   * 'interval' (files): every sample is worth the header's sampling interval. 'gaps' (a live
-   * session): worth the time since the thread's previous sample (sample-gaps.ts), and HELLO's
-   * interval is the median of those gaps.
+   * 'interval': every sample is worth the header's sampling interval. 'gaps': worth the time
+   * since the thread's previous sample (sample-gaps.ts), and HELLO's interval is the median of
+   * those gaps. 'thread-time': worth the time until the thread's next sample, as PerfView's
+   * thread time counts it. Default: 'interval' for clrscope's own files, 'thread-time' for
+   * another tool's.
    */
-  sampleValues?: 'interval' | 'gaps';
+  sampleValues?: 'interval' | 'gaps' | 'thread-time';
   /** HELLO's profiler version instead of IMPORTED_PROFILER_VERSION. */
   profilerVersion?: string;
   /** HelloFlags bits added to HELLO's flags. */
@@ -43,6 +48,8 @@ export interface ImportOptions {
   /**
    * Drop suspensions with reason "other" in which no GC ran: in a session with the sample
    * profiler these are its own ticks (it suspends the runtime for each), not the program's pauses.
+   * Default: true for another tool's file with sample profiler samples in it (TraceEvent's GC
+   * statistics follow only suspensions for a GC or a GC's preparation), false otherwise.
    */
   dropSamplerSuspensions?: boolean;
   /** The stream stopped before its end tag: the recording ends without END, so it reads as cut. */
@@ -97,6 +104,11 @@ function resolveStacks(imp: NettraceImport, used: Uint8Array, functions: Functio
       }
       ids.push(id);
     }
+    // A thread the sampler's suspension stopped at a GC poll shows the poll as its leaf; it was
+    // running the poll's caller, which gets the sample.
+    let leaf = 0;
+    while (leaf < ids.length - 1 && isGcPoll(functions.list[ids[leaf] - 1])) leaf++;
+    if (leaf > 0) ids.splice(0, leaf);
     // clrscope's own markers come back as flags: the Recording re-adds the incomplete root.
     const root = ids.length > 0 ? functions.list[ids[ids.length - 1] - 1] : undefined;
     if (root !== undefined && root.kind === FunctionKind.Synthetic && root.name === INCOMPLETE_NAME) {
@@ -110,6 +122,13 @@ function resolveStacks(imp: NettraceImport, used: Uint8Array, functions: Functio
   return resolved;
 }
 
+/** Thread.PollGC and the worker it calls (`<PollGC>g__PollGCWorker|67_0`): where a thread waits for a suspension to end. */
+const GC_POLL_NAMES = /^System\.Threading\.Thread\.(PollGC$|<PollGC>g__PollGCWorker)/;
+
+function isGcPoll(f: FunctionShape): boolean {
+  return f.kind === FunctionKind.Managed && GC_POLL_NAMES.test(f.name);
+}
+
 export function importToRecording(imp: NettraceImport, options: ImportOptions = {}): Recording {
   const header = imp.header;
   if (header === undefined) throw new Error('importToRecording needs the Trace object first.');
@@ -119,14 +138,20 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
   const info = imp.recordingInfo;
 
   const samples = imp.samples;
+  // clrscope's own files carry a RecordingInfo event; anything else another tool wrote.
+  const foreign = info === undefined;
+  const sampleValues = options.sampleValues ?? (foreign ? 'thread-time' : 'interval');
+  const dropSamplerSuspensions = options.dropSamplerSuspensions ?? (foreign && samples.count > 0);
   const order = samples.timeOrder();
   let monoNs: Float64Array | undefined;
   let gaps: SampleGaps | undefined;
-  if (options.sampleValues === 'gaps') {
+  if (sampleValues !== 'interval') {
     // Converted once, for the gaps and for the samples' times below.
     monoNs = new Float64Array(samples.count);
     for (let i = 0; i < samples.count; i++) monoNs[i] = toNs(samples.timestamp[i]);
-    gaps = sampleGaps(monoNs, samples.thread, samples.count, order, nominalNs);
+    gaps = sampleValues === 'gaps'
+      ? sampleGaps(monoNs, samples.thread, samples.count, order, nominalNs)
+      : forwardGaps(monoNs, samples.thread, samples.count, order, nominalNs, Number.isFinite(imp.lastTimestamp) ? toNs(imp.lastTimestamp) : Number.POSITIVE_INFINITY);
   }
   const intervalNs = gaps?.typicalNs ?? nominalNs;
   const used = new Uint8Array(imp.stacks.count);
@@ -153,7 +178,7 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
   const unixNs = BigInt(header.syncTimeUnixMs) * 1_000_000n + BigInt(startMono - syncNs);
   enc.preamble().hello({
     pid: header.processId >>> 0,
-    flags: (info?.flags ?? (HelloFlags.Cpu | HelloFlags.Wall)) | (options.addFlags ?? 0),
+    flags: (info?.flags ?? (HelloFlags.Cpu | HelloFlags.Wall)) | HelloFlags.ApproximateCpu | (options.addFlags ?? 0),
     mono: startMono,
     unixNs: unixNs < 0n ? 0n : unixNs,
     intervalNs,
@@ -206,7 +231,7 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
     flush(false);
   }
   for (const s of imp.suspensions.build()) {
-    if (options.dropSamplerSuspensions === true && s.generation < 0 && s.reason === SUSPEND_REASON_OTHER) continue;
+    if (dropSamplerSuspensions && s.generation < 0 && s.reason === SUSPEND_REASON_OTHER) continue;
     enc.suspension(scaleSuspension(s, toNs, scale));
   }
   if (options.cut !== true) enc.end({ mono: Number.isFinite(imp.lastTimestamp) ? toNs(imp.lastTimestamp) : startMono, reason: EndReason.Detached });

@@ -128,14 +128,17 @@ test('a live session: samples worth the time since their thread\'s previous one,
   assert.equal(rec.cut, false);
 });
 
-test('without the options the same stream reads as a file: one nominal interval a sample, every suspension kept', () => {
+test('without the options the same stream reads as another tool\'s file: PerfView\'s thread time, the sampler\'s suspensions dropped', () => {
   const reader = new NettraceReader();
   for (const c of sessionStream()) reader.push(c);
   const rec = reader.finish();
-  assert.equal(rec.meta?.intervalNs, MS);
-  assert.equal(rec.meta?.approximateCpu, false);
-  assert.deepEqual(Array.from(rec.sampleColumns().wallNs), new Array<number>(6).fill(MS));
-  assert.equal(rec.suspensions().length, 2);
+  // Each sample is worth the time to its thread's next one; a thread's last sample one typical
+  // gap (4 ms), cut at the stream's last event (1051 ms): thread 7's at 50 ms is worth 1 ms.
+  assert.equal(rec.meta?.intervalNs, 4 * MS);
+  assert.equal(rec.meta?.approximateCpu, true);
+  const byMono = Array.from({ length: rec.sampleCount }, (_, i) => [rec.sampleMono(i) / MS - 1000, rec.thread(rec.sampleThreadId(i))?.osTid, rec.sampleWallNs(i) / MS, rec.sampleCpuNs(i) / MS]);
+  assert.deepEqual(byMono, [[1, 7, 4, 4], [1, 8, 4, 0], [5, 7, 4, 4], [5, 8, 4, 0], [9, 7, 41, 41], [50, 7, 1, 1]]);
+  assert.deepEqual(rec.suspensions().map((s) => [s.reason, s.generation]), [[1, 1]]);
 });
 
 test('a stream that breaks off is kept as a cut recording with partial; refused without', () => {

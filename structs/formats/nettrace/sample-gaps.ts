@@ -49,6 +49,36 @@ export function sampleGaps(timeNs: Float64Array, thread: Uint32Array, count: num
 }
 
 /**
+ * PerfView's thread time (TraceEvent's SampleProfilerThreadTimeComputer): each sample is worth
+ * the time until its thread's next sample, so a thread's time between two samples goes to what
+ * the first one saw. A thread's last sample has no next one: it is worth the typical gap, or the
+ * time left to `endNs` if that is shorter. Same arguments as sampleGaps.
+ */
+export function forwardGaps(timeNs: Float64Array, thread: Uint32Array, count: number, order: Uint32Array | undefined, fallbackNs: number, endNs: number): SampleGaps {
+  let threads = 0;
+  for (let i = 0; i < count; i++) if (thread[i] >= threads) threads = thread[i] + 1;
+  // Per thread, the index of its latest sample so far (-1: none yet).
+  const previous = new Int32Array(threads).fill(-1);
+  const wallNs = new Float64Array(count).fill(-1);
+  const measured = new Float64Array(count);
+  let measuredCount = 0;
+  for (let k = 0; k < count; k++) {
+    const i = order === undefined ? k : order[k];
+    const p = previous[thread[i]];
+    if (p >= 0) {
+      const gap = Math.max(0, timeNs[i] - timeNs[p]);
+      wallNs[p] = Math.round(gap);
+      if (gap > 0) measured[measuredCount++] = gap;
+    }
+    previous[thread[i]] = i;
+  }
+  let typicalNs = fallbackNs;
+  if (measuredCount > 0) typicalNs = Math.max(1, Math.round(kthSmallest(measured.subarray(0, measuredCount), measuredCount >> 1)));
+  for (let i = 0; i < count; i++) if (wallNs[i] < 0) wallNs[i] = Math.max(0, Math.min(typicalNs, Math.round(endNs - timeNs[i])));
+  return { wallNs, typicalNs };
+}
+
+/**
  * The value that would sit at index `k` of `values` sorted ascending (reorders `values`).
  * Hoare's selection: about 6 times faster than sorting a few million gaps, for the same value.
  * A partition that keeps going badly (the middle pivot can be the worst on crafted input) hands

@@ -46,6 +46,8 @@ export interface TraceCheck {
     /** Exception type → ExceptionMessage ("" for none) → events. */
     exceptionMessages: Record<string, Record<string, number>>;
   };
+  /** PerfView's thread time (SampleProfilerThreadTimeComputer): CPU_TIME and UNMANAGED_CODE_TIME totals. */
+  threadTime: { cpuMs: number; cpuSamples: number; unmanagedMs: number };
   gc: { suspendEEStart?: number; suspendEEStop?: number; gcStart?: number; gcEnd?: number; restartEEStart?: number; restartEEStop?: number; generations: number[]; pausesWithoutGc: number; pauses: TraceCheckPause[] };
 }
 

@@ -39,6 +39,7 @@ public static class Program
             var samples = SampleTally.Collect(log);
             var gc = GcTally.Collect(log);
             var runtimeEvents = EventTally.Collect(log);
+            var threadTime = ThreadTimeTally.Collect(log);
             using var stdout = Console.OpenStandardOutput();
             using var json = new Utf8JsonWriter(stdout, new JsonWriterOptions { Indented = false });
             json.WriteStartObject();
@@ -56,6 +57,7 @@ public static class Program
             samples.Write(json, top);
             gc.Write(json);
             runtimeEvents.Write(json);
+            threadTime.Write(json);
             json.WriteEndObject();
             json.Flush();
             stdout.WriteByte((byte)'\n');
