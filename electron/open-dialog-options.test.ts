@@ -5,7 +5,7 @@ import { chosenPath, openRecordingDialogOptions } from './open-dialog-options.js
 test('the open dialog offers every openable recording by its last extension, one file at a time', () => {
   const options = openRecordingDialogOptions();
   assert.deepEqual(options.properties, ['openFile']);
-  assert.deepEqual(options.filters[0], { name: 'Recordings', extensions: ['clrscope', 'nettrace', 'gz', 'pb', 'pprof', 'json'] });
+  assert.deepEqual(options.filters[0], { name: 'Recordings', extensions: ['clrscope', 'nettrace', 'json', 'gz', 'pb', 'pprof'] });
   assert.deepEqual(options.filters[1], { name: 'All files', extensions: ['*'] });
 });
 

@@ -12,10 +12,10 @@ import { CountersSource } from '../services/counters/counters-source.js';
 import { COUNTERS_SETTLE_MS, EventCountersValues } from '../services/counters/event-counters-values.js';
 import { readThreadCount } from '../services/diagnostics/proc.js';
 import { EventPipeSession } from '../services/recording/eventpipe-session.js';
-import { attachProfiled, processAlive, type ProfiledAttach } from '../services/recording/profiled-attach.js';
-import { connectTimeoutMs, delay, launchProfiled, type ProfiledLaunch } from '../services/recording/profiled-launch.js';
+import { processAlive, type ProfiledAttach } from '../services/recording/profiled-attach.js';
+import { connectTimeoutMs, delay, type ProfiledLaunch } from '../services/recording/profiled-launch.js';
 import { profilerLibraryPath } from '../services/profiler/profiler-env.js';
-import { attachOrFallback } from '../services/recording/profiler-refusal.js';
+import { attachInstrumented, launchInstrumented } from '../services/recording/start-session.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import type { RecordIo } from './record-command.js';
@@ -189,8 +189,7 @@ async function watchPid(plan: CountersPlan, pid: number, io: RecordIo): Promise<
     if (!existsSync(libraryPath)) {
       throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
     }
-    const decision = await attachOrFallback(pid, 'counters',
-      () => attachProfiled({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath }), { fallback: plan.fallback });
+    const decision = await attachInstrumented({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath }, 'counters', plan.fallback);
     if (decision.kind === 'eventpipe') {
       io.err(`clrscope: ${decision.notice}`);
       return watchEventCounters(plan, pid, io);
@@ -257,7 +256,7 @@ export async function runCounters(argv: readonly string[], io: RecordIo): Promis
   }
   // Counters only: no stack sampling; the sampler still ticks to publish the block. The
   // program's own output goes to stderr so stdout carries nothing but counters.
-  const launch = await launchProfiled({
+  const launch = await launchInstrumented({
     command: command[0],
     args: command.slice(1),
     intervalMs: Math.min(plan.refreshMs, 10),

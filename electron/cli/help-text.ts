@@ -41,12 +41,9 @@ approximate: a sample counts as CPU when its thread was in managed code.
 
 Options:
   -p, --pid PID         attach to this running process instead of launching
-  -o, --output FILE     where to write the recording (default: clrscope.pb.gz).
-                        The format follows the extension: .pb.gz, .pb or .pprof
-                        write gzipped pprof (go tool pprof -sample_index=cpu|wall);
-                        .clrscope keeps everything (reopen or convert it later);
-                        .speedscope.json, .nettrace and .etlx as in clrscope
-                        convert --help.
+  -o, --output FILE     where to write the recording (default: clrscope.pb.gz);
+                        the format follows the extension:
+${formatHelpTable('write', 24)}
   --duration SECONDS    stop after this long; the program is then asked to exit
                         as Ctrl-C would ask it (SIGINT, then SIGTERM, SIGKILL)
   --interval MS         sampling period in milliseconds, 1 to 1000 (default 10):
@@ -77,7 +74,11 @@ Options:
                         "process id" and "process name". Without it only the
                         launched process is recorded, and record says which
                         other .NET processes are still running with the
-                        profiler loaded (e.g. MSBuild nodes after a build)
+                        profiler loaded (e.g. MSBuild nodes after a build).
+                        A .NET tool's launcher (a command installed by dotnet
+                        tool install, such as pwsh) is recorded as with
+                        --children, since it may only start the real program
+                        as a process of its own and wait for it
   --pauses FILE.json    also write every runtime suspension (GC pauses and
                         others) as a JSON array of {startNs, durationNs,
                         suspendNs, reason, generation, induced, aborted};

@@ -4,10 +4,9 @@
 import { existsSync } from 'node:fs';
 import type { CollectedStream } from '../services/collector/collector.js';
 import { MeasureChannels, type MeasureChannel } from '../services/measure/measure-channel.js';
-import { attachProfiled } from '../services/recording/profiled-attach.js';
-import { connectTimeoutMs, delay, launchProfiled } from '../services/recording/profiled-launch.js';
+import { connectTimeoutMs, delay } from '../services/recording/profiled-launch.js';
 import { profilerLibraryPath } from '../services/profiler/profiler-env.js';
-import { attachOrFallback } from '../services/recording/profiler-refusal.js';
+import { attachInstrumented, launchInstrumented } from '../services/recording/start-session.js';
 import { followUntil } from '../services/recording/follow-until.js';
 import { UserError } from '../services/errors/user-error.js';
 import { parseMethodPattern, patternNames, type MethodPattern } from '../../structs/measure/method-pattern.js';
@@ -122,7 +121,7 @@ function report(plan: MeasurePlan, channel: MeasureChannel, io: MeasureIo): void
 
 async function measureLaunched(plan: MeasurePlan, libraryPath: string, io: MeasureIo): Promise<number> {
   const channels = new MeasureChannels();
-  const launch = await launchProfiled({
+  const launch = await launchInstrumented({
     command: plan.command,
     args: plan.args,
     intervalMs: 10,
@@ -163,7 +162,7 @@ async function measureAttached(plan: MeasurePlan, pid: number, libraryPath: stri
   io.err(`clrscope: attaching to pid ${pid}...`);
   const channels = new MeasureChannels();
   // Measuring has no EventPipe road: a refusal is one sentence saying why nothing was measured.
-  const { attached: attach } = await attachOrFallback(pid, 'measuring', () => attachProfiled({ pid, intervalMs: 10, cpu: false, wall: false, libraryPath, onChunk: channels.onChunk }));
+  const { attached: attach } = await attachInstrumented({ pid, intervalMs: 10, cpu: false, wall: false, libraryPath, onChunk: channels.onChunk }, 'measuring');
   const channel = channels.of(attach.stream);
   try {
     await channel.waitReady(READY_TIMEOUT_MS);

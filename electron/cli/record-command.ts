@@ -17,6 +17,7 @@ import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../se
 import { MAX_CHILD_STREAMS } from '../services/recording/profiled-launch.js';
 import { commandExitCode, exitText } from '../services/recording/program-exit.js';
 import { lingeringSentence, processText } from '../services/recording/process-tree.js';
+import { dotnetToolOf, toolLauncherNotice } from '../services/recording/dotnet-tool.js';
 import { mergeProcesses, type ProcessPart } from '../../structs/profile/merge-processes.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
@@ -167,7 +168,8 @@ export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number
   }
 }
 
-async function recordLaunched(plan: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool): Promise<number> {
+async function recordLaunched(given: RecordPlan, libraryPath: string, io: RecordIo, spool: RunSpool): Promise<number> {
+  const plan = followToolLauncher(given, io);
   // With --children each child's stream is spooled to a file of its own; the run's spool keeps the launched one's.
   const children = plan.children === true ? new ChildSpools(spool.dir, (m) => io.err(`clrscope: ${m}`)) : undefined;
   try {
@@ -230,6 +232,18 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
   await reportLingering(result, libraryPath, io, false);
   await writeOutputs(plan, { recording: rec, state: stream.state }, spool, io, { code, how }, false, summed);
   return code;
+}
+
+/**
+ * A .NET tool's launcher may only start the real program and wait for it (PowerShell's does):
+ * its processes are followed as --children does, said before it starts.
+ */
+function followToolLauncher(plan: RecordPlan, io: RecordIo): RecordPlan {
+  if (plan.children === true) return plan;
+  const tool = dotnetToolOf(plan.command);
+  if (tool === undefined) return plan;
+  io.err(`clrscope: ${toolLauncherNotice(tool)}`);
+  return { ...plan, children: true };
 }
 
 /**

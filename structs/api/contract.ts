@@ -11,7 +11,7 @@
 // before a page looked through outputHistory.
 
 import type { FoldOptions } from '../analysis/fold-options.js';
-import { EXPORT_FORMATS, formatAbout, type ExportFormat } from '../formats/catalog.js';
+import { EXPORT_FORMATS, FORMAT_CATALOG, formatAbout, type ExportFormat } from '../formats/catalog.js';
 
 /** A local .NET process, as `clrscope ps` lists it. */
 export interface ProcessInfo {
@@ -138,11 +138,15 @@ export interface ExportResult {
   bytes: number;
 }
 
-/** The recording files openRecording takes, by the end of their names (lower case). */
-export const OPENABLE_EXTENSIONS: readonly string[] = ['.clrscope', '.nettrace', '.pb.gz', '.pb', '.pprof', '.speedscope.json'];
+/**
+ * The names of the recording files openRecording takes (lower case), from the format catalog:
+ * every extension a reader claims, bar a bare .json, which names too much besides speedscope. A
+ * file named otherwise is taken when its content is one of them (the reader is picked by content).
+ */
+export const OPENABLE_EXTENSIONS: readonly string[] = FORMAT_CATALOG.flatMap((f) => f.read.filter((ext) => ext !== '.json'));
 
 export interface OpenRecordingRequest {
-  /** Absolute path of a recording file with one of OPENABLE_EXTENSIONS. */
+  /** Absolute path of a recording file: one of OPENABLE_EXTENSIONS, or content a reader knows. */
   path: string;
 }
 

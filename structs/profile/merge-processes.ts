@@ -3,41 +3,22 @@
 // both processes ran, same module and token, is one function there), its thread names
 // gain a "[pid name] " prefix, and the recording's process table says which thread is whose.
 // Processes on one machine share CLOCK_MONOTONIC, so their sample times interleave as they are.
+// The ids, keys and names are the live merge's too (merged-ids.ts).
 //
 // The first part is the launched process: its HELLO and END are the recording's, so a viewer
 // that knows one process sees the launched one, with the children's threads beside its own.
 
-import { EventFlags, SampleFlags, STACK_FLAGS, OffsetKind, type StatsRecord } from '../wire/records.js';
+import { EventFlags, SampleFlags, STACK_FLAGS, OffsetKind } from '../wire/records.js';
 import { INCOMPLETE_STACK_FUNCTION_ID, Recording, type ProcessInfo } from './recording.js';
+import { frameKey, functionKey, MergedIds, moduleKey, processThreadName, summedStats } from './merged-ids.js';
 import { mergeTimelines } from './timeline-merge.js';
+
+export { processPrefix } from './merged-ids.js';
 
 export interface ProcessPart {
   readonly process: ProcessInfo;
   /** A recording that has its HELLO. */
   readonly recording: Recording;
-}
-
-/** "[1234 dotnet]": what a process's thread names start with. */
-export function processPrefix(process: ProcessInfo): string {
-  return process.name === '' ? `[${process.pid}]` : `[${process.pid} ${process.name}]`;
-}
-
-/**
- * One kind of definition (module, function, frame, string) across parts: a definition every
- * part shares (the same method of the same module, as a parent and a child running the same
- * dll or the framework do) gets one id, so views that merge by method merge across processes.
- */
-class Definitions {
-  private readonly byKey = new Map<string, number>();
-  private next = 1;
-  /** The merged id for `key`, and whether it is new (then the caller defines it). */
-  intern(key: string): [number, boolean] {
-    const known = this.byKey.get(key);
-    if (known !== undefined) return [known, false];
-    const id = this.next++;
-    this.byKey.set(key, id);
-    return [id, true];
-  }
 }
 
 /** One part's ids of one kind -> the merged recording's. */
@@ -73,14 +54,14 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
   });
   let nextThread = 1;
   let nextStack = 1;
-  const defined = { functions: new Definitions(), modules: new Definitions(), frames: new Definitions(), strings: new Definitions() };
+  const defined = { functions: new MergedIds(), modules: new MergedIds(), frames: new MergedIds(), strings: new MergedIds() };
   const ids: PartIds[] = [];
   for (const { process, recording: rec } of parts) {
     // Each part gets its own id spaces so that function 7 of one process is not function 7 of another.
     const p: PartIds = { threads: new Map(), functions: new IdMap(), modules: new IdMap(), frames: new IdMap(), strings: new IdMap(), stackBase: nextStack };
     ids.push(p);
     for (const m of rec.modules()) {
-      const [id, fresh] = defined.modules.intern(JSON.stringify([m.kind, m.path, m.mvid]));
+      const [id, fresh] = defined.modules.intern(moduleKey(m));
       p.modules.set(m.id, id);
       if (fresh) out.sink.onModule({ moduleId: id, kind: m.kind, mvid: m.mvid, path: m.path });
     }
@@ -88,7 +69,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
     for (const fn of functions) {
       const moduleId = fn.moduleId === 0 ? 0 : p.modules.get(fn.moduleId);
       const module = fn.moduleId === 0 ? fn.module : '';
-      const [id, fresh] = defined.functions.intern(JSON.stringify([fn.kind, fn.name, module, moduleId, fn.file, fn.token]));
+      const [id, fresh] = defined.functions.intern(functionKey({ kind: fn.kind, name: fn.name, module, moduleId, file: fn.file, token: fn.token }));
       p.functions.set(fn.id, id);
       if (fresh) out.sink.onFunction({ functionId: id, kind: fn.kind, name: fn.name, module, file: fn.file, moduleId, token: fn.token });
     }
@@ -96,7 +77,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
     const frames = rec.hasFrames ? rec.frames() : functions.map((fn) => ({ id: fn.id, functionId: fn.id, offsetKind: OffsetKind.None, offset: 0 }));
     for (const f of frames) {
       const functionId = p.functions.get(f.functionId);
-      const [id, fresh] = defined.frames.intern(`${functionId}:${f.offsetKind}:${f.offset}`);
+      const [id, fresh] = defined.frames.intern(frameKey(functionId, f.offsetKind, f.offset));
       p.frames.set(f.id, id);
       if (fresh) out.sink.onFrame({ frameId: id, functionId, offsetKind: f.offsetKind, offset: f.offset });
     }
@@ -105,13 +86,12 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
       p.strings.set(stringId, id);
       if (fresh) out.sink.onString({ stringId: id, text });
     }
-    const prefix = processPrefix(process);
     const threadIds: number[] = [];
     for (const t of rec.threads()) {
       const id = nextThread++;
       p.threads.set(t.id, id);
       threadIds.push(id);
-      out.sink.onThread({ threadId: id, osTid: t.osTid, clrThreadId: t.clrThreadId, mono: t.firstSeenMono, name: `${prefix} ${t.name !== '' ? t.name : `thread ${t.osTid}`}` });
+      out.sink.onThread({ threadId: id, osTid: t.osTid, clrThreadId: t.clrThreadId, mono: t.firstSeenMono, name: processThreadName(process, t.name, t.osTid) });
     }
     for (let s = 0; s < rec.stackCount; s++) {
       const all = rec.stackFrameIds(s);
@@ -130,17 +110,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
     string: (id: number) => ids[k].strings.get(id),
   })), out.sink);
   const stats = parts.map((part) => part.recording.stats).filter((s) => s !== undefined);
-  if (stats.length > 0) {
-    out.sink.onStats({
-      mono: Math.max(...stats.map((s) => s.mono)),
-      samples: stats.reduce((n, s) => n + s.samples, 0),
-      droppedRingFull: stats.reduce((n, s) => n + s.droppedRingFull, 0),
-      droppedBufferFull: stats.reduce((n, s) => n + s.droppedBufferFull, 0),
-      droppedWatchdog: stats.reduce((n, s) => n + s.droppedWatchdog, 0),
-      droppedOther: stats.reduce((n, s) => n + s.droppedOther, 0),
-      ...earliestSignalLoss(stats),
-    });
-  }
+  if (stats.length > 0) out.sink.onStats(summedStats(stats));
   parts.forEach((part, k) => {
     for (const t of part.recording.threads()) {
       const id = ids[k].threads.get(t.id) as number;
@@ -213,10 +183,4 @@ function mergeEvents(parts: readonly ProcessPart[], ids: readonly PartIds[], out
     out.sink.onEvent(e.kind[i], flags, e.mono[i], threadId, stackId, labelId, e.value1[i], e.value2[i]);
     if (e.messageId[i] !== 0) out.sink.onEventMessage(1, ids[k].strings.get(e.messageId[i]));
   }
-}
-
-/** The earliest time any process stopped sampling because its signal handler was replaced. */
-export function earliestSignalLoss(stats: readonly StatsRecord[]): { signalLostMono?: number } {
-  const lost = stats.map((s) => s.signalLostMono).filter((m): m is number => m !== undefined);
-  return lost.length > 0 ? { signalLostMono: Math.min(...lost) } : {};
 }

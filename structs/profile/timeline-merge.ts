@@ -1,7 +1,8 @@
 // The timeline records of several processes' recordings in one merged recording
 // (merge-processes.ts): every kind's records of every part, their thread and string ids in the
 // merged recording's numbering, in order of their end, which is where a writer sends each one and
-// so where one stream of all the processes would have had it.
+// so where one stream of all the processes would have had it. The live merge renumbers each
+// record the same way as it arrives (structs/formats/clrscope-file/process-reencoder.ts).
 
 import type { TimelineKind, TimelineRecord } from '../wire/timeline/timeline-kind.js';
 import { TIMELINE_KINDS } from '../wire/timeline/timeline-kinds.js';
@@ -15,21 +16,19 @@ export interface TimelinePart {
   string(id: number): number;
 }
 
+/** A record of `kind` with its thread and string ids in the merged numbering (the live merge writes each this way too). */
+export function renumberedTimelineRecord(kind: TimelineKind, r: TimelineRecord, ids: Pick<TimelinePart, 'thread' | 'string'>): TimelineRecord {
+  const refs = kind.fields.filter((f) => f.ref !== undefined);
+  if (refs.length === 0) return r;
+  const renumbered: Record<string, number> = { ...r };
+  for (const f of refs) if (r[f.key] !== 0) renumbered[f.key] = f.ref === 'thread' ? ids.thread(r[f.key]) : ids.string(r[f.key]);
+  return renumbered;
+}
+
 /** One kind's records of every part, renumbered, in order of their end (ties keep the parts' order). */
 export function mergedTimeline(kind: TimelineKind, parts: readonly TimelinePart[]): TimelineRecord[] {
   const out: TimelineRecord[] = [];
-  const refs = kind.fields.filter((f) => f.ref !== undefined);
-  for (const part of parts) {
-    for (const r of part.recording.timeline(kind)) {
-      if (refs.length === 0) {
-        out.push(r);
-        continue;
-      }
-      const renumbered: Record<string, number> = { ...r };
-      for (const f of refs) if (r[f.key] !== 0) renumbered[f.key] = f.ref === 'thread' ? part.thread(r[f.key]) : part.string(r[f.key]);
-      out.push(renumbered);
-    }
-  }
+  for (const part of parts) for (const r of part.recording.timeline(kind)) out.push(renumberedTimelineRecord(kind, r, part));
   return out.sort((a, b) => kind.end(a) - kind.end(b));
 }
 

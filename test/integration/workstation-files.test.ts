@@ -258,6 +258,26 @@ describe('the workstation exports every format and opens recording files, in Chr
     await page.getByTestId('group-by-thread').uncheck();
   });
 
+  it('opens a recording by its content whatever its name ends in', { timeout: 60000 }, async () => {
+    const renamed = join(dir, 'saved-run.data');
+    writeFileSync(renamed, readFileSync(exported.clrscope));
+    const opened = await openThroughUi(renamed);
+    assert.equal(opened.error, null);
+    const info = await session(opened.id ?? '');
+    assert.equal(info?.source, 'file');
+    assert.equal(info?.label, 'saved-run.data');
+    await wholeRecording(live.sampleCount);
+    const nodes = await until('the renamed file\'s flame graph', () => flameNodes(page), (n) => n.length > 3 && n[0].total > 0);
+    assert.deepEqual(treeText(nodes), live.tree, 'the same flame graph as the live session');
+
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'not a recording\n');
+    const refused = await openThroughUi(notes);
+    assert.equal(refused.id, null);
+    assert.match(refused.error ?? '', /^The file "notes\.txt" is not a recording clrscope reads: its content is none of the formats it knows and its name does not end in \.clrscope, .* or \.pprof\.$/);
+    await page.getByTestId('error-banner').getByRole('button').click();
+  });
+
   it('says in one sentence why a truncated file or a relative path cannot be opened', { timeout: 60000 }, async () => {
     const whole = readFileSync(exported.clrscope);
     const cut = join(dir, 'truncated.clrscope');

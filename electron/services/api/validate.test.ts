@@ -141,7 +141,7 @@ test('every export format the contract lists is accepted, with a path in its own
   }
 });
 
-test('open requests: an absolute path to an existing recording file with a known extension', (t) => {
+test('open requests: an absolute path to an existing recording file, known by its content or its extension', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'clrscope-validate-open-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string): string => {
@@ -152,7 +152,7 @@ test('open requests: an absolute path to an existing recording file with a known
     const path = file(name);
     assert.deepEqual(validateCall('openRecording', [{ path }], known), { op: 'openRecording', args: [{ path }] });
   }
-  const known6 = '.clrscope, .nettrace, .pb.gz, .pb, .pprof or .speedscope.json';
+  const known6 = '.clrscope, .nettrace, .speedscope.json, .pb.gz, .pb or .pprof';
   // What validation lets through, the file readers can read.
   for (const ext of OPENABLE_EXTENSIONS) assert.notEqual(formatOfPath(`/t/x${ext}`, 'read'), undefined, ext);
   rejects('openRecording', [{ path: 'traces/a.clrscope' }], 'The recording path must be an absolute path, not "traces/a.clrscope".');
@@ -163,10 +163,16 @@ test('open requests: an absolute path to an existing recording file with a known
   rejects('openRecording', [{ path: '/tmp/a\0.clrscope' }], 'The recording path must not contain a NUL character.');
   rejects('openRecording', ['/tmp/a.clrscope'], 'The open request must be an object, not "/tmp/a.clrscope".');
   rejects('openRecording', [{ path: file('a.clrscope'), format: 'nettrace' }], 'The open request has an unknown field "format".');
-  rejects('openRecording', [{ path: file('notes.txt') }], `The recording path must end in ${known6}, not "notes.txt".`);
-  rejects('openRecording', [{ path: file('trace.json') }], `The recording path must end in ${known6}, not "trace.json".`);
-  rejects('openRecording', [{ path: file('x.etlx') }], `The recording path must end in ${known6}, not "x.etlx".`);
-  rejects('openRecording', [{ path: join(dir, '.clrscope') }], `The recording path must end in ${known6}, not ".clrscope".`);
+  // Named otherwise, a file is taken for what its content is (readers go by content first).
+  const unknown = (name: string): string => `The file ${JSON.stringify(name)} is not a recording clrscope reads: its content is none of the formats it knows and its name does not end in ${known6}.`;
+  rejects('openRecording', [{ path: file('notes.txt') }], unknown('notes.txt'));
+  rejects('openRecording', [{ path: file('trace.json') }], unknown('trace.json'));
+  rejects('openRecording', [{ path: file('x.etlx') }], unknown('x.etlx'));
+  rejects('openRecording', [{ path: file('.clrscope') }], unknown('.clrscope'));
+  for (const [name, head] of [['saved-run', 'CLRSCOPE'], ['trace.bin', 'Nettrace'], ['profile.json', '{"$schema":"https://www.speedscope.app/file-format-schema.json"}']]) {
+    writeFileSync(join(dir, name), head);
+    assert.deepEqual(validateCall('openRecording', [{ path: join(dir, name) }], known), { op: 'openRecording', args: [{ path: join(dir, name) }] }, name);
+  }
   rejects('openRecording', [{ path: join(dir, 'missing.nettrace') }], `There is no file at ${join(dir, 'missing.nettrace')}.`);
   mkdirSync(join(dir, 'folder.clrscope'));
   rejects('openRecording', [{ path: join(dir, 'folder.clrscope') }], `The recording path ${join(dir, 'folder.clrscope')} is a folder, not a file.`);

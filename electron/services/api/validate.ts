@@ -12,6 +12,7 @@ import {
 import { checkFoldOptions, type FoldOptions } from '../../../structs/analysis/fold-options.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
 import { exportPathMismatch } from '../workstation/export-recording.js';
+import { contentFormatOf } from '../export/recording-file.js';
 
 export class ValidationError extends Error {
   constructor(message: string) {
@@ -201,25 +202,21 @@ export function validateSettings(value: unknown): WorkstationSettings {
   return { fold: validateFold(obj.fold) };
 }
 
-/** "a.clrscope, … or b.speedscope.json": the extensions openRecording takes, for sentences. */
+/** "a.clrscope, … or b.speedscope.json": the extensions openRecording knows by name, for sentences. */
 function openableList(): string {
   return `${OPENABLE_EXTENSIONS.slice(0, -1).join(', ')} or ${OPENABLE_EXTENSIONS[OPENABLE_EXTENSIONS.length - 1]}`;
 }
 
 /**
- * An absolute path to an existing file whose name ends in one of OPENABLE_EXTENSIONS. The file
- * is looked at here so the user hears about a typo at once; reading it may still fail (it
- * changed, or it is not what its name says), and that too is one sentence.
+ * An absolute path to an existing file that is a recording a reader knows: by its content first
+ * (as every reader is picked), else by a name ending in one of OPENABLE_EXTENSIONS. The file is
+ * looked at here so the user hears about a typo at once; reading it may still fail (it changed,
+ * or it is not what its name says), and that too is one sentence.
  */
 export function validateOpenRequest(value: unknown): OpenRecordingRequest {
   const obj = plainObject(value, 'open request');
   onlyFields(obj, ['path'], 'open request');
   const path = absolutePath(obj.path, 'The recording path');
-  const name = basename(path).toLowerCase();
-  if (!OPENABLE_EXTENSIONS.some((ext) => name.endsWith(ext) && name.length > ext.length)) {
-    // The file's name, not the whole path: its end is what is wrong, and long values are cut short.
-    fail(`The recording path must end in ${openableList()}, not ${describeValue(basename(path))}.`);
-  }
   let kind: 'file' | 'folder' | 'other';
   try {
     const s = statSync(path);
@@ -230,7 +227,18 @@ export function validateOpenRequest(value: unknown): OpenRecordingRequest {
   }
   if (kind === 'folder') fail(`The recording path ${path} is a folder, not a file.`);
   if (kind === 'other') fail(`The recording path ${path} is not a regular file.`);
+  if (!openable(path)) {
+    // The file's name, not the whole path: long values are cut short.
+    fail(`The file ${describeValue(basename(path))} is not a recording clrscope reads: its content is none of the formats it knows and its name does not end in ${openableList()}.`);
+  }
   return { path };
+}
+
+/** Whether a reader takes the file: by its content first, else by a name OPENABLE_EXTENSIONS ends (a bare .json names too much). */
+function openable(path: string): boolean {
+  if (contentFormatOf(path) !== undefined) return true;
+  const name = basename(path).toLowerCase();
+  return OPENABLE_EXTENSIONS.some((ext) => name.endsWith(ext) && name.length > ext.length);
 }
 
 export function validateMeasureRequest(value: unknown, context: ValidationContext): MeasureRequest {

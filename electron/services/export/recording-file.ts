@@ -60,10 +60,15 @@ function unreadable(path: string, format: RecordingFileFormat, err: unknown): Us
  */
 export function readFormatOf(path: string): RecordingFileFormat {
   if (path.trim() === '') throw new UserError('The input file name is empty.');
-  const head = headOf(path);
-  const format = (head === undefined ? undefined : sniffFormat(head)) ?? formatOfPath(path, 'read');
+  const format = contentFormatOf(path) ?? formatOfPath(path, 'read');
   if (format === undefined) throw new UserError(`Unknown input format for ${path}: use a ${extensionList('read')} file.`);
   return format;
+}
+
+/** The readable format the file's first bytes say it is; undefined when none does or it cannot be read. */
+export function contentFormatOf(path: string): RecordingFileFormat | undefined {
+  const head = headOf(path);
+  return head === undefined ? undefined : sniffFormat(head);
 }
 
 /** The file's first bytes, when it is a regular file that opens (a FIFO would block the open). */

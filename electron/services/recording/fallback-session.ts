@@ -5,7 +5,7 @@
 // file session's) is written once the EventPipe session has stopped, by Stop, or because the
 // process exited. Its CPU times are estimates from the start (SessionInfo.approximateCpu).
 
-import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { CountersPoint, MeasureReply, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import { UserError } from '../errors/user-error.js';
 import { recordingFileChunks } from '../../../structs/formats/clrscope-file/save-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
@@ -14,9 +14,9 @@ import { readThreadCount } from '../diagnostics/proc.js';
 import { EventPipeSession, type EventPipeOutcome, type EventPipeSessionOptions } from './eventpipe-session.js';
 import { processAlive } from './profiled-attach.js';
 import { CountersSeries } from '../counters/counters-series.js';
-import { noOutput } from './output-buffer.js';
 import { SessionStream } from '../spool/session-stream.js';
 import type { RecordingSession } from './recording-session.js';
+import { SessionBase } from './session-base.js';
 
 export interface FallbackSessionSetup {
   id: string;
@@ -34,11 +34,9 @@ export interface FallbackSessionSetup {
 /** What the session uses of its EventPipe session. */
 export type FallbackEventPipe = Pick<EventPipeSession, 'ended' | 'stop' | 'abandon'>;
 
-export class FallbackSession implements RecordingSession {
-  readonly stream: SessionStream;
+export class FallbackSession extends SessionBase implements RecordingSession {
   private readonly series = new CountersSeries();
   private readonly values = new EventCountersValues();
-  private readonly info: SessionInfo;
   private session!: FallbackEventPipe;
   private recordingValue: Recording | undefined;
   private countersTimer: NodeJS.Timeout | undefined;
@@ -48,8 +46,7 @@ export class FallbackSession implements RecordingSession {
   private problemText: string | undefined;
 
   private constructor(private readonly setup: FallbackSessionSetup) {
-    this.stream = setup.stream ?? SessionStream.inMemory();
-    this.info = {
+    super({
       id: setup.id,
       pid: setup.pid,
       label: setup.label,
@@ -62,7 +59,7 @@ export class FallbackSession implements RecordingSession {
       approximateCpu: true,
       exitCode: null,
       message: `${setup.notice} The flame graph appears when the recording stops: the runtime names the methods only then.`,
-    };
+    }, setup.stream ?? SessionStream.inMemory(), setup.emit);
   }
 
   /** Starts the EventPipe session; a DiagnosticsError (one sentence) when the runtime will not. */
@@ -72,26 +69,17 @@ export class FallbackSession implements RecordingSession {
     s.session = await open({ pid: setup.pid, samples: true, onCounter: (c) => s.onCounter(c) });
     // The process exiting ends the stream by itself (with the rundown): finish then too. finish()
     // never rejects, so nothing here can become an unhandled rejection that ends the main process.
-    void s.session.ended.then(() => s.finish());
-    setup.emit({ type: 'session', session: s.snapshot });
+    // `ended` (the runtime's stream is over) settles first, as attach-recording.ts follows it.
+    void s.session.ended.then(() => {
+      s.settle();
+      return s.finish();
+    });
+    s.announce();
     return s;
-  }
-
-  get id(): string {
-    return this.setup.id;
-  }
-
-  get snapshot(): SessionInfo {
-    return { ...this.info };
   }
 
   get recording(): Recording | undefined {
     return this.recordingValue;
-  }
-
-  /** Resolves when the runtime's EventPipe stream has ended (a stop, or the process exited). */
-  get ended(): Promise<void> {
-    return this.session.ended.then(() => undefined);
   }
 
   /** Once stopped: one sentence when something went wrong reading the session; what was recorded is kept regardless. */
@@ -106,11 +94,6 @@ export class FallbackSession implements RecordingSession {
 
   countersHistory(): CountersPoint[] {
     return this.series.all();
-  }
-
-  /** An attached process's output is its own: clrscope never sees it. */
-  outputHistory(): OutputHistory {
-    return noOutput();
   }
 
   async measure(): Promise<MeasureReply> {
@@ -146,11 +129,8 @@ export class FallbackSession implements RecordingSession {
     this.info.message = 'The workstation shut down: the EventPipe session was dropped, so nothing was recorded.';
   }
 
-  /** Frees the session's stream and recording; for a session that has finished. */
-  async close(): Promise<void> {
-    await this.shutdown();
+  protected release(): void {
     this.recordingValue = undefined;
-    await this.stream.close();
   }
 
   nothingToExport(): string {
@@ -203,7 +183,7 @@ export class FallbackSession implements RecordingSession {
     const why = (err instanceof Error ? err.message : String(err)).trim().replace(/[.!?]$/, '');
     this.info.state = 'failed';
     this.info.message = `Finishing the EventPipe recording of process ${this.setup.pid} failed: ${why || 'for an unknown reason'}.`;
-    this.setup.emit({ type: 'session', session: this.snapshot });
+    this.announce();
   }
 
   private async publish(outcome: EventPipeOutcome): Promise<void> {
@@ -226,6 +206,6 @@ export class FallbackSession implements RecordingSession {
     const nothing = rec === undefined ? ' Nothing was recorded.' : '';
     this.info.state = rec === undefined && outcome.problem !== undefined ? 'failed' : 'stopped';
     this.info.message = [how + nothing, outcome.problem ?? ''].filter((s) => s !== '').join(' ');
-    this.setup.emit({ type: 'session', session: this.snapshot });
+    this.announce();
   }
 }

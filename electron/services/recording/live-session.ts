@@ -1,9 +1,10 @@
 // One recording session: a launched program or an attached process, its collector, the stream
 // it follows (on disk: session-stream.ts), its counters, a launched program's output and its
-// state. Every change of what SessionInfo says is announced once, through `emit`.
+// state. Every change of what SessionInfo says is announced once, through `emit`; the lifecycle
+// it shares with the other sessions is session-base.ts's.
 
 import { StringDecoder } from 'node:string_decoder';
-import type { CountersPoint, MeasureReply, OutputHistory, OutputLine, OutputStream, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
+import type { CountersPoint, MeasureReply, OutputHistory, OutputLine, OutputStream, SessionInfo } from '../../../structs/api/contract.js';
 import { MeasureChannel } from '../measure/measure-channel.js';
 import { UserError } from '../errors/user-error.js';
 import type { Recording } from '../../../structs/profile/recording.js';
@@ -20,10 +21,11 @@ import { SessionStream } from '../spool/session-stream.js';
 import { recordingFromSessionStream, summedFromSessionStream } from '../spool/stream-recording.js';
 import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { RecordingSession } from './recording-session.js';
+import { SessionBase, type SessionEmit } from './session-base.js';
 import { EndReason } from '../../../structs/wire/records.js';
 import { connectionLostSentence } from '../../../structs/profile/stream-end.js';
 
-export type SessionEmit = (event: WorkstationEvent) => void;
+export type { SessionEmit };
 
 export interface LiveSessionSetup {
   id: string;
@@ -53,12 +55,8 @@ export interface LiveSessionSetup {
   mergeProcesses?: boolean;
 }
 
-export class LiveSession implements RecordingSession {
-  readonly id: string;
-  readonly stream: SessionStream;
+export class LiveSession extends SessionBase implements RecordingSession {
   private readonly countersSeries = new CountersSeries();
-  private readonly info: SessionInfo;
-  private lastAnnounced = '';
   private collector: Collector | undefined;
   private launch: ProfiledLaunch | undefined;
   private followed: CollectedStream | undefined;
@@ -86,13 +84,9 @@ export class LiveSession implements RecordingSession {
   private readonly counters: CountersPoller;
   private readonly outputDecoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
   private readonly outputLines = new OutputBuffer();
-  private readonly settled: Promise<void>;
-  private resolveSettled!: () => void;
 
   constructor(private readonly setup: LiveSessionSetup) {
-    this.id = setup.id;
-    this.stream = setup.stream ?? SessionStream.inMemory();
-    this.info = {
+    super({
       id: setup.id,
       pid: setup.pid,
       label: setup.label,
@@ -104,10 +98,9 @@ export class LiveSession implements RecordingSession {
       approximateCpu: setup.approximateCpu ?? false,
       exitCode: null,
       message: null,
-    };
+    }, setup.stream ?? SessionStream.inMemory(), setup.emit);
     this.approximateCpu = setup.approximateCpu ?? false;
     this.merged = setup.mergeProcesses === true ? new MergedStreams((sentence) => this.note(sentence)) : undefined;
-    this.settled = new Promise((resolve) => { this.resolveSettled = resolve; });
     this.counters = new CountersPoller(setup.pid, {
       intervalMs: setup.countersIntervalMs,
       open: setup.openCounters,
@@ -119,18 +112,9 @@ export class LiveSession implements RecordingSession {
     });
   }
 
-  get snapshot(): SessionInfo {
-    return { ...this.info };
-  }
-
   /** The followed stream as the collector holds it (its state, error, and how it ended), once a runtime connected. */
   get collected(): CollectedStream | undefined {
     return this.followed;
-  }
-
-  /** Resolves once nothing of the session runs any more: a launched program exited and its streams ended, or an attached process was let go. */
-  get ended(): Promise<void> {
-    return this.settled;
   }
 
   /**
@@ -172,7 +156,7 @@ export class LiveSession implements RecordingSession {
   }
 
   /** What is kept of a launched program's output (bounded: see OutputBuffer); nothing for an attached process. */
-  outputHistory(): OutputHistory {
+  override outputHistory(): OutputHistory {
     return this.outputLines.history();
   }
 
@@ -246,7 +230,7 @@ export class LiveSession implements RecordingSession {
       this.finishMerged();
       this.finished = true;
       this.update();
-      this.resolveSettled();
+      this.settle();
     });
   }
 
@@ -340,7 +324,7 @@ export class LiveSession implements RecordingSession {
         await this.collector?.close();
         this.finished = true;
         this.update();
-        this.resolveSettled();
+        this.settle();
       }
     });
     this.update();
@@ -367,7 +351,7 @@ export class LiveSession implements RecordingSession {
       if (this.launch === undefined) {
         this.counters.finish();
         this.finished = true;
-        this.resolveSettled();
+        this.settle();
       } else {
         void this.launch.stopProgram();
       }
@@ -379,13 +363,12 @@ export class LiveSession implements RecordingSession {
   /** Stops and waits until a launched program has exited (or an attached one was let go). */
   async shutdown(): Promise<void> {
     await this.stop();
-    await this.settled;
+    await this.ended;
     this.counters.stop();
   }
 
-  /** Frees what the session holds (its stream's file, its models); for a session that has finished. */
-  async close(): Promise<void> {
-    await this.shutdown();
+  /** Lets go of its models and collector; close() frees its stream's file after. */
+  protected release(): void {
     // The state no longer changes: what it says stays as the last announcement said it.
     this.closed = true;
     this.followed = undefined;
@@ -393,7 +376,6 @@ export class LiveSession implements RecordingSession {
     this.collector = undefined;
     this.pending.clear();
     this.ignored.clear();
-    await this.stream.close();
   }
 
   /** The collector could not be set up or the attach failed: the session ends with this sentence. */
@@ -403,7 +385,7 @@ export class LiveSession implements RecordingSession {
     this.failure = message;
     this.finished = true;
     this.update();
-    this.resolveSettled();
+    this.settle();
   }
 
   private processAlive(): boolean {
@@ -470,13 +452,6 @@ export class LiveSession implements RecordingSession {
     else if (end.reason === EndReason.ConnectionLost) how = connectionLostSentence(end) ?? '';
     else how = 'The profiler stopped itself (see its log).';
     return { state: 'stopped', message: join(how, exitClause) };
-  }
-
-  private announce(): void {
-    const text = JSON.stringify(this.info);
-    if (text === this.lastAnnounced) return;
-    this.lastAnnounced = text;
-    this.setup.emit({ type: 'session', session: this.snapshot });
   }
 }
 

@@ -1,6 +1,6 @@
 // What the workstation needs of any session, whether it records a live process (live-session.ts,
 // fallback-session.ts) or shows a recording file (workstation/file-session.ts): the API's operations
-// read and act through this.
+// read and act through this. The lifecycle the three share is session-base.ts's.
 
 import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
 import type { StackThreadSums } from '../../../structs/profile/aggregate.js';

@@ -1,7 +1,9 @@
-// Starting a recording session, the one way the CLI's `record` and the workstation both start
-// one: launch a program with the profiler in its environment, or attach the profiler to a
-// running process through the diagnostics IPC and, when its runtime refuses the profiler but
-// still answers, record through an EventPipe session instead. Every session's followed stream
+// Starting the profiler, the one way every command does: a recording session for the CLI's
+// `record` and the workstation (launch a program with the profiler in its environment, or attach
+// the profiler to a running process through the diagnostics IPC and, when its runtime refuses
+// the profiler but still answers, record through an EventPipe session instead), or the profiler
+// without a recording for `counters` and `measure` (launchInstrumented, attachInstrumented), whose
+// refusals attachOrFallback decides as it decides a recording's. Every session's followed stream
 // goes to a SessionStream (a spool file as it arrives); the model in this process keeps no
 // samples unless asked to.
 
@@ -12,9 +14,9 @@ import type { EventSwitches } from '../profiler/profiler-env.js';
 import type { SessionStream } from '../spool/session-stream.js';
 import { FallbackSession } from './fallback-session.js';
 import { LiveSession, type SessionEmit } from './live-session.js';
-import { attachCollector, requestAttach } from './profiled-attach.js';
-import { launchProfiled, type ProfiledLaunch } from './profiled-launch.js';
-import { attachOrFallback, fallbackFailedSentence } from './profiler-refusal.js';
+import { attachCollector, attachProfiled, requestAttach, type ProfiledAttach, type ProfiledAttachOptions } from './profiled-attach.js';
+import { launchProfiled, type ProfiledLaunch, type ProfiledLaunchOptions } from './profiled-launch.js';
+import { attachOrFallback, fallbackFailedSentence, type AttachDecision } from './profiler-refusal.js';
 
 interface SessionStartCommon {
   /** The new session's id, asked for when the session is made (a launch that fails makes none). */
@@ -199,4 +201,25 @@ function common(start: SessionStartCommon, stream: SessionStream): Pick<Construc
     openCounters: start.openCounters,
     counters: start.counters,
   };
+}
+
+/**
+ * `counters` and `measure`: a program launched with the profiler and no recording session (they
+ * read the profiler's counters block, or talk to its measuring channel).
+ */
+export function launchInstrumented(options: ProfiledLaunchOptions): Promise<ProfiledLaunch> {
+  return launchProfiled(options);
+}
+
+/**
+ * `counters` and `measure`: the profiler attached to `options.pid` with no recording session. A
+ * refusal is decided where a recording's is (attachOrFallback): for counters, the reason and
+ * sentence that announce EventPipe's counters instead (the caller reads them; `fallback` false
+ * for --no-fallback); for measuring, which has no such road, one sentence.
+ */
+export function attachInstrumented(options: ProfiledAttachOptions, use: 'measuring'): Promise<{ kind: 'profiler'; attached: ProfiledAttach }>;
+export function attachInstrumented(options: ProfiledAttachOptions, use: 'counters', fallback?: boolean): Promise<AttachDecision<ProfiledAttach>>;
+export function attachInstrumented(options: ProfiledAttachOptions, use: 'counters' | 'measuring', fallback = true): Promise<AttachDecision<ProfiledAttach>> {
+  const attach = (): Promise<ProfiledAttach> => attachProfiled(options);
+  return use === 'measuring' ? attachOrFallback(options.pid, 'measuring', attach) : attachOrFallback(options.pid, 'counters', attach, { fallback });
 }

@@ -5,27 +5,30 @@
 // worker thread (open-in-worker.ts).
 
 import { basename } from 'node:path';
-import type { CountersPoint, MeasureReply, OutputHistory, SessionInfo } from '../../../structs/api/contract.js';
+import type { CountersPoint, MeasureReply, SessionInfo } from '../../../structs/api/contract.js';
 import { UserError } from '../errors/user-error.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { RecordingFileFormat } from '../../../structs/formats/registry.js';
 import { cpuIsEstimated } from './imported-cpu.js';
-import { noOutput } from '../recording/output-buffer.js';
-import { SessionStream } from '../spool/session-stream.js';
+import type { SessionStream } from '../spool/session-stream.js';
 import type { RecordingSession } from '../recording/recording-session.js';
+import { SessionBase } from '../recording/session-base.js';
 import { connectionLostSentence } from '../../../structs/profile/stream-end.js';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-export class FileSession implements RecordingSession {
+export class FileSession extends SessionBase implements RecordingSession {
   private constructor(
-    readonly id: string,
-    readonly stream: SessionStream,
-    private readonly info: SessionInfo,
+    stream: SessionStream,
+    info: SessionInfo,
     private recordingValue: Recording | undefined,
     private readonly counters: readonly CountersPoint[],
-  ) {}
+  ) {
+    // Nothing changes after it is made: its one announcement is the workstation's, when it lists it.
+    super(info, stream, () => undefined);
+    this.settle();
+  }
 
   /**
    * The session of a file whose stream is in `stream` (ended): `rec` is that stream's model,
@@ -49,7 +52,7 @@ export class FileSession implements RecordingSession {
       exitCode: null,
       message: `Opened from ${path}.${rec.cut ? ' The recording in it was cut before its end.' : ''}${lostConnection === undefined ? '' : ` ${lostConnection}`}`,
     };
-    return new FileSession(id, stream, info, rec, counters);
+    return new FileSession(stream, info, rec, counters);
   }
 
   get recording(): Recording | undefined {
@@ -70,10 +73,6 @@ export class FileSession implements RecordingSession {
     return reader.finish().recording;
   }
 
-  get snapshot(): SessionInfo {
-    return { ...this.info };
-  }
-
   /** Never asked for: a file session always has its recording. */
   nothingToExport(): string {
     return `Session ${this.id} has nothing to export: its file holds no recording.`;
@@ -81,11 +80,6 @@ export class FileSession implements RecordingSession {
 
   countersHistory(): CountersPoint[] {
     return [...this.counters];
-  }
-
-  /** A recording file holds no program output. */
-  outputHistory(): OutputHistory {
-    return noOutput();
   }
 
   async measure(): Promise<MeasureReply> {
@@ -103,8 +97,7 @@ export class FileSession implements RecordingSession {
 
   async shutdown(): Promise<void> {}
 
-  async close(): Promise<void> {
+  protected release(): void {
     this.recordingValue = undefined;
-    await this.stream.close();
   }
 }

@@ -49,7 +49,7 @@ export function OpenRecordingForm({ onClose }: Props): ReactElement {
           </span>
         ) : (
           <span className="hint">
-            {OPENABLE_EXTENSIONS.join(' ')} files, from clrscope or another tool (dotnet-trace&apos;s .nettrace or speedscope, a pprof profile).
+            {OPENABLE_EXTENSIONS.join(' ')} files, from clrscope or another tool (dotnet-trace&apos;s .nettrace or speedscope, a pprof profile), known by their content whatever their names.
           </span>
         )}
       </div>
