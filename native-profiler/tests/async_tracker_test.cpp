@@ -118,8 +118,8 @@ TEST(AsyncTracker, FollowsEdgesToNamesAndKeepsTheRunningBoxInTheSlot) {
   ASSERT_TRUE(feed(tpl_events::kTaskWaitBegin, hex(kWaitAsync)));  // 8 awaited by 15, unnamed
   EXPECT_EQ(tracker.chain(30), "<Inner>d__6<<Middle>d__5<<Outer>d__4<?15");
   EXPECT_EQ(tracker.awaiter_of(30), 20u);
-  EXPECT_EQ(tracker.awaiter_of(30 + AsyncTracker::kIdSlots), 0u);  // same slot, other id
-  EXPECT_EQ(tracker.name_of(30 + AsyncTracker::kIdSlots), "");
+  EXPECT_EQ(tracker.awaiter_of(30 + (1u << 18)), 0u);  // same low bits, other id
+  EXPECT_EQ(tracker.name_of(30 + (1u << 18)), "");
 
   // Running box: Inner, then a nested completion notification keeps Inner, then back out.
   std::atomic<uint32_t>& box = registry.slot(index).async_box;
@@ -452,6 +452,54 @@ TEST(AsyncOperations, EventsOnManyThreadsWhileTheSamplerCharges) {
   EXPECT_EQ(tracker.ops_tracked() + tracker.ops_dropped(), 4u * 3000u * 2u);
   EXPECT_GT(charges, 0u);
   EXPECT_LE(charged, lived);
+}
+
+// A long run: a root operation whose id is just below 2^31 stays the root of its callee's chain
+// while a million tasks (ids passing 2^31 and colliding in their low 18 bits with the root's)
+// begin, are awaited and end; operations with ids past 2^31, up to 0xFFFFFFFF, are tracked and
+// charged like any (no id is a marker).
+TEST(AsyncOperations, TheRootKeepsItsChainThroughAMillionTasksAndTheWrap) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  tracker.set_clock(test_clock);
+  OpFeed f{tracker};
+  auto bytes = [](uint32_t id, const char* name) {
+    std::vector<uint8_t> b = {static_cast<uint8_t>(id), static_cast<uint8_t>(id >> 8), static_cast<uint8_t>(id >> 16), static_cast<uint8_t>(id >> 24)};
+    for (const char* p = name; *p != '\0'; ++p) b.insert(b.end(), {static_cast<uint8_t>(*p), 0});
+    b.insert(b.end(), 10, 0);
+    return b;
+  };
+  const uint32_t root = 0x7FFFF000u;
+  ASSERT_TRUE(f.feed(tpl_events::kTraceOperationBegin, bytes(root, "Async: <Loop>d__1")));
+  uint32_t id = root + 1;
+  uint32_t last = 0;
+  for (uint32_t i = 0; i < 1000000; ++i, ++id) {
+    if (id == 0 || id == root) ++id;
+    ASSERT_TRUE(f.feed(tpl_events::kTraceOperationBegin, bytes(id, "Async: <Tax>d__2")));
+    f.wait(id, root);
+    f.end(id);
+    last = id;
+    if (i % 1000 == 999) {
+      tracker.sweep_tasks();
+      take(tracker, 4096);  // the sampler's tick: ended operations leave the operation table
+    }
+  }
+  EXPECT_EQ(tracker.chain(last), "<Tax>d__2<<Loop>d__1");
+  EXPECT_EQ(tracker.name_of(root), "<Loop>d__1");
+  EXPECT_EQ(tracker.tasks_dropped(), 0u);
+  EXPECT_LT(tracker.tasks_live(), 100000u);
+
+  // 0xFFFFFFFF (-1) and 0x80000000 are operations like any: alive, then charged.
+  ASSERT_TRUE(f.feed(tpl_events::kTraceOperationBegin, bytes(0xFFFFFFFFu, "Async: <Basket>d__3")));
+  ASSERT_TRUE(f.feed(tpl_events::kTraceOperationBegin, bytes(0x80000000u, "Async: <Gateway>d__4")));
+  f.wait(0xFFFFFFFFu, 0x80000000u);
+  EXPECT_EQ(tracker.chain(0xFFFFFFFFu), "<Basket>d__3<<Gateway>d__4");
+  const uint32_t before = tracker.live_ops();
+  take(tracker);
+  g_now_ms += 50;
+  bool charged = false;
+  for (const SuspendedCharge& c : take(tracker)) charged = charged || (c.task == 0xFFFFFFFFu && c.wall_ns == 50 * kMs);
+  EXPECT_TRUE(charged) << before << " live";
 }
 
 TEST(AsyncConfig, OffUnlessAskedForInTheAttachRequest) {

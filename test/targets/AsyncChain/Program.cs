@@ -28,7 +28,7 @@ namespace Clrscope.Targets.AsyncChain;
 ///   the time each spent awaiting the delay (summed) and the time each took.
 /// AsyncChain service [--seconds S] [--parallel P]
 ///   A service's shape: P operations, each looping Gateway → Basket → Tax for S seconds, every
-///   level across Task.Yield and Tax burning 0.5 ms of CPU; the loop's task lives the whole run,
+///   level across Task.Yield and Tax burning 0.2 ms of CPU; the loop's task lives the whole run,
 ///   so a long run's leaf CPU must stay chained to it however many task ids pass. Each operation
 ///   counts itself in flight from its start to its end; an `inflight N` line on stderr says how
 ///   many are in flight once every one has started, and RESULT gives the most seen at once.
@@ -346,7 +346,7 @@ public static class Service
     {
         await Task.Yield();
         Interlocked.Increment(ref s_taxCalls);
-        return Burn.Spin(0.5);
+        return Burn.Spin(0.2);
     }
 }
 
