@@ -428,11 +428,23 @@ size_t AsyncTracker::take_suspended(uint64_t now, SuspendedCharge* out, size_t m
     OpCharge& c = op_charges_[slot];
     const uint64_t state = op_state_[slot].load(std::memory_order_acquire);
     if (c.id != id) {
-      c = OpCharge{id, 0, 0};
       // Its callers' awaits, which make its chain, come right after it began: a live operation
       // is first charged at the next visit, when they have been made (a thread preempted between
-      // the two would otherwise have a tick of it charged to a chain cut short).
-      if ((state & kEnded) == 0) continue;
+      // the two would otherwise have a tick of it charged to a chain cut short). Suspended now,
+      // it is in flight all the same: counted where it sits, with no time (an operation begun
+      // and suspended within each tick, as each step of a Task.Yield loop is, was never counted).
+      if ((state & kEnded) == 0) {
+        if ((state & kLeaf) != 0) {
+          if (n == max) {
+            op_cursor_ = slot;
+            return n;
+          }
+          out[n++] = SuspendedCharge{id, awaited_task(op_awaited_[slot].load(std::memory_order_relaxed)), 0, true};
+        }
+        c = OpCharge{id, 0, 0};
+        continue;
+      }
+      c = OpCharge{id, 0, 0};
     }
     const uint64_t total = leaf_time(state, rel);
     if (total > c.charged) {
