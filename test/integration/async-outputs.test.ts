@@ -3,7 +3,8 @@
 // read by TraceEvent (test/tools/TraceCheck) must each have AsyncChain's chain, `[await] Middle`
 // and `[await] Outer` above Inner's MoveNext, for ≥ 90% of Inner's CPU; the recording is never
 // kept as a .clrscope in between. In nettrace, the suspended operations' samples are on a thread
-// of their own, never on a "Thread (0)".
+// of their own, never on a "Thread (0)". The workstation's export of a launched session (its
+// stream read back the way `record` reads it) has them in pprof too.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,8 +15,9 @@ import { SYNTHETIC_TID_BASE } from '../../structs/formats/nettrace/recording-to-
 import { ASYNC_PROFILE_PREFIX } from '../../structs/formats/speedscope/profile-name.js';
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
 import type { SpeedscopeFile } from '../../structs/formats/speedscope/speedscope-file.js';
+import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { goAvailable, goPprof } from './support/go-pprof.js';
-import { targetDll } from './support/paths.js';
+import { PROFILER, targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
 import { traceCheck } from './support/trace-check.js';
 
@@ -33,6 +35,21 @@ async function recordTo(name: string): Promise<string> {
   assert.equal(run.code, 0, run.stderr);
   assert.ok(Number(resultOf(run.stdout).innerCalls) > 0, run.stdout);
   return out;
+}
+
+/** The CPU stacks of `go tool pprof -traces`, root first, with their weights in ns. */
+function pprofStacks(pb: string): { text: string; stacks: [string[], number][] } {
+  const text = goPprof(['-traces', '-sample_index=cpu'], pb);
+  const units: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
+  const stacks: [string[], number][] = [];
+  for (const block of text.split(/^-+\+-+$/m).slice(1)) {
+    const lines = block.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^[\w ]+: /.test(l));
+    const m = lines.length === 0 ? null : /^(\S+)\s+(.*)$/.exec(lines[0]);
+    if (m === null) continue;
+    const v = /^([\d.]+)(ns|us|µs|ms|s)$/.exec(m[1]);
+    stacks.push([[m[2], ...lines.slice(1)].reverse(), v === null ? 0 : Number(v[1]) * units[v[2]]]);
+  }
+  return { text, stacks };
 }
 
 /** Of root-first stacks with weights: the weight in Inner's continuation, and the part with [await] Middle and [await] Outer right above Inner's MoveNext. */
@@ -56,16 +73,7 @@ describe('record --async straight to every output', () => {
       return;
     }
     const pb = await recordTo('chain.pb.gz');
-    const text = goPprof(['-traces', '-sample_index=cpu'], pb);
-    const units: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
-    const stacks: [string[], number][] = [];
-    for (const block of text.split(/^-+\+-+$/m).slice(1)) {
-      const lines = block.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^[\w ]+: /.test(l));
-      const m = lines.length === 0 ? null : /^(\S+)\s+(.*)$/.exec(lines[0]);
-      if (m === null) continue;
-      const v = /^([\d.]+)(ns|us|µs|ms|s)$/.exec(m[1]);
-      stacks.push([[m[2], ...lines.slice(1)].reverse(), v === null ? 0 : Number(v[1]) * units[v[2]]]);
-    }
+    const { text, stacks } = pprofStacks(pb);
     const s = share(stacks);
     t.diagnostic(`pprof: ${(s.chained / 1e6).toFixed(0)} of ${(s.inInner / 1e6).toFixed(0)} ms of Inner's CPU chained (${s.samples} stacks)`);
     assert.ok(s.samples >= 1 && s.inInner > 0 && s.chained >= 0.9 * s.inInner, `${s.chained} of ${s.inInner} ns chained:\n${text.slice(0, 3000)}`);
@@ -100,5 +108,29 @@ describe('record --async straight to every output', () => {
     assert.ok(own[0].samples > 0);
     // Their samples carry their chains: [suspended] under the operations' [await] frames.
     assert.ok(inclusive((m) => m.endsWith('[suspended]')) > 0, 'the [suspended] frame is there');
+  });
+
+  it("the workstation's pprof export of a launched --async session: ≥ 90% of Inner's CPU under [await] Middle under [await] Outer", { timeout: 200000 }, async (t) => {
+    if (!goAvailable()) {
+      if (process.env.CI) assert.fail('`go` is not on PATH but CI is set');
+      t.skip('go not found');
+      return;
+    }
+    const workstation = createWorkstationService({ libraryPath: PROFILER, exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
+    try {
+      const info = await workstation.launch({ command: 'dotnet', args: [targetDll('AsyncChain'), 'chain', '--seconds', '3', '--parallel', '2'], async: true });
+      for (let waited = 0; !(await workstation.listSessions()).some((x) => x.id === info.id && x.state === 'stopped'); waited += 200) {
+        assert.ok(waited < 150000, 'the session did not stop');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const pb = join(dir, 'exported.pb.gz');
+      await workstation.exportRecording({ sessionId: info.id, format: 'pprof', path: pb });
+      const { text, stacks } = pprofStacks(pb);
+      const s = share(stacks);
+      t.diagnostic(`workstation export: ${(s.chained / 1e6).toFixed(0)} of ${(s.inInner / 1e6).toFixed(0)} ms of Inner's CPU chained`);
+      assert.ok(s.inInner > 0 && s.chained >= 0.9 * s.inInner, `${s.chained} of ${s.inInner} ns chained:\n${text.slice(0, 2000)}`);
+    } finally {
+      await workstation.shutdown();
+    }
   });
 });
