@@ -116,7 +116,11 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
   const threads = rec.threads();
   const osTidOf: number[] = [];
   let synthetic = 0;
-  for (const t of threads) osTidOf[t.id] = t.osTid !== 0 ? t.osTid : SYNTHETIC_TID_BASE + synthetic++;
+  const syntheticThread: boolean[] = [];
+  for (const t of threads) {
+    syntheticThread[t.id] = t.osTid === 0;
+    osTidOf[t.id] = t.osTid !== 0 ? t.osTid : SYNTHETIC_TID_BASE + synthetic++;
+  }
   // Runtime-wide events (GC, rundown) name no particular thread in a recording; the runtime
   // writes them on whichever thread raised them, often the main one, the first clrscope saw.
   const runtimeThread = threads.length > 0 ? osTidOf[threads[0].id] : 0;
@@ -160,9 +164,12 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
   ));
   for (const t of threads) writer.writeEvent(ClrscopeThreadInfoEvent, osTidOf[t.id], 0, now, clrscopeThreadInfoPayload(osTidOf[t.id], t.name));
 
-  const { threadId, stackId, flags, mono } = cols;
+  const { threadId, stackId, flags, mono, cpuNs, wallNs } = cols;
   for (let k = 0; k < total; k++) {
     const i = order === undefined ? k : order[k];
+    // A synthetic thread's sample of no time only counts operations suspended at a tick: TraceEvent
+    // would count it as a sample (of time) like any, so it stays out.
+    if (syntheticThread[threadId[i]] === true && cpuNs[i] === 0 && wallNs[i] === 0) continue;
     const ts = mono[i];
     writeRuntimeEventsUntil(ts);
     const sid = sampleStackOf(stackId[i]);
