@@ -3,6 +3,7 @@
 // the output's folder and permissions, the input's existence) is checked first, so a long
 // read never ends in "cannot write".
 
+import { sumsLoseStacks } from '../../structs/analysis/output-stacks.js';
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { resolve } from 'node:path';
 import type { SpeedscopeMetric } from '../../structs/formats/speedscope/to-speedscope.js';
@@ -121,7 +122,7 @@ export async function convert(plan: ConvertPlan, io: ConvertIo): Promise<number>
     // pprof from a .clrscope needs the samples only summed per stack and thread: read that way,
     // a file of any length costs its sums. Async call stacks are spliced per sample: read again whole.
     opened = await readRecordingFile(plan.input, line.update, { summed: plan.outputFormat === 'pprof' });
-    if (opened.sums !== undefined && opened.recording.asyncChainCount > 0) opened = await readRecordingFile(plan.input, line.update);
+    if (opened.sums !== undefined && sumsLoseStacks(opened.recording)) opened = await readRecordingFile(plan.input, line.update);
     bytes = await writeRecordingFile(plan.output, opened.recording, opened.counters, { progress: line.update, metric: plan.metric, summed: opened.sums });
   } finally {
     line.end();

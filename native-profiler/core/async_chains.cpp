@@ -46,6 +46,8 @@ AsyncChains::AsyncChains(SampleStream* stream, SamplingShared* shared, AsyncTrac
 }
 
 void AsyncChains::flush(const FlushPoint& at) {
+  // Ended tasks' names and awaiters are let go a few ticks after their end (core/task_table.h).
+  async_->sweep_tasks();
   // Every operation's suspended time up to the end, whatever the per-tick bound.
   if (at.wall) emit_suspended_ops(at.now, at.last ? AsyncTracker::kOpSlots : kSuspendedPerTick);
 }

@@ -85,11 +85,14 @@ constexpr uint64_t kEnded = 1ull << 55;
 constexpr uint64_t kAwaitsOp = 1ull << 54;
 constexpr uint64_t kCombinator = 1ull << 53;
 constexpr uint64_t kValue = (1ull << 53) - 1;
-constexpr uint32_t kOpClaimed = 0xFFFFFFFFu;  // task ids are positive Int32s
+// In op_ids_, above the 32-bit task id (task ids wrap through every 32-bit value but 0).
+constexpr uint64_t kOpPresent = 1ull << 32;
+constexpr uint64_t kOpClaimed = 2ull << 32;
 // In op_awaited_: the task was awaited before the operation last began to run. Its charges for
 // that suspension still name it; if the run ends without a new await, the next suspension awaits
 // something unknown (Task.Yield, an IValueTaskSource) and it is cleared.
-constexpr uint32_t kAwaitedBefore = 0x80000000u;
+constexpr uint64_t kAwaitedBefore = 1ull << 32;
+uint32_t awaited_task(uint64_t v) { return static_cast<uint32_t>(v); }
 // Visits that find an ended operation still counted as running before it is let go (its end of
 // work was never seen): 1,000 sampler ticks, 10 s at the default period.
 constexpr uint32_t kStaleVisits = 1000;
@@ -115,11 +118,9 @@ uint64_t fnv1a(const std::string& s) {
 }  // namespace
 
 AsyncTracker::AsyncTracker(ThreadRegistry* registry) : registry_(registry), clock_(default_clock) {
-  edges_ = new std::atomic<uint64_t>[kIdSlots]();
-  names_ = new std::atomic<uint64_t>[kIdSlots]();
   name_table_ = new NameSlot[kNameSlots]();
-  op_ids_ = new std::atomic<uint32_t>[kOpSlots]();
-  op_awaited_ = new std::atomic<uint32_t>[kOpSlots]();
+  op_ids_ = new std::atomic<uint64_t>[kOpSlots]();
+  op_awaited_ = new std::atomic<uint64_t>[kOpSlots]();
   op_branches_ = new std::atomic<uint32_t>[kOpSlots]();
   op_state_ = new std::atomic<uint64_t>[kOpSlots]();
   op_charges_ = new OpCharge[kOpSlots]();
@@ -127,8 +128,6 @@ AsyncTracker::AsyncTracker(ThreadRegistry* registry) : registry_(registry), cloc
 }
 
 AsyncTracker::~AsyncTracker() {
-  delete[] edges_;
-  delete[] names_;
   delete[] name_table_;
   delete[] op_ids_;
   delete[] op_awaited_;
@@ -146,7 +145,7 @@ uint32_t AsyncTracker::find_op(uint32_t id) const {
   const uint32_t line = id & (kOpSlots - 1) & ~(kOpLine - 1);
   for (uint32_t k = 0; k < kOpLine; ++k) {
     const uint32_t slot = line + ((id + k) & (kOpLine - 1));
-    if (op_ids_[slot].load(std::memory_order_acquire) == id) return slot;
+    if (op_ids_[slot].load(std::memory_order_acquire) == (kOpPresent | id)) return slot;
   }
   return kOpSlots;
 }
@@ -184,13 +183,13 @@ bool AsyncTracker::op_begin(uint32_t id, uint32_t branches) {
   const uint32_t line = id & (kOpSlots - 1) & ~(kOpLine - 1);
   for (uint32_t k = 0; k < kOpLine; ++k) {
     const uint32_t slot = line + ((id + k) & (kOpLine - 1));
-    uint32_t expected = 0;
+    uint64_t expected = 0;
     if (op_ids_[slot].load(std::memory_order_relaxed) != 0) continue;
     if (!op_ids_[slot].compare_exchange_strong(expected, kOpClaimed, std::memory_order_acq_rel)) continue;
     op_awaited_[slot].store(0, std::memory_order_relaxed);
     op_branches_[slot].store(branches, std::memory_order_relaxed);
     op_state_[slot].store(branches > 0 ? kCombinator : kLeaf | (now_rel() & kValue), std::memory_order_relaxed);
-    op_ids_[slot].store(id, std::memory_order_release);
+    op_ids_[slot].store(kOpPresent | id, std::memory_order_release);
     ops_tracked_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
@@ -210,7 +209,7 @@ void AsyncTracker::fan_in(uint32_t combinator) {
     const uint32_t branch = t_async.orphans[i];
     // One that already ended has nothing left to show under it.
     if (!op_alive(branch)) continue;
-    edges_[branch & (kIdSlots - 1)].store(static_cast<uint64_t>(branch) << 32 | combinator, std::memory_order_relaxed);
+    tasks_.set_awaiter(branch, combinator);
     ++branches;
   }
   t_async.orphan_count = base;
@@ -264,14 +263,14 @@ void AsyncTracker::op_end(uint32_t id) {
     if (left == 1) give_back(awaiter);
     return;
   }
-  if ((op_awaited_[outer].load(std::memory_order_relaxed) & ~kAwaitedBefore) != id) return;
+  if (awaited_task(op_awaited_[outer].load(std::memory_order_relaxed)) != id) return;
   op_transit(outer, [](uint64_t s) { return s & ~kAwaitsOp; });
 }
 
 void AsyncTracker::give_back(uint32_t combinator) {
   const uint32_t awaiter = awaiter_of(combinator);
   const uint32_t slot = awaiter == 0 ? kOpSlots : find_op(awaiter);
-  if (slot == kOpSlots || (op_awaited_[slot].load(std::memory_order_relaxed) & ~kAwaitedBefore) != combinator) return;
+  if (slot == kOpSlots || awaited_task(op_awaited_[slot].load(std::memory_order_relaxed)) != combinator) return;
   op_transit(slot, [](uint64_t s) { return s & ~kAwaitsOp; });
 }
 
@@ -305,7 +304,7 @@ void AsyncTracker::set_current(uint32_t box, uint32_t op_slot, bool begin) {
       t_async.orphan_mark[t_async.depth] = t_async.orphan_count;
       ++t_async.depth;
       if (op_slot != kOpSlots) {
-        const uint32_t awaited = op_awaited_[op_slot].load(std::memory_order_relaxed);
+        const uint64_t awaited = op_awaited_[op_slot].load(std::memory_order_relaxed);
         if (awaited != 0) op_awaited_[op_slot].store(awaited | kAwaitedBefore, std::memory_order_relaxed);
         op_transit(op_slot, [](uint64_t s) {
           const uint64_t runs = runs_of(s) < 0x7F ? runs_of(s) + 1 : 0x7F;
@@ -333,9 +332,9 @@ void AsyncTracker::set_current(uint32_t box, uint32_t op_slot, bool begin) {
   }
   // The slot cannot be reused while the operation is counted as running (take_suspended frees
   // only operations that ended and run nowhere), so its id still names this box.
-  if (ended_slot != kOpSlots && op_ids_[ended_slot].load(std::memory_order_acquire) == ended_box) {
+  if (ended_slot != kOpSlots && op_ids_[ended_slot].load(std::memory_order_acquire) == (kOpPresent | ended_box)) {
     // An operation that ended has no next suspension: its last charge names what it awaited.
-    uint32_t awaited = op_awaited_[ended_slot].load(std::memory_order_relaxed);
+    uint64_t awaited = op_awaited_[ended_slot].load(std::memory_order_relaxed);
     if ((awaited & kAwaitedBefore) != 0 && (op_state_[ended_slot].load(std::memory_order_acquire) & kEnded) == 0) {
       op_awaited_[ended_slot].compare_exchange_strong(awaited, 0, std::memory_order_relaxed);
     }
@@ -360,7 +359,7 @@ bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size)
   switch (event_id) {
     case tpl_events::kTaskWaitBegin:
       if (!parse_task_wait_begin(data, size, &a, &b)) return false;
-      edges_[a & (kIdSlots - 1)].store(static_cast<uint64_t>(a) << 32 | b, std::memory_order_relaxed);
+      tasks_.set_awaiter(a, b);
       if (t_async.orphan_count > orphan_base()) drop_orphan(a);
       op_awaits(b, a);
       break;
@@ -368,8 +367,8 @@ bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size)
       std::string name;
       bool async_method = false;
       if (!parse_operation_begin(data, size, &a, &name, kNameBytes, &async_method)) return false;
-      const uint32_t n = intern(name);
-      if (n != 0) names_[a & (kIdSlots - 1)].store(static_cast<uint64_t>(a) << 32 | n, std::memory_order_relaxed);
+      // Every task that begins has an entry, its name or none: what awaits it is kept there too.
+      tasks_.begin(a, intern(name));
       // Promises (Task.Delay, Task.WhenAll, a Task.Run delegate) are what operations await, not
       // operations whose suspended time is charged.
       if (async_method) {
@@ -382,6 +381,7 @@ bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size)
     case tpl_events::kTraceOperationEnd:
       if (!parse_operation_end(data, size, &a)) return false;
       op_end(a);
+      tasks_.end(a);
       break;
     case tpl_events::kTraceSynchronousWorkBegin:
       if (!parse_sync_work_begin(data, size, &a, &b)) return false;
@@ -404,19 +404,11 @@ bool AsyncTracker::on_event(uint32_t event_id, const uint8_t* data, size_t size)
   return true;
 }
 
-uint32_t AsyncTracker::awaiter_of(uint32_t id) const {
-  if (id == 0) return 0;
-  const uint64_t v = edges_[id & (kIdSlots - 1)].load(std::memory_order_relaxed);
-  return static_cast<uint32_t>(v >> 32) == id ? static_cast<uint32_t>(v) : 0;
-}
+uint32_t AsyncTracker::awaiter_of(uint32_t id) const { return tasks_.awaiter_of(id); }
 
 std::string AsyncTracker::name_of(uint32_t id) const { return name_at(name_index_of(id)); }
 
-uint32_t AsyncTracker::name_index_of(uint32_t id) const {
-  if (id == 0) return 0;
-  const uint64_t v = names_[id & (kIdSlots - 1)].load(std::memory_order_relaxed);
-  return static_cast<uint32_t>(v >> 32) == id ? static_cast<uint32_t>(v) : 0;
-}
+uint32_t AsyncTracker::name_index_of(uint32_t id) const { return tasks_.name_of(id); }
 
 std::string AsyncTracker::name_at(uint32_t index) const {
   if (index == 0 || index > kNameSlots) return std::string();
@@ -430,16 +422,29 @@ size_t AsyncTracker::take_suspended(uint64_t now, SuspendedCharge* out, size_t m
   size_t n = 0;
   for (uint32_t k = 0; k < kOpSlots; ++k) {
     const uint32_t slot = (op_cursor_ + k) & (kOpSlots - 1);
-    const uint32_t id = op_ids_[slot].load(std::memory_order_acquire);
-    if (id == 0 || id == kOpClaimed) continue;
+    const uint64_t word = op_ids_[slot].load(std::memory_order_acquire);
+    if ((word & kOpPresent) == 0) continue;
+    const uint32_t id = static_cast<uint32_t>(word);
     OpCharge& c = op_charges_[slot];
     const uint64_t state = op_state_[slot].load(std::memory_order_acquire);
     if (c.id != id) {
-      c = OpCharge{id, 0, 0};
       // Its callers' awaits, which make its chain, come right after it began: a live operation
       // is first charged at the next visit, when they have been made (a thread preempted between
-      // the two would otherwise have a tick of it charged to a chain cut short).
-      if ((state & kEnded) == 0) continue;
+      // the two would otherwise have a tick of it charged to a chain cut short). Suspended now,
+      // it is in flight all the same: counted where it sits, with no time (an operation begun
+      // and suspended within each tick, as each step of a Task.Yield loop is, was never counted).
+      if ((state & kEnded) == 0) {
+        if ((state & kLeaf) != 0) {
+          if (n == max) {
+            op_cursor_ = slot;
+            return n;
+          }
+          out[n++] = SuspendedCharge{id, awaited_task(op_awaited_[slot].load(std::memory_order_relaxed)), 0, true};
+        }
+        c = OpCharge{id, 0, 0};
+        continue;
+      }
+      c = OpCharge{id, 0, 0};
     }
     const uint64_t total = leaf_time(state, rel);
     if (total > c.charged) {
@@ -447,7 +452,7 @@ size_t AsyncTracker::take_suspended(uint64_t now, SuspendedCharge* out, size_t m
         op_cursor_ = slot;  // the next call starts here
         return n;
       }
-      const uint32_t awaited = op_awaited_[slot].load(std::memory_order_relaxed) & ~kAwaitedBefore;
+      const uint32_t awaited = awaited_task(op_awaited_[slot].load(std::memory_order_relaxed));
       out[n++] = SuspendedCharge{id, awaited, total - c.charged, (state & kLeaf) != 0};
       c.charged = total;
     }
@@ -463,8 +468,8 @@ size_t AsyncTracker::take_suspended(uint64_t now, SuspendedCharge* out, size_t m
 uint32_t AsyncTracker::live_ops() const {
   uint32_t n = 0;
   for (uint32_t i = 0; i < kOpSlots; ++i) {
-    const uint32_t id = op_ids_[i].load(std::memory_order_acquire);
-    if (id != 0 && id != kOpClaimed && (op_state_[i].load(std::memory_order_acquire) & kEnded) == 0) ++n;
+    const uint64_t word = op_ids_[i].load(std::memory_order_acquire);
+    if ((word & kOpPresent) != 0 && (op_state_[i].load(std::memory_order_acquire) & kEnded) == 0) ++n;
   }
   return n;
 }

@@ -6,8 +6,9 @@
 //   - TraceOperationBegin: a box id -> its state machine's type name (`<Inner>d__2`);
 //   - TraceSynchronousWorkBegin/End: the box a thread runs from now on / no longer.
 // The running box goes into the thread's registry slot, where the signal handler copies it into
-// each sample with one load; edges and names go into fixed tables, so memory stays bounded. The
-// payloads are read by core/tpl_event_payloads.h.
+// each sample with one load; edges and names are kept per task by its whole id for as long as the
+// task lives (core/task_table.h, bounded, counted at the bound). The payloads are read by
+// core/tpl_event_payloads.h.
 //
 // Operations (async methods' boxes, TraceOperationBegin to TraceOperationEnd) also live in a fixed
 // table, each with a clock of the time it spends suspended at the leaf of its chain (alive, run by
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/task_table.h"
 #include "core/tpl_event_payloads.h"
 
 namespace clrscope {
@@ -36,10 +38,7 @@ struct SuspendedCharge {
 
 class AsyncTracker {
  public:
-  // Table sizes (powers of two). Task ids come from one counter (Task.NewId), so a table indexed
-  // by the id's low bits keeps the newest 2^18 ids' edges and names: an operation whose box was
-  // created more than 262144 task ids ago loses its name or edge (the chain ends there).
-  static constexpr uint32_t kIdSlots = 1u << 18;
+  // Table sizes (powers of two).
   static constexpr uint32_t kNameSlots = 4096;  // distinct state machine type names
   static constexpr uint32_t kNameBytes = 120;
   static constexpr uint32_t kDepth = 16;  // nested synchronous work per thread (inline continuations)
@@ -92,6 +91,14 @@ class AsyncTracker {
   // nothing had awaited (async_tracker.cpp, "Orphans").
   uint64_t fan_ins() const { return fan_ins_.load(std::memory_order_relaxed); }
 
+  // Tasks whose name and awaiter are kept now, not kept (table full) and let go after they ended.
+  uint64_t tasks_live() const { return tasks_.live(); }
+  uint64_t tasks_dropped() const { return tasks_.dropped(); }
+  uint64_t tasks_removed() const { return tasks_.removed(); }
+  // Sampler thread, each tick: lets go of the entries of tasks that ended a few ticks ago.
+  void sweep_tasks() { tasks_.sweep(kSweepStripesPerTick); }
+  static constexpr uint32_t kSweepStripesPerTick = 4;
+
   // Raw payloads of the first few events of each kind, logged once (CLRSCOPE_ASYNC_LOG=1).
   void set_log_payloads(bool on) { log_payloads_ = on; }
 
@@ -116,9 +123,7 @@ class AsyncTracker {
   uint64_t now_rel() const;
 
   ThreadRegistry* registry_;
-  // (id << 32 | value) in one word, so a reader never pairs one id's key with another's value.
-  std::atomic<uint64_t>* edges_;
-  std::atomic<uint64_t>* names_;
+  TaskTable tasks_;
   struct NameSlot {
     std::atomic<uint64_t> hash;
     std::atomic<uint32_t> ready;
@@ -132,11 +137,12 @@ class AsyncTracker {
   std::atomic<uint64_t> ops_dropped_{0};
   std::atomic<uint64_t> ops_tracked_{0};
   std::atomic<uint64_t> fan_ins_{0};
-  // The operation table. op_ids_: the box id in each slot (0 free, kOpClaimed while it is being
-  // filled); op_awaited_: the task it awaits since it last ran; op_state_: one word, so a reader
+  // The operation table. op_ids_: kOpPresent | the box id in each slot (0 free, kOpClaimed while
+  // it is being filled: both outside the 32-bit id space, so every task id is storable);
+  // op_awaited_: the task it awaits since it last ran (bit 32: awaited before it last ran); op_state_: one word, so a reader
   // never pairs one transition's flags with another's time (layout in async_tracker.cpp).
-  std::atomic<uint32_t>* op_ids_;
-  std::atomic<uint32_t>* op_awaited_;
+  std::atomic<uint64_t>* op_ids_;
+  std::atomic<uint64_t>* op_awaited_;
   std::atomic<uint32_t>* op_branches_;  // a combinator's live branches
   std::atomic<uint64_t>* op_state_;
   // Sampler thread only: per slot, the id its charges belong to, the time charged so far and

@@ -250,6 +250,9 @@ void stop_engine_at_shutdown(Engine* e) {
              static_cast<unsigned long long>(e->async->delivered()), static_cast<unsigned long long>(e->async->events()),
              static_cast<unsigned long long>(e->async->names_dropped()),
              static_cast<unsigned long long>(e->async->depth_overflows()));
+    log_line("async: %llu tasks kept now, %llu not kept (table of %u full), %llu let go after they ended",
+             static_cast<unsigned long long>(e->async->tasks_live()), static_cast<unsigned long long>(e->async->tasks_dropped()),
+             TaskTable::kCapacity, static_cast<unsigned long long>(e->async->tasks_removed()));
     log_line("async: %llu operations tracked, %llu not (table of %u full), %u alive at the end; %llu combinators given branches; "
              "%llu suspended-time samples sent",
              static_cast<unsigned long long>(e->async->ops_tracked()), static_cast<unsigned long long>(e->async->ops_dropped()),

@@ -118,8 +118,8 @@ TEST(AsyncTracker, FollowsEdgesToNamesAndKeepsTheRunningBoxInTheSlot) {
   ASSERT_TRUE(feed(tpl_events::kTaskWaitBegin, hex(kWaitAsync)));  // 8 awaited by 15, unnamed
   EXPECT_EQ(tracker.chain(30), "<Inner>d__6<<Middle>d__5<<Outer>d__4<?15");
   EXPECT_EQ(tracker.awaiter_of(30), 20u);
-  EXPECT_EQ(tracker.awaiter_of(30 + AsyncTracker::kIdSlots), 0u);  // same slot, other id
-  EXPECT_EQ(tracker.name_of(30 + AsyncTracker::kIdSlots), "");
+  EXPECT_EQ(tracker.awaiter_of(30 + (1u << 18)), 0u);  // same low bits, other id
+  EXPECT_EQ(tracker.name_of(30 + (1u << 18)), "");
 
   // Running box: Inner, then a nested completion notification keeps Inner, then back out.
   std::atomic<uint32_t>& box = registry.slot(index).async_box;
@@ -178,6 +178,14 @@ std::vector<SuspendedCharge> take(AsyncTracker& t, size_t max = 64) {
   return out;
 }
 
+// Charges of no time: operations found for the first time, counted where they sit.
+bool timeless(const std::vector<SuspendedCharge>& charges) {
+  for (const SuspendedCharge& c : charges) {
+    if (c.wall_ns != 0) return false;
+  }
+  return true;
+}
+
 // Handler awaits Service, which awaits Task.Delay(200): Service's 200 ms are charged to Service
 // alone (Handler awaits a live operation), in two charges that add up, then both are forgotten.
 TEST(AsyncOperations, TheLeafOfTheChainIsChargedItsSuspendedTimeOnce) {
@@ -192,8 +200,14 @@ TEST(AsyncOperations, TheLeafOfTheChainIsChargedItsSuspendedTimeOnce) {
   f.begin(100, "Async: <Handler>d__0");
   f.wait(101, 100);
   EXPECT_EQ(tracker.live_ops(), 2u);
-  // A live operation is first charged at the visit after the one that found it.
-  EXPECT_TRUE(take(tracker).empty());
+  // A live operation is first charged at the visit after the one that found it; at the first it
+  // is counted where it sits (the leaf, Service, suspended), with no time.
+  const std::vector<SuspendedCharge> first = take(tracker);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].task, 101u);
+  EXPECT_EQ(first[0].awaited, 102u);
+  EXPECT_EQ(first[0].wall_ns, 0u);
+  EXPECT_TRUE(first[0].suspended);
   g_now_ms += 50;
   std::vector<SuspendedCharge> c = take(tracker);
   ASSERT_EQ(c.size(), 1u);
@@ -222,7 +236,7 @@ TEST(AsyncOperations, TheLeafOfTheChainIsChargedItsSuspendedTimeOnce) {
   EXPECT_EQ(c[0].awaited, 102u) << "charged after it ran, for the time it awaited the delay";
   EXPECT_FALSE(c[0].suspended) << "it ended: suspended there no more";
   EXPECT_EQ(tracker.live_ops(), 0u);
-  EXPECT_TRUE(take(tracker).empty());
+  EXPECT_TRUE(timeless(take(tracker)));
   EXPECT_EQ(tracker.ops_tracked(), 2u);
 }
 
@@ -236,7 +250,7 @@ TEST(AsyncOperations, AnAwaiterIsTheLeafFromItsAwaitedOperationsEndUntilItRuns) 
   f.begin(201, "Async: <Inner>d__2");
   f.begin(200, "Async: <Outer>d__1");
   f.wait(201, 200);
-  EXPECT_TRUE(take(tracker).empty());
+  EXPECT_TRUE(timeless(take(tracker)));
   g_now_ms += 10;
   f.run(201);
   f.end(201);
@@ -264,7 +278,7 @@ TEST(AsyncOperations, AnAwaiterIsTheLeafFromItsAwaitedOperationsEndUntilItRuns) 
   f.run(200);
   f.done();
   g_now_ms += 3;
-  EXPECT_TRUE(take(tracker).empty());
+  EXPECT_TRUE(timeless(take(tracker)));
   f.done();
   g_now_ms += 4;
   c = take(tracker);
@@ -298,7 +312,7 @@ TEST(AsyncFanIn, BranchesBegunBeforeACombinatorAreAwaitedThroughIt) {
   EXPECT_EQ(tracker.awaiter_of(14), 0u);
   EXPECT_EQ(tracker.fan_ins(), 1u);
 
-  EXPECT_TRUE(take(tracker).empty());
+  EXPECT_TRUE(timeless(take(tracker)));
   g_now_ms += 10;
   uint64_t request = 0, combinator = 0;
   for (const SuspendedCharge& c : take(tracker)) {
@@ -371,10 +385,10 @@ TEST(AsyncOperations, ChargesPerCallAreBoundedAndTheCursorCoversEveryOperation) 
   tracker.set_clock(test_clock);
   OpFeed f{tracker};
   for (uint32_t id = 1000; id < 1010; ++id) f.begin(id, "Async: <Wait>d__0");
-  EXPECT_TRUE(take(tracker, 3).empty());
+  EXPECT_TRUE(timeless(take(tracker, 3)));
   g_now_ms += 20;
   std::vector<uint64_t> charged(10, 0);
-  for (int call = 0; call < 5; ++call) {
+  for (int call = 0; call < 10; ++call) {
     const std::vector<SuspendedCharge> c = take(tracker, 3);
     EXPECT_LE(c.size(), 3u);
     for (const SuspendedCharge& x : c) charged[x.task - 1000] += x.wall_ns;
@@ -452,6 +466,54 @@ TEST(AsyncOperations, EventsOnManyThreadsWhileTheSamplerCharges) {
   EXPECT_EQ(tracker.ops_tracked() + tracker.ops_dropped(), 4u * 3000u * 2u);
   EXPECT_GT(charges, 0u);
   EXPECT_LE(charged, lived);
+}
+
+// A long run: a root operation whose id is just below 2^31 stays the root of its callee's chain
+// while a million tasks (ids passing 2^31 and colliding in their low 18 bits with the root's)
+// begin, are awaited and end; operations with ids past 2^31, up to 0xFFFFFFFF, are tracked and
+// charged like any (no id is a marker).
+TEST(AsyncOperations, TheRootKeepsItsChainThroughAMillionTasksAndTheWrap) {
+  ThreadRegistry registry;
+  AsyncTracker tracker(&registry);
+  tracker.set_clock(test_clock);
+  OpFeed f{tracker};
+  auto bytes = [](uint32_t id, const char* name) {
+    std::vector<uint8_t> b = {static_cast<uint8_t>(id), static_cast<uint8_t>(id >> 8), static_cast<uint8_t>(id >> 16), static_cast<uint8_t>(id >> 24)};
+    for (const char* p = name; *p != '\0'; ++p) b.insert(b.end(), {static_cast<uint8_t>(*p), 0});
+    b.insert(b.end(), 10, 0);
+    return b;
+  };
+  const uint32_t root = 0x7FFFF000u;
+  ASSERT_TRUE(f.feed(tpl_events::kTraceOperationBegin, bytes(root, "Async: <Loop>d__1")));
+  uint32_t id = root + 1;
+  uint32_t last = 0;
+  for (uint32_t i = 0; i < 1000000; ++i, ++id) {
+    if (id == 0 || id == root) ++id;
+    ASSERT_TRUE(f.feed(tpl_events::kTraceOperationBegin, bytes(id, "Async: <Tax>d__2")));
+    f.wait(id, root);
+    f.end(id);
+    last = id;
+    if (i % 1000 == 999) {
+      tracker.sweep_tasks();
+      take(tracker, 4096);  // the sampler's tick: ended operations leave the operation table
+    }
+  }
+  EXPECT_EQ(tracker.chain(last), "<Tax>d__2<<Loop>d__1");
+  EXPECT_EQ(tracker.name_of(root), "<Loop>d__1");
+  EXPECT_EQ(tracker.tasks_dropped(), 0u);
+  EXPECT_LT(tracker.tasks_live(), 100000u);
+
+  // 0xFFFFFFFF (-1) and 0x80000000 are operations like any: alive, then charged.
+  ASSERT_TRUE(f.feed(tpl_events::kTraceOperationBegin, bytes(0xFFFFFFFFu, "Async: <Basket>d__3")));
+  ASSERT_TRUE(f.feed(tpl_events::kTraceOperationBegin, bytes(0x80000000u, "Async: <Gateway>d__4")));
+  f.wait(0xFFFFFFFFu, 0x80000000u);
+  EXPECT_EQ(tracker.chain(0xFFFFFFFFu), "<Basket>d__3<<Gateway>d__4");
+  const uint32_t before = tracker.live_ops();
+  take(tracker);
+  g_now_ms += 50;
+  bool charged = false;
+  for (const SuspendedCharge& c : take(tracker)) charged = charged || (c.task == 0xFFFFFFFFu && c.wall_ns == 50 * kMs);
+  EXPECT_TRUE(charged) << before << " live";
 }
 
 TEST(AsyncConfig, OffUnlessAskedForInTheAttachRequest) {

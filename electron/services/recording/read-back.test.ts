@@ -18,7 +18,7 @@ function sessionWith(model: Partial<Recording> | undefined, canSum = true): { se
   return { session, reads, whole, summed };
 }
 
-const spooled = { asyncChainCount: 0, keepsSamples: false };
+const spooled = { hasAsync: false, asyncChainCount: 0, keepsSamples: false };
 
 test('summed when the output needs only sums; whole otherwise, and on demand', async () => {
   const s = sessionWith(spooled);
@@ -36,8 +36,9 @@ test('summed when the output needs only sums; whole otherwise, and on demand', a
 
 test('read whole though sums would do: async call stacks, a model that keeps its samples, a session that cannot sum', async () => {
   for (const [what, s] of [
-    ['async chains', sessionWith({ asyncChainCount: 2, keepsSamples: false })],
-    ['samples kept', sessionWith({ asyncChainCount: 0, keepsSamples: true })],
+    // A live model keeps no samples, so it marks no chain: only its HELLO says it tracks tasks.
+    ['async call stacks', sessionWith({ hasAsync: true, asyncChainCount: 0, keepsSamples: false })],
+    ['samples kept', sessionWith({ hasAsync: false, asyncChainCount: 0, keepsSamples: true })],
     ['no recordingSummed', sessionWith(spooled, false)],
   ] as const) {
     const back = await readBack(s.session, true);

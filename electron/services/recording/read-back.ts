@@ -2,6 +2,7 @@
 // `record` at the end of its run and the workstation's Export both read it here, so the rule for
 // when summed samples will do is written once.
 
+import { sumsLoseStacks } from '../../../structs/analysis/output-stacks.js';
 import type { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { Recording } from '../../../structs/profile/recording.js';
 import type { RecordingSession } from './recording-session.js';
@@ -28,7 +29,7 @@ export interface ReadBack {
 export async function readBack(session: RecordingSession, sumsSuffice: boolean): Promise<ReadBack | undefined> {
   const model = session.recording;
   const whole = (): Promise<Recording | undefined> => session.recordingWithSamples();
-  const summable = sumsSuffice && model !== undefined && model.asyncChainCount === 0 && !model.keepsSamples && session.recordingSummed !== undefined;
+  const summable = sumsSuffice && model !== undefined && !sumsLoseStacks(model) && !model.keepsSamples && session.recordingSummed !== undefined;
   const read = summable ? await session.recordingSummed?.() : undefined;
   if (read === undefined) {
     const recording = await whole();

@@ -18,8 +18,13 @@ import { threadLists } from './parallel-stacks.js';
 import { monoBounds, ThreadSlots } from './sample-filter.js';
 
 // 'current' takes the suspended operations of the latest tick that had any; a tick older than
-// this many sampling periods before the newest sample means none is suspended now.
+// this many periods before the newest sample means none is suspended now. The period is the
+// profiler's own cadence: the sampling interval, or the gap between the two latest ticks when the
+// profiler's thread ticked slower (a loaded machine: 30-70 ms at 10 ms), where the interval alone
+// dropped every suspended operation at moments between two late ticks.
 const STALE_TICKS = 3;
+// Ticks further back than this many intervals are not looked for to learn the period.
+const PERIOD_LOOKBACK = 100;
 
 /** Whether a thread is the profiler's synthetic `[async operations]` thread (its name prefixed by its process in a merged recording). */
 export function isAsyncOperationsThread(name: string): boolean {
@@ -69,16 +74,18 @@ function current(rec: Recording, source: AsyncSource, opThreads: Set<number>, fr
   const { mono, threadId, stackId } = source.sampleColumns();
   const suspended: [number, number][] = [];
   let tick = NaN;
+  let previousTick = NaN;
   let newest = -Infinity;
   for (let i = mono.length - 1; i >= 0; i--) {
     const m = mono[i];
     if (m >= to || m < from) continue;
     if (m > newest) newest = m;
-    // Every thread placed, and past any tick that could still be current: done.
-    if (remaining === 0 && m < (Number.isNaN(tick) ? newest - STALE_TICKS * intervalNs : tick)) break;
+    // Every thread placed, and past any tick that could still be current (and the tick before it, for the period): done.
+    if (remaining === 0 && (Number.isNaN(tick) ? m < newest - STALE_TICKS * intervalNs : !Number.isNaN(previousTick) || m < tick - PERIOD_LOOKBACK * intervalNs)) break;
     const t = threadId[i];
     if (opThreads.has(t)) {
       if (Number.isNaN(tick)) tick = m;
+      else if (Number.isNaN(previousTick) && m < tick) previousTick = m;
       const count = m === tick ? rec.sampleOperations(i) : 0;
       if (count > 0) suspended.push([stackId[i], count]);
       continue;
@@ -89,7 +96,8 @@ function current(rec: Recording, source: AsyncSource, opThreads: Set<number>, fr
     remaining--;
     if (source.isSpliced(stackId[i])) add(stackId[i], t, 1);
   }
-  if (Number.isNaN(tick) || tick < newest - STALE_TICKS * intervalNs) return;
+  const period = Number.isNaN(previousTick) ? intervalNs : Math.max(intervalNs, tick - previousTick);
+  if (Number.isNaN(tick) || tick < newest - STALE_TICKS * period) return;
   for (const [stack, count] of suspended) add(stack, -1, count);
 }
 

@@ -3,8 +3,12 @@
 //
 // What goes in (README.md has the reasons):
 // - every sample as one Microsoft-DotNETCore-SampleProfiler ThreadSample event at its time, on
-//   its thread's OS id, with its stack; type 2 (managed, PerfView's CPU_TIME) for samples with
-//   the CPU flag, type 1 (external) for wall-only samples;
+//   its thread's OS id, with its stack (its logical stack, `[await]` frames and all, when the
+//   recording has async call stacks: structs/analysis/output-stacks.ts); type 2 (managed,
+//   PerfView's CPU_TIME) for samples with the CPU flag, type 1 (external) for wall-only samples;
+// - the profiler's synthetic threads (OS id 0: `[async operations]`, whose samples are suspended
+//   operations' time) each on a made-up thread id above any Linux thread id (SYNTHETIC_TID_BASE),
+//   not on a thread 0 that viewers show as a real one;
 // - one made-up address range per function, defined by rundown MethodDCEndVerbose events (and
 //   ModuleDCEnd per module) at the end of the trace, as the runtime's rundown does;
 // - each suspension as the runtime's GC suspend/restart events (and GCStart/GCEnd for a GC);
@@ -12,6 +16,7 @@
 //   ContentionStart/Stop or ExceptionThrown event with its stack (event-sample-events.ts);
 // - clrscope's own ThreadInfo and RecordingInfo events for thread names and HELLO's facts.
 
+import { logicalStacks } from '../../analysis/output-stacks.js';
 import type { Recording } from '../../profile/recording.js';
 import { SampleFlags } from '../../wire/records.js';
 import { ThreadSampleType } from './constants.js';
@@ -34,6 +39,12 @@ import { syncPoint } from './sync-time.js';
  */
 export const MAX_STACK_FRAMES = 4096;
 export const STACK_KEEP_OUTER = 64;
+/**
+ * Thread ids of the profiler's synthetic threads (a thread with OS id 0, such as `[async
+ * operations]`): Linux thread ids stay below 2^22 (PID_MAX_LIMIT), so these name no real thread,
+ * and clrscope's ThreadInfo event names each.
+ */
+export const SYNTHETIC_TID_BASE = 0x7fff0000;
 /** The runtime's QPC on Linux is CLOCK_MONOTONIC in ns, the clock clrscope's `mono` is. */
 export const QPC_FREQUENCY = 1_000_000_000;
 
@@ -77,7 +88,10 @@ function stackAddresses(frames: Uint32Array, layout: MethodLayout): number[] {
 /** The file as a sequence of chunks (about `chunkBytes` each, 1 MiB by default). */
 export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = {}): Generator<Uint8Array, void, undefined> {
   const meta = rec.meta;
-  const cols = rec.sampleColumns();
+  // Every sample's stack as every output writes it; reading the columns maps every sample, which
+  // makes the [await] functions the layout below needs.
+  const logical = logicalStacks(rec);
+  const cols = (logical ?? rec).sampleColumns();
   const total = cols.mono.length;
   const gcEvents = gcEventsOf(rec.suspensions());
   const order = timeOrder(cols.mono);
@@ -98,16 +112,24 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
     expectedCpuSamplingRate: meta?.intervalNs ?? 0,
   }, options);
 
-  const layout = new MethodLayout(rec.functions());
+  const layout = new MethodLayout([...rec.functions(), ...(logical?.awaitFunctions() ?? [])]);
   const threads = rec.threads();
   const osTidOf: number[] = [];
-  for (const t of threads) osTidOf[t.id] = t.osTid;
+  let synthetic = 0;
+  const syntheticThread: boolean[] = [];
+  for (const t of threads) {
+    syntheticThread[t.id] = t.osTid === 0;
+    osTidOf[t.id] = t.osTid !== 0 ? t.osTid : SYNTHETIC_TID_BASE + synthetic++;
+  }
   // Runtime-wide events (GC, rundown) name no particular thread in a recording; the runtime
   // writes them on whichever thread raised them, often the main one, the first clrscope saw.
-  const runtimeThread = threads.length > 0 ? threads[0].osTid : 0;
+  const runtimeThread = threads.length > 0 ? osTidOf[threads[0].id] : 0;
 
   let now = Math.min(sync.qpc, startMono, fallbackStart);
   const stackOf = (key: number): number => writer.stackId(key, () => stackAddresses(rec.stackFrames(key), layout));
+  // Logical stacks have ids of their own: keyed apart from the events' physical ones.
+  const LOGICAL_KEY = 2 ** 32;
+  const sampleStackOf = logical === undefined ? stackOf : (key: number): number => writer.stackId(LOGICAL_KEY + key, () => stackAddresses(logical.stackFrames(key), layout));
   const eventTarget = {
     writer,
     stackId: (key: number): number => (key < 0 ? 0 : stackOf(key)),
@@ -140,14 +162,17 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
   writer.writeEvent(ClrscopeRecordingInfoEvent, runtimeThread, 0, now, clrscopeRecordingInfoPayload(
     startMono, meta?.runtimeVersion ?? '', meta?.profilerVersion ?? '', meta?.flags ?? 0, meta?.wallThreadsPerTick ?? 0,
   ));
-  for (const t of threads) writer.writeEvent(ClrscopeThreadInfoEvent, t.osTid, 0, now, clrscopeThreadInfoPayload(t.osTid, t.name));
+  for (const t of threads) writer.writeEvent(ClrscopeThreadInfoEvent, osTidOf[t.id], 0, now, clrscopeThreadInfoPayload(osTidOf[t.id], t.name));
 
-  const { threadId, stackId, flags, mono } = cols;
+  const { threadId, stackId, flags, mono, cpuNs, wallNs } = cols;
   for (let k = 0; k < total; k++) {
     const i = order === undefined ? k : order[k];
+    // A synthetic thread's sample of no time only counts operations suspended at a tick: TraceEvent
+    // would count it as a sample (of time) like any, so it stays out.
+    if (syntheticThread[threadId[i]] === true && cpuNs[i] === 0 && wallNs[i] === 0) continue;
     const ts = mono[i];
     writeRuntimeEventsUntil(ts);
-    const sid = stackOf(stackId[i]);
+    const sid = sampleStackOf(stackId[i]);
     writer.writeEvent(ThreadSampleEvent, osTidOf[threadId[i]] ?? 0, sid, ts, (flags[i] & SampleFlags.Cpu) !== 0 ? MANAGED_SAMPLE : EXTERNAL_SAMPLE);
     now = ts;
     writer.maybeSequencePoint();

@@ -5,7 +5,8 @@
 import {
   Function as PprofFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType,
 } from 'pprof-format';
-import { AWAIT_FUNCTION_BASE, AsyncSource } from '../../analysis/async-source.js';
+import { AWAIT_FUNCTION_BASE } from '../../analysis/async-source.js';
+import { logicalStacks } from '../../analysis/output-stacks.js';
 import { APPROXIMATE_CPU_COMMENT, ownComment } from './pprof-comments.js';
 import { StackThreadSums } from '../../profile/aggregate.js';
 import { frameLabel, type FunctionInfo } from '../../profile/frame-label.js';
@@ -53,7 +54,9 @@ export interface PprofOptions {
  * spliced samples labelled; `asyncStacks: false` writes the physical ones.
  */
 export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: PprofOptions = {}): Profile {
-  const logical = options.summed === undefined && (options.asyncStacks ?? true) && rec.asyncChainCount > 0 ? new AsyncSource(rec) : undefined;
+  // Summed samples are physical: a caller that summed a recording with async stacks would write them without their [await] frames.
+  if (options.summed !== undefined && rec.asyncChainCount > 0 && options.asyncStacks !== false) throw new Error('A recording with async call stacks was summed before its pprof was written: its logical stacks would be lost.');
+  const logical = options.summed === undefined ? logicalStacks(rec, options.asyncStacks ?? true) : undefined;
   // Summed first: mapping the samples makes the [await] functions the tables below need.
   let summed = options.summed;
   if (summed === undefined) {

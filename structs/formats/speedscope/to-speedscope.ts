@@ -8,7 +8,7 @@
 // methods awaiting a continuation above it as `[await]` frames; structs/analysis/async-source.ts). The text is produced in pieces so a recording
 // of any size is written without one giant string.
 
-import { AsyncSource } from '../../analysis/async-source.js';
+import { logicalStacks } from '../../analysis/output-stacks.js';
 import { threadLabel } from '../../profile/thread-label.js';
 import { frameLabel } from '../../profile/frame-label.js';
 import { eventMetricInfo, eventMetricsPresent } from '../../profile/event-metrics.js';
@@ -68,7 +68,7 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
   const frameOfFunction = new Map<number, number>();
   const frameKeys = new Map<string, number>();
   const frames: string[] = [];
-  const logical = rec.asyncChainCount > 0 ? new AsyncSource(rec) : undefined;
+  const logical = logicalStacks(rec);
   // Mapping every sample makes the [await] functions; their frames come after the recording's.
   if (logical !== undefined) for (let s = 0; s < logical.stackCount; s++) for (const f of logical.stackFrames(s)) used.add(f);
   for (const fn of [...rec.functions(), ...(logical?.awaitFunctions() ?? [])]) {

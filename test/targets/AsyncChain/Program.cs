@@ -26,17 +26,23 @@ namespace Clrscope.Targets.AsyncChain;
 ///   Task.Delay(D) between two bits of CPU work (W µs each, in Handler and in Service); the
 ///   requests' suspended time is in no thread's stack. Reports the requests' own truth: the count,
 ///   the time each spent awaiting the delay (summed) and the time each took.
+/// AsyncChain service [--seconds S] [--parallel P]
+///   A service's shape: P operations, each looping Gateway → Basket → Tax for S seconds, every
+///   level across Task.Yield and Tax burning 0.2 ms of CPU; the loop's task lives the whole run,
+///   so a long run's leaf CPU must stay chained to it however many task ids pass. Each operation
+///   counts itself in flight from its start to its end; an `inflight N` line on stderr says how
+///   many are in flight once every one has started, and RESULT gives the most seen at once.
 /// Prints RESULT {...} with the mode's counts on stdout and exits 0.
 /// </summary>
 public static class Program
 {
-    static readonly string[] Modes = ["chain", "valuetask", "pooled", "configure-await", "fanout", "awaits", "requests"];
+    static readonly string[] Modes = ["chain", "valuetask", "pooled", "configure-await", "fanout", "awaits", "requests", "service"];
 
     public static async Task<int> Main(string[] args)
     {
         if (args.Length == 0 || !Modes.Contains(args[0]))
         {
-            Console.Error.WriteLine("usage: AsyncChain chain|valuetask|pooled|configure-await|fanout|awaits|requests [--seconds S] [--parallel P] [--work-us W] [--count N] [--delay-ms D]");
+            Console.Error.WriteLine("usage: AsyncChain chain|valuetask|pooled|configure-await|fanout|awaits|requests|service [--seconds S] [--parallel P] [--work-us W] [--count N] [--delay-ms D]");
             return 2;
         }
         double seconds = 2;
@@ -51,7 +57,7 @@ public static class Program
             {
                 case "--seconds" when ok && double.TryParse(args[i + 1], NumberStyles.Float, CultureInfo.InvariantCulture, out double s) && s > 0 && s <= 3600:
                     seconds = s; i++; break;
-                case "--parallel" when ok && int.TryParse(args[i + 1], NumberStyles.Integer, CultureInfo.InvariantCulture, out int p) && p is >= 1 and <= 64:
+                case "--parallel" when ok && int.TryParse(args[i + 1], NumberStyles.Integer, CultureInfo.InvariantCulture, out int p) && p is >= 1 and <= 1024:
                     parallel = p; i++; break;
                 case "--work-us" when ok && double.TryParse(args[i + 1], NumberStyles.Float, CultureInfo.InvariantCulture, out double w) && w >= 0 && w <= 1e6:
                     workUs = w; i++; break;
@@ -72,6 +78,7 @@ public static class Program
             "configure-await" => await Loops.Run("configure-await", seconds, parallel, ConfiguredChain.Outer),
             "fanout" => await Loops.Run("fanout", seconds, parallel, FanOut.Request),
             "awaits" => await Awaits.Run(seconds, workUs),
+            "service" => await Service.Run(seconds, parallel),
             _ => await Requests.Run(count, parallel, delayMs, workUs),
         };
         Console.WriteLine("RESULT " + result.ToJsonString());
@@ -275,6 +282,71 @@ public static class FanOut
     {
         await Task.Yield();
         return Loops.Work();
+    }
+}
+
+public static class Service
+{
+    static long s_taxCalls;
+    static long s_checksum;
+    static int s_inFlight;
+    static int s_started;
+    static int s_maxInFlight;
+
+    public static async Task<JsonObject> Run(double seconds, int parallel)
+    {
+        long deadline = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        long t0 = Stopwatch.GetTimestamp();
+        var ops = new Task[parallel];
+        for (int i = 0; i < parallel; i++) ops[i] = Task.Run(() => Loop(deadline, parallel));
+        await Task.WhenAll(ops);
+        return new JsonObject
+        {
+            ["mode"] = "service",
+            ["parallel"] = parallel,
+            ["maxInFlight"] = Volatile.Read(ref s_maxInFlight),
+            ["taxCalls"] = Interlocked.Read(ref s_taxCalls),
+            ["elapsedMs"] = Stopwatch.GetElapsedTime(t0).TotalMilliseconds,
+            ["checksum"] = Interlocked.Read(ref s_checksum).ToString("x16", CultureInfo.InvariantCulture),
+        };
+    }
+
+    // One operation: in flight from its first line to its last (its loop's task lives the whole run).
+    static async Task Loop(long deadline, int parallel)
+    {
+        int now = Interlocked.Increment(ref s_inFlight);
+        int max;
+        while (now > (max = Volatile.Read(ref s_maxInFlight)) && Interlocked.CompareExchange(ref s_maxInFlight, now, max) != max) { }
+        if (Interlocked.Increment(ref s_started) == parallel) Console.Error.WriteLine($"inflight {now}");
+        try
+        {
+            while (Stopwatch.GetTimestamp() < deadline) Interlocked.Add(ref s_checksum, await Gateway());
+        }
+        finally
+        {
+            Interlocked.Decrement(ref s_inFlight);
+        }
+    }
+
+    static async Task<long> Gateway()
+    {
+        await Task.Yield();
+        long v = await Basket();
+        return v + 1;
+    }
+
+    static async Task<long> Basket()
+    {
+        await Task.Yield();
+        long v = await Tax();
+        return v + 1;
+    }
+
+    static async Task<long> Tax()
+    {
+        await Task.Yield();
+        Interlocked.Increment(ref s_taxCalls);
+        return Burn.Spin(0.2);
     }
 }
 
