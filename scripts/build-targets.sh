@@ -9,6 +9,7 @@
 #   test/targets/WireLoad/bin/out/WireLoad.dll     run: dotnet test/targets/WireLoad/bin/out/WireLoad.dll lock --threads 200 --seconds 10
 #   test/targets/Torture/bin/out/Torture.dll       run: dotnet test/targets/Torture/bin/out/Torture.dll library-swap --exit-code 42
 #     with its native libraries in test/targets/Torture/bin/native/ (scripts/build-torture-native.sh, gcc)
+#   test/targets/LeakHeap/bin/out/LeakHeap.dll     run: dotnet test/targets/LeakHeap/bin/out/LeakHeap.dll --items 1000 --stack 30 --handles 7
 # and self-contained .NET 8 and 9 builds of Scenarios and GcLoad (NuGet runtime packs):
 #   test/targets/Scenarios/bin/net8.0/Scenarios   run: test/targets/Scenarios/bin/net8.0/Scenarios cpu-ratio --seconds 1
 #   test/targets/GcLoad/bin/net9.0/GcLoad         (and the other two combinations)
@@ -31,7 +32,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 targets="$root/test/targets"
 solution="$targets/Targets.slnx"
 stamp="$targets/obj/build-targets.stamp"
-programs=(Scenarios Demo CpuBench GcLoad Torture WireLoad Measure ProcessTree AsyncChain AsyncWeb)
+programs=(Scenarios Demo CpuBench GcLoad Torture WireLoad Measure ProcessTree AsyncChain AsyncWeb LeakHeap)
 
 force="${CLRSCOPE_FORCE_BUILD:-0}"
 for arg in "$@"; do

@@ -25,6 +25,9 @@ const VALUE_NAMES: Record<string, string> = {
   seconds: 'a number of seconds',
   format: 'a format name',
   metric: 'a metric name',
+  paths: 'a type name',
+  diff: 'a file name',
+  top: 'a number',
 };
 
 /**

@@ -13,6 +13,8 @@ Usage:
   clrscope ps [--json]                             list .NET processes to attach to
   clrscope convert IN -o OUT                       convert a recording between formats
   clrscope report FILE [options]                   functions, callers/callees, trees, diffs
+  clrscope heap FILE.gcdump [options]              a heap snapshot's types, retained bytes,
+                                                   paths from roots, growth since another
   clrscope help [COMMAND]                          show help
 
 Run 'clrscope record --help' for the recording options.
@@ -297,4 +299,27 @@ Without --duration, measuring ends when the program exits or on Ctrl-C.
 
 Example:
   clrscope measure --method 'Shop.Orders.PlaceOrder' --duration 60 --pid 4242
+`;
+
+export const HEAP_HELP = `Usage: clrscope heap FILE [options]
+
+A heap snapshot's objects by type: how many, their own bytes, and the bytes
+they keep alive (retained: what the GC would free if they died, from the
+dominator tree of the object graph). Reads .gcdump files (dotnet-gcdump
+collect -p PID, PerfView). Types are sorted by retained bytes.
+
+Options:
+  --top N               the N types with the most retained bytes (default 20;
+                        0: all)
+  --paths TYPE          the shortest paths from roots (static fields, thread
+                        stacks, handles, the finalizer queue) to TYPE's objects,
+                        one path a line with how many objects it holds.
+                        TYPE is a full name or a unique part of one
+  --diff BASE           what changed since the snapshot BASE, per type: count
+                        and retained bytes, the most grown first
+  --format text|json    text (default) or JSON: {"types":[{"type","count",
+                        "bytes","retainedBytes"}...]}; with --paths
+                        {"type","paths":[{"path":[...],"count"}...]}; with
+                        --diff each type's count, bytes, retainedBytes and
+                        their deltas (countDelta, bytesDelta, retainedDelta)
 `;

@@ -5,13 +5,14 @@ import { UserError } from '../services/errors/user-error.js';
 import { runDemo } from './demo-command.js';
 import { runCounters } from './counters-command.js';
 import { runConvert } from './convert-command.js';
-import { CONVERT_HELP, COUNTERS_HELP, DEMO_HELP, MAIN_HELP, MEASURE_HELP, PS_HELP, RECORD_HELP, REPORT_HELP } from './help-text.js';
+import { CONVERT_HELP, COUNTERS_HELP, DEMO_HELP, HEAP_HELP, MAIN_HELP, MEASURE_HELP, PS_HELP, RECORD_HELP, REPORT_HELP } from './help-text.js';
+import { runHeap } from './heap-command.js';
 import { runMeasure } from './measure-command.js';
 import { runPs } from './ps-command.js';
 import { runRecord } from './record-command.js';
 import { runReport } from './report-command.js';
 
-const HELP: Record<string, string> = { record: RECORD_HELP, counters: COUNTERS_HELP, measure: MEASURE_HELP, demo: DEMO_HELP, ps: PS_HELP, convert: CONVERT_HELP, report: REPORT_HELP };
+const HELP: Record<string, string> = { record: RECORD_HELP, counters: COUNTERS_HELP, measure: MEASURE_HELP, demo: DEMO_HELP, ps: PS_HELP, convert: CONVERT_HELP, report: REPORT_HELP, heap: HEAP_HELP };
 
 function out(line: string): void {
   process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -66,6 +67,8 @@ export async function main(argv: readonly string[]): Promise<number> {
           out, err, progress: (text) => process.stderr.write(text), isTty: process.stderr.isTTY === true,
           ...(process.stdout.isTTY === true ? { columns: process.stdout.columns } : {}),
         });
+      case 'heap':
+        return runHeap(rest, { out, err });
       default:
         throw new UserError(`Unknown command '${command}': see clrscope --help.`);
     }

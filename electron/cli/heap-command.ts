@@ -1,0 +1,113 @@
+// `clrscope heap FILE`: a heap snapshot's types (count, own bytes, retained bytes), the shortest
+// paths from roots to a type's objects, or what grew since another snapshot. Reads every heap
+// format clrscope knows (structs/heap/heap-formats.ts; today .gcdump) and runs the pure analysis
+// of structs/heap/heap-analysis.ts.
+
+import { readFileSync } from 'node:fs';
+import { diffTypeStats, HeapAnalysis, type TypeStats } from '../../structs/heap/heap-analysis.js';
+import { heapFormatOf, HEAP_FORMATS } from '../../structs/heap/heap-formats.js';
+import type { HeapSnapshot } from '../../structs/heap/heap-snapshot.js';
+import { fsErrorText } from '../services/errors/fs-error-text.js';
+import { UserError } from '../services/errors/user-error.js';
+import { numberOption, parseCommandArgs } from './cli-args.js';
+import { HEAP_HELP } from './help-text.js';
+
+export interface HeapIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const DEFAULT_TOP = 20;
+
+/** Reads a heap snapshot file; every failure is one sentence. */
+export function readHeapFile(path: string): HeapSnapshot {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw new UserError(`Cannot read ${path}: ${fsErrorText(err, path, 'read')}.`);
+  }
+  const format = heapFormatOf(path, bytes.subarray(0, 64));
+  if (format === undefined) {
+    throw new UserError(`${path} is not a heap snapshot clrscope reads (${HEAP_FORMATS.map((f) => f.read.join(', ')).join(', ')}).`);
+  }
+  try {
+    return format.reader(bytes);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new UserError(`Cannot read ${path} as ${format.name}: ${message.replace(/\.$/, '')}.`);
+  }
+}
+
+export function runHeap(argv: readonly string[], io: HeapIo): number {
+  const { values, positionals } = parseCommandArgs<{ format?: string; paths?: string; diff?: string; top?: string; help?: boolean }>(argv, {
+    format: { type: 'string' },
+    paths: { type: 'string' },
+    diff: { type: 'string' },
+    top: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  }, 'heap');
+  if (values.help === true) {
+    io.out(HEAP_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UserError(positionals.length === 0 ? 'clrscope heap needs a snapshot file, e.g. clrscope heap app.gcdump.' : `clrscope heap reads one snapshot file, not ${positionals.length} (compare two with --diff BASE).`);
+  const format = values.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UserError(`--format must be text or json, not '${format}'.`);
+  if (values.paths !== undefined && values.diff !== undefined) throw new UserError('--paths and --diff go one at a time.');
+  const top = numberOption(values.top, 'top', 0, 1_000_000, true) ?? DEFAULT_TOP;
+  const analysis = new HeapAnalysis(readHeapFile(positionals[0]));
+
+  if (values.paths !== undefined) {
+    const type = resolveType(analysis.typeStats(), values.paths);
+    const paths = analysis.pathsTo(type);
+    if (format === 'json') io.out(JSON.stringify({ type, paths }));
+    else if (paths.length === 0) io.out(`No ${type} object is reachable from a root.`);
+    else for (const p of paths) io.out(`${group(p.count).padStart(11)}  ${p.path.join(' → ')}`);
+    return 0;
+  }
+
+  if (values.diff !== undefined) {
+    const base = new HeapAnalysis(readHeapFile(values.diff));
+    const rows = diffTypeStats(base.typeStats(), analysis.typeStats());
+    const shown = top === 0 ? rows : rows.slice(0, top);
+    if (format === 'json') {
+      io.out(JSON.stringify({ types: shown }));
+      return 0;
+    }
+    io.out(`${'count Δ'.padStart(11)}  ${'count'.padStart(11)}  ${'retained Δ'.padStart(15)}  ${'retained bytes'.padStart(15)}  type`);
+    for (const r of shown) io.out(`${signed(r.countDelta).padStart(11)}  ${group(r.count).padStart(11)}  ${signed(r.retainedDelta).padStart(15)}  ${group(r.retainedBytes).padStart(15)}  ${r.type}`);
+    if (rows.length === 0) io.out('No type changed.');
+    return 0;
+  }
+
+  const types = analysis.typeStats();
+  const shown = top === 0 ? types : types.slice(0, top);
+  if (format === 'json') {
+    io.out(JSON.stringify({ types: shown.map((t) => ({ type: t.type, count: t.count, bytes: t.bytes, retainedBytes: t.retainedBytes })) }));
+    return 0;
+  }
+  io.out(`${'count'.padStart(11)}  ${'bytes'.padStart(15)}  ${'retained bytes'.padStart(15)}  type`);
+  for (const t of shown) io.out(`${group(t.count).padStart(11)}  ${group(t.bytes).padStart(15)}  ${group(t.retainedBytes).padStart(15)}  ${t.type}`);
+  if (shown.length < types.length) io.out(`(${types.length - shown.length} more types; --top 0 shows all)`);
+  return 0;
+}
+
+/** A type's full name, or a part of exactly one type's name. */
+function resolveType(types: readonly TypeStats[], wanted: string): string {
+  if (types.some((t) => t.type === wanted)) return wanted;
+  const matches = types.filter((t) => t.type.endsWith(`.${wanted}`) || t.type.includes(wanted));
+  if (matches.length === 1) return matches[0].type;
+  if (matches.length === 0) throw new UserError(`No type in the snapshot is named ${wanted}.`);
+  const suffix = matches.filter((t) => t.type.endsWith(`.${wanted}`) || t.type === wanted);
+  if (suffix.length === 1) return suffix[0].type;
+  throw new UserError(`${wanted} names ${matches.length} types (${matches.slice(0, 3).map((t) => t.type).join(', ')}${matches.length > 3 ? ', …' : ''}): give the full name.`);
+}
+
+function group(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${group(n)}` : group(n);
+}

@@ -1,0 +1,229 @@
+// What a leak hunter asks of a snapshot: per type, how many objects, their own bytes and the bytes
+// they keep alive (retained, from the dominator tree); why a type's objects are alive (the
+// shortest paths from roots, grouped); and what grew between two snapshots.
+
+import { computeDominators, type Dominators } from './dominators.js';
+import { ROOT_KINDS, type HeapSnapshot, type RootKind } from './heap-snapshot.js';
+
+export interface TypeStats {
+  type: string;
+  count: number;
+  /** Shallow bytes: the objects' own sizes. */
+  bytes: number;
+  /**
+   * Bytes the type's objects keep alive: the retained bytes of every instance not itself
+   * dominated by another instance of the type (so nested ones, as in a linked list, count once).
+   */
+  retainedBytes: number;
+}
+
+export class HeapAnalysis {
+  readonly dominators: Dominators;
+  private typeStatsCache: TypeStats[] | undefined;
+  private bfsParent: Int32Array | undefined;
+
+  constructor(readonly snapshot: HeapSnapshot) {
+    this.dominators = computeDominators(snapshot);
+  }
+
+  /** Every type with at least one object, most retained bytes first. Types of the same name are one. */
+  typeStats(): TypeStats[] {
+    if (this.typeStatsCache !== undefined) return this.typeStatsCache;
+    const snap = this.snapshot;
+    const T = snap.typeNames.length;
+    const count = new Float64Array(T);
+    const bytes = new Float64Array(T);
+    for (let v = 0; v < snap.nodeCount; v++) {
+      count[snap.nodeType[v]]++;
+      bytes[snap.nodeType[v]] += snap.nodeSize[v];
+    }
+    const retained = this.outermostRetained();
+    const byName = new Map<string, TypeStats>();
+    for (let t = 0; t < T; t++) {
+      if (count[t] === 0) continue;
+      const name = snap.typeNames[t];
+      const row = byName.get(name);
+      if (row === undefined) byName.set(name, { type: name, count: count[t], bytes: bytes[t], retainedBytes: retained[t] });
+      else {
+        row.count += count[t];
+        row.bytes += bytes[t];
+        row.retainedBytes += retained[t];
+      }
+    }
+    this.typeStatsCache = [...byName.values()].sort((a, b) => b.retainedBytes - a.retainedBytes || b.bytes - a.bytes || (a.type < b.type ? -1 : 1));
+    return this.typeStatsCache;
+  }
+
+  /**
+   * Per type id, the retained bytes of its instances that have no instance of the same type
+   * name above them in the dominator tree: a walk of the tree with a count of open instances
+   * per type name, iterative, O(N).
+   */
+  private outermostRetained(): Float64Array {
+    const snap = this.snapshot;
+    const N = snap.nodeCount;
+    const { idom, retained } = this.dominators;
+    // Same-name types share one counter.
+    const nameOf = new Int32Array(snap.typeNames.length);
+    const nameIds = new Map<string, number>();
+    snap.typeNames.forEach((name, t) => {
+      let id = nameIds.get(name);
+      if (id === undefined) nameIds.set(name, (id = nameIds.size));
+      nameOf[t] = id;
+    });
+    // Children of each dominator-tree node in CSR; slot N is the super-root.
+    const childStart = new Int32Array(N + 2);
+    for (let v = 0; v < N; v++) if (idom[v] >= -1) childStart[(idom[v] === -1 ? N : idom[v]) + 1]++;
+    for (let i = 0; i <= N; i++) childStart[i + 1] += childStart[i];
+    const children = new Int32Array(childStart[N + 1]);
+    const fill = childStart.slice(0, N + 1);
+    for (let v = 0; v < N; v++) if (idom[v] >= -1) children[fill[idom[v] === -1 ? N : idom[v]]++] = v;
+    const open = new Int32Array(nameIds.size);
+    const out = new Float64Array(snap.typeNames.length);
+    const stack = new Int32Array(N + 1);
+    const cursor = new Int32Array(N + 1);
+    let top = 0;
+    stack[top] = N;
+    cursor[top++] = childStart[N];
+    while (top > 0) {
+      const v = stack[top - 1];
+      if (cursor[top - 1] === childStart[v + 1]) {
+        top--;
+        if (v !== N) open[nameOf[snap.nodeType[v]]]--;
+        continue;
+      }
+      const w = children[cursor[top - 1]++];
+      const t = snap.nodeType[w];
+      if (open[nameOf[t]] === 0) out[t] += retained[w];
+      open[nameOf[t]]++;
+      stack[top] = w;
+      cursor[top++] = childStart[w];
+    }
+    return out;
+  }
+
+  /**
+   * The shortest paths from roots to the objects of a type, grouped by the names along them:
+   * `root → Type → Type.field → … → TYPE`, with how many objects each path holds, most first.
+   * Breadth-first from every root at once, so each object's path is a shortest one; a path
+   * longer than maxHops shows its last hops after the root, so the walk per object is bounded.
+   */
+  pathsTo(typeName: string, maxHops = 16): { path: string[]; count: number }[] {
+    const snap = this.snapshot;
+    const parent = this.shortestPathParents();
+    const wanted = new Set<number>();
+    snap.typeNames.forEach((name, t) => {
+      if (name === typeName) wanted.add(t);
+    });
+    const groups = new Map<string, { path: string[]; count: number }>();
+    for (let v = 0; v < snap.nodeCount; v++) {
+      if (!wanted.has(snap.nodeType[v]) || parent[v] === NO_PATH) continue;
+      const hops: string[] = [];
+      let u = v;
+      let steps = 0;
+      while (parent[u] >= 0 && steps < maxHops) {
+        hops.push(this.hopName(parent[u], u));
+        u = parent[u];
+        steps++;
+      }
+      let elided = 0;
+      while (parent[u] >= 0) {
+        u = parent[u];
+        elided++;
+      }
+      const rootIndex = -parent[u] - 2;
+      if (elided > 0) hops.push(`… ${elided} more …`);
+      hops.push(snap.typeNames[snap.nodeType[u]]);
+      const root = ROOT_KINDS[snap.rootKind[rootIndex]];
+      hops.push(`[${snap.names[snap.rootName[rootIndex]]}]`);
+      const path = hops.reverse();
+      const key = `${root}\u0000${path.join('\u0000')}`;
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, { path, count: 1 });
+      else group.count++;
+    }
+    return [...groups.values()].sort((a, b) => b.count - a.count || (a.path.join() < b.path.join() ? -1 : 1));
+  }
+
+  /** The object's name on a path: its type, after the field that holds it when the snapshot names fields. */
+  private hopName(from: number, to: number): string {
+    const snap = this.snapshot;
+    const type = snap.typeNames[snap.nodeType[to]];
+    if (snap.edgeName === undefined) return type;
+    for (let e = snap.edgeStart[from]; e < snap.edgeStart[from + 1]; e++) {
+      if (snap.edgeTarget[e] === to && snap.edgeName[e] >= 0) return `.${snap.names[snap.edgeName[e]]} ${type}`;
+    }
+    return type;
+  }
+
+  /**
+   * Each object's predecessor on a shortest path from a root: another object, or -(r + 2) for an
+   * object that root r holds directly, or NO_PATH.
+   */
+  private shortestPathParents(): Int32Array {
+    if (this.bfsParent !== undefined) return this.bfsParent;
+    const snap = this.snapshot;
+    const parent = new Int32Array(snap.nodeCount).fill(NO_PATH);
+    const queue = new Int32Array(snap.nodeCount);
+    let head = 0;
+    let tail = 0;
+    // Roots in kind order, so a static field wins over a stack slot holding the same object.
+    for (let kind = 0; kind < ROOT_KINDS.length; kind++) {
+      for (let r = 0; r < snap.rootTarget.length; r++) {
+        const v = snap.rootTarget[r];
+        if (snap.rootKind[r] !== kind || parent[v] !== NO_PATH) continue;
+        parent[v] = -(r + 2);
+        queue[tail++] = v;
+      }
+    }
+    while (head < tail) {
+      const v = queue[head++];
+      for (let e = snap.edgeStart[v]; e < snap.edgeStart[v + 1]; e++) {
+        const w = snap.edgeTarget[e];
+        if (parent[w] !== NO_PATH) continue;
+        parent[w] = v;
+        queue[tail++] = w;
+      }
+    }
+    this.bfsParent = parent;
+    return parent;
+  }
+}
+
+const NO_PATH = -1;
+
+export interface TypeDiff {
+  type: string;
+  count: number;
+  countDelta: number;
+  bytes: number;
+  bytesDelta: number;
+  retainedBytes: number;
+  retainedDelta: number;
+}
+
+/** Per type name, after minus before; types that changed, the most grown in count first. */
+export function diffTypeStats(before: readonly TypeStats[], after: readonly TypeStats[]): TypeDiff[] {
+  const old = new Map(before.map((t) => [t.type, t]));
+  const rows: TypeDiff[] = [];
+  const seen = new Set<string>();
+  for (const t of after) {
+    seen.add(t.type);
+    const b = old.get(t.type);
+    rows.push({
+      type: t.type, count: t.count, countDelta: t.count - (b?.count ?? 0), bytes: t.bytes, bytesDelta: t.bytes - (b?.bytes ?? 0),
+      retainedBytes: t.retainedBytes, retainedDelta: t.retainedBytes - (b?.retainedBytes ?? 0),
+    });
+  }
+  for (const b of before) {
+    if (seen.has(b.type)) continue;
+    rows.push({ type: b.type, count: 0, countDelta: -b.count, bytes: 0, bytesDelta: -b.bytes, retainedBytes: 0, retainedDelta: -b.retainedBytes });
+  }
+  return rows
+    .filter((r) => r.countDelta !== 0 || r.bytesDelta !== 0 || r.retainedDelta !== 0)
+    .sort((a, b) => b.countDelta - a.countDelta || b.retainedDelta - a.retainedDelta || (a.type < b.type ? -1 : 1));
+}
+
+export function rootKindName(kind: number): RootKind {
+  return ROOT_KINDS[kind];
+}

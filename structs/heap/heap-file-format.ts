@@ -1,0 +1,20 @@
+// The description of a heap snapshot file format, like a recording format's (structs/formats/
+// recording-format.ts) but for what a heap snapshot is: a HeapSnapshot, not a Recording. The
+// gcdump format (structs/formats/gcdump/) is the first; clrscope's own snapshot files will be next.
+
+import type { HeapSnapshot } from './heap-snapshot.js';
+
+export interface HeapFileAbout {
+  id: string;
+  /** What messages call the format. */
+  name: string;
+  /** Extensions, lower case, that name the format when reading. */
+  read: readonly string[];
+  /** Whether the file's first bytes are this format's. */
+  sniff: (head: Uint8Array) => boolean;
+}
+
+export interface HeapFileFormat extends HeapFileAbout {
+  /** Reads the whole file; a file it cannot read throws an error whose message is one sentence. */
+  reader: (bytes: Uint8Array) => HeapSnapshot;
+}

@@ -1,0 +1,12 @@
+// Every heap snapshot file format clrscope reads, picked by content first, extension second.
+
+import { gcdumpFormat } from '../formats/gcdump/format.js';
+import type { HeapFileFormat } from './heap-file-format.js';
+
+export const HEAP_FORMATS: readonly HeapFileFormat[] = [gcdumpFormat];
+
+/** The format of a file from its first bytes, else from its name; undefined when neither says. */
+export function heapFormatOf(path: string, head: Uint8Array): HeapFileFormat | undefined {
+  const lower = path.toLowerCase();
+  return HEAP_FORMATS.find((f) => f.sniff(head)) ?? HEAP_FORMATS.find((f) => f.read.some((ext) => lower.endsWith(ext)));
+}
