@@ -160,13 +160,16 @@ function toSnapshot(g: RawGraph): HeapSnapshot {
   const N = g.labels.length;
   const isBracketed = g.typeNames.map((name) => name.startsWith('[') && name.endsWith(']'));
   const pseudo = (v: number): boolean => g.addresses[v] === 0 && isBracketed[nodes.type[v]];
+  // An object referenced but never described (its events were lost) points at the writer's
+  // placeholder record, type "UNDEFINED" of size 0: no object to count, so no node.
+  const undefinedType = g.typeNames.findIndex((name, t) => name === 'UNDEFINED' && g.typeSizes[t] === 0);
   // Walk the pseudo-objects from the root node; their object children are the roots.
   const b = new HeapSnapshotBuilder();
   const index = new Int32Array(N).fill(-1);
   const isPseudo = new Uint8Array(N);
   for (let v = 0; v < N; v++) isPseudo[v] = pseudo(v) ? 1 : 0;
   for (let v = 0; v < N; v++) {
-    if (isPseudo[v] === 1 || v === g.rootIndex) continue;
+    if (isPseudo[v] === 1 || v === g.rootIndex || nodes.type[v] === undefinedType) continue;
     index[v] = b.addNode(b.typeId(g.typeNames[nodes.type[v]].replace(SIZE_BUCKET, '')), nodes.size[v], g.addresses[v]);
   }
   for (let v = 0; v < N; v++) {

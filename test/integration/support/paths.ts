@@ -9,7 +9,7 @@ export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..
 export const CLI = join(ROOT, 'electron', 'cli', 'clrscope.js');
 export const PROFILER = join(ROOT, 'native-profiler', 'build', 'libclrscope.so');
 
-export function targetDll(name: 'Scenarios' | 'Demo' | 'CpuBench' | 'GcLoad' | 'Torture' | 'WireLoad' | 'Measure' | 'ProcessTree' | 'AsyncChain' | 'AsyncWeb'): string {
+export function targetDll(name: 'Scenarios' | 'Demo' | 'CpuBench' | 'GcLoad' | 'Torture' | 'WireLoad' | 'Measure' | 'ProcessTree' | 'AsyncChain' | 'AsyncWeb' | 'LeakHeap'): string {
   const p = join(ROOT, 'test', 'targets', name, 'bin', 'out', `${name}.dll`);
   if (!existsSync(p)) throw new Error(`${p} is missing: run bash scripts/build-targets.sh`);
   return p;
