@@ -45,6 +45,12 @@ echo "setup: building the native profiler with sanitizers"
 bash scripts/build-native-sanitizers.sh
 echo "setup: building the .NET test and demo programs"
 bash scripts/build-targets.sh
+# dotnet-gcdump, the peer the heap snapshot tests read the snapshots of and compare with
+# (test/integration/support/dotnet-gcdump.ts pins the same version).
+if [ ! -x test/tools/.dotnet-gcdump/dotnet-gcdump ]; then
+  echo "setup: installing dotnet-gcdump (a .NET tool from NuGet) in test/tools/.dotnet-gcdump"
+  dotnet tool install dotnet-gcdump --version 10.0.750501 --tool-path test/tools/.dotnet-gcdump > /dev/null
+fi
 # The Windows profiler, run for real inside a Windows CoreCLR under Wine by the wine-* integration
 # tests: the DLL, Debian's wine64, self-contained win-x64 publishes (runtime pack from NuGet), the
 # mingw test helpers and a warmed Wine prefix.

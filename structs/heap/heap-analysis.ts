@@ -3,7 +3,7 @@
 // shortest paths from roots, grouped); and what grew between two snapshots.
 
 import { computeDominators, type Dominators } from './dominators.js';
-import { ROOT_KINDS, type HeapSnapshot, type RootKind } from './heap-snapshot.js';
+import { ROOT_KINDS, type HeapSnapshot } from './heap-snapshot.js';
 
 export interface TypeStats {
   type: string;
@@ -20,7 +20,7 @@ export interface TypeStats {
 export class HeapAnalysis {
   readonly dominators: Dominators;
   private typeStatsCache: TypeStats[] | undefined;
-  private bfsParent: Int32Array | undefined;
+  private paths: { parent: Int32Array; depth: Int32Array; rootOf: Int32Array } | undefined;
 
   constructor(readonly snapshot: HeapSnapshot) {
     this.dominators = computeDominators(snapshot);
@@ -104,40 +104,34 @@ export class HeapAnalysis {
 
   /**
    * The shortest paths from roots to the objects of a type, grouped by the names along them:
-   * `root → Type → Type.field → … → TYPE`, with how many objects each path holds, most first.
-   * Breadth-first from every root at once, so each object's path is a shortest one; a path
-   * longer than maxHops shows its last hops after the root, so the walk per object is bounded.
+   * `root → Type → .field Type → … → TYPE`, with how many objects each path holds, most first.
+   * Breadth-first from every root at once, so each object's path is a shortest one. A path of
+   * more than maxHops objects shows the root's own object, `…`, and its last maxHops - 1 hops
+   * (so deep structures such as long lists group into one path), and the walk per object is
+   * bounded by maxHops: O(N + objects of the type × maxHops).
    */
   pathsTo(typeName: string, maxHops = 16): { path: string[]; count: number }[] {
     const snap = this.snapshot;
-    const parent = this.shortestPathParents();
+    const { parent, depth, rootOf } = this.shortestPaths();
     const wanted = new Set<number>();
     snap.typeNames.forEach((name, t) => {
       if (name === typeName) wanted.add(t);
     });
     const groups = new Map<string, { path: string[]; count: number }>();
     for (let v = 0; v < snap.nodeCount; v++) {
-      if (!wanted.has(snap.nodeType[v]) || parent[v] === NO_PATH) continue;
+      if (!wanted.has(snap.nodeType[v]) || depth[v] < 0) continue;
+      const r = rootOf[v];
       const hops: string[] = [];
+      const shown = depth[v] < maxHops ? depth[v] : maxHops - 1;
       let u = v;
-      let steps = 0;
-      while (parent[u] >= 0 && steps < maxHops) {
+      for (let k = 0; k < shown; k++) {
         hops.push(this.hopName(parent[u], u));
         u = parent[u];
-        steps++;
       }
-      let elided = 0;
-      while (parent[u] >= 0) {
-        u = parent[u];
-        elided++;
-      }
-      const rootIndex = -parent[u] - 2;
-      if (elided > 0) hops.push(`… ${elided} more …`);
-      hops.push(snap.typeNames[snap.nodeType[u]]);
-      const root = ROOT_KINDS[snap.rootKind[rootIndex]];
-      hops.push(`[${snap.names[snap.rootName[rootIndex]]}]`);
+      if (shown < depth[v]) hops.push('…');
+      hops.push(snap.typeNames[snap.nodeType[snap.rootTarget[r]]], `[${snap.names[snap.rootName[r]]}]`);
       const path = hops.reverse();
-      const key = `${root}\u0000${path.join('\u0000')}`;
+      const key = `${snap.rootKind[r]}\u0000${path.join('\u0000')}`;
       const group = groups.get(key);
       if (group === undefined) groups.set(key, { path, count: 1 });
       else group.count++;
@@ -157,13 +151,15 @@ export class HeapAnalysis {
   }
 
   /**
-   * Each object's predecessor on a shortest path from a root: another object, or -(r + 2) for an
-   * object that root r holds directly, or NO_PATH.
+   * Breadth-first from all roots: each object's predecessor on a shortest path, its depth (hops
+   * from the root's own object; -1 when no root reaches it) and the root it was reached from.
    */
-  private shortestPathParents(): Int32Array {
-    if (this.bfsParent !== undefined) return this.bfsParent;
+  private shortestPaths(): { parent: Int32Array; depth: Int32Array; rootOf: Int32Array } {
+    if (this.paths !== undefined) return this.paths;
     const snap = this.snapshot;
-    const parent = new Int32Array(snap.nodeCount).fill(NO_PATH);
+    const parent = new Int32Array(snap.nodeCount).fill(-1);
+    const depth = new Int32Array(snap.nodeCount).fill(-1);
+    const rootOf = new Int32Array(snap.nodeCount).fill(-1);
     const queue = new Int32Array(snap.nodeCount);
     let head = 0;
     let tail = 0;
@@ -171,8 +167,9 @@ export class HeapAnalysis {
     for (let kind = 0; kind < ROOT_KINDS.length; kind++) {
       for (let r = 0; r < snap.rootTarget.length; r++) {
         const v = snap.rootTarget[r];
-        if (snap.rootKind[r] !== kind || parent[v] !== NO_PATH) continue;
-        parent[v] = -(r + 2);
+        if (snap.rootKind[r] !== kind || depth[v] >= 0) continue;
+        depth[v] = 0;
+        rootOf[v] = r;
         queue[tail++] = v;
       }
     }
@@ -180,17 +177,19 @@ export class HeapAnalysis {
       const v = queue[head++];
       for (let e = snap.edgeStart[v]; e < snap.edgeStart[v + 1]; e++) {
         const w = snap.edgeTarget[e];
-        if (parent[w] !== NO_PATH) continue;
+        if (depth[w] >= 0) continue;
         parent[w] = v;
+        depth[w] = depth[v] + 1;
+        rootOf[w] = rootOf[v];
         queue[tail++] = w;
       }
     }
-    this.bfsParent = parent;
-    return parent;
+    this.paths = { parent, depth, rootOf };
+    return this.paths;
   }
 }
 
-const NO_PATH = -1;
+
 
 export interface TypeDiff {
   type: string;
@@ -222,8 +221,4 @@ export function diffTypeStats(before: readonly TypeStats[], after: readonly Type
   return rows
     .filter((r) => r.countDelta !== 0 || r.bytesDelta !== 0 || r.retainedDelta !== 0)
     .sort((a, b) => b.countDelta - a.countDelta || b.retainedDelta - a.retainedDelta || (a.type < b.type ? -1 : 1));
-}
-
-export function rootKindName(kind: number): RootKind {
-  return ROOT_KINDS[kind];
 }

@@ -24,14 +24,14 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Resolves with the next "ready PID items=K" line's pid once K items are in the cache. */
+/** Resolves with the next "READY PID items=K" line's pid once K items are in the cache. */
 function ready(child: ChildProcess, items: number): Promise<number> {
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`LeakHeap did not report ${items} items within 30 s:\n${out}`)), 30_000);
     const onData = (d: Buffer): void => {
       out += d.toString();
-      const m = new RegExp(`ready (\\d+) items=${items}\\b`).exec(out);
+      const m = new RegExp(`READY (\\d+) items=${items}\\b`).exec(out);
       if (m === null) return;
       clearTimeout(timer);
       child.stdout?.off('data', onData);

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './paths.js';
 
-/** The version scripts/setup.sh installs (shared/FACTS.md: the diagnostics tools' 10.0 release). */
+/** The version scripts/setup.sh installs: the diagnostics tools' 10.0 release. */
 export const DOTNET_GCDUMP_VERSION = '10.0.750501';
 
 /** dotnet-gcdump from CLRSCOPE_DOTNET_GCDUMP, PATH, or installed as a .NET tool under test/tools/.dotnet-gcdump. */

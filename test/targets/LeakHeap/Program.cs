@@ -5,9 +5,10 @@
 // grow the cache by N more, and snapshots it again.
 //
 //   LeakHeap --items N [--stack K] [--handles H]
-// prints "ready PID items=N" once everything is in place, then reads commands from stdin, one a line:
-//   grow   adds N more items to the cache and prints "ready PID items=2N" (and so on)
-//   exit   (or end of input) lets the holder thread go and exits 0
+// prints "READY PID items=N" once everything is in place, then reads commands from stdin, one a line:
+//   grow   adds N more items to the cache and prints "READY PID items=2N" (and so on)
+//   exit   (or end of input) lets the holder thread go, prints RESULT {"items":..,"stack":K,"handles":H}
+//          and exits 0
 using System.Runtime.InteropServices;
 
 namespace Clrscope.Targets.LeakHeap;
@@ -76,7 +77,7 @@ public static class Program
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
-        Console.WriteLine($"ready {Environment.ProcessId} items={LeakCache.Items.Count}");
+        Console.WriteLine($"READY {Environment.ProcessId} items={LeakCache.Items.Count}");
 
         string? line;
         while ((line = Console.ReadLine()) != null)
@@ -87,7 +88,7 @@ public static class Program
             {
                 Grow(items);
                 GC.Collect();
-                Console.WriteLine($"ready {Environment.ProcessId} items={LeakCache.Items.Count}");
+                Console.WriteLine($"READY {Environment.ProcessId} items={LeakCache.Items.Count}");
             }
             else if (line != "")
             {
@@ -98,6 +99,7 @@ public static class Program
         release.Set();
         holder.Join();
         foreach (var h in pinned) h.Free();
+        Console.WriteLine($"RESULT {{\"items\":{LeakCache.Items.Count},\"stack\":{stack},\"handles\":{handles}}}");
         return 0;
     }
 
