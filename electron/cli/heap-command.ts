@@ -4,7 +4,7 @@
 // of structs/heap/heap-analysis.ts.
 
 import { readFileSync } from 'node:fs';
-import { diffTypeStats, HeapAnalysis, type TypeStats } from '../../structs/heap/heap-analysis.js';
+import { diffPaths, diffTypeStats, HeapAnalysis, type TypeStats } from '../../structs/heap/heap-analysis.js';
 import { heapFormatOf, HEAP_FORMATS } from '../../structs/heap/heap-formats.js';
 import type { HeapSnapshot } from '../../structs/heap/heap-snapshot.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
@@ -54,9 +54,18 @@ export function runHeap(argv: readonly string[], io: HeapIo): number {
   if (positionals.length !== 1) throw new UserError(positionals.length === 0 ? 'clrscope heap needs a snapshot file, e.g. clrscope heap app.gcdump.' : `clrscope heap reads one snapshot file, not ${positionals.length} (compare two with --diff BASE).`);
   const format = values.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UserError(`--format must be text or json, not '${format}'.`);
-  if (values.paths !== undefined && values.diff !== undefined) throw new UserError('--paths and --diff go one at a time.');
   const top = numberOption(values.top, 'top', 0, 1_000_000, true) ?? DEFAULT_TOP;
   const analysis = new HeapAnalysis(readHeapFile(positionals[0]));
+
+  if (values.paths !== undefined && values.diff !== undefined) {
+    const type = resolveType(analysis.typeStats(), values.paths);
+    const base = new HeapAnalysis(readHeapFile(values.diff));
+    const rows = diffPaths(base.pathsTo(type), analysis.pathsTo(type));
+    if (format === 'json') io.out(JSON.stringify({ type, paths: rows }));
+    else if (rows.length === 0) io.out(`No path to ${type} changed.`);
+    else for (const r of rows) io.out(`${signed(r.countDelta).padStart(11)}  ${group(r.count).padStart(11)}  ${r.path.join(' → ')}`);
+    return 0;
+  }
 
   if (values.paths !== undefined) {
     const type = resolveType(analysis.typeStats(), values.paths);

@@ -316,10 +316,14 @@ Options:
                         one path a line with how many objects it holds.
                         TYPE is a full name or a unique part of one
   --diff BASE           what changed since the snapshot BASE, per type: count
-                        and retained bytes, the most grown first
+                        and retained bytes, the most grown first; with --paths
+                        TYPE, the paths to TYPE that grew (or shrank), by how
+                        many objects
   --format text|json    text (default) or JSON: {"types":[{"type","count",
                         "bytes","retainedBytes"}...]}; with --paths
                         {"type","paths":[{"path":[...],"count"}...]}; with
                         --diff each type's count, bytes, retainedBytes and
-                        their deltas (countDelta, bytesDelta, retainedDelta)
+                        their deltas (countDelta, bytesDelta, retainedDelta);
+                        with both, {"type","paths":[{"path","count",
+                        "countDelta"}...]}
 `;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffTypeStats, HeapAnalysis } from './heap-analysis.js';
+import { diffPaths, diffTypeStats, HeapAnalysis } from './heap-analysis.js';
 import { HeapSnapshotBuilder } from './heap-snapshot.js';
 
 /** A static cache (List → Item[] → n × Item → byte[]), a linked list of `chain` Nodes on a stack, one handle. */
@@ -69,4 +69,12 @@ test('a diff of two snapshots names the type that grew and by how much', () => {
   assert.ok(!diff.some((d) => d.type === 'Node' || d.type === 'Held'), 'unchanged types are left out');
   const shrunk = diffTypeStats(leaky(250, 5).typeStats(), leaky(100, 0).typeStats());
   assert.deepEqual(shrunk.find((d) => d.type === 'Node'), { type: 'Node', count: 0, countDelta: -5, bytes: 0, bytesDelta: -160, retainedBytes: 0, retainedDelta: -160 });
+});
+
+test('a diff of paths names the path that holds the growth', () => {
+  const grown = diffPaths(leaky(100, 2).pathsTo('Item'), leaky(250, 2).pathsTo('Item'));
+  assert.deepEqual(grown, [{ path: ['[static var Cache.Items]', 'List<Item>', '._items Item[]', 'Item'], count: 250, countDelta: 150 }]);
+  assert.deepEqual(diffPaths(leaky(10, 3).pathsTo('Node'), leaky(10, 2).pathsTo('Node')), [
+    { path: ['[local vars]', 'Node', '.Next Node', '.Next Node'], count: 0, countDelta: -1 },
+  ]);
 });

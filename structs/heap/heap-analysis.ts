@@ -222,3 +222,19 @@ export function diffTypeStats(before: readonly TypeStats[], after: readonly Type
     .filter((r) => r.countDelta !== 0 || r.bytesDelta !== 0 || r.retainedDelta !== 0)
     .sort((a, b) => b.countDelta - a.countDelta || b.retainedDelta - a.retainedDelta || (a.type < b.type ? -1 : 1));
 }
+
+export interface PathDiff {
+  path: string[];
+  count: number;
+  countDelta: number;
+}
+
+/** Per path from roots (as pathsTo groups them), after minus before: the paths that hold a type's growth, most grown first. */
+export function diffPaths(before: readonly { path: string[]; count: number }[], after: readonly { path: string[]; count: number }[]): PathDiff[] {
+  const key = (p: readonly string[]): string => p.join('\u0000');
+  const old = new Map(before.map((p) => [key(p.path), p.count]));
+  const rows: PathDiff[] = after.map((p) => ({ path: p.path, count: p.count, countDelta: p.count - (old.get(key(p.path)) ?? 0) }));
+  const seen = new Set(after.map((p) => key(p.path)));
+  for (const p of before) if (!seen.has(key(p.path))) rows.push({ path: p.path, count: 0, countDelta: -p.count });
+  return rows.filter((r) => r.countDelta !== 0).sort((a, b) => b.countDelta - a.countDelta || (key(a.path) < key(b.path) ? -1 : 1));
+}

@@ -123,7 +123,7 @@ describe('clrscope heap on dotnet-gcdump snapshots of a program with a known lea
     assert.ok(viaHandle >= 6, JSON.stringify(handles.paths));
   });
 
-  it('a diff of the two snapshots names the type that grew, by exactly N', async () => {
+  it('a diff of the two snapshots names the type that grew, by exactly N, and the path that holds the growth', async () => {
     const { types } = (await heapJson([second, '--diff', first])) as { types: { type: string; countDelta: number; retainedDelta: number }[] };
     const grown = types.filter((t) => t.countDelta >= N);
     assert.deepEqual(grown.map((t) => t.type).sort(), [`${NS}LeakedItem`, 'System.Byte[]'].sort(), JSON.stringify(types.slice(0, 5)));
@@ -131,5 +131,11 @@ describe('clrscope heap on dotnet-gcdump snapshots of a program with a known lea
     const text = await runCli(['heap', second, '--diff', first], { timeoutMs: 120_000 });
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout.split('\n')[1], new RegExp(`^\\s*\\+${N.toLocaleString('en-US')}\\s.*(${NS}LeakedItem|System\\.Byte\\[\\])$`));
+    // The paths that hold the growth: the static field's, by N.
+    const paths = (await heapJson([second, '--diff', first, '--paths', `${NS}LeakedItem`])) as { paths: { path: string[]; count: number; countDelta: number }[] };
+    assert.equal(paths.paths.length, 1, JSON.stringify(paths.paths));
+    assert.equal(paths.paths[0].countDelta, N);
+    assert.equal(paths.paths[0].count, 2 * N);
+    assert.match(paths.paths[0].path[0], /^\[static var .*\.Items\]$/);
   });
 });
