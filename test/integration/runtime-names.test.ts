@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
 import type { Report } from '../../structs/analysis/report-model.js';
 import { targetDll } from './support/paths.js';
@@ -56,15 +56,18 @@ function summaryRows(stderr: string): { header: string; rows: [number, string][]
 }
 
 describe('a launched program', () => {
-  it('names the runtime\'s stubs, says self time as report does, and keeps whole thread names', async () => {
-    const dirsBefore = new Set(perfMapDirs());
-    const file = join(dir, 'launch.clrscope');
-    const r = await runCli(['record', '-o', file, '--', 'dotnet', targetDll('Scenarios'), 'dispatch', '--seconds', '4']);
-    assert.equal(r.code, 0, r.stderr);
-    const result = resultOf(r.stdout);
-    const pid = result.pid as number;
+  const file = join(dir, 'launch.clrscope');
+  let run: Awaited<ReturnType<typeof runCli>>;
+  let pid = 0;
+  let dirsBefore = new Set<string>();
+  before(async () => {
+    dirsBefore = new Set(perfMapDirs());
+    run = await runCli(['record', '-o', file, '--', 'dotnet', targetDll('Scenarios'), 'dispatch', '--seconds', '4']);
+    assert.equal(run.code, 0, run.stderr);
+    pid = resultOf(run.stdout).pid as number;
+  });
 
-    // Stubs: named from the perf map; what no map names is at least the runtime's.
+  it('names the runtime\'s stubs from its perf map, and removes the map', async () => {
     const none = await report(file, '--fold', 'none');
     const unknown = selfShare(none, (n) => n === '[unknown]');
     assert.ok(unknown < 0.01, `[unknown] takes ${(unknown * 100).toFixed(1)}% of self CPU`);
@@ -73,26 +76,27 @@ describe('a launched program', () => {
     // The map was clrscope's: its file and directory are gone.
     assert.ok(!existsSync(`/tmp/perf-${pid}.map`));
     assert.deepEqual(perfMapDirs().filter((d) => !dirsBefore.has(d)), [], 'the perf map directory was removed');
+  });
 
-    // Self time: the summary's rows are report's rows for the same file, same figures.
-    const { header, rows } = summaryRows(r.stderr);
+  it('gives the summary\'s top functions report\'s self time for the same file', async () => {
+    const { header, rows } = summaryRows(run.stderr);
     assert.match(header, /self = the samples whose innermost frame, after folding, is the function/);
     const byDefault = await report(file);
-    assert.ok(rows.length >= 3, r.stderr);
+    assert.ok(rows.length >= 3, run.stderr);
     rows.forEach(([ms, name], i) => {
       const f = byDefault.functions?.[i];
       assert.ok(f !== undefined && f.name === name, `row ${i}: summary ${name}, report ${f?.name}`);
       assert.ok(Math.abs(f.self / 1e6 - ms) <= 0.051 + ms * 0.001, `${name}: summary ${ms} ms, report ${f.self / 1e6} ms`);
     });
+  });
 
-    // Threads: the program's own long name whole, the runtime's threads by their whole names.
+  it('keeps whole thread names, in the recording and in an export', async () => {
     const names = await threadNames(file);
     assert.ok(names.includes(LONG_NAME), names.join(', '));
     assert.ok(names.includes('.NET Long Running Task'), names.join(', '));
     // Linux keeps 15 bytes of these (".NET SigHandler" is 15 bytes whole).
     const cut = names.filter((n) => ['.NET SynchManag', '.NET Long Runni', '.NET Tiered Com', 'interface-dispa'].includes(n));
     assert.deepEqual(cut, [], `names cut to 15 bytes: ${names.join(', ')}`);
-    // And in an export another tool reads.
     const speedscope = join(dir, 'launch.speedscope.json');
     const c = await runCli(['convert', file, '-o', speedscope]);
     assert.equal(c.code, 0, c.stderr);
@@ -118,27 +122,36 @@ async function startTarget(args: string[]): Promise<Started> {
 }
 
 describe('an attached program', () => {
-  it('labels stubs made before the attach as the runtime\'s, says so, and mends the runtime\'s cut thread names', async () => {
+  const file = join(dir, 'attach.clrscope');
+  let run: Awaited<ReturnType<typeof runCli>>;
+  let pid = 0;
+  before(async () => {
     const target = await startTarget(['dispatch', '--seconds', '10']);
+    pid = target.pid;
     try {
       // Let the stubs be made and the LongRunning task's thread start before clrscope comes.
       await new Promise((res) => setTimeout(res, 1000));
-      const file = join(dir, 'attach.clrscope');
-      const r = await runCli(['record', '--pid', String(target.pid), '--duration', '3', '-o', file]);
-      assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /stubs made before the attach .* stay unnamed/);
-      const none = await report(file, '--fold', 'none');
-      const unknown = selfShare(none, (n) => n === '[unknown]');
-      assert.ok(unknown < 0.01, `[unknown] takes ${(unknown * 100).toFixed(1)}% of self CPU`);
-      assert.ok(selfShare(none, (n) => n.startsWith('[runtime stub]')) > 0.02, (none.functions ?? []).slice(0, 8).map((f) => f.name).join(', '));
-      assert.ok(!existsSync(`/tmp/perf-${target.pid}.map`), 'the perf map clrscope asked for was removed');
-      const names = await threadNames(file);
-      assert.ok(names.includes('.NET Long Running Task'), names.join(', '));
-      // Named before the attach, the program's thread is known by the OS's 15 bytes only: marked as cut.
-      assert.ok(names.includes('interface-dispa…'), names.join(', '));
+      run = await runCli(['record', '--pid', String(target.pid), '--duration', '3', '-o', file]);
+      assert.equal(run.code, 0, run.stderr);
     } finally {
       target.child.kill('SIGKILL');
       await target.exited;
     }
+  });
+
+  it('labels stubs made before the attach as the runtime\'s, says so, and removes the map', async () => {
+    assert.match(run.stderr, /stubs made before the attach .* stay unnamed/);
+    const none = await report(file, '--fold', 'none');
+    const unknown = selfShare(none, (n) => n === '[unknown]');
+    assert.ok(unknown < 0.01, `[unknown] takes ${(unknown * 100).toFixed(1)}% of self CPU`);
+    assert.ok(selfShare(none, (n) => n.startsWith('[runtime stub]')) > 0.02, (none.functions ?? []).slice(0, 8).map((f) => f.name).join(', '));
+    assert.ok(!existsSync(`/tmp/perf-${pid}.map`), 'the perf map clrscope asked for was removed');
+  });
+
+  it('gives the runtime\'s threads their whole names and marks the program\'s cut ones', async () => {
+    const names = await threadNames(file);
+    assert.ok(names.includes('.NET Long Running Task'), names.join(', '));
+    // Named before the attach, the program's thread is known by the OS's 15 bytes only: marked as cut.
+    assert.ok(names.includes('interface-dispa…'), names.join(', '));
   });
 });
