@@ -125,7 +125,12 @@ std::string il_stub_label(const std::string& name) {
     }
     out.push_back(c);
   }
-  return out;
+  // Analyses drop a trailing parameter list to merge a method's spellings
+  // (structs/analysis/normalize-name.ts); these parameters are what tell the stubs apart.
+  const size_t open = out.find('(');
+  if (open == std::string::npos || out.back() != ')') return out;
+  const std::string params = out.substr(open + 1, out.size() - open - 2);
+  return out.substr(0, open) + (params.empty() ? "" : ": " + params);
 }
 
 }  // namespace clrscope

@@ -34,7 +34,7 @@ class PerfMap {
 std::string perf_map_label(const std::string& name);
 
 // An IL stub's signature as the map gives it ("void [Module] dynamicClass::IL_STUB_PInvoke(
-// Ns.Type /* MT: 0x... */,string)[Optimized]"), shortened to "IL_STUB_PInvoke(Type,string)";
+// Ns.Type /* MT: 0x... */,string)[Optimized]"), shortened to "IL_STUB_PInvoke: Type,string";
 // empty when `name` is not an IL stub's line.
 std::string il_stub_label(const std::string& name);
 

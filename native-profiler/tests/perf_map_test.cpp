@@ -45,9 +45,10 @@ TEST(PerfMap, LabelsStubsByKind) {
 TEST(PerfMap, ShortensIlStubSignatures) {
   EXPECT_EQ(il_stub_label("void [System.Management.Automation] dynamicClass::IL_STUB_PInvoke(System.Management.Automation."
                           "Tracing.NativeMethods/SysLogPriority /* MT: 0x7f7407d29f18 */,string)[Optimized]"),
-            "IL_STUB_PInvoke(SysLogPriority,string)");
+            "IL_STUB_PInvoke: SysLogPriority,string");
   EXPECT_EQ(il_stub_label("int32 [App] dynamicClass::IL_STUB_PInvoke(int32,native int)[Optimized]"),
-            "IL_STUB_PInvoke(int32,native int)");
+            "IL_STUB_PInvoke: int32,native int");
+  EXPECT_EQ(il_stub_label("void [App] dynamicClass::IL_STUB_ReversePInvoke()[Optimized]"), "IL_STUB_ReversePInvoke");
   EXPECT_EQ(il_stub_label("void [App] App.Program::Main()[Optimized]"), "");
 }
 
