@@ -90,7 +90,8 @@ export async function launchProfiled(options: ProfiledLaunchOptions): Promise<Pr
     keepSamples: options.keepSamples,
   });
   let child: ChildProcess;
-  const perfMap = launchPerfMap(options.env ?? process.env);
+  // Stubs are named for stacks; a session without samples (counters, measure) pays nothing for it.
+  const perfMap = options.cpu || options.wall ? launchPerfMap(options.env ?? process.env) : { env: {}, cleanup: () => {} };
   try {
     const env = { ...childEnvironment(options.env ?? process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath), ...perfMap.env, ...options.extraEnv };
     const output = options.output;
