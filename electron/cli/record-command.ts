@@ -11,6 +11,7 @@ import { SAVE_FAILED_EXIT_CODE, writeFileAtomically } from '../services/export/a
 import { counted } from '../../structs/text/count.js';
 import { checkFormatAvailable, writeRecordingFile } from '../services/export/recording-file.js';
 import { recordingFormat } from '../../structs/formats/registry.js';
+import { ATTACH_STUBS_SENTENCE } from '../services/profiler/perf-map.js';
 import { recordAttach, type EventPipeAttachResult } from '../services/recording/attach-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
 import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
@@ -350,6 +351,7 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
 
 async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string, io: RecordIo, spool: RunSpool): Promise<number> {
   io.err(`clrscope: attaching to pid ${pid}...`);
+  io.err(`clrscope: after an attach, ${ATTACH_STUBS_SENTENCE}`);
   const result = await recordAttach({
     pid,
     intervalMs: plan.intervalMs,

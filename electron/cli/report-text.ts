@@ -3,6 +3,7 @@
 
 import type { Report, ReportDiff, ReportDiffNode, ReportFunction, ReportNode, ReportSandwich, ReportSource } from '../../structs/analysis/report-model.js';
 import { describeFold } from '../../structs/analysis/fold-options.js';
+import { SELF_DEFINITION } from '../../structs/analysis/self-time.js';
 
 const MIN_WIDTH = 60;
 // Trees deeper than this are drawn at this indentation, so names keep room.
@@ -134,7 +135,7 @@ export function reportText(r: Report, columns: number): string[] {
     out.push(`Garbage collection ([GC] frames): ${pct(r.gc.total, r.totalValue)} of ${metricName(r)}, ${formatValue(r.gc.total, r.unit)} in ${count(r.gc.totalSamples)} samples`);
   }
   if (r.functions !== undefined) {
-    out.push('', `Functions by self ${metricName(r)} (${r.functions.length} shown)`, ...functionLines(r, r.functions, width));
+    out.push('', `Functions by self ${metricName(r)} (${r.functions.length} shown; ${SELF_DEFINITION})`, ...functionLines(r, r.functions, width));
   }
   if (r.callers !== undefined) out.push('', ...sandwichLines(r, r.callers, 'Callers', width));
   if (r.callees !== undefined) out.push('', ...sandwichLines(r, r.callees, 'Callees', width));

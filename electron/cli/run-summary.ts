@@ -2,6 +2,8 @@
 
 import type { Recording, SampleMetric } from '../../structs/profile/recording.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
+import { SELF_DEFINITION, selfTimeRows } from '../../structs/analysis/self-time.js';
+import { DEFAULT_FOLD, describeFold } from '../../structs/analysis/fold-options.js';
 import type { StackThreadSums } from '../../structs/profile/aggregate.js';
 import { eventMetricsPresent, totalsByLabel, type EventMetric } from '../../structs/profile/event-metrics.js';
 import { exceptionTable, type ExceptionRow } from '../../structs/profile/event-tables.js';
@@ -57,13 +59,15 @@ export function sampleCounts(rec: Recording, summed?: StackThreadSums): SampleCo
   return { samples: rec.sampleCount, cpu, wall, dropped, droppedDetail: parts.join(', ') };
 }
 
+/** The top of `clrscope report`'s functions table for the same file, by the same function (structs/analysis/self-time.ts). */
 function table(rec: Recording, metric: SampleMetric, title: string, summed?: StackThreadSums): string[] {
-  const rows = topMethods(rec, metric, 10, summed?.byStack(metric, rec.stackCount));
+  const sums = summed === undefined ? undefined : { value: summed.byStack(metric, rec.stackCount), count: summed.samplesByStack(rec.stackCount) };
+  const { rows } = selfTimeRows(rec, metric, 10, sums);
   if (rows.length === 0) return [`${title}: no samples.`];
-  const lines = [`${title} (self = innermost managed frame):`, '   self%        self   total%  method'];
+  const lines = [`${title} (${SELF_DEFINITION}; folding: ${describeFold(DEFAULT_FOLD)}, as in clrscope report):`, '   self%        self   total%  function'];
   for (const r of rows) {
-    const self = seconds(r.selfValue).padStart(11);
-    lines.push(`  ${r.selfPct.toFixed(1).padStart(5)}% ${self}  ${r.totalPct.toFixed(1).padStart(6)}%  ${r.name}`);
+    const self = seconds(r.self).padStart(11);
+    lines.push(`  ${r.selfPercent.toFixed(1).padStart(5)}% ${self}  ${r.totalPercent.toFixed(1).padStart(6)}%  ${r.name}`);
   }
   return lines;
 }

@@ -26,6 +26,10 @@ struct ProfilerConfig {
   bool exception_messages = true;
   // Async call stacks (experimental, core/async_tracker.h): CLRSCOPE_ASYNC=1, client data "async=1".
   bool async = false;  // CLRSCOPE_EXCEPTION_STACKS: beyond it counted by type only
+  // clrscope asked the runtime for its perf map (core/runtime_stubs.h): in the launch
+  // environment (CLRSCOPE_PERF_MAP=1, beside DOTNET_PerfMapEnabled) or with the diagnostics
+  // command before an attach (client data "perf_map=1"). The profiler reads it and removes it.
+  bool perf_map = false;
 };
 
 // Reads the variables; out-of-range values fall back to defaults (and are logged).

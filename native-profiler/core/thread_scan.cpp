@@ -21,10 +21,13 @@ constexpr uint64_t kOsScanNs = 250000000;
 void ThreadScan::begin(uint64_t mono) { next_os_scan_mono_ = mono + kOsScanNs; }
 
 std::string ThreadScan::display_name(const ThreadEvent& e, const std::string& os_name) const {
-  if (!e.name.empty() || e.os_tid == 0) return e.name;
+  // A native thread's name came from the OS (thread_registry.cpp, sync_os_threads): cut to 15
+  // bytes like any OS name, so it is mended the same way.
+  if ((!e.name.empty() && !e.native) || e.os_tid == 0) return e.name;
   // The runtime names a thread to the profiler only when managed code sets Thread.Name; its
   // own threads (and every thread named before an attach) are named to the OS alone.
-  return name_from_os(os_name.empty() ? platform::os_thread_name(e.os_tid) : os_name,
+  const std::string& from_os = !e.name.empty() ? e.name : os_name;
+  return name_from_os(from_os.empty() ? platform::os_thread_name(e.os_tid) : from_os,
                       e.os_tid == platform::process_id(), platform::os_thread_name(platform::process_id()));
 }
 

@@ -13,6 +13,12 @@ void ClrFrameResolver::resolve(uintptr_t pc, ResolvedFrame* out) {
       names_.describe(function, out)) {
     out->kind = 0;
     out->key = function;
+    // IL stubs share one name; the perf map tells them apart by signature.
+    std::string line;
+    if (out->name.compare(0, 7, "[stub] ") == 0 && stubs_.map_name(pc, &line)) {
+      const std::string signature = il_stub_label(line);
+      if (!signature.empty()) out->name = "[stub] " + signature;
+    }
     uint32_t il = 0;
     if (il_maps_.il_offset(function, rejit, pc, &il)) {
       out->offset_kind = 1;  // wire::kOffsetIL
@@ -23,7 +29,7 @@ void ClrFrameResolver::resolve(uintptr_t pc, ResolvedFrame* out) {
   // Runtime stubs, precode and helpers live in anonymous executable memory.
   out->kind = 2;
   out->key = 0;
-  out->name = "[unknown]";
+  if (!stubs_.name(pc, &out->name)) out->name = "[unknown]";
   out->module.clear();
   out->module_path.clear();
 }

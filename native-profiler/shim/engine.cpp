@@ -5,6 +5,8 @@
 #include "core/log.h"
 #include "core/platform.h"
 #include "core/runtime_event_payloads.h"
+#include "core/runtime_stubs.h"
+#include "core/thread_names.h"
 #include "core/transport.h"
 #include "shim/async_session.h"
 #include "shim/clsid.h"
@@ -143,6 +145,11 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   set_sampling_shared(&e->shared);
   e->registry.configure_cpu_timers(config.cpu, config.interval_ns);
   e->resolver = new ClrFrameResolver(info);
+  // At a launch the environment says where the map is; after an attach the runtime writes it
+  // where its own environment says, once clrscope's diagnostics command turned it on.
+  const std::string perf_map = runtime_perf_map_path(attached && config.perf_map);
+  e->resolver->read_stub_names(perf_map, config.perf_map);
+  if (!perf_map.empty()) log_line("runtime stubs named from %s%s", perf_map.c_str(), config.perf_map ? " (removed once open)" : "");
   const RuntimeVersion version = runtime_version(info);
   SamplerConfig sc;
   sc.interval_ns = config.interval_ns;
@@ -231,9 +238,10 @@ void register_existing_threads(Engine* e) {
       // The stack bounds of a thread we are not running on are learned from its first capture.
       e->registry.on_assigned_os_thread(batch[i], tid);
       // Names set before the attach were never reported to us; the runtime gave them to the OS
-      // too (Thread.Name, and its own threads' names), where they can still be read.
-      const std::string name = platform::os_thread_name(tid);
-      if (!name.empty() && name != process_name) e->registry.on_name_changed(batch[i], name);
+      // too (Thread.Name, and its own threads' names), where they can still be read, cut to 15
+      // bytes: the runtime's own get their whole names back, others are marked as cut.
+      const std::string name = name_from_os(platform::os_thread_name(tid), tid == platform::process_id(), process_name);
+      if (!name.empty()) e->registry.on_name_changed(batch[i], name);
       ++count;
     }
   }

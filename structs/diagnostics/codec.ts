@@ -49,6 +49,18 @@ export function encodeResumeRuntimeRequest(): Uint8Array {
   return encodeMessage(CommandSet.Process, ProcessCommand.ResumeRuntime);
 }
 
+/** EnablePerfMap (0x04/0x05, .NET 8+): u32 perf map type (1 perf map and jitdump, 2 jitdump, 3 perf map). */
+export function encodeEnablePerfMapRequest(type: number): Uint8Array {
+  const payload = new Uint8Array(4);
+  new DataView(payload.buffer).setUint32(0, type, true);
+  return encodeMessage(CommandSet.Process, ProcessCommand.EnablePerfMap, payload);
+}
+
+/** DisablePerfMap (0x04/0x06, .NET 8+): header only. */
+export function encodeDisablePerfMapRequest(): Uint8Array {
+  return encodeMessage(CommandSet.Process, ProcessCommand.DisablePerfMap);
+}
+
 /** UTF-8 without a BOM or terminator, written by hand so the codec needs no TextEncoder. */
 function utf8(text: string): Uint8Array {
   const out: number[] = [];

@@ -23,6 +23,9 @@ export const ProcessCommand = {
   ResumeRuntime: 0x01,
   ProcessEnvironment: 0x02,
   ProcessInfo2: 0x04,
+  /** .NET 8+: payload u32 PerfMapType (3: the perf map alone); GC-AND-STUBS-STUDY.md section (c). */
+  EnablePerfMap: 0x05,
+  DisablePerfMap: 0x06,
 } as const;
 
 export const ProfilerCommand = {

@@ -74,6 +74,13 @@ export class StackThreadSums {
     }
   }
 
+  /** Samples per stack id (index = stackId). */
+  samplesByStack(stackCount: number): Float64Array {
+    const out = new Float64Array(stackCount);
+    for (const s of this.list) out[s.stackId] += s.samples;
+    return out;
+  }
+
   /** A sample metric summed per stack id (index = stackId), as sumByStack gives it from the samples. */
   byStack(metric: SampleMetric, stackCount: number): Float64Array {
     const out = new Float64Array(stackCount);

@@ -6,6 +6,8 @@
 import {
   decodeHresultPayload, decodeProcessInfo, decodeProcessInfo2, decodeReply, encodeAttachProfilerRequest, encodeProcessInfo2Request,
   encodeProcessInfoRequest,
+  encodeEnablePerfMapRequest,
+  encodeDisablePerfMapRequest,
 } from '../../../structs/diagnostics/codec.js';
 import { DiagnosticsProtocolError } from '../../../structs/diagnostics/diagnostics-protocol-error.js';
 import { decodeSessionIdPayload, encodeStopTracingRequest } from '../../../structs/diagnostics/eventpipe-codec.js';
@@ -223,4 +225,21 @@ export async function stopTracing(pid: number, sessionId: bigint, options: Diagn
   }
   const payload = await request(pid, 'StopTracing', bytes, options, `Process ${pid} did not stop its EventPipe session`);
   decoded(pid, 'StopTracing', () => decodeSessionIdPayload(payload));
+}
+
+/**
+ * EnablePerfMap (0x04/0x05, .NET 8+): the runtime writes its perf map from now on (`type` 3:
+ * the map alone), replaying the methods JIT-compiled so far but not the stubs made so far
+ * (GC-AND-STUBS-STUDY.md section (c)). A DiagnosticsError when the runtime refuses.
+ */
+export async function enablePerfMap(pid: number, type: number, options: DiagnosticsRequestOptions = {}): Promise<void> {
+  const payload = await request(pid, 'EnablePerfMap', encodeEnablePerfMapRequest(type), options, `Process ${pid} could not turn its perf map on`);
+  const hresult = decoded(pid, 'EnablePerfMap', () => decodeHresultPayload(payload));
+  if (hresult !== 0) throw new DiagnosticsError(`Process ${pid} answered EnablePerfMap with status ${formatHresult(hresult)}: ${describeHresult(hresult)}.`, 'runtime-error', pid, hresult);
+}
+
+/** DisablePerfMap (0x04/0x06, .NET 8+): the runtime stops writing its perf map. */
+export async function disablePerfMap(pid: number, options: DiagnosticsRequestOptions = {}): Promise<void> {
+  const payload = await request(pid, 'DisablePerfMap', encodeDisablePerfMapRequest(), options, `Process ${pid} could not turn its perf map off`);
+  decoded(pid, 'DisablePerfMap', () => decodeHresultPayload(payload));
 }

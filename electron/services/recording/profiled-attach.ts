@@ -7,6 +7,7 @@
 import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
 import { attachProfiler } from '../diagnostics/client.js';
 import { delay } from './profiled-launch.js';
+import { attachPerfMap } from '../profiler/perf-map.js';
 import { eventClientData, PROFILER_CLSID, type EventSwitches } from '../profiler/profiler-env.js';
 import { UserError } from '../errors/user-error.js';
 
@@ -81,7 +82,7 @@ export interface AttachSettings {
  */
 export async function requestAttach(pid: number, libraryPath: string, settings: AttachSettings): Promise<void> {
   const events = settings.events === undefined ? (settings.async === true ? 'async=1\n' : '') : eventClientData(settings.events);
-  const clientData = attachClientData(settings.socketPath, settings.intervalMs, settings.cpu ?? true, settings.wall, settings.secret) + events;
+  const clientData = attachClientData(settings.socketPath, settings.intervalMs, settings.cpu ?? true, settings.wall, settings.secret) + events + await attachPerfMap(pid);
   await attachProfiler(pid, { clsid: PROFILER_CLSID, path: libraryPath, clientData });
 }
 

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
 import { childEnvironment } from '../profiler/profiler-env.js';
+import { launchPerfMap } from '../profiler/perf-map.js';
 import { UserError } from '../errors/user-error.js';
 
 export interface ProfiledLaunchOptions {
@@ -89,8 +90,10 @@ export async function launchProfiled(options: ProfiledLaunchOptions): Promise<Pr
     keepSamples: options.keepSamples,
   });
   let child: ChildProcess;
+  // Stubs are named for stacks; a session without samples (counters, measure) pays nothing for it.
+  const perfMap = options.cpu || options.wall ? launchPerfMap(options.env ?? process.env) : { env: {}, cleanup: () => {} };
   try {
-    const env = { ...childEnvironment(options.env ?? process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath), ...options.extraEnv };
+    const env = { ...childEnvironment(options.env ?? process.env, { socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, wall: options.wall, cpu: options.cpu }, options.libraryPath), ...perfMap.env, ...options.extraEnv };
     const output = options.output;
     child = spawn(options.command, [...options.args], { stdio: output === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'], env });
     childPid = child.pid;
@@ -100,6 +103,7 @@ export async function launchProfiled(options: ProfiledLaunchOptions): Promise<Pr
     }
     await waitForSpawn(child, options.command);
   } catch (err) {
+    perfMap.cleanup();
     await collector.close();
     throw err;
   }
@@ -122,6 +126,7 @@ export async function launchProfiled(options: ProfiledLaunchOptions): Promise<Pr
     async finish() {
       await Promise.race([Promise.all(collector.streams.map((s) => s.closed)), delay(STREAM_DRAIN_MS)]);
       await collector.close();
+      perfMap.cleanup();
     },
   };
 }

@@ -65,6 +65,7 @@ internal abstract class Scenario(Options options)
         "live-heap" => new LiveHeapScenario(o),
         "hardware-faults" => new HardwareFaultsScenario(o),
         "pool-load" => new PoolLoadScenario(o),
+        "dispatch" => new DispatchScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 

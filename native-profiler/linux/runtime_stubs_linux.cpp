@@ -1,0 +1,107 @@
+// The runtime's perf map read as it grows, and /proc/self/maps for anonymous executable memory.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/log.h"
+#include "core/platform.h"
+#include "core/runtime_stubs.h"
+
+namespace clrscope {
+namespace {
+
+std::string config_value(const char* name) {
+  // The runtime reads its settings under either prefix.
+  for (const char* prefix : {"DOTNET_", "COMPlus_"}) {
+    const std::string v = platform::env((std::string(prefix) + name).c_str());
+    if (!v.empty()) return v;
+  }
+  return std::string();
+}
+
+}  // namespace
+
+std::string runtime_perf_map_path(bool enabled) {
+  const std::string type = config_value("PerfMapEnabled");
+  // 1: perf map and jitdump, 3: perf map only; 2 writes jitdump alone.
+  if (!enabled && type != "1" && type != "3") return std::string();
+  std::string dir = config_value("PerfMapJitDumpPath");
+  if (dir.empty()) dir = "/tmp";
+  return dir + "/perf-" + std::to_string(platform::process_id()) + ".map";
+}
+
+RuntimeStubNames::~RuntimeStubNames() {
+  if (handle_ >= 0) close(static_cast<int>(handle_));
+}
+
+void RuntimeStubNames::configure(const std::string& path, bool owned) {
+  path_ = path;
+  owned_ = owned;
+}
+
+void RuntimeStubNames::read_map() {
+  if (path_.empty()) return;
+  if (handle_ < 0) {
+    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;  // the runtime has not written it yet
+    handle_ = fd;
+    // Open is enough: the runtime keeps writing to its descriptor of the same file.
+    if (owned_ && unlink(path_.c_str()) != 0) log_line("perf map %s: could not remove it once read", path_.c_str());
+  }
+  char buf[16384];
+  for (;;) {
+    const ssize_t n = read(static_cast<int>(handle_), buf, sizeof buf);
+    if (n <= 0) break;
+    map_.feed(buf, static_cast<size_t>(n));
+  }
+}
+
+bool RuntimeStubNames::map_name(uintptr_t pc, std::string* out) {
+  if (map_.lookup(pc, out)) return true;
+  read_map();
+  return map_.lookup(pc, out);
+}
+
+bool RuntimeStubNames::anonymous_executable(uintptr_t pc) {
+  for (const Range& r : anonymous_) {
+    if (pc >= r.lo && pc < r.hi) return true;
+  }
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return false;
+  anonymous_.clear();
+  char line[4096];
+  while (std::fgets(line, sizeof line, maps) != nullptr) {
+    unsigned long lo = 0, hi = 0, inode = 0;
+    char perms[8] = {};
+    int path_at = 0;
+    if (std::sscanf(line, "%lx-%lx %7s %*x %*s %lu %n", &lo, &hi, perms, &inode, &path_at) < 4) continue;
+    if (std::strchr(perms, 'x') == nullptr) continue;
+    const char* path = line + path_at;
+    // With W^X on, the runtime's executable memory is a double-mapped memfd rather than
+    // anonymous; it is still code no file names.
+    const bool anonymous = (inode == 0 && (path[0] == '\n' || path[0] == '\0' || std::strncmp(path, "[anon", 5) == 0)) ||
+                           std::strncmp(path, "/memfd:doublemapper", 19) == 0;
+    if (anonymous) anonymous_.push_back(Range{lo, hi});
+  }
+  std::fclose(maps);
+  for (const Range& r : anonymous_) {
+    if (pc >= r.lo && pc < r.hi) return true;
+  }
+  return false;
+}
+
+bool RuntimeStubNames::name(uintptr_t pc, std::string* out) {
+  std::string line;
+  if (map_name(pc, &line)) {
+    *out = perf_map_label(line);
+    return true;
+  }
+  if (!anonymous_executable(pc)) return false;
+  *out = "[runtime stub]";
+  return true;
+}
+
+}  // namespace clrscope
