@@ -1,0 +1,120 @@
+// The GC table (report --gcs) of a program that mixes background, blocking and induced
+// collections (test/targets/GcLoad --churn-mb): a clrscope recording has one row per collection
+// the runtime counted, and a dotnet-trace recording of the same program reads row by row as
+// TraceEvent's own TraceLoadedDotNetRuntime reads it.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { recordingGcStats, type GcRow } from '../../structs/analysis/gc-stats.js';
+import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
+import { dotnetTrace } from './support/dotnet-trace.js';
+import { targetDll } from './support/paths.js';
+import { recordTarget, type TargetRun } from './support/record-target.js';
+import { resultOf, runCli } from './support/run-cli.js';
+import { TRACE_CHECK, traceCheckBuilt } from './support/trace-check.js';
+
+const MIXED = ['--churn-mb', '1500', '--gen0', '3', '--gen1', '3', '--gen2', '3'];
+
+interface GcLoadCounts {
+  gcCollectionCount: number[];
+  gcCollectionCountAtStart: number[];
+}
+
+interface JsonRow { number: number; generation: number; type: string; reason: string; pauseMs: number; heapBeforeBytes: number | null; heapAfterBytes: number | null; promotedBytes: number | null }
+
+/** TraceEvent's row (test/tools/TraceCheck --gcs). */
+interface TraceEventGc { number: number; generation: number; type: string; reason: string; pauseMs: number; heapBeforeMB: number; heapAfterBytes?: number; promotedBytes?: number }
+
+const TRACE_EVENT_TYPES: Record<string, string> = { NonConcurrentGC: 'blocking', BackgroundGC: 'background', ForegroundGC: 'foreground' };
+
+/** A background GC that started with the gen 0/1 the runtime runs just before it: the next number, blocking, in the same suspension. */
+function gen1BeforeBgc(rows: readonly GcRow[]): number {
+  let n = 0;
+  for (let i = 1; i < rows.length; i++) {
+    const bgc = rows[i - 1];
+    if (bgc.type === 'background' && rows[i].type === 'blocking' && rows[i].number === bgc.number + 1 && rows[i].generation < 2) n++;
+  }
+  return n;
+}
+
+describe('the GC table of a clrscope recording: every collection the runtime counted', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clrscope-gc-table-'));
+  let run: TargetRun;
+  let counts: GcLoadCounts;
+  let rows: GcRow[];
+
+  before(async () => {
+    run = await recordTarget(targetDll('GcLoad'), MIXED);
+    counts = resultOf(run.stdout) as unknown as GcLoadCounts;
+    rows = recordingGcStats(run.rec).rows;
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('has as many rows as GC.CollectionCount(0) rose, numbered without a gap', (t) => {
+    const runtime = counts.gcCollectionCount[0] - counts.gcCollectionCountAtStart[0];
+    const suspensionsWithGc = run.rec.suspensions().filter((s) => s.generation >= 0).length;
+    t.diagnostic(`runtime ${runtime} GCs, table ${rows.length} rows, suspensions with a GC ${suspensionsWithGc}; ${rows.filter((r) => r.type === 'background').length} background, ${gen1BeforeBgc(rows)} with a gen 1 before`);
+    assert.ok(rows.some((r) => r.type === 'background'), 'the program ran background GCs');
+    assert.ok(gen1BeforeBgc(rows) > 0, 'some background GC began with a gen 1 (the collection no profiler callback reports)');
+    assert.equal(rows.length, runtime);
+    assert.equal(rows[rows.length - 1].number - rows[0].number + 1, rows.length);
+  });
+
+  it('counts per generation as GC.CollectionCount does (a GC of gen g counts for every g\' <= g)', () => {
+    for (let g = 0; g < 3; g++) {
+      assert.equal(rows.filter((r) => r.generation >= g).length, counts.gcCollectionCount[g] - counts.gcCollectionCountAtStart[g], `generation ${g}`);
+    }
+  });
+
+  it('gives every row its heap after, promoted bytes and a pause, and report --gcs prints the rows as JSON', async () => {
+    for (const r of rows) {
+      assert.ok(r.heapAfterBytes !== null && r.heapAfterBytes > 0, `GC ${r.number} has its heap after`);
+      assert.ok(r.promotedBytes !== null, `GC ${r.number} has its promoted bytes`);
+      assert.ok(r.pauseMs > 0 && r.pauseMs < 10_000, `GC ${r.number} pause ${r.pauseMs}`);
+    }
+    const file = join(dir, 'mixed.clrscope');
+    writeFileSync(file, saveRecording(run.rec));
+    const r = await runCli(['report', file, '--gcs', '--format', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { gcs: JsonRow[] };
+    assert.deepEqual(Object.keys(out), ['gcs']);
+    assert.deepEqual(Object.keys(out.gcs[0]).slice(0, 8), ['number', 'generation', 'type', 'reason', 'pauseMs', 'heapBeforeBytes', 'heapAfterBytes', 'promotedBytes']);
+    assert.deepEqual(out.gcs.map((g) => g.number), rows.map((g) => g.number));
+    const text = await runCli(['report', file, '--gcs']);
+    assert.match(text.stdout, new RegExp(`^${rows.length} garbage collections, GC numbers ${rows[0].number} to ${rows[rows.length - 1].number}:`));
+  });
+});
+
+describe('the GC table of a dotnet-trace recording, against TraceEvent', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clrscope-gc-table-peer-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('equals TraceEvent\'s GCs row by row: number, generation, type, reason, heap after, promoted; heap before and pause to a microsecond', async (t) => {
+    const trace = dotnetTrace();
+    if (trace.path === undefined) return t.skip(trace.why);
+    if (!traceCheckBuilt()) return t.skip(`${TRACE_CHECK} is missing: run bash scripts/build-targets.sh`);
+    const file = join(dir, 'mixed.nettrace');
+    const rec = spawnSync(trace.path, ['collect', '--providers', 'Microsoft-Windows-DotNETRuntime:0x1:4', '-o', file, '--', 'dotnet', targetDll('GcLoad'), ...MIXED], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(rec.status, 0, rec.stderr);
+    const peer = spawnSync('dotnet', [TRACE_CHECK, file, '--gcs'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(peer.status, 0, peer.stderr);
+    const teRows = (JSON.parse(peer.stdout) as { processes: { gcs: TraceEventGc[] }[] }).processes.flatMap((p) => p.gcs);
+    const ours = await runCli(['report', file, '--gcs', '--format', 'json']);
+    assert.equal(ours.code, 0, ours.stderr);
+    const rows = (JSON.parse(ours.stdout) as { gcs: JsonRow[] }).gcs;
+    t.diagnostic(`TraceEvent ${teRows.length} GCs, clrscope ${rows.length}; ${rows.filter((r) => r.type === 'background').length} background`);
+    assert.ok(rows.some((r) => r.type === 'background'));
+    assert.deepEqual(
+      rows.map((r) => [r.number, r.generation, r.type, r.reason, r.heapAfterBytes, r.promotedBytes]),
+      teRows.map((g) => [g.number, g.generation, TRACE_EVENT_TYPES[g.type] ?? g.type, g.reason, g.heapAfterBytes ?? null, g.promotedBytes ?? null]),
+    );
+    for (let i = 0; i < rows.length; i++) {
+      assert.ok(Math.abs(rows[i].pauseMs - teRows[i].pauseMs) < 1e-3, `GC ${rows[i].number}: pause ${rows[i].pauseMs} ms, TraceEvent ${teRows[i].pauseMs} ms`);
+      assert.ok(Math.abs((rows[i].heapBeforeBytes ?? 0) / 1e6 - teRows[i].heapBeforeMB) < 1e-3, `GC ${rows[i].number}: heap before`);
+    }
+  });
+});
