@@ -13,7 +13,8 @@ import { recordingGcStats, type GcRow } from '../../structs/analysis/gc-stats.js
 import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
 import { dotnetTrace } from './support/dotnet-trace.js';
 import { targetDll } from './support/paths.js';
-import { recordTarget, type TargetRun } from './support/record-target.js';
+import { recordProgram, recordTarget, type TargetRun } from './support/record-target.js';
+import { pwshDll } from '../soak/soak-programs.js';
 import { resultOf, runCli } from './support/run-cli.js';
 import { TRACE_CHECK, traceCheckBuilt } from './support/trace-check.js';
 
@@ -86,6 +87,63 @@ describe('the GC table of a clrscope recording: every collection the runtime cou
     assert.deepEqual(out.gcs.map((g) => g.number), rows.map((g) => g.number));
     const text = await runCli(['report', file, '--gcs']);
     assert.match(text.stdout, new RegExp(`^${rows.length} garbage collections, GC numbers ${rows[0].number} to ${rows[rows.length - 1].number}:`));
+  });
+
+  it('exports to .nettrace as the runtime\'s own GC events, which TraceEvent reads as the same collections', async (t) => {
+    if (!traceCheckBuilt()) return t.skip(`${TRACE_CHECK} is missing: run bash scripts/build-targets.sh`);
+    const file = join(dir, 'mixed-export.clrscope');
+    writeFileSync(file, saveRecording(run.rec));
+    const out = join(dir, 'mixed.nettrace');
+    const c = await runCli(['convert', file, '-o', out]);
+    assert.equal(c.code, 0, c.stderr);
+    const peer = spawnSync('dotnet', [TRACE_CHECK, out, '--gcs'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(peer.status, 0, peer.stderr);
+    const teRows = (JSON.parse(peer.stdout) as { processes: { gcs: TraceEventGc[] }[] }).processes.flatMap((p) => p.gcs);
+    assert.deepEqual(
+      teRows.map((g) => [g.number, g.generation, TRACE_EVENT_TYPES[g.type] ?? g.type, g.reason]),
+      rows.map((r) => [r.number, r.generation, r.type, r.reason]),
+    );
+  });
+});
+
+// PowerShell building, grouping and serializing objects: blocking, foreground and background GCs
+// of a program nobody here wrote, counted by the program itself around the work.
+const PWSH_SCRIPT = `$c0 = [GC]::CollectionCount(0)
+$keep = [System.Collections.Generic.List[object]]::new()
+for ($r = 0; $r -lt 6; $r++) {
+  $rows = 1..40000 | ForEach-Object { [pscustomobject]@{ Id = $_; Name = "item$_"; Tag = $_ % 17 } }
+  $null = $rows | Group-Object Tag
+  $keep.Add(($rows | ConvertTo-Json -Depth 2 -Compress))
+  if ($keep.Count -gt 3) { $keep.RemoveAt(0) }
+}
+"GCCOUNT $c0 $([GC]::CollectionCount(0))"
+`;
+
+describe('the GC table of PowerShell', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clrscope-gc-table-pwsh-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('has one row per collection PowerShell counted during its work, numbered without a gap', async (t) => {
+    let pwsh: string;
+    try {
+      pwsh = pwshDll();
+    } catch (err) {
+      return t.skip((err as Error).message);
+    }
+    const script = join(dir, 'gc.ps1');
+    writeFileSync(script, PWSH_SCRIPT);
+    const run = await recordProgram('dotnet', [pwsh, '-NoProfile', '-NonInteractive', '-File', script], { env: { ...process.env, POWERSHELL_TELEMETRY_OPTOUT: '1', POWERSHELL_UPDATECHECK: 'Off' } });
+    assert.ok(run.result.stream !== undefined, run.stderr);
+    const m = /GCCOUNT (\d+) (\d+)/.exec(run.stdout);
+    assert.ok(m !== null, run.stdout);
+    const [c0, c1] = [Number(m[1]), Number(m[2])];
+    const rows = recordingGcStats(run.result.stream.recording).rows;
+    const during = rows.filter((r) => r.number > c0 && r.number <= c1);
+    const suspensionsWithGc = run.result.stream.recording.suspensions().filter((s) => s.generation >= 0).length;
+    t.diagnostic(`PowerShell counted ${c1 - c0} GCs during the work (${c1} in all); table ${rows.length} rows (${rows.filter((r) => r.type === 'background').length} background); suspensions with a GC ${suspensionsWithGc}`);
+    assert.ok(c1 - c0 > 20, 'the script collected');
+    assert.equal(during.length, c1 - c0);
+    assert.equal(rows[rows.length - 1].number - rows[0].number + 1, rows.length);
   });
 });
 
