@@ -61,7 +61,12 @@ HRESULT ProfilerCallback::RuntimeSuspendAborted() {
 
 HRESULT ProfilerCallback::RuntimeResumeFinished() {
   return guarded("RuntimeResumeFinished", [&]() -> HRESULT {
-    if (engine_ != nullptr) engine_->suspensions.on_resume_finished(platform::mono_now_ns());
+    if (engine_ == nullptr) return S_OK;
+    engine_->suspensions.on_resume_finished(platform::mono_now_ns());
+    // The thread that suspended for a GC no longer collects once the program runs again. A
+    // background GC's GarbageCollectionFinished comes later on the BGC thread, so without this
+    // the triggering thread would keep its [GC] frame until its next GC.
+    engine_->registry.set_collecting(platform::current_tid(), false);
     return S_OK;
   });
 }
@@ -89,8 +94,11 @@ HRESULT ProfilerCallback::GarbageCollectionFinished() {
   if (engine_ == nullptr) return S_OK;
   return guarded("GarbageCollectionFinished", [&]() -> HRESULT {
     engine_->registry.set_collecting(platform::current_tid(), false);
-    // The runtime is still suspended: which sampled objects this GC left alive.
-    if (engine_->live != nullptr && engine_->shared.active.load(std::memory_order_relaxed)) {
+    // Which sampled objects this GC left alive, while the runtime is still suspended: a
+    // background GC finishes with the program running (its objects move on), so its sweep waits
+    // for the next GC.
+    if (engine_->live != nullptr && engine_->shared.active.load(std::memory_order_relaxed) &&
+        engine_->suspensions.suspended()) {
       engine_->live->sweep(platform::mono_now_ns());
     }
     // Generation sizes as the GC leaves them. With regions there is one range per region, so
