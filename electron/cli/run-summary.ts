@@ -86,7 +86,7 @@ function formatGcRows(rec: Recording, stats: GcStats): string[] {
   const ns = (ms: number): number => Math.round(ms * 1e6);
   const gc = pauseStats(rows.map((r) => ns(r.pauseMs)));
   const background = rows.filter((r) => r.type === 'background').length;
-  const lines = [`GC pauses: ${count(rows.length)} collections (${count(rows.filter(isInducedRow).length)} induced, ${count(background)} background), ${seconds(gc.totalNs)} paused in all:`];
+  const lines = [`GC pauses: ${count(rows.length)} (${count(rows.filter(isInducedRow).length)} induced, ${count(background)} background), ${seconds(gc.totalNs)} paused in all:`];
   for (let g = 0; g <= 2; g++) {
     const p = pauseStats(rows.filter((r) => r.generation === g).map((r) => ns(r.pauseMs)));
     if (p.count > 0) lines.push(pauseLine(`gen${g}`, p));

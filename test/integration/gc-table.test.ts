@@ -106,6 +106,22 @@ describe('the GC table of a clrscope recording: every collection the runtime cou
   });
 });
 
+describe('clrscope record\'s summary', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clrscope-gc-summary-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('counts the collections the runtime counted, background ones and their gen 1 included', async () => {
+    const r = await runCli(['record', '-o', join(dir, 'mixed.clrscope'), '--', 'dotnet', targetDll('GcLoad'), '--churn-mb', '600', '--gen2', '2']);
+    assert.equal(r.code, 0, r.stderr);
+    const counts = resultOf(r.stdout) as unknown as GcLoadCounts;
+    const m = /GC pauses: (\d+) \((\d+) induced, (\d+) background\)/.exec(r.stderr);
+    assert.ok(m !== null, r.stderr);
+    assert.equal(Number(m[1]), counts.gcCollectionCount[0] - counts.gcCollectionCountAtStart[0]);
+    assert.equal(Number(m[2]), 2);
+    assert.ok(Number(m[3]) > 0, 'background GCs named');
+  });
+});
+
 // PowerShell building, grouping and serializing objects: blocking, foreground and background GCs
 // of a program nobody here wrote, counted by the program itself around the work.
 const PWSH_SCRIPT = `$c0 = [GC]::CollectionCount(0)
