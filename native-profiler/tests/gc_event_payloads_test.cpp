@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/gc_event_tracker.h"
+#include "core/page_memory.h"
 
 namespace clrscope {
 namespace {
@@ -118,6 +119,25 @@ TEST(GcEventTracker, KeepsBothGcStartsOfOneSuspension) {
   EXPECT_EQ(out[2].tid, 7u);
   t.take(&out);
   EXPECT_EQ(out.size(), 3u);
+}
+
+// The record's bytes, field by field; structs/wire/timeline/timeline-kinds.test.ts holds the
+// TypeScript encoder to the very same list.
+TEST(GcEventWire, WritesTheBodyProtocolMdLaysOut) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.gc_event(GcEventRecord{0x0102030405ull, 77, 1, 2, 11, 2, 1, 1});
+  const std::vector<uint8_t> expected = {
+      47, 0, 0, 0, wire::kGcEvent,
+      0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0,  // u64 mono
+      77, 0, 0, 0,                            // u32 tid
+      1, 2,                                   // u8 event (GCStart), u8 version
+      11, 0, 0, 0, 0, 0, 0, 0,                // u64 a: Count
+      2, 0, 0, 0, 0, 0, 0, 0,                 // u64 b: Depth
+      1, 0, 0, 0, 0, 0, 0, 0,                 // u64 c: Reason (Induced)
+      1, 0, 0, 0, 0, 0, 0, 0,                 // u64 d: Type (background)
+  };
+  ASSERT_EQ(std::vector<uint8_t>(out.begin(), out.end()), expected);
 }
 
 }  // namespace
