@@ -111,3 +111,22 @@ test('the heap before and fragmentation come from GCPerHeapHistory, summed over 
   assert.equal(row.heapBeforeBytes, 165);
   assert.equal(row.fragmentationBytes, 7);
 });
+
+test('a GC\'s suspension that begins while the sample profiler\'s is still being undone on another thread keeps its GCs', () => {
+  // As dotnet-trace's default profile records it: the sampler thread's restart comes after the
+  // GC's GCSuspendEEBegin, so only the thread that began a suspension may end it.
+  const SAMPLER = 300;
+  const events = [
+    ev(1, SAMPLER, GcEventId.GCSuspendEEBegin, 1, gcSuspendEEBeginPayload(0, 4)),
+    ev(2, TRIGGER, GcEventId.GCSuspendEEBegin, 1, gcSuspendEEBeginPayload(1, 4)),
+    ev(3, SAMPLER, GcEventId.GCSuspendEEEnd, 1, none),
+    ev(4, SAMPLER, GcEventId.GCRestartEEEnd, 1, none),
+    ev(5, TRIGGER, GcEventId.GCSuspendEEEnd, 1, none),
+    ev(6, TRIGGER, GcEventId.GCStart, 2, gcStartPayload(5, 0, 0, 0)),
+    ev(7, TRIGGER, GcEventId.GCEnd, 1, gcEndPayload(5, 0)),
+    ev(7, TRIGGER, GcEventId.GCHeapStats, 2, gcHeapStatsPayload(heapAfterBgc)),
+    ev(9, TRIGGER, GcEventId.GCRestartEEEnd, 1, none),
+  ];
+  const { rows } = buildGcStats(events);
+  assert.deepEqual(rows.map((r) => [r.number, r.pauseMs, r.suspendMs, r.complete]), [[5, 7, 3, true]]);
+});

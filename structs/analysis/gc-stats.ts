@@ -76,8 +76,6 @@ interface Row extends GcRow {
   hasHeapStats: boolean;
 }
 
-type SuspendKind = 'none' | 'gc' | 'prep' | 'other';
-
 const NS_PER_MS = 1e6;
 
 function reasonName(reason: number): string {
@@ -91,12 +89,17 @@ function typeName(type: number): string {
 class GcStatsBuilder {
   readonly rows: Row[] = [];
   private currentBgc: Row | undefined;
-  private suspend: SuspendKind = 'none';
+  // The threads that began the open suspensions, by kind (-1: none open). Suspensions are not
+  // serialized in the event stream: a GC's GCSuspendEEBegin may come while another thread's
+  // suspension (the sample profiler's) is still being undone, so a suspension's end counts only
+  // on the thread that began it, as TraceEvent has it.
+  private tidGc = -1;
+  private tidPrep = -1;
+  private tidOther = -1;
   private suspendStartNs = -1;
+  /** Kept from one suspension to the next, as TraceEvent keeps it. */
   private suspendEndNs = -1;
   private lastSuspendReason = -1;
-  /** An "other" suspension's GCStart still counts (TraceEvent keeps its own flag for it until its restart). */
-  private inOther = false;
 
   apply(e: GcEventRecord): void {
     switch (e.event) {
@@ -133,27 +136,29 @@ class GcStatsBuilder {
   }
 
   private suspendBegin(e: GcEventRecord): void {
-    if (e.a === ETW_SUSPEND_FOR_GC) this.suspend = 'gc';
-    else if (e.a === ETW_SUSPEND_FOR_GC_PREP) this.suspend = 'prep';
+    if (e.a === ETW_SUSPEND_FOR_GC) this.tidGc = e.tid;
+    else if (e.a === ETW_SUSPEND_FOR_GC_PREP) this.tidPrep = e.tid;
     else {
-      this.suspend = 'other';
-      this.inOther = true;
+      this.tidOther = e.tid;
       return;
     }
     this.lastSuspendReason = e.a;
     this.suspendStartNs = e.mono;
-    this.suspendEndNs = -1;
+  }
+
+  private tracked(tid: number): boolean {
+    return tid === this.tidGc || tid === this.tidPrep;
   }
 
   private suspendEnd(e: GcEventRecord): void {
-    if (this.suspend !== 'gc' && this.suspend !== 'prep') return;
-    if (this.suspend === 'prep' && this.currentBgc !== undefined) this.currentBgc.suspendMs += (e.mono - this.suspendStartNs) / NS_PER_MS;
+    if (!this.tracked(e.tid)) return;
+    if (this.tidPrep >= 0 && this.currentBgc !== undefined) this.currentBgc.suspendMs += (e.mono - this.suspendStartNs) / NS_PER_MS;
     this.suspendEndNs = e.mono;
   }
 
   private gcStart(e: GcEventRecord): void {
     const last = this.rows[this.rows.length - 1];
-    if (!(this.suspend === 'gc' || this.inOther) || (last !== undefined && last.number === e.a)) return;
+    if (!(this.tidGc >= 0 || this.tidOther >= 0) || (last !== undefined && last.number === e.a)) return;
     const type = e.d;
     const row: Row = {
       number: e.a, generation: e.b, type: typeName(type), reason: reasonName(e.c), pauseMs: 0,
@@ -194,15 +199,12 @@ class GcStatsBuilder {
   }
 
   private restartEnd(e: GcEventRecord): void {
-    if (this.suspend === 'other') this.inOther = false;
-    if (this.suspend !== 'gc' && this.suspend !== 'prep') {
-      this.suspend = 'none';
-      return;
-    }
+    if (e.tid === this.tidOther) this.tidOther = -1;
+    if (!this.tracked(e.tid)) return;
     const gc = this.current();
     if (gc !== undefined) {
       if (gc.type === TYPE_NAMES[GcType.Background]) {
-        if (this.suspend === 'prep') {
+        if (this.tidPrep >= 0) {
           const pause = (e.mono - this.suspendStartNs) / NS_PER_MS;
           gc.pauseMs += pause;
           if (this.lastSuspendReason === ETW_SUSPEND_FOR_GC_PREP) gc.finalPauseMs = pause;
@@ -214,9 +216,9 @@ class GcStatsBuilder {
         if (gc.hasHeapStats) gc.complete = true;
       }
     }
-    this.suspend = 'none';
     this.suspendStartNs = -1;
-    this.suspendEndNs = -1;
+    this.tidGc = -1;
+    this.tidPrep = -1;
   }
 }
 
