@@ -1,5 +1,6 @@
 // The runtime notifications that feed the counters block and the GC pause tracker. Each one is
 // a few atomic increments: they run on the runtime's own threads, some while it is suspended.
+#include <atomic>
 #include <vector>
 
 #include "core/event_capture.h"
@@ -35,6 +36,25 @@ void note_lock_owner(Engine* engine, uint32_t event_id, uint32_t version, const 
                          engine->registry.slot_of_tid(static_cast<uint32_t>(owner), &index, &wire_id)
                      ? wire_id
                      : 0;
+}
+// Whether the event comes from the runtime's own provider: the GC events' ids are small numbers
+// other providers use too (an EventSource's first event is id 1). The runtime's handle is looked
+// up by name once and kept.
+std::atomic<EVENTPIPE_PROVIDER> g_runtime_provider{0};
+
+bool is_runtime_provider(Engine* engine, EVENTPIPE_PROVIDER provider) {
+  if (provider == 0) return false;
+  const EVENTPIPE_PROVIDER known = g_runtime_provider.load(std::memory_order_relaxed);
+  if (known != 0) return provider == known;
+  static const char16_t kRuntime[] = u"Microsoft-Windows-DotNETRuntime";
+  constexpr size_t kLength = sizeof kRuntime / sizeof kRuntime[0];  // with its NUL
+  WCHAR name[64] = {};
+  ULONG length = 0;
+  if (FAILED(engine->info->EventPipeGetProviderInfo(provider, 64, &length, name))) return false;
+  bool same = length == kLength || length == kLength - 1;
+  for (size_t i = 0; same && i + 1 < kLength; ++i) same = static_cast<char16_t>(name[i]) == kRuntime[i];
+  if (same) g_runtime_provider.store(provider, std::memory_order_relaxed);
+  return same;
 }
 }  // namespace
 
@@ -249,7 +269,7 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, D
     if (!engine_->shared.active.load(std::memory_order_relaxed)) return S_OK;
     // A GC event: its time and thread are now and here, for a profiler's session delivers it
     // synchronously on the thread that raised it.
-    if (is_gc_table_event(event_id)) {
+    if (is_gc_table_event(event_id) && is_runtime_provider(engine_, provider)) {
       engine_->gc_events.on_runtime_event(event_id, event_version, data, data_size, platform::mono_now_ns(),
                                           platform::current_tid_remembered());
     }
