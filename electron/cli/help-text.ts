@@ -246,6 +246,10 @@ Options:
                         awaiting it, as [await] frames
   --source NAME         NAME's self and total per source line (file:line),
                         as the workstation's Source view shows them
+  --gcs                 one row per garbage collection instead: number,
+                        generation, type, reason, pause, heap before and
+                        after, promoted bytes (from the runtime's GC events:
+                        clrscope recordings, dotnet-trace .nettrace files)
   --format FORMAT       text (default, fits the terminal), json (stable; see
                         README) or csv (one table)
   -h, --help            show this help

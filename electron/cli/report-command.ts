@@ -26,6 +26,7 @@ import { numberOption, parseCommandArgs } from './cli-args.js';
 import { ProgressLine, type ConvertIo } from './convert-command.js';
 import { REPORT_HELP } from './help-text.js';
 import { reportCsv } from './report-csv.js';
+import { gcsReport, gcsText } from './report-gcs.js';
 import { reportText } from './report-text.js';
 
 export type ReportFormat = 'text' | 'json' | 'csv';
@@ -51,6 +52,8 @@ export interface ReportPlan {
   window: ReportWindow;
   minPercent: number;
   format: ReportFormat;
+  /** --gcs: only the GC table (report-gcs.ts). */
+  gcs: boolean;
 }
 
 export interface ReportIo extends ConvertIo {
@@ -80,7 +83,7 @@ export function parseWindow(text: string | undefined, option: string): ReportWin
 export function planReport(argv: readonly string[]): ReportPlan | 'help' {
   const { values, positionals, rest } = parseCommandArgs<{
     top?: string; callers?: string; callees?: string; tree?: boolean; diff?: string; 'base-window'?: string; normalize?: string;
-    fold?: string[]; lines?: boolean; async?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
+    fold?: string[]; lines?: boolean; async?: boolean; gcs?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
   }>(argv, {
     top: { type: 'string' },
     callers: { type: 'string' },
@@ -92,6 +95,7 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     fold: { type: 'string', multiple: true },
     lines: { type: 'boolean' },
     async: { type: 'boolean' },
+    gcs: { type: 'boolean' },
     source: { type: 'string' },
     'sample-type': { type: 'string' },
     window: { type: 'string' },
@@ -134,7 +138,12 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     window: parseWindow(values.window, '--window'),
     minPercent: numberOption(values['min-percent'], 'min-percent', 0, 100, false) ?? 0.5,
     format,
+    gcs: values.gcs === true,
   };
+  if (plan.gcs && (plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null || plan.lines || plan.asyncStacks)) {
+    throw new UserError('--gcs prints the GC table alone: it does not go with --callers, --callees, --tree, --diff, --source, --lines or --async.');
+  }
+  if (plan.gcs && plan.format === 'csv') throw new UserError('--gcs prints text or json, not csv.');
   if (plan.source !== null && plan.source.trim() === '') throw new UserError('--source takes a function name, e.g. --source HotLineWork.Mix.');
   if (plan.source !== null && plan.diff !== null) throw new UserError('--source shows one recording\'s lines: it does not go with --diff.');
   if (plan.format === 'csv' && [plan.callers !== null, plan.callees !== null, plan.tree && plan.diff === null, plan.source !== null].filter(Boolean).length > 1) {
@@ -255,6 +264,17 @@ export async function runReport(argv: readonly string[], io: ReportIo): Promise<
     return 0;
   }
   const line = new ProgressLine(io, { reading: plan.file, writing: '' });
+  if (plan.gcs) {
+    checkReadable(plan.file);
+    let rec: Recording;
+    try {
+      rec = (await readRecordingFile(plan.file, line.update)).recording;
+    } finally {
+      line.end();
+    }
+    io.out(plan.format === 'json' ? JSON.stringify(gcsReport(rec)) : gcsText(rec, plan.file).join('\n'));
+    return 0;
+  }
   let report: Report;
   try {
     report = await buildReport(plan, line);

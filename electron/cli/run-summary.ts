@@ -7,7 +7,8 @@ import { DEFAULT_FOLD, describeFold } from '../../structs/analysis/fold-options.
 import type { StackThreadSums } from '../../structs/profile/aggregate.js';
 import { eventMetricsPresent, totalsByLabel, type EventMetric } from '../../structs/profile/event-metrics.js';
 import { exceptionTable, type ExceptionRow } from '../../structs/profile/event-tables.js';
-import { summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
+import { pauseStats, summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
+import { isInducedRow, recordingGcStats, type GcStats } from '../../structs/analysis/gc-stats.js';
 import { stacklessCpuNs, STACKLESS_CPU_PREFIX } from '../../structs/profile/stackless-cpu.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
 import { connectionLostSentence } from '../../structs/profile/stream-end.js';
@@ -76,8 +77,34 @@ function pauseLine(label: string, p: PauseStats): string {
   return `  ${label.padEnd(5)} ${String(p.count).padStart(6)}   p50 ${seconds(p.p50Ns).padStart(9)}   p90 ${seconds(p.p90Ns).padStart(9)}   p99 ${seconds(p.p99Ns).padStart(9)}   max ${seconds(p.maxNs).padStart(9)}   total ${seconds(p.totalNs).padStart(9)}`;
 }
 
+/** COR_PRF_SUSPEND_FOR_GC_PREP: a background GC's own later suspensions. */
+const SUSPEND_FOR_GC_PREP = 7;
+
+/**
+ * GC pauses per generation from the runtime's own GC events (one per collection the runtime
+ * counts, report --gcs): the suspensions left over are the ones no GC was in, a background GC's
+ * GC-preparation suspensions being part of its pause.
+ */
+function formatGcRows(rec: Recording, stats: GcStats): string[] {
+  const rows = stats.rows;
+  const ns = (ms: number): number => Math.round(ms * 1e6);
+  const gc = pauseStats(rows.map((r) => ns(r.pauseMs)));
+  const background = rows.filter((r) => r.type === 'background').length;
+  const lines = [`GC pauses: ${count(rows.length)} (${count(rows.filter(isInducedRow).length)} induced, ${count(background)} background), ${seconds(gc.totalNs)} paused in all:`];
+  for (let g = 0; g <= 2; g++) {
+    const p = pauseStats(rows.filter((r) => r.generation === g).map((r) => ns(r.pauseMs)));
+    if (p.count > 0) lines.push(pauseLine(`gen${g}`, p));
+  }
+  if (stats.missing > 0) lines.push(`GC numbers ${rows[0].number} to ${rows[rows.length - 1].number}: ${count(stats.missing)} of them came without their events (lost).`);
+  const other = rec.suspensions().filter((s) => s.generation < 0 && !(background > 0 && s.reason === SUSPEND_FOR_GC_PREP));
+  if (other.length > 0) lines.push(`Other runtime suspensions (no GC): ${count(other.length)}, ${seconds(other.reduce((a, s) => a + s.durationNs, 0))} in all.`);
+  return lines;
+}
+
 /** GC pauses per generation, measured from the runtime's suspend/resume notifications. */
 export function formatPauses(rec: Recording): string[] {
+  const stats = recordingGcStats(rec);
+  if (stats.rows.length > 0) return formatGcRows(rec, stats);
   const sum = summarizePauses(rec.suspensions());
   if (sum.gc.count === 0 && sum.other.count === 0) return ['GC pauses: none.'];
   const lines = [`GC pauses: ${count(sum.gc.count)} (${count(sum.induced)} induced), ${seconds(sum.gc.totalNs)} paused in all:`];

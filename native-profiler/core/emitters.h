@@ -9,6 +9,7 @@ namespace clrscope {
 
 class AsyncChains;
 class CountersBlock;
+class GcEventTracker;
 class LiveHeap;
 class SuspensionTracker;
 class ThreadBook;
@@ -24,6 +25,8 @@ std::unique_ptr<Emitter> make_thread_sample_emitter(SampleStream* stream, Thread
 std::unique_ptr<Emitter> make_stacked_event_emitter(SampleStream* stream, SamplingShared* shared, TypeCounts* skipped);
 // The runtime's suspensions and GC pauses (suspension_emitter.cpp).
 std::unique_ptr<Emitter> make_suspension_emitter(SampleStream* stream, SuspensionTracker* suspensions);
+// The runtime's own GC events (gc_event_emitter.cpp).
+std::unique_ptr<Emitter> make_gc_event_emitter(SampleStream* stream, GcEventTracker* events);
 // The sampled objects still alive after each GC (live_set_emitter.cpp).
 std::unique_ptr<Emitter> make_live_set_emitter(SampleStream* stream, LiveHeap* live);
 // The counters block in shared memory, refreshed each tick (counters_emitter.cpp).

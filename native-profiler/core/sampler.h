@@ -21,6 +21,7 @@ class AsyncTracker;
 class CountersBlock;
 class FrameResolver;
 class LiveHeap;
+class GcEventTracker;
 class SuspensionTracker;
 class TickHook;
 class Transport;
@@ -38,6 +39,7 @@ class Sampler {
 
   // Suspensions to report on the stream (optional; set before start()).
   void attach_suspensions(SuspensionTracker* tracker) { parts_.suspensions = tracker; }
+  void attach_gc_events(GcEventTracker* tracker) { parts_.gc_events = tracker; }
   // The counters block to refresh every tick (optional; set before start()).
   void attach_counters(CountersBlock* block) { parts_.counters = block; }
   // Counts of events over their stack budget, sent by type without stacks (optional; set
@@ -78,6 +80,7 @@ class Sampler {
   // What was attached before start(): which emitters register_emitters adds.
   struct Parts {
     SuspensionTracker* suspensions = nullptr;
+    GcEventTracker* gc_events = nullptr;
     CountersBlock* counters = nullptr;
     TypeCounts* skipped_exceptions = nullptr;
     LiveHeap* live = nullptr;

@@ -6,6 +6,7 @@ void SuspensionTracker::on_suspend_started(uint8_t reason, uint64_t now) {
   std::lock_guard<std::mutex> lock(mu_);
   // A suspension we never saw end (callbacks enabled mid-flight) is dropped, not merged.
   active_ = true;
+  suspended_.store(true, std::memory_order_release);
   current_ = SuspensionRecord{now, 0, 0, reason, -1, 0};
 }
 
@@ -35,6 +36,7 @@ void SuspensionTracker::on_resume_finished(uint64_t now) {
 
 void SuspensionTracker::finish_locked(uint64_t now, bool aborted) {
   active_ = false;
+  suspended_.store(false, std::memory_order_release);
   current_.duration_ns = now - current_.mono;
   if (aborted) current_.flags |= wire::kSuspensionAborted;
   counters_->add(counters_->paused_ns, current_.duration_ns);

@@ -3,6 +3,7 @@
 // began, how long it took to stop every thread, how long the program was paused, why, and which
 // generation a GC collected in it. The runtime serializes suspensions and calls these on the
 // suspending thread; the sampler thread takes the finished records.
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -22,6 +23,10 @@ class SuspensionTracker {
   void on_gc_started(int highest_generation, bool induced);
   void on_resume_finished(uint64_t now);
 
+  // Whether the runtime is suspended now (between RuntimeSuspendStarted and RuntimeResumeFinished
+  // or an abort). A background GC's GarbageCollectionFinished comes with it running.
+  bool suspended() const { return suspended_.load(std::memory_order_acquire); }
+
   // Sampler thread: the suspensions finished since the last call, in order of their end.
   void take(std::vector<SuspensionRecord>* out);
 
@@ -31,6 +36,7 @@ class SuspensionTracker {
   RuntimeCounters* counters_;
   std::mutex mu_;
   bool active_ = false;
+  std::atomic<bool> suspended_{false};
   SuspensionRecord current_{};
   std::vector<SuspensionRecord> done_;
 };

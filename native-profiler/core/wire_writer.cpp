@@ -337,6 +337,19 @@ void WireWriter::suspension(const SuspensionRecord& r) {
   finish(s);
 }
 
+void WireWriter::gc_event(const GcEventRecord& r) {
+  const size_t s = begin(wire::kGcEvent);
+  u64(r.mono);
+  u32(r.tid);
+  u8(r.event);
+  u8(r.version);
+  u64(r.a);
+  u64(r.b);
+  u64(r.c);
+  u64(r.d);
+  finish(s);
+}
+
 void WireWriter::end(uint64_t mono, uint8_t reason, int32_t descriptor, uint8_t how) {
   const size_t s = begin(wire::kEnd);
   u64(mono);

@@ -47,6 +47,7 @@ enum RecordType : uint8_t {
   kTaskSamples = 0x11,
   kOperationCounts = 0x12,
   kEventMessages = 0x13,
+  kGcEvent = 0x14,
   kEnd = 0x7F,
 };
 
@@ -110,6 +111,15 @@ struct SuspensionRecord {
   uint8_t flags;         // wire::SuspensionFlags
 };
 
+// One of the runtime's GC events, its payload's figures decoded (core/gc_event_payloads.h).
+struct GcEventRecord {
+  uint64_t mono;    // when it was delivered: synchronously, on the thread that raised it
+  uint32_t tid;     // that thread's OS id
+  uint8_t event;    // the runtime's event id
+  uint8_t version;  // the event's version
+  uint64_t a, b, c, d;
+};
+
 struct StatsRecord {
   uint64_t mono;
   uint64_t samples;
@@ -166,6 +176,7 @@ class WireWriter {
   void event(const EventRecord& e, const uint32_t* frames, uint16_t frame_count, bool has_stack);
   void stats(const StatsRecord& s);
   void suspension(const SuspensionRecord& s);
+  void gc_event(const GcEventRecord& e);
   // With a `descriptor` (>= 0), the lost connection's number and how it was lost (1 closed,
   // 2 replaced) are appended.
   void end(uint64_t mono, uint8_t reason, int32_t descriptor = -1, uint8_t how = 0);

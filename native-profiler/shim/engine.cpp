@@ -161,6 +161,7 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   sc.profiler_version = kProfilerVersion;
   e->sampler = new Sampler(sc, &e->shared, e->resolver, std::move(transport));
   e->sampler->attach_suspensions(&e->suspensions);
+  e->sampler->attach_gc_events(&e->gc_events);
   e->exceptions = config.exceptions;
   e->locks = config.locks;
   e->alloc = config.alloc;

@@ -10,6 +10,7 @@
 #include "core/capture_ring.h"
 #include "core/counters_block.h"
 #include "core/event_capture.h"
+#include "core/gc_event_tracker.h"
 #include "core/live_heap.h"
 #include "core/profiler_config.h"
 #include "core/runtime_counters.h"
@@ -28,6 +29,8 @@ struct Engine {
   bool attached = false;
   RuntimeCounters counters;
   SuspensionTracker suspensions{&counters};
+  // The runtime's own GC events, for the GC table (core/gc_event_tracker.h).
+  GcEventTracker gc_events;
   SamplingShared shared;
   ThreadRegistry registry;
   CountersBlock counters_block{&counters, &registry};

@@ -1,9 +1,11 @@
 // The runtime notifications that feed the counters block and the GC pause tracker. Each one is
 // a few atomic increments: they run on the runtime's own threads, some while it is suspended.
+#include <atomic>
 #include <vector>
 
 #include "core/event_capture.h"
 #include "core/event_counters.h"
+#include "core/gc_event_payloads.h"
 #include "core/platform.h"
 #include "core/wire_writer.h"
 #include "core/runtime_event_payloads.h"
@@ -35,6 +37,25 @@ void note_lock_owner(Engine* engine, uint32_t event_id, uint32_t version, const 
                      ? wire_id
                      : 0;
 }
+// Whether the event comes from the runtime's own provider: the GC events' ids are small numbers
+// other providers use too (an EventSource's first event is id 1). The runtime's handle is looked
+// up by name once and kept.
+std::atomic<EVENTPIPE_PROVIDER> g_runtime_provider{0};
+
+bool is_runtime_provider(Engine* engine, EVENTPIPE_PROVIDER provider) {
+  if (provider == 0) return false;
+  const EVENTPIPE_PROVIDER known = g_runtime_provider.load(std::memory_order_relaxed);
+  if (known != 0) return provider == known;
+  static const char16_t kRuntime[] = u"Microsoft-Windows-DotNETRuntime";
+  constexpr size_t kLength = sizeof kRuntime / sizeof kRuntime[0];  // with its NUL
+  WCHAR name[64] = {};
+  ULONG length = 0;
+  if (FAILED(engine->info->EventPipeGetProviderInfo(provider, 64, &length, name))) return false;
+  bool same = length == kLength || length == kLength - 1;
+  for (size_t i = 0; same && i + 1 < kLength; ++i) same = static_cast<char16_t>(name[i]) == kRuntime[i];
+  if (same) g_runtime_provider.store(provider, std::memory_order_relaxed);
+  return same;
+}
 }  // namespace
 
 HRESULT ProfilerCallback::RuntimeSuspendStarted(COR_PRF_SUSPEND_REASON reason) {
@@ -60,7 +81,12 @@ HRESULT ProfilerCallback::RuntimeSuspendAborted() {
 
 HRESULT ProfilerCallback::RuntimeResumeFinished() {
   return guarded("RuntimeResumeFinished", [&]() -> HRESULT {
-    if (engine_ != nullptr) engine_->suspensions.on_resume_finished(platform::mono_now_ns());
+    if (engine_ == nullptr) return S_OK;
+    engine_->suspensions.on_resume_finished(platform::mono_now_ns());
+    // The thread that suspended for a GC no longer collects once the program runs again. A
+    // background GC's GarbageCollectionFinished comes later on the BGC thread, so without this
+    // the triggering thread would keep its [GC] frame until its next GC.
+    engine_->registry.set_collecting(platform::current_tid(), false);
     return S_OK;
   });
 }
@@ -88,8 +114,11 @@ HRESULT ProfilerCallback::GarbageCollectionFinished() {
   if (engine_ == nullptr) return S_OK;
   return guarded("GarbageCollectionFinished", [&]() -> HRESULT {
     engine_->registry.set_collecting(platform::current_tid(), false);
-    // The runtime is still suspended: which sampled objects this GC left alive.
-    if (engine_->live != nullptr && engine_->shared.active.load(std::memory_order_relaxed)) {
+    // Which sampled objects this GC left alive, while the runtime is still suspended: a
+    // background GC finishes with the program running (its objects move on), so its sweep waits
+    // for the next GC.
+    if (engine_->live != nullptr && engine_->shared.active.load(std::memory_order_relaxed) &&
+        engine_->suspensions.suspended()) {
       engine_->live->sweep(platform::mono_now_ns());
     }
     // Generation sizes as the GC leaves them. With regions there is one range per region, so
@@ -238,6 +267,12 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, D
     }
     apply_runtime_event(event_id, event_version, data, data_size, &engine_->counters);
     if (!engine_->shared.active.load(std::memory_order_relaxed)) return S_OK;
+    // A GC event: its time and thread are now and here, for a profiler's session delivers it
+    // synchronously on the thread that raised it.
+    if (is_gc_table_event(event_id) && is_runtime_provider(engine_, provider)) {
+      engine_->gc_events.on_runtime_event(event_id, event_version, data, data_size, platform::mono_now_ns(),
+                                          platform::current_tid_remembered());
+    }
     if (engine_->locks && event_id == runtime_events::kContentionStart) {
       note_lock_owner(engine_, event_id, event_version, data, data_size);
       return S_OK;

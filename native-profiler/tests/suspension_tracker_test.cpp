@@ -5,6 +5,21 @@
 namespace clrscope {
 namespace {
 
+// A background GC's GarbageCollectionFinished comes with the runtime running: the live heap's
+// sweep asks this before touching objects.
+TEST(SuspensionTracker, SaysWhetherTheRuntimeIsSuspendedNow) {
+  RuntimeCounters counters;
+  SuspensionTracker t(&counters);
+  EXPECT_FALSE(t.suspended());
+  t.on_suspend_started(1, 1000);
+  EXPECT_TRUE(t.suspended());
+  t.on_resume_finished(2000);
+  EXPECT_FALSE(t.suspended());
+  t.on_suspend_started(7, 3000);
+  t.on_suspend_aborted(3100);
+  EXPECT_FALSE(t.suspended());
+}
+
 TEST(SuspensionTracker, MeasuresAGcPauseFromSuspendToResume) {
   RuntimeCounters counters;
   SuspensionTracker t(&counters);

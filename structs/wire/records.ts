@@ -37,6 +37,8 @@ export const RecordType = {
   OperationCounts: 0x12,
   /** The messages (STRING ids) of events of the EVENTS record right before it: exceptions' messages. */
   EventMessages: 0x13,
+  /** One of the runtime's own GC events (GCStart, GCHeapStats, GCSuspendEEBegin, ...), its payload's figures decoded. */
+  GcEvent: 0x14,
   End: 0x7f,
 } as const;
 
@@ -186,6 +188,26 @@ export interface SuspensionRecord {
 
 export const SuspensionFlags = { Induced: 1, Aborted: 2 } as const;
 
+/**
+ * One of the runtime's GC events (PROTOCOL.md, GC_EVENT): which one, when, on which OS thread,
+ * and up to four figures of its payload, whose meaning depends on the event (GC_EVENT_FIELDS in
+ * structs/wire/timeline/gc-events.ts).
+ */
+export interface GcEventRecord {
+  /** When the runtime raised it, target CLOCK_MONOTONIC ns. */
+  mono: number;
+  /** The OS thread that raised it. */
+  tid: number;
+  /** The runtime event's id (GcEventId). */
+  event: number;
+  /** The event's version as the runtime wrote it. */
+  version: number;
+  a: number;
+  b: number;
+  c: number;
+  d: number;
+}
+
 export interface EndRecord {
   mono: number;
   reason: number;
@@ -217,6 +239,7 @@ export function recordTypeName(type: number): string {
     case RecordType.TaskSamples: return 'TASK_SAMPLES';
     case RecordType.OperationCounts: return 'OPERATION_COUNTS';
     case RecordType.EventMessages: return 'EVENT_MESSAGES';
+    case RecordType.GcEvent: return 'GC_EVENT';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

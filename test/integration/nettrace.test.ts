@@ -20,6 +20,8 @@ import { frameLabel } from '../../structs/profile/frame-label.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { topMethods } from '../../structs/profile/top-methods.js';
 import { FunctionKind } from '../../structs/wire/records.js';
+import { GC_EVENTS, GcEventId } from '../../structs/wire/timeline/gc-events.js';
+import { recordingGcStats } from '../../structs/analysis/gc-stats.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { targetDll } from './support/paths.js';
 import { recordTarget, type TargetRun } from './support/record-target.js';
@@ -177,33 +179,48 @@ describe('GC pauses as the runtime\'s GC events', () => {
     check = traceCheck(file);
   });
 
-  it('has one GCSuspendEE…RestartEE pair per suspension and a GCStart/GCEnd per GC, by generation', () => {
-    const all = run.rec.suspensions();
-    const gcs = all.filter((s) => s.generation >= 0);
-    assert.ok(gcs.length >= 7, `${gcs.length} GCs recorded`);
-    assert.equal(check.gc.suspendEEStart, all.length);
-    assert.equal(check.gc.suspendEEStop, all.length);
-    assert.equal(check.gc.restartEEStart, all.length);
-    assert.equal(check.gc.restartEEStop, all.length);
-    assert.equal(check.gc.gcStart, gcs.length);
-    assert.equal(check.gc.gcEnd, gcs.length);
-    assert.deepEqual(check.gc.generations, [0, 1, 2].map((g) => gcs.filter((s) => s.generation === g).length));
-    assert.equal(check.gc.pausesWithoutGc, all.length - gcs.length);
+  // The recording kept the runtime's own GC events (GC_EVENT records): the file carries those, so
+  // TraceEvent sees every collection the runtime counted, at the times the runtime raised them.
+  it('has the runtime\'s own GCSuspendEE…RestartEE events and a GCStart/GCEnd per GC, by generation', () => {
+    const events = run.rec.timeline(GC_EVENTS);
+    const count = (id: number): number => events.filter((e) => e.event === id).length;
+    assert.ok(count(GcEventId.GCStart) >= 7, `${count(GcEventId.GCStart)} GCs recorded`);
+    assert.equal(check.gc.suspendEEStart, count(GcEventId.GCSuspendEEBegin));
+    assert.equal(check.gc.suspendEEStop, count(GcEventId.GCSuspendEEEnd));
+    assert.equal(check.gc.restartEEStart, count(GcEventId.GCRestartEEBegin));
+    assert.equal(check.gc.restartEEStop, count(GcEventId.GCRestartEEEnd));
+    assert.equal(check.gc.gcStart, count(GcEventId.GCStart));
+    assert.equal(check.gc.gcEnd, count(GcEventId.GCEnd));
+    assert.deepEqual(check.gc.generations, [0, 1, 2].map((g) => events.filter((e) => e.event === GcEventId.GCStart && e.b === g).length));
+    assert.equal(count(GcEventId.GCStart), recordingGcStats(run.rec).rows.length);
   });
 
   it('puts each GC pause at its time, with its duration, generation and induced flag', () => {
     const meta = run.rec.meta;
     assert.ok(meta);
     const sessionStartNs = isoToUnixNs(check.sessionStartUtc);
-    const gcs = [...run.rec.suspensions()].filter((s) => s.generation >= 0).sort((a, b) => a.mono - b.mono);
-    assert.equal(check.gc.pauses.length, gcs.length);
-    gcs.forEach((s, i) => {
+    // Pauses as TraceCheck's GcTally reads them: GCSuspendEEBegin to GCRestartEEEnd, with the GCStarts in between.
+    const pauses: { mono: number; durationNs: number; generation: number; induced: boolean }[] = [];
+    let open: (typeof pauses)[number] | undefined;
+    for (const e of [...run.rec.timeline(GC_EVENTS)].sort((x, y) => x.mono - y.mono)) {
+      if (e.event === GcEventId.GCSuspendEEBegin) open = { mono: e.mono, durationNs: 0, generation: -1, induced: false };
+      else if (e.event === GcEventId.GCStart && open !== undefined) {
+        open.generation = Math.max(open.generation, e.b);
+        open.induced ||= [1, 7, 9, 10].includes(e.c);
+      } else if (e.event === GcEventId.GCRestartEEEnd && open !== undefined) {
+        open.durationNs = e.mono - open.mono;
+        if (open.generation >= 0) pauses.push(open);
+        open = undefined;
+      }
+    }
+    assert.equal(check.gc.pauses.length, pauses.length);
+    pauses.forEach((s, i) => {
       const p = check.gc.pauses[i];
       const startMs = Number(meta.startUnixNs + BigInt(s.mono - meta.startMono) - sessionStartNs) / 1e6;
       assert.ok(Math.abs(p.startMs - startMs) < 0.001, `pause ${i}: TraceEvent ${p.startMs} ms, clrscope ${startMs} ms`);
       assert.ok(Math.abs(p.durationMs - s.durationNs / 1e6) < 0.001, `pause ${i} duration`);
       assert.equal(p.generation, s.generation);
-      assert.equal(p.induced, (s.flags & 1) !== 0);
+      assert.equal(p.induced, s.induced);
     });
   });
 });

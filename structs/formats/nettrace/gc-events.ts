@@ -4,7 +4,8 @@
 // threads run again. Reasons are translated between the profiling API's COR_PRF_SUSPEND_REASON
 // (what clrscope records) and ETW's GCSuspendEE reason (what the events carry).
 
-import type { SuspensionRecord } from '../../wire/records.js';
+import type { GcEventRecord, SuspensionRecord } from '../../wire/records.js';
+import { GcEventId } from '../../wire/timeline/gc-events.js';
 import { SuspensionFlags } from '../../wire/records.js';
 import { EtwSuspendReason } from './constants.js';
 import type { EventDefinition } from './event-definitions.js';
@@ -44,6 +45,8 @@ export interface GcEvent {
   timestamp: number;
   def: EventDefinition;
   payload: Uint8Array;
+  /** The OS thread that raised it, when the recording says (GC_EVENT records). */
+  tid?: number;
 }
 
 const NO_USER_DATA = gcNoUserDataPayload();
@@ -73,6 +76,31 @@ export function gcEventsOf(suspensions: readonly SuspensionRecord[]): GcEvent[] 
     events.push({ timestamp: resumed, def: GCRestartEEEndEvent, payload: NO_USER_DATA });
   }
   // Suspensions arrive in order of their end; events must go out in order of their time.
+  const order = events.map((_, i) => i);
+  order.sort((a, b) => events[a].timestamp - events[b].timestamp || a - b);
+  return order.map((i) => events[i]);
+}
+
+/**
+ * The runtime's own GC events as the recording kept them (GC_EVENT records), on the threads that
+ * raised them: every GCStart with its number, generation, reason and type, and the suspensions
+ * with ETW's own reasons, so a reader counts each collection as the runtime did. GCHeapStats and
+ * the heap histories are left out: a GC_EVENT keeps their sums, not the per-generation figures
+ * their payloads need.
+ */
+export function gcEventsOfRecords(records: readonly GcEventRecord[]): GcEvent[] {
+  const events: GcEvent[] = [];
+  for (const r of records) {
+    const at = { timestamp: r.mono, tid: r.tid };
+    switch (r.event) {
+      case GcEventId.GCSuspendEEBegin: events.push({ ...at, def: GCSuspendEEBeginEvent, payload: gcSuspendEEBeginPayload(r.a, r.b) }); break;
+      case GcEventId.GCSuspendEEEnd: events.push({ ...at, def: GCSuspendEEEndEvent, payload: NO_USER_DATA }); break;
+      case GcEventId.GCStart: events.push({ ...at, def: GCStartEvent, payload: gcStartPayload(r.a, r.b, r.c, r.d) }); break;
+      case GcEventId.GCEnd: events.push({ ...at, def: GCEndEvent, payload: gcEndPayload(r.a, r.b) }); break;
+      case GcEventId.GCRestartEEBegin: events.push({ ...at, def: GCRestartEEBeginEvent, payload: NO_USER_DATA }); break;
+      case GcEventId.GCRestartEEEnd: events.push({ ...at, def: GCRestartEEEndEvent, payload: NO_USER_DATA }); break;
+    }
+  }
   const order = events.map((_, i) => i);
   order.sort((a, b) => events[a].timestamp - events[b].timestamp || a - b);
   return order.map((i) => events[i]);

@@ -14,6 +14,7 @@ import type { RecordingLimits } from '../../profile/read-budget.js';
 import { Recording } from '../../profile/recording.js';
 import { WireDecoder } from '../../wire/decoder.js';
 import { WireEncoder } from '../../wire/encoder.js';
+import { GC_EVENTS } from '../../wire/timeline/gc-events.js';
 import { EndReason, FunctionKind, HelloFlags, OffsetKind, SampleFlags, type SuspensionRecord } from '../../wire/records.js';
 import { ThreadSampleType } from './constants.js';
 import { ImportEventSamples, NO_STACK } from './import-event-samples.js';
@@ -234,6 +235,9 @@ export function importToRecording(imp: NettraceImport, options: ImportOptions = 
     if (dropSamplerSuspensions && s.generation < 0 && s.reason === SUSPEND_REASON_OTHER) continue;
     enc.suspension(scaleSuspension(s, toNs, scale));
   }
+  // The runtime's GC events in time order (a file's blocks need not be), for the GC table.
+  const gcEvents = [...imp.gcEvents].sort((x, y) => x.mono - y.mono);
+  for (const g of gcEvents) enc.timeline(GC_EVENTS, { ...g, mono: toNs(g.mono) });
   if (options.cut !== true) enc.end({ mono: Number.isFinite(imp.lastTimestamp) ? toNs(imp.lastTimestamp) : startMono, reason: EndReason.Detached });
   flush(true);
   decoder.end();

@@ -14,6 +14,8 @@ import { readGcStart, readMethodVerbose, readModule, readRuntimeVersion, readSus
 import { SpanReader } from './span-reader.js';
 import { StackInterner } from './stack-interner.js';
 import { SuspensionBuilder } from './suspension-builder.js';
+import { gcEventFigures, isGcTableEvent } from './gc-event-payloads.js';
+import type { GcEventRecord } from '../../wire/records.js';
 import { Symbolizer } from './symbolizer.js';
 
 export interface TraceHeader {
@@ -63,12 +65,16 @@ const enum Kind {
 interface MetadataKind {
   kind: Kind;
   version: number;
+  /** The runtime's GC event this is, when the GC table reads it (gc-event-payloads.ts). */
+  gcEvent?: number;
   /** EventCounters: the provider and the payload's field layout. */
   provider?: string;
   layout?: FieldLayout[];
 }
 
 const EVENT_COUNTERS = 'EventCounters';
+/** About ten events per GC: room for a hundred thousand GCs, and a bound on what a file can make us hold. */
+const MAX_GC_EVENTS = 1_000_000;
 
 function kindOf(provider: string, eventId: number): Kind {
   if (provider === Provider.SampleProfiler) return eventId === 0 ? Kind.ThreadSample : Kind.Other;
@@ -111,6 +117,8 @@ export class NettraceImport implements ObjectSink {
   readonly stacks = new StackInterner();
   readonly symbolizer = new Symbolizer();
   readonly suspensions = new SuspensionBuilder();
+  /** The runtime's GC events as GC_EVENT records (`mono` in the file's ticks), for the GC table. */
+  readonly gcEvents: GcEventRecord[] = [];
   readonly threads: ImportThread[] = [];
   runtimeVersion = '';
   recordingInfo: RecordingInfo | undefined;
@@ -165,7 +173,8 @@ export class NettraceImport implements ObjectSink {
           if (kind === Kind.Other && m.eventName === EVENT_COUNTERS && this.onEventCounter !== undefined) {
             this.kinds.set(m.metadataId, { kind: Kind.EventCounters, version: m.version, provider: m.provider, layout: readFieldLayout(new SpanReader(r.bytes, r.base, r.what, r.pos, end)) });
           } else {
-            this.kinds.set(m.metadataId, { kind, version: m.version });
+            const gcEvent = m.provider === Provider.Runtime && isGcTableEvent(m.eventId) ? m.eventId : undefined;
+            this.kinds.set(m.metadataId, { kind, version: m.version, gcEvent });
           }
         });
         break;
@@ -197,6 +206,7 @@ export class NettraceImport implements ObjectSink {
     if (!(ts >= 0 && ts <= Number.MAX_SAFE_INTEGER)) this.badTimestamp(ts, r);
     if (ts < this.firstTimestamp) this.firstTimestamp = ts;
     if (ts > this.lastTimestamp) this.lastTimestamp = ts;
+    if (this.lastKind.gcEvent !== undefined) this.onGcEvent(h, r, end, ts);
     switch (this.lastKind.kind) {
       case Kind.ThreadSample: {
         const type = end - r.pos >= 4 ? r.i32() : ThreadSampleType.Error;
@@ -282,6 +292,13 @@ export class NettraceImport implements ObjectSink {
     }
     if (this.limits !== undefined && this.samples.count + this.eventSamples.count >= MAX_SAMPLES) throw new ImportBudgetError(samplesClause('its events'));
     this.eventSamples.append(v.kind, ts, this.threadOf(h.threadId, ts), stack, v.label, v.value1, v.value2, v.message);
+  }
+
+  private onGcEvent(h: EventHeader, r: SpanReader, end: number, ts: number): void {
+    const event = this.lastKind.gcEvent as number;
+    const f = gcEventFigures(event, this.lastKind.version, r.bytes.subarray(r.pos, end), this.header?.pointerSize ?? 8);
+    if (f === undefined || this.gcEvents.length >= MAX_GC_EVENTS) return;
+    this.gcEvents.push({ mono: ts, tid: h.threadId >>> 0, event, version: this.lastKind.version, ...f });
   }
 
   private badTimestamp(ts: number, r: SpanReader): never {

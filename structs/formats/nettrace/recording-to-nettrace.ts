@@ -19,12 +19,13 @@
 import { logicalStacks } from '../../analysis/output-stacks.js';
 import type { Recording } from '../../profile/recording.js';
 import { SampleFlags } from '../../wire/records.js';
+import { GC_EVENTS } from '../../wire/timeline/gc-events.js';
 import { ThreadSampleType } from './constants.js';
 import {
   ClrscopeRecordingInfoEvent, ClrscopeThreadInfoEvent, MethodDCEndVerboseEvent, ModuleDCEndEvent, ThreadSampleEvent,
 } from './event-definitions.js';
 import { EventSampleEvents } from './event-sample-events.js';
-import { gcEventsOf } from './gc-events.js';
+import { gcEventsOf, gcEventsOfRecords } from './gc-events.js';
 import { MethodLayout } from './method-layout.js';
 import { NettraceFileWriter, type NettraceFileWriterOptions } from './nettrace-file-writer.js';
 import {
@@ -93,7 +94,9 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
   const logical = logicalStacks(rec);
   const cols = (logical ?? rec).sampleColumns();
   const total = cols.mono.length;
-  const gcEvents = gcEventsOf(rec.suspensions());
+  // The runtime's own GC events when the recording kept them; else made from its suspensions.
+  const gcRecords = rec.timeline(GC_EVENTS);
+  const gcEvents = gcRecords.length > 0 ? gcEventsOfRecords(gcRecords) : gcEventsOf(rec.suspensions());
   const order = timeOrder(cols.mono);
   const firstSample = total > 0 ? cols.mono[order === undefined ? 0 : order[0]] : Number.POSITIVE_INFINITY;
   const firstGc = gcEvents.length > 0 ? gcEvents[0].timestamp : Number.POSITIVE_INFINITY;
@@ -148,7 +151,7 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
       const gcTime = g < gcEvents.length ? gcEvents[g].timestamp : Number.POSITIVE_INFINITY;
       const eventTime = eventSamples.nextTime;
       if (gcTime <= eventTime && gcTime <= until) {
-        writer.writeEvent(gcEvents[g].def, runtimeThread, 0, gcTime, gcEvents[g].payload);
+        writer.writeEvent(gcEvents[g].def, gcEvents[g].tid || runtimeThread, 0, gcTime, gcEvents[g].payload);
         now = Math.max(now, gcTime);
         g++;
       } else if (eventTime <= until) {

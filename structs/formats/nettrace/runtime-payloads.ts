@@ -115,3 +115,25 @@ export function clrscopeRecordingInfoPayload(startMono: number, runtimeVersion: 
   const w = new ByteWriter(32 + 2 * (runtimeVersion.length + profilerVersion.length));
   return w.u64(startMono).utf16z(runtimeVersion).utf16z(profilerVersion).u32(flags).u32(wallThreadsPerTick).take();
 }
+
+export interface HeapStatsInput {
+  /** Bytes in generations 0, 1, 2, the large and the pinned object heap after the GC. */
+  sizes: readonly number[];
+  /** Bytes promoted out of each of them. */
+  promoted: readonly number[];
+  gcHandles: number;
+  pinnedObjects: number;
+}
+
+/**
+ * GCHeapStats v2: (u64 GenerationSize, u64 TotalPromotedSize) for gens 0..3, u64
+ * FinalizationPromotedSize, u64 FinalizationPromotedCount, u32 PinnedObjectCount, u32
+ * SinkBlockCount, u32 GCHandleCount (the low 32 bits of the runtime's signed count), u16
+ * ClrInstanceID, then u64 GenerationSize4, u64 TotalPromotedSize4.
+ */
+export function gcHeapStatsPayload(h: HeapStatsInput): Uint8Array {
+  const w = new ByteWriter(110);
+  for (let g = 0; g < 4; g++) w.u64(h.sizes[g] ?? 0).u64(h.promoted[g] ?? 0);
+  w.u64(0).u64(0).u32(h.pinnedObjects).u32(0).u32(h.gcHandles >>> 0).u16(CLR_INSTANCE_ID);
+  return w.u64(h.sizes[4] ?? 0).u64(h.promoted[4] ?? 0).take();
+}

@@ -4,6 +4,7 @@ import { WireDecoder } from '../decoder.js';
 import { WireEncoder } from '../encoder.js';
 import { RecordType, SuspensionFlags, type SuspensionRecord } from '../records.js';
 import type { WireSink } from '../wire-sink.js';
+import { GC_EVENTS } from './gc-events.js';
 import { SUSPENSIONS } from './suspensions.js';
 import { genericTimelineKind, timelineBodySize, timelineDumpLine, type TimelineKind, type TimelineRecord } from './timeline-kind.js';
 import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
@@ -11,10 +12,29 @@ import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
 const hello = { pid: 1, flags: 3, mono: 10, unixNs: 0n, intervalNs: 1000, wallThreadsPerTick: 4, runtimeVersion: '', profilerVersion: '' };
 const pause: SuspensionRecord = { mono: 0x0102030405, durationNs: 300, suspendNs: 100, reason: 1, generation: -1, flags: SuspensionFlags.Induced };
 
-test('the registry finds SUSPENSION by its record type and nothing else', () => {
-  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS)]);
+test('the registry finds SUSPENSION and GC_EVENT by their record types and nothing else', () => {
+  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS)]);
   assert.equal(timelineKindOf(RecordType.Suspension), SUSPENSIONS);
-  for (let type = 0; type < 256; type++) if (type !== RecordType.Suspension) assert.equal(timelineKindOf(type), undefined, `type ${type}`);
+  assert.equal(timelineKindOf(RecordType.GcEvent), GC_EVENTS);
+  for (let type = 0; type < 256; type++) {
+    if (type !== RecordType.Suspension && type !== RecordType.GcEvent) assert.equal(timelineKindOf(type), undefined, `type ${type}`);
+  }
+});
+
+test('a GC_EVENT is the 46-byte body PROTOCOL.md lays out', () => {
+  const e = { mono: 0x0102030405, tid: 77, event: 1, version: 2, a: 11, b: 2, c: 1, d: 1 };
+  const bytes = new WireEncoder().timeline(GC_EVENTS, e).bytes();
+  assert.equal(timelineBodySize(genericTimelineKind(GC_EVENTS)), 46);
+  assert.deepEqual(Array.from(bytes), [
+    47, 0, 0, 0, RecordType.GcEvent,
+    0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 mono
+    77, 0, 0, 0, // u32 tid
+    1, 2, // u8 event (GCStart), u8 version
+    11, 0, 0, 0, 0, 0, 0, 0, // u64 a: Count
+    2, 0, 0, 0, 0, 0, 0, 0, // u64 b: Depth
+    1, 0, 0, 0, 0, 0, 0, 0, // u64 c: Reason (Induced)
+    1, 0, 0, 0, 0, 0, 0, 0, // u64 d: Type (background)
+  ]);
 });
 
 test('a SUSPENSION written from its descriptor is the body PROTOCOL.md lays out, field by field', () => {

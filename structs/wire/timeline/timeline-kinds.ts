@@ -2,10 +2,11 @@
 // kind here by its type, and the recording, merge, dump and save go through the list. A new kind
 // is its descriptor file beside suspensions.ts and one entry below.
 
+import { GC_EVENTS } from './gc-events.js';
 import { SUSPENSIONS } from './suspensions.js';
 import { genericTimelineKind, type TimelineKind } from './timeline-kind.js';
 
-export const TIMELINE_KINDS: readonly TimelineKind[] = Object.freeze([genericTimelineKind(SUSPENSIONS)]);
+export const TIMELINE_KINDS: readonly TimelineKind[] = Object.freeze([genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS)]);
 
 // By record type, so the decoder's lookup is an index, not a search.
 const BY_TYPE: (TimelineKind | undefined)[] = [];

@@ -96,6 +96,24 @@ public static class GcWork
         AllocatedSurvivors += survivors;
     }
 
+    private const int ChurnObject = 8000;
+    private const int ChurnSlots = 64 * 1024 * 1024 / ChurnObject;
+    private static readonly byte[]?[] ChurnRing = new byte[ChurnSlots][];
+    private static long churnCursor;
+
+    /// <summary>Allocates <paramref name="mb"/> MB of 8000-byte arrays, each replacing the oldest in a 64 MB ring:
+    /// every one lives long enough to reach gen 2 and then dies there, so gen 2's budget runs out again and again
+    /// and the runtime collects it in the background (with concurrent GC on, the default), while gen 0 and gen 1
+    /// collect in between.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Churn(int mb)
+    {
+        long n = (long)mb * 1024 * 1024 / ChurnObject;
+        long cursor = churnCursor;
+        for (long i = 0; i < n; i++) ChurnRing[cursor++ % ChurnSlots] = new byte[ChurnObject];
+        churnCursor = cursor;
+    }
+
     /// <summary>The allocation loop itself (the frame an allocation sampler should see).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static long FillLoop(long n)

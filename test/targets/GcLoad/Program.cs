@@ -113,6 +113,7 @@ public static class Program
     private static void RunRound(Options o, int round)
     {
         if (o.AllocateMb > 0) Phases.Run("allocate", () => GcWork.Allocate(o.AllocateMb));
+        if (o.ChurnMb > 0) Phases.Run("churn", () => GcWork.Churn(o.ChurnMb));
         if (o.Exceptions > 0) Phases.Run("exceptions", () => ExceptionWork.Catcher(o.Exceptions));
         if (o.Threads > 0) Phases.Run("threads", () => ThreadWork.RunShort(o.Threads));
         if (o.LockContention > 0) Phases.Run("lockContention", () => LockWork.Run(o.LockContention));

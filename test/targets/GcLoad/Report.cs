@@ -167,7 +167,7 @@ public static class Report
             ["rounds"] = rounds,
             ["options"] = new JsonObject
             {
-                ["gen0"] = o.Gen0, ["gen1"] = o.Gen1, ["gen2"] = o.Gen2, ["allocateMb"] = o.AllocateMb,
+                ["gen0"] = o.Gen0, ["gen1"] = o.Gen1, ["gen2"] = o.Gen2, ["allocateMb"] = o.AllocateMb, ["churnMb"] = o.ChurnMb,
                 ["exceptions"] = o.Exceptions, ["threads"] = o.Threads, ["liveThreads"] = o.LiveThreads,
                 ["lockContention"] = o.LockContention, ["loadAssemblies"] = o.LoadAssemblies,
                 ["waitStartMs"] = o.WaitStartMs, ["waitAtEndMs"] = o.WaitAtEndMs,

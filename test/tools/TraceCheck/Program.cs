@@ -1,4 +1,5 @@
-// TraceCheck FILE.nettrace|FILE.etlx [--top N]
+// TraceCheck FILE.nettrace|FILE.etlx [--top N] [--gcs]
+// --gcs: instead, TraceEvent's GC table (GcTable.cs).
 // Opens the file with TraceEvent's TraceLog (a .nettrace is converted to a temporary .etlx first,
 // the way PerfView does) and prints one JSON object: sample counts from TraceEvent's stack source,
 // per-method inclusive/exclusive counts, threads, the GC events TraceEvent parsed and the
@@ -16,9 +17,11 @@ public static class Program
     {
         string? path = null;
         int top = 20;
+        bool gcs = false;
         for (int i = 0; i < args.Length; i++)
         {
             if (args[i] == "--top" && i + 1 < args.Length && int.TryParse(args[i + 1], out int n)) { top = n; i++; }
+            else if (args[i] == "--gcs") gcs = true;
             else if (path == null) path = args[i];
             else return Usage($"unexpected argument '{args[i]}'");
         }
@@ -36,6 +39,15 @@ public static class Program
                 etlx = TraceLog.CreateFromEventPipeDataFile(path, tempEtlx);
             }
             using var log = new TraceLog(etlx);
+            if (gcs)
+            {
+                using var gcOut = Console.OpenStandardOutput();
+                using var gcJson = new Utf8JsonWriter(gcOut, new JsonWriterOptions { Indented = false });
+                GcTable.Write(log, gcJson);
+                gcJson.Flush();
+                gcOut.WriteByte((byte)'\n');
+                return 0;
+            }
             var samples = SampleTally.Collect(log);
             var gc = GcTally.Collect(log);
             var runtimeEvents = EventTally.Collect(log);
@@ -80,7 +92,7 @@ public static class Program
 
     private static int Usage(string why)
     {
-        Console.Error.WriteLine($"TraceCheck: {why}; usage: TraceCheck FILE.nettrace|FILE.etlx [--top N]");
+        Console.Error.WriteLine($"TraceCheck: {why}; usage: TraceCheck FILE.nettrace|FILE.etlx [--top N] [--gcs]");
         return 2;
     }
 

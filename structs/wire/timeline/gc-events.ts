@@ -1,0 +1,49 @@
+// The runtime's own GC events (GCStart, GCEnd, GCHeapStats, the GCSuspendEE/GCRestartEE pairs,
+// GCTriggered, the heap histories), one GC_EVENT record each (PROTOCOL.md, GC_EVENT). The
+// profiler decodes the few figures a GC table needs from each payload, and a .nettrace import
+// decodes the same figures from the same payloads, so one builder (structs/analysis/gc-stats.ts)
+// reads both.
+
+import { RecordType, type GcEventRecord } from '../records.js';
+import type { TimelineKind } from './timeline-kind.js';
+
+/** Event ids of provider Microsoft-Windows-DotNETRuntime (keyword GC 0x1). */
+export const GcEventId = {
+  GCStart: 1,
+  GCEnd: 2,
+  GCRestartEEEnd: 3,
+  GCHeapStats: 4,
+  GCRestartEEBegin: 7,
+  GCSuspendEEEnd: 8,
+  GCSuspendEEBegin: 9,
+  GCTriggered: 35,
+  GCPerHeapHistory: 204,
+  GCGlobalHeapHistory: 205,
+} as const;
+
+/**
+ * What `a`..`d` hold per event (absent: 0):
+ * GCStart: Count, Depth, Reason, Type. GCEnd: Count, Depth. GCSuspendEEBegin: Reason (ETW's:
+ * 1 GC, 6 GC preparation), Count. GCTriggered: Reason. GCHeapStats: GenerationSize0..4 summed
+ * (the heap after the GC), TotalPromotedSize0..4 summed, GCHandleCount as written (a u32 of a
+ * signed value), PinnedObjectCount. GCPerHeapHistory: SizeBefore over the generations, free
+ * list and free objects after over the generations (fragmentation), HeapIndex, SizeAfter over the
+ * generations. GCGlobalHeapHistory: CondemnedGeneration, GlobalMechanisms, NumHeaps, Reason.
+ */
+export const GC_EVENTS: TimelineKind<GcEventRecord> = Object.freeze({
+  name: 'GC_EVENT',
+  recordType: RecordType.GcEvent,
+  fields: Object.freeze([
+    { key: 'mono', type: 'u64' },
+    { key: 'tid', type: 'u32' },
+    { key: 'event', type: 'u8' },
+    { key: 'version', type: 'u8' },
+    { key: 'a', type: 'u64' },
+    { key: 'b', type: 'u64' },
+    { key: 'c', type: 'u64' },
+    { key: 'd', type: 'u64' },
+  ] as const),
+  startField: 'mono',
+  end: (e: GcEventRecord) => e.mono,
+  dumpName: 'gc-event',
+});
