@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/self_cost.h"
+
 namespace clrscope {
 namespace {
 // Distinct pcs are bounded by the code the process has; this cap only guards against
@@ -24,6 +26,7 @@ SymbolCache::SymbolCache(FrameResolver* resolver, DefineModule define_module, De
 uint32_t SymbolCache::frame_for_pc(uintptr_t pc) {
   auto it = by_pc_.find(pc);
   if (it != by_pc_.end()) return it->second;
+  const CpuCostSpan cost(kCostSymbols);
   ResolvedFrame f;
   resolver_->resolve(pc, &f);
   const uint32_t id = frame(intern(f), f.offset_kind, f.offset);

@@ -7,7 +7,8 @@
 // The first part is the launched process: its HELLO and END are the recording's, so a viewer
 // that knows one process sees the launched one, with the children's threads beside its own.
 
-import { EventFlags, SampleFlags, STACK_FLAGS, OffsetKind, type StatsRecord } from '../wire/records.js';
+import { EventFlags, SampleFlags, STACK_FLAGS, OffsetKind, type OwnCost, type StatsRecord } from '../wire/records.js';
+import { sumOwnCosts } from './own-cost.js';
 import { INCOMPLETE_STACK_FUNCTION_ID, Recording, type ProcessInfo } from './recording.js';
 import { mergeTimelines } from './timeline-merge.js';
 
@@ -139,6 +140,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
       droppedWatchdog: stats.reduce((n, s) => n + s.droppedWatchdog, 0),
       droppedOther: stats.reduce((n, s) => n + s.droppedOther, 0),
       ...earliestSignalLoss(stats),
+      ...summedCost(stats),
     });
   }
   parts.forEach((part, k) => {
@@ -216,6 +218,12 @@ function mergeEvents(parts: readonly ProcessPart[], ids: readonly PartIds[], out
 }
 
 /** The earliest time any process stopped sampling because its signal handler was replaced. */
+/** The processes' own costs summed (clrscope's cost in every process it recorded), when any has one. */
+export function summedCost(stats: readonly StatsRecord[]): { cost?: OwnCost } {
+  const cost = sumOwnCosts(stats.map((s) => s.cost));
+  return cost !== undefined ? { cost } : {};
+}
+
 export function earliestSignalLoss(stats: readonly StatsRecord[]): { signalLostMono?: number } {
   const lost = stats.map((s) => s.signalLostMono).filter((m): m is number => m !== undefined);
   return lost.length > 0 ? { signalLostMono: Math.min(...lost) } : {};

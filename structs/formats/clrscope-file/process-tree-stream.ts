@@ -20,7 +20,7 @@
 // A process whose stream turns out corrupt, or names what it never defined, stops there: what it
 // sent before stays, and nothing it sent after can make the merged stream unreadable.
 
-import { earliestSignalLoss, processPrefix } from '../../profile/merge-processes.js';
+import { earliestSignalLoss, processPrefix, summedCost } from '../../profile/merge-processes.js';
 import { MEASURE_RECORD_TYPES } from '../../wire/measure-records.js';
 import { WireDecoder, type CodingState, type TimelineKind, type TimelineRecord, type WireSink } from '../../wire/decoder.js';
 import { WireEncoder } from '../../wire/encoder.js';
@@ -291,7 +291,7 @@ class MergedStream {
       sum.droppedWatchdog += s.droppedWatchdog;
       sum.droppedOther += s.droppedOther;
     }
-    this.enc.stats({ mono, ...sum, ...earliestSignalLoss(all) });
+    this.enc.stats({ mono, ...sum, ...earliestSignalLoss(all), ...summedCost(all) });
   }
 
   /** A PROCESS record; one with no threads declares the process (so processes are listed in the order they connected). */
