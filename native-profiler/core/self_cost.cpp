@@ -9,10 +9,23 @@ struct alignas(64) Part {
   std::atomic<uint64_t> ns{0};
 };
 Part g_parts[kCostParts];
-// Time of spans nested in the current one on this thread.
+// Spans begun per part, for picking the ones that measure.
+struct alignas(64) Count {
+  std::atomic<uint64_t> n{0};
+};
+Count g_counts[kCostParts];
+// On this thread: how deep in nested spans, whether the outermost measures, and the time of the
+// spans nested in the current one.
+thread_local uint32_t t_depth = 0;
+thread_local bool t_measured = false;
 thread_local uint64_t t_inner = 0;
 
 }  // namespace
+
+bool cost_span_measured(CostPart part) {
+  if (part < 0 || part >= kCostParts) return false;
+  return g_counts[part].n.fetch_add(1, std::memory_order_relaxed) % kCostSampleEvery == 0;
+}
 
 void add_own_cost(CostPart part, uint64_t ns) {
   if (part < 0 || part >= kCostParts) return;
@@ -31,13 +44,19 @@ CostReading read_own_costs() {
   return r;
 }
 
-NestedCostSpan::NestedCostSpan(CostPart part) : part_(part), began_(platform::mono_now_ns()), outer_inner_(t_inner) {
+NestedCostSpan::NestedCostSpan(CostPart part) : part_(part), began_(0), outer_inner_(t_inner) {
+  if (t_depth++ == 0) t_measured = cost_span_measured(part);
+  if (!t_measured) return;
+  began_ = platform::current_thread_cpu_ns();
   t_inner = 0;
 }
 
 NestedCostSpan::~NestedCostSpan() {
-  const uint64_t total = platform::mono_now_ns() - began_;
-  add_own_cost(part_, total > t_inner ? total - t_inner : 0);
+  --t_depth;
+  if (began_ == 0) return;
+  const uint64_t now = platform::current_thread_cpu_ns();
+  const uint64_t total = now > began_ ? now - began_ : 0;
+  if (total > t_inner) add_own_cost(part_, (total - t_inner) * kCostSampleEvery);
   t_inner = outer_inner_ + total;
 }
 

@@ -29,13 +29,25 @@ struct CostReading {
 };
 CostReading read_own_costs();
 
-// Wall time between construction and destruction, charged to a part: on a program's thread a
-// callback rarely blocks, and the monotonic clock is read without a system call where the
-// thread's CPU clock is not.
+// The spans on the program's threads are many and short (a capture, a callback), and the thread's
+// CPU clock costs a system call: one span in kCostSampleEvery reads it, and counts for that many.
+// The thread's CPU rather than the monotonic clock, so that time the thread spent preempted (a
+// loaded machine) is not charged to clrscope.
+constexpr uint64_t kCostSampleEvery = 8;
+
+// Whether this span is the one in kCostSampleEvery that measures. Async-signal-safe.
+bool cost_span_measured(CostPart part);
+
+// A span in the signal handler. Async-signal-safe.
 class CostSpan {
  public:
-  explicit CostSpan(CostPart part) : part_(part), began_(platform::mono_now_ns()) {}
-  ~CostSpan() { add_own_cost(part_, platform::mono_now_ns() - began_); }
+  explicit CostSpan(CostPart part)
+      : part_(part), began_(cost_span_measured(part) ? platform::current_thread_cpu_ns() : 0) {}
+  ~CostSpan() {
+    if (began_ == 0) return;
+    const uint64_t now = platform::current_thread_cpu_ns();
+    if (now > began_) add_own_cost(part_, (now - began_) * kCostSampleEvery);
+  }
   CostSpan(const CostSpan&) = delete;
   CostSpan& operator=(const CostSpan&) = delete;
 
@@ -44,9 +56,9 @@ class CostSpan {
   uint64_t began_;
 };
 
-// A CostSpan that may hold others on its thread (a callback that captures an event's stack):
-// each charges only its own time, so the parts add up to the whole. Not in a signal handler (its
-// thread-local may be allocated on first use).
+// A span that may hold others on its thread (a callback that captures an event's stack): each
+// charges only its own time, so the parts add up to the whole; whether they measure is decided
+// once, by the outermost. Not in a signal handler (its thread-locals may be allocated on first use).
 class NestedCostSpan {
  public:
   explicit NestedCostSpan(CostPart part);
@@ -56,7 +68,7 @@ class NestedCostSpan {
 
  private:
   CostPart part_;
-  uint64_t began_;
+  uint64_t began_;        // 0: this span does not measure
   uint64_t outer_inner_;  // the enclosing span's inner time so far, restored at the end
 };
 

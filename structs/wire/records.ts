@@ -173,8 +173,8 @@ export interface StatsRecord {
 /**
  * clrscope's own cost in the profiled process since its stream began, in ns (PROTOCOL.md, STATS):
  * the process's CPU, and clrscope's share of it by part. The parts on the program's threads
- * (handler, callbacks, runtime events, event stacks) are wall time inside clrscope's code; the
- * others are the sampler thread's CPU.
+ * (handler, callbacks, runtime events, event stacks) are their CPU inside clrscope's code, one
+ * span in eight measured; the others are the sampler thread's CPU.
  */
 export interface OwnCost {
   processCpuNs: number;
