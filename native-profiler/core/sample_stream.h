@@ -52,7 +52,7 @@ struct SampleStream {
 
  private:
   // The profiler's cost when the stream began (core/self_cost.h).
-  CostReading cost_at_start_ = read_own_costs();
+  CostReading cost_at_start_ = start_own_costs();
   std::unordered_map<uint64_t, uint32_t> type_labels_;
   std::unordered_map<std::string, uint32_t> label_ids_;
 };

@@ -28,6 +28,8 @@ struct CostReading {
   uint64_t process_cpu_ns = 0;
 };
 CostReading read_own_costs();
+// The clock calibrated (calibrate_cost_clock), then read_own_costs(): where a stream's cost starts.
+CostReading start_own_costs();
 
 // The spans on the program's threads are many and short (a capture, a callback), and the thread's
 // CPU clock costs a system call: one span in kCostSampleEvery reads it, and counts for that many.
@@ -37,6 +39,11 @@ constexpr uint64_t kCostSampleEvery = 8;
 
 // Whether this span is the one in kCostSampleEvery that measures. Async-signal-safe.
 bool cost_span_measured(CostPart part);
+// What two reads of the thread's CPU clock in a row add to a span (the system call's own time
+// between them), found once by calibrate_cost_clock(): a short callback measured with them would
+// otherwise count that too, several times its own cost. Async-signal-safe.
+uint64_t cost_clock_floor_ns();
+void calibrate_cost_clock();
 
 // A span in the signal handler. Async-signal-safe.
 class CostSpan {
@@ -45,8 +52,9 @@ class CostSpan {
       : part_(part), began_(cost_span_measured(part) ? platform::current_thread_cpu_ns() : 0) {}
   ~CostSpan() {
     if (began_ == 0) return;
-    const uint64_t now = platform::current_thread_cpu_ns();
-    if (now > began_) add_own_cost(part_, (now - began_) * kCostSampleEvery);
+    const uint64_t spent = platform::current_thread_cpu_ns() - began_;
+    const uint64_t floor = cost_clock_floor_ns();
+    if (spent > floor) add_own_cost(part_, (spent - floor) * kCostSampleEvery);
   }
   CostSpan(const CostSpan&) = delete;
   CostSpan& operator=(const CostSpan&) = delete;
@@ -61,7 +69,9 @@ class CostSpan {
 // once, by the outermost. Not in a signal handler (its thread-locals may be allocated on first use).
 class NestedCostSpan {
  public:
-  explicit NestedCostSpan(CostPart part);
+  // `once`: a span that comes once (the profiler's start and end), measured whenever it comes:
+  // one in eight, counted eightfold, would make it eight times what it was or nothing.
+  explicit NestedCostSpan(CostPart part, bool once = false);
   ~NestedCostSpan();
   NestedCostSpan(const NestedCostSpan&) = delete;
   NestedCostSpan& operator=(const NestedCostSpan&) = delete;
