@@ -149,7 +149,17 @@ export async function runRecord(argv: readonly string[], io: RecordIo): Promise<
   return recordPlan(plan, io);
 }
 
+// This process's CPU when the recording began: what the collector itself costs the machine,
+// apart from the program's cost, for the summary.
+let cpuAtStart = process.cpuUsage();
+
+function collectorCpuNs(): number {
+  const used = process.cpuUsage(cpuAtStart);
+  return (used.user + used.system) * 1000;
+}
+
 export async function recordPlan(plan: RecordPlan, io: RecordIo): Promise<number> {
+  cpuAtStart = process.cpuUsage();
   checkWritable(plan.output);
   if (plan.pauses !== undefined) checkWritable(plan.pauses);
   // A format whose writer is not built yet must fail before the program runs, not after.
@@ -216,13 +226,13 @@ async function recordLaunchedWith(plan: RecordPlan, libraryPath: string, io: Rec
   await spool.stream.closeReader();
   if (plan.children === true && children !== undefined) {
     const tree = await processTreeRecording(stream, rec, result, children, io);
-    io.err(formatSummary(tree.recording, stream.closedByCollector));
+    io.err(formatSummary(tree.recording, stream.closedByCollector, undefined, collectorCpuNs()));
     await reportLingering(result, libraryPath, io, true);
     // The spool holds the launched process's stream only: it is kept on failure, never moved into place.
     await writeOutputs(plan, tree, spool, io, { code, how }, true);
     return code;
   }
-  io.err(formatSummary(rec, stream.closedByCollector, summed?.sums));
+  io.err(formatSummary(rec, stream.closedByCollector, summed?.sums, collectorCpuNs()));
   for (const other of result.otherStreams) {
     io.err(`clrscope: pid ${other.pid ?? '?'} (started by the program) also streamed ${counted(other.recording.sampleCount, 'sample')}; they are not in ${plan.output} (--children records every process).`);
   }
@@ -373,7 +383,7 @@ async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string
   const { recording: rec, summed } = await readBackFor(plan, result.session);
   await spool.stream.closeReader();
   if (result.stream.error !== undefined) io.err(`clrscope: ${result.stream.error} What arrived before it is kept.`);
-  io.err(formatSummary(rec, result.stream.closedByCollector, summed?.sums));
+  io.err(formatSummary(rec, result.stream.closedByCollector, summed?.sums, collectorCpuNs()));
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: detached from pid ${pid}; it keeps running.`);
@@ -386,7 +396,7 @@ async function writeEventPipeRecording(plan: RecordPlan, pid: number, result: Ev
   if (result.problem !== undefined) io.err(`clrscope: ${result.problem}`);
   const rec = result.recording;
   if (rec === undefined) throw new UserError(`Nothing was recorded from process ${pid}, so ${plan.output} was not written.`);
-  io.err(formatSummary(rec, result.reason !== 'exited'));
+  io.err(formatSummary(rec, result.reason !== 'exited', undefined, collectorCpuNs()));
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: stopped the EventPipe session in pid ${pid}; it keeps running.`);

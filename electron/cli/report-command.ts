@@ -18,6 +18,7 @@ import { LineSource } from '../../structs/analysis/line-source.js';
 import { AsyncSource } from '../../structs/analysis/async-source.js';
 import type { SampleSource } from '../../structs/analysis/stack-source.js';
 import type { Recording, SampleMetric } from '../../structs/profile/recording.js';
+import { ownCostPercent, ownCostTotalNs, programCpuNs } from '../../structs/profile/own-cost.js';
 import { PdbLines } from '../services/source-lines/pdb-lines.js';
 import { readFormatOf, readRecordingFile } from '../services/export/recording-file.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
@@ -206,6 +207,10 @@ export async function buildReport(plan: ReportPlan, progress?: ProgressLine): Pr
   if (metric === 'cpu' && cpuIsEstimated(opened.format, opened.recording)) report.cpuEstimated = true;
   const gc = reportGc(table);
   if (gc !== undefined) report.gc = gc;
+  const cost = opened.recording.stats?.cost;
+  if (cost !== undefined) {
+    report.ownCost = { ...cost, totalNs: ownCostTotalNs(cost), programCpuNs: programCpuNs(cost), percentOfProgram: ownCostPercent(cost) ?? null };
+  }
   const other = plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null;
   const top = plan.top ?? DEFAULT_TOP;
   if (!other || plan.top !== null) report.functions = reportFunctions(table, top);

@@ -2,6 +2,7 @@
 // start (the method name is the end) so every line fits the terminal's width.
 
 import type { Report, ReportDiff, ReportDiffNode, ReportFunction, ReportNode, ReportSandwich, ReportSource } from '../../structs/analysis/report-model.js';
+import { ownCostLine } from '../../structs/profile/own-cost.js';
 import { describeFold } from '../../structs/analysis/fold-options.js';
 import { SELF_DEFINITION } from '../../structs/analysis/self-time.js';
 
@@ -134,6 +135,7 @@ export function reportText(r: Report, columns: number): string[] {
   if (r.gc !== undefined) {
     out.push(`Garbage collection ([GC] frames): ${pct(r.gc.total, r.totalValue)} of ${metricName(r)}, ${formatValue(r.gc.total, r.unit)} in ${count(r.gc.totalSamples)} samples`);
   }
+  if (r.ownCost !== undefined) out.push(ownCostLine(r.ownCost));
   if (r.functions !== undefined) {
     out.push('', `Functions by self ${metricName(r)} (${r.functions.length} shown; ${SELF_DEFINITION})`, ...functionLines(r, r.functions, width));
   }

@@ -12,6 +12,7 @@ import { isInducedRow, recordingGcStats, type GcStats } from '../../structs/anal
 import { stacklessCpuNs, STACKLESS_CPU_PREFIX } from '../../structs/profile/stackless-cpu.js';
 import { HelloFlags, SampleFlags } from '../../structs/wire/records.js';
 import { connectionLostSentence } from '../../structs/profile/stream-end.js';
+import { ownCostLine } from '../../structs/profile/own-cost.js';
 import { count, counted } from '../../structs/text/count.js';
 
 /** The one line that says a recording's CPU values are estimates (HELLO flag ApproximateCpu). */
@@ -120,6 +121,14 @@ export function signalLostLine(afterNs: number): string {
   return `clrscope: CPU and wall sampling stopped ${seconds(Math.max(0, afterNs))} in: a library in the program took over clrscope's signal (SIGURG, or CLRSCOPE_SIGNAL's); events, GC pauses and counters were still recorded. Start the program with CLRSCOPE_SIGNAL set to a free real-time signal (e.g. 42) to sample it.`;
 }
 
+/** clrscope's own measured cost in the program, and the collector's (this process) outside it. */
+export function costLines(rec: Recording, collectorCpuNs?: number): string[] {
+  const cost = rec.stats?.cost;
+  const collector = collectorCpuNs !== undefined ? `; the collector (this command) used ${seconds(collectorCpuNs)} of CPU outside the program` : '';
+  if (cost !== undefined) return [`${ownCostLine(cost).slice(0, -1)}${collector}.`];
+  return collector !== '' ? [`clrscope: the collector (this command) used ${seconds(collectorCpuNs ?? 0)} of CPU outside the program.`] : [];
+}
+
 /** What a recording with CPU no capture brought in says about it. */
 export function stacklessCpuLine(ns: number): string {
   return `clrscope: ${seconds(ns)} of CPU came without a fresh stack (threads that blocked clrscope's signal, or captures lost): it is charged to each thread's last stack under a "${STACKLESS_CPU_PREFIX}: …]" frame.`;
@@ -129,7 +138,7 @@ export function stacklessCpuLine(ns: number): string {
  * `stoppedHere`: the recording was ended by clrscope (duration, Ctrl-C, detach), so a missing END
  * is expected. `summed`: the samples summed per stack and thread, when `rec` keeps none.
  */
-export function formatSummary(rec: Recording, stoppedHere = false, summed?: StackThreadSums): string {
+export function formatSummary(rec: Recording, stoppedHere = false, summed?: StackThreadSums, collectorCpuNs?: number): string {
   const meta = rec.meta;
   const c = sampleCounts(rec, summed);
   const lines: string[] = [];
@@ -138,6 +147,7 @@ export function formatSummary(rec: Recording, stoppedHere = false, summed?: Stac
   const processes = rec.processes().length;
   const who = processes > 0 ? `pid ${meta?.pid ?? '?'} and ${counted(processes - 1, 'child process', 'child processes')}` : `pid ${meta?.pid ?? '?'}`;
   lines.push(`clrscope: recorded ${who}${runtime}: ${counted(c.samples, 'sample')} (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
+  lines.push(...costLines(rec, collectorCpuNs));
   const lost = rec.stats?.signalLostMono;
   if (lost !== undefined) lines.push(signalLostLine(lost - (meta?.startMono ?? lost)));
   const stackless = stacklessCpuNs(rec, summed?.byStack('cpu', rec.stackCount));

@@ -3,6 +3,7 @@
 #include "core/allocation_carry.h"
 #include "core/module_table.h"
 #include "core/platform.h"
+#include "core/self_cost.h"
 #include "core/wire_writer.h"
 
 namespace clrscope {
@@ -39,6 +40,7 @@ bool current_slot(ThreadRegistry& registry, uint32_t* index, uint32_t* wire_id) 
 }  // namespace
 
 bool record_event(SamplingShared& shared, const EventInfo& e) {
+  const NestedCostSpan cost(kCostEventStacks);
   if (!shared.active.load(std::memory_order_relaxed) || shared.event_ring == nullptr) return false;
   uint32_t index = 0, wire_id = 0;
   if (!current_slot(*shared.registry, &index, &wire_id)) {

@@ -26,6 +26,8 @@ uint32_t current_tid_remembered();
 uint32_t process_id();
 // CPU time consumed so far by the calling thread. Async-signal-safe.
 uint64_t current_thread_cpu_ns();
+// CPU time consumed so far by the whole process, every thread's (0 when unknown).
+uint64_t process_cpu_ns();
 // An identity of the calling thread that a reused OS thread id does not share (Linux:
 // pthread_self). Async-signal-safe.
 uintptr_t current_thread_identity();

@@ -1,6 +1,8 @@
 #include "core/sample_stream.h"
 
+#include "core/platform.h"
 #include "core/sampling_shared.h"
+#include "core/self_cost.h"
 #include "core/transport.h"
 
 namespace clrscope {
@@ -39,6 +41,7 @@ uint32_t SampleStream::string_id(const std::string& text) {
 uint32_t SampleStream::type_label(uint64_t type_id) {
   auto known = type_labels_.find(type_id);
   if (known != type_labels_.end()) return known->second;
+  const CpuCostSpan cost(kCostSymbols);
   std::string name = type_id == 0 ? std::string() : resolver->type_name(type_id);
   if (name.empty()) name = "?";
   const uint32_t id = string_id(name);
@@ -61,6 +64,23 @@ StatsRecord SampleStream::stats_record(uint64_t now, const SamplingShared& share
   st.dropped_watchdog = shared.dropped_watchdog.load(std::memory_order_relaxed);
   st.dropped_other = shared.dropped_other.load(std::memory_order_relaxed);
   st.signal_lost_mono = signal_lost_mono;
+  const CostReading c = read_own_costs();
+  const auto since = [&](CostPart p) {
+    return c.parts[p] > cost_at_start_.parts[p] ? c.parts[p] - cost_at_start_.parts[p] : 0;
+  };
+  st.has_cost = true;
+  st.process_cpu_ns = c.process_cpu_ns > cost_at_start_.process_cpu_ns ? c.process_cpu_ns - cost_at_start_.process_cpu_ns : 0;
+  st.handler_ns = since(kCostHandler);
+  st.callbacks_ns = since(kCostCallbacks);
+  st.runtime_events_ns = since(kCostRuntimeEvents);
+  st.event_stacks_ns = since(kCostEventStacks);
+  st.symbols_ns = since(kCostSymbols);
+  st.writer_ns = since(kCostWriter);
+  // The sampler thread (this one) is the stream's own: all of its CPU came after the start, and
+  // what it spent naming code and writing is charged to those parts.
+  const uint64_t thread_cpu = platform::current_thread_cpu_ns();
+  const uint64_t named = st.symbols_ns + st.writer_ns;
+  st.sampler_ns = thread_cpu > named ? thread_cpu - named : 0;
   return st;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/message_table.h"
 #include "core/outbox.h"
+#include "core/self_cost.h"
 #include "core/symbol_cache.h"
 #include "core/wire_writer.h"
 
@@ -29,6 +30,7 @@ struct SampleStream {
   // Whether a record that may be dropped when the reader lags fits; when it does not, it counts
   // as dropped (STATS says how many).
   bool room_for(size_t bytes);
+  // With the profiler's own cost since the stream began; on the sampler thread, whose CPU it reads.
   StatsRecord stats_record(uint64_t now, const SamplingShared& shared) const;
 
   Outbox outbox;
@@ -49,6 +51,8 @@ struct SampleStream {
   uint64_t signal_lost_mono = 0;
 
  private:
+  // The profiler's cost when the stream began (core/self_cost.h).
+  CostReading cost_at_start_ = start_own_costs();
   std::unordered_map<uint64_t, uint32_t> type_labels_;
   std::unordered_map<std::string, uint32_t> label_ids_;
 };

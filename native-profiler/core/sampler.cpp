@@ -9,10 +9,32 @@
 #include "core/platform.h"
 #include "core/sampler_rooms.h"
 #include "core/sampling_shared.h"
+#include "core/self_cost.h"
 #include "core/tick_hook.h"
 #include "core/transport.h"
 
 namespace clrscope {
+namespace {
+
+// The sampler thread's CPU while it writes and sends, less what it spent naming code meanwhile
+// (an event's frames are named as its emitter writes it): the writer's part of the cost.
+class WriterCost {
+ public:
+  WriterCost() : cpu_(platform::current_thread_cpu_ns()), symbols_(own_cost(kCostSymbols)) {}
+  ~WriterCost() {
+    const uint64_t cpu = platform::current_thread_cpu_ns() - cpu_;
+    const uint64_t symbols = own_cost(kCostSymbols) - symbols_;
+    if (cpu > symbols) add_own_cost(kCostWriter, cpu - symbols);
+  }
+  WriterCost(const WriterCost&) = delete;
+  WriterCost& operator=(const WriterCost&) = delete;
+
+ private:
+  uint64_t cpu_;
+  uint64_t symbols_;
+};
+
+}  // namespace
 
 Sampler::Sampler(const SamplerConfig& config, SamplingShared* shared, FrameResolver* resolver,
                  std::unique_ptr<Transport> transport)
@@ -193,9 +215,14 @@ void Sampler::tick(uint64_t now) {
   r.drain.drain();
   r.unanswered.account(now, false);
   at[4] = platform::mono_now_ns();
-  flush_emitters(now, false, config_.wall);
-  at[5] = platform::mono_now_ns();
-  if (!r.stream.outbox.within_capacity() || !r.stream.outbox.flush()) go_quiet();
+  bool sent;
+  {
+    const WriterCost cost;
+    flush_emitters(now, false, config_.wall);
+    at[5] = platform::mono_now_ns();
+    sent = r.stream.outbox.within_capacity() && r.stream.outbox.flush();
+  }
+  if (!sent) go_quiet();
   at[6] = platform::mono_now_ns();
   if (at[6] - now > kSlowTickNs && at[6] - last_slow_log_mono_ > kSlowLogEveryNs) {
     last_slow_log_mono_ = at[6];
@@ -221,6 +248,7 @@ void Sampler::end_stream(uint8_t reason) {
   const uint64_t now = platform::mono_now_ns();
   // Everything the emitters still hold, whatever a tick's bounds; async operations' time only if
   // wall sampling was on as the stream began to close.
+  const WriterCost cost;
   flush_emitters(now, true, wall);
   if (tick_hook_ != nullptr) tick_hook_->on_end(now, &r.stream.writer);
   r.stream.writer.end(now, reason);

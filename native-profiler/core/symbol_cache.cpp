@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/self_cost.h"
+
 namespace clrscope {
 namespace {
 // Distinct pcs are bounded by the code the process has; this cap only guards against
@@ -22,14 +24,21 @@ SymbolCache::SymbolCache(FrameResolver* resolver, DefineModule define_module, De
 }
 
 uint32_t SymbolCache::frame_for_pc(uintptr_t pc) {
+  RecentPc& recent = recent_[recent_slot(pc)];
+  if (recent.pc == pc && recent.frame != 0) return recent.frame;
   auto it = by_pc_.find(pc);
-  if (it != by_pc_.end()) return it->second;
+  if (it != by_pc_.end()) {
+    recent = RecentPc{pc, it->second};
+    return it->second;
+  }
+  const CpuCostSpan cost(kCostSymbols);
   ResolvedFrame f;
   resolver_->resolve(pc, &f);
   const uint32_t id = frame(intern(f), f.offset_kind, f.offset);
   if (f.provisional) return id;
-  if (by_pc_.size() >= kMaxCachedPcs) by_pc_.clear();
+  if (by_pc_.size() >= kMaxCachedPcs) forget_pcs();
   by_pc_.emplace(pc, id);
+  recent_[recent_slot(pc)] = RecentPc{pc, id};
   return id;
 }
 
@@ -52,6 +61,9 @@ uint32_t SymbolCache::frame(uint32_t function, uint8_t offset_kind, uint32_t off
 }
 
 void SymbolCache::forget_range(uintptr_t lo, uintptr_t hi) {
+  for (RecentPc& r : recent_) {
+    if (r.pc >= lo && r.pc < hi) r = RecentPc{};
+  }
   for (auto it = by_pc_.begin(); it != by_pc_.end();) {
     if (it->first >= lo && it->first < hi) {
       it = by_pc_.erase(it);

@@ -76,6 +76,12 @@ bool WallScheduler::reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, SampledThr
       return false;
     }
   } else {
+    // A thread whose clock says it ran is not idle, whatever the OS says of its state: known
+    // without reading /proc, the sampler's dearest read (an open, a formatted page and a close).
+    if (cpu < t.memo_cpu || cpu - t.memo_cpu > kReturnCpuNs) {
+      t.memo = false;
+      return false;
+    }
     bool waiting = false;
     uint64_t switches = 0;
     if (!platform::thread_wait_state(tid, &waiting, &switches)) {
@@ -83,7 +89,7 @@ bool WallScheduler::reuse_idle_stack(ThreadSlot& s, uint32_t wire_id, SampledThr
       log_line("the OS does not tell whether a thread is waiting; every wall sample is a fresh capture");
       return false;
     }
-    if (!waiting || switches != t.memo_switches + 1 || cpu < t.memo_cpu || cpu - t.memo_cpu > kReturnCpuNs) {
+    if (!waiting || switches != t.memo_switches + 1) {
       t.memo = false;
       return false;
     }

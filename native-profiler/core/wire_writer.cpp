@@ -322,7 +322,18 @@ void WireWriter::stats(const StatsRecord& st) {
   u64(st.dropped_buffer_full);
   u64(st.dropped_watchdog);
   u64(st.dropped_other);
-  if (st.signal_lost_mono != 0) u64(st.signal_lost_mono);
+  // The cost fields follow signalLostMono, which is then sent even as 0 (sampling goes on).
+  if (st.signal_lost_mono != 0 || st.has_cost) u64(st.signal_lost_mono);
+  if (st.has_cost) {
+    u64(st.process_cpu_ns);
+    u64(st.handler_ns);
+    u64(st.callbacks_ns);
+    u64(st.runtime_events_ns);
+    u64(st.event_stacks_ns);
+    u64(st.symbols_ns);
+    u64(st.writer_ns);
+    u64(st.sampler_ns);
+  }
   finish(s);
 }
 

@@ -130,6 +130,17 @@ struct StatsRecord {
   // When the profiler found its signal handler replaced and stopped sampling; 0 while it samples
   // (then the field is not sent: PROTOCOL.md, STATS).
   uint64_t signal_lost_mono = 0;
+  // The profiler's own cost since the stream began (PROTOCOL.md, STATS), in wire order: the
+  // process's CPU, then the parts of clrscope's own time (core/self_cost.h). Sent when has_cost.
+  bool has_cost = false;
+  uint64_t process_cpu_ns = 0;
+  uint64_t handler_ns = 0;
+  uint64_t callbacks_ns = 0;
+  uint64_t runtime_events_ns = 0;
+  uint64_t event_stacks_ns = 0;
+  uint64_t symbols_ns = 0;
+  uint64_t writer_ns = 0;
+  uint64_t sampler_ns = 0;
 };
 
 // One event sample (allocation, contention, exception: wire::EventKind). Values by kind are in

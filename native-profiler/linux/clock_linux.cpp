@@ -43,6 +43,7 @@ uint32_t current_tid_remembered() {
 }
 uint32_t process_id() { return static_cast<uint32_t>(getpid()); }
 uint64_t current_thread_cpu_ns() { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
+uint64_t process_cpu_ns() { return read_clock(CLOCK_PROCESS_CPUTIME_ID); }
 
 bool thread_cpu_ns(uint32_t tid, uint64_t* out) {
   // The kernel's clock id for "CPU time of thread tid, scheduler precision": ~tid << 3, per-thread

@@ -27,6 +27,7 @@
 
 #include "core/platform.h"
 #include "core/sampling_shared.h"
+#include "core/self_cost.h"
 #include "linux/fault_handlers_linux.h"
 
 namespace clrscope::platform {
@@ -93,6 +94,7 @@ void on_capture_signal(int sig, siginfo_t* si, void* uc) {
   } else if (!g_quiet.load(std::memory_order_relaxed) && uc != nullptr) {
     SamplingShared* shared = sampling_shared();
     if (shared != nullptr) {
+      const CostSpan cost(kCostHandler);
       const auto* context = static_cast<const ucontext_t*>(uc);
       const WalkRegisters regs = registers_from(context);
       note_nested(context, regs.sp);

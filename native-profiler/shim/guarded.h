@@ -8,11 +8,15 @@
 #include "clr/pal_types.h"
 #include "core/log.h"
 #include "core/injected_throw.h"
+#include "core/self_cost.h"
 
 namespace clrscope {
 
+// `part`: where the callback's time goes in the profiler's own cost (core/self_cost.h).
+// `once`: a callback that comes once (NestedCostSpan).
 template <typename Fn>
-clr::HRESULT guarded(const char* what, Fn&& fn) {
+clr::HRESULT guarded(const char* what, Fn&& fn, CostPart part = kCostCallbacks, bool once = false) {
+  const NestedCostSpan cost(part, once);
   using namespace clr;  // the HRESULT names are macros on Windows, constants in clr:: elsewhere
   // One count per call site (each callback's lambda is its own instantiation): a callback that
   // fails every time logs its first failures and then every thousandth, not a line per call.

@@ -55,7 +55,7 @@ HRESULT ProfilerCallback::Initialize(IUnknown* unknown) {
     log_open_from_env();
     engine_ = start_engine(unknown, read_profiler_config(), false);
     return engine_ != nullptr ? S_OK : E_FAIL;
-  });
+  }, kCostCallbacks, true);
 }
 
 HRESULT ProfilerCallback::InitializeForAttach(IUnknown* unknown, void* client_data, UINT client_data_size) {
@@ -63,7 +63,7 @@ HRESULT ProfilerCallback::InitializeForAttach(IUnknown* unknown, void* client_da
     log_open_from_env();
     engine_ = start_engine(unknown, parse_client_data(static_cast<const char*>(client_data), client_data_size), true);
     return engine_ != nullptr ? S_OK : E_FAIL;
-  });
+  }, kCostCallbacks, true);
 }
 
 HRESULT ProfilerCallback::ProfilerAttachComplete() {
@@ -72,7 +72,7 @@ HRESULT ProfilerCallback::ProfilerAttachComplete() {
     // ThreadCreated from here on.
     if (engine_ != nullptr) register_existing_threads(engine_);
     return S_OK;
-  });
+  }, kCostCallbacks, true);
 }
 
 HRESULT ProfilerCallback::ProfilerDetachSucceeded() {
@@ -81,14 +81,14 @@ HRESULT ProfilerCallback::ProfilerDetachSucceeded() {
     engine_ = nullptr;
     if (e != nullptr) finish_detach(e);
     return S_OK;
-  });
+  }, kCostCallbacks, true);
 }
 
 HRESULT ProfilerCallback::Shutdown() {
   return guarded("Shutdown", [&]() -> HRESULT {
     if (engine_ != nullptr && !engine_->detaching.load()) stop_engine_at_shutdown(engine_);
     return S_OK;
-  });
+  }, kCostCallbacks, true);
 }
 
 HRESULT ProfilerCallback::ThreadCreated(ThreadID thread) {

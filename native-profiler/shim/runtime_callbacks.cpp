@@ -293,7 +293,7 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, D
     if (engine_->live != nullptr && e.object != 0) e.live_token = engine_->live->track(e.object, e.type_id);
     if (!record_event(engine_->shared, e) && e.live_token != 0) engine_->live->untrack(e.live_token);
     return S_OK;
-  });
+  }, kCostRuntimeEvents);
 }
 
 HRESULT ProfilerCallback::ModuleLoadFinished(ModuleID module, HRESULT status) {

@@ -87,6 +87,8 @@ struct ReadStream {
   std::vector<uint32_t> ended_threads;
   uint64_t stats_samples = 0;
   uint64_t stats_signal_lost_mono = 0;  // the appended field of the latest STATS (0: absent)
+  // The latest STATS's cost fields (PROTOCOL.md, STATS), in wire order; empty when absent.
+  std::vector<uint64_t> stats_cost;
   uint32_t stack_definitions = 0;
   uint32_t stack_resets = 0;
   uint32_t samples_records = 0;
@@ -426,10 +428,12 @@ inline ReadStream read_stream(const Bytes& bytes) {
         c.get<uint64_t>();
         out.stats_samples = c.get<uint64_t>();
         out.stats_signal_lost_mono = 0;
+        out.stats_cost.clear();
         if (end - c.at() >= 5 * 8) {
           c.skip(4 * 8);
           out.stats_signal_lost_mono = c.get<uint64_t>();
         }
+        while (end - c.at() >= 8 && out.stats_cost.size() < 8) out.stats_cost.push_back(c.get<uint64_t>());
         break;
       case 0x09:
         if (v2) {

@@ -86,6 +86,33 @@ TEST(WireWriter, EncodesTheSharedV2FixtureByteForByte) {
   expect_bytes(out, expected);
 }
 
+// STATS with clrscope's own cost appended (PROTOCOL.md, STATS): signalLostMono then goes as 0.
+TEST(WireWriter, EncodesTheStatsCostFixtureByteForByte) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.preamble();
+  w.hello(HelloRecord{7, 3, 1000000000ull, 1700000000000000000ull, 10000000, 64, "10.0.12", "0.4.0"});
+  StatsRecord st{1500000000ull, 7, 1, 2, 0, 5};
+  st.has_cost = true;
+  st.process_cpu_ns = 2000000000ull;
+  st.handler_ns = 11000000;
+  st.callbacks_ns = 2000000;
+  st.runtime_events_ns = 3000000;
+  st.event_stacks_ns = 4000000;
+  st.symbols_ns = 5000000;
+  st.writer_ns = 6000000;
+  st.sampler_ns = 7000000;
+  w.stats(st);
+  w.end(1600000000ull, wire::kEndShutdown);
+  const std::vector<uint8_t> expected = testing::read_hex_fixture("stats-cost-v2.hex");
+  ASSERT_GT(expected.size(), 150u) << "fixture not found or empty";
+  expect_bytes(out, expected);
+  const testing::ReadStream s = testing::read_stream(expected);
+  EXPECT_EQ(s.stats_signal_lost_mono, 0u);
+  const std::vector<uint64_t> cost = {2000000000ull, 11000000, 2000000, 3000000, 4000000, 5000000, 6000000, 7000000};
+  EXPECT_EQ(s.stats_cost, cost);
+}
+
 TEST(WireWriter, EncodesTheSuspensionFixtureByteForByte) {
   ByteBuffer out;
   WireWriter w(&out);

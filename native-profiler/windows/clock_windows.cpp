@@ -84,6 +84,13 @@ uint32_t current_tid() { return static_cast<uint32_t>(GetCurrentThreadId()); }
 uint32_t current_tid_remembered() { return current_tid(); }
 uint32_t process_id() { return static_cast<uint32_t>(GetCurrentProcessId()); }
 
+uint64_t process_cpu_ns() {
+  FILETIME created, exited, kernel, user;
+  if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user)) return 0;
+  const auto ns = [](const FILETIME& f) { return ((static_cast<uint64_t>(f.dwHighDateTime) << 32) | f.dwLowDateTime) * 100; };
+  return ns(kernel) + ns(user);
+}
+
 // GetThreadTimes charges run time per clock interrupt (QueryThreadCycleTime would be exact but
 // is not implemented by Wine 8, and cycles are not nanoseconds anyway), so a thread can run for
 // a while without its clock moving: Windows never answers a wall sample from an idle thread's

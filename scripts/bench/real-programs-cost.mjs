@@ -80,6 +80,16 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+/**
+ * record's "clrscope's own cost: X ms CPU = Y% of the program's CPU (handler a, sampler b, ...)" line
+ * (structs/profile/own-cost.ts), as { total, percent, parts: { handler: a, ... } } in ms; undefined without one.
+ */
+function ownCostOf(stderr) {
+  const m = /^clrscope's own cost: ([\d.]+) ms CPU = ([\d.?]+)% of the program's CPU \(([^)]*)\)/m.exec(stderr ?? '');
+  if (m === null) return undefined;
+  const parts = Object.fromEntries(m[3].split(', ').map((p) => /^(.*) ([\d.]+)$/.exec(p)).filter(Boolean).map((p) => [p[1], Number(p[2])]));
+  return { total: Number(m[1]), percent: Number(m[2]), parts };
+}
 const loadStart = loadavg()[0];
 console.log(`real-programs-cost: ${programs.map((p) => p.name).join(', ')}; ${rounds} round(s) of ${configs.join(', ')}${values.attach ? ' (attached)' : ''}; load average ${loadStart.toFixed(2)} at start`);
 
@@ -99,7 +109,8 @@ for (let round = 1; round <= rounds; round++) {
         console.log(`round ${round} ${program.name} ${name}: FAILED ${failed}`);
         continue;
       }
-      runs.get(program.name).get(name).push({ round, cpuMs: r.cpuMs, wallMs: r.wallMs, driveMs: r.driveMs, outsideMs: r.clrscopeCpuMs });
+      const own = ownCostOf(r.recordStderr);
+      runs.get(program.name).get(name).push({ round, cpuMs: r.cpuMs, wallMs: r.wallMs, driveMs: r.driveMs, outsideMs: r.clrscopeCpuMs, own });
       console.log(`round ${round} ${program.name.padEnd(10)} ${name.padEnd(12)} CPU ${(r.cpuMs / 1000).toFixed(2)} s, wall ${(r.wallMs / 1000).toFixed(2)} s${r.driveMs !== undefined ? `, ${(LOAD_REQUESTS / (r.driveMs / 1000)).toFixed(0)} requests/s` : ''}${r.clrscopeCpuMs !== undefined ? `, collector ${(r.clrscopeCpuMs / 1000).toFixed(2)} s` : ''}`);
     }
   }
@@ -138,6 +149,20 @@ console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of report) {
   const spread = (x) => (x === undefined ? '-' : `${fmt(x.ratio)} (${fmt(x.low)}–${fmt(x.high)})`);
   console.log(`| ${r.program} | ${r.config} | ${r.runs} | ${r.cpuMs.toFixed(0)} | ${spread(r.cpu)} | ${spread(r.wall)} | ${spread(r.load)} | ${r.requestsPerS === undefined ? '-' : r.requestsPerS.toFixed(0)} | ${r.collectorCpuMs === undefined ? '-' : r.collectorCpuMs.toFixed(0)} |`);
+}
+// Where clrscope's own time went, as the profiler measured it in the program: robust to other work
+// on the machine, unlike the ratios.
+const owned = report.filter((r) => runs.get(r.program).get(r.config).some((x) => x.own !== undefined));
+if (owned.length > 0) {
+  const partNames = [...new Set(owned.flatMap((r) => runs.get(r.program).get(r.config).flatMap((x) => Object.keys(x.own?.parts ?? {}))))];
+  console.log('');
+  console.log(`| program | config | clrscope's own CPU ms | % of the program's | ${partNames.join(' | ')} |`);
+  console.log(`|---|---|---|---|${partNames.map(() => '---').join('|')}|`);
+  for (const r of owned) {
+    const own = runs.get(r.program).get(r.config).map((x) => x.own).filter(Boolean);
+    r.ownCost = { totalMs: median(own.map((o) => o.total)), percent: median(own.map((o) => o.percent)), parts: Object.fromEntries(partNames.map((p) => [p, median(own.map((o) => o.parts[p] ?? 0))])) };
+    console.log(`| ${r.program} | ${r.config} | ${r.ownCost.totalMs.toFixed(0)} | ${r.ownCost.percent.toFixed(1)} | ${partNames.map((p) => r.ownCost.parts[p].toFixed(0)).join(' | ')} |`);
+  }
 }
 console.log(`\nload average ${loadStart.toFixed(2)} at start, ${loadEnd.toFixed(2)} at end (${loadEnd > 2 || loadStart > 2 ? 'other work competed for the 2 CPUs: the ratios are not to be trusted' : 'quiet'})`);
 if (failures.length > 0) console.log(`\n${failures.length} run(s) failed and are left out:\n${failures.join('\n')}`);

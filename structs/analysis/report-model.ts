@@ -4,7 +4,7 @@
 // of the query's total, 0..100.
 
 import { GC_FRAME_NAME } from '../profile/frame-label.js';
-import { FunctionKind } from '../wire/records.js';
+import { FunctionKind, type OwnCost } from '../wire/records.js';
 import type { FlatTree } from './flat-tree.js';
 import type { FoldOptions } from './fold-options.js';
 import type { FunctionsTable } from './functions-table.js';
@@ -139,6 +139,15 @@ export interface Report {
    * measured by a CPU clock. Absent when the values are measured or are not CPU time.
    */
   cpuEstimated?: true;
+  /** clrscope's own measured cost in the recorded process(es), the whole recording's; absent when the stream had none. */
+  ownCost?: ReportOwnCost;
+}
+
+/** The STATS record's cost (PROTOCOL.md, STATS), ns, with its total and its share of the program's own CPU. */
+export interface ReportOwnCost extends OwnCost {
+  totalNs: number;
+  programCpuNs: number;
+  percentOfProgram: number | null;
 }
 
 /** The `[GC]` frame's total (collector threads, and threads while they performed a collection). */

@@ -5,7 +5,8 @@
 // each thread's name, and the recording's STATS as every process's summed. Both merges take these
 // from here, so a file merged live reads the same as one merged at the end.
 
-import type { StatsRecord } from '../wire/records.js';
+import type { OwnCost, StatsRecord } from '../wire/records.js';
+import { sumOwnCosts } from './own-cost.js';
 import type { ProcessInfo } from './recording-types.js';
 
 /**
@@ -74,5 +75,12 @@ export function summedStats(stats: readonly StatsRecord[]): StatsRecord {
     droppedWatchdog: stats.reduce((n, s) => n + s.droppedWatchdog, 0),
     droppedOther: stats.reduce((n, s) => n + s.droppedOther, 0),
     ...earliestSignalLoss(stats),
+    ...summedCost(stats),
   };
+}
+
+/** The processes' own costs summed (clrscope's cost in every process it recorded), when any has one. */
+export function summedCost(stats: readonly StatsRecord[]): { cost?: OwnCost } {
+  const cost = sumOwnCosts(stats.map((s) => s.cost));
+  return cost !== undefined ? { cost } : {};
 }

@@ -4,6 +4,7 @@
 import type { Recording } from './recording.js';
 import { TIMELINE_KINDS } from '../wire/timeline/timeline-kinds.js';
 import { timelineDumpLine } from '../wire/timeline/timeline-kind.js';
+import { OWN_COST_FIELDS } from '../wire/records.js';
 
 export function dumpRecording(rec: Recording): string {
   const lines: string[] = [];
@@ -31,7 +32,7 @@ export function dumpRecording(rec: Recording): string {
   for (const kind of TIMELINE_KINDS) for (const r of rec.timeline(kind)) lines.push(timelineDumpLine(kind, r));
   const st = rec.stats;
   if (st !== undefined) {
-    lines.push(`stats: mono ${st.mono} samples ${st.samples} dropped ${st.droppedRingFull}/${st.droppedBufferFull}/${st.droppedWatchdog}/${st.droppedOther}${st.signalLostMono !== undefined ? ` signal lost at ${st.signalLostMono}` : ''}`);
+    lines.push(`stats: mono ${st.mono} samples ${st.samples} dropped ${st.droppedRingFull}/${st.droppedBufferFull}/${st.droppedWatchdog}/${st.droppedOther}${st.signalLostMono !== undefined ? ` signal lost at ${st.signalLostMono}` : ''}${st.cost !== undefined ? ` cost ${OWN_COST_FIELDS.map((k) => st.cost?.[k]).join('/')}` : ''}`);
   }
   const lost = rec.end?.descriptor === undefined ? '' : ` descriptor ${rec.end.descriptor} loss ${rec.end.descriptorLoss}`;
   lines.push(rec.end === undefined ? 'end: none' : `end: mono ${rec.end.mono} reason ${rec.end.reason}${lost}`);

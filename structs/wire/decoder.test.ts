@@ -70,7 +70,7 @@ class JsonSink implements WireSink {
     this.records.push({ type: 'eventMessage', back, stringId });
   }
   onStats(r: Parameters<WireSink['onStats']>[0]): void {
-    this.records.push({ type: 'stats', mono: String(r.mono), samples: String(r.samples), droppedRingFull: String(r.droppedRingFull), droppedBufferFull: String(r.droppedBufferFull), droppedWatchdog: String(r.droppedWatchdog), droppedOther: String(r.droppedOther) });
+    this.records.push({ type: 'stats', mono: String(r.mono), samples: String(r.samples), droppedRingFull: String(r.droppedRingFull), droppedBufferFull: String(r.droppedBufferFull), droppedWatchdog: String(r.droppedWatchdog), droppedOther: String(r.droppedOther), ...(r.cost !== undefined ? { cost: Object.fromEntries(Object.entries(r.cost).map(([k, v]) => [k, String(v)])) } : {}) });
   }
   onTimeline(kind: TimelineKind, r: TimelineRecord): void {
     // u64 fields as strings, as the fixtures' JSON has them.
@@ -575,4 +575,29 @@ test('an END of a lost connection carries the descriptor and how; a 9-byte END c
   new WireDecoder(sink).push(new WireEncoder().preamble().hello(hello).end({ mono: 1000, reason: 4, descriptor: 803, descriptorLoss: 2 }).bytes());
   new WireDecoder(sink).push(new WireEncoder().preamble().hello(hello).end({ mono: 1000, reason: 0 }).bytes());
   assert.deepEqual(ends, [{ mono: 1000, reason: 4, descriptor: 803, descriptorLoss: 2 }, { mono: 1000, reason: 0 }]);
+});
+
+const STATS_COST = {
+  processCpuNs: 2_000_000_000, handlerNs: 11_000_000, callbacksNs: 2_000_000, runtimeEventsNs: 3_000_000,
+  eventStacksNs: 4_000_000, symbolsNs: 5_000_000, writerNs: 6_000_000, samplerNs: 7_000_000,
+};
+
+function statsCostStream(): WireEncoder {
+  return new WireEncoder().preamble()
+    .hello({ pid: 7, flags: 3, mono: 1_000_000_000, unixNs: 1_700_000_000_000_000_000n, intervalNs: 10_000_000, wallThreadsPerTick: 64, runtimeVersion: '10.0.12', profilerVersion: '0.4.0' })
+    .stats({ mono: 1_500_000_000, samples: 7, droppedRingFull: 1, droppedBufferFull: 2, droppedWatchdog: 0, droppedOther: 5, cost: STATS_COST })
+    .end({ mono: 1_600_000_000, reason: 0 });
+}
+
+test('stats-cost-v2.hex (STATS with clrscope\'s own cost) decodes to stats-cost-v2.json, whole and byte by byte', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('stats-cost-v2.hex'), 'utf8'));
+  const expected = JSON.parse(readFileSync(fixtureUrl('stats-cost-v2.json'), 'utf8')) as Record<string, unknown>[];
+  assert.deepEqual(decodeChunks([bytes]).sink.records, expected);
+  const single = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
+  assert.deepEqual(decodeChunks(single).sink.records, expected);
+});
+
+test('the encoder writes stats-cost-v2.hex byte for byte', () => {
+  const bytes = parseHexText(readFileSync(fixtureUrl('stats-cost-v2.hex'), 'utf8'));
+  assert.deepEqual(Array.from(statsCostStream().bytes()), Array.from(bytes));
 });

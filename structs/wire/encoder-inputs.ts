@@ -1,7 +1,7 @@
 // What a WireEncoder writes, as its callers give it: records whose u64 fields may come as
 // numbers or bigints (a saved recording's numbers, an importer's 64-bit ticks).
 
-import type { EndRecord, FrameRecord, SuspensionRecord, ThreadEndRecord } from './records.js';
+import type { EndRecord, FrameRecord, OwnCost, SuspensionRecord, ThreadEndRecord } from './records.js';
 
 /** u64 input: a number must be a non-negative integer (above 2^53 it is the double it is); or a bigint. */
 export type U64 = number | bigint;
@@ -43,8 +43,10 @@ export interface StatsInput {
   droppedBufferFull: U64;
   droppedWatchdog: U64;
   droppedOther: U64;
-  /** Written only when given and not 0 (PROTOCOL.md, STATS). */
+  /** Written only when given and not 0, or when `cost` is (PROTOCOL.md, STATS). */
   signalLostMono?: U64;
+  /** clrscope's own cost, ns, by the names of `OwnCost` (structs/wire/records.ts). */
+  cost?: Record<keyof OwnCost, U64>;
 }
 
 export interface FunctionInput {

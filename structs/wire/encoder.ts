@@ -18,7 +18,7 @@ import type {
 } from './encoder-inputs.js';
 import { PackedRecordWriter } from './packed-writer.js';
 import {
-  FunctionKind, MAX_STACK_ID, ModuleKind, OffsetKind, PREAMBLE_SIZE, RecordType, STACK_FLAGS, WIRE_MAGIC, WIRE_VERSION, WIRE_VERSION_1,
+  FunctionKind, MAX_STACK_ID, ModuleKind, OffsetKind, OWN_COST_FIELDS, PREAMBLE_SIZE, RecordType, STACK_FLAGS, WIRE_MAGIC, WIRE_VERSION, WIRE_VERSION_1,
   type TaskRecord,
 } from './records.js';
 import { SUSPENSIONS } from './timeline/suspensions.js';
@@ -210,14 +210,20 @@ export class WireEncoder extends PackedRecordWriter {
 
   stats(r: StatsInput): this {
     const lost = r.signalLostMono !== undefined && r.signalLostMono !== 0 && r.signalLostMono !== 0n;
-    let p = this.begin(RecordType.Stats, lost ? 56 : 48);
+    const cost = r.cost;
+    let p = this.begin(RecordType.Stats, cost !== undefined ? 56 + OWN_COST_FIELDS.length * 8 : lost ? 56 : 48);
     p = this.u64(p, r.mono);
     p = this.u64(p, r.samples);
     p = this.u64(p, r.droppedRingFull);
     p = this.u64(p, r.droppedBufferFull);
     p = this.u64(p, r.droppedWatchdog);
     p = this.u64(p, r.droppedOther);
-    if (lost) this.u64(p, r.signalLostMono as U64);
+    if (cost !== undefined) {
+      p = this.u64(p, lost ? r.signalLostMono as U64 : 0);
+      for (const key of OWN_COST_FIELDS) p = this.u64(p, cost[key]);
+    } else if (lost) {
+      this.u64(p, r.signalLostMono as U64);
+    }
     return this;
   }
 

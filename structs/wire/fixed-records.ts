@@ -5,7 +5,7 @@
 
 import type { WireSink } from './wire-sink.js';
 import { FieldReader, u64 } from './field-reader.js';
-import { RecordType } from './records.js';
+import { OWN_COST_FIELDS, RecordType, type OwnCost } from './records.js';
 import type { SampleState } from './sample-state.js';
 import { timelineBodySize, type TimelineKind } from './timeline/timeline-kind.js';
 
@@ -22,6 +22,13 @@ const STRING_MIN = 4 + 4;
 const TASK_MIN = 3 * 4;
 const SAMPLE_MIN = 8 + 4 + 1 + 8 + 8 + 2;
 const STATS_MIN = 6 * 8;
+const STATS_WITH_COST = STATS_MIN + 8 + OWN_COST_FIELDS.length * 8;
+
+function ownCost(view: DataView, at: number): OwnCost {
+  const cost = {} as OwnCost;
+  OWN_COST_FIELDS.forEach((key, i) => { cost[key] = u64(view, at + i * 8); });
+  return cost;
+}
 const END_MIN = 8 + 1;
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
@@ -146,6 +153,8 @@ export class FixedRecordReader extends FieldReader {
       droppedOther: u64(view, body + 40),
       // Appended in a later revision, and only once sampling stopped.
       ...(bodyLen >= STATS_MIN + 8 && u64(view, body + 48) !== 0 ? { signalLostMono: u64(view, body + 48) } : {}),
+      // Appended later still: clrscope's own cost, behind a signalLostMono then always present.
+      ...(bodyLen >= STATS_WITH_COST ? { cost: ownCost(view, body + 56) } : {}),
     });
   }
 

@@ -168,7 +168,31 @@ export interface StatsRecord {
    * stopped taking CPU and wall samples; absent while sampling goes on (PROTOCOL.md, STATS).
    */
   signalLostMono?: number;
+  /** clrscope's own cost since the stream began; absent from older profilers' streams. */
+  cost?: OwnCost;
 }
+
+/**
+ * clrscope's own cost in the profiled process since its stream began, in ns (PROTOCOL.md, STATS):
+ * the process's CPU, and clrscope's share of it by part. The parts on the program's threads
+ * (handler, callbacks, runtime events, event stacks) are their CPU inside clrscope's code, one
+ * span in eight measured; the others are the sampler thread's CPU.
+ */
+export interface OwnCost {
+  processCpuNs: number;
+  handlerNs: number;
+  callbacksNs: number;
+  runtimeEventsNs: number;
+  eventStacksNs: number;
+  symbolsNs: number;
+  writerNs: number;
+  samplerNs: number;
+}
+
+/** The cost fields in wire order (PROTOCOL.md, STATS). */
+export const OWN_COST_FIELDS: readonly (keyof OwnCost)[] = [
+  'processCpuNs', 'handlerNs', 'callbacksNs', 'runtimeEventsNs', 'eventStacksNs', 'symbolsNs', 'writerNs', 'samplerNs',
+];
 
 /** One runtime suspension (PROTOCOL.md, SUSPENSION). */
 export interface SuspensionRecord {

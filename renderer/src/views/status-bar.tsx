@@ -3,6 +3,13 @@
 import type { ReactElement } from 'react';
 import { formatBytes, formatCount, formatMs } from './format.js';
 import { useAppState } from './use-app-state.js';
+import { ownCostPercent, ownCostText, ownCostTotalNs } from '../../../structs/profile/own-cost.js';
+import type { OwnCost } from '../../../structs/wire/records.js';
+
+function ownCostShare(c: OwnCost): string {
+  const pct = ownCostPercent(c);
+  return pct === undefined ? '' : ` (${pct.toFixed(1)}% of the program's)`;
+}
 
 export function StatusBar(): ReactElement {
   const summary = useAppState((s) => s.summary);
@@ -29,6 +36,11 @@ export function StatusBar(): ReactElement {
       {summary.signalLostMs !== null && (
         <span className="warn" data-testid="status-signal-lost" title="A library in the program took over clrscope's signal (SIGURG, or CLRSCOPE_SIGNAL's): CPU and wall sampling stopped; events, GC pauses and counters go on. Start the program with CLRSCOPE_SIGNAL set to a free real-time signal (e.g. 42) to sample it.">
           sampling stopped at {formatMs(summary.signalLostMs)}: signal taken over
+        </span>
+      )}
+      {summary.ownCost !== null && (
+        <span data-testid="status-own-cost" title={`clrscope's own cost: ${ownCostText(summary.ownCost)}. Handler, callbacks, runtime events and event stacks are time on the program's threads; symbols, writer and sampler are clrscope's sampler thread.`}>
+          clrscope {formatMs(ownCostTotalNs(summary.ownCost) / 1e6)} CPU{ownCostShare(summary.ownCost)}
         </span>
       )}
       <span>{formatBytes(bytes)} received</span>

@@ -7,6 +7,7 @@ import type { FlatTree } from '../../../structs/analysis/flat-tree.js';
 import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
 import type { EventMetric } from '../../../structs/profile/event-metrics.js';
+import type { OwnCost } from '../../../structs/wire/records.js';
 import type { AnalysisRequest, AnalysisReply } from './analysis-protocol.js';
 
 export type { FlatTree } from '../../../structs/analysis/flat-tree.js';
@@ -111,6 +112,8 @@ export interface RecordingSummary {
   stacklessCpuMs: number;
   /** When the profiler stopped CPU and wall sampling because a library took its signal over (ms after HELLO); null while it samples. */
   signalLostMs: number | null;
+  /** clrscope's own measured cost in the program so far (PROTOCOL.md, STATS); null when the stream has none. */
+  ownCost: OwnCost | null;
   ended: boolean;
   /** A sentence when the stream was corrupt. */
   error: string | null;

@@ -60,6 +60,7 @@ export class SummaryTracker {
       keepMinutes: this.keepMinutes,
       keptFromMs: meta === undefined || rec.keptFromMono === -Infinity ? null : (rec.keptFromMono - meta.startMono) / NS_PER_MS,
       signalLostMs: meta === undefined || stats?.signalLostMono === undefined ? null : Math.max(0, stats.signalLostMono - meta.startMono) / NS_PER_MS,
+      ownCost: stats?.cost ?? null,
       ended: rec.end !== undefined,
       error,
     };

@@ -127,6 +127,7 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
       mono: u64(stats.mono), samples: u64(stats.samples), droppedRingFull: u64(stats.droppedRingFull),
       droppedBufferFull: u64(stats.droppedBufferFull), droppedWatchdog: u64(stats.droppedWatchdog), droppedOther: u64(stats.droppedOther),
       ...(stats.signalLostMono !== undefined ? { signalLostMono: u64(stats.signalLostMono) } : {}),
+      ...(stats.cost !== undefined ? { cost: stats.cost } : {}),
     });
   }
   // Last, so samples that followed a thread's end (PROTOCOL.md allows them) keep their order,
