@@ -1,22 +1,13 @@
 // dotnet-counters, the runtime team's own counters reader, as the peer clrscope's counters are
-// checked against; found as dotnet-trace is (support/dotnet-trace.ts).
+// checked against (found by support/diagnostics-tool.ts).
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT } from './paths.js';
+import { diagnosticsTool } from './diagnostics-tool.js';
 
-/** dotnet-counters from PATH, CLRSCOPE_DOTNET_COUNTERS, or installed as a .NET tool under test/tools/.dotnet-counters. */
+/** dotnet-counters from CLRSCOPE_DOTNET_COUNTERS, PATH, or installed as a .NET tool under test/tools/.dotnet-counters. */
 export function dotnetCounters(): { path?: string; why?: string } {
-  const env = process.env.CLRSCOPE_DOTNET_COUNTERS;
-  if (env !== undefined && env !== '') return { path: env };
-  if (spawnSync('dotnet-counters', ['--version'], { encoding: 'utf8' }).status === 0) return { path: 'dotnet-counters' };
-  const toolDir = join(ROOT, 'test', 'tools', '.dotnet-counters');
-  const exe = join(toolDir, 'dotnet-counters');
-  if (existsSync(exe)) return { path: exe };
-  const r = spawnSync('dotnet', ['tool', 'install', 'dotnet-counters', '--tool-path', toolDir], { encoding: 'utf8' });
-  if (r.status === 0 && existsSync(exe)) return { path: exe };
-  return { why: `dotnet tool install dotnet-counters failed: ${(r.stdout + r.stderr).trim().split('\n').pop() ?? ''}` };
+  return diagnosticsTool('dotnet-counters', 'CLRSCOPE_DOTNET_COUNTERS');
 }
 
 /** One value dotnet-counters wrote: `name` as it prints it, e.g. "dotnet.gc.heap.total_allocated (By / 1 sec)". */
