@@ -263,6 +263,8 @@ export async function runCounters(argv: readonly string[], io: RecordIo): Promis
     wall: false,
     cpu: false,
     libraryPath,
+    // System.Runtime's counters, which only counters and the workstation turn on (shim/engine.cpp).
+    env: { ...process.env, CLRSCOPE_RUNTIME_COUNTERS: '1' },
     output: (_stream, chunk) => process.stderr.write(chunk),
   });
   let exited = false;

@@ -55,9 +55,11 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, boo
   ULONG count = 1;
   if (async) configs[count++] = tpl_provider_config();
   // System.Runtime's counters (core/event_counters.h); a runtime that refuses them still gets
-  // the rest of the session. CLRSCOPE_RUNTIME_COUNTERS=0 leaves them out (and the runtime's
-  // counter thread, ".NET Counter Poller", unstarted).
-  const bool counters = platform::env("CLRSCOPE_RUNTIME_COUNTERS") != "0";
+  // the rest of the session. Only when asked (CLRSCOPE_RUNTIME_COUNTERS=1: `clrscope counters`
+  // and the workstation): turning them on starts the runtime's counter thread (".NET Counter
+  // Poller") and its EventSource set-up, whose CPU, allocations and lock waits would otherwise
+  // show in every recording's own figures.
+  const bool counters = platform::env("CLRSCOPE_RUNTIME_COUNTERS") == "1";
   if (counters) configs[count] = counters_provider_config();
   HRESULT hr = info->EventPipeStartSession(counters ? count + 1 : count, configs, 0, &session);
   if (FAILED(hr) && counters) {

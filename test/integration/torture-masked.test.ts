@@ -17,7 +17,7 @@ tortureCase({
     const fact = p.outcome.facts.find((f) => typeof f.maskedCpuMs === 'number');
     assert.ok(fact !== undefined, `${what}: the program said how much CPU its threads used`);
     const own = fact.maskedCpuMs as number;
-    const masked = p.samples.filter((s) => /^masked-native-\d$/.test(s.thread) && s.flags & SampleFlags.Cpu);
+    const masked = p.samples.filter((s) => /^masked-native-\d…?$/.test(s.thread) && s.flags & SampleFlags.Cpu);
     const sampled = masked.reduce((a, s) => a + s.cpuNs, 0) / 1e6;
     const said = masked.filter((s) => s.frames[0] === BLOCKED).reduce((a, s) => a + s.cpuNs, 0) / 1e6;
     // Each thread may end up to a tick or two after its last look (it is not there to be asked).

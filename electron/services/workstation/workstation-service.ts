@@ -233,7 +233,8 @@ class WorkstationCore {
       args: spawnable.args,
       commandText: request.command,
       output: 'session',
-      ...(request.async === true ? { extraEnv: { CLRSCOPE_ASYNC: '1' } } : {}),
+      // The Counters view's thread-pool, allocation-rate and memory figures (shim/engine.cpp).
+      extraEnv: { CLRSCOPE_RUNTIME_COUNTERS: '1', ...(request.async === true ? { CLRSCOPE_ASYNC: '1' } : {}) },
       // Every process into the session's one stream, as it arrives: the views show them together.
       children,
       mergeChildren: true,
