@@ -43,7 +43,8 @@ describe('a clrscope killed with SIGKILL leaves no socket folder for long', () =
   it('the next clrscope removes the killed one\'s folder and keeps a live one\'s', async () => {
     const killed = await startRecording(4);
     const killedFolders = clrscopeFolders();
-    assert.equal(killedFolders.length, 1, 'the recording\'s collector folder');
+    // The collector's socket folder, and the runtime's perf map folder (profiler/perf-map.ts).
+    assert.ok(killedFolders.length >= 1, 'the recording\'s collector folder');
     killed.child.kill('SIGKILL');
     assert.equal((await killed.done).signal, 'SIGKILL');
     assert.deepEqual(present(killedFolders), killedFolders, 'SIGKILL left the folder (nothing could remove it)');
@@ -51,7 +52,7 @@ describe('a clrscope killed with SIGKILL leaves no socket folder for long', () =
     const live = await startRecording(8);
     const liveFolders = clrscopeFolders().filter((n) => !killedFolders.includes(n));
     try {
-      assert.equal(liveFolders.length, 1);
+      assert.ok(liveFolders.length >= 1);
       const next = await runCli(['record', '-o', join(dir, 'next.pb.gz'), '--', 'dotnet', targetDll('Scenarios'), 'sleep', '--seconds', '0.3'], { env });
       assert.equal(next.code, 0, next.stderr);
       assert.deepEqual(present(killedFolders), [], 'the killed clrscope\'s folder is removed');

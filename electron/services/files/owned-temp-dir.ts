@@ -9,7 +9,7 @@
 // An abstract Unix socket would leave nothing behind, but it has no file permissions: keeping
 // other users off it needs the peer's credentials (SO_PEERCRED), which Node's sockets do not give.
 
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { chmod, lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,5 +111,15 @@ export async function ownedTempDir(kind?: string, root = tmpdir()): Promise<stri
   const dir = await mkdtemp(join(root, `clrscope-${kind === undefined ? '' : `${kind}-`}${process.pid}-${ownStart()}-`));
   // mkdtemp already uses 0700; say so explicitly since what the folder holds is private.
   await chmod(dir, 0o700);
+  return dir;
+}
+
+/**
+ * ownedTempDir for callers that cannot wait (a launch's environment is built synchronously):
+ * the same name, so a later clrscope's sweep removes it if this one is killed; no sweep here.
+ */
+export function ownedTempDirSync(kind: string, root = tmpdir()): string {
+  const dir = mkdtempSync(join(root, `clrscope-${kind}-${process.pid}-${ownStart()}-`));
+  chmodSync(dir, 0o700);
   return dir;
 }

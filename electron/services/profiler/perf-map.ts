@@ -4,9 +4,8 @@
 // (.NET 8+). Either way the profiler reads the map as it grows and removes the file once open
 // (CLRSCOPE_PERF_MAP, client data perf_map=1; native-profiler/core/runtime_stubs.h).
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { ownedTempDirSync } from '../files/owned-temp-dir.js';
 import { disablePerfMap, enablePerfMap } from '../diagnostics/client.js';
 
 /** PerfMapType 3: the perf map alone (1 adds jitdump, a much larger file nobody here reads). */
@@ -35,8 +34,9 @@ export interface LaunchPerfMap {
 /** The environment that makes a starting runtime write its perf map into a directory only this user can read. */
 export function launchPerfMap(base: NodeJS.ProcessEnv): LaunchPerfMap {
   if (!perfMapWanted() || asksForPerfMap(base)) return { env: {}, cleanup: () => {} };
-  // mkdtemp makes the directory 0700: other users cannot read the program's method names.
-  const dir = mkdtempSync(join(tmpdir(), 'clrscope-perfmap-'));
+  // 0700: other users cannot read the program's method names; named for this clrscope, so a
+  // later one removes it if this one is killed before its cleanup (files/owned-temp-dir.ts).
+  const dir = ownedTempDirSync('perfmap');
   return {
     env: { DOTNET_PerfMapEnabled: String(PERF_MAP_ONLY), DOTNET_PerfMapJitDumpPath: dir, CLRSCOPE_PERF_MAP: '1' },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
