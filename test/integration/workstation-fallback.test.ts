@@ -46,7 +46,7 @@ function hottestInFlame(nodes: readonly HookNode[]): string {
 }
 
 /** The block fields System.Runtime's EventCounters fill in the GC section (event-counters-values.ts). */
-const GC_FIELDS = ['alloc', 'genCollections0', 'genCollections1', 'genCollections2', 'genHeapSize0', 'genHeapSize1', 'genHeapSize2', 'lrgObjSize', 'timeInGC', 'timeInGCBase'];
+const GC_FIELDS = ['alloc', 'genCollections0', 'genCollections1', 'genCollections2', 'genHeapSize0', 'genHeapSize1', 'genHeapSize2', 'lrgObjSize', 'timeInGC', 'timeInGCBase', 'totalCommittedBytes'];
 
 describe('the workstation attaching to a process that already has a profiler', { timeout: 240000 }, () => {
   let workstation: WorkstationService;
