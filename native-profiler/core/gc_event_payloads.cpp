@@ -2,15 +2,10 @@
 
 #include <cstring>
 
+#include "core/payload_read.h"
+
 namespace clrscope {
 namespace {
-
-template <typename T>
-T read_at(const uint8_t* data, size_t offset) {
-  T v;
-  std::memcpy(&v, data + offset, sizeof v);
-  return v;
-}
 
 uint64_t read_pointer(const uint8_t* data, size_t offset, size_t pointer_size) {
   return pointer_size == 8 ? read_at<uint64_t>(data, offset) : read_at<uint32_t>(data, offset);

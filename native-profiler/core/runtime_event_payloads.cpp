@@ -4,17 +4,11 @@
 #include <cstring>
 
 #include "core/event_capture.h"
+#include "core/payload_read.h"
 #include "core/wire_writer.h"
 
 namespace clrscope {
 namespace {
-
-template <typename T>
-T read_at(const uint8_t* data, size_t offset) {
-  T v;
-  std::memcpy(&v, data + offset, sizeof v);
-  return v;
-}
 
 // GCHeapStats (every version starts the same): ten u64 — generation size and promoted bytes
 // for gens 0..3 in pairs, finalization-promoted size and count — then three u32: pinned
