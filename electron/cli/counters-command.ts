@@ -189,7 +189,7 @@ async function watchPid(plan: CountersPlan, pid: number, io: RecordIo): Promise<
     if (!existsSync(libraryPath)) {
       throw new UserError(`The clrscope profiler library is missing at ${libraryPath}: build it with 'npm run build:native' (or set CLRSCOPE_PROFILER_PATH).`);
     }
-    const decision = await attachInstrumented({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath }, 'counters', plan.fallback);
+    const decision = await attachInstrumented({ pid, intervalMs: Math.min(plan.refreshMs, 10), wall: false, cpu: false, libraryPath, runtimeCounters: true }, 'counters', plan.fallback);
     if (decision.kind === 'eventpipe') {
       io.err(`clrscope: ${decision.notice}`);
       return watchEventCounters(plan, pid, io);

@@ -9,6 +9,8 @@ namespace {
 // A handler looks at this many slots past its starting point before giving up, which bounds
 // its time even when the consumer is far behind.
 constexpr uint32_t kProbes = 8;
+// publish() runs in signal handlers.
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "the ready bits must be lock-free");
 }  // namespace
 
 CaptureRing::CaptureRing(uint32_t slots, bool with_text) : slots_(slots == 0 ? 1 : slots) {
@@ -22,12 +24,25 @@ CaptureRing::CaptureRing(uint32_t slots, bool with_text) : slots_(slots == 0 ? 1
   cells_ = static_cast<Cell*>(p);
   for (uint32_t i = 0; i < slots_; ++i) new (&cells_[i]) Cell{};
   for (uint32_t i = 0; i < slots_; ++i) cells_[i].state.store(kFree, std::memory_order_relaxed);
+  ready_words_ = (slots_ + 63) / 64;
+  void* bits = big_alloc(sizeof(std::atomic<uint64_t>) * ready_words_);
+  if (bits == nullptr) {
+    for (uint32_t i = 0; i < slots_; ++i) cells_[i].~Cell();
+    big_free(cells_, sizeof(Cell) * slots_);
+    cells_ = nullptr;
+    slots_ = 0;
+    ready_words_ = 0;
+    return;
+  }
+  ready_ = static_cast<std::atomic<uint64_t>*>(bits);
+  for (uint32_t w = 0; w < ready_words_; ++w) new (&ready_[w]) std::atomic<uint64_t>(0);
   if (with_text) texts_ = static_cast<char16_t*>(big_alloc(sizeof(char16_t) * kMaxEventText * slots_));
 }
 
 CaptureRing::~CaptureRing() {
   for (uint32_t i = 0; i < slots_; ++i) cells_[i].~Cell();
   big_free(cells_, sizeof(Cell) * slots_);
+  big_free(ready_, sizeof(std::atomic<uint64_t>) * ready_words_);
   big_free(texts_, sizeof(char16_t) * kMaxEventText * slots_);
 }
 
@@ -46,6 +61,9 @@ Capture* CaptureRing::try_acquire(uint32_t* index) {
   return nullptr;
 }
 
-void CaptureRing::publish(uint32_t index) { cells_[index].state.store(kReady, std::memory_order_release); }
+void CaptureRing::publish(uint32_t index) {
+  cells_[index].state.store(kReady, std::memory_order_release);
+  ready_[index / 64].fetch_or(uint64_t{1} << (index % 64), std::memory_order_release);
+}
 
 }  // namespace clrscope

@@ -30,6 +30,11 @@ struct ProfilerConfig {
   // environment (CLRSCOPE_PERF_MAP=1, beside DOTNET_PerfMapEnabled) or with the diagnostics
   // command before an attach (client data "perf_map=1"). The profiler reads it and removes it.
   bool perf_map = false;
+  // The live counters are being watched (`clrscope counters`, the workstation): CLRSCOPE_RUNTIME_COUNTERS=1,
+  // client data "runtime_counters=1". Brings System.Runtime's counters into the runtime event
+  // session and the JIT and class-load callbacks that count for the counters block; a recording
+  // leaves both out, since on a JIT-heavy program the callbacks alone cost 2-3% of its CPU.
+  bool runtime_counters = false;
 };
 
 // Reads the variables; out-of-range values fall back to defaults (and are logged).

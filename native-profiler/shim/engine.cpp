@@ -42,7 +42,8 @@ RuntimeVersion runtime_version(ICorProfilerInfo12* info) {
 // Allocations: .NET 10's AllocationSampled has a keyword of its own at Informational; before it,
 // AllocationTick needs the GC keyword at Verbose, which also brings the GC's other verbose
 // events (more of them with server GC), so only when allocations are asked for.
-EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, bool alloc_sampled, bool async) {
+EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, bool alloc_sampled, bool async,
+                                       bool counters) {
   static const char16_t kProvider[] = u"Microsoft-Windows-DotNETRuntime";
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG configs[3] = {};
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG& config = configs[0];
@@ -55,11 +56,10 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, boo
   ULONG count = 1;
   if (async) configs[count++] = tpl_provider_config();
   // System.Runtime's counters (core/event_counters.h); a runtime that refuses them still gets
-  // the rest of the session. Only when asked (CLRSCOPE_RUNTIME_COUNTERS=1: `clrscope counters`
-  // and the workstation): turning them on starts the runtime's counter thread (".NET Counter
-  // Poller") and its EventSource set-up, whose CPU, allocations and lock waits would otherwise
-  // show in every recording's own figures.
-  const bool counters = platform::env("CLRSCOPE_RUNTIME_COUNTERS") == "1";
+  // the rest of the session. Only when the counters are watched (ProfilerConfig::runtime_counters):
+  // turning them on starts the runtime's counter thread (".NET Counter Poller") and its
+  // EventSource set-up, whose CPU, allocations and lock waits would otherwise show in every
+  // recording's own figures.
   if (counters) configs[count] = counters_provider_config();
   HRESULT hr = info->EventPipeStartSession(counters ? count + 1 : count, configs, 0, &session);
   if (FAILED(hr) && counters) {
@@ -82,11 +82,14 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, boo
 // allocation callbacks, no moved-reference reports (BASIC_GC gives GC start/finish alone) —
 // and every one of them allowed after an attach, so both ways of loading behave the same.
 constexpr DWORD kEventsLow = COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_SUSPENDS | COR_PRF_MONITOR_EXCEPTIONS |
-                             COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CLASS_LOADS |
                              COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |
                              COR_PRF_MONITOR_APPDOMAIN_LOADS;
 constexpr DWORD kEventsHigh = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
-static_assert((kEventsLow & ~static_cast<DWORD>(COR_PRF_ALLOWABLE_AFTER_ATTACH)) == 0, "attach-safe low flags");
+// Only for the counters block's JIT and loader figures, so only while the counters are watched:
+// a JIT-heavy startup (PowerShell) calls them tens of thousands of times, 2-3% of its CPU.
+constexpr DWORD kCountingEvents = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CLASS_LOADS;
+static_assert(((kEventsLow | kCountingEvents) & ~static_cast<DWORD>(COR_PRF_ALLOWABLE_AFTER_ATTACH)) == 0,
+              "attach-safe low flags");
 static_assert((kEventsHigh & ~static_cast<DWORD>(COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH)) == 0, "attach-safe high flags");
 
 }  // namespace
@@ -124,7 +127,7 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
     info->Release();
     return nullptr;
   }
-  const HRESULT hr = info->SetEventMask2(kEventsLow, kEventsHigh);
+  const HRESULT hr = info->SetEventMask2(kEventsLow | (config.runtime_counters ? kCountingEvents : 0), kEventsHigh);
   if (FAILED(hr)) {
     log_line("SetEventMask2 failed: 0x%08x", static_cast<unsigned>(hr));
     info->Release();
@@ -212,7 +215,8 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
       e->async->set_log_payloads(log_async);
       e->sampler->attach_async(e->async, log_async);
     }
-    e->event_session = start_runtime_events(info, e->alloc, e->alloc_sampled, e->async != nullptr);
+    e->event_session =
+        start_runtime_events(info, e->alloc, e->alloc_sampled, e->async != nullptr, config.runtime_counters);
   }
   if (!e->sampler->start()) {
     log_line("could not start the sampler thread");

@@ -25,6 +25,39 @@ TEST(CaptureRing, DrainsWhatWasPublishedAndFreesTheSlots) {
   }
 }
 
+// More slots than one word of ready bits, filled out of order and drained in rounds: each
+// published slot comes out exactly once, and a slot used again after a drain comes out again.
+TEST(CaptureRing, EveryPublishedSlotDrainsOnceAcrossReadyWords) {
+  CaptureRing ring(200);
+  std::vector<uint32_t> held;
+  for (uint32_t k = 0; k < 200; ++k) {
+    uint32_t i = 0;
+    Capture* c = ring.try_acquire(&i);
+    ASSERT_NE(c, nullptr);
+    c->wire_id = i + 1;
+    held.push_back(i);
+  }
+  // Published from the end, so the words fill high bits first.
+  for (size_t k = held.size(); k-- > 0;) {
+    if (k % 3 != 0) ring.publish(held[k]);
+  }
+  std::vector<int> seen(200, 0);
+  EXPECT_EQ(ring.drain([&](const Capture& c) { ++seen[c.wire_id - 1]; }), 133u);
+  for (uint32_t k = 0; k < 200; ++k) EXPECT_EQ(seen[held[k]], k % 3 != 0 ? 1 : 0) << k;
+  EXPECT_EQ(ring.drain([&](const Capture&) { ADD_FAILURE() << "drained twice"; }), 0u);
+  for (uint32_t k = 0; k < 200; k += 3) ring.publish(held[k]);
+  EXPECT_EQ(ring.drain([&](const Capture& c) { ++seen[c.wire_id - 1]; }), 67u);
+  for (int n : seen) EXPECT_EQ(n, 1);
+  uint32_t again = 0;
+  Capture* c = ring.try_acquire(&again);
+  ASSERT_NE(c, nullptr);
+  c->wire_id = 7;
+  ring.publish(again);
+  uint32_t got = 0;
+  EXPECT_EQ(ring.drain([&](const Capture& d) { got = d.wire_id; }), 1u);
+  EXPECT_EQ(got, 7u);
+}
+
 TEST(CaptureRing, FullRingRefusesInsteadOfWaiting) {
   CaptureRing ring(2);
   uint32_t i = 0;

@@ -89,6 +89,9 @@ describe('clrscope counters --pid on a process started without clrscope', () => 
       const last = lines[lines.length - 1];
       assert.ok(last.gc.inducedGCs > lines[0].gc.inducedGCs, 'induced GCs rose while watching');
       assert.ok(last.gc.genCollections0 >= last.gc.inducedGCs);
+      // An attach watches System.Runtime's counters as a launch does (client data runtime_counters=1).
+      assert.ok(lines.some((l) => (l.extras?.workingSetBytes ?? 0) > 0), `no reading after the attach has System.Runtime's working set: ${JSON.stringify(last.extras)}`);
+      assert.ok(last.jit.methodsJitted > 0, `methods jitted: ${last.jit.methodsJitted}`);
     } finally {
       child.kill('SIGKILL');
     }

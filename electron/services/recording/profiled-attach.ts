@@ -21,6 +21,8 @@ export interface ProfiledAttachOptions {
   events?: EventSwitches;
   /** How long the profiler may take to connect once loaded. */
   connectTimeoutMs?: number;
+  /** The counters are watched live: System.Runtime's counters and the JIT and loader counts (client data runtime_counters=1). */
+  runtimeCounters?: boolean;
   /** Raw bytes of the stream as they arrive (the spool). */
   onChunk?: ChunkListener;
   /** False: the stream's recording keeps no samples (the caller spools them). Default true. */
@@ -73,6 +75,8 @@ export interface AttachSettings {
   events?: EventSwitches;
   /** Async call stacks (client data async=1) when `events` does not say. */
   async?: boolean;
+  /** The counters are watched live (client data runtime_counters=1; native-profiler/core/profiler_config.h). */
+  runtimeCounters?: boolean;
 }
 
 /**
@@ -82,7 +86,8 @@ export interface AttachSettings {
  */
 export async function requestAttach(pid: number, libraryPath: string, settings: AttachSettings): Promise<void> {
   const events = settings.events === undefined ? (settings.async === true ? 'async=1\n' : '') : eventClientData(settings.events);
-  const clientData = attachClientData(settings.socketPath, settings.intervalMs, settings.cpu ?? true, settings.wall, settings.secret) + events + await attachPerfMap(pid);
+  const counters = settings.runtimeCounters === true ? 'runtime_counters=1\n' : '';
+  const clientData = attachClientData(settings.socketPath, settings.intervalMs, settings.cpu ?? true, settings.wall, settings.secret) + events + counters + await attachPerfMap(pid);
   await attachProfiler(pid, { clsid: PROFILER_CLSID, path: libraryPath, clientData });
 }
 
@@ -92,6 +97,7 @@ export async function attachProfiled(options: ProfiledAttachOptions): Promise<Pr
   try {
     await requestAttach(pid, options.libraryPath, {
       socketPath: collector.socketPath, secret: collector.secret, intervalMs: options.intervalMs, cpu: options.cpu, wall: options.wall, events: options.events,
+      runtimeCounters: options.runtimeCounters,
     });
   } catch (err) {
     // DiagnosticsError is already one sentence for the user.

@@ -128,6 +128,8 @@ export interface AttachStart extends SessionStartCommon {
   events?: EventSwitches;
   /** Async call stacks (when `events` does not say). */
   async?: boolean;
+  /** The counters are watched live (the workstation): System.Runtime's counters and the JIT and loader counts. */
+  runtimeCounters?: boolean;
   /** False: a refusal is the error it is, with no EventPipe session instead (`record --no-fallback`). Default true. */
   fallback?: boolean;
   /** The sentence that announces an EventPipe session instead of the profiler, before it starts. */
@@ -158,6 +160,7 @@ export async function attachSession(start: AttachStart): Promise<AttachStarted> 
   start.onSession?.(session);
   const decision = await attachOrFallback(pid, 'recording', () => requestAttach(pid, start.libraryPath, {
     socketPath: collector.socketPath, secret: collector.secret, intervalMs: start.intervalMs, wall: start.wall, events: start.events, async: start.async,
+    runtimeCounters: start.runtimeCounters,
   }), {
     fallback: start.fallback,
     undo: async () => {

@@ -274,6 +274,8 @@ class WorkstationCore {
       ...this.sessionStart(label, intervalMs, request.wall ?? true, libraryPath, request.keepMinutes),
       pid: request.pid,
       async: request.async === true,
+      // The Counters view, as for a launch.
+      runtimeCounters: true,
       onSessionDropped: (dropped) => this.sessions.delete(dropped.id),
     });
     if (this.shuttingDown) void session.close();
