@@ -16,7 +16,7 @@ import { ASYNC_PROFILE_PREFIX } from '../../structs/formats/speedscope/profile-n
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
 import type { SpeedscopeFile } from '../../structs/formats/speedscope/speedscope-file.js';
 import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
-import { goAvailable, goPprof } from './support/go-pprof.js';
+import { goAvailable, pprofTraces } from './support/go-pprof.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
 import { traceCheck } from './support/trace-check.js';
@@ -39,17 +39,7 @@ async function recordTo(name: string): Promise<string> {
 
 /** The CPU stacks of `go tool pprof -traces`, root first, with their weights in ns. */
 function pprofStacks(pb: string): { text: string; stacks: [string[], number][] } {
-  const text = goPprof(['-traces', '-sample_index=cpu'], pb);
-  const units: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
-  const stacks: [string[], number][] = [];
-  for (const block of text.split(/^-+\+-+$/m).slice(1)) {
-    const lines = block.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^[\w ]+: /.test(l));
-    const m = lines.length === 0 ? null : /^(\S+)\s+(.*)$/.exec(lines[0]);
-    if (m === null) continue;
-    const v = /^([\d.]+)(ns|us|µs|ms|s)$/.exec(m[1]);
-    stacks.push([[m[2], ...lines.slice(1)].reverse(), v === null ? 0 : Number(v[1]) * units[v[2]]]);
-  }
-  return { text, stacks };
+  return pprofTraces(pb, 'cpu');
 }
 
 /** Of root-first stacks with weights: the weight in Inner's continuation, and the part with [await] Middle and [await] Outer right above Inner's MoveNext. */

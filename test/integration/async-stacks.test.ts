@@ -22,7 +22,7 @@ import { frameLabel } from '../../structs/profile/frame-label.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { startBrowserMode } from '../../electron/browser-mode/server.js';
 import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
-import { goAvailable, goPprof } from './support/go-pprof.js';
+import { goAvailable, pprofTraces } from './support/go-pprof.js';
 import { appState, flameNodes, hookReady, missingForPage, openPage, RENDERER, until, type HookNode } from './support/workstation-page.js';
 import { targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
@@ -93,18 +93,7 @@ describe('async call stacks on AsyncChain (record --async)', () => {
     const pb = join(dir, 'chain.pb.gz');
     const run = await runCli(['convert', file, '-o', pb]);
     assert.equal(run.code, 0, run.stderr);
-    const text = goPprof(['-traces', '-sample_index=cpu'], pb);
-    const stacks: [string[], number][] = [];
-    for (const block of text.split(/^-+\+-+$/m).slice(1)) {
-      const lines = block.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^[\w ]+: /.test(l));
-      if (lines.length === 0) continue;
-      const m = /^(\S+)\s+(.*)$/.exec(lines[0]);
-      if (m === null) continue;
-      const units: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
-      const v = /^([\d.]+)(ns|us|µs|ms|s)$/.exec(m[1]);
-      const weight = v === null ? 0 : Number(v[1]) * units[v[2]];
-      stacks.push([[m[2], ...lines.slice(1)].reverse(), weight]);
-    }
+    const { text, stacks } = pprofTraces(pb, 'cpu');
     const s = share(stacks);
     t.diagnostic(`pprof: ${(s.chained / 1e6).toFixed(0)} of ${(s.inInner / 1e6).toFixed(0)} ms chained`);
     assert.ok(s.samples >= 5 && s.chained >= 0.9 * s.inInner, `${s.chained} of ${s.inInner} ns chained:\n${text.slice(0, 3000)}`);

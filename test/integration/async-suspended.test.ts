@@ -26,7 +26,7 @@ import type { SpeedscopeFile } from '../../structs/formats/speedscope/speedscope
 import { frameLabel } from '../../structs/profile/frame-label.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { SampleFlags } from '../../structs/wire/records.js';
-import { goAvailable, goPprof } from './support/go-pprof.js';
+import { goAvailable, pprofTraces } from './support/go-pprof.js';
 import { targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
 
@@ -130,16 +130,7 @@ describe('wall time of suspended async operations (record --async, AsyncChain re
     const pb = join(dir, 'requests.pb.gz');
     const run = await runCli(['convert', file, '-o', pb]);
     assert.equal(run.code, 0, run.stderr);
-    const text = goPprof(['-traces', '-sample_index=wall'], pb);
-    const units: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
-    const stacks: [string[], number][] = [];
-    for (const block of text.split(/^-+\+-+$/m).slice(1)) {
-      const lines = block.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^[\w ]+: /.test(l));
-      const m = lines.length === 0 ? null : /^(\S+)\s+(.*)$/.exec(lines[0]);
-      if (m === null) continue;
-      const v = /^([\d.]+)(ns|us|µs|ms|s)$/.exec(m[1]);
-      stacks.push([[m[2], ...lines.slice(1)].reverse(), v === null ? 0 : Number(v[1]) * units[v[2]]]);
-    }
+    const { stacks } = pprofTraces(pb, 'wall');
     const s = sumUnderService(stacks);
     t.diagnostic(`pprof: ${(s.service / 1e6).toFixed(1)} ms under Service's [suspended]`);
     // pprof prints values to 3 significant digits.

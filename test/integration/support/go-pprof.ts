@@ -13,6 +13,25 @@ export function goPprof(args: readonly string[], file: string): string {
   return r.stdout;
 }
 
+/**
+ * The stacks of `go tool pprof -traces -sample_index=INDEX FILE`, root first, each with its weight
+ * in nanoseconds (0 for a value in another unit); with the tool's text, for messages.
+ */
+export function pprofTraces(file: string, sampleIndex: string): { text: string; stacks: [string[], number][] } {
+  const text = goPprof(['-traces', `-sample_index=${sampleIndex}`], file);
+  const units: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
+  const stacks: [string[], number][] = [];
+  for (const block of text.split(/^-+\+-+$/m).slice(1)) {
+    // A block's label lines ("async stack: logical") are not frames.
+    const lines = block.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^[\w ]+: /.test(l));
+    const m = lines.length === 0 ? null : /^(\S+)\s+(.*)$/.exec(lines[0]);
+    if (m === null) continue;
+    const v = /^([\d.]+)(ns|us|µs|ms|s)$/.exec(m[1]);
+    stacks.push([[m[2], ...lines.slice(1)].reverse(), v === null ? 0 : Number(v[1]) * units[v[2]]]);
+  }
+  return { text, stacks };
+}
+
 export interface TopRow {
   flat: number;
   cum: number;
