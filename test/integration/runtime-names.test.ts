@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -126,6 +126,7 @@ describe('an attached program', () => {
   const file = join(dir, 'attach.clrscope');
   let run: Awaited<ReturnType<typeof runCli>>;
   let pid = 0;
+  let mapsAfterDetach = -1;
   before(async () => {
     const target = await startTarget(['dispatch', '--seconds', '10']);
     pid = target.pid;
@@ -134,19 +135,25 @@ describe('an attached program', () => {
       await new Promise((res) => setTimeout(res, 1000));
       run = await runCli(['record', '--pid', String(target.pid), '--duration', '3', '-o', file]);
       assert.equal(run.code, 0, run.stderr);
+      // After the detach the runtime writes no map any more: no descriptor of it is left open
+      // (the profiler's own, for reading, closes as it finishes detaching, moments later).
+      const maps = (): number => readdirSync(`/proc/${pid}/fd`).filter((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`).includes(`perf-${pid}.map`); } catch { return false; } }).length;
+      const until = Date.now() + 5000;
+      while ((mapsAfterDetach = maps()) > 0 && Date.now() < until) await new Promise((res) => setTimeout(res, 100));
     } finally {
       target.child.kill('SIGKILL');
       await target.exited;
     }
   });
 
-  it('labels stubs made before the attach as the runtime\'s, says so, and removes the map', async () => {
+  it('labels stubs made before the attach as the runtime\'s, says so, removes the map and turns it off at the detach', async () => {
     assert.match(run.stderr, /stubs made before the attach .* stay unnamed/);
     const none = await report(file, '--fold', 'none');
     const unknown = selfShare(none, (n) => n === '[unknown]');
     assert.ok(unknown < 0.01, `[unknown] takes ${(unknown * 100).toFixed(1)}% of self CPU`);
     assert.ok(selfShare(none, (n) => n.startsWith('[runtime stub]')) > 0.02, (none.functions ?? []).slice(0, 8).map((f) => f.name).join(', '));
     assert.ok(!existsSync(`/tmp/perf-${pid}.map`), 'the perf map clrscope asked for was removed');
+    assert.equal(mapsAfterDetach, 0, 'the runtime still writes the perf map after the detach');
   });
 
   it('gives the runtime\'s threads their whole names and marks the program\'s cut ones', async () => {

@@ -94,6 +94,8 @@ export interface CollectorOptions {
   secretDeadlineMs?: number;
   /** How long close() waits for a profiler to end its stream itself (default FINISH_MS). */
   finishMs?: number;
+  /** Called once at the end of close(), after every stream ended (an attach's clean-up in the target). */
+  onClosed?: () => Promise<void>;
   /**
    * False: each stream's Recording counts its samples but keeps none (RecordingOptions): for a
    * caller whose samples go to a spool file and are read back from it when all are needed (the
@@ -453,6 +455,7 @@ export async function startCollector(options: CollectorOptions = {}): Promise<Co
       await Promise.all(all.map((s) => s.finish(options.finishMs ?? FINISH_MS)));
       await stopped;
       await rm(directory, { recursive: true, force: true });
+      await options.onClosed?.();
     })();
     return closing;
   };

@@ -57,6 +57,19 @@ function processEnvironment(pid: number): Record<string, string> | undefined {
   }
 }
 
+// Processes whose perf map an attach of this clrscope turned on, until its collector closes.
+const enabledForAttach = new Set<number>();
+
+/**
+ * After an attach's collector closed (the profiler detached or is detaching): the runtime stops
+ * writing the map, which would otherwise cost the program an unbuffered write for every method
+ * it compiles for as long as it runs. Best effort: the process may have exited.
+ */
+export async function releasePerfMap(pid: number): Promise<void> {
+  if (!enabledForAttach.delete(pid)) return;
+  await disablePerfMap(pid, { timeoutMs: 5000 }).catch(() => undefined);
+}
+
 /**
  * Before an attach: asks the runtime of `pid` for its perf map, unless it writes one already.
  * Resolves to the client data line that tells the profiler the map is clrscope's (read and
@@ -68,11 +81,11 @@ export async function attachPerfMap(pid: number): Promise<string> {
   // Unreadable: the program may well have asked for its own map; leave it alone.
   if (env === undefined || asksForPerfMap(env)) return '';
   try {
-    // An earlier attach left the map on, writing to the file its profiler removed: off and on
-    // again starts a new file. (No detach turns it off: the session's end is not ours to hook,
-    // and a map nobody reads costs the program only a line per method it compiles from then on.)
+    // A map left on (a clrscope killed before its detach) writes to the file its profiler
+    // removed: off and on again starts a new file.
     await disablePerfMap(pid, { timeoutMs: 5000 }).catch(() => undefined);
     await enablePerfMap(pid, PERF_MAP_ONLY, { timeoutMs: 5000 });
+    enabledForAttach.add(pid);
     return 'perf_map=1\n';
   } catch {
     return '';

@@ -7,7 +7,7 @@
 import { startCollector, type ChunkListener, type CollectedStream, type Collector } from '../collector/collector.js';
 import { attachProfiler } from '../diagnostics/client.js';
 import { delay } from './profiled-launch.js';
-import { attachPerfMap } from '../profiler/perf-map.js';
+import { attachPerfMap, releasePerfMap } from '../profiler/perf-map.js';
 import { eventClientData, PROFILER_CLSID, type EventSwitches } from '../profiler/profiler-env.js';
 import { UserError } from '../errors/user-error.js';
 
@@ -34,7 +34,8 @@ export interface ProfiledAttachOptions {
  * `keepSamples` false: its recording keeps no samples (the caller spools them).
  */
 export function attachCollector(pid: number, onChunk?: ChunkListener, keepSamples = true): Promise<Collector> {
-  return startCollector({ onChunk, accept: (helloPid, accepted) => helloPid === pid && accepted.length === 0, keepSamples });
+  // Once the profiler has detached, the runtime stops writing the perf map clrscope asked it for.
+  return startCollector({ onChunk, accept: (helloPid, accepted) => helloPid === pid && accepted.length === 0, keepSamples, onClosed: () => releasePerfMap(pid) });
 }
 
 export interface ProfiledAttach {
