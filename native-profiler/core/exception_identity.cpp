@@ -2,7 +2,7 @@
 
 namespace clrscope {
 
-ExceptionIdentity::Seen ExceptionIdentity::on_thrown(uint64_t object) {
+ExceptionIdentity::Seen ExceptionIdentity::on_thrown(uint64_t object, bool track) {
   Seen seen;
   if (object == 0) return seen;
   {
@@ -16,6 +16,7 @@ ExceptionIdentity::Seen ExceptionIdentity::on_thrown(uint64_t object) {
       }
     }
   }
+  if (!track) return seen;
   // First throw of this object: a handle made outside the lock (the runtime is called).
   const uint64_t handle = ops_.create(ops_.context, object);
   uint64_t evicted = 0;

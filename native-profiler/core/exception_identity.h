@@ -42,8 +42,11 @@ class ExceptionIdentity {
     uint64_t id = 0;       // from 1, one per distinct object
     bool rethrow = false;  // the object was thrown before
   };
-  // On the throwing thread, in ExceptionThrown (cooperative mode: `object` stays put).
-  Seen on_thrown(uint64_t object);
+  // On the throwing thread, in ExceptionThrown (cooperative mode: `object` stays put). An object
+  // not seen before is tracked (given an identity and a handle) only when `track`: a handle costs
+  // the runtime's CreateHandle and, later, DestroyHandle, so only exceptions sent with a stack get
+  // one (id 0 otherwise); a rethrow of a tracked object is found whatever `track` says.
+  Seen on_thrown(uint64_t object, bool track = true);
   // After a GC (GarbageCollectionFinished): where each tracked object is now; gone ones freed.
   void after_gc();
   // Destroys every handle (before a detach).

@@ -87,8 +87,6 @@ HRESULT ProfilerCallback::RuntimeResumeFinished() {
     // background GC's GarbageCollectionFinished comes later on the BGC thread, so without this
     // the triggering thread would keep its [GC] frame until its next GC.
     engine_->registry.set_collecting(platform::current_tid(), false);
-    // Thrown exceptions the GC moved are found at their new addresses by their next rethrow.
-    if (engine_->exception_ids != nullptr) engine_->exception_ids->after_gc();
     return S_OK;
   });
 }
@@ -158,11 +156,12 @@ HRESULT ProfilerCallback::ExceptionThrown(ObjectID thrown) {
     // On the throwing thread, before any handler runs: its stack is the throwing stack.
     ClassID type = 0;
     if (FAILED(engine_->info->GetClassFromObject(thrown, &type))) type = 0;
-    // Every throw, stack or not: a rethrow is known for what it is even when its first throw
-    // was over the stack budget.
+    // Every throw is looked up (a rethrow of an exception sent with a stack is known for one),
+    // but only those sent with a stack are tracked: the handle is most of the cost.
+    const bool stacked = engine_->exception_budget.take(platform::mono_now_ns());
     ExceptionIdentity::Seen seen;
-    if (engine_->exception_ids != nullptr) seen = engine_->exception_ids->on_thrown(static_cast<uint64_t>(thrown));
-    if (engine_->exception_budget.take(platform::mono_now_ns())) {
+    if (engine_->exception_ids != nullptr) seen = engine_->exception_ids->on_thrown(static_cast<uint64_t>(thrown), stacked);
+    if (stacked) {
       EventInfo e;
       e.kind = wire::kEventException;
       e.type_id = type;

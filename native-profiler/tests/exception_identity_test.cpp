@@ -96,6 +96,18 @@ TEST(ExceptionIdentity, BoundedTheOldestGivesWay) {
   EXPECT_TRUE(heap.handles.empty());
 }
 
+TEST(ExceptionIdentity, UntrackedThrowsGetNoIdentityButRethrowsOfTrackedOnesAreFound) {
+  Heap heap;
+  ExceptionIdentity ids(heap.ops());
+  EXPECT_EQ(ids.on_thrown(0x1000, false).id, 0u);
+  EXPECT_TRUE(heap.handles.empty()) << "no handle for an exception sent without a stack";
+  EXPECT_EQ(ids.on_thrown(0x2000, true).id, 1u);
+  const auto again = ids.on_thrown(0x2000, false);
+  EXPECT_EQ(again.id, 1u);
+  EXPECT_TRUE(again.rethrow);
+  EXPECT_FALSE(ids.on_thrown(0x1000, true).rethrow) << "an untracked object is new when first tracked";
+}
+
 TEST(ExceptionIdentity, WithoutAHandleEachThrowIsItsOwnException) {
   Heap heap;
   heap.refuse = true;

@@ -5,17 +5,20 @@
 // top thrower; counted once per thrown object, at its first throw, the leaf is, with the
 // program's own count, and the rethrows are its path. Recorded with `clrscope record` on .NET 8
 // and 10 and read by `record`'s summary, `report --exceptions` (text and json) and the
-// workstation's exceptions table (the worker's exceptionTable over the same file).
+// workstation's exceptions table (the worker's exceptionTable over the same file); and beside
+// gc-churn, whose collections move the exceptions between their throws.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { targetOn, type RuntimeTfm } from './support/paths.js';
+import { targetDll, targetOn, type RuntimeTfm } from './support/paths.js';
 import { resultOf, runCli, type CliRun } from './support/run-cli.js';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
 import { exceptionTable } from '../../structs/profile/event-tables.js';
+import { recordingGcStats } from '../../structs/analysis/gc-stats.js';
+import { EventKind } from '../../structs/wire/records.js';
 import type { ExceptionsReport } from '../../electron/cli/report-exceptions.js';
 
 const NS = 'Clrscope.Targets.Scenarios.';
@@ -111,4 +114,37 @@ it('report --exceptions alone: with another table or csv it says so in one sente
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.doesNotMatch(r.stderr, /\bat \S+ \(/, 'no stack trace');
   }
+});
+
+describe('exceptions by where they started while the GC moves them (.NET 10, beside gc-churn)', () => {
+  it('every exception still once under the leaf, every rethrow found after the collections between', async (t) => {
+    const file = join(dir, 'rethrow-gc.clrscope');
+    // Enough requests to overlap many collections, every throw with a stack (the budget raised).
+    const requests = 1000;
+    const run = await runCli(['record', '-o', file, '--', 'dotnet', targetDll('Scenarios'), 'async-rethrow', 'gc-churn', '--exceptions', String(requests), '--seconds', '2'],
+      { timeoutMs: 120000, env: { CLRSCOPE_EXCEPTION_STACKS: '100000' } });
+    assert.equal(run.code, 0, run.stderr);
+    const facts = (resultOf(run.stdout).scenarios as Record<string, Record<string, number>>)['async-rethrow'];
+    const rec = (await readRecordingFile(file)).recording;
+    // Collections while the exceptions were in flight: between the first exception event and the last.
+    const e = rec.events();
+    const monos = Array.from(e.mono).filter((_m, i) => e.kind[i] === EventKind.Exception);
+    const first = Math.min(...monos);
+    const last = Math.max(...monos);
+    const gcs = recordingGcStats(rec).rows.filter((r) => r.startNs > first && r.startNs < last).length;
+    assert.ok(gcs >= 10, `${gcs} GCs while the exceptions were thrown`);
+    const r = (JSON.parse((await runCli(['report', file, '--exceptions', '--format', 'json'])).stdout) as ExceptionsReport).exceptions;
+    t.diagnostic(`${gcs} GCs; ${r.exceptions} exceptions, ${r.rethrows} rethrows, ${r.withoutStack} throws without a stack (the event ring full)`);
+    // Every throw is accounted for: five per request.
+    assert.equal(r.thrown, facts.thrown * (1 + facts.rethrowsEach));
+    assert.equal(r.exceptions + r.rethrows + r.withoutStack, r.thrown);
+    // A rethrow not recognized after a GC moved its exception would be a new exception at the
+    // rethrowing method: every exception whose first throw is in the recording started in the leaf.
+    for (const o of r.origins) {
+      if (o.method !== LEAF) assert.equal(o.originNotSeen, o.exceptions, `${o.method}: ${o.exceptions - o.originNotSeen} exceptions started there`);
+    }
+    const leaf = r.origins.find((o) => o.method === LEAF);
+    assert.ok(leaf !== undefined && leaf.exceptions >= facts.thrown / 2, `the leaf: ${leaf?.exceptions} of ${facts.thrown}`);
+    assert.ok(leaf.rethrows >= 3 * leaf.exceptions, `the leaf's ${leaf.exceptions} exceptions rethrown ${leaf.rethrows} times`);
+  });
 });
