@@ -250,6 +250,10 @@ Options:
                         generation, type, reason, pause, heap before and
                         after, promoted bytes (from the runtime's GC events:
                         clrscope recordings, dotnet-trace .nettrace files)
+  --exceptions          the exceptions instead, by the method where each one
+                        was first thrown (a rethrow, \`throw;\` or an await of
+                        a faulted task, is not counted again), with the
+                        paths they were rethrown along
   --format FORMAT       text (default, fits the terminal), json (stable; see
                         README) or csv (one table)
   -h, --help            show this help

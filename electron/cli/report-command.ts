@@ -28,6 +28,7 @@ import { ProgressLine, type ConvertIo } from './convert-command.js';
 import { REPORT_HELP } from './help-text.js';
 import { reportCsv } from './report-csv.js';
 import { gcsReport, gcsText } from './report-gcs.js';
+import { exceptionsReport, exceptionsText } from './report-exceptions.js';
 import { reportText } from './report-text.js';
 
 export type ReportFormat = 'text' | 'json' | 'csv';
@@ -55,6 +56,8 @@ export interface ReportPlan {
   format: ReportFormat;
   /** --gcs: only the GC table (report-gcs.ts). */
   gcs: boolean;
+  /** --exceptions: only the exceptions by where they started (report-exceptions.ts). */
+  exceptions: boolean;
 }
 
 export interface ReportIo extends ConvertIo {
@@ -84,7 +87,7 @@ export function parseWindow(text: string | undefined, option: string): ReportWin
 export function planReport(argv: readonly string[]): ReportPlan | 'help' {
   const { values, positionals, rest } = parseCommandArgs<{
     top?: string; callers?: string; callees?: string; tree?: boolean; diff?: string; 'base-window'?: string; normalize?: string;
-    fold?: string[]; lines?: boolean; async?: boolean; gcs?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
+    fold?: string[]; lines?: boolean; async?: boolean; gcs?: boolean; exceptions?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
   }>(argv, {
     top: { type: 'string' },
     callers: { type: 'string' },
@@ -97,6 +100,7 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     lines: { type: 'boolean' },
     async: { type: 'boolean' },
     gcs: { type: 'boolean' },
+    exceptions: { type: 'boolean' },
     source: { type: 'string' },
     'sample-type': { type: 'string' },
     window: { type: 'string' },
@@ -140,7 +144,13 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     minPercent: numberOption(values['min-percent'], 'min-percent', 0, 100, false) ?? 0.5,
     format,
     gcs: values.gcs === true,
+    exceptions: values.exceptions === true,
   };
+  if (plan.gcs && plan.exceptions) throw new UserError('--gcs and --exceptions each print a table alone: ask for one at a time.');
+  if (plan.exceptions && (plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null || plan.lines || plan.asyncStacks)) {
+    throw new UserError('--exceptions prints the exceptions alone: it does not go with --callers, --callees, --tree, --diff, --source, --lines or --async.');
+  }
+  if (plan.exceptions && plan.format === 'csv') throw new UserError('--exceptions prints text or json, not csv.');
   if (plan.gcs && (plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null || plan.lines || plan.asyncStacks)) {
     throw new UserError('--gcs prints the GC table alone: it does not go with --callers, --callees, --tree, --diff, --source, --lines or --async.');
   }
@@ -269,7 +279,7 @@ export async function runReport(argv: readonly string[], io: ReportIo): Promise<
     return 0;
   }
   const line = new ProgressLine(io, { reading: plan.file, writing: '' });
-  if (plan.gcs) {
+  if (plan.gcs || plan.exceptions) {
     checkReadable(plan.file);
     let rec: Recording;
     try {
@@ -277,7 +287,8 @@ export async function runReport(argv: readonly string[], io: ReportIo): Promise<
     } finally {
       line.end();
     }
-    io.out(plan.format === 'json' ? JSON.stringify(gcsReport(rec)) : gcsText(rec, plan.file).join('\n'));
+    if (plan.gcs) io.out(plan.format === 'json' ? JSON.stringify(gcsReport(rec)) : gcsText(rec, plan.file).join('\n'));
+    else io.out(plan.format === 'json' ? JSON.stringify(exceptionsReport(rec), null, 1) : exceptionsText(rec, plan.file).join('\n'));
     return 0;
   }
   let report: Report;

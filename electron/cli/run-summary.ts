@@ -7,6 +7,7 @@ import { DEFAULT_FOLD, describeFold } from '../../structs/analysis/fold-options.
 import type { StackThreadSums } from '../../structs/profile/aggregate.js';
 import { eventMetricsPresent, totalsByLabel, type EventMetric } from '../../structs/profile/event-metrics.js';
 import { exceptionTable, type ExceptionRow } from '../../structs/profile/event-tables.js';
+import { exceptionOrigins, pathText, thrownExceptions } from '../../structs/profile/exception-origins.js';
 import { pauseStats, summarizePauses, type PauseStats } from '../../structs/profile/pause-summary.js';
 import { isInducedRow, recordingGcStats, type GcStats } from '../../structs/analysis/gc-stats.js';
 import { stacklessCpuNs, STACKLESS_CPU_PREFIX } from '../../structs/profile/stackless-cpu.js';
@@ -192,6 +193,10 @@ function eventTables(rec: Recording, metric: EventMetric, show: (v: number) => s
       if (message !== undefined) lines.push(message);
     }
   }
+  if (metric === 'exceptions') {
+    lines.push(...originLines(rec));
+    return lines;
+  }
   const methods = topMethods(rec, metric, 5);
   if (methods.length > 0) {
     lines.push('  top methods (innermost managed frame):');
@@ -200,13 +205,37 @@ function eventTables(rec: Recording, metric: EventMetric, show: (v: number) => s
   return lines;
 }
 
+/** Where the exceptions started, each thrown object once, with its most taken rethrow path. */
+function originLines(rec: Recording): string[] {
+  const origins = exceptionOrigins(rec, thrownExceptions(rec)).slice(0, 5);
+  if (origins.length === 0) return [];
+  const lines = ['  top throwing methods (where each exception was first thrown; its rethrows are not counted again):'];
+  for (const o of origins) {
+    lines.push(`    ${count(o.exceptions).padStart(11)}  ${o.method}`);
+    const path = o.paths[0];
+    if (path !== undefined && (path.sites.length > 0 || o.paths.length > 1)) {
+      const more = o.paths.length > 1 ? `; ${counted(o.paths.length - 1, 'other path', 'other paths')}` : '';
+      lines.push(`${' '.repeat(17)}${pathText(path)} (${count(path.count)} of ${count(o.exceptions)}${more})`);
+    }
+  }
+  return lines;
+}
+
+/** `Exceptions: N thrown.`, saying how many were rethrows when some were. */
+function exceptionsLine(rec: Recording, total: number): string {
+  const thrown = thrownExceptions(rec);
+  const rethrows = thrown.reduce((n, x) => n + x.rethrownAt.length, 0);
+  if (rethrows === 0) return `Exceptions: ${count(total)} thrown.`;
+  return `Exceptions: ${count(total)} thrown: ${counted(thrown.length, 'exception')} with a stack and ${counted(rethrows, 'rethrow')} of them.`;
+}
+
 /** Exceptions, lock waits and allocations, each when the recording has such events. */
 export function formatEvents(rec: Recording): string[] {
   const present = new Set(eventMetricsPresent(rec));
   const lines: string[] = [];
   if (present.has('exceptions')) {
     const total = totalsByLabel(rec, 'exceptions').reduce((n, t) => n + t.value, 0);
-    lines.push(`Exceptions: ${count(total)} thrown.`);
+    lines.push(exceptionsLine(rec, total));
     lines.push(...eventTables(rec, 'exceptions', (v) => count(v), 'exception types'));
   }
   if (present.has('delay')) {

@@ -29,6 +29,8 @@ struct HandleOps {
   // What is behind the handle now (see HandleCheck); `type_id` is the type the allocation said.
   int (*check)(void* context, uint64_t handle, uint64_t type_id) = nullptr;
   void (*destroy)(void* context, uint64_t handle) = nullptr;
+  // The object's address now, 0 once it was collected (exception identities, core/exception_identity.h).
+  uint64_t (*object)(void* context, uint64_t handle) = nullptr;
 };
 
 enum HandleCheck : int {

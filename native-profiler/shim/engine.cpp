@@ -180,16 +180,20 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
     e->alloc_ring = new CaptureRing(512);
     if (e->alloc_ring->size() != 0) e->shared.alloc_ring = e->alloc_ring;
   }
-  if (e->alloc && e->alloc_capture && platform::env("CLRSCOPE_LIVE_HEAP") != "0") {
+  const bool live_heap = e->alloc && e->alloc_capture && platform::env("CLRSCOPE_LIVE_HEAP") != "0";
+  if (live_heap || e->exceptions) {
     void* raw13 = nullptr;
     if (SUCCEEDED(info->QueryInterface(IID_ICorProfilerInfo13, &raw13)) && raw13 != nullptr) {
       e->info13 = static_cast<ICorProfilerInfo13*>(raw13);
-      e->live = new LiveHeap(live_handle_ops(e->info13));
-      e->sampler->attach_live_heap(e->live);
     } else {
-      log_line("the runtime offers no ICorProfilerInfo13 (older than .NET 7): no live heap");
+      log_line("the runtime offers no ICorProfilerInfo13 (older than .NET 7): no live heap, rethrows not told apart");
     }
   }
+  if (live_heap && e->info13 != nullptr) {
+    e->live = new LiveHeap(live_handle_ops(e->info13));
+    e->sampler->attach_live_heap(e->live);
+  }
+  if (e->exceptions && e->info13 != nullptr) e->exception_ids = new ExceptionIdentity(live_handle_ops(e->info13));
   e->sampler->attach_skipped_exceptions(&e->skipped_exceptions);
   e->measure = new MeasureController(info, probe_mode_from(platform::env("CLRSCOPE_PROBE_CALL")));
   // At launch, methods to measure from the first call (README, "clrscope measure").
@@ -274,6 +278,13 @@ void stop_engine_at_shutdown(Engine* e) {
              AsyncTracker::kOpSlots, e->async->live_ops(), static_cast<unsigned long long>(e->async->fan_ins()),
              static_cast<unsigned long long>(e->sampler->suspended_samples()));
   }
+  if (e->exception_ids != nullptr) {
+    const ExceptionIdentityCounts c = e->exception_ids->counts();
+    log_line("exceptions: %llu distinct, %llu rethrows; %llu given up while alive (table of %u), %llu without a handle",
+             static_cast<unsigned long long>(c.exceptions), static_cast<unsigned long long>(c.rethrows),
+             static_cast<unsigned long long>(c.evicted), ExceptionIdentity::kCapacity,
+             static_cast<unsigned long long>(c.refused));
+  }
   log_line("stream ended at shutdown");
 }
 
@@ -293,6 +304,7 @@ void begin_detach(Engine* e) {
   e->event_session = 0;
   // No allocation event arrives any more: the program's handle table gets its slots back.
   if (e->live != nullptr) e->live->release_all();
+  if (e->exception_ids != nullptr) e->exception_ids->release_all();
   e->counters_block.close(true);
   if (e->measure->rejit_enabled()) {
     // The runtime would refuse (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT); the measured
@@ -332,6 +344,8 @@ void finish_detach(Engine* e) {
   e->live = nullptr;
   delete e->messages;
   e->messages = nullptr;
+  delete e->exception_ids;
+  e->exception_ids = nullptr;
   e->shared.alloc_ring = nullptr;
   delete e->alloc_ring;
   e->alloc_ring = nullptr;

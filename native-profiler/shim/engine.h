@@ -11,6 +11,7 @@
 #include "core/counters_block.h"
 #include "core/event_capture.h"
 #include "core/gc_event_tracker.h"
+#include "core/exception_identity.h"
 #include "core/live_heap.h"
 #include "core/profiler_config.h"
 #include "core/runtime_counters.h"
@@ -53,6 +54,8 @@ struct Engine {
   clr::ICorProfilerInfo13* info13 = nullptr;
   RateBudget exception_budget;
   TypeCounts skipped_exceptions;
+  // Which exceptions are rethrows of which (null: exceptions off, or no ICorProfilerInfo13).
+  ExceptionIdentity* exception_ids = nullptr;
   // Exceptions' messages (null: CLRSCOPE_EXCEPTION_MESSAGES=0, or exceptions off).
   ExceptionMessages* messages = nullptr;
   ClrFrameResolver* resolver = nullptr;

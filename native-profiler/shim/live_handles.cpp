@@ -28,6 +28,14 @@ int check_weak(void* context, uint64_t handle, uint64_t type_id) {
   return (method_table & ~static_cast<uintptr_t>(3)) == type_id ? kHandleAlive : kHandleOtherType;
 }
 
+uint64_t object_of(void* context, uint64_t handle) {
+  ObjectID object = 0;
+  if (FAILED(static_cast<ICorProfilerInfo13*>(context)->GetObjectIDFromHandle(reinterpret_cast<ObjectHandleID>(handle), &object))) {
+    return 0;
+  }
+  return static_cast<uint64_t>(object);
+}
+
 void destroy_weak(void* context, uint64_t handle) {
   static_cast<ICorProfilerInfo13*>(context)->DestroyHandle(reinterpret_cast<ObjectHandleID>(handle));
 }
@@ -40,6 +48,7 @@ HandleOps live_handle_ops(ICorProfilerInfo13* info) {
   ops.create = create_weak;
   ops.check = check_weak;
   ops.destroy = destroy_weak;
+  ops.object = object_of;
   return ops;
 }
 

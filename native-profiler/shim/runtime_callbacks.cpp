@@ -114,6 +114,8 @@ HRESULT ProfilerCallback::GarbageCollectionFinished() {
   if (engine_ == nullptr) return S_OK;
   return guarded("GarbageCollectionFinished", [&]() -> HRESULT {
     engine_->registry.set_collecting(platform::current_tid(), false);
+    // Thrown exceptions the GC moved are found at their new addresses by their next rethrow.
+    if (engine_->exception_ids != nullptr) engine_->exception_ids->after_gc();
     // Which sampled objects this GC left alive, while the runtime is still suspended: a
     // background GC finishes with the program running (its objects move on), so its sweep waits
     // for the next GC.
@@ -154,11 +156,20 @@ HRESULT ProfilerCallback::ExceptionThrown(ObjectID thrown) {
     // On the throwing thread, before any handler runs: its stack is the throwing stack.
     ClassID type = 0;
     if (FAILED(engine_->info->GetClassFromObject(thrown, &type))) type = 0;
-    if (engine_->exception_budget.take(platform::mono_now_ns())) {
+    // Every throw is looked up (a rethrow of an exception sent with a stack is known for one),
+    // but only those sent with a stack are tracked: the handle is most of the cost.
+    const bool stacked = engine_->exception_budget.take(platform::mono_now_ns());
+    ExceptionIdentity::Seen seen;
+    if (engine_->exception_ids != nullptr) seen = engine_->exception_ids->on_thrown(static_cast<uint64_t>(thrown), stacked);
+    if (stacked) {
       EventInfo e;
       e.kind = wire::kEventException;
       e.type_id = type;
       e.value1 = 1;
+      if (seen.id != 0) {
+        e.value2 = ExceptionIdentity::wire_value(seen);
+        e.has_value2 = true;
+      }
       // Read only for exceptions that get a stack: the rest are counted by type, nothing more.
       if (engine_->messages != nullptr) engine_->messages->read(thrown, type, &e.text, &e.text_len);
       if (record_event(engine_->shared, e)) return S_OK;

@@ -10,7 +10,7 @@
 
 import { frameLabel } from '../profile/frame-label.js';
 import type { FlatTree } from './flat-tree.js';
-import { compareText, functionsTable, tallyFunctions, type FunctionsTable } from './functions-table.js';
+import { compareText, functionsTable, tallyFunctions, type FunctionsTable, type SelfFrame } from './functions-table.js';
 import type { StackSource } from './stack-source.js';
 import type { StackWeights } from './stack-weights.js';
 import { projectTree, type TreeShape } from './tree-shape.js';
@@ -18,6 +18,8 @@ import { projectTree, type TreeShape } from './tree-shape.js';
 export interface DiffSide {
   stacks: StackSource;
   weights: StackWeights;
+  /** Where a sample's self goes (wall time: wait-self.ts); absent: the leaf. */
+  selfOf?: SelfFrame;
 }
 
 /** 'share': values as percentages of each side's total; 'absolute': in the metric's unit. */
@@ -208,8 +210,8 @@ export function diffFunctions(before: DiffSide, after: DiffSide, normalize: Diff
   let at: Float64Array;
   if (before.stacks === after.stacks) {
     // One source, two windows: the same function ids on both sides.
-    const tb = tallyFunctions(before.stacks, before.weights);
-    const ta = tallyFunctions(after.stacks, after.weights);
+    const tb = tallyFunctions(before.stacks, before.weights, before.selfOf);
+    const ta = tallyFunctions(after.stacks, after.weights, after.selfOf);
     const ids: number[] = [];
     const frames = Math.max(tb.total.length, ta.total.length);
     for (let id = 0; id < frames; id++) if ((tb.totalSamples[id] ?? 0) > 0 || (ta.totalSamples[id] ?? 0) > 0) ids.push(id);
@@ -221,8 +223,8 @@ export function diffFunctions(before: DiffSide, after: DiffSide, normalize: Diff
     const pick = (a: Float64Array): Float64Array => Float64Array.from(ids, (id) => a[id] ?? 0);
     bs = pick(tb.self); bt = pick(tb.total); as = pick(ta.self); at = pick(ta.total);
   } else {
-    const tb = functionsTable(before.stacks, before.weights);
-    const ta = functionsTable(after.stacks, after.weights);
+    const tb = functionsTable(before.stacks, before.weights, before.selfOf);
+    const ta = functionsTable(after.stacks, after.weights, after.selfOf);
     const rows = new Map<string, number>();
     const rowOf = (t: FunctionsTable, i: number): number => {
       const key = `${t.kind[i]}\u0001${t.name[i]}`;

@@ -30,8 +30,14 @@ export interface FunctionTallies {
   totalSamples: Float64Array;
 }
 
-/** Tallies every function of `stacks` over the weighted stacks (`w` is per stack of `stacks`). */
-export function tallyFunctions(stacks: StackSource, w: StackWeights): FunctionTallies {
+/** Which frame of a stack (leaf first) a sample's self value goes to: its index. */
+export type SelfFrame = (frames: Uint32Array) => number;
+
+/**
+ * Tallies every function of `stacks` over the weighted stacks (`w` is per stack of `stacks`);
+ * self goes to the leaf, or to the frame `selfOf` picks (wall time: wait-self.ts).
+ */
+export function tallyFunctions(stacks: StackSource, w: StackWeights, selfOf?: SelfFrame): FunctionTallies {
   const n = Math.min(w.value.length, stacks.stackCount);
   let frames = stacks.functionCount ?? 0;
   if (stacks.functionCount === undefined) {
@@ -53,8 +59,9 @@ export function tallyFunctions(stacks: StackSource, w: StackWeights): FunctionTa
     const v = w.value[s];
     const f = stacks.stackFrames(s);
     if (f.length === 0) continue;
-    self[f[0]] += v;
-    selfSamples[f[0]] += c;
+    const at = selfOf === undefined ? f[0] : f[selfOf(f)];
+    self[at] += v;
+    selfSamples[at] += c;
     for (let i = 0; i < f.length; i++) {
       const id = f[i];
       if (lastStack[id] === s) continue;
@@ -70,8 +77,8 @@ export function tallyFunctions(stacks: StackSource, w: StackWeights): FunctionTa
  * One row per frame of `stacks` that some weighted stack passes through, sorted by self value,
  * then total value (both descending), then name. `w` is per stack of `stacks`.
  */
-export function functionsTable(stacks: StackSource, w: StackWeights): FunctionsTable {
-  const { self, total, selfSamples, totalSamples } = tallyFunctions(stacks, w);
+export function functionsTable(stacks: StackSource, w: StackWeights, selfOf?: SelfFrame): FunctionsTable {
+  const { self, total, selfSamples, totalSamples } = tallyFunctions(stacks, w, selfOf);
   const frames = self.length;
   const rows: number[] = [];
   for (let id = 0; id < frames; id++) if (totalSamples[id] > 0) rows.push(id);

@@ -46,15 +46,34 @@ test('functions table: self from the leaf, total once per stack however deep the
 
 test('the same table over wall time, a time window and one thread', () => {
   const a = analysis(PROFILE);
-  assert.deepEqual(rows(a.functions({ metric: 'wall', fold: NO_FOLD })).slice(0, 2), [
-    'libc.so.6!futex_wait self=100/1 total=100/1',
-    'Hot self=44/3 total=44/3',
-  ]);
+  // Wall time: the thread waiting in futex_wait is the self of Start, the method that waited (wait-self.ts).
+  const wall = rows(a.functions({ metric: 'wall', fold: NO_FOLD }));
+  assert.deepEqual(wall.slice(0, 2), ['Start self=100/1 total=100/1', 'Hot self=44/3 total=44/3']);
+  assert.ok(wall.includes('libc.so.6!futex_wait self=0/0 total=100/1'), wall.join('\n'));
   assert.deepEqual(rows(a.functions({ metric: 'cpu', fold: NO_FOLD, fromMs: 2, toMs: 4 })), ['Hot self=20/1 total=20/1', 'Cold self=5/1 total=5/1', 'Main self=0/0 total=25/2', 'Work self=0/0 total=25/2']);
   assert.deepEqual(rows(a.functions({ metric: 'samples', fold: NO_FOLD, threadIds: [2] })), [
     'Hot self=1/1 total=1/1', 'Recurse self=1/1 total=1/1', 'libc.so.6!futex_wait self=1/1 total=1/1',
     'Main self=0/0 total=2/2', 'Start self=0/0 total=1/1', 'Work self=0/0 total=1/1',
   ]);
+});
+
+test('wall time: a wait goes to the program\'s own method that waited, else the innermost managed frame; running code keeps its leaf', () => {
+  const a = analysis(lines(
+    'sleeper;App.Main;App.Doze;System.Threading.Thread.Sleep|System.Private.CoreLib.dll;libc.so.6!nanosleep 0 @1 wall=50',
+    'pool;System.Threading.WorkerLoop|System.Private.CoreLib.dll;System.Threading.Semaphore.Wait|System.Private.CoreLib.dll;libc.so.6!futex_wait 0 @2 wall=30',
+    'native;libc.so.6!epoll_wait 0 @3 wall=20',
+    'main;App.Main;App.Sum;System.Linq.Enumerable.Sum|System.Linq.dll 1 @4 wall=10',
+  ));
+  const self = (metric: 'wall' | 'cpu'): Map<string, number> => {
+    const t = a.functions({ metric, fold: NO_FOLD });
+    return new Map(t.name.map((n, i) => [n, t.self[i]] as [string, number]).filter(([, v]) => v > 0));
+  };
+  assert.deepEqual(self('wall'), new Map([['App.Doze', 50], ['System.Threading.Semaphore.Wait', 30], ['libc.so.6!epoll_wait', 20], ['System.Linq.Enumerable.Sum', 10]]));
+  assert.deepEqual(self('cpu'), new Map([['System.Linq.Enumerable.Sum', 1]]), 'CPU self stays the leaf');
+  // With the runtime folded (the summary's and report's default) the same.
+  const folded = a.functions({ metric: 'wall', fold: DEFAULT_FOLD });
+  assert.equal(folded.name[0], 'App.Doze');
+  assert.equal(folded.self[0], 50);
 });
 
 test('sandwich: callers up to the entries and callees down to the leaves, both rooted at the function with its total', () => {

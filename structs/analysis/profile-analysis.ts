@@ -11,6 +11,7 @@ import { callTree, sandwich, type Sandwich } from './call-trees.js';
 import { diffFunctions, diffTreeOfShape, diffTrees, type DiffFunctions, type DiffNormalize, type DiffTree } from './diff.js';
 import { projectTree, treeShape, type TreeShape } from './tree-shape.js';
 import { functionsTable, type FunctionsTable } from './functions-table.js';
+import { waitSelf } from './wait-self.js';
 import type { SampleSource } from './stack-source.js';
 import type { SampleMetric } from '../profile/recording.js';
 import { foldWeights, weighStacks, weighStacksTwice, type SampleQuery, type StackWeights } from './stack-weights.js';
@@ -146,7 +147,7 @@ export class ProfileAnalysis {
 
   functions(query: AnalysisQuery): FunctionsTable {
     const { stacks, weights } = this.weigh(query);
-    return functionsTable(stacks, weights);
+    return functionsTable(stacks, weights, query.metric === 'wall' ? waitSelf(stacks) : undefined);
   }
 
   sandwich(query: AnalysisQuery, name: string): Sandwich | null {
@@ -190,8 +191,9 @@ export function diffAnalyses(before: ProfileAnalysis, beforeQuery: AnalysisQuery
   const sameSamples = before === after && foldKey(beforeQuery.fold) === foldKey(afterQuery.fold) && beforeQuery.metric === afterQuery.metric
     && JSON.stringify(beforeQuery.threadIds ?? null) === JSON.stringify(afterQuery.threadIds ?? null);
   const [b, a] = sameSamples ? after.weighWindows(beforeQuery, afterQuery) : [before.weigh(beforeQuery), after.weigh(afterQuery)];
-  const bs = { stacks: b.stacks, weights: b.weights };
-  const as = { stacks: a.stacks, weights: a.weights };
+  // Wall time's waits are the waiting method's self on both sides, as in functions().
+  const bs = { stacks: b.stacks, weights: b.weights, selfOf: beforeQuery.metric === 'wall' ? waitSelf(b.stacks) : undefined };
+  const as = { stacks: a.stacks, weights: a.weights, selfOf: afterQuery.metric === 'wall' ? waitSelf(a.stacks) : undefined };
   // Two windows of one recording fill its tree shape; two recordings are merged side by side.
   const tree = b.stacks === a.stacks
     ? diffTreeOfShape(after.shapeOf(a.stacks), b.weights, a.weights, normalize)

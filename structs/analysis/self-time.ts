@@ -1,6 +1,7 @@
 // What "self" means, once for every table clrscope prints: the record summary's top methods,
 // `clrscope report`'s functions table and the workstation's Functions view all take their rows
-// from here or from the same ProfileAnalysis.functions, over stacks folded the same way.
+// from here or from the same ProfileAnalysis.functions, over stacks folded the same way, with
+// wall time's waits charged to the method that waited (wait-self.ts).
 
 import { DEFAULT_FOLD, type FoldOptions } from './fold-options.js';
 import { ProfileAnalysis, type WholeWeights } from './profile-analysis.js';
@@ -10,7 +11,7 @@ import { stackWeights, type StackWeights } from './stack-weights.js';
 import type { SampleMetric } from '../profile/recording.js';
 
 /** The definition, as the summary's and the report's header lines say it. */
-export const SELF_DEFINITION = 'self = the samples whose innermost frame, after folding, is the function';
+export const SELF_DEFINITION = 'self = the samples whose innermost frame, after folding, is the function; for wall time a sample in native or runtime code (a wait) is the self of the program\'s own method that called it';
 
 export interface SelfRows {
   rows: ReportFunction[];

@@ -5,6 +5,7 @@ import { FIXTURE_START_MONO, fixtureEncoder } from './fixture-stream.test-suppor
 import { recordingFromStream } from './recording-from-stream.js';
 import { exceptionTable, typeTable, MAX_MESSAGES, MAX_THROWERS } from './event-tables.js';
 import { totalsByLabel } from './event-metrics.js';
+import { exceptionOrigins, thrownExceptions } from './exception-origins.js';
 import type { Recording } from './recording.js';
 
 const MS = 1_000_000;
@@ -74,10 +75,11 @@ test('the exceptions table counts each type exactly and names the methods that t
   assert.equal(t.count, 9);
   assert.deepEqual(t.rows, [
     {
-      type: 'System.ArgumentException', count: 8, stacked: 4, methods: [{ name: 'App.Worker.Hot', count: 3 }, { name: 'App.Worker.Work', count: 1 }],
+      type: 'System.ArgumentException', count: 8, stacked: 4, rethrows: 0, methods: [{ name: 'App.Worker.Hot', count: 3 }, { name: 'App.Worker.Work', count: 1 }],
+      paths: [{ sites: [], count: 3 }],
       messages: [{ text: 'bad arg', count: 2 }, { text: null, count: 1 }, { text: 'other', count: 1 }], distinctMessages: 3,
     },
-    { type: 'System.IO.IOException', count: 1, stacked: 1, methods: [{ name: 'App.Worker.Recurse', count: 1 }], messages: [{ text: null, count: 1 }], distinctMessages: 1 },
+    { type: 'System.IO.IOException', count: 1, stacked: 1, rethrows: 0, methods: [{ name: 'App.Worker.Recurse', count: 1 }], paths: [{ sites: [], count: 1 }], messages: [{ text: null, count: 1 }], distinctMessages: 1 },
   ]);
   assert.deepEqual(t.rows.map((x) => [x.type, x.count]), totalsByLabel(r, 'exceptions').map((x) => [x.label, x.value]));
   // Window and threads.
@@ -87,6 +89,36 @@ test('the exceptions table counts each type exactly and names the methods that t
   assert.ok(MAX_THROWERS >= 2);
   // Thread 3's ArgumentExceptions: "other" from Hot, none from Work.
   assert.deepEqual(exceptionTable(r, { threadIds: [3] }).rows[0].messages, [{ text: null, count: 1 }, { text: 'other', count: 1 }]);
+});
+
+test('a rethrown exception counts once, where it was first thrown, with the methods it was rethrown from as its path', () => {
+  const enc = fixtureEncoder();
+  enc.stack(90, 0, [3, 2, 1]).stack(92, 0, [4, 2, 1]).stack(93, 0, [6, 1]).string(1, 'App.NotFound').string(2, 'gone');
+  const at = FIXTURE_START_MONO + MS;
+  // Object 1 thrown by Hot on thread 1, rethrown from Work (under a native leaf) on thread 3 and
+  // from Recurse; object 2 thrown by Hot and rethrown from Work only; object 3 thrown by Recurse
+  // and never rethrown. Value2: the identity times two, plus one for a rethrow. Thread 3's
+  // rethrow of object 1 comes first in the stream but later in time.
+  enc.event({ kind: EventKind.Exception, mono: at + 2, threadId: 3, stackId: 92, labelId: 1, value1: 1, value2: 3, messageId: 2 });
+  enc.event({ kind: EventKind.Exception, mono: at, threadId: 1, stackId: 90, labelId: 1, value1: 1, value2: 2, messageId: 2 });
+  enc.event({ kind: EventKind.Exception, mono: at + 3, threadId: 3, stackId: 93, labelId: 1, value1: 1, value2: 3, messageId: 2 });
+  enc.event({ kind: EventKind.Exception, mono: at + 4, threadId: 1, stackId: 90, labelId: 1, value1: 1, value2: 4, messageId: 2 });
+  enc.event({ kind: EventKind.Exception, mono: at + 5, threadId: 1, stackId: 92, labelId: 1, value1: 1, value2: 5, messageId: 2 });
+  enc.event({ kind: EventKind.Exception, mono: at + 6, threadId: 1, stackId: 93, labelId: 1, value1: 1, value2: 6 });
+  const r = recordingFromStream([enc.bytes().slice()]);
+  const row = exceptionTable(r, { threadIds: null }).rows[0];
+  assert.equal(row.count, 6, 'every throw, as the runtime counts them');
+  assert.equal(row.stacked, 3);
+  assert.equal(row.rethrows, 3);
+  assert.deepEqual(row.methods, [{ name: 'App.Worker.Hot', count: 2 }, { name: 'App.Worker.Recurse', count: 1 }]);
+  assert.deepEqual(row.paths, [{ sites: ['App.Worker.Work', 'App.Worker.Recurse'], count: 1 }, { sites: ['App.Worker.Work'], count: 1 }]);
+  assert.deepEqual(row.messages, [{ text: 'gone', count: 2 }, { text: null, count: 1 }]);
+  const origins = exceptionOrigins(r, thrownExceptions(r));
+  assert.deepEqual(origins.map((o) => [o.method, o.exceptions, o.rethrows, o.originNotSeen]), [['App.Worker.Hot', 2, 3, 0], ['App.Worker.Recurse', 1, 0, 0]]);
+  assert.deepEqual(origins[0].types, [{ type: 'App.NotFound', count: 2 }]);
+  // From 2 ns on, object 1's first throw is outside: it counts where it was first seen (Work), marked so.
+  const late = exceptionOrigins(r, thrownExceptions(r, (i) => r.events().mono[i] >= at + 2));
+  assert.deepEqual(late.map((o) => [o.method, o.exceptions, o.originNotSeen]), [['App.Worker.Hot', 1, 0], ['App.Worker.Recurse', 1, 0], ['App.Worker.Work', 1, 1]]);
 });
 
 test('the exceptions table keeps the most frequent messages of a type and counts the distinct ones', () => {

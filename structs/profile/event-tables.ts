@@ -3,12 +3,13 @@
 // gives the same events (event-metrics.ts). Allocations: estimated bytes and objects and the
 // samples they come from; the live heap: what the newest live set at or before the window's end
 // holds of each type, as the flame graph's "Live heap" shows it. Exceptions: how many of each
-// type, which method threw them (the innermost managed frame of their stacks) and with which
-// messages (the thrown objects' _message fields, as the profiler read them).
+// type, the methods where they started (each thrown object once, its rethrows apart:
+// exception-origins.ts), how they were rethrown, and with which messages (the thrown objects'
+// _message fields, as the profiler read them).
 
-import { EventKind, FunctionKind } from '../wire/records.js';
+import { EventKind } from '../wire/records.js';
 import { eventMetricInfo, eventSelector } from './event-metrics.js';
-import { frameLabel } from './frame-label.js';
+import { thrownExceptions, topPaths, type RethrowPath } from './exception-origins.js';
 import type { Recording } from './recording.js';
 
 export interface EventTableQuery {
@@ -59,13 +60,17 @@ export interface ExceptionMessage {
 
 export interface ExceptionRow {
   type: string;
-  /** Exceptions thrown, exact (those over the profiler's stack budget included). */
+  /** Throws, exact (rethrows and those over the profiler's stack budget included), as the runtime counts them. */
   count: number;
-  /** Of them, the ones with a stack: the methods' shares are of these. */
+  /** Exceptions with a stack, each thrown object once: the methods' shares are of these. */
   stacked: number;
-  /** The methods that threw them (innermost managed frame), most first; at most MAX_THROWERS. */
+  /** Their rethrows (a `throw;`, an await of the faulted task): throws after the first. */
+  rethrows: number;
+  /** The methods where they started (the innermost managed frame of each one's first throw), most first; at most MAX_THROWERS. */
   methods: ThrowingMethod[];
-  /** Their messages, most first, of the exceptions with a stack (as the methods); at most MAX_MESSAGES. */
+  /** The rethrow paths of the exceptions that started in the top method, most taken first. */
+  paths: RethrowPath[];
+  /** Their messages, most first, each exception once (as the methods); at most MAX_MESSAGES. */
   messages: ExceptionMessage[];
   /** Distinct messages among them (null counted as one). */
   distinctMessages: number;
@@ -134,48 +139,48 @@ export function typeTable(rec: Recording, q: EventTableQuery): TypeTable {
   return t;
 }
 
-/** Exceptions per type, with the methods that threw them. */
+/** Exceptions per type, with the methods where they started and how they were rethrown. */
 export function exceptionTable(rec: Recording, q: EventTableQuery): ExceptionTable {
   const e = rec.events();
   const strings = rec.strings();
   const { from, to, allowed } = bounds(rec, q);
-  // The throwing method of each stack, named once.
-  const thrower = new Map<number, string>();
-  const throwerOf = (stackId: number): string => {
-    let name = thrower.get(stackId);
-    if (name === undefined) {
-      name = innermostManaged(rec, stackId);
-      thrower.set(stackId, name);
-    }
-    return name;
-  };
   const entryOf = rowsByName((type) => ({
-    row: { type, count: 0, stacked: 0, methods: [], messages: [], distinctMessages: 0 } as ExceptionRow,
+    row: { type, count: 0, stacked: 0, rethrows: 0, methods: [], paths: [], messages: [], distinctMessages: 0 } as ExceptionRow,
     methods: new Map<string, number>(),
+    // Of each method, its rethrow paths by their text.
+    paths: new Map<string, Map<string, RethrowPath>>(),
     // By message id, named at the end (a recording of several processes may name one text under several ids).
     messages: new Map<number, number>(),
   }), strings);
+  const inWindow = (i: number): boolean => e.mono[i] >= from && e.mono[i] < to && allowed(e.threadId[i]);
   let total = 0;
   for (let i = 0; i < e.kind.length; i++) {
-    if (e.kind[i] !== EventKind.Exception) continue;
-    const m = e.mono[i];
-    if (m < from || m >= to || !allowed(e.threadId[i])) continue;
-    const entry = entryOf(e.labelId[i]);
+    if (e.kind[i] !== EventKind.Exception || !inWindow(i)) continue;
     // An event without a stack stands for the exceptions over the stack budget: value1 of them.
     const n = e.value1[i];
-    entry.row.count += n;
+    entryOf(e.labelId[i]).row.count += n;
     total += n;
-    if (e.stackId[i] < 0) continue;
-    entry.row.stacked += n;
-    const name = throwerOf(e.stackId[i]);
-    entry.methods.set(name, (entry.methods.get(name) ?? 0) + n);
-    const message = e.messageId[i];
-    entry.messages.set(message, (entry.messages.get(message) ?? 0) + n);
   }
-  const rows = [...entryOf.all()].map(({ row, methods, messages }) => {
+  // Each thrown object once, at the method where it started; its rethrows counted apart.
+  for (const x of thrownExceptions(rec, inWindow)) {
+    const entry = entryOf(x.labelId);
+    entry.row.stacked += 1;
+    entry.row.rethrows += x.rethrownAt.length;
+    entry.methods.set(x.origin, (entry.methods.get(x.origin) ?? 0) + 1);
+    let paths = entry.paths.get(x.origin);
+    if (paths === undefined) entry.paths.set(x.origin, paths = new Map());
+    const key = x.rethrownAt.join('\n');
+    const path = paths.get(key);
+    if (path === undefined) paths.set(key, { sites: x.rethrownAt, count: 1 });
+    else path.count += 1;
+    entry.messages.set(x.messageId, (entry.messages.get(x.messageId) ?? 0) + 1);
+  }
+  const rows = [...entryOf.all()].map(({ row, methods, paths, messages }) => {
     row.methods = [...methods].map(([name, count]) => ({ name, count }))
       .sort((a, b) => b.count - a.count || compareNames(a.name, b.name))
       .slice(0, MAX_THROWERS);
+    const top = row.methods[0];
+    row.paths = top === undefined ? [] : topPaths(paths.get(top.name)?.values() ?? []);
     const byText = new Map<string | null, number>();
     for (const [id, count] of messages) {
       const text = id === 0 ? null : strings.get(id) ?? null;
@@ -211,21 +216,6 @@ function rowsByName<R>(make: (type: string) => R, strings: ReadonlyMap<number, s
     return r;
   };
   return Object.assign(find, { all: () => byName.values() });
-}
-
-/** The stack's innermost managed frame's name (its leaf when it has none), as the summary's "self" is. */
-function innermostManaged(rec: Recording, stackId: number): string {
-  const frames = rec.stackFrames(stackId);
-  if (frames.length === 0) return '[no frames]';
-  let id = frames[0];
-  for (let i = 0; i < frames.length; i++) {
-    if (rec.functionInfo(frames[i])?.kind === FunctionKind.Managed) {
-      id = frames[i];
-      break;
-    }
-  }
-  const fn = rec.functionInfo(id);
-  return fn === undefined ? `[function ${id}]` : frameLabel(fn);
 }
 
 function compareNames(a: string, b: string): number {

@@ -160,8 +160,8 @@ describe('stopping a recording', () => {
     const elapsed = Date.now() - started;
     assert.ok(elapsed < 20000, `took ${elapsed} ms`);
     assert.ok(existsSync(file), r.stderr);
-    // The sleep was recorded: its wall time is the sleeping method's total (its self is the
-    // runtime's, where the thread waits; README, "clrscope record").
+    // The sleep was recorded: its wall time is the sleeping method's total (and its self, the
+    // wait being charged to the method that waited; README, "clrscope record").
     const rep = await runCli(['report', file, '--sample-type', 'wall', '--format', 'json', '--top', '0']);
     assert.equal(rep.code, 0, rep.stderr);
     const functions = (JSON.parse(rep.stdout) as { functions: { name: string; total: number }[] }).functions;

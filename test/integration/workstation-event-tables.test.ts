@@ -3,9 +3,10 @@
 // of 1,000 bytes in Big, Pair<System.Int64> of 32 in Small, each measured by the thread's own
 // allocation counter) and throw-mix (ArgumentException, KeyNotFoundException and
 // TargetFault<System.Int32> thrown 3:2:1 by ThrowMix.Argument, .KeyNotFound and .Generic, counted
-// by the program, with the messages it gives them: support/throw-mix-messages.ts). The tables must
-// show the program's own figures, sort by each column, and a picked type must focus the flame graph
-// on where that type is allocated or thrown.
+// by the program, with the messages it gives them: support/throw-mix-messages.ts) and async-rethrow
+// (OrderNotFoundExceptions thrown in a leaf and rethrown four times each on their way up through
+// awaits). The tables must show the program's own figures, sort by each column, and a picked type
+// must focus the flame graph on where that type is allocated or thrown.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -25,6 +26,7 @@ import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, unt
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'event-tables');
 const NS = 'Clrscope.Targets.Scenarios.';
+const ORDER = `${NS}OrderNotFoundException`;
 const BYTE_ARRAY = 'System.Byte[]';
 const PAIR = `${NS}Pair<System.Int64>`;
 // Pair<long>: header, method table and two longs (the program's own 32 per object, as events.test.ts).
@@ -65,16 +67,18 @@ describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.jo
   let pageErrors: string[] = [];
   let alloc: Record<string, number>;
   let thrown: Record<string, number>;
+  let rethrown: Record<string, number>;
 
   before(async () => {
     if (missing.length > 0) assert.fail(`CI is set and the event-tables test lacks: ${missing.join('; ')}`);
     dir = mkdtempSync(join(tmpdir(), 'clrscope-event-tables-'));
     file = join(dir, 'events.clrscope');
-    const r = await runCli(['record', '--alloc', 'on', '-o', file, '--', 'dotnet', targetDll('Scenarios'), 'throw-mix', 'alloc-ratio', '--exceptions', '20', '--allocate-mb', '200'], { timeoutMs: 180000 });
+    const r = await runCli(['record', '--alloc', 'on', '-o', file, '--', 'dotnet', targetDll('Scenarios'), 'throw-mix', 'alloc-ratio', 'async-rethrow', '--exceptions', '20', '--allocate-mb', '200'], { timeoutMs: 180000 });
     assert.equal(r.code, 0, r.stderr);
     const facts = resultOf(r.stdout).scenarios as Record<string, Record<string, number>>;
     alloc = facts['alloc-ratio'];
     thrown = facts['throw-mix'];
+    rethrown = facts['async-rethrow'];
     ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports'), settingsDir: join(dir, 'settings') });
     ({ server, page, errors: pageErrors } = ui);
     await page.goto(`${server.url}&test`);
@@ -152,9 +156,17 @@ describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.jo
     await until('every type', () => flameNodes(page), (n) => n.some((x) => x.label === `${NS}AllocRatio.Big`), 30000);
   });
 
-  it('Exceptions: the program\'s own 3:2:1 counts, each type under the method that threw it', { timeout: 120000 }, async () => {
+  it('Exceptions: the program\'s own 3:2:1 counts, each type under the method that threw it; a rethrown type once, under the leaf, with its path', { timeout: 120000 }, async () => {
     await page.getByTestId('tab-exceptions').click();
-    const t = (await until('the exceptions table', () => tables(page), (x) => x !== null && x.exceptions.rows.length >= 3, 30000))!.exceptions;
+    const all = (await until('the exceptions table', () => tables(page), (x) => x !== null && x.exceptions.rows.length >= 4, 30000))!.exceptions;
+    // async-rethrow's type: every throw counted, each exception once under the leaf, rethrows apart.
+    const order = all.rows[0];
+    assert.equal(order.type, ORDER);
+    assert.equal(order.count, rethrown.thrown * (1 + rethrown.rethrowsEach));
+    assert.equal(order.stacked, rethrown.thrown);
+    assert.equal(order.rethrows, rethrown.thrown * rethrown.rethrowsEach);
+    assert.deepEqual(order.methods, [{ name: `${NS}OrderStore.Lookup`, count: rethrown.thrown }]);
+    const t = { ...all, rows: all.rows.slice(1) };
     const want: [string, string][] = [
       ['System.ArgumentException', `${NS}ThrowMix.Argument`],
       ['System.Collections.Generic.KeyNotFoundException', `${NS}ThrowMix.KeyNotFound`],
@@ -177,20 +189,25 @@ describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.jo
       assert.equal(row.distinctMessages, all.length, row.type);
     }
     assert.equal(t.rows[1].distinctMessages, 20);
-    const cells = await until('the rows drawn', () => rowCells(page, 'exceptions-table'), (c) => c.length === 3);
-    assert.deepEqual(cells.map((c) => [c[0], c[1], c[3], c[4]]), want.map(([type, method]) => [type, String(thrown[type]), method, '100.0%']));
-    assert.deepEqual(cells.map((c) => c.slice(6)), [
+    const drawn = await until('the rows drawn', () => rowCells(page, 'exceptions-table'), (c) => c.length === 4);
+    // Type, thrown, %, top method, its share, others, rethrows, the top method's rethrow path, messages.
+    const [orderCells, ...cells] = drawn;
+    assert.deepEqual([orderCells[0], orderCells[1], orderCells[3], orderCells[4], orderCells[6]],
+      [ORDER, String(order.count), `${NS}OrderStore.Lookup`, '100.0%', String(order.rethrows)]);
+    assert.ok(orderCells[7].startsWith(`${NS}RethrowWork+<LoadOrder>d__3.MoveNext > ${NS}RethrowWork+<LoadOrder>d__3.MoveNext > ${NS}RethrowWork+<HandleRequest>d__2.MoveNext > `), orderCells[7]);
+    assert.deepEqual(cells.map((c) => [c[0], c[1], c[3], c[4], c[6], c[7]]), want.map(([type, method]) => [type, String(thrown[type]), method, '100.0%', '0', '']));
+    assert.deepEqual(cells.map((c) => c.slice(8)), [
       ['clrscope test', '60', ''],
       ['key 0', '2', 'key 1 (2), key 10 (2), key 11 (2), key 12 (2), 15 more'],
       ['(no message)', '20', ''],
     ]);
-    assert.match(await page.getByTestId('exceptions-caption').innerText(), /3 of 3 exception types; 120 thrown\./);
+    assert.match(await page.getByTestId('exceptions-caption').innerText(), new RegExp(`4 of 4 exception types; ${120 + order.count} thrown\\.`));
     await checkedScreenshot(page, 'exceptions', { dir: ARTIFACTS });
     // Ascending by count, then by name.
     await page.getByTestId('exceptions-table-sort-count').click();
     await until('fewest first', () => rowCells(page, 'exceptions-table'), (c) => c[0]?.[1] === '20');
     await page.getByTestId('exceptions-table-sort-type').click();
-    await until('by name', () => rowCells(page, 'exceptions-table'), (c) => c.map((x) => x[0]).join() === [want[2][0], want[0][0], want[1][0]].join());
+    await until('by name', () => rowCells(page, 'exceptions-table'), (c) => c.map((x) => x[0]).join() === [ORDER, want[2][0], want[0][0], want[1][0]].join());
     // A picked type: the flame graph's exceptions, of that type only, under its thrower.
     await page.locator('[data-testid=exceptions-table] .vrow').filter({ hasText: 'KeyNotFoundException' }).first().dblclick();
     // The tab's earlier trees (every exception type's; the allocations') have KeyNotFound too:

@@ -38,7 +38,7 @@ export interface FunctionsSort {
 }
 
 export type TypesColumn = 'type' | 'bytes' | 'objects' | 'samples' | 'liveBytes' | 'liveObjects';
-export type ExceptionsColumn = 'type' | 'count' | 'thrower' | 'throwerShare';
+export type ExceptionsColumn = 'type' | 'count' | 'thrower' | 'throwerShare' | 'rethrows';
 
 export interface TableSort<C extends string> {
   column: C;

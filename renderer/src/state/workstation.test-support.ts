@@ -39,7 +39,7 @@ export class FakeWorker implements WorkerPort {
         case 'event-tables': return {
           kind: 'event-tables', requestId: message.requestId,
           types: { rows: [{ type: 'System.Byte[]', bytes: 100, objects: 1, samples: 1, liveBytes: 0, liveObjects: 0 }], bytes: 100, objects: 1, samples: 1, liveBytes: 0, liveObjects: 0, hasLive: false },
-          exceptions: { rows: [{ type: 'System.ArgumentException', count: 3, stacked: 3, methods: [{ name: 'App.Throw', count: 3 }], messages: [{ text: 'boom', count: 3 }], distinctMessages: 1 }], count: 3 },
+          exceptions: { rows: [{ type: 'System.ArgumentException', count: 3, stacked: 3, rethrows: 0, methods: [{ name: 'App.Throw', count: 3 }], paths: [{ sites: [], count: 3 }], messages: [{ text: 'boom', count: 3 }], distinctMessages: 1 }], count: 3 },
         };
         case 'lines': return { kind: 'sources', requestId: message.requestId, names: ['App.Hot'], places: ['/src/App.cs:12'] };
         case 'function-lines': return {

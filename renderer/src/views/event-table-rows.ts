@@ -9,7 +9,7 @@ function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Share of an exception type's stacked throws that its top method threw (0 without stacks). */
+/** Share of an exception type's exceptions with a stack that started in its top method (0 without stacks). */
 export function throwerShare(row: ExceptionRow): number {
   return row.stacked > 0 && row.methods.length > 0 ? row.methods[0].count / row.stacked : 0;
 }
@@ -32,6 +32,7 @@ export function exceptionRows(rows: readonly ExceptionRow[], search: string, sor
       case 'count': return (a, b) => a.count - b.count;
       case 'thrower': return (a, b) => byName(a.methods[0]?.name ?? '', b.methods[0]?.name ?? '');
       case 'throwerShare': return (a, b) => throwerShare(a) - throwerShare(b);
+      case 'rethrows': return (a, b) => a.rethrows - b.rethrows;
     }
   })();
   return sorted(rows, search, (r) => r.type, sort.descending, compare);

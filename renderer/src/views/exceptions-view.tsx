@@ -1,6 +1,7 @@
 // Exceptions per type: how many were thrown (exact, those over the profiler's stack budget
-// included), which methods threw them (the innermost managed frame of their stacks, with its
-// share of the type's stacks) and their messages (the thrown objects' _message fields, most
+// included), the methods where they started (each thrown object once, at its first throw's
+// innermost managed frame, with its share of the type's exceptions), how often and along which
+// path they were rethrown (structs/profile/exception-origins.ts) and their messages (the thrown objects' _message fields, most
 // frequent first, with counts); the flame graph's window and threads. Picking a type focuses the
 // flame graph's exceptions view on it (a double-click goes there).
 
@@ -19,6 +20,8 @@ const COLUMNS: readonly VirtualColumn[] = [
   { key: 'thrower', title: 'Top throwing method', width: 'minmax(14em, 1fr)', sortable: true },
   { key: 'throwerShare', title: 'Its share', width: '7em', numeric: true, sortable: true },
   { key: 'others', title: 'Other methods', width: 'minmax(8em, 0.7fr)' },
+  { key: 'rethrows', title: 'Rethrows', width: '7em', numeric: true, sortable: true },
+  { key: 'path', title: 'Rethrow path', width: 'minmax(12em, 1fr)' },
   { key: 'message', title: 'Top message', width: 'minmax(14em, 1fr)' },
   { key: 'messageCount', title: 'Times', width: '6em', numeric: true },
   { key: 'otherMessages', title: 'Other messages', width: 'minmax(10em, 1fr)' },
@@ -38,6 +41,8 @@ function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: stri
     case 'thrower': return row.methods.length === 0 ? <span className="hint">no stacks</span> : <span className="kind-0">{row.methods[0].name}</span>;
     case 'throwerShare': return row.methods.length === 0 ? '' : formatPercent(throwerShare(row));
     case 'others': return row.methods.slice(1).map((m) => `${m.name} (${formatCount(m.count)})`).join(', ');
+    case 'rethrows': return formatCount(row.rethrows);
+    case 'path': return row.paths.length === 0 || row.paths[0].sites.length === 0 ? '' : row.paths[0].sites.join(' > ');
     case 'message': return row.messages.length === 0 ? <span className="hint">no stacks</span> : messageText(row.messages[0]);
     case 'messageCount': return row.messages.length === 0 ? '' : formatCount(row.messages[0].count);
     case 'otherMessages': {
@@ -70,7 +75,7 @@ export function ExceptionsView(): ReactElement {
     ? 'Waiting for the recording…'
     : table.rows.length === 0
       ? 'No exceptions were thrown here (or the recording has none: record --exceptions on).'
-      : `${rows.length.toLocaleString()} of ${table.rows.length.toLocaleString()} exception types; ${table.count.toLocaleString()} thrown. A method's share and a message's count are of the type's exceptions with a stack.`;
+      : `${rows.length.toLocaleString()} of ${table.rows.length.toLocaleString()} exception types; ${table.count.toLocaleString()} thrown. A method is where exceptions were first thrown (a rethrow is not counted again); its share and a message's count are of the type's exceptions with a stack.`;
   return (
     <div className="functions-view exceptions-view">
       <div className="toolbar analysis-toolbar">
@@ -90,6 +95,7 @@ export function ExceptionsView(): ReactElement {
           return [
             row.type,
             ...row.methods.map((m) => `  ${formatCount(m.count)}  ${m.name}`),
+            ...row.paths.filter((p) => p.sites.length > 0).map((p) => `  ${formatCount(p.count)}  rethrown at ${p.sites.join(' > ')}`),
             ...row.messages.map((m) => `  ${formatCount(m.count)}  ${m.text === null ? '(no message)' : JSON.stringify(m.text)}`),
             row.distinctMessages > row.messages.length ? `  … ${(row.distinctMessages - row.messages.length).toLocaleString()} more messages` : '',
             row.count > row.stacked ? `  ${formatCount(row.count - row.stacked)} without a stack (over the stack budget)` : '',

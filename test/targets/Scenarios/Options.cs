@@ -11,11 +11,11 @@ internal sealed class Options
     ];
 
     // Scenarios for the profiler's own corner cases, run by name only (not part of "all").
-    public static readonly string[] MoreScenarios = ["hop", "osr", "gc-churn", "lcg", "hot-line", "throw-mix", "lock-wait", "alloc-ratio", "lock-churn", "live-heap", "hardware-faults", "pool-load", "dispatch"];
+    public static readonly string[] MoreScenarios = ["hop", "osr", "gc-churn", "lcg", "hot-line", "throw-mix", "lock-wait", "alloc-ratio", "lock-churn", "live-heap", "hardware-faults", "pool-load", "dispatch", "async-rethrow"];
 
     public const string Usage =
         "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--heavy-factor F] [--allocate-mb N] [--self-check] [--throw-on-stdin]\n" +
-        "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all, and hop osr gc-churn lcg hot-line throw-mix lock-wait alloc-ratio lock-churn live-heap hardware-faults pool-load dispatch";
+        "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all, and hop osr gc-churn lcg hot-line throw-mix lock-wait alloc-ratio lock-churn live-heap hardware-faults pool-load dispatch async-rethrow";
 
     public List<string> Scenarios { get; } = [];
     public double Seconds { get; private set; } = 3;

@@ -66,6 +66,7 @@ internal abstract class Scenario(Options options)
         "hardware-faults" => new HardwareFaultsScenario(o),
         "pool-load" => new PoolLoadScenario(o),
         "dispatch" => new DispatchScenario(o),
+        "async-rethrow" => new AsyncRethrowScenario(o),
         _ => throw new UsageException($"unknown scenario '{name}'"),
     };
 
