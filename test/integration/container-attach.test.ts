@@ -35,7 +35,13 @@ function clrscopeLeftovers(target: ContainedTarget): string[] {
 function stopAfterLines(n: number): (child: ChildProcess) => void {
   return (child) => {
     let lines = 0;
-    const stop = (): boolean => child.kill('SIGINT');
+    let sent = false;
+    // Once: a second Ctrl-C while it detaches would end it by the signal.
+    const stop = (): void => {
+      if (sent) return;
+      sent = true;
+      child.kill('SIGINT');
+    };
     const timer = setTimeout(stop, 40000);
     child.stdout?.on('data', (d: Buffer) => {
       lines += d.toString().split('\n').length - 1;
@@ -133,13 +139,36 @@ describe('a .NET process in a container that already has a profiler', { skip }, 
       assert.match(r.stderr, new RegExp(`stopped the EventPipe session in pid ${target.hostPid}; it keeps running`));
       assert.match(r.stderr, /Top methods by CPU time[^\n]*\n[^\n]*\n\s+[\d.]+%\s+\S+ m?s\s+[\d.]+%\s+Clrscope\.Targets\.Scenarios\.CpuWork\.Heavy/, r.stderr);
       const counters = await runCli(['counters', '--pid', String(target.hostPid), '--format', 'json', '--refresh', '1000'], { timeoutMs: 60000, started: stopAfterLines(3) });
-      assert.equal(counters.code, 0, counters.stderr);
+      assert.equal(counters.code, 0, `${counters.signal ?? ''} ${counters.stderr}`);
       // The block is the inside clrscope's (/dev/shm/clrscope-NSPID in the container): read as it is, no attach and no EventPipe.
       assert.doesNotMatch(counters.stderr, /EventPipe|EventCounters/);
       const lines = counters.stdout.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { pid: number; locksAndThreads: { currentThreadsPhysical: number } });
-      assert.ok(lines.length >= 2, counters.stderr);
+      assert.ok(lines.length >= 2, `${lines.length} lines: ${counters.stdout} ${counters.stderr}`);
       assert.equal(lines[0].pid, target.hostPid);
       assert.ok(lines[lines.length - 1].locksAndThreads.currentThreadsPhysical >= 3);
+      assert.ok(processAlive(target.hostPid));
+    } finally {
+      target.kill();
+    }
+  });
+});
+
+describe('a .NET process in a container that runs on musl', { skip }, () => {
+  it('is listed as not attachable and not attached, in one sentence each', async () => {
+    // No musl runtime is at hand: a harmless library (glibc's libdl stub) preloaded under the musl
+    // loader's name puts /tmp/lib/ld-musl-x86_64.so.1 in the maps, which is what clrscope looks at.
+    const target = await startInContainer(targetDll('Scenarios'), ['sleep', '--seconds', '60'], {
+      setup: 'mkdir -p /tmp/lib && cp /usr/lib/x86_64-linux-gnu/libdl.so.2 /tmp/lib/ld-musl-x86_64.so.1 && export LD_PRELOAD=/tmp/lib/ld-musl-x86_64.so.1',
+    });
+    try {
+      const listed = await runCli(['ps', '--json'], { timeoutMs: 30000 });
+      const entry = (JSON.parse(listed.stdout) as ProcessInfo[]).find((p) => p.pid === target.hostPid);
+      assert.equal(entry?.attachable, false);
+      assert.match(entry?.reason ?? '', /musl libc \(an Alpine-based image\).*not built for musl yet/);
+      const r = await runCli(['record', '--pid', String(target.hostPid), '-o', join(dir, 'musl.clrscope')], { timeoutMs: 60000 });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, new RegExp(`^clrscope: Process ${target.hostPid} runs on musl libc .*not supported yet.*\\.$`, 'm'), r.stderr);
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
       assert.ok(processAlive(target.hostPid));
     } finally {
       target.kill();
