@@ -159,6 +159,9 @@ runtime version, whether clrscope can attach to it, and its command line.
 Processes are found by their runtime's diagnostics socket
 ($TMPDIR/dotnet-diagnostic-PID-KEY-socket) and by a .NET runtime in their
 memory maps; each runtime is asked for its details through that socket.
+A process in a container (other pid or mount namespaces) is found through
+/proc/PID/root when clrscope runs as root on the host or in a sidecar that
+may ptrace it; the CONTAINER column says which one and its pid there.
 A process clrscope cannot attach to says why: diagnostics turned off
 (DOTNET_EnableDiagnostics=0), another user's, or a runtime that does not
 answer (hung or stopped). One that already has a profiler (another one, or
@@ -169,7 +172,9 @@ use an EventPipe session instead, with approximate CPU time.
 Options:
   --json          print a JSON array of {pid, name, commandLine,
                   runtimeVersion, attachable, eventPipeOnly, reason,
-                  clrscopeLoaded} (runtimeVersion and reason may be null)
+                  clrscopeLoaded, container} (runtimeVersion and reason may
+                  be null; container is {pid, id, cgroup} for a process in
+                  other pid or mount namespaces, its pid there, else null)
   --timeout MS    how long to wait for each runtime's answer, 10 to 60000
                   (default 1500); processes are asked in parallel
   -h, --help      show this help

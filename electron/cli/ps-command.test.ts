@@ -6,7 +6,7 @@ import { planPs, psJsonEntries, psTable } from './ps-command.js';
 
 const base: DotnetProcess = {
   pid: 4242, name: 'Scenarios', commandLine: '/usr/share/dotnet/dotnet /w/Scenarios.dll sleep --seconds 20', runtimeVersion: '10.0.12',
-  attachable: true, eventPipeOnly: false, reason: null, clrscopeLoaded: false, uid: 0, user: 'root', socketPath: '/tmp/dotnet-diagnostic-4242-1-socket', os: 'Linux', arch: 'x64',
+  attachable: true, eventPipeOnly: false, reason: null, clrscopeLoaded: false, container: null, uid: 0, user: 'root', socketPath: '/tmp/dotnet-diagnostic-4242-1-socket', os: 'Linux', arch: 'x64',
 };
 const off: DotnetProcess = {
   ...base, pid: 17, name: 'dotnet', commandLine: 'dotnet Other.dll', runtimeVersion: null, attachable: false,
@@ -28,8 +28,8 @@ test('options', () => {
 
 test('--json has exactly the documented keys, in order', () => {
   const json = JSON.parse(JSON.stringify(psJsonEntries([off, base]))) as Record<string, unknown>[];
-  for (const entry of json) assert.deepEqual(Object.keys(entry), ['pid', 'name', 'commandLine', 'runtimeVersion', 'attachable', 'eventPipeOnly', 'reason', 'clrscopeLoaded']);
-  assert.deepEqual(json[0], { pid: 17, name: 'dotnet', commandLine: 'dotnet Other.dll', runtimeVersion: null, attachable: false, eventPipeOnly: false, reason: off.reason, clrscopeLoaded: false });
+  for (const entry of json) assert.deepEqual(Object.keys(entry), ['pid', 'name', 'commandLine', 'runtimeVersion', 'attachable', 'eventPipeOnly', 'reason', 'clrscopeLoaded', 'container']);
+  assert.deepEqual(json[0], { pid: 17, name: 'dotnet', commandLine: 'dotnet Other.dll', runtimeVersion: null, attachable: false, eventPipeOnly: false, reason: off.reason, clrscopeLoaded: false, container: null });
 });
 
 test('the table: one row per process, the reason under the ones clrscope cannot attach to or records only through EventPipe', () => {
@@ -49,4 +49,15 @@ test('on a narrow terminal long lines are clipped', () => {
   for (const line of lines) assert.ok(line.length <= 50, line);
   assert.equal(lines[3], '4242  Scenarios  10.0.12  yes     /usr/share/dotn…');
   assert.equal(lines[2], '      not attachable: it was started with DOTNET_…');
+});
+
+test('a process in a container: a CONTAINER column with its id and its pid there, only when one is listed', () => {
+  const contained: DotnetProcess = { ...base, pid: 51234, container: { pid: 1, id: '0123456789ab', cgroup: '/system.slice/docker-0123456789ab.scope' } };
+  assert.equal(psTable([base, contained]), [
+    '  PID  NAME       RUNTIME  ATTACH  CONTAINER           COMMAND LINE',
+    ' 4242  Scenarios  10.0.12  yes     -                   /usr/share/dotnet/dotnet /w/Scenarios.dll sleep --seconds 20',
+    '51234  Scenarios  10.0.12  yes     0123456789ab pid 1  /usr/share/dotnet/dotnet /w/Scenarios.dll sleep --seconds 20',
+  ].join('\n'));
+  const json = JSON.parse(JSON.stringify(psJsonEntries([contained]))) as Record<string, unknown>[];
+  assert.deepEqual(json[0].container, { pid: 1, id: '0123456789ab', cgroup: '/system.slice/docker-0123456789ab.scope' });
 });

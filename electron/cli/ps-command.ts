@@ -50,20 +50,25 @@ export function psTable(list: readonly DotnetProcess[], width = 0): string {
     name: clip(p.name, 24),
     runtime: p.runtimeVersion ?? '-',
     attach: !p.attachable ? 'no' : p.eventPipeOnly ? 'eventpipe' : 'yes',
+    // Which container and the pid the process has there (what `docker top` or `ps` inside show).
+    container: p.container === null ? '-' : `${p.container.id} pid ${p.container.pid}`,
     command: p.commandLine,
     reason: p.reason,
     eventPipeOnly: p.eventPipeOnly,
   }));
-  const w = (key: 'pid' | 'name' | 'runtime' | 'attach', title: string): number => Math.max(title.length, ...rows.map((r) => r[key].length));
-  const widths = { pid: w('pid', 'PID'), name: w('name', 'NAME'), runtime: w('runtime', 'RUNTIME'), attach: w('attach', 'ATTACH') };
+  const w = (key: 'pid' | 'name' | 'runtime' | 'attach' | 'container', title: string): number => Math.max(title.length, ...rows.map((r) => r[key].length));
+  const widths = { pid: w('pid', 'PID'), name: w('name', 'NAME'), runtime: w('runtime', 'RUNTIME'), attach: w('attach', 'ATTACH'), container: w('container', 'CONTAINER') };
+  // The column only when some process runs in a container.
+  const containers = list.some((p) => p.container !== null);
   const indent = widths.pid + 2;
-  const line = (pid: string, name: string, runtime: string, attach: string, command: string): string => {
-    const head = `${pid.padStart(widths.pid)}  ${name.padEnd(widths.name)}  ${runtime.padEnd(widths.runtime)}  ${attach.padEnd(widths.attach)}  `;
+  const line = (pid: string, name: string, runtime: string, attach: string, container: string, command: string): string => {
+    const inner = containers ? `${container.padEnd(widths.container)}  ` : '';
+    const head = `${pid.padStart(widths.pid)}  ${name.padEnd(widths.name)}  ${runtime.padEnd(widths.runtime)}  ${attach.padEnd(widths.attach)}  ${inner}`;
     return `${head}${width > 0 ? clip(command, width - head.length) : command}`.trimEnd();
   };
-  const out = [line('PID', 'NAME', 'RUNTIME', 'ATTACH', 'COMMAND LINE')];
+  const out = [line('PID', 'NAME', 'RUNTIME', 'ATTACH', 'CONTAINER', 'COMMAND LINE')];
   for (const r of rows) {
-    out.push(line(r.pid, r.name, r.runtime, r.attach, r.command));
+    out.push(line(r.pid, r.name, r.runtime, r.attach, r.container, r.command));
     if (r.reason !== null) {
       const text = `${' '.repeat(indent)}${r.eventPipeOnly ? 'EventPipe only (approximate CPU)' : 'not attachable'}: ${r.reason}`;
       out.push(width > 0 ? clip(text, width) : text);

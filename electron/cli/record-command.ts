@@ -383,7 +383,7 @@ async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string
   const { recording: rec, summed } = await readBackFor(plan, result.session);
   await spool.stream.closeReader();
   if (result.stream.error !== undefined) io.err(`clrscope: ${result.stream.error} What arrived before it is kept.`);
-  io.err(formatSummary(rec, result.stream.closedByCollector, summed?.sums, collectorCpuNs()));
+  io.err(formatSummary(rec, result.stream.closedByCollector, summed?.sums, collectorCpuNs(), pid));
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: detached from pid ${pid}; it keeps running.`);
@@ -396,7 +396,7 @@ async function writeEventPipeRecording(plan: RecordPlan, pid: number, result: Ev
   if (result.problem !== undefined) io.err(`clrscope: ${result.problem}`);
   const rec = result.recording;
   if (rec === undefined) throw new UserError(`Nothing was recorded from process ${pid}, so ${plan.output} was not written.`);
-  io.err(formatSummary(rec, result.reason !== 'exited', undefined, collectorCpuNs()));
+  io.err(formatSummary(rec, result.reason !== 'exited', undefined, collectorCpuNs(), pid));
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: stopped the EventPipe session in pid ${pid}; it keeps running.`);

@@ -138,15 +138,18 @@ export function stacklessCpuLine(ns: number): string {
 /**
  * `stoppedHere`: the recording was ended by clrscope (duration, Ctrl-C, detach), so a missing END
  * is expected. `summed`: the samples summed per stack and thread, when `rec` keeps none.
+ * `hostPid`: the pid clrscope was given, when the profiler says another (the process's pid in
+ * its container): both are said.
  */
-export function formatSummary(rec: Recording, stoppedHere = false, summed?: StackThreadSums, collectorCpuNs?: number): string {
+export function formatSummary(rec: Recording, stoppedHere = false, summed?: StackThreadSums, collectorCpuNs?: number, hostPid?: number): string {
   const meta = rec.meta;
   const c = sampleCounts(rec, summed);
   const lines: string[] = [];
   const runtime = meta !== undefined && meta.runtimeVersion !== '' ? ` (.NET ${meta.runtimeVersion})` : '';
   // A recording of several processes (record --children) counts them all; its meta is the launched one's.
   const processes = rec.processes().length;
-  const who = processes > 0 ? `pid ${meta?.pid ?? '?'} and ${counted(processes - 1, 'child process', 'child processes')}` : `pid ${meta?.pid ?? '?'}`;
+  const pid = hostPid !== undefined && meta !== undefined && meta.pid !== hostPid ? `${hostPid} (pid ${meta.pid} in its container)` : `${meta?.pid ?? '?'}`;
+  const who = processes > 0 ? `pid ${pid} and ${counted(processes - 1, 'child process', 'child processes')}` : `pid ${pid}`;
   lines.push(`clrscope: recorded ${who}${runtime}: ${counted(c.samples, 'sample')} (${count(c.cpu)} CPU, ${count(c.wall)} wall), ${count(c.dropped)} dropped${c.droppedDetail !== '' ? ` (${c.droppedDetail})` : ''}.`);
   lines.push(...costLines(rec, collectorCpuNs));
   const lost = rec.stats?.signalLostMono;

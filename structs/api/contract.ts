@@ -34,6 +34,18 @@ export interface ProcessInfo {
   reason: string | null;
   /** clrscope's profiler is loaded (it publishes /dev/shm/clrscope-PID while loaded). */
   clrscopeLoaded: boolean;
+  /** Set when the process runs in other pid or mount namespaces than clrscope (a container); `pid` is then the pid clrscope sees. */
+  container: ContainerInfo | null;
+}
+
+/** Which container a process runs in, and its pid there. */
+export interface ContainerInfo {
+  /** The pid the process has in its own pid namespace (what tools inside the container show). */
+  pid: number;
+  /** The container runtime's id (12 digits) when its cgroup names one, else "mnt:INODE" (the mount namespace). */
+  id: string;
+  /** Its cgroup path, when readable. */
+  cgroup: string | null;
 }
 
 export interface LaunchRequest {

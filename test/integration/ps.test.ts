@@ -78,7 +78,7 @@ describe('clrscope ps', () => {
     const list = await ps();
     const entry = list.find((p) => p.pid === pid);
     assert.ok(entry !== undefined, `pid ${pid} in ${JSON.stringify(list)}`);
-    assert.deepEqual(Object.keys(entry), ['pid', 'name', 'commandLine', 'runtimeVersion', 'attachable', 'eventPipeOnly', 'reason', 'clrscopeLoaded']);
+    assert.deepEqual(Object.keys(entry), ['pid', 'name', 'commandLine', 'runtimeVersion', 'attachable', 'eventPipeOnly', 'reason', 'clrscopeLoaded', 'container']);
     assert.equal(entry.name, 'Scenarios');
     // The runtime reports the host's full path and the app's full path, then the arguments.
     assert.equal(entry.commandLine, `${readlinkSync(`/proc/${pid}/exe`)} ${targetDll('Scenarios')} sleep --seconds 20`);
@@ -87,6 +87,7 @@ describe('clrscope ps', () => {
     assert.equal(entry.attachable, true);
     assert.equal(entry.reason, null);
     assert.equal(entry.clrscopeLoaded, false);
+    assert.equal(entry.container, null, 'a process in our own namespaces has no container');
 
     // The table says the same for people.
     const table = await runCli(['ps'], { timeoutMs: 30000 });

@@ -102,6 +102,16 @@ export interface CollectorOptions {
    * workstation). Default true (the CLI, whose recording is bounded by its run).
    */
   keepSamples?: boolean;
+  /**
+   * Where the socket's folder is made (default the temp folder): a container's temp folder seen
+   * through /proc/PID/root, so the profiler inside reaches the socket by its path there.
+   */
+  directoryIn?: string;
+  /**
+   * The pid a HELLO's pid is for clrscope: a profiler in a container says the pid it has there
+   * (default: the same).
+   */
+  pidOf?: (helloPid: number) => number;
 }
 
 export type CollectorListen = 'unix' | 'tcp';
@@ -287,14 +297,14 @@ class Stream implements CollectedStream {
       return;
     }
     clearTimeout(this.helloTimer);
-    this.pid = meta.pid;
+    this.pid = this.options.pidOf?.(meta.pid) ?? meta.pid;
     if ((meta.flags & HelloFlags.AfterLoss) !== 0) {
       this.afterLoss = true;
       this.deliverLastWord();
       return;
     }
     if (!this.admission.admit(this)) {
-      this.refuse(`the session records one process and pid ${meta.pid} is not it`);
+      this.refuse(`the session records one process and pid ${this.pid} is not it`);
       return;
     }
     this.announced = true;
@@ -372,7 +382,8 @@ class Stream implements CollectedStream {
 export async function startCollector(options: CollectorOptions = {}): Promise<Collector> {
   const listen = options.listen ?? (process.platform === 'win32' ? 'tcp' : 'unix');
   // 0700, and named for this process so that a later clrscope removes it should this one be killed.
-  const directory = await ownedTempDir();
+  // In a container, named so that only folders placed there from outside are swept (owned-temp-dir.ts).
+  const directory = options.directoryIn === undefined ? await ownedTempDir() : await ownedTempDir('fromhost', options.directoryIn, 'kind');
   let socketPath = join(directory, 'sock');
   if (listen === 'unix' && Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
     await rm(directory, { recursive: true, force: true });

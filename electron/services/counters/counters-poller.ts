@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import type { CountersPoint } from '../../../structs/api/contract.js';
-import { blockPathForPid } from '../../../structs/ipcblock/mapping.js';
+import { counterBlockPath } from '../diagnostics/namespaces.js';
 import { countersRecord } from './counters-format.js';
 import { CountersSource } from './counters-source.js';
 
@@ -31,7 +31,7 @@ export interface CountersPollerOptions {
 }
 
 function openBlock(pid: number): CountersSource | undefined {
-  if (process.platform !== 'win32' && !existsSync(blockPathForPid(pid))) return undefined;
+  if (process.platform !== 'win32' && !existsSync(counterBlockPath(pid))) return undefined;
   try {
     const source = CountersSource.forPid(pid);
     if (source.written()) return source;

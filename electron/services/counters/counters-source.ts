@@ -3,7 +3,8 @@
 // the copy is taken from a view of the mapping; in Electron's main process, whose V8 memory cage
 // forbids views of outside memory, by a native memcpy per read (structs/ipcblock/native-memory.ts).
 //
-// Linux: the block clrscope's profiler publishes. Windows: that block (Local\clrscope-<pid>) when
+// Linux: the block clrscope's profiler publishes (in a container: its /dev/shm, under its own
+// pid, reached through /proc/PID/root; diagnostics/namespaces.ts). Windows: that block (Local\clrscope-<pid>) when
 // there is one, else the .NET Framework 4.x runtime's own block in the process's block table
 // (structs/ipcblock/framework-opener.ts; unverified on a live Windows machine).
 
@@ -11,8 +12,9 @@ import { decodeBlock, detectBitness, type IpcBlockSnapshot } from '../../../stru
 import { IpcBlockError } from '../../../structs/ipcblock/ipc-block-error.js';
 import { IPC_BLOCK_SIZE, type Bitness } from '../../../structs/ipcblock/layout.js';
 import { readConsistent } from '../../../structs/ipcblock/consistent-read.js';
-import { type BlockAccess, type BlockAccessMode, blockPathForPid, mapBlockFile, mapFrameworkBlock, mapNamedBlock, type MappedBlock } from '../../../structs/ipcblock/mapping.js';
+import { type BlockAccess, type BlockAccessMode, mapBlockFile, mapFrameworkBlock, mapNamedBlock, type MappedBlock } from '../../../structs/ipcblock/mapping.js';
 import { clause } from '../../../structs/text/clause.js';
+import { counterBlockPath } from '../diagnostics/namespaces.js';
 
 export interface CountersSourceOptions {
   /** How the block is read: default CLRSCOPE_BLOCK_ACCESS, else `auto` (a view when the runtime allows one, else copies). */
@@ -36,7 +38,7 @@ export class CountersSource {
    */
   static forPid(pid: number, options: CountersSourceOptions = {}): CountersSource {
     if (process.platform !== 'win32') {
-      return new CountersSource(mapBlockFile(blockPathForPid(pid), IPC_BLOCK_SIZE, options), pid);
+      return new CountersSource(mapBlockFile(counterBlockPath(pid), IPC_BLOCK_SIZE, options), pid);
     }
     const ownName = `Local\\clrscope-${pid}`;
     try {

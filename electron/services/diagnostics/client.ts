@@ -21,6 +21,8 @@ import { candidateDirs, locateSocket, windowsPipeName } from './socket-location.
 import { TransportError, exchange } from './transport.js';
 import { currentUid, userName } from './users.js';
 import { clause } from '../../../structs/text/clause.js';
+import { rootDeniedSentence } from './container-checks.js';
+import { namespacesOf } from './namespaces.js';
 
 /** Deadline for ProcessInfo/ProcessInfo2: a healthy runtime answers in about a millisecond. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 3000;
@@ -89,6 +91,10 @@ export async function explainMissingSocket(pid: number, proc = PROC): Promise<Mi
 async function missingSocketError(pid: number, dirs: readonly string[]): Promise<DiagnosticsError> {
   const why = await explainMissingSocket(pid);
   const who = `Process ${pid} (${why.name})`;
+  // Ours, but closed to us: its namespaces (a container's /tmp) and maps cannot be looked into.
+  if (why.failure !== 'no-process' && why.failure !== 'other-user' && !namespacesOf(pid).readable) {
+    return new DiagnosticsError(rootDeniedSentence(pid), 'other-user', pid);
+  }
   switch (why.failure) {
     case 'no-process':
       return new DiagnosticsError(`There is no process with pid ${pid}.`, why.failure, pid);
@@ -97,7 +103,7 @@ async function missingSocketError(pid: number, dirs: readonly string[]): Promise
     case 'diagnostics-disabled':
       return new DiagnosticsError(`${who} was started with ${why.setting}, which turns off the runtime's diagnostics socket and profilers alike, so clrscope cannot attach to it: restart it without that setting.`, why.failure, pid);
     case 'no-socket':
-      return new DiagnosticsError(`${who} runs .NET but has no diagnostics socket in ${dirs.join(' or ')}: it may run in a container or with another TMPDIR, or have its diagnostics turned off.`, why.failure, pid);
+      return new DiagnosticsError(`${who} runs .NET but has no diagnostics socket in ${dirs.join(' or ')}: it may run with another TMPDIR, or have its diagnostics turned off.`, why.failure, pid);
     default:
       return new DiagnosticsError(`${who} is not a .NET process: it has no .NET runtime diagnostics socket.`, why.failure, pid);
   }

@@ -6,11 +6,13 @@
 
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { hostPathOf, namespacesOf } from './namespaces.js';
 import { PROC, readEnviron, readStat } from './proc.js';
 
 const SOCKET_NAME = /^dotnet-diagnostic-(\d+)-(\d+)-socket$/;
 
 export interface SocketEntry {
+  /** listSockets: the pid in the name (the process's own, in its pid namespace); locateSocket: the pid asked about. */
   pid: number;
   /** The start-time key in the name, as decimal text. */
   key: string;
@@ -82,10 +84,17 @@ export interface LocateOptions {
   proc?: string;
 }
 
-/** The directories a process's socket may be in: its own TMPDIR first (when we may read its environment), then ours and /tmp. */
+/**
+ * The directories a process's socket may be in: its own TMPDIR first (when we may read its
+ * environment), then ours and /tmp. For a process in another mount namespace (a container) its
+ * TMPDIR and /tmp as seen through /proc/PID/root, and not ours: they are other directories.
+ */
 export async function candidateDirs(pid: number, options: LocateOptions = {}): Promise<string[]> {
-  const env = await readEnviron(pid, options.proc ?? PROC);
+  const proc = options.proc ?? PROC;
+  const env = await readEnviron(pid, proc);
   const own = env === undefined ? [] : [tempDirOf(env.get('TMPDIR'))];
+  const ns = namespacesOf(pid, proc);
+  if (ns.root !== '') return [...new Set([...own, '/tmp'])].map((dir) => hostPathOf(ns, dir));
   return [...new Set([...own, ...(options.tempDirs ?? defaultTempDirs())])];
 }
 
@@ -96,10 +105,13 @@ export async function candidateDirs(pid: number, options: LocateOptions = {}): P
  */
 export async function locateSocket(pid: number, options: LocateOptions = {}): Promise<SocketEntry | undefined> {
   const dirs = await candidateDirs(pid, options);
-  const st = await readStat(pid, options.proc ?? PROC);
+  const proc = options.proc ?? PROC;
+  const st = await readStat(pid, proc);
+  // The runtime names its socket with the pid it has in its own pid namespace.
+  const own = namespacesOf(pid, proc).nsPid;
   if (st !== undefined) {
     for (const dir of dirs) {
-      const path = join(dir, socketName(pid, st.startTime));
+      const path = join(dir, socketName(own, st.startTime));
       try {
         const s = await stat(path);
         if (s.isSocket()) return { pid, key: st.startTime, path, uid: s.uid };
@@ -109,7 +121,7 @@ export async function locateSocket(pid: number, options: LocateOptions = {}): Pr
     }
     return undefined;
   }
-  const others = (await listSockets(dirs)).filter((s) => s.pid === pid);
+  const others = (await listSockets(dirs)).filter((s) => s.pid === own);
   const withTimes = await Promise.all(others.map(async (s) => ({ s, mtime: (await stat(s.path).catch(() => undefined))?.mtimeMs ?? 0 })));
   withTimes.sort((a, b) => b.mtime - a.mtime);
   return withTimes[0]?.s;

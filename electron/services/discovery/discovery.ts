@@ -17,8 +17,10 @@ import {
 } from '../diagnostics/proc.js';
 import { defaultTempDirs, listSockets, locateSocket, type SocketEntry } from '../diagnostics/socket-location.js';
 import { currentUid, userName } from '../diagnostics/users.js';
+import { containerLabel, counterBlockPath, inContainer, namespacesOf } from '../diagnostics/namespaces.js';
+import { muslIn, ROOT_DENIED_CLAUSE, rootReadable } from '../diagnostics/container-checks.js';
 import { HRESULT } from '../../../structs/diagnostics/hresults.js';
-import type { ProcessInfo } from '../../../structs/api/contract.js';
+import type { ContainerInfo, ProcessInfo } from '../../../structs/api/contract.js';
 
 /** What `clrscope ps` and the workstation show (structs/api/contract.ts), and what attaching needs. */
 export interface DotnetProcess extends ProcessInfo {
@@ -40,6 +42,7 @@ export function processInfoOf(p: DotnetProcess, reason: string | null = p.reason
     eventPipeOnly: p.eventPipeOnly,
     reason,
     clrscopeLoaded: p.clrscopeLoaded,
+    container: p.container,
   };
 }
 
@@ -50,16 +53,28 @@ export interface DiscoveryOptions {
   tempDirs?: readonly string[];
   /** How many runtimes are asked at once (default 16). */
   concurrency?: number;
-  /** Where the profiler's shared-memory file for a pid is (default /dev/shm/clrscope-PID). */
+  /** Where the profiler's shared-memory file for a pid is (default /dev/shm/clrscope-PID, in the process's own namespaces). */
   clrscopeMarker?: (pid: number) => string;
   proc?: string;
 }
 
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 1500;
 
-/** The file clrscope's profiler publishes while loaded; structs/ipcblock/mapping.ts's blockPathForPid (a test pins them equal). */
+/**
+ * The file clrscope's profiler publishes while loaded: structs/ipcblock/mapping.ts's
+ * blockPathForPid (a test pins them equal), under the process's root and with its own pid when
+ * it runs in a container.
+ */
 export function clrscopeMarkerPath(pid: number): string {
-  return `/dev/shm/clrscope-${pid}`;
+  return counterBlockPath(pid);
+}
+
+/** The container columns of a process, null when it shares clrscope's namespaces. */
+export function containerOf(pid: number, proc = PROC): ContainerInfo | null {
+  const ns = namespacesOf(pid, proc);
+  const id = containerLabel(ns);
+  if (!inContainer(ns) || id === undefined) return null;
+  return { pid: ns.nsPid, id, cgroup: ns.cgroup ?? null };
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -202,6 +217,7 @@ async function describe(c: Candidate, options: DiscoveryOptions, me: number): Pr
     eventPipeOnly: false,
     reason: null,
     clrscopeLoaded,
+    container: containerOf(c.pid, proc),
     uid: c.uid,
     user: owner,
     socketPath: c.socket?.path ?? null,
@@ -216,9 +232,13 @@ async function describe(c: Candidate, options: DiscoveryOptions, me: number): Pr
   // could not reach root's collector socket: listed, never attachable.
   if (c.uid !== me && me !== 0) return notAttachable(otherUser);
   if (c.socket === undefined) {
+    if (entry.container !== null && !rootReadable(c.pid, proc)) return notAttachable(ROOT_DENIED_CLAUSE);
     const setting = env === undefined ? undefined : diagnosticsSocketDisabledBy(env);
     if (setting !== undefined) return notAttachable(`it was started with ${setting}, so its runtime has no diagnostics socket`);
-    return notAttachable('its runtime has no diagnostics socket where clrscope looked (a container, another TMPDIR, or diagnostics turned off)');
+    return notAttachable('its runtime has no diagnostics socket where clrscope looked (another TMPDIR, or diagnostics turned off)');
+  }
+  if (c.maps !== undefined && muslIn(c.maps)) {
+    return notAttachable('it runs on musl libc (an Alpine-based image), and clrscope\'s profiler is not built for musl yet');
   }
 
   try {
@@ -270,7 +290,7 @@ export async function listDotnetProcesses(options: DiscoveryOptions = {}): Promi
   const described = await mapLimited(candidates, options.concurrency ?? 16, (c) => describe(c, options, me).catch((err: unknown): DotnetProcess => ({
     pid: c.pid, name: c.stat.comm, commandLine: '', runtimeVersion: null, attachable: false, eventPipeOnly: false,
     reason: `clrscope could not examine it (${err instanceof Error ? err.message : String(err)})`,
-    clrscopeLoaded: false, uid: c.uid, user: null, socketPath: c.socket?.path ?? null, os: null, arch: null,
+    clrscopeLoaded: false, container: null, uid: c.uid, user: null, socketPath: c.socket?.path ?? null, os: null, arch: null,
   })));
   return described.filter((p): p is DotnetProcess => p !== undefined).sort((a, b) => a.pid - b.pid);
 }

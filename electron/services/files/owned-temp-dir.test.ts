@@ -96,4 +96,11 @@ test('stale folders of ended clrscopes are removed; live ones, others\' and anyt
   const next = await ownedTempDir('etlx', root);
   assert.match(basename(next), new RegExp(`^clrscope-etlx-${process.pid}-\\d+-`));
   assert.equal(existsSync(again), false);
+  // In a container's /tmp the pids in other clrscopes' names are that container's: only folders of the same kind are swept.
+  const inside = make(`clrscope-${dead}-5-iNsIdE`);
+  const fromHost = make(`clrscope-fromhost-${dead}-5-fRoMhO`);
+  const placed = await ownedTempDir('fromhost', root, 'kind');
+  assert.match(basename(placed), new RegExp(`^clrscope-fromhost-${process.pid}-\\d+-`));
+  assert.equal(existsSync(fromHost), false);
+  assert.equal(existsSync(inside), true, 'a folder of a clrscope inside the container is left alone');
 });

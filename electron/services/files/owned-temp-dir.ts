@@ -76,7 +76,7 @@ export function ownerGone(pid: number, start: string): boolean {
  * folder, owned by this user) and whose owner has ended. Returns their paths. Never throws: a
  * folder that cannot be removed now is tried again next time.
  */
-export async function removeStaleTempDirs(root = tmpdir()): Promise<string[]> {
+export async function removeStaleTempDirs(root = tmpdir(), onlyKind?: string): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(root);
@@ -87,7 +87,7 @@ export async function removeStaleTempDirs(root = tmpdir()): Promise<string[]> {
   const removed: string[] = [];
   for (const name of names) {
     const m = NAME.exec(name);
-    if (m === null) continue;
+    if (m === null || (onlyKind !== undefined && !name.startsWith(`clrscope-${onlyKind}-`))) continue;
     const path = join(root, name);
     try {
       const s = await lstat(path);
@@ -104,10 +104,12 @@ export async function removeStaleTempDirs(root = tmpdir()): Promise<string[]> {
 
 /**
  * A fresh folder, mode 0700, in `root` named for this process (`kind` tells folders apart for
- * whoever reads the temp folder); stale folders of ended clrscopes are removed first.
+ * whoever reads the temp folder); stale folders of ended clrscopes are removed first. `sweep`
+ * 'kind': only those of the same kind, for a root in another pid namespace (a container's /tmp
+ * through /proc/PID/root), where the pids in other clrscopes' folder names are not ours to ask.
  */
-export async function ownedTempDir(kind?: string, root = tmpdir()): Promise<string> {
-  await removeStaleTempDirs(root);
+export async function ownedTempDir(kind?: string, root = tmpdir(), sweep: 'all' | 'kind' = 'all'): Promise<string> {
+  await removeStaleTempDirs(root, sweep === 'kind' ? kind : undefined);
   const dir = await mkdtemp(join(root, `clrscope-${kind === undefined ? '' : `${kind}-`}${process.pid}-${ownStart()}-`));
   // mkdtemp already uses 0700; say so explicitly since what the folder holds is private.
   await chmod(dir, 0o700);

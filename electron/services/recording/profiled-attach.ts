@@ -10,6 +10,7 @@ import { delay } from './profiled-launch.js';
 import { attachPerfMap, releasePerfMap } from '../profiler/perf-map.js';
 import { eventClientData, PROFILER_CLSID, type EventSwitches } from '../profiler/profiler-env.js';
 import { UserError } from '../errors/user-error.js';
+import { collectorPlacement, placementError, targetPaths } from './container-attach.js';
 
 export interface ProfiledAttachOptions {
   pid: number;
@@ -31,11 +32,17 @@ export interface ProfiledAttachOptions {
 
 /**
  * A collector for one attached process: only its profiler's first connection is recorded.
- * `keepSamples` false: its recording keeps no samples (the caller spools them).
+ * `keepSamples` false: its recording keeps no samples (the caller spools them). For a process in
+ * a container, the collector's socket is made where the process reaches it (container-attach.ts).
  */
-export function attachCollector(pid: number, onChunk?: ChunkListener, keepSamples = true): Promise<Collector> {
-  // Once the profiler has detached, the runtime stops writing the perf map clrscope asked it for.
-  return startCollector({ onChunk, accept: (helloPid, accepted) => helloPid === pid && accepted.length === 0, keepSamples, onClosed: () => releasePerfMap(pid) });
+export async function attachCollector(pid: number, onChunk?: ChunkListener, keepSamples = true): Promise<Collector> {
+  const placement = await collectorPlacement(pid);
+  try {
+    // Once the profiler has detached, the runtime stops writing the perf map clrscope asked it for.
+    return await startCollector({ onChunk, accept: (helloPid, accepted) => helloPid === pid && accepted.length === 0, keepSamples, ...placement, onClosed: () => releasePerfMap(pid) });
+  } catch (err) {
+    throw placementError(pid, placement.directoryIn, err);
+  }
 }
 
 export interface ProfiledAttach {
@@ -88,8 +95,10 @@ export interface AttachSettings {
 export async function requestAttach(pid: number, libraryPath: string, settings: AttachSettings): Promise<void> {
   const events = settings.events === undefined ? (settings.async === true ? 'async=1\n' : '') : eventClientData(settings.events);
   const counters = settings.runtimeCounters === true ? 'runtime_counters=1\n' : '';
-  const clientData = attachClientData(settings.socketPath, settings.intervalMs, settings.cpu ?? true, settings.wall, settings.secret) + events + counters + await attachPerfMap(pid);
-  await attachProfiler(pid, { clsid: PROFILER_CLSID, path: libraryPath, clientData });
+  // In a container, the paths it sees (and a copy of the library inside it).
+  const paths = await targetPaths(pid, settings.socketPath, libraryPath);
+  const clientData = attachClientData(paths.socketPath, settings.intervalMs, settings.cpu ?? true, settings.wall, settings.secret) + events + counters + await attachPerfMap(pid);
+  await attachProfiler(pid, { clsid: PROFILER_CLSID, path: paths.libraryPath, clientData });
 }
 
 export async function attachProfiled(options: ProfiledAttachOptions): Promise<ProfiledAttach> {

@@ -57,11 +57,11 @@ test('a counters point holds the sections of the JSON line, without its timestam
 });
 
 test('discovery\'s clauses become the contract\'s sentences', () => {
-  const base = { pid: 7, name: 'App', commandLine: 'dotnet App.dll', runtimeVersion: '10.0.1', clrscopeLoaded: false, uid: 1, user: 'me', socketPath: null, os: null, arch: null };
+  const base = { pid: 7, name: 'App', commandLine: 'dotnet App.dll', runtimeVersion: '10.0.1', clrscopeLoaded: false, container: null, uid: 1, user: 'me', socketPath: null, os: null, arch: null };
   assert.equal(toProcessInfo({ ...base, attachable: false, eventPipeOnly: false, reason: 'profilers are disabled by DOTNET_EnableDiagnostics=0' }).reason, 'Profilers are disabled by DOTNET_EnableDiagnostics=0.');
   assert.equal(toProcessInfo({ ...base, attachable: true, eventPipeOnly: false, reason: null }).reason, null);
   const eventPipe = toProcessInfo({ ...base, attachable: true, eventPipeOnly: true, reason: 'it already has clrscope\'s profiler loaded' });
   assert.equal(eventPipe.reason, 'It already has clrscope\'s profiler loaded.');
   assert.equal(eventPipe.eventPipeOnly, true);
-  assert.deepEqual(Object.keys(toProcessInfo({ ...base, attachable: true, eventPipeOnly: false, reason: null })).sort(), ['attachable', 'clrscopeLoaded', 'commandLine', 'eventPipeOnly', 'name', 'pid', 'reason', 'runtimeVersion']);
+  assert.deepEqual(Object.keys(toProcessInfo({ ...base, attachable: true, eventPipeOnly: false, reason: null })).sort(), ['attachable', 'clrscopeLoaded', 'commandLine', 'container', 'eventPipeOnly', 'name', 'pid', 'reason', 'runtimeVersion']);
 });

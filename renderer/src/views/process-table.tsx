@@ -5,7 +5,7 @@ import type { ProcessInfo } from '../../../structs/api/contract.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
 function matches(p: ProcessInfo, words: string[]): boolean {
-  const text = `${p.pid} ${p.name} ${p.commandLine} ${p.runtimeVersion ?? ''}`.toLowerCase();
+  const text = `${p.pid} ${p.name} ${p.commandLine} ${p.runtimeVersion ?? ''} ${p.container?.id ?? ''}`.toLowerCase();
   return words.every((w) => text.includes(w));
 }
 
@@ -46,7 +46,15 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
             {shown.map((p) => (
               <tr key={p.pid} data-testid="process-row" data-pid={p.pid} className={p.attachable ? '' : 'muted'}>
                 <td className="num">{p.pid}</td>
-                <td>{p.name}</td>
+                <td>
+                  {p.name}
+                  {p.container !== null && (
+                    // In a container: which one, and the pid its own tools show.
+                    <span className="badge" data-testid="process-container" title={`In a container (${p.container.cgroup ?? p.container.id}); pid ${p.container.pid} there, ${p.pid} here.`}>
+                      {p.container.id} · pid {p.container.pid}
+                    </span>
+                  )}
+                </td>
                 <td className="cmdline" title={p.commandLine}>{p.commandLine}</td>
                 <td>{p.runtimeVersion ?? '–'}</td>
                 <td>{p.clrscopeLoaded ? <span className="badge loaded">loaded</span> : ''}</td>

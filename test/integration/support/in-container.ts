@@ -1,0 +1,110 @@
+// Starts a test target in namespaces of its own, as a container runs it: `unshare --mount --pid
+// --fork --mount-proc` with private tmpfs mounts on /tmp and /dev/shm, so its diagnostics socket
+// and anything placed in its temp folder are out of the host's sight except through
+// /proc/PID/root, and its pid inside (1) is not its host pid. Needs root (the tests run as root).
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+
+export interface ContainedTarget {
+  child: ChildProcess;
+  /** The target's pid on the host. */
+  hostPid: number;
+  /** Its pid in its own pid namespace, as it printed it. */
+  nsPid: number;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+  kill(): void;
+}
+
+/** Whether this machine lets us make the namespaces (root, and unshare present). */
+export function unshareWorks(): boolean {
+  const r = spawnSync('unshare', ['--mount', '--pid', '--fork', '--mount-proc', 'sh', '-c', 'mount -t tmpfs tmpfs /tmp && test "$$" = 1'], { encoding: 'utf8' });
+  return r.status === 0;
+}
+
+function childOf(parent: number): number | undefined {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      if (new RegExp(`^PPid:\\s+${parent}$`, 'm').test(status)) return Number(name);
+    } catch {
+      // gone
+    }
+  }
+  return undefined;
+}
+
+/** The host pid of the process that is `nsPid` in the pid namespace of host process `member`. */
+function hostPidOf(nsPid: number, member: number): number | undefined {
+  const ns = readlinkSync(`/proc/${member}/ns/pid`);
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/ns/pid`) !== ns) continue;
+      const m = /^NSpid:.*\s(\d+)$/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'));
+      if (m !== null && Number(m[1]) === nsPid) return Number(name);
+    } catch {
+      // gone
+    }
+  }
+  return undefined;
+}
+
+export interface ContainerOptions {
+  /** Shell run inside before the target, after the mounts. */
+  setup?: string;
+  /** Added to the target's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** A command the target is started under inside (e.g. clrscope record ... --). */
+  launcher?: readonly string[];
+}
+
+/**
+ * Runs `dotnet DLL ARGS` as pid 1 of a new pid namespace (or under `launcher`, then a later pid)
+ * with its own /tmp and /dev/shm, and resolves once it printed READY.
+ */
+export async function startInContainer(dll: string, args: readonly string[], options: ContainerOptions = {}): Promise<ContainedTarget> {
+  const setup = options.setup ?? '';
+  const script = `mount -t tmpfs -o mode=1777 tmpfs /tmp && mount -t tmpfs -o mode=1777 tmpfs /dev/shm${setup === '' ? '' : ` && ${setup}`} && exec "$@"`;
+  // Its own TMPDIR would point into the host's folders, which it still sees: a container has none of ours.
+  const env = { ...process.env, ...options.env };
+  delete env.TMPDIR;
+  const command = [...(options.launcher ?? []), 'dotnet', dll, ...args];
+  const child = spawn('unshare', ['--mount', '--pid', '--fork', '--kill-child', '--mount-proc', 'sh', '-c', script, 'sh', ...command], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const deadline = Date.now() + 30000;
+  let m: RegExpExecArray | null = null;
+  while ((m = /^READY (\{.*\})$/m.exec(out)) === null && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+  if (m === null) {
+    child.kill('SIGKILL');
+    throw new Error(`the contained target never printed READY:\n${out}\n${err}`);
+  }
+  const nsPid = (JSON.parse(m[1]) as { pid: number }).pid;
+  const first = childOf(child.pid ?? 0);
+  const hostPid = first === undefined ? undefined : hostPidOf(nsPid, first);
+  if (hostPid === undefined) throw new Error('the contained target has no host pid');
+  return {
+    child,
+    hostPid,
+    nsPid,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    // The target is pid 1 of its namespace: only SIGKILL from outside is sure to end it.
+    kill: () => {
+      try {
+        process.kill(hostPid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+      child.kill('SIGKILL');
+    },
+  };
+}
