@@ -90,7 +90,7 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
     const taken = await takeHeapSnapshot(target, { ...(timeoutS !== undefined ? { timeoutMs: timeoutS * 1000 } : {}), onProgress: (line) => io.err(line) });
     snapshot = taken.snapshot;
     const s = taken.stats;
-    io.err(`Heap of process ${target}: ${group(s.objects)} objects, ${group(s.references)} references, ${group(s.roots)} roots (collection ${s.gcNumber}, ${(taken.elapsedMs / 1000).toFixed(1)} s).`);
+    io.err(`Heap of process ${target}: ${group(s.objects)} objects, ${group(s.references)} references, ${group(s.roots)} roots (collection ${s.gcNumber}, ${(taken.elapsedMs / 1000).toFixed(1)} s, the walk ${(taken.walkMs / 1000).toFixed(1)} s).`);
     if (values.output !== undefined) {
       try {
         writeFileSync(values.output, writeClrheap(snapshot, { pid: target, takenAt: new Date().toISOString(), gcNumber: s.gcNumber }));

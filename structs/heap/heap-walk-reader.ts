@@ -38,7 +38,7 @@ class F64Column {
   }
   push(v: number): void {
     if (this.length === this.data.length) {
-      const bigger = new Float64Array(this.data.length * 2);
+      const bigger = new Float64Array(Math.max(1024, this.data.length * 2));
       bigger.set(this.data);
       this.data = bigger;
     }
@@ -54,7 +54,7 @@ class I32Column {
   }
   push(v: number): void {
     if (this.length === this.data.length) {
-      const bigger = new Int32Array(this.data.length * 2);
+      const bigger = new Int32Array(Math.max(1024, this.data.length * 2));
       bigger.set(this.data);
       this.data = bigger;
     }
@@ -148,13 +148,13 @@ export class HeapWalkReader implements ObjectSink {
   private lastTypeId = -1;
   private lastTypeIndex = -1;
 
-  private readonly address = new F64Column(1 << 16);
-  private readonly size = new F64Column(1 << 16);
-  private readonly type = new I32Column(1 << 16);
+  private address = new F64Column(1 << 16);
+  private size = new F64Column(1 << 16);
+  private type = new I32Column(1 << 16);
   /** Cumulative reference counts: node i's references are edgeEnd[i-1] .. edgeEnd[i]. */
-  private readonly edgeEnd = new I32Column(1 << 16);
+  private edgeEnd = new I32Column(1 << 16);
   private declaredEdges = 0;
-  private readonly edgeTargets = new F64Column(1 << 16);
+  private edgeTargets = new F64Column(1 << 16);
   private nextNodeIndex = 0;
   private nextEdgeIndex = 0;
   private lostNodeEvents = 0;
@@ -478,6 +478,13 @@ export class HeapWalkReader implements ObjectSink {
       rootTarget: Int32Array.from(rootTarget),
       ...(generations.length > 0 ? { generations } : {}),
     };
+    // The columns read are copied into the snapshot: let them go now, not when the session's
+    // closures are collected, so the analysis that follows does not stand on top of them.
+    this.address = new F64Column(0);
+    this.size = new F64Column(0);
+    this.edgeTargets = new F64Column(0);
+    this.type = new I32Column(0);
+    this.edgeEnd = new I32Column(0);
     return {
       snapshot,
       complete,

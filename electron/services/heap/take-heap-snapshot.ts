@@ -40,6 +40,8 @@ export interface TakenSnapshot {
   complete: boolean;
   /** Milliseconds from asking to the snapshot's graph being built. */
   elapsedMs: number;
+  /** Milliseconds from asking to the walking collection's end (the runtime's part, and the reading that kept up with it). */
+  walkMs: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -59,7 +61,11 @@ export async function takeHeapSnapshot(pid: number, options: TakeSnapshotOptions
     walkStarted = true;
     options.onProgress?.(`Collection ${gc} is walking the heap of process ${pid}…`);
   };
-  reader.onWalkEnd = () => walkEnded();
+  let walkMs = 0;
+  reader.onWalkEnd = () => {
+    walkMs = performance.now() - started;
+    walkEnded();
+  };
   let stream: EventPipeStream;
   try {
     stream = await startEventPipeStream(pid, {
@@ -108,7 +114,7 @@ export async function takeHeapSnapshot(pid: number, options: TakeSnapshotOptions
     if (!result.complete && outcome !== 'walked') {
       options.onProgress?.(`Process ${pid}'s stream ended during the heap walk (${outcome}); the snapshot holds the ${result.stats.objects.toLocaleString('en-US')} objects read.`);
     }
-    return { ...result, elapsedMs: performance.now() - started };
+    return { ...result, elapsedMs: performance.now() - started, walkMs: walkMs || performance.now() - started };
   } catch (err) {
     if (err instanceof HeapWalkError || err instanceof NettraceFormatError) {
       const why = outcome === 'walked' ? '' : ` (the stream ${outcome === 'closed' ? 'closed: the process may have exited' : outcome})`;
