@@ -11,14 +11,14 @@ const fixture = new URL('../../../structs/formats/gcdump/fixtures/leakheap-1000.
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-heap-test-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 
-function run(...args: string[]): string[] {
+async function run(...args: string[]): Promise<string[]> {
   const lines: string[] = [];
-  assert.equal(runHeap(args, { out: (l) => lines.push(l), err: (l) => lines.push(l) }), 0);
+  assert.equal(await runHeap(args, { out: (l) => lines.push(l), err: (l) => lines.push(l) }), 0);
   return lines;
 }
 
-function refused(args: string[], message: RegExp): void {
-  assert.throws(() => runHeap(args, { out: () => undefined, err: () => undefined }), (err: unknown) => {
+async function refused(args: string[], message: RegExp): Promise<void> {
+  await assert.rejects(() => runHeap(args, { out: () => undefined, err: () => undefined }), (err: unknown) => {
     assert.ok(err instanceof UserError, String(err));
     assert.match(err.message, message);
     assert.doesNotMatch(err.message, /\n/);
@@ -26,32 +26,32 @@ function refused(args: string[], message: RegExp): void {
   });
 }
 
-test('the types table: count, bytes and retained bytes, most retained first, the rest counted', () => {
-  const lines = run(fixture, '--top', '3');
+test('the types table: count, bytes and retained bytes, most retained first, the rest counted', async () => {
+  const lines = (await run(fixture, '--top', '3'));
   assert.match(lines[0], /^\s+count\s+bytes\s+retained bytes\s+type$/);
   assert.match(lines[1], /^\s+1\s+32\s+164,248\s+System\.Collections\.Generic\.List<Clrscope\.Targets\.LeakHeap\.LeakedItem>$/);
   assert.match(lines[3], /^\s+1,000\s+32,000\s+156,000\s+Clrscope\.Targets\.LeakHeap\.LeakedItem$/);
   assert.match(lines[4], /^\(\d+ more types; --top 0 shows all\)$/);
-  const json = JSON.parse(run(fixture, '--format', 'json', '--top', '0')[0]) as { types: { type: string; count: number }[] };
+  const json = JSON.parse((await run(fixture, '--format', 'json', '--top', '0'))[0]) as { types: { type: string; count: number }[] };
   assert.deepEqual(Object.keys(json.types[0]), ['type', 'count', 'bytes', 'retainedBytes']);
 });
 
-test('a part of a type name finds it when it names one type; a snapshot diffed with itself changed nothing', () => {
-  assert.match(run(fixture, '--paths', 'HandleHeldItem').join('\n'), /\[strong Handles\] → Clrscope\.Targets\.LeakHeap\.HandleHeldItem/);
-  assert.deepEqual(run(fixture, '--diff', fixture).slice(1), ['No type changed.']);
-  assert.deepEqual(run(fixture, '--diff', fixture, '--paths', 'LeakedItem'), ['No path to Clrscope.Targets.LeakHeap.LeakedItem changed.']);
+test('a part of a type name finds it when it names one type; a snapshot diffed with itself changed nothing', async () => {
+  assert.match((await run(fixture, '--paths', 'HandleHeldItem')).join('\n'), /\[strong Handles\] → Clrscope\.Targets\.LeakHeap\.HandleHeldItem/);
+  assert.deepEqual((await run(fixture, '--diff', fixture)).slice(1), ['No type changed.']);
+  assert.deepEqual((await run(fixture, '--diff', fixture, '--paths', 'LeakedItem')), ['No path to Clrscope.Targets.LeakHeap.LeakedItem changed.']);
 });
 
-test('bad input is one sentence', () => {
-  refused([], /needs a snapshot file/);
-  refused([fixture, '--paths', 'Item'], /^Item names \d+ types \(.*\): give the full name\.$/);
-  refused([fixture, '--paths', 'NoSuchThing'], /^No type in the snapshot is named NoSuchThing\.$/);
-  refused([fixture, '--format', 'csv'], /--format must be text or json/);
-  refused([join(dir, 'missing.gcdump')], /^Cannot read .*missing\.gcdump: no such file\.$/);
+test('bad input is one sentence', async () => {
+  await refused([], /needs a snapshot file/);
+  await refused([fixture, '--paths', 'Item'], /^Item names \d+ types \(.*\): give the full name\.$/);
+  await refused([fixture, '--paths', 'NoSuchThing'], /^No type in the snapshot is named NoSuchThing\.$/);
+  await refused([fixture, '--format', 'csv'], /--format must be text or json/);
+  await refused([join(dir, 'missing.gcdump')], /^Cannot read .*missing\.gcdump: no such file\.$/);
   const text = join(dir, 'notes.txt');
   writeFileSync(text, 'not a heap');
-  refused([text], /is not a heap snapshot clrscope reads \(\.gcdump\)\.$/);
+  await refused([text], /is not a heap snapshot clrscope reads \(\.clrheap, \.gcdump\)\.$/);
   const cut = join(dir, 'cut.gcdump');
   writeFileSync(cut, readFileSync(fixture).subarray(0, 5000));
-  refused([cut], /^Cannot read .*cut\.gcdump as gcdump \(dotnet-gcdump, PerfView\): .*truncated.*\.$/);
+  await refused([cut], /^Cannot read .*cut\.gcdump as gcdump \(dotnet-gcdump, PerfView\): .*truncated.*\.$/);
 });

@@ -1,12 +1,17 @@
-// `clrscope heap FILE`: a heap snapshot's types (count, own bytes, retained bytes), the shortest
-// paths from roots to a type's objects, or what grew since another snapshot. Reads every heap
-// format clrscope knows (structs/heap/heap-formats.ts; today .gcdump) and runs the pure analysis
-// of structs/heap/heap-analysis.ts.
+// `clrscope heap FILE` / `clrscope heap --pid PID` / `clrscope heap [--after S] -- PROGRAM`: a heap
+// snapshot's types (count, own bytes, retained bytes), each generation's fragmentation when the
+// snapshot has it, the shortest paths from roots to a type's objects, or what grew since another
+// snapshot. Snapshots come from files (every heap format in structs/heap/heap-formats.ts) or
+// are taken of a running process (electron/services/heap/take-heap-snapshot.ts) and saved with
+// -o as .clrheap (structs/formats/clrheap/); the analysis is structs/heap/heap-analysis.ts.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { diffPaths, diffTypeStats, HeapAnalysis, type TypeStats } from '../../structs/heap/heap-analysis.js';
 import { heapFormatOf, HEAP_FORMATS } from '../../structs/heap/heap-formats.js';
 import type { HeapSnapshot } from '../../structs/heap/heap-snapshot.js';
+import { writeClrheap } from '../../structs/formats/clrheap/clrheap-file.js';
+import { takeHeapSnapshot } from '../services/heap/take-heap-snapshot.js';
+import { launchForSnapshot } from '../services/heap/launch-for-snapshot.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
@@ -39,8 +44,14 @@ export function readHeapFile(path: string): HeapSnapshot {
   }
 }
 
-export function runHeap(argv: readonly string[], io: HeapIo): number {
-  const { values, positionals } = parseCommandArgs<{ format?: string; paths?: string; diff?: string; top?: string; help?: boolean }>(argv, {
+export async function runHeap(argv: readonly string[], io: HeapIo): Promise<number> {
+  const { values, positionals, rest } = parseCommandArgs<{
+    format?: string; paths?: string; diff?: string; top?: string; help?: boolean; pid?: string; output?: string; after?: string; timeout?: string;
+  }>(argv, {
+    pid: { type: 'string', short: 'p' },
+    output: { type: 'string', short: 'o' },
+    after: { type: 'string' },
+    timeout: { type: 'string' },
     format: { type: 'string' },
     paths: { type: 'string' },
     diff: { type: 'string' },
@@ -51,12 +62,49 @@ export function runHeap(argv: readonly string[], io: HeapIo): number {
     io.out(HEAP_HELP);
     return 0;
   }
-  if (positionals.length !== 1) throw new UserError(positionals.length === 0 ? 'clrscope heap needs a snapshot file, e.g. clrscope heap app.gcdump.' : `clrscope heap reads one snapshot file, not ${positionals.length} (compare two with --diff BASE).`);
-  const format = values.format ?? 'text';
-  if (format !== 'text' && format !== 'json') throw new UserError(`--format must be text or json, not '${format}'.`);
+  const pid = numberOption(values.pid, 'pid', 1, 2 ** 31 - 1, true);
+  const program = rest ?? [];
+  const sources = (pid !== undefined ? 1 : 0) + (program.length > 0 ? 1 : 0) + (positionals.length > 0 ? 1 : 0);
+  if (sources > 1) throw new UserError('Give one snapshot source: a file, --pid PID, or a program after -- (see clrscope heap --help).');
+  if (sources === 0) throw new UserError('clrscope heap needs a snapshot file, e.g. clrscope heap app.gcdump, a process (--pid PID), or a program after --.');
+  if (positionals.length > 1) throw new UserError(`clrscope heap reads one snapshot file, not ${positionals.length} (compare two with --diff BASE).`);
+  if (values.after !== undefined && program.length === 0) throw new UserError('--after goes with a program after -- (it says when to take the snapshot of it).');
+  if (values.output !== undefined && positionals.length > 0) throw new UserError('-o saves a snapshot taken of a process (--pid or a program); a file is already saved.');
+  const format: 'text' | 'json' = values.format === 'json' ? 'json' : 'text';
+  if (values.format !== undefined && values.format !== 'text' && values.format !== 'json') throw new UserError(`--format must be text or json, not '${values.format}'.`);
   const top = numberOption(values.top, 'top', 0, 1_000_000, true) ?? DEFAULT_TOP;
-  const analysis = new HeapAnalysis(readHeapFile(positionals[0]));
+  const timeoutS = numberOption(values.timeout, 'timeout', 1, 86_400, false);
+  const after = numberOption(values.after, 'after', 0, 86_400, false) ?? 3;
 
+  let snapshot: HeapSnapshot;
+  let finishProgram: (() => Promise<number>) | undefined;
+  if (positionals.length > 0) {
+    snapshot = readHeapFile(positionals[0]);
+  } else {
+    let target = pid;
+    if (target === undefined) {
+      const launched = await launchForSnapshot(program[0], program.slice(1), after * 1000);
+      target = launched.pid;
+      finishProgram = launched.finish;
+    }
+    const taken = await takeHeapSnapshot(target, { ...(timeoutS !== undefined ? { timeoutMs: timeoutS * 1000 } : {}), onProgress: (line) => io.err(line) });
+    snapshot = taken.snapshot;
+    const s = taken.stats;
+    io.err(`Heap of process ${target}: ${group(s.objects)} objects, ${group(s.references)} references, ${group(s.roots)} roots (collection ${s.gcNumber}, ${(taken.elapsedMs / 1000).toFixed(1)} s, the walk ${(taken.walkMs / 1000).toFixed(1)} s).`);
+    if (values.output !== undefined) {
+      try {
+        writeFileSync(values.output, writeClrheap(snapshot, { pid: target, takenAt: new Date().toISOString(), gcNumber: s.gcNumber }));
+      } catch (err) {
+        throw new UserError(`Cannot write ${values.output}: ${fsErrorText(err, values.output, 'write')}.`);
+      }
+      io.err(`Saved the snapshot to ${values.output}.`);
+    }
+  }
+  const code = printAnalysis(new HeapAnalysis(snapshot), values, format, top, io);
+  return finishProgram !== undefined ? await finishProgram() : code;
+}
+
+function printAnalysis(analysis: HeapAnalysis, values: { paths?: string; diff?: string }, format: 'text' | 'json', top: number, io: HeapIo): number {
   if (values.paths !== undefined && values.diff !== undefined) {
     const type = resolveType(analysis.typeStats(), values.paths);
     const base = new HeapAnalysis(readHeapFile(values.diff));
@@ -92,13 +140,25 @@ export function runHeap(argv: readonly string[], io: HeapIo): number {
 
   const types = analysis.typeStats();
   const shown = top === 0 ? types : types.slice(0, top);
+  const generations = analysis.snapshot.generations;
   if (format === 'json') {
-    io.out(JSON.stringify({ types: shown.map((t) => ({ type: t.type, count: t.count, bytes: t.bytes, retainedBytes: t.retainedBytes })) }));
+    io.out(JSON.stringify({
+      types: shown.map((t) => ({ type: t.type, count: t.count, bytes: t.bytes, retainedBytes: t.retainedBytes })),
+      ...(generations !== undefined ? { generations } : {}),
+    }));
     return 0;
   }
   io.out(`${'count'.padStart(11)}  ${'bytes'.padStart(15)}  ${'retained bytes'.padStart(15)}  type`);
   for (const t of shown) io.out(`${group(t.count).padStart(11)}  ${group(t.bytes).padStart(15)}  ${group(t.retainedBytes).padStart(15)}  ${t.type}`);
   if (shown.length < types.length) io.out(`(${types.length - shown.length} more types; --top 0 shows all)`);
+  if (generations !== undefined) {
+    io.out('');
+    io.out(`${'generation'.padEnd(10)}  ${'size'.padStart(15)}  ${'fragmentation'.padStart(15)}  ${'free list'.padStart(15)}  ${'free objects'.padStart(15)}       %`);
+    for (const g of generations) {
+      const share = g.sizeBytes > 0 ? ((100 * g.fragmentationBytes) / g.sizeBytes).toFixed(1) : '-';
+      io.out(`${g.name.padEnd(10)}  ${group(g.sizeBytes).padStart(15)}  ${group(g.fragmentationBytes).padStart(15)}  ${group(g.freeListBytes).padStart(15)}  ${group(g.freeObjectBytes).padStart(15)}  ${share.padStart(6)}`);
+    }
+  }
   return 0;
 }
 

@@ -13,8 +13,9 @@ Usage:
   clrscope ps [--json]                             list .NET processes to attach to
   clrscope convert IN -o OUT                       convert a recording between formats
   clrscope report FILE [options]                   functions, callers/callees, trees, diffs
-  clrscope heap FILE.gcdump [options]              a heap snapshot's types, retained bytes,
-                                                   paths from roots, growth since another
+  clrscope heap FILE | --pid PID [options]         a heap snapshot (a file, or taken of a
+                                                   process): types, retained bytes,
+                                                   fragmentation, paths from roots, growth
   clrscope help [COMMAND]                          show help
 
 Run 'clrscope record --help' for the recording options.
@@ -315,13 +316,29 @@ Example:
 `;
 
 export const HEAP_HELP = `Usage: clrscope heap FILE [options]
+       clrscope heap --pid PID [-o FILE.clrheap] [options]
+       clrscope heap [--after SECONDS] [options] -- PROGRAM [ARGS...]
 
 A heap snapshot's objects by type: how many, their own bytes, and the bytes
 they keep alive (retained: what the GC would free if they died, from the
-dominator tree of the object graph). Reads .gcdump files (dotnet-gcdump
-collect -p PID, PerfView). Types are sorted by retained bytes.
+dominator tree of the object graph), most retained first, then each
+generation's size and fragmentation when the snapshot has them.
+
+Snapshots are read from files (.clrheap, clrscope's own; .gcdump from
+dotnet-gcdump collect or PerfView) or taken of a running .NET process (--pid,
+or a program it starts): the runtime's own heap walk over an EventPipe
+session, as dotnet-gcdump takes it. Nothing is loaded into the process; it
+pays one blocking full collection (two on .NET 8 and 9, for dotnet-gcdump too).
 
 Options:
+  -p, --pid PID         take a snapshot of this process
+  --after SECONDS       with a program after --: take the snapshot this long
+                        after starting it (default 3), then wait for its end
+                        and exit as it did
+  -o, --output FILE     save the snapshot taken (.clrheap: every object,
+                        reference and root, and the generations)
+  --timeout SECONDS     give up on a heap walk that has not ended by then
+                        (default 120)
   --top N               the N types with the most retained bytes (default 20;
                         0: all)
   --paths TYPE          the shortest paths from roots (static fields, thread
@@ -333,7 +350,10 @@ Options:
                         TYPE, the paths to TYPE that grew (or shrank), by how
                         many objects
   --format text|json    text (default) or JSON: {"types":[{"type","count",
-                        "bytes","retainedBytes"}...]}; with --paths
+                        "bytes","retainedBytes"}...],"generations":[{
+                        "generation","name","sizeBytes","freeListBytes",
+                        "freeObjectBytes","fragmentationBytes"}...]}
+                        (generations when the snapshot has them); with --paths
                         {"type","paths":[{"path":[...],"count"}...]}; with
                         --diff each type's count, bytes, retainedBytes and
                         their deltas (countDelta, bytesDelta, retainedDelta);

@@ -68,7 +68,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           ...(process.stdout.isTTY === true ? { columns: process.stdout.columns } : {}),
         });
       case 'heap':
-        return runHeap(rest, { out, err });
+        return await runHeap(rest, { out, err });
       default:
         throw new UserError(`Unknown command '${command}': see clrscope --help.`);
     }

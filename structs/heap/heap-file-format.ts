@@ -1,6 +1,6 @@
 // The description of a heap snapshot file format, like a recording format's (structs/formats/
 // recording-format.ts) but for what a heap snapshot is: a HeapSnapshot, not a Recording. The
-// gcdump format (structs/formats/gcdump/) is the first; clrscope's own snapshot files will be next.
+// formats: gcdump (structs/formats/gcdump/) and clrscope's own (structs/formats/clrheap/).
 
 import type { HeapSnapshot } from './heap-snapshot.js';
 

@@ -1,9 +1,10 @@
 // Every heap snapshot file format clrscope reads, picked by content first, extension second.
 
+import { clrheapFormat } from '../formats/clrheap/format.js';
 import { gcdumpFormat } from '../formats/gcdump/format.js';
 import type { HeapFileFormat } from './heap-file-format.js';
 
-export const HEAP_FORMATS: readonly HeapFileFormat[] = [gcdumpFormat];
+export const HEAP_FORMATS: readonly HeapFileFormat[] = [clrheapFormat, gcdumpFormat];
 
 /** The format of a file from its first bytes, else from its name; undefined when neither says. */
 export function heapFormatOf(path: string, head: Uint8Array): HeapFileFormat | undefined {

@@ -4,11 +4,30 @@
 // finalizer queue). Columns in typed arrays, edges in CSR form (each node's edges are the range
 // edgeStart[n] .. edgeStart[n+1] of edgeTarget), so 10 M objects stay a few hundred MB and every
 // analysis walks them without allocating per object. Snapshots come from .gcdump files
-// (structs/formats/gcdump/) and later from clrscope's own profiler; the analysis
+// (structs/formats/gcdump/), clrscope's own files (structs/formats/clrheap/) and the runtime's
+// heap walk (structs/heap/heap-walk-reader.ts); the analysis
 // (structs/heap/heap-analysis.ts) only reads this shape.
 
 export const ROOT_KINDS = ['static', 'stack', 'handle', 'finalizer', 'other'] as const;
 export type RootKind = (typeof ROOT_KINDS)[number];
+
+/**
+ * One generation's space after the snapshot's collection, summed over the GC's heaps: its size and
+ * its fragmentation, the free space inside it (free-list space plus free objects the allocator
+ * does not reuse), from the runtime's GCPerHeapHistory event of that collection.
+ */
+export interface GenerationStats {
+  /** 0, 1, 2, 3 (the large object heap), 4 (the pinned object heap). */
+  generation: number;
+  name: string;
+  sizeBytes: number;
+  freeListBytes: number;
+  freeObjectBytes: number;
+  /** freeListBytes + freeObjectBytes. */
+  fragmentationBytes: number;
+}
+
+export const GENERATION_NAMES = ['gen0', 'gen1', 'gen2', 'loh', 'poh'] as const;
 
 export interface HeapSnapshot {
   /** Type names; nodeType indexes it. */
@@ -30,6 +49,8 @@ export interface HeapSnapshot {
   /** What the root is called: "static var Ns.Type.Field", "local vars", "StrongHandle"; an index into names. */
   readonly rootName: Int32Array;
   readonly rootTarget: Int32Array;
+  /** Per generation, when the snapshot's source says (clrscope's own snapshots do; .gcdump files do not). */
+  readonly generations?: readonly GenerationStats[];
 }
 
 /** Grows typed columns while a reader adds objects, references and roots in any order. */

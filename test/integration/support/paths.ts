@@ -19,7 +19,7 @@ export function targetDll(name: 'Scenarios' | 'Demo' | 'CpuBench' | 'GcLoad' | '
 export type RuntimeTfm = 'net8.0' | 'net9.0' | 'net10.0';
 
 /** How to start a target on one runtime: `dotnet X.dll` on .NET 10, the self-contained apphost (bin/net8.0/X) on 8 and 9. */
-export function targetOn(name: 'Scenarios' | 'GcLoad', tfm: RuntimeTfm): { command: string; args: string[] } {
+export function targetOn(name: 'Scenarios' | 'GcLoad' | 'LeakHeap', tfm: RuntimeTfm): { command: string; args: string[] } {
   if (tfm === 'net10.0') return { command: 'dotnet', args: [targetDll(name)] };
   const host = join(ROOT, 'test', 'targets', name, 'bin', tfm, name);
   if (!existsSync(host)) throw new Error(`${host} is missing: run bash scripts/build-targets.sh`);

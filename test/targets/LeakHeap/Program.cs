@@ -2,13 +2,18 @@
 // objects (each with its own 100-byte payload, so the cache retains more than its own size), K
 // StackHeldItem objects alive only through a local variable of a waiting thread, and H
 // HandleHeldItem objects alive only through strong GCHandles. The test snapshots it, asks it to
-// grow the cache by N more, and snapshots it again.
+// grow the cache by N more, and snapshots it again. --payload B makes each payload B bytes (100 by
+// default): the snapshot benchmark's heap is --items 5000000 --payload 176, 10 M objects, 1.1 GiB.
 //
-//   LeakHeap --items N [--stack K] [--handles H]
+//   LeakHeap --items N [--stack K] [--handles H] [--linger S] [--payload B]
 // prints "READY PID items=N" once everything is in place, then reads commands from stdin, one a line:
 //   grow   adds N more items to the cache and prints "READY PID items=2N" (and so on)
+//   gcinfo prints GCINFO {"index":I,"generations":[{"sizeAfter":S,"fragmentationAfter":F}...]}: the
+//          runtime's own account of its last full blocking collection (GC.GetGCMemoryInfo), gen0, gen1, gen2,
+//          LOH, POH, to check a snapshot's fragmentation per generation against
 //   exit   (or end of input) lets the holder thread go, prints RESULT {"items":..,"stack":K,"handles":H}
-//          and exits 0
+//          and exits 0, S seconds after the end of input with --linger S (a program launched by
+//          `clrscope heap -- ...`, whose input is empty, stays until its snapshot is taken)
 using System.Runtime.InteropServices;
 
 namespace Clrscope.Targets.LeakHeap;
@@ -17,7 +22,8 @@ public sealed class LeakedItem
 {
     public readonly int Id;
     public readonly byte[] Payload;
-    public LeakedItem(int id) { Id = id; Payload = new byte[100]; }
+    public static int PayloadBytes = 100;
+    public LeakedItem(int id) { Id = id; Payload = new byte[PayloadBytes]; }
 }
 
 public sealed class StackHeldItem
@@ -42,7 +48,7 @@ public static class Program
 {
     public static int Main(string[] args)
     {
-        int items = 0, stack = 0, handles = 0;
+        int items = 0, stack = 0, handles = 0, linger = 0;
         for (int i = 0; i < args.Length; i++)
         {
             string Next() => i + 1 < args.Length ? args[++i] : throw new ArgumentException($"{args[i]} needs a number");
@@ -51,6 +57,8 @@ public static class Program
                 case "--items": items = int.Parse(Next()); break;
                 case "--stack": stack = int.Parse(Next()); break;
                 case "--handles": handles = int.Parse(Next()); break;
+                case "--linger": linger = int.Parse(Next()); break;
+                case "--payload": LeakedItem.PayloadBytes = int.Parse(Next()); break;
                 default:
                     Console.Error.WriteLine($"LeakHeap: unknown argument '{args[i]}'");
                     return 2;
@@ -80,15 +88,27 @@ public static class Program
         Console.WriteLine($"READY {Environment.ProcessId} items={LeakCache.Items.Count}");
 
         string? line;
+        bool sawExit = false;
         while ((line = Console.ReadLine()) != null)
         {
             line = line.Trim();
-            if (line == "exit") break;
+            if (line == "exit")
+            {
+                sawExit = true;
+                break;
+            }
             if (line == "grow")
             {
                 Grow(items);
                 GC.Collect();
                 Console.WriteLine($"READY {Environment.ProcessId} items={LeakCache.Items.Count}");
+            }
+            else if (line == "gcinfo")
+            {
+                var info = GC.GetGCMemoryInfo(GCKind.FullBlocking);
+                var gens = new List<string>();
+                foreach (var g in info.GenerationInfo) gens.Add($"{{\"sizeAfter\":{g.SizeAfterBytes},\"fragmentationAfter\":{g.FragmentationAfterBytes}}}");
+                Console.WriteLine($"GCINFO {{\"index\":{info.Index},\"generations\":[{string.Join(",", gens)}]}}");
             }
             else if (line != "")
             {
@@ -96,6 +116,7 @@ public static class Program
             }
         }
 
+        if (!sawExit && linger > 0) Thread.Sleep(TimeSpan.FromSeconds(linger));
         release.Set();
         holder.Join();
         foreach (var h in pinned) h.Free();
