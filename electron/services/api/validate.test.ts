@@ -63,6 +63,14 @@ test('bad pids are refused with one sentence', () => {
   assert.deepEqual(validateCall('attach', [{ pid: 4242, intervalMs: 5, wall: false }], known), { op: 'attach', args: [{ pid: 4242, intervalMs: 5, wall: false }] });
 });
 
+test('launch and attach requests: the allocations, locks and exceptions switches are true or false', () => {
+  rejects('attach', [{ pid: 1, alloc: 1 }], 'The allocations switch (alloc) must be true or false, not 1.');
+  rejects('attach', [{ pid: 1, locks: 'on' }], 'The lock waits switch (locks) must be true or false, not "on".');
+  rejects('launch', launch({ exceptions: null }), 'The exceptions switch (exceptions) must be true or false, not null.');
+  assert.deepEqual(validateCall('attach', [{ pid: 7, alloc: true, locks: false, exceptions: true }], known), { op: 'attach', args: [{ pid: 7, alloc: true, locks: false, exceptions: true }] });
+  assert.deepEqual(validateCall('launch', launch({ alloc: true }), known), { op: 'launch', args: [{ command: 'dotnet', args: ['app.dll'], alloc: true }] });
+});
+
 test('launch requests: command, arguments, working directory and interval are checked', () => {
   rejects('launch', launch({ command: '' }), 'The command must not be empty.');
   rejects('launch', launch({ command: '   ' }), 'The command must not be empty.');

@@ -9,6 +9,7 @@ import type { ExceptionMessage, ExceptionTable } from '../../../structs/profile/
 import { exceptionRows, nextSort, throwerShare } from './event-table-rows.js';
 import { SearchBox, WindowAndThreads } from './flame-toolbar.js';
 import { formatCount, formatPercent } from './format.js';
+import { NameText } from './name-text.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
@@ -28,11 +29,10 @@ function messageText(m: ExceptionMessage): ReactNode {
   return m.text === null ? <span className="hint">(no message)</span> : <span>{m.text}</span>;
 }
 
-function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: string): ReactNode {
+function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: string, widthPx: number): ReactNode {
   const row = t.rows[rows[r]];
   switch (key) {
-    // A span: the first column ellipsizes at its start, its text left to right.
-    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <span>{row.type}</span>;
+    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <NameText name={row.type} widthPx={widthPx} kind="type" />;
     case 'count': return formatCount(row.count);
     case 'countPct': return formatPercent(t.count > 0 ? row.count / t.count : 0);
     case 'thrower': return row.methods.length === 0 ? <span className="hint">no stacks</span> : <span className="kind-0">{row.methods[0].name}</span>;
@@ -81,7 +81,7 @@ export function ExceptionsView(): ReactElement {
       <div className="hint">Pick a type to show where it is thrown in the flame graph (double-click to go there).</div>
       <VirtualTable
         testId="exceptions-table" rowCount={rows.length} columns={COLUMNS} selectedRow={selectedRow}
-        cell={(r, key) => (table === null ? null : exceptionCell(table, rows, r, key))}
+        cell={(r, key, width) => (table === null ? null : exceptionCell(table, rows, r, key, width))}
         onSelect={focus}
         onActivate={(r) => { focus(r); ws.view.setTab('flame'); }}
         rowTitle={(r) => {

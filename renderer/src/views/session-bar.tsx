@@ -34,7 +34,7 @@ export function SessionBar(): ReactElement {
         data-testid="session-select"
         value={selectedId ?? ''}
         onChange={(e) => ws.select(e.target.value === '' ? null : e.target.value)}
-        aria-label="Recording"
+        aria-label="Recording" title={selected === undefined ? undefined : `${sessionTitle(selected)} — ${selected.state}`}
       >
         <option value="">{sessions.length === 0 ? 'No recordings yet' : 'Choose a recording…'}</option>
         {[...sessions].reverse().map((s) => (
