@@ -31,7 +31,7 @@ test('then the name\'s own namespace: the type and method stay, nested types and
   assert.equal(elideName('System.Collections.Generic.Dictionary<System.String, System.Int32>', 40, 'type'), 'Dictionary<String, Int32>');
 });
 
-test('then deeper generic arguments, then all of them, then the middle', () => {
+test('then deeper generic arguments or all but the first, the longest form that fits; then the middle', () => {
   const name = 'System.Collections.Generic.Dictionary<System.String, System.Collections.Generic.List<System.Int32>>';
   assert.equal(elideName(name, 40, 'type'), 'Dictionary<String, List<Int32>>');
   assert.equal(elideName(name, 30, 'type'), 'Dictionary<String, List<…>>');
@@ -50,8 +50,17 @@ test('five EF Core types that a left cut made alike stay apart at 60 characters'
     'ImmutableDictionary<String, ValueTuple<…>>',
     'Dictionary<Int32, ValueTuple<Nullable<…>, WarningBehavior>>',
     'KeyValuePair<Int32, ValueTuple<…>>',
-    'SortedInt32KeyNode<ImmutableDictionary<…>+HashBucket>',
+    'SortedInt32KeyNode<ImmutableDictionary<Int32,…>+HashBucket>',
   ]);
   // The old look, for the record: the last 40 characters of each are the same.
   assert.equal(new Set(EF.slice(0, 4).map((n) => n.slice(-40))).size, 1);
+});
+
+test('a generic method\'s instances keep their first arguments', () => {
+  const names = ['ImmutableDictionary<System.Int32', 'ImmutableDictionary<System.String', 'Dictionary<System.Int32'].map((t) => `Microsoft.EntityFrameworkCore.ChangeTracking.Internal.StateManager.GetOrCreateEntry<System.Collections.${t},System.ValueTuple<System.Nullable<Microsoft.Extensions.Logging.LogLevel>,Microsoft.EntityFrameworkCore.WarningBehavior>>>`);
+  assert.deepEqual(names.map((n) => elideName(n, 60)), [
+    'StateManager.GetOrCreateEntry<ImmutableDictionary<Int32,…>>',
+    'StateManager.GetOrCreateEntry<ImmutableDictionary<String,…>>',
+    'StateManager.GetOrCreateEntry<Dictionary<Int32,…>>',
+  ]);
 });

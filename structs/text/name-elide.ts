@@ -1,10 +1,11 @@
 // Long .NET names made to fit a column without losing what tells rows apart. Cutting a name at
 // one end hides the part that differs: five `ImmutableDictionary<…, Nullable<WarningBehavior>>`
 // rows keep the same tail, five `Microsoft.EntityFrameworkCore.…` rows the same head. So a name is
-// shortened in steps, each only while it is still too long, dropping first what repeats most:
-// namespaces inside generic arguments and parameter lists, then the namespace of the name itself
-// (the type and method stay: `OrderService+<PlaceAsync>d__5.MoveNext`), then generic arguments
-// nested deeper than the first level, then all arguments; only then is the middle cut out.
+// shortened by dropping what repeats most: namespaces inside generic arguments and parameter
+// lists, the namespace of the name itself (the type and method stay:
+// `OrderService+<PlaceAsync>d__5.MoveNext`), generic arguments level by level from the deepest,
+// every argument after the first of each list; of those forms the longest that fits is shown,
+// and only when none fits is the middle cut out.
 
 interface Group {
   open: string;
@@ -65,15 +66,22 @@ function lastSegments(text: string): string {
   return text.replace(/(?:[A-Za-z_][\w`]*\.)+(?=[A-Za-z_<])/g, '');
 }
 
-/** The items as text, namespaces inside arguments dropped, argument levels below `levels` shown as `…`. */
-function render(items: readonly Item[], depth: number, levels: number): string {
+/**
+ * The items as text, namespaces inside arguments dropped, argument levels below `levels` shown
+ * as `…`; `firstOnly`: of each argument list only its first argument, the rest `…` (instances of
+ * one generic type usually differ in their first argument).
+ */
+function render(items: readonly Item[], depth: number, levels: number, firstOnly = false): string {
   let out = '';
   for (const item of items) {
     if (typeof item === 'string') {
-      out += depth > 0 ? lastSegments(item) : item;
+      const text = depth > 0 ? lastSegments(item) : item;
+      const comma = firstOnly && depth > 0 ? text.indexOf(',') : -1;
+      if (comma >= 0) return `${out}${text.slice(0, comma)},…`;
+      out += text;
       continue;
     }
-    const inner = depth + 1 > levels ? (item.items.length === 0 ? '' : '…') : render(item.items, depth + 1, levels);
+    const inner = depth + 1 > levels ? (item.items.length === 0 ? '' : '…') : render(item.items, depth + 1, levels, firstOnly);
     out += `${item.open}${inner}${item.close}`;
   }
   return out;
@@ -117,19 +125,22 @@ export function cutMiddle(text: string, max: number): string {
 }
 
 /**
- * `name` in at most `max` characters, shortened in the steps the file's comment says. `kind`:
+ * `name` in at most `max` characters, shortened as the file's comment says. `kind`:
  * a method's name keeps its type (`Type.Method`), a type's name only itself.
  */
 export function elideName(name: string, max: number, kind: 'method' | 'type' = 'method'): string {
   if (name.length <= max) return name;
   const items = parse(name, 0, null).items;
   const own = dropOwnNamespace(items, kind === 'method' ? 2 : 1);
-  const steps: { items: Item[]; levels: number }[] = [{ items, levels: Infinity }, { items: own, levels: Infinity }];
-  for (let levels = depthOf(own) - 1; levels >= 0; levels--) steps.push({ items: own, levels });
-  let last = name;
-  for (const step of steps) {
-    last = render(step.items, 0, step.levels);
-    if (last.length <= max) return last;
+  // Every shortened form; the longest that fits says the most.
+  const forms = [render(items, 0, Infinity), render(own, 0, Infinity)];
+  for (let levels = depthOf(own); levels >= 0; levels--) forms.push(render(own, 0, levels), render(own, 0, levels, true));
+  let best = '';
+  let shortest = forms[0];
+  for (const form of forms) {
+    if (form.length <= max && form.length > best.length) best = form;
+    if (form.length < shortest.length) shortest = form;
   }
-  return cutMiddle(last, max);
+  if (best !== '') return best;
+  return cutMiddle(shortest, max);
 }

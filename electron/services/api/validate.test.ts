@@ -126,8 +126,8 @@ test('subscribe takes an optional offset; closeSession a known session; unsubscr
 
 test('export requests: a known session, a known format, an absolute path', () => {
   rejects('exportRecording', [{ sessionId: 's2', format: 'pprof' }], 'There is no session "s2".');
-  rejects('exportRecording', [{ sessionId: 's1', format: 'svg' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, not "svg".');
-  rejects('exportRecording', [{ sessionId: 's1', format: 'toString' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, not "toString".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'svg' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, flame-html, flame-svg, not "svg".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'toString' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, flame-html, flame-svg, not "toString".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'nettrace', path: '/tmp/out.pb.gz' }], 'The export path must end in .nettrace for the nettrace format, not "out.pb.gz".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '/tmp/out.json' }], 'The export path must end in .pb.gz, .pb or .pprof for the pprof format, not "out.json".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: 'out.pb.gz' }], 'The export path must be an absolute path, not "out.pb.gz".');
@@ -140,8 +140,8 @@ test('export requests: a known session, a known format, an absolute path', () =>
 });
 
 test('every export format the contract lists is accepted, with a path in its own extension', () => {
-  assert.deepEqual(Object.keys(EXPORT_EXTENSIONS), ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx', 'collapsed']);
-  assert.deepEqual(Object.values(EXPORT_EXTENSIONS), ['.pb.gz', '.clrscope', '.speedscope.json', '.nettrace', '.etlx', '.collapsed']);
+  assert.deepEqual(Object.keys(EXPORT_EXTENSIONS), ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx', 'collapsed', 'flame-html', 'flame-svg']);
+  assert.deepEqual(Object.values(EXPORT_EXTENSIONS), ['.pb.gz', '.clrscope', '.speedscope.json', '.nettrace', '.etlx', '.collapsed', '.html', '.svg']);
   for (const [format, ext] of Object.entries(EXPORT_EXTENSIONS)) {
     const request = { sessionId: 's1', format, path: `/tmp/out${ext}` };
     assert.deepEqual(validateCall('exportRecording', [request], known), { op: 'exportRecording', args: [request] });

@@ -161,7 +161,7 @@ export function DiffView(): ReactElement {
           </div>
           <div className="diff-body">
             <TreeCanvas testId="diff-flame" tree={diff?.tree ?? null} inverted={false} shades={shades} search={search} tooltip={tip} empty="No samples to compare." />
-            <VirtualTable testId="diff-table" rowCount={rows.length} columns={COLUMNS} cell={cell} rowTitle={(r) => diff?.functions.name[rows[r]] ?? ''} empty="No functions." />
+            <VirtualTable testId="diff-table" rowCount={rows.length} columns={COLUMNS} cell={cell} rowTitle={(r) => diff?.functions.name[rows[r]] ?? ''} empty="No samples on either side: pick a window or a recording that has samples to compare." />
           </div>
         </>
       )}

@@ -10,6 +10,7 @@ import { exceptionRows, nextSort, throwerShare } from './event-table-rows.js';
 import { SearchBox, WindowAndThreads } from './flame-toolbar.js';
 import { formatCount, formatPercent } from './format.js';
 import { NameText } from './name-text.js';
+import { noMatch } from './empty-reasons.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
@@ -96,7 +97,7 @@ export function ExceptionsView(): ReactElement {
           ].filter((l) => l !== '').join('\n');
         }}
         sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setExceptionsSort(nextSort(sort, c, ['type', 'thrower']))}
-        empty={table === null ? 'Waiting for the recording…' : 'No exception type matches.'}
+        empty={table === null ? 'Waiting for the recording…' : table.rows.length > 0 ? noMatch('exception type', search, table.rows.length) : 'No exceptions thrown while recorded, or exceptions were off: launch or attach with exceptions ticked (record --exceptions on).'}
       />
     </div>
   );

@@ -12,6 +12,7 @@ import { AnalysisToolbar } from './analysis-toolbar.js';
 import { FoldBar } from './fold-bar.js';
 import { formatCount, formatNs, formatPercent } from './format.js';
 import { NameDetails, NameText } from './name-text.js';
+import { noMatch, noSamples } from './empty-reasons.js';
 import { fileBaseName } from '../../../structs/profile/frame-lines.js';
 import { TreeCanvas } from './tree-canvas.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -86,6 +87,8 @@ export function FunctionsView(): ReactElement {
   const selected = useAppState((s) => s.selectedFunction);
   const sandwich = useAppState((s) => s.sandwich);
   const sources = useAppState((s) => s.sources);
+  const sampleCount = useAppState((s) => s.summary?.sampleCount);
+  const live = useAppState((s) => s.sessions.find((x) => x.id === s.selectedSessionId)?.state === 'recording');
   const rows = useMemo(() => (table === null ? new Int32Array(0) : visibleRows(table, search, sort)), [table, search, sort]);
   const selectedRow = useMemo(() => {
     if (table === null || selected === null) return -1;
@@ -130,7 +133,7 @@ export function FunctionsView(): ReactElement {
             onActivate={(r) => { if (table !== null) { ws.view.selectFunction(table.name[rows[r]]); ws.view.setTab('flame'); } }}
             rowTitle={(r) => (table === null ? '' : `${table.name[rows[r]]}${table.module[rows[r]] !== '' ? ` (${table.module[rows[r]]})` : ''}`)}
             sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setFunctionsSort(sortAfterClick(sort, c))}
-            empty={table === null ? 'Waiting for samples…' : 'No function matches.'}
+            empty={table === null ? 'Waiting for samples…' : table.rowCount > 0 ? noMatch('function', search, table.rowCount) : noSamples(sampleCount, live)}
           />
           <NameDetails name={selected} module={selectedModule} testId="functions-details" />
         </div>

@@ -20,7 +20,7 @@ export function StateBadge({ state, testId }: { state: SessionInfo['state']; tes
   return <span className={`badge state-${state}`} data-testid={testId}>{state}</span>;
 }
 
-export function SessionBar(): ReactElement {
+export function SessionBar({ onHelp }: { onHelp?(): void }): ReactElement {
   const ws = useWorkstation();
   const sessions = useAppState((s) => s.sessions);
   const selectedId = useAppState((s) => s.selectedSessionId);
@@ -52,6 +52,7 @@ export function SessionBar(): ReactElement {
         <button type="button" className="danger" data-testid="session-stop" onClick={() => void ws.sessions.stop()}>Stop</button>
       )}
       {selected?.message != null && <span className="session-message" data-testid="session-message">{selected.message}</span>}
+      {onHelp !== undefined && <button type="button" className="help-button" data-testid="help-open" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts" onClick={onHelp}>?</button>}
     </header>
   );
 }

@@ -10,6 +10,7 @@ import { nextSort, typeRows } from './event-table-rows.js';
 import { SearchBox, WindowAndThreads } from './flame-toolbar.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
 import { NameDetails, NameText } from './name-text.js';
+import { noMatch } from './empty-reasons.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
@@ -62,7 +63,7 @@ export function TypesView(): ReactElement {
   const caption = table === null
     ? 'Waiting for the recording…'
     : table.rows.length === 0
-      ? 'No allocation samples here: record with allocations on (record --alloc on, CLRSCOPE_ALLOC=1).'
+      ? 'No allocation samples here: launch or attach with allocations ticked (or record --alloc on).'
       : `${rows.length.toLocaleString()} of ${table.rows.length.toLocaleString()} types; about ${formatBytes(table.bytes)} in ${formatCount(Math.round(table.objects))} objects, estimated from ${table.samples.toLocaleString()} samples`
         + (table.hasLive ? `; live heap ${formatBytes(table.liveBytes)}` : '');
   return (
@@ -80,7 +81,7 @@ export function TypesView(): ReactElement {
         onActivate={(r) => { focus(r); ws.view.setTab('flame'); }}
         rowTitle={(r) => (table === null ? '' : table.rows[rows[r]].type)}
         sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setTypesSort(nextSort(sort, c, ['type']))}
-        empty={table === null ? 'Waiting for the recording…' : 'No type matches.'}
+        empty={table === null ? 'Waiting for the recording…' : table.rows.length > 0 ? noMatch('type', search, table.rows.length) : 'No allocation samples: launch or attach with allocations ticked (record --alloc on) to fill this table.'}
       />
       <NameDetails name={selectedRow >= 0 && table !== null ? table.rows[rows[selectedRow]].type : null} testId="types-details" />
     </div>

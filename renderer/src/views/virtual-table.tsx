@@ -120,7 +120,8 @@ export function VirtualTable(props: Props): ReactElement {
 
   const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>): void => {
     if (onSelect === undefined || rowCount === 0) return;
-    const step = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : e.key === 'PageDown' ? Math.floor(height / rowHeight) : e.key === 'PageUp' ? -Math.floor(height / rowHeight) : 0;
+    const page = Math.floor(height / rowHeight);
+    const step = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : e.key === 'PageDown' ? page : e.key === 'PageUp' ? -page : e.key === 'End' ? rowCount : e.key === 'Home' ? -rowCount : 0;
     if (e.key === 'Enter' && selectedRow >= 0) {
       onActivate?.(selectedRow);
       return;
