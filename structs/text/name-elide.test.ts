@@ -63,4 +63,10 @@ test('a generic method\'s instances keep their first arguments', () => {
     'StateManager.GetOrCreateEntry<ImmutableDictionary<String,…>>',
     'StateManager.GetOrCreateEntry<Dictionary<Int32,…>>',
   ]);
+  // Narrower: the method without its type, so the arguments still tell them apart.
+  assert.deepEqual(names.map((n) => elideName(n, 50)), [
+    'GetOrCreateEntry<ImmutableDictionary<Int32,…>>',
+    'GetOrCreateEntry<ImmutableDictionary<String,…>>',
+    'StateManager.GetOrCreateEntry<Dictionary<Int32,…>>',
+  ]);
 });

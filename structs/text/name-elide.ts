@@ -3,8 +3,9 @@
 // rows keep the same tail, five `Microsoft.EntityFrameworkCore.…` rows the same head. So a name is
 // shortened by dropping what repeats most: namespaces inside generic arguments and parameter
 // lists, the namespace of the name itself (the type and method stay:
-// `OrderService+<PlaceAsync>d__5.MoveNext`), generic arguments level by level from the deepest,
-// every argument after the first of each list; of those forms the longest that fits is shown,
+// `OrderService+<PlaceAsync>d__5.MoveNext`, or in a narrow column the method alone), generic
+// arguments level by level from the deepest, every argument after the first of each list; of
+// those forms the longest that fits is shown,
 // and only when none fits is the middle cut out.
 
 interface Group {
@@ -134,7 +135,11 @@ export function elideName(name: string, max: number, kind: 'method' | 'type' = '
   const own = dropOwnNamespace(items, kind === 'method' ? 2 : 1);
   // Every shortened form; the longest that fits says the most.
   const forms = [render(items, 0, Infinity), render(own, 0, Infinity)];
-  for (let levels = depthOf(own); levels >= 0; levels--) forms.push(render(own, 0, levels), render(own, 0, levels, true));
+  // A method without its type too: in a narrow column the arguments tell instances apart better.
+  const bare = kind === 'method' ? dropOwnNamespace(items, 1) : own;
+  for (const parts of bare === own ? [own] : [own, bare]) {
+    for (let levels = depthOf(parts); levels >= 0; levels--) forms.push(render(parts, 0, levels), render(parts, 0, levels, true));
+  }
   let best = '';
   let shortest = forms[0];
   for (const form of forms) {

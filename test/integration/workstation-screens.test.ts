@@ -25,9 +25,9 @@ const skip = missing.length > 0 && !process.env.CI;
 const TABS = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
 const SIZES = [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }];
 
-/** Buttons, selects and labels whose text is wider than their box (cut), by their text. */
+/** Buttons, selects, labels, tables' headers and figures whose text is wider than their box (cut), by their text. */
 function cutControls(page: Page): Promise<string[]> {
-  return page.evaluate(`(() => [...document.querySelectorAll('button, select, .chip, .badge, .tab, label.check')]
+  return page.evaluate(`(() => [...document.querySelectorAll('button, select, .chip, .badge, .tab, label.check, .vhead .vcell, .vrow .vcell.num')]
     .filter((el) => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
     .map((el) => (el.tagName === 'SELECT' ? el.options[el.selectedIndex]?.text : el.textContent) ?? ''))()`);
 }

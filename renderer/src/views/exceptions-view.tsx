@@ -17,7 +17,7 @@ import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 const COLUMNS: readonly VirtualColumn[] = [
   { key: 'type', title: 'Exception type', width: 'minmax(18em, 1.2fr)', sortable: true },
   { key: 'count', title: 'Thrown', width: '7em', numeric: true, sortable: true },
-  { key: 'countPct', title: '%', width: '5em', numeric: true },
+  { key: 'countPct', title: '%', width: '6em', numeric: true },
   { key: 'thrower', title: 'Top throwing method', width: 'minmax(14em, 1fr)', sortable: true },
   { key: 'throwerShare', title: 'Its share', width: '7em', numeric: true, sortable: true },
   { key: 'others', title: 'Other methods', width: 'minmax(8em, 0.7fr)' },

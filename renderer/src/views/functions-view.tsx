@@ -20,13 +20,13 @@ import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
 export const FUNCTION_COLUMNS: readonly VirtualColumn[] = [
   { key: 'name', title: 'Function', width: 'minmax(20em, 1fr)', sortable: true, resizable: true },
-  { key: 'source', title: 'Source', width: '9em' },
-  { key: 'selfPct', title: 'Self %', width: '4.5em', numeric: true },
-  { key: 'self', title: 'Self', width: '6em', numeric: true, sortable: true },
-  { key: 'totalPct', title: 'Total %', width: '4.5em', numeric: true },
-  { key: 'total', title: 'Total', width: '6em', numeric: true, sortable: true },
-  { key: 'selfSamples', title: 'Self n', width: '4.5em', numeric: true, sortable: true },
-  { key: 'totalSamples', title: 'Total n', width: '4.5em', numeric: true, sortable: true },
+  { key: 'source', title: 'Source', width: '8em' },
+  { key: 'selfPct', title: 'Self %', width: '5em', numeric: true },
+  { key: 'self', title: 'Self', width: '6.5em', numeric: true, sortable: true },
+  { key: 'totalPct', title: 'Total %', width: '5.5em', numeric: true },
+  { key: 'total', title: 'Total', width: '6.5em', numeric: true, sortable: true },
+  { key: 'selfSamples', title: 'Self n', width: '5em', numeric: true, sortable: true },
+  { key: 'totalSamples', title: 'Total n', width: '5.5em', numeric: true, sortable: true },
 ];
 
 /** Rows of `t` that match the search, in the sort's order. */

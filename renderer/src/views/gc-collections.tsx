@@ -17,7 +17,7 @@ const COLUMNS: readonly VirtualColumn[] = [
   { key: 'heapBeforeBytes', title: 'Heap before', width: '7.5em', numeric: true },
   { key: 'heapAfterBytes', title: 'Heap after', width: '7.5em', numeric: true },
   { key: 'promotedBytes', title: 'Promoted', width: '7em', numeric: true },
-  { key: 'compacting', title: 'Compacted', width: '6.5em' },
+  { key: 'compacting', title: 'Compacted', width: '7.5em' },
 ];
 
 const bytes = (n: number | null): string => (n === null ? '–' : formatBytes(n));

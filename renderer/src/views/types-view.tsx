@@ -19,7 +19,7 @@ const ALLOCATION_METRICS: readonly EventMetric[] = ['alloc-space', 'alloc-object
 const COLUMNS: readonly VirtualColumn[] = [
   { key: 'type', title: 'Type', width: 'minmax(24em, 1fr)', sortable: true, resizable: true },
   { key: 'bytes', title: 'Allocated', width: '7.5em', numeric: true, sortable: true },
-  { key: 'bytesPct', title: '%', width: '5em', numeric: true },
+  { key: 'bytesPct', title: '%', width: '6em', numeric: true },
   { key: 'objects', title: 'Objects', width: '7em', numeric: true, sortable: true },
   { key: 'samples', title: 'Samples', width: '6em', numeric: true, sortable: true },
 ];
