@@ -5,7 +5,7 @@
 // lists, the namespace of the name itself (the type and method stay:
 // `OrderService+<PlaceAsync>d__5.MoveNext`, or in a narrow column the method alone), generic
 // arguments level by level from the deepest, every argument after the first of each list; of
-// those forms the longest that fits is shown,
+// those that fit, the one that keeps most of the arguments is shown,
 // and only when none fits is the middle cut out.
 
 interface Group {
@@ -133,18 +133,32 @@ export function elideName(name: string, max: number, kind: 'method' | 'type' = '
   if (name.length <= max) return name;
   const items = parse(name, 0, null).items;
   const own = dropOwnNamespace(items, kind === 'method' ? 2 : 1);
-  // Every shortened form; the longest that fits says the most.
-  const forms = [render(items, 0, Infinity), render(own, 0, Infinity)];
+  // Every shortened form with how much of it is arguments: of those that fit, the one that keeps
+  // most of the arguments (what tells instances apart) is shown, the longer one of equals.
+  const nameChars = (parts: readonly Item[]): number => parts.reduce((n, p) => n + (typeof p === 'string' ? p.length : 0), 0);
+  const forms: { text: string; args: number }[] = [];
+  const add = (parts: readonly Item[], levels: number, firstOnly = false): void => {
+    const text = render(parts, 0, levels, firstOnly);
+    forms.push({ text, args: text.length - nameChars(parts) });
+  };
+  add(items, Infinity);
   // A method without its type too: in a narrow column the arguments tell instances apart better.
   const bare = kind === 'method' ? dropOwnNamespace(items, 1) : own;
   for (const parts of bare === own ? [own] : [own, bare]) {
-    for (let levels = depthOf(parts); levels >= 0; levels--) forms.push(render(parts, 0, levels), render(parts, 0, levels, true));
+    for (let levels = depthOf(parts); levels >= 0; levels--) {
+      add(parts, levels);
+      add(parts, levels, true);
+    }
   }
   let best = '';
-  let shortest = forms[0];
-  for (const form of forms) {
-    if (form.length <= max && form.length > best.length) best = form;
-    if (form.length < shortest.length) shortest = form;
+  let bestArgs = -1;
+  let shortest = forms[0].text;
+  for (const { text, args } of forms) {
+    if (text.length <= max && (args > bestArgs || (args === bestArgs && text.length > best.length))) {
+      best = text;
+      bestArgs = args;
+    }
+    if (text.length < shortest.length) shortest = text;
   }
   if (best !== '') return best;
   return cutMiddle(shortest, max);
