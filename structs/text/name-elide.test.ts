@@ -31,7 +31,7 @@ test('then the name\'s own namespace: the type and method stay, nested types and
   assert.equal(elideName('System.Collections.Generic.Dictionary<System.String, System.Int32>', 40, 'type'), 'Dictionary<String, Int32>');
 });
 
-test('then deeper generic arguments or all but the first, the longest form that fits; then the middle', () => {
+test('then deeper generic arguments or all but the first, the form keeping most arguments that fits; then the middle', () => {
   const name = 'System.Collections.Generic.Dictionary<System.String, System.Collections.Generic.List<System.Int32>>';
   assert.equal(elideName(name, 40, 'type'), 'Dictionary<String, List<Int32>>');
   assert.equal(elideName(name, 30, 'type'), 'Dictionary<String, List<…>>');

@@ -72,12 +72,12 @@ describe('every tab at 1280×800 and 1920×1080 with a real recording', { skip: 
         if (sideways === true) problems.push(`${tab}: the page scrolls sideways`);
         for (const text of await cutControls(page)) problems.push(`${tab}: "${text.trim()}" is cut`);
       }
+      assert.deepEqual([...new Set(problems)], []);
       await page.getByTestId('tab-gc').click();
       await page.getByTestId('gc-show-collections').click();
       await page.waitForTimeout(300);
       await checkedScreenshot(page, `${size.width}x${size.height}-gc-collections`, { dir: join(ARTIFACTS, 'screens'), minColors: 8 });
       await page.getByTestId('gc-show-timeline').click();
-      assert.deepEqual([...new Set(problems)], []);
     });
   }
 });
