@@ -28,8 +28,7 @@ interface ReportJson {
   functions: { name: string; self: number; total: number }[];
 }
 
-type FlameHook = { zoomed(): string[]; matches(): number; total(): number; metric(): string };
-
+/** Evaluates `body` in the page with `f` the page's test hook (window.__flame: zoomed(), matches(), total(), metric()). */
 function hook<T>(page: Page, body: string): Promise<T> {
   return page.evaluate(`(() => { const f = globalThis.__flame; return ${body}; })()`) as Promise<T>;
 }
