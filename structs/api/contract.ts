@@ -60,6 +60,10 @@ export interface LaunchRequest {
   wall?: boolean;
   /** Async call stacks (default false: costs the program time at high await rates; README, "Async stacks"). */
   async?: boolean;
+  /** Event samples with stacks (README, "Allocations, locks and exceptions"): exceptions and lock waits (default true), allocations (default false: the Types view's data). */
+  exceptions?: boolean;
+  locks?: boolean;
+  alloc?: boolean;
   /** Keep only the last N minutes in the views (SessionInfo.keepMinutes); absent: the whole recording. */
   keepMinutes?: number;
   /**
@@ -75,6 +79,10 @@ export interface AttachRequest {
   wall?: boolean;
   /** As LaunchRequest's; only operations started after the attach get their chain. */
   async?: boolean;
+  /** As LaunchRequest's. */
+  exceptions?: boolean;
+  locks?: boolean;
+  alloc?: boolean;
   keepMinutes?: number;
 }
 

@@ -7,6 +7,7 @@
 import { clrscopeAbout } from './clrscope-file/about.js';
 import { collapsedAbout } from './collapsed/about.js';
 import { etlxAbout } from './etlx/about.js';
+import { flameHtmlAbout, flameSvgAbout } from './flame-graph/about.js';
 import { nettraceAbout } from './nettrace/about.js';
 import { pprofAbout } from './pprof/about.js';
 import type { FormatDescription } from './recording-format.js';
@@ -20,6 +21,8 @@ export const FORMAT_CATALOG = [
   speedscopeAbout,
   pprofAbout,
   collapsedAbout,
+  flameHtmlAbout,
+  flameSvgAbout,
 ] as const;
 
 type Listed = (typeof FORMAT_CATALOG)[number];

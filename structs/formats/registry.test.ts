@@ -62,7 +62,7 @@ test('one description per format: ids unique, extensions lower case and never cl
 });
 
 test('the export list is every written format, in the export view\'s order', () => {
-  const expected: RecordingFileFormat[] = ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx', 'collapsed'];
+  const expected: RecordingFileFormat[] = ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx', 'collapsed', 'flame-html', 'flame-svg'];
   assert.deepEqual(EXPORT_FORMATS, expected);
 });
 

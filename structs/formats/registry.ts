@@ -6,6 +6,7 @@
 import { clrscopeFormat } from './clrscope-file/format.js';
 import { collapsedFormat } from './collapsed/format.js';
 import { etlxFormat } from './etlx/format.js';
+import { flameHtmlFormat, flameSvgFormat } from './flame-graph/format.js';
 import { nettraceFormat } from './nettrace/format.js';
 import { pprofFormat } from './pprof/format.js';
 import type { RecordingFormat } from './recording-format.js';
@@ -22,6 +23,8 @@ export const RECORDING_FORMATS = [
   speedscopeFormat,
   pprofFormat,
   collapsedFormat,
+  flameHtmlFormat,
+  flameSvgFormat,
 ] as const satisfies readonly RecordingFormat[];
 
 const BY_ID = new Map<string, RecordingFormat>(RECORDING_FORMATS.map((f) => [f.id, f]));

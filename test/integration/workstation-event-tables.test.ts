@@ -53,7 +53,9 @@ async function rowCells(page: Page, testId: string): Promise<string[][]> {
   const out: { at: number; cells: string[] }[] = [];
   for (let i = 0; i < await rows.count(); i++) {
     const row = rows.nth(i);
-    out.push({ at: Number(await row.getAttribute('data-row')), cells: await row.locator('[role=cell]').allInnerTexts() });
+    // A long name is shortened to fit its column (renderer/src/views/name-text.tsx): its whole text is the cell's data-name.
+    const cells = await row.locator('[role=cell]').evaluateAll((els) => els.map((el) => el.querySelector('[data-name]')?.getAttribute('data-name') ?? (el as unknown as { innerText: string }).innerText));
+    out.push({ at: Number(await row.getAttribute('data-row')), cells });
   }
   return out.sort((a, b) => a.at - b.at).map((r) => r.cells);
 }

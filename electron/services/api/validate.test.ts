@@ -63,6 +63,14 @@ test('bad pids are refused with one sentence', () => {
   assert.deepEqual(validateCall('attach', [{ pid: 4242, intervalMs: 5, wall: false }], known), { op: 'attach', args: [{ pid: 4242, intervalMs: 5, wall: false }] });
 });
 
+test('launch and attach requests: the allocations, locks and exceptions switches are true or false', () => {
+  rejects('attach', [{ pid: 1, alloc: 1 }], 'The allocations switch (alloc) must be true or false, not 1.');
+  rejects('attach', [{ pid: 1, locks: 'on' }], 'The lock waits switch (locks) must be true or false, not "on".');
+  rejects('launch', launch({ exceptions: null }), 'The exceptions switch (exceptions) must be true or false, not null.');
+  assert.deepEqual(validateCall('attach', [{ pid: 7, alloc: true, locks: false, exceptions: true }], known), { op: 'attach', args: [{ pid: 7, alloc: true, locks: false, exceptions: true }] });
+  assert.deepEqual(validateCall('launch', launch({ alloc: true }), known), { op: 'launch', args: [{ command: 'dotnet', args: ['app.dll'], alloc: true }] });
+});
+
 test('launch requests: command, arguments, working directory and interval are checked', () => {
   rejects('launch', launch({ command: '' }), 'The command must not be empty.');
   rejects('launch', launch({ command: '   ' }), 'The command must not be empty.');
@@ -118,8 +126,8 @@ test('subscribe takes an optional offset; closeSession a known session; unsubscr
 
 test('export requests: a known session, a known format, an absolute path', () => {
   rejects('exportRecording', [{ sessionId: 's2', format: 'pprof' }], 'There is no session "s2".');
-  rejects('exportRecording', [{ sessionId: 's1', format: 'svg' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, not "svg".');
-  rejects('exportRecording', [{ sessionId: 's1', format: 'toString' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, not "toString".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'svg' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, flame-html, flame-svg, not "svg".');
+  rejects('exportRecording', [{ sessionId: 's1', format: 'toString' }], 'The export format must be one of pprof, clrscope, speedscope, nettrace, etlx, collapsed, flame-html, flame-svg, not "toString".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'nettrace', path: '/tmp/out.pb.gz' }], 'The export path must end in .nettrace for the nettrace format, not "out.pb.gz".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: '/tmp/out.json' }], 'The export path must end in .pb.gz, .pb or .pprof for the pprof format, not "out.json".');
   rejects('exportRecording', [{ sessionId: 's1', format: 'pprof', path: 'out.pb.gz' }], 'The export path must be an absolute path, not "out.pb.gz".');
@@ -132,8 +140,8 @@ test('export requests: a known session, a known format, an absolute path', () =>
 });
 
 test('every export format the contract lists is accepted, with a path in its own extension', () => {
-  assert.deepEqual(Object.keys(EXPORT_EXTENSIONS), ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx', 'collapsed']);
-  assert.deepEqual(Object.values(EXPORT_EXTENSIONS), ['.pb.gz', '.clrscope', '.speedscope.json', '.nettrace', '.etlx', '.collapsed']);
+  assert.deepEqual(Object.keys(EXPORT_EXTENSIONS), ['pprof', 'clrscope', 'speedscope', 'nettrace', 'etlx', 'collapsed', 'flame-html', 'flame-svg']);
+  assert.deepEqual(Object.values(EXPORT_EXTENSIONS), ['.pb.gz', '.clrscope', '.speedscope.json', '.nettrace', '.etlx', '.collapsed', '.html', '.svg']);
   for (const [format, ext] of Object.entries(EXPORT_EXTENSIONS)) {
     const request = { sessionId: 's1', format, path: `/tmp/out${ext}` };
     assert.deepEqual(validateCall('exportRecording', [request], known), { op: 'exportRecording', args: [request] });

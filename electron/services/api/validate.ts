@@ -129,7 +129,7 @@ export function validateSessionId(value: unknown, context: ValidationContext): s
 
 export function validateLaunchRequest(value: unknown): LaunchRequest {
   const obj = plainObject(value, 'launch request');
-  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall', 'async', 'keepMinutes', 'children'], 'launch request');
+  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall', 'async', 'exceptions', 'locks', 'alloc', 'keepMinutes', 'children'], 'launch request');
   const command = text(obj.command, 'The command', LIMITS.commandChars);
   if (!Array.isArray(obj.args)) fail(`The program's arguments (args) must be a list of text, not ${describeValue(obj.args)}.`);
   if (obj.args.length > LIMITS.argCount) fail(`The program has ${obj.args.length} arguments; at most ${LIMITS.argCount} are allowed.`);
@@ -146,6 +146,7 @@ export function validateLaunchRequest(value: unknown): LaunchRequest {
   if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
   if (obj.async !== undefined) request.async = bool(obj.async, 'The async call stacks switch (async)');
+  Object.assign(request, eventSwitches(obj));
   if (obj.keepMinutes !== undefined) request.keepMinutes = validateKeepMinutes(obj.keepMinutes);
   if (obj.children !== undefined) request.children = bool(obj.children, 'The child processes switch (children)');
   return request;
@@ -153,13 +154,23 @@ export function validateLaunchRequest(value: unknown): LaunchRequest {
 
 export function validateAttachRequest(value: unknown): AttachRequest {
   const obj = plainObject(value, 'attach request');
-  onlyFields(obj, ['pid', 'intervalMs', 'wall', 'async', 'keepMinutes'], 'attach request');
+  onlyFields(obj, ['pid', 'intervalMs', 'wall', 'async', 'exceptions', 'locks', 'alloc', 'keepMinutes'], 'attach request');
   const request: AttachRequest = { pid: validatePid(obj.pid) };
   if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
   if (obj.async !== undefined) request.async = bool(obj.async, 'The async call stacks switch (async)');
+  Object.assign(request, eventSwitches(obj));
   if (obj.keepMinutes !== undefined) request.keepMinutes = validateKeepMinutes(obj.keepMinutes);
   return request;
+}
+
+/** The exceptions, locks and allocations switches of a launch or attach request, those it has. */
+function eventSwitches(obj: Record<string, unknown>): Pick<LaunchRequest, 'exceptions' | 'locks' | 'alloc'> {
+  const out: Pick<LaunchRequest, 'exceptions' | 'locks' | 'alloc'> = {};
+  if (obj.exceptions !== undefined) out.exceptions = bool(obj.exceptions, 'The exceptions switch (exceptions)');
+  if (obj.locks !== undefined) out.locks = bool(obj.locks, 'The lock waits switch (locks)');
+  if (obj.alloc !== undefined) out.alloc = bool(obj.alloc, 'The allocations switch (alloc)');
+  return out;
 }
 
 export function validateKeepWindowRequest(value: unknown, context: ValidationContext): KeepWindowRequest {

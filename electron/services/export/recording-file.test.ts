@@ -34,7 +34,7 @@ test('formats follow the extension, longest match first', () => {
   assert.equal(formatOfPath('A.PB.GZ', 'write'), 'pprof');
   assert.equal(formatOfPath('x.etlx', 'read'), undefined);
   assert.equal(formatOfPath('.clrscope', 'write'), undefined);
-  assert.equal(extensionList('write'), '.clrscope, .nettrace, .etlx, .speedscope.json, .pb.gz, .pb, .pprof, .collapsed or .folded');
+  assert.equal(extensionList('write'), '.clrscope, .nettrace, .etlx, .speedscope.json, .pb.gz, .pb, .pprof, .collapsed, .folded, .html, .htm or .svg');
 });
 
 test('.clrscope: written in pieces, read back with everything', async () => {

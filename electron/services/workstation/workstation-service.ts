@@ -20,7 +20,7 @@ import { openInWorker } from './open-in-worker.js';
 import { connectTimeoutMs } from '../recording/profiled-launch.js';
 import { attachSession, launchSession, type LaunchStart } from '../recording/start-session.js';
 import { lingeringSentence, ProcessBook } from '../recording/process-tree.js';
-import { profilerLibraryPath } from '../profiler/profiler-env.js';
+import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../profiler/profiler-env.js';
 import { UserError } from '../errors/user-error.js';
 import { describeAttachTarget } from './attach-target.js';
 import { pageHistory } from '../counters/counters-series.js';
@@ -91,6 +91,11 @@ export interface StreamStorage {
   path: string | undefined;
   length: number;
   bytesInMemory: number;
+}
+
+/** The event samples a launch or attach asks for; absent switches take the profiler's defaults (exceptions and locks on, allocations off). */
+function requestedEvents(request: LaunchRequest | AttachRequest): EventSwitches {
+  return { exceptions: request.exceptions ?? true, locks: request.locks ?? true, alloc: request.alloc ?? false, async: request.async === true };
 }
 
 class WorkstationCore {
@@ -234,7 +239,7 @@ class WorkstationCore {
       commandText: request.command,
       output: 'session',
       // The Counters view's thread-pool, allocation-rate and memory figures (shim/engine.cpp).
-      extraEnv: { CLRSCOPE_RUNTIME_COUNTERS: '1', ...(request.async === true ? { CLRSCOPE_ASYNC: '1' } : {}) },
+      extraEnv: { CLRSCOPE_RUNTIME_COUNTERS: '1', ...eventEnvironment(requestedEvents(request)) },
       // Every process into the session's one stream, as it arrives: the views show them together.
       children,
       mergeChildren: true,
@@ -273,7 +278,7 @@ class WorkstationCore {
     const { session } = await attachSession({
       ...this.sessionStart(label, intervalMs, request.wall ?? true, libraryPath, request.keepMinutes),
       pid: request.pid,
-      async: request.async === true,
+      events: requestedEvents(request),
       // The Counters view, as for a launch.
       runtimeCounters: true,
       onSessionDropped: (dropped) => this.sessions.delete(dropped.id),

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
-import { allocationSpanBefore, pauseHistogram, pauseRows } from './pause-groups.js';
+import type { GcRow } from '../../../structs/analysis/gc-stats.js';
+import { allocationSpanBefore, collectionOf, pauseHistogram, pauseOf, pauseRows } from './pause-groups.js';
 
 const pause = (durationNs: number, generation: number | null): PauseEntry => ({
   startNs: 0, durationNs, suspendNs: 0, reason: generation === null ? 'other' : 'gc', generation, induced: false, aborted: false,
@@ -41,5 +42,23 @@ describe('allocationSpanBefore', () => {
     assert.deepEqual(allocationSpanBefore(pauses, second), { fromMs: 105, toMs: 300 });
     assert.deepEqual(allocationSpanBefore(pauses, third), { fromMs: 302, toMs: 700 }, 'a suspension without a GC does not cut the span');
     assert.equal(allocationSpanBefore(pauses, notGc), null);
+  });
+});
+
+describe('collectionOf', () => {
+  const row = (number: number, startNs: number): GcRow => ({
+    number, generation: 0, type: 'blocking', reason: 'AllocSmall', pauseMs: 1, heapBeforeBytes: 4e6, heapAfterBytes: 1e6, promotedBytes: 5e5, startNs,
+    suspendMs: 0.1, durationMs: 0.8, finalPauseMs: null, fragmentationBytes: null, compacting: null, gcHandles: null, pinnedObjects: null, complete: true,
+  });
+  it('finds the collection whose start is inside the pause, and the pause of a collection', () => {
+    const at = (startNs: number, generation: number | null): PauseEntry => ({ ...pause(2e6, generation), startNs });
+    const gcs = [row(1, 10.2e6), row(2, 50.3e6), row(3, 90.1e6)];
+    const pauses = [at(10e6, 0), at(50e6, 0), at(70e6, null), at(200e6, 1)];
+    assert.equal(collectionOf(pauses[0], gcs)?.number, 1);
+    assert.equal(collectionOf(pauses[1], gcs)?.number, 2);
+    assert.equal(collectionOf(pauses[2], gcs), null, 'a suspension without a GC has no collection');
+    assert.equal(collectionOf(pauses[3], gcs), null, 'no row in that pause');
+    assert.equal(pauseOf(gcs[1], pauses), pauses[1]);
+    assert.equal(pauseOf(gcs[2], pauses), null);
   });
 });

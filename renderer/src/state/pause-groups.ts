@@ -1,6 +1,7 @@
 // The GC timeline's numbers: pause statistics per generation (the same nearest-rank
 // percentiles `clrscope record --pauses` prints) and a histogram of durations.
 
+import type { GcRow } from '../../../structs/analysis/gc-stats.js';
 import { pauseStats, type PauseEntry, type PauseStats } from '../../../structs/profile/pause-summary.js';
 
 /** 0, 1, 2: GC pauses of that generation; 'other': suspensions without a GC. */
@@ -78,4 +79,26 @@ export function allocationSpanBefore(pauses: readonly PauseEntry[], pause: Pause
     if (end <= pause.startNs && end > fromNs) fromNs = end;
   }
   return { fromMs: fromNs / 1e6, toMs: pause.startNs / 1e6 };
+}
+
+// A collection's GCStart comes inside the suspension that stops the program for it; the
+// runtime's events and the profiler's suspension callbacks read one clock, but leave a little
+// slack for the order in which they are taken.
+const MATCH_SLACK_NS = 1e6;
+
+/** The collection (a row of the GC table) a pause was taken for: the one whose start falls in the pause, nearest its start; null for none. */
+export function collectionOf(pause: PauseEntry, gcs: readonly GcRow[]): GcRow | null {
+  if (pause.generation === null) return null;
+  let best: GcRow | null = null;
+  for (const row of gcs) {
+    if (row.startNs < pause.startNs - MATCH_SLACK_NS || row.startNs > pause.startNs + pause.durationNs + MATCH_SLACK_NS) continue;
+    if (best === null || Math.abs(row.startNs - pause.startNs) < Math.abs(best.startNs - pause.startNs)) best = row;
+  }
+  return best;
+}
+
+/** The pause a collection stopped the program in: the inverse of collectionOf. */
+export function pauseOf(row: GcRow, pauses: readonly PauseEntry[]): PauseEntry | null {
+  for (const p of pauses) if (collectionOf(p, [row]) === row) return p;
+  return null;
 }

@@ -21,7 +21,7 @@ export const emptyTree = (): FlatTree => ({
 });
 
 export const summary = (): RecordingSummary => ({
-  pid: 42, runtimeVersion: '10.0.0', intervalNs: 1e7, durationMs: 1000, sampleCount: 1, droppedSamples: 0, stacklessCpuMs: 0, threads: [], processes: [], pauses: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, signalLostMs: null, ownCost: null, ended: false, error: null,
+  pid: 42, runtimeVersion: '10.0.0', intervalNs: 1e7, durationMs: 1000, sampleCount: 1, droppedSamples: 0, stacklessCpuMs: 0, threads: [], processes: [], pauses: [], gcs: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, signalLostMs: null, ownCost: null, ended: false, error: null,
 });
 
 export class FakeWorker implements WorkerPort {

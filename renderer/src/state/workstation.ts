@@ -150,7 +150,9 @@ export class Workstation {
       functions: null, eventTables: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       measureVersion: state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
-      flameOptions: { ...state.flameOptions, threadIds: null, processIds: null, eventType: null, window: state.flameOptions.window.kind === 'range' ? { kind: 'all' } : state.flameOptions.window },
+      // Another recording: a search or a function picked in the last one would dim or empty this one's views.
+      selectedFunction: null,
+      flameOptions: { ...state.flameOptions, search: '', threadIds: null, processIds: null, eventType: null, window: state.flameOptions.window.kind === 'range' ? { kind: 'all' } : state.flameOptions.window },
     });
     if (sessionId !== null) {
       void this.feed.subscribe(sessionId);

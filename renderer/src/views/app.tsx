@@ -19,6 +19,7 @@ import { OutputView } from './output-view.js';
 import { ParallelStacksView } from './parallel-stacks-view.js';
 import { ProcessPicker } from './process-picker.js';
 import { SessionBar } from './session-bar.js';
+import { ShortcutsHelp, useShortcutsHelp } from './shortcuts-help.js';
 import { StatusBar } from './status-bar.js';
 import { TabBar } from './tab-bar.js';
 import { useAppState } from './use-app-state.js';
@@ -44,15 +45,17 @@ function TabView({ tab }: { tab: Tab }): ReactElement {
 
 export function App(): ReactElement {
   const tab = useAppState((s) => s.tab);
+  const [help, setHelp] = useShortcutsHelp();
   return (
     <div className="app">
-      <SessionBar />
+      <SessionBar onHelp={() => setHelp(true)} />
       <TabBar />
       <ErrorBanner />
       <main className="content" data-testid={`view-${tab}`}>
         <TabView tab={tab} />
       </main>
       <StatusBar />
+      {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
     </div>
   );
 }

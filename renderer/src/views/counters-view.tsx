@@ -14,8 +14,12 @@ export function CountersView(): ReactElement {
   useAppState((s) => s.countersVersion);
   const sessionId = useAppState((s) => s.selectedSessionId);
   const points = ws.counters.points(sessionId);
+  const live = useAppState((s) => s.sessions.find((x) => x.id === s.selectedSessionId)?.state === 'recording');
   if (points.length === 0) {
-    return <div className="counters-view"><p className="empty" data-testid="counters-empty">No counters yet: they appear once the program's runtime has started and published its counters block.</p></div>;
+    const why = live
+      ? 'No counters yet: they appear once the program\'s runtime has started and published its counters block.'
+      : 'This recording has no counters: the program published none while recorded, or the file\'s format keeps none (pprof, speedscope and collapsed stacks never do).';
+    return <div className="counters-view"><p className="empty" data-testid="counters-empty">{why}</p></div>;
   }
   const last = points[points.length - 1];
   return (

@@ -11,6 +11,7 @@ import { AnalysisToolbar } from './analysis-toolbar.js';
 import { FoldBar } from './fold-bar.js';
 import { searchRows } from './functions-view.js';
 import { formatCount, formatNs } from './format.js';
+import { NameText } from './name-text.js';
 import { TreeCanvas } from './tree-canvas.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
@@ -89,14 +90,14 @@ export function DiffView(): ReactElement {
   const rows = useMemo(() => (diff === null ? new Int32Array(0) : searchRows(diff.functions.name, search)), [diff, search]);
   const measure = measureOf(options.normalize);
 
-  const cell = (r: number, key: string): ReactNode => {
+  const cell = (r: number, key: string, width: number): ReactNode => {
     if (diff === null) return null;
     const f = diff.functions;
     const i = rows[r];
     const b = f.beforeValue;
     const a = f.afterValue;
     switch (key) {
-      case 'name': return <span className={`kind-${f.kind[i]}`}>{f.name[i]}</span>;
+      case 'name': return <NameText className={`kind-${f.kind[i]}`} name={f.name[i]} widthPx={width} kind="method" />;
       case 'beforeSelf': return show(options.normalize, measure(f.beforeSelf[i], b));
       case 'afterSelf': return show(options.normalize, measure(f.afterSelf[i], a));
       case 'deltaSelf': { const d = measure(f.afterSelf[i], a) - measure(f.beforeSelf[i], b); return <span className={deltaClass(d)}>{showDelta(options.normalize, d)}</span>; }
@@ -160,7 +161,7 @@ export function DiffView(): ReactElement {
           </div>
           <div className="diff-body">
             <TreeCanvas testId="diff-flame" tree={diff?.tree ?? null} inverted={false} shades={shades} search={search} tooltip={tip} empty="No samples to compare." />
-            <VirtualTable testId="diff-table" rowCount={rows.length} columns={COLUMNS} cell={cell} rowTitle={(r) => diff?.functions.name[rows[r]] ?? ''} empty="No functions." />
+            <VirtualTable testId="diff-table" rowCount={rows.length} columns={COLUMNS} cell={cell} rowTitle={(r) => diff?.functions.name[rows[r]] ?? ''} empty="No samples on either side: pick a window or a recording that has samples to compare." />
           </div>
         </>
       )}

@@ -10,13 +10,15 @@ import type { ExceptionMessage, ExceptionTable } from '../../../structs/profile/
 import { exceptionRows, nextSort, throwerShare } from './event-table-rows.js';
 import { SearchBox, WindowAndThreads } from './flame-toolbar.js';
 import { formatCount, formatPercent } from './format.js';
+import { NameText } from './name-text.js';
+import { noMatch } from './empty-reasons.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
 const COLUMNS: readonly VirtualColumn[] = [
   { key: 'type', title: 'Exception type', width: 'minmax(18em, 1.2fr)', sortable: true },
   { key: 'count', title: 'Thrown', width: '7em', numeric: true, sortable: true },
-  { key: 'countPct', title: '%', width: '5em', numeric: true },
+  { key: 'countPct', title: '%', width: '6em', numeric: true },
   { key: 'thrower', title: 'Top throwing method', width: 'minmax(14em, 1fr)', sortable: true },
   { key: 'throwerShare', title: 'Its share', width: '7em', numeric: true, sortable: true },
   { key: 'others', title: 'Other methods', width: 'minmax(8em, 0.7fr)' },
@@ -31,11 +33,10 @@ function messageText(m: ExceptionMessage): ReactNode {
   return m.text === null ? <span className="hint">(no message)</span> : <span>{m.text}</span>;
 }
 
-function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: string): ReactNode {
+function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: string, widthPx: number): ReactNode {
   const row = t.rows[rows[r]];
   switch (key) {
-    // A span: the first column ellipsizes at its start, its text left to right.
-    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <span>{row.type}</span>;
+    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <NameText name={row.type} widthPx={widthPx} kind="type" />;
     case 'count': return formatCount(row.count);
     case 'countPct': return formatPercent(t.count > 0 ? row.count / t.count : 0);
     case 'thrower': return row.methods.length === 0 ? <span className="hint">no stacks</span> : <span className="kind-0">{row.methods[0].name}</span>;
@@ -86,7 +87,7 @@ export function ExceptionsView(): ReactElement {
       <div className="hint">Pick a type to show where it is thrown in the flame graph (double-click to go there).</div>
       <VirtualTable
         testId="exceptions-table" rowCount={rows.length} columns={COLUMNS} selectedRow={selectedRow}
-        cell={(r, key) => (table === null ? null : exceptionCell(table, rows, r, key))}
+        cell={(r, key, width) => (table === null ? null : exceptionCell(table, rows, r, key, width))}
         onSelect={focus}
         onActivate={(r) => { focus(r); ws.view.setTab('flame'); }}
         rowTitle={(r) => {
@@ -102,7 +103,7 @@ export function ExceptionsView(): ReactElement {
           ].filter((l) => l !== '').join('\n');
         }}
         sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setExceptionsSort(nextSort(sort, c, ['type', 'thrower']))}
-        empty={table === null ? 'Waiting for the recording…' : 'No exception type matches.'}
+        empty={table === null ? 'Waiting for the recording…' : table.rows.length > 0 ? noMatch('exception type', search, table.rows.length) : 'No exceptions thrown while recorded, or exceptions were off: launch or attach with exceptions ticked (record --exceptions on).'}
       />
     </div>
   );

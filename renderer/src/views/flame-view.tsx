@@ -7,6 +7,8 @@
 
 import { useEffect, useRef, useState, type MouseEvent, type ReactElement } from 'react';
 import { parseSearch } from '../canvas/flame-layout.js';
+import { useFlameKeys } from './flame-keyboard.js';
+import { noSamples } from './empty-reasons.js';
 import { FlameRenderer, type SearchResult } from '../canvas/flame-renderer.js';
 import { NOT_ZOOMED, zoomAfterClick } from '../canvas/flame-zoom.js';
 import { flameIsCurrent } from '../state/view-queries.js';
@@ -33,6 +35,9 @@ export function FlameView(): ReactElement {
   const search = useAppState((s) => s.flameOptions.search);
   const selected = useAppState((s) => s.selectedFunction);
   const zoom = useAppState((s) => s.flameZoom);
+  const inverted = useAppState((s) => s.flameOptions.inverted);
+  const sampleCount = useAppState((s) => s.summary?.sampleCount);
+  const live = useAppState((s) => s.sessions.find((x) => x.id === s.selectedSessionId)?.state === 'recording');
   // The tree on screen answers other options (a metric, a type, a fold just changed) until the
   // worker answers the new ones: say so rather than let it pass for the new tree.
   const stale = useAppState((s) => s.flame !== null && !flameIsCurrent(s));
@@ -43,6 +48,7 @@ export function FlameView(): ReactElement {
   const [tip, setTip] = useState<TooltipAt | null>(null);
   const [found, setFound] = useState<SearchResult | null>(null);
   const [menu, setMenu] = useState<{ label: string; x: number; y: number } | null>(null);
+  const zoomTo = useFlameKeys({ tree: () => rendererRef.current?.tree ?? null, zoom, search, inverted, setZoom: (path) => ws.view.setFlameZoom(path) });
   const measurable = useAppState((s) => {
     const session = s.sessions.find((x) => x.id === s.selectedSessionId);
     return isLive(session) && session?.source !== 'file';
@@ -124,10 +130,10 @@ export function FlameView(): ReactElement {
       return;
     }
     const next = zoomAfterClick(rendererRef.current?.tree ?? null, nodeUnderPointer(rendererRef.current, e));
-    if (next !== null) ws.view.setFlameZoom(next);
+    if (next !== null) zoomTo(next);
   };
 
-  const resetZoom = (): void => ws.view.setFlameZoom(NOT_ZOOMED);
+  const resetZoom = (): void => zoomTo(NOT_ZOOMED);
 
   const tooltip = tip === null ? null : rendererRef.current?.tooltip(tip.node) ?? null;
   return (
@@ -151,7 +157,7 @@ export function FlameView(): ReactElement {
             {found.matchCount} matching {found.matchCount === 1 ? 'frame' : 'frames'}: {formatPercent(found.share)} of the time ({formatNs(found.matchedValue)})
           </span>
         )}
-        <span className="hint flame-hint">click a frame to zoom; double-click or click the root to zoom out</span>
+        <span className="hint flame-hint">click a frame to zoom; double-click or click the root to zoom out; ? lists the keys</span>
       </div>
       <div className="flame-frame">
         <div className="flame-box" ref={boxRef} data-testid="flame-box">
@@ -173,7 +179,7 @@ export function FlameView(): ReactElement {
         {tooltip !== null && tip !== null && <FlameTooltipView tip={tooltip} at={tip} source={sources.get(tooltip.label)} />}
         {stale && <div className="flame-updating" data-testid="flame-updating">Updating…</div>}
         {(tree === null || tree.nodeCount <= 1) && (
-          <div className="canvas-empty" data-testid="flame-empty">{tree === null ? 'Waiting for samples…' : 'No samples in this selection.'}</div>
+          <div className="canvas-empty" data-testid="flame-empty">{tree === null ? 'Waiting for samples…' : noSamples(sampleCount, live)}</div>
         )}
       </div>
     </div>

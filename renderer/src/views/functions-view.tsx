@@ -11,20 +11,22 @@ import type { FlatTree } from '../worker/protocol.js';
 import { AnalysisToolbar } from './analysis-toolbar.js';
 import { FoldBar } from './fold-bar.js';
 import { formatCount, formatNs, formatPercent } from './format.js';
+import { NameDetails, NameText } from './name-text.js';
+import { noMatch, noSamples } from './empty-reasons.js';
 import { fileBaseName } from '../../../structs/profile/frame-lines.js';
 import { TreeCanvas } from './tree-canvas.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
 export const FUNCTION_COLUMNS: readonly VirtualColumn[] = [
-  { key: 'name', title: 'Function', width: 'minmax(12em, 1fr)', sortable: true },
-  { key: 'source', title: 'Source', width: '13em' },
-  { key: 'selfPct', title: 'Self %', width: '5.5em', numeric: true },
+  { key: 'name', title: 'Function', width: 'minmax(20em, 1fr)', sortable: true, resizable: true },
+  { key: 'source', title: 'Source', width: '8em' },
+  { key: 'selfPct', title: 'Self %', width: '5em', numeric: true },
   { key: 'self', title: 'Self', width: '6.5em', numeric: true, sortable: true },
   { key: 'totalPct', title: 'Total %', width: '5.5em', numeric: true },
   { key: 'total', title: 'Total', width: '6.5em', numeric: true, sortable: true },
   { key: 'selfSamples', title: 'Self n', width: '5em', numeric: true, sortable: true },
-  { key: 'totalSamples', title: 'Total n', width: '5em', numeric: true, sortable: true },
+  { key: 'totalSamples', title: 'Total n', width: '5.5em', numeric: true, sortable: true },
 ];
 
 /** Rows of `t` that match the search, in the sort's order. */
@@ -51,11 +53,11 @@ export function searchRows(names: readonly string[], search: string): Int32Array
 }
 
 /** The text of one cell of the table: row `r` of the visible `rows`. */
-export function functionCell(table: FunctionsTable, rows: Int32Array, r: number, key: string, sources: ReadonlyMap<string, string> = new Map()): ReactNode {
+export function functionCell(table: FunctionsTable, rows: Int32Array, r: number, key: string, sources: ReadonlyMap<string, string> = new Map(), widthPx = 0): ReactNode {
   const i = rows[r];
   const total = table.totalValue;
   switch (key) {
-    case 'name': return <span className={`kind-${table.kind[i]}`}>{table.name[i]}</span>;
+    case 'name': return <NameText className={`kind-${table.kind[i]}`} name={table.name[i]} widthPx={widthPx} kind="method" />;
     case 'source': {
       // The function's hottest line; the full path on hover.
       const place = sources.get(table.name[i]);
@@ -85,6 +87,8 @@ export function FunctionsView(): ReactElement {
   const selected = useAppState((s) => s.selectedFunction);
   const sandwich = useAppState((s) => s.sandwich);
   const sources = useAppState((s) => s.sources);
+  const sampleCount = useAppState((s) => s.summary?.sampleCount);
+  const live = useAppState((s) => s.sessions.find((x) => x.id === s.selectedSessionId)?.state === 'recording');
   const rows = useMemo(() => (table === null ? new Int32Array(0) : visibleRows(table, search, sort)), [table, search, sort]);
   const selectedRow = useMemo(() => {
     if (table === null || selected === null) return -1;
@@ -92,7 +96,13 @@ export function FunctionsView(): ReactElement {
     return -1;
   }, [table, rows, selected]);
 
-  const cell = (r: number, key: string): ReactNode => (table === null ? null : functionCell(table, rows, r, key, sources));
+  const selectedModule = useMemo(() => {
+    if (table === null || selected === null) return undefined;
+    const i = table.name.indexOf(selected);
+    return i < 0 ? undefined : table.module[i];
+  }, [table, selected]);
+
+  const cell = (r: number, key: string, width: number): ReactNode => (table === null ? null : functionCell(table, rows, r, key, sources, width));
 
   const pickNode = (tree: FlatTree | undefined, node: number): void => {
     if (tree !== undefined) ws.view.selectFunction(tree.labels[tree.label[node]]);
@@ -123,8 +133,9 @@ export function FunctionsView(): ReactElement {
             onActivate={(r) => { if (table !== null) { ws.view.selectFunction(table.name[rows[r]]); ws.view.setTab('flame'); } }}
             rowTitle={(r) => (table === null ? '' : `${table.name[rows[r]]}${table.module[rows[r]] !== '' ? ` (${table.module[rows[r]]})` : ''}`)}
             sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setFunctionsSort(sortAfterClick(sort, c))}
-            empty={table === null ? 'Waiting for samples…' : 'No function matches.'}
+            empty={table === null ? 'Waiting for samples…' : table.rowCount > 0 ? noMatch('function', search, table.rowCount) : noSamples(sampleCount, live)}
           />
+          <NameDetails name={selected} module={selectedModule} testId="functions-details" />
         </div>
         <div className="sandwich" data-testid="sandwich">
           {selected === null && <p className="empty">Select a function to see its callers and callees.</p>}

@@ -1,16 +1,22 @@
 // Every runtime pause of the recording: a timeline coloured by generation where a dragged
 // range becomes the flame graph's window, a histogram of durations and the percentiles. A
 // clicked GC pause offers the allocations that led to it: the flame graph of allocated bytes
-// from the previous GC's end to this pause's start.
+// from the previous GC's end to this pause's start, and says what the collection was (from the
+// GC table, shown beside the timeline as "Collections").
 
 import { useState, type ReactElement } from 'react';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
-import { PAUSE_GROUPS, allocationSpanBefore, groupName, pauseGroup, pauseRows } from '../state/pause-groups.js';
+import type { GcRow } from '../../../structs/analysis/gc-stats.js';
+import { PAUSE_GROUPS, allocationSpanBefore, collectionOf, groupName, pauseGroup, pauseOf, pauseRows } from '../state/pause-groups.js';
+import { GcCollectionsTable, describeCollection } from './gc-collections.js';
+import { noPauses } from './empty-reasons.js';
 import { describeWindow } from '../state/view-queries.js';
 import { formatMs, formatNs } from './format.js';
 import { GcTimelineCanvas } from './gc-timeline-canvas.js';
 import { PauseHistogram } from './pause-histogram.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
+
+const NO_GCS: readonly GcRow[] = [];
 
 export function GcTimelineView(): ReactElement {
   const ws = useWorkstation();
@@ -19,13 +25,27 @@ export function GcTimelineView(): ReactElement {
   const pauses = summary?.pauses ?? [];
   const range = window.kind === 'range' ? window : null;
   const [picked, setPicked] = useState<PauseEntry | null>(null);
+  const [pickedRow, setPickedRow] = useState<GcRow | null>(null);
+  const [shown, setShown] = useState<'timeline' | 'collections'>('timeline');
+  const gcs = summary?.gcs ?? NO_GCS;
+  const live = useAppState((s) => s.sessions.find((x) => x.id === s.selectedSessionId)?.state === 'recording');
   // A pause of an earlier recording (the summary was replaced) is no longer picked.
   const pick = picked !== null && pauses.includes(picked) ? picked : null;
   const span = pick === null ? null : allocationSpanBefore(pauses, pick);
+  // The picked pause's collection, or the row picked in the table (which may have no pause on record).
+  const collection = pick !== null ? collectionOf(pick, gcs) : pickedRow !== null && gcs.includes(pickedRow) ? pickedRow : null;
+  const pickPause = (p: PauseEntry | null): void => { setPicked(p); setPickedRow(null); };
+  const pickRow = (row: GcRow): void => { setPicked(pauseOf(row, pauses)); setPickedRow(row); };
   const hasAllocations = summary?.eventMetrics.includes('alloc-space') ?? false;
   return (
     <div className="gc-view">
       <div className="toolbar">
+        <div className="segmented" role="group" aria-label="GC view">
+          <button type="button" className={shown === 'timeline' ? 'on' : ''} aria-pressed={shown === 'timeline'} data-testid="gc-show-timeline" onClick={() => setShown('timeline')}>Timeline</button>
+          <button type="button" className={shown === 'collections' ? 'on' : ''} aria-pressed={shown === 'collections'} data-testid="gc-show-collections" onClick={() => setShown('collections')}>
+            Collections{gcs.length > 0 ? ` (${gcs.length})` : ''}
+          </button>
+        </div>
         <span className="legend">
           {PAUSE_GROUPS.map((g) => <span key={String(g)}><i className={`swatch g-${String(g)}`} />{groupName(g)}</span>)}
         </span>
@@ -38,9 +58,13 @@ export function GcTimelineView(): ReactElement {
           </>
         )}
       </div>
-      {pick !== null && (
+      {(pick !== null || collection !== null) && (
         <div className="toolbar" data-testid="gc-picked">
-          <span className="chip on">{groupName(pauseGroup(pick))} pause at {formatMs(pick.startNs / 1e6)}, {formatNs(pick.durationNs)}</span>
+          {pick !== null && <span className="chip on">{groupName(pauseGroup(pick))} pause at {formatMs(pick.startNs / 1e6)}, {formatNs(pick.durationNs)}</span>}
+          {collection !== null && <span data-testid="gc-picked-collection">{describeCollection(collection)}</span>}
+          {pick !== null && collection === null && pick.generation !== null && (
+            <span className="hint" data-testid="gc-picked-no-collection">{gcs.length === 0 ? 'No GC events in this recording to say which collection this was.' : 'No collection of the GC table starts in this pause.'}</span>
+          )}
           {span !== null && hasAllocations && (
             <button
               type="button" data-testid="gc-pause-allocations"
@@ -54,9 +78,11 @@ export function GcTimelineView(): ReactElement {
             </button>
           )}
           {span !== null && !hasAllocations && <span className="hint">No allocation samples in this recording (record with allocations on to see what led to it).</span>}
-          {span === null && <span className="hint">A suspension without a GC.</span>}
+          {pick !== null && span === null && <span className="hint">A suspension without a GC.</span>}
         </div>
       )}
+      {shown === 'collections' && <GcCollectionsTable gcs={gcs} picked={collection} onPick={pickRow} hasPauses={pauses.some((p) => p.generation !== null)} />}
+      {shown === 'timeline' && (<>
       <GcTimelineCanvas
         pauses={pauses}
         durationMs={summary?.durationMs ?? 0}
@@ -64,13 +90,14 @@ export function GcTimelineView(): ReactElement {
         range={range}
         onRange={(from, to) => ws.view.setRange(from, to)}
         picked={pick}
-        onPick={setPicked}
+        onPick={pickPause}
       />
-      {pauses.length === 0 && <p className="empty" data-testid="gc-empty">{summary === null ? 'Waiting for data…' : 'No pauses recorded yet.'}</p>}
+      {pauses.length === 0 && <p className="empty" data-testid="gc-empty">{summary === null ? 'Waiting for data…' : noPauses(live)}</p>}
       <div className="gc-bottom">
         <PauseTable pauses={pauses} />
         <PauseHistogram pauses={pauses} />
       </div>
+      </>)}
     </div>
   );
 }

@@ -1,10 +1,11 @@
 // "Launch…": a command, its arguments as one line, the sampling interval, wall time on or off,
-// async stacks, and whether the .NET processes the program starts are recorded too (on by default).
+// async stacks, event samples (allocations, locks, exceptions), and whether the .NET processes the program starts are recorded too (on by default).
 
 import { useState, type FormEvent, type ReactElement } from 'react';
 import { splitArguments } from '../state/command-line.js';
 import { commandLineOf } from '../../../structs/text/command-line.js';
 import { userMessage } from '../state/user-message.js';
+import { EventSwitches, useEventChoice } from './event-switches.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
 interface Props {
@@ -24,6 +25,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, keepMinutes, onClose 
   const [wall, setWall] = useState(true);
   const [asyncStacks, setAsyncStacks] = useState(false);
   const [children, setChildren] = useState(true);
+  const [events, setEvents] = useEventChoice();
 
   // Exactly what will run, as the session will be named: Launch runs any command, so it is shown first.
   let preview: string;
@@ -46,7 +48,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, keepMinutes, onClose 
       ws.showError('Say which program to launch.');
       return;
     }
-    void ws.sessions.launch({ command: command.trim(), args: list, intervalMs, wall, children, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
+    void ws.sessions.launch({ command: command.trim(), args: list, intervalMs, wall, children, ...events, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
   };
 
   return (
@@ -82,6 +84,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, keepMinutes, onClose 
         <input type="checkbox" checked={children} onChange={(e) => setChildren(e.target.checked)} data-testid="launch-children" />
         child processes
       </label>
+      <EventSwitches choice={events} onChange={setEvents} prefix="launch" />
       <output className="launch-preview" data-testid="launch-preview">{preview}</output>
       <div className="actions">
         <button type="submit" className="primary" disabled={starting} data-testid="launch-submit">Launch and record</button>

@@ -2,6 +2,7 @@
 
 import { useEffect, useMemo, useState, type ReactElement } from 'react';
 import type { ProcessInfo } from '../../../structs/api/contract.js';
+import { EventSwitches, useEventChoice } from './event-switches.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
 function matches(p: ProcessInfo, words: string[]): boolean {
@@ -16,6 +17,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
   const starting = useAppState((s) => s.starting);
   const [filter, setFilter] = useState('');
   const [asyncStacks, setAsyncStacks] = useState(false);
+  const [events, setEvents] = useEventChoice();
   useEffect(() => { void ws.sessions.refreshProcesses(); }, [ws]);
   const shown = useMemo(() => {
     const words = filter.toLowerCase().split(/\s+/).filter((w) => w !== '');
@@ -33,6 +35,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
           <input type="checkbox" checked={asyncStacks} onChange={(e) => setAsyncStacks(e.target.checked)} data-testid="attach-async" />
           async stacks
         </label>
+        <EventSwitches choice={events} onChange={setEvents} prefix="attach" />
         <button type="button" onClick={() => void ws.sessions.refreshProcesses()} disabled={loading} data-testid="process-refresh">
           {loading ? 'Refreshing…' : 'Refresh'}
         </button>
@@ -61,7 +64,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
                 <td className="actions">
                   {p.attachable && (
                     <button
-                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.sessions.attach({ pid: p.pid, intervalMs, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}) })}
+                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.sessions.attach({ pid: p.pid, intervalMs, ...events, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}) })}
                       title={p.eventPipeOnly ? `${p.reason ?? ''} clrscope records it through the runtime's EventPipe instead; CPU time is estimated.` : undefined}
                     >
                       {p.eventPipeOnly ? 'Attach (EventPipe)' : 'Attach'}

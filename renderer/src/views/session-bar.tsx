@@ -20,7 +20,7 @@ export function StateBadge({ state, testId }: { state: SessionInfo['state']; tes
   return <span className={`badge state-${state}`} data-testid={testId}>{state}</span>;
 }
 
-export function SessionBar(): ReactElement {
+export function SessionBar({ onHelp }: { onHelp?(): void }): ReactElement {
   const ws = useWorkstation();
   const sessions = useAppState((s) => s.sessions);
   const selectedId = useAppState((s) => s.selectedSessionId);
@@ -34,7 +34,7 @@ export function SessionBar(): ReactElement {
         data-testid="session-select"
         value={selectedId ?? ''}
         onChange={(e) => ws.select(e.target.value === '' ? null : e.target.value)}
-        aria-label="Recording"
+        aria-label="Recording" title={selected === undefined ? undefined : `${sessionTitle(selected)} — ${selected.state}`}
       >
         <option value="">{sessions.length === 0 ? 'No recordings yet' : 'Choose a recording…'}</option>
         {[...sessions].reverse().map((s) => (
@@ -52,6 +52,7 @@ export function SessionBar(): ReactElement {
         <button type="button" className="danger" data-testid="session-stop" onClick={() => void ws.sessions.stop()}>Stop</button>
       )}
       {selected?.message != null && <span className="session-message" data-testid="session-message">{selected.message}</span>}
+      {onHelp !== undefined && <button type="button" className="help-button" data-testid="help-open" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts" onClick={onHelp}>?</button>}
     </header>
   );
 }

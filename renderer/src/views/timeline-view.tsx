@@ -5,6 +5,7 @@
 import { useCallback, type ReactElement } from 'react';
 import { describeWindow } from '../state/view-queries.js';
 import { FoldBar } from './fold-bar.js';
+import { noSamples } from './empty-reasons.js';
 import { formatMs, formatNs } from './format.js';
 import { TimelineCanvas } from './timeline-canvas.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
@@ -13,6 +14,8 @@ export function TimelineView(): ReactElement {
   const ws = useWorkstation();
   const timeline = useAppState((s) => s.timeline);
   const summary = useAppState((s) => s.summary);
+  const live = useAppState((s) => s.sessions.find((x) => x.id === s.selectedSessionId)?.state === 'recording');
+  const sampleCount = summary?.sampleCount;
   const window = useAppState((s) => s.flameOptions.window);
   const stack = useAppState((s) => s.timelineStack);
   const range = window.kind === 'range' ? window : null;
@@ -38,7 +41,7 @@ export function TimelineView(): ReactElement {
       <FoldBar />
       <div className="timeline-body">
         {timeline === null && <p className="empty">Waiting for samples…</p>}
-        {timeline !== null && timeline.threads.length === 0 && <p className="empty">No samples yet.</p>}
+        {timeline !== null && timeline.threads.length === 0 && <p className="empty" data-testid="timeline-empty">{noSamples(sampleCount, live)}</p>}
         {timeline !== null && timeline.threads.length > 0 && (
           <TimelineCanvas
             timeline={timeline} pauses={summary?.pauses ?? []} range={range} marker={stack}

@@ -9,15 +9,17 @@ import type { EventMetric } from '../../../structs/profile/event-metrics.js';
 import { nextSort, typeRows } from './event-table-rows.js';
 import { SearchBox, WindowAndThreads } from './flame-toolbar.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
+import { NameDetails, NameText } from './name-text.js';
+import { noMatch } from './empty-reasons.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
 const ALLOCATION_METRICS: readonly EventMetric[] = ['alloc-space', 'alloc-objects', 'alloc-samples', 'inuse-space', 'inuse-objects'];
 
 const COLUMNS: readonly VirtualColumn[] = [
-  { key: 'type', title: 'Type', width: 'minmax(16em, 1fr)', sortable: true },
+  { key: 'type', title: 'Type', width: 'minmax(24em, 1fr)', sortable: true, resizable: true },
   { key: 'bytes', title: 'Allocated', width: '7.5em', numeric: true, sortable: true },
-  { key: 'bytesPct', title: '%', width: '5em', numeric: true },
+  { key: 'bytesPct', title: '%', width: '6em', numeric: true },
   { key: 'objects', title: 'Objects', width: '7em', numeric: true, sortable: true },
   { key: 'samples', title: 'Samples', width: '6em', numeric: true, sortable: true },
 ];
@@ -26,11 +28,10 @@ const LIVE_COLUMNS: readonly VirtualColumn[] = [
   { key: 'liveObjects', title: 'Live objects', width: '8em', numeric: true, sortable: true },
 ];
 
-function typeCell(t: TypeTable, rows: Int32Array, r: number, key: string): ReactNode {
+function typeCell(t: TypeTable, rows: Int32Array, r: number, key: string, widthPx: number): ReactNode {
   const row = t.rows[rows[r]];
   switch (key) {
-    // A span: the first column ellipsizes at its start (the end of a name tells types apart), its text left to right.
-    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <span>{row.type}</span>;
+    case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <NameText name={row.type} widthPx={widthPx} kind="type" />;
     case 'bytes': return formatBytes(row.bytes);
     case 'bytesPct': return formatPercent(t.bytes > 0 ? row.bytes / t.bytes : 0);
     case 'objects': return formatCount(Math.round(row.objects));
@@ -62,7 +63,7 @@ export function TypesView(): ReactElement {
   const caption = table === null
     ? 'Waiting for the recording…'
     : table.rows.length === 0
-      ? 'No allocation samples here: record with allocations on (record --alloc on, CLRSCOPE_ALLOC=1).'
+      ? 'No allocation samples here: launch or attach with allocations ticked (or record --alloc on).'
       : `${rows.length.toLocaleString()} of ${table.rows.length.toLocaleString()} types; about ${formatBytes(table.bytes)} in ${formatCount(Math.round(table.objects))} objects, estimated from ${table.samples.toLocaleString()} samples`
         + (table.hasLive ? `; live heap ${formatBytes(table.liveBytes)}` : '');
   return (
@@ -75,13 +76,14 @@ export function TypesView(): ReactElement {
       <div className="hint">Pick a type to show where it is allocated in the flame graph (double-click to go there).</div>
       <VirtualTable
         testId="types-table" rowCount={rows.length} columns={columns} selectedRow={selectedRow}
-        cell={(r, key) => (table === null ? null : typeCell(table, rows, r, key))}
+        cell={(r, key, width) => (table === null ? null : typeCell(table, rows, r, key, width))}
         onSelect={focus}
         onActivate={(r) => { focus(r); ws.view.setTab('flame'); }}
         rowTitle={(r) => (table === null ? '' : table.rows[rows[r]].type)}
         sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setTypesSort(nextSort(sort, c, ['type']))}
-        empty={table === null ? 'Waiting for the recording…' : 'No type matches.'}
+        empty={table === null ? 'Waiting for the recording…' : table.rows.length > 0 ? noMatch('type', search, table.rows.length) : 'No allocation samples: launch or attach with allocations ticked (record --alloc on) to fill this table.'}
       />
+      <NameDetails name={selectedRow >= 0 && table !== null ? table.rows[rows[selectedRow]].type : null} testId="types-details" />
     </div>
   );
 }

@@ -11,13 +11,15 @@ export interface VirtualColumn {
   width: string;
   numeric?: boolean;
   sortable?: boolean;
+  /** A handle at the header's right edge drags the column wider or narrower (a double-click puts it back). */
+  resizable?: boolean;
 }
 
 interface Props {
   rowCount: number;
   columns: readonly VirtualColumn[];
-  /** The content of one cell. */
-  cell(row: number, column: string): ReactNode;
+  /** The content of one cell; `width`: the column's width on screen in pixels (0 before it is measured). */
+  cell(row: number, column: string, width: number): ReactNode;
   rowHeight?: number;
   selectedRow?: number;
   onSelect?(row: number): void;
@@ -44,7 +46,39 @@ export function VirtualTable(props: Props): ReactElement {
   const bodyRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(400);
-  const template = columns.map((c) => c.width).join(' ');
+  const headRef = useRef<HTMLDivElement>(null);
+  // Widths the user dragged columns to, in pixels, and every column's width as drawn.
+  const [dragged, setDragged] = useState<Record<string, number>>({});
+  const [measured, setMeasured] = useState<Record<string, number>>({});
+  const template = columns.map((c) => (dragged[c.key] !== undefined ? `${dragged[c.key]}px` : c.width)).join(' ');
+
+  useEffect(() => {
+    const head = headRef.current;
+    if (head === null) return;
+    const measure = (): void => {
+      const next: Record<string, number> = {};
+      head.querySelectorAll<HTMLElement>('[data-column]').forEach((el) => { next[el.dataset.column ?? ''] = el.getBoundingClientRect().width; });
+      setMeasured((old) => (Object.keys(next).every((k) => old[k] === next[k]) && Object.keys(old).length === Object.keys(next).length ? old : next));
+    };
+    const resize = new ResizeObserver(measure);
+    head.querySelectorAll<HTMLElement>('[data-column]').forEach((el) => resize.observe(el));
+    measure();
+    return () => resize.disconnect();
+  }, [template]);
+
+  const startResize = (key: string, e: React.PointerEvent<HTMLSpanElement>): void => {
+    e.preventDefault();
+    e.stopPropagation();
+    const from = e.clientX;
+    const start = measured[key] ?? (e.currentTarget.parentElement?.getBoundingClientRect().width ?? 200);
+    const move = (ev: PointerEvent): void => setDragged((d) => ({ ...d, [key]: Math.max(80, Math.round(start + ev.clientX - from)) }));
+    const up = (): void => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+  };
 
   useEffect(() => {
     const body = bodyRef.current;
@@ -79,14 +113,15 @@ export function VirtualTable(props: Props): ReactElement {
         style={{ top: r * rowHeight, height: rowHeight, gridTemplateColumns: template }} title={rowTitle?.(r)}
         onClick={() => onSelect?.(r)} onDoubleClick={() => onActivate?.(r)}
       >
-        {columns.map((c) => <div key={c.key} role="cell" className={c.numeric === true ? 'vcell num' : 'vcell'}>{cell(r, c.key)}</div>)}
+        {columns.map((c) => <div key={c.key} role="cell" className={c.numeric === true ? 'vcell num' : 'vcell'}>{cell(r, c.key, measured[c.key] ?? 0)}</div>)}
       </div>,
     );
   }
 
   const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>): void => {
     if (onSelect === undefined || rowCount === 0) return;
-    const step = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : e.key === 'PageDown' ? Math.floor(height / rowHeight) : e.key === 'PageUp' ? -Math.floor(height / rowHeight) : 0;
+    const page = Math.floor(height / rowHeight);
+    const step = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : e.key === 'PageDown' ? page : e.key === 'PageUp' ? -page : e.key === 'End' ? rowCount : e.key === 'Home' ? -rowCount : 0;
     if (e.key === 'Enter' && selectedRow >= 0) {
       onActivate?.(selectedRow);
       return;
@@ -103,14 +138,21 @@ export function VirtualTable(props: Props): ReactElement {
 
   return (
     <div className="vtable" role="table" data-testid={testId} data-rows={rowCount}>
-      <div className="vhead" role="row" style={{ gridTemplateColumns: template }}>
+      <div className="vhead" role="row" style={{ gridTemplateColumns: template }} ref={headRef}>
         {columns.map((c) => (
           <div
-            key={c.key} role="columnheader" className={`vcell${c.numeric === true ? ' num' : ''}${c.sortable === true ? ' sortable' : ''}`}
+            key={c.key} role="columnheader" data-column={c.key} className={`vcell${c.numeric === true ? ' num' : ''}${c.sortable === true ? ' sortable' : ''}${c.resizable === true ? ' resizable' : ''}`}
             data-testid={`${testId}-sort-${c.key}`} aria-sort={sortKey === c.key ? (sortDescending === true ? 'descending' : 'ascending') : undefined}
             onClick={c.sortable === true ? () => onSort?.(c.key) : undefined}
           >
             {c.title}{sortKey === c.key ? (sortDescending === true ? ' ▼' : ' ▲') : ''}
+            {c.resizable === true && (
+              <span
+                className="col-resize" data-testid={`${testId}-resize-${c.key}`} title="Drag to widen; double-click for the default width"
+                onPointerDown={(e) => startResize(c.key, e)} onClick={(e) => e.stopPropagation()}
+                onDoubleClick={(e) => { e.stopPropagation(); setDragged((d) => { const { [c.key]: _gone, ...rest } = d; return rest; }); }}
+              />
+            )}
           </div>
         ))}
       </div>

@@ -3,6 +3,7 @@
 // answers queries with trees in flat typed arrays, which cross the thread boundary without
 // copying object graphs.
 
+import type { GcRow } from '../../../structs/analysis/gc-stats.js';
 import type { FlatTree } from '../../../structs/analysis/flat-tree.js';
 import type { FoldOptions } from '../../../structs/analysis/fold-options.js';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
@@ -89,6 +90,8 @@ export interface ProcessSummary {
 }
 
 export interface RecordingSummary {
+  /** One row per collection from the runtime's GC events (structs/analysis/gc-stats.ts), `startNs` from the recording's start; empty without those events. */
+  gcs: GcRow[];
   pid: number | null;
   runtimeVersion: string | null;
   intervalNs: number;

@@ -30,7 +30,7 @@ function stream(): { first: Uint8Array; second: Uint8Array } {
 test('before HELLO: nothing known', () => {
   const s = new SummaryTracker(new Recording()).summarize(null);
   assert.deepEqual(s, {
-    pid: null, runtimeVersion: null, intervalNs: 0, durationMs: 0, sampleCount: 0, droppedSamples: 0, stacklessCpuMs: 0, threads: [], processes: [], pauses: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, signalLostMs: null, ownCost: null, ended: false, error: null,
+    pid: null, runtimeVersion: null, intervalNs: 0, durationMs: 0, sampleCount: 0, droppedSamples: 0, stacklessCpuMs: 0, threads: [], processes: [], pauses: [], gcs: [], eventMetrics: [], hasAsync: false, keepMinutes: null, keptFromMs: null, signalLostMs: null, ownCost: null, ended: false, error: null,
   });
 });
 

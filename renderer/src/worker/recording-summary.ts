@@ -2,6 +2,8 @@
 // every pause, drops and how the stream ended. Views ask for it every refresh, so per-thread
 // totals are kept incrementally: each sample is counted once, not once per request.
 
+import { recordingGcStats, type GcRow } from '../../../structs/analysis/gc-stats.js';
+import { GC_EVENTS } from '../../../structs/wire/timeline/gc-events.js';
 import { processPrefix } from '../../../structs/profile/merge-processes.js';
 import { pauseEntries } from '../../../structs/profile/pause-summary.js';
 import type { Recording } from '../../../structs/profile/recording.js';
@@ -55,6 +57,7 @@ export class SummaryTracker {
       threads,
       processes: rec.processes().map((p) => ({ pid: p.pid, name: p.name, label: processPrefix(p) })),
       pauses: meta === undefined ? [] : pauseEntries(rec.suspensions(), meta.startMono),
+      gcs: meta === undefined ? [] : this.gcRows(meta.startMono),
       eventMetrics: this.eventMetrics(),
       hasAsync: rec.hasAsync,
       keepMinutes: this.keepMinutes,
@@ -64,6 +67,18 @@ export class SummaryTracker {
       ended: rec.end !== undefined,
       error,
     };
+  }
+
+  // The GC table is built again only when GC events came since the last summary.
+  private gcEventsSeen = -1;
+  private gcs: GcRow[] = [];
+  private gcRows(startMono: number): GcRow[] {
+    const count = this.rec.timeline(GC_EVENTS).length;
+    if (count !== this.gcEventsSeen) {
+      this.gcEventsSeen = count;
+      this.gcs = recordingGcStats(this.rec).rows.map((r) => ({ ...r, startNs: r.startNs - startMono }));
+    }
+    return this.gcs;
   }
 
   // Kinds only ever appear, so once all three are seen nothing is scanned again.

@@ -1,0 +1,83 @@
+// Every tab of the workstation at 1280×800 and 1920×1080 with a real recording (Scenarios'
+// gc-churn, allocations on), saved under test-artifacts/workstation/screens/ for a person to look
+// at, and checked for what a person would see at once: a tab that draws nothing (one colour), a
+// page that scrolls sideways, a control whose text is cut (wider than its box).
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
+import type { Recording } from '../../structs/profile/recording.js';
+import { PROFILER, ROOT } from './support/paths.js';
+import { recordTarget } from './support/record-target.js';
+import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
+import { ARTIFACTS, appState, checkedScreenshot, hookReady, missingForPage, until } from './support/workstation-page.js';
+
+const scenarios = join(ROOT, 'test', 'targets', 'Scenarios', 'bin', 'out', 'Scenarios.dll');
+const missing = missingForPage();
+if (!existsSync(PROFILER)) missing.push('the profiler library (npm run build:native)');
+if (!existsSync(scenarios)) missing.push('Scenarios.dll (npm run build:targets)');
+const skip = missing.length > 0 && !process.env.CI;
+
+const TABS = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
+const SIZES = [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }];
+
+/** Buttons, selects, labels, tables' headers and figures whose text is wider than their box (cut), by their text. */
+function cutControls(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => [...document.querySelectorAll('button, select, .chip, .badge, .tab, label.check, .vhead .vcell, .vrow .vcell.num')]
+    .filter((el) => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+    .map((el) => (el.tagName === 'SELECT' ? el.options[el.selectedIndex]?.text : el.textContent) ?? ''))()`);
+}
+
+describe('every tab at 1280×800 and 1920×1080 with a real recording', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
+  let ui: WorkstationInChromium;
+  let page: Page;
+  let dir: string;
+  let rec: Recording;
+
+  before(async () => {
+    if (missing.length > 0) assert.fail(`CI is set and the test lacks: ${missing.join('; ')}`);
+    dir = mkdtempSync(join(tmpdir(), 'clrscope-screens-'));
+    const env = { ...process.env, CLRSCOPE_ALLOC: '1', DOTNET_gcServer: '0', DOTNET_gcConcurrent: '0', DOTNET_GCgen0size: '0x400000' };
+    rec = (await recordTarget(scenarios, ['gc-churn', '--seconds', '2'], { env })).rec;
+    const file = join(dir, 'gc-churn.clrscope');
+    writeFileSync(file, saveRecording(rec));
+    ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports') });
+    page = ui.page;
+    await page.goto(`${ui.server.url}&test`);
+    await hookReady(page);
+    await page.getByTestId('recording-open').click();
+    await page.getByTestId('open-path').fill(file);
+    await page.getByTestId('open-submit').click();
+    await until('the recording', () => appState(page), (s) => s.summary !== null && s.summary.ended && s.summary.sampleCount === rec.sampleCount, 60000);
+  });
+
+  after(async () => {
+    await ui?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const size of SIZES) {
+    it(`draws every tab at ${size.width}×${size.height}, nothing cut, no sideways scroll`, { timeout: 120000 }, async () => {
+      await page.setViewportSize(size);
+      const problems: string[] = [];
+      for (const tab of TABS) {
+        await page.getByTestId(`tab-${tab}`).click();
+        await page.waitForTimeout(700);
+        await checkedScreenshot(page, `${size.width}x${size.height}-${tab}`, { dir: join(ARTIFACTS, 'screens'), minColors: 8 });
+        const sideways = await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth');
+        if (sideways === true) problems.push(`${tab}: the page scrolls sideways`);
+        for (const text of await cutControls(page)) problems.push(`${tab}: "${text.trim()}" is cut`);
+      }
+      assert.deepEqual([...new Set(problems)], []);
+      await page.getByTestId('tab-gc').click();
+      await page.getByTestId('gc-show-collections').click();
+      await page.waitForTimeout(300);
+      await checkedScreenshot(page, `${size.width}x${size.height}-gc-collections`, { dir: join(ARTIFACTS, 'screens'), minColors: 8 });
+      await page.getByTestId('gc-show-timeline').click();
+    });
+  }
+});
