@@ -182,7 +182,7 @@ describe('the workstation as a new user meets it, in Chromium', { skip: skip ? `
     await page.getByTestId('gc-show-collections').click();
     await until('the GC table', () => page.getByTestId('gc-collections').getAttribute('data-rows'), (n) => Number(n) === gcs.length);
     const selected = page.locator('[data-testid="gc-collections"] [role="row"][aria-selected="true"]');
-    assert.equal(await selected.count(), 1, 'the picked collection is selected in the table');
+    await until('the picked collection selected in the table', () => selected.count(), (n) => n === 1, 10000);
     assert.match(await selected.innerText(), new RegExp(`^${row.number}\\b`));
   });
 
