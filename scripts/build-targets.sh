@@ -32,7 +32,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 targets="$root/test/targets"
 solution="$targets/Targets.slnx"
 stamp="$targets/obj/build-targets.stamp"
-programs=(Scenarios Demo CpuBench GcLoad Torture WireLoad Measure ProcessTree AsyncChain AsyncWeb LeakHeap)
+programs=(Scenarios Demo CpuBench GcLoad Torture WireLoad Measure ProcessTree AsyncChain AsyncWeb LeakHeap RequestWeb)
 
 force="${CLRSCOPE_FORCE_BUILD:-0}"
 for arg in "$@"; do
@@ -106,7 +106,7 @@ bash "$root/scripts/build-torture-native.sh"
 # (NuGet Microsoft.NETCore.App.Runtime/Ref/Host.linux-x64, the versions this SDK knows as
 # latest), in <Program>/bin/net8.0/ and bin/net9.0/; run the apphost there.
 old_runtimes=(net8.0 net9.0)
-runtime_programs=(Scenarios GcLoad LeakHeap)
+runtime_programs=(Scenarios GcLoad LeakHeap RequestWeb)
 for rt in "${old_runtimes[@]}"; do
   rt_stamp="$targets/obj/build-targets-$rt.stamp"
   missing=0
