@@ -49,7 +49,7 @@ async function recordUnderLoad(dir: string, command: string, args: readonly stri
       }
     });
   });
-  const load = spawnSync('dotnet', [WEB_DLL, 'load', '--url', url, '--seconds', '4', '--parallel', '3', '--paths', PATHS.join(',')], { encoding: 'utf8', timeout: 60_000 });
+  const load = spawnSync('dotnet', [WEB_DLL, 'load', '--url', url, '--seconds', '5', '--parallel', '2', '--paths', PATHS.join(',')], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(load.status, 0, load.stderr);
   await fetch(`${url}/shutdown`, { method: 'POST' });
   const code = await exited;
