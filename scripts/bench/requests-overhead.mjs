@@ -1,7 +1,9 @@
 // Request tracking's cost (issue 27): RequestWeb (test/targets/RequestWeb) recorded by clrscope with
 // and without --requests, each run under the same load from RequestWeb's own load generator (another
-// process), the runs interleaved; the figure is the requests per second the client got through,
-// and the ratio without / with --requests (goal <= 1.01). Cheap endpoints (GET /cpu/1 spins 1 ms,
+// process), the runs interleaved. Two figures: the requests per second the client got through
+// and the server process's CPU per request (its own TotalProcessorTime, so other programs on a
+// shared machine weigh on it less than on throughput), each as the ratio with / without
+// --requests (goal <= 1.01). Cheap endpoints (GET /cpu/1 spins 1 ms,
 // GET /fail answers at once) make the per-request cost of tracking as large a share as it gets.
 //   node scripts/bench/requests-overhead.mjs [--runs 5] [--seconds 5] [--parallel 4] [--paths /cpu/1,/fail]
 // Needs `npm run build`, the built profiler and scripts/build-targets.sh. Prints a table for
@@ -54,13 +56,15 @@ async function run(requests, i) {
   const sent = JSON.parse(load.stdout.split('\n').find((l) => l.startsWith('RESULT ')).slice(7)).sent;
   await fetch(`${url}/shutdown`, { method: 'POST' });
   await closed;
+  const served = JSON.parse(out.split('\n').find((l) => l.startsWith('RESULT ')).slice(7));
+  const cpuUsPerRequest = (served.cpuMs * 1000) / sent;
   let recorded = 0;
   if (requests) {
     const report = spawnSync(process.execPath, [cli, 'report', file, '--requests', '--format', 'json'], { encoding: 'utf8' });
     recorded = JSON.parse(report.stdout).requests.filter((r) => r.endpoint !== 'POST /shutdown').reduce((s, r) => s + r.count, 0);
   }
   rmSync(file, { force: true });
-  return { rps: sent / SECONDS, sent, recorded };
+  return { rps: sent / SECONDS, sent, recorded, cpuUsPerRequest };
 }
 
 const median = (xs) => {
@@ -75,17 +79,21 @@ for (let i = 0; i < RUNS; i++) {
   for (const requests of order) {
     const r = await run(requests, i);
     (requests ? on : off).push(r);
-    console.error(`run ${i + 1}/${RUNS} ${requests ? '--requests' : 'plain     '}: ${r.rps.toFixed(0)} requests/s${requests ? `, ${r.recorded} recorded of ${r.sent} sent` : ''}`);
+    console.error(`run ${i + 1}/${RUNS} ${requests ? '--requests' : 'plain     '}: ${r.rps.toFixed(0)} requests/s, ${r.cpuUsPerRequest.toFixed(1)} µs CPU a request${requests ? `, ${r.recorded} recorded of ${r.sent} sent` : ''}`);
   }
 }
 rmSync(work, { recursive: true, force: true });
 const offRps = median(off.map((r) => r.rps));
 const onRps = median(on.map((r) => r.rps));
 const ratio = offRps / onRps;
+const offCpu = median(off.map((r) => r.cpuUsPerRequest));
+const onCpu = median(on.map((r) => r.cpuUsPerRequest));
+const cpuRatio = onCpu / offCpu;
 const allRecorded = on.every((r) => r.recorded === r.sent);
-console.log(`| config | requests/s (median of ${RUNS}) | min–max |`);
-console.log('|---|---|---|');
-console.log(`| clrscope record | ${offRps.toFixed(0)} | ${Math.min(...off.map((r) => r.rps)).toFixed(0)}–${Math.max(...off.map((r) => r.rps)).toFixed(0)} |`);
-console.log(`| clrscope record --requests | ${onRps.toFixed(0)} | ${Math.min(...on.map((r) => r.rps)).toFixed(0)}–${Math.max(...on.map((r) => r.rps)).toFixed(0)} |`);
-console.log(`throughput ratio without / with --requests: ${ratio.toFixed(3)}; every request sent recorded: ${allRecorded}`);
-console.log(JSON.stringify({ runs: RUNS, seconds: SECONDS, parallel: PARALLEL, paths: values.paths, offRps, onRps, ratio, allRecorded }));
+const range = (rs, f, digits) => `${Math.min(...rs.map(f)).toFixed(digits)}–${Math.max(...rs.map(f)).toFixed(digits)}`;
+console.log(`| config | requests/s (median of ${RUNS}) | min–max | server CPU µs a request (median) | min–max |`);
+console.log('|---|---|---|---|---|');
+console.log(`| clrscope record | ${offRps.toFixed(0)} | ${range(off, (r) => r.rps, 0)} | ${offCpu.toFixed(1)} | ${range(off, (r) => r.cpuUsPerRequest, 1)} |`);
+console.log(`| clrscope record --requests | ${onRps.toFixed(0)} | ${range(on, (r) => r.rps, 0)} | ${onCpu.toFixed(1)} | ${range(on, (r) => r.cpuUsPerRequest, 1)} |`);
+console.log(`throughput ratio without / with --requests: ${ratio.toFixed(3)}; CPU a request with / without: ${cpuRatio.toFixed(3)}; every request sent recorded: ${allRecorded}`);
+console.log(JSON.stringify({ runs: RUNS, seconds: SECONDS, parallel: PARALLEL, paths: values.paths, offRps, onRps, ratio, offCpu, onCpu, cpuRatio, allRecorded }));

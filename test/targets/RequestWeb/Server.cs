@@ -50,7 +50,12 @@ public static class Server
         await app.WaitForShutdownAsync();
         var served = new JsonObject();
         foreach (var (route, n) in s_served.OrderBy(p => p.Key, StringComparer.Ordinal)) served[route] = n;
-        Console.WriteLine("RESULT " + new JsonObject { ["served"] = served, ["errors"] = Interlocked.Read(ref s_errors) }.ToJsonString());
+        Console.WriteLine("RESULT " + new JsonObject
+        {
+            ["served"] = served,
+            ["errors"] = Interlocked.Read(ref s_errors),
+            ["cpuMs"] = Process.GetCurrentProcess().TotalProcessorTime.TotalMilliseconds,
+        }.ToJsonString());
         return 0;
     }
 }
