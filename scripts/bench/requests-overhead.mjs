@@ -3,9 +3,9 @@
 // process), the runs interleaved. Two figures: the requests per second the client got through
 // and the server process's CPU per request (its own TotalProcessorTime, so other programs on a
 // shared machine weigh on it less than on throughput), each as the ratio with / without
-// --requests (goal <= 1.01). Cheap endpoints (GET /cpu/1 spins 1 ms,
+// --requests (goal <= 1.01). Cheap endpoints (GET /cpu/0 spins once and goes through routing with a route value,
 // GET /fail answers at once) make the per-request cost of tracking as large a share as it gets.
-//   node scripts/bench/requests-overhead.mjs [--runs 5] [--seconds 5] [--parallel 4] [--paths /cpu/1,/fail]
+//   node scripts/bench/requests-overhead.mjs [--runs 5] [--seconds 5] [--parallel 4] [--paths /cpu/0,/fail]
 // Needs `npm run build`, the built profiler and scripts/build-targets.sh. Prints a table for
 // RESULTS.md and, last, one JSON line.
 import { spawn, spawnSync } from 'node:child_process';
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, parallel: { type: 'string', default: '4' }, paths: { type: 'string', default: '/cpu/1,/fail' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, parallel: { type: 'string', default: '4' }, paths: { type: 'string', default: '/cpu/0,/fail' } } });
 const RUNS = Number(values.runs);
 const SECONDS = Number(values.seconds);
 const PARALLEL = Number(values.parallel);
