@@ -10,7 +10,9 @@
 #   test/targets/Torture/bin/out/Torture.dll       run: dotnet test/targets/Torture/bin/out/Torture.dll library-swap --exit-code 42
 #     with its native libraries in test/targets/Torture/bin/native/ (scripts/build-torture-native.sh, gcc)
 #   test/targets/LeakHeap/bin/out/LeakHeap.dll     run: dotnet test/targets/LeakHeap/bin/out/LeakHeap.dll --items 1000 --stack 30 --handles 7
-# and self-contained .NET 8 and 9 builds of Scenarios, GcLoad and LeakHeap (NuGet runtime packs):
+#   test/targets/RequestWeb/bin/out/RequestWeb.dll run: dotnet test/targets/RequestWeb/bin/out/RequestWeb.dll serve
+# and self-contained .NET 8 and 9 builds of Scenarios, GcLoad, LeakHeap and RequestWeb (NuGet runtime
+# packs, ASP.NET Core's too):
 #   test/targets/Scenarios/bin/net8.0/Scenarios   run: test/targets/Scenarios/bin/net8.0/Scenarios cpu-ratio --seconds 1
 #   test/targets/GcLoad/bin/net9.0/GcLoad         (and the other two combinations)
 # and the two TraceEvent tools (they restore NuGet Microsoft.Diagnostics.Tracing.TraceEvent):
@@ -32,7 +34,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 targets="$root/test/targets"
 solution="$targets/Targets.slnx"
 stamp="$targets/obj/build-targets.stamp"
-programs=(Scenarios Demo CpuBench GcLoad Torture WireLoad Measure ProcessTree AsyncChain AsyncWeb LeakHeap)
+programs=(Scenarios Demo CpuBench GcLoad Torture WireLoad Measure ProcessTree AsyncChain AsyncWeb LeakHeap RequestWeb)
 
 force="${CLRSCOPE_FORCE_BUILD:-0}"
 for arg in "$@"; do
@@ -106,7 +108,7 @@ bash "$root/scripts/build-torture-native.sh"
 # (NuGet Microsoft.NETCore.App.Runtime/Ref/Host.linux-x64, the versions this SDK knows as
 # latest), in <Program>/bin/net8.0/ and bin/net9.0/; run the apphost there.
 old_runtimes=(net8.0 net9.0)
-runtime_programs=(Scenarios GcLoad LeakHeap)
+runtime_programs=(Scenarios GcLoad LeakHeap RequestWeb)
 for rt in "${old_runtimes[@]}"; do
   rt_stamp="$targets/obj/build-targets-$rt.stamp"
   missing=0

@@ -68,6 +68,10 @@ ${formatHelpTable('write', 24)}
                         ("[await] Ns.Type.Method" frames) in the flame graph,
                         pprof and speedscope. Off by default: it costs about 8%
                         at 10,000 awaits a second and 37% at 100,000
+  --requests            HTTP requests an ASP.NET Core program serves (.NET 8+):
+                        method, route, status, latency, trace and span ids;
+                        samples get pprof labels endpoint, trace_id, span_id
+                        (report --requests prints them per endpoint)
   --no-fallback         with --pid: fail as before when the runtime refuses the
                         profiler, instead of recording through EventPipe
   --children            record every .NET process the program starts (they
@@ -260,6 +264,9 @@ Options:
                         was first thrown (a rethrow, \`throw;\` or an await of
                         a faulted task, is not counted again), with the
                         paths they were rethrown along
+  --requests            one row per HTTP endpoint instead (recordings made
+                        with record --requests): count, p50/p90/p99/max
+                        latency, CPU, errors (status >= 500)
   --format FORMAT       text (default, fits the terminal), json (stable; see
                         README) or csv (one table)
   -h, --help            show this help

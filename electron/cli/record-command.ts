@@ -43,6 +43,7 @@ interface RecordValues {
   locks?: string;
   alloc?: string;
   async?: boolean;
+  requests?: boolean;
   'no-fallback'?: boolean;
   children?: boolean;
   help?: boolean;
@@ -80,6 +81,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     locks: { type: 'string' },
     alloc: { type: 'string' },
     async: { type: 'boolean' },
+    requests: { type: 'boolean' },
     'no-fallback': { type: 'boolean' },
     children: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -121,6 +123,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
       locks: onOff(values.locks, 'locks'),
       alloc: onOff(values.alloc, 'alloc', false),
       async: values.async === true,
+      requests: values.requests === true,
     },
     fallback: values['no-fallback'] !== true,
     children: values.children === true,

@@ -29,6 +29,7 @@ import { REPORT_HELP } from './help-text.js';
 import { reportCsv } from './report-csv.js';
 import { gcsReport, gcsText } from './report-gcs.js';
 import { exceptionsReport, exceptionsText } from './report-exceptions.js';
+import { requestTable, requestTableText } from '../../structs/analysis/requests.js';
 import { reportText } from './report-text.js';
 
 export type ReportFormat = 'text' | 'json' | 'csv';
@@ -58,6 +59,8 @@ export interface ReportPlan {
   gcs: boolean;
   /** --exceptions: only the exceptions by where they started (report-exceptions.ts). */
   exceptions: boolean;
+  /** --requests: only the HTTP requests' table per endpoint (structs/analysis/requests.ts). */
+  requests: boolean;
 }
 
 export interface ReportIo extends ConvertIo {
@@ -87,7 +90,7 @@ export function parseWindow(text: string | undefined, option: string): ReportWin
 export function planReport(argv: readonly string[]): ReportPlan | 'help' {
   const { values, positionals, rest } = parseCommandArgs<{
     top?: string; callers?: string; callees?: string; tree?: boolean; diff?: string; 'base-window'?: string; normalize?: string;
-    fold?: string[]; lines?: boolean; async?: boolean; gcs?: boolean; exceptions?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
+    fold?: string[]; lines?: boolean; async?: boolean; gcs?: boolean; exceptions?: boolean; requests?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
   }>(argv, {
     top: { type: 'string' },
     callers: { type: 'string' },
@@ -101,6 +104,7 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     async: { type: 'boolean' },
     gcs: { type: 'boolean' },
     exceptions: { type: 'boolean' },
+    requests: { type: 'boolean' },
     source: { type: 'string' },
     'sample-type': { type: 'string' },
     window: { type: 'string' },
@@ -145,6 +149,7 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     format,
     gcs: values.gcs === true,
     exceptions: values.exceptions === true,
+    requests: values.requests === true,
   };
   if (plan.gcs && plan.exceptions) throw new UserError('--gcs and --exceptions each print a table alone: ask for one at a time.');
   if (plan.exceptions && (plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null || plan.lines || plan.asyncStacks)) {
@@ -155,6 +160,10 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     throw new UserError('--gcs prints the GC table alone: it does not go with --callers, --callees, --tree, --diff, --source, --lines or --async.');
   }
   if (plan.gcs && plan.format === 'csv') throw new UserError('--gcs prints text or json, not csv.');
+  if (plan.requests && (plan.gcs || plan.exceptions || plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null || plan.lines || plan.asyncStacks)) {
+    throw new UserError('--requests prints the requests\' table alone: it does not go with --gcs, --exceptions, --callers, --callees, --tree, --diff, --source, --lines or --async.');
+  }
+  if (plan.requests && plan.format === 'csv') throw new UserError('--requests prints text or json, not csv.');
   if (plan.source !== null && plan.source.trim() === '') throw new UserError('--source takes a function name, e.g. --source HotLineWork.Mix.');
   if (plan.source !== null && plan.diff !== null) throw new UserError('--source shows one recording\'s lines: it does not go with --diff.');
   if (plan.format === 'csv' && [plan.callers !== null, plan.callees !== null, plan.tree && plan.diff === null, plan.source !== null].filter(Boolean).length > 1) {
@@ -279,13 +288,18 @@ export async function runReport(argv: readonly string[], io: ReportIo): Promise<
     return 0;
   }
   const line = new ProgressLine(io, { reading: plan.file, writing: '' });
-  if (plan.gcs || plan.exceptions) {
+  if (plan.gcs || plan.exceptions || plan.requests) {
     checkReadable(plan.file);
     let rec: Recording;
     try {
       rec = (await readRecordingFile(plan.file, line.update)).recording;
     } finally {
       line.end();
+    }
+    if (plan.requests) {
+      const rows = requestTable(rec);
+      io.out(plan.format === 'json' ? JSON.stringify({ requests: rows }) : requestTableText(rows));
+      return 0;
     }
     if (plan.gcs) io.out(plan.format === 'json' ? JSON.stringify(gcsReport(rec)) : gcsText(rec, plan.file).join('\n'));
     else io.out(plan.format === 'json' ? JSON.stringify(exceptionsReport(rec), null, 1) : exceptionsText(rec, plan.file).join('\n'));

@@ -10,6 +10,7 @@ namespace clrscope {
 class AsyncChains;
 class CountersBlock;
 class GcEventTracker;
+class RequestTracker;
 class LiveHeap;
 class SuspensionTracker;
 class ThreadBook;
@@ -27,6 +28,8 @@ std::unique_ptr<Emitter> make_stacked_event_emitter(SampleStream* stream, Sampli
 std::unique_ptr<Emitter> make_suspension_emitter(SampleStream* stream, SuspensionTracker* suspensions);
 // The runtime's own GC events (gc_event_emitter.cpp).
 std::unique_ptr<Emitter> make_gc_event_emitter(SampleStream* stream, GcEventTracker* events);
+// HTTP requests served (request_emitter.cpp).
+std::unique_ptr<Emitter> make_request_emitter(SampleStream* stream, RequestTracker* requests);
 // The sampled objects still alive after each GC (live_set_emitter.cpp).
 std::unique_ptr<Emitter> make_live_set_emitter(SampleStream* stream, LiveHeap* live);
 // The counters block in shared memory, refreshed each tick (counters_emitter.cpp).

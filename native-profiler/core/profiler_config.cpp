@@ -47,7 +47,7 @@ ProfilerConfig parse_profiler_config(const std::string& socket, const std::strin
 
 ProfilerConfig parse_client_data(const char* data, size_t size) {
   std::string socket, interval, cpu, wall, threads, secret, exceptions, locks, alloc, exception_stacks, async, messages, perf_map,
-      runtime_counters;
+      runtime_counters, requests;
   const std::string text(data == nullptr ? "" : std::string(data, size));
   size_t start = 0;
   while (start < text.size()) {
@@ -73,6 +73,7 @@ ProfilerConfig parse_client_data(const char* data, size_t size) {
     else if (key == "exception_messages") messages = value;
     else if (key == "perf_map") perf_map = value;
     else if (key == "runtime_counters") runtime_counters = value;
+    else if (key == "requests") requests = value;
   }
   ProfilerConfig c = parse_profiler_config(socket, interval, cpu, wall, threads, secret);
   apply_event_switches(&c, exceptions, locks, alloc, exception_stacks);
@@ -80,6 +81,7 @@ ProfilerConfig parse_client_data(const char* data, size_t size) {
   c.exception_messages = parse_switch(messages, true);
   c.perf_map = parse_switch(perf_map, false);
   c.runtime_counters = parse_switch(runtime_counters, false);
+  c.requests = parse_switch(requests, false);
   return c;
 }
 
@@ -93,6 +95,7 @@ ProfilerConfig read_profiler_config() {
   c.exception_messages = parse_switch(platform::env("CLRSCOPE_EXCEPTION_MESSAGES"), true);
   c.perf_map = parse_switch(platform::env("CLRSCOPE_PERF_MAP"), false);
   c.runtime_counters = parse_switch(platform::env("CLRSCOPE_RUNTIME_COUNTERS"), false);
+  c.requests = parse_switch(platform::env("CLRSCOPE_REQUESTS"), false);
   return c;
 }
 

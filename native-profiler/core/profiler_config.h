@@ -26,6 +26,10 @@ struct ProfilerConfig {
   bool exception_messages = true;
   // Async call stacks (experimental, core/async_tracker.h): CLRSCOPE_ASYNC=1, client data "async=1".
   bool async = false;  // CLRSCOPE_EXCEPTION_STACKS: beyond it counted by type only
+  // HTTP requests (core/request_payloads.h): CLRSCOPE_REQUESTS=1, client data "requests=1". Off by
+  // default: the DiagnosticSource bridge it turns on makes every program's DiagnosticListeners
+  // report to it, which a program that serves no requests should not pay for.
+  bool requests = false;
   // clrscope asked the runtime for its perf map (core/runtime_stubs.h): in the launch
   // environment (CLRSCOPE_PERF_MAP=1, beside DOTNET_PerfMapEnabled) or with the diagnostics
   // command before an attach (client data "perf_map=1"). The profiler reads it and removes it.

@@ -32,8 +32,14 @@ SampleStream::SampleStream(Transport* transport, size_t outbox_bytes, FrameResol
 uint32_t SampleStream::string_id(const std::string& text) {
   auto same = label_ids_.find(text);
   if (same != label_ids_.end()) return same->second;
-  const uint32_t id = static_cast<uint32_t>(label_ids_.size() + 1);
+  const uint32_t id = ++last_string_id_;
   label_ids_.emplace(text, id);
+  writer.string(id, text);
+  return id;
+}
+
+uint32_t SampleStream::unremembered_string(const std::string& text) {
+  const uint32_t id = ++last_string_id_;
   writer.string(id, text);
   return id;
 }

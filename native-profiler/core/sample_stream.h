@@ -25,6 +25,9 @@ struct SampleStream {
 
   // A STRING record for `text` the first time it is seen; its id.
   uint32_t string_id(const std::string& text);
+  // A STRING record for a text unlikely to come again (a request's trace id): a fresh id each
+  // call, nothing remembered.
+  uint32_t unremembered_string(const std::string& text);
   // The STRING id of a runtime type's name (a ClassID; "?" when the runtime cannot name it).
   uint32_t type_label(uint64_t type_id);
   // Whether a record that may be dropped when the reader lags fits; when it does not, it counts
@@ -55,6 +58,7 @@ struct SampleStream {
   CostReading cost_at_start_ = start_own_costs();
   std::unordered_map<uint64_t, uint32_t> type_labels_;
   std::unordered_map<std::string, uint32_t> label_ids_;
+  uint32_t last_string_id_ = 0;
 };
 
 }  // namespace clrscope

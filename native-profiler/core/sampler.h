@@ -22,6 +22,7 @@ class CountersBlock;
 class FrameResolver;
 class LiveHeap;
 class GcEventTracker;
+class RequestTracker;
 class SuspensionTracker;
 class TickHook;
 class Transport;
@@ -40,6 +41,7 @@ class Sampler {
   // Suspensions to report on the stream (optional; set before start()).
   void attach_suspensions(SuspensionTracker* tracker) { parts_.suspensions = tracker; }
   void attach_gc_events(GcEventTracker* tracker) { parts_.gc_events = tracker; }
+  void attach_requests(RequestTracker* tracker) { parts_.requests = tracker; }
   // The counters block to refresh every tick (optional; set before start()).
   void attach_counters(CountersBlock* block) { parts_.counters = block; }
   // Counts of events over their stack budget, sent by type without stacks (optional; set
@@ -81,6 +83,7 @@ class Sampler {
   struct Parts {
     SuspensionTracker* suspensions = nullptr;
     GcEventTracker* gc_events = nullptr;
+    RequestTracker* requests = nullptr;
     CountersBlock* counters = nullptr;
     TypeCounts* skipped_exceptions = nullptr;
     LiveHeap* live = nullptr;

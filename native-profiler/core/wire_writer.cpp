@@ -361,6 +361,20 @@ void WireWriter::gc_event(const GcEventRecord& r) {
   finish(s);
 }
 
+void WireWriter::request(const RequestRecord& r) {
+  const size_t s = begin(wire::kRequest);
+  u64(r.mono);
+  u64(r.end_mono);
+  u32(r.start_tid);
+  u32(r.end_tid);
+  u32(r.status);
+  u32(r.method);
+  u32(r.endpoint);
+  u32(r.trace_id);
+  u32(r.span_id);
+  finish(s);
+}
+
 void WireWriter::end(uint64_t mono, uint8_t reason, int32_t descriptor, uint8_t how) {
   const size_t s = begin(wire::kEnd);
   u64(mono);

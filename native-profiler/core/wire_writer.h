@@ -48,6 +48,7 @@ enum RecordType : uint8_t {
   kOperationCounts = 0x12,
   kEventMessages = 0x13,
   kGcEvent = 0x14,
+  kRequest = 0x15,
   kEnd = 0x7F,
 };
 
@@ -120,6 +121,19 @@ struct GcEventRecord {
   uint64_t a, b, c, d;
 };
 
+// One HTTP request served (core/request_tracker.h); strings are STRING ids.
+struct RequestRecord {
+  uint64_t mono;      // its start (the hosting's HttpRequestIn.Start)
+  uint64_t end_mono;  // its end (HttpRequestIn.Stop); 0: still in flight when the stream ended
+  uint32_t start_tid;  // OS thread of the start
+  uint32_t end_tid;    // OS thread of the end (0 in flight)
+  uint32_t status;     // HTTP status code
+  uint32_t method;     // STRING "GET"
+  uint32_t endpoint;   // STRING route pattern "/cpu/{ms}"
+  uint32_t trace_id;   // STRING, 32 hex digits
+  uint32_t span_id;    // STRING, 16 hex digits
+};
+
 struct StatsRecord {
   uint64_t mono;
   uint64_t samples;
@@ -188,6 +202,7 @@ class WireWriter {
   void stats(const StatsRecord& s);
   void suspension(const SuspensionRecord& s);
   void gc_event(const GcEventRecord& e);
+  void request(const RequestRecord& r);
   // With a `descriptor` (>= 0), the lost connection's number and how it was lost (1 closed,
   // 2 replaced) are appended.
   void end(uint64_t mono, uint8_t reason, int32_t descriptor = -1, uint8_t how = 0);

@@ -32,11 +32,11 @@ bool is_counters_provider(Engine* e, EVENTPIPE_PROVIDER provider) {
     e->counters_provider.store(provider, std::memory_order_relaxed);
     return true;
   }
-  // The session has at most two other providers (the runtime's, TplEventSource); a third would
-  // only cost a name lookup per event.
-  uintptr_t empty = 0;
-  if (!e->other_providers[0].compare_exchange_strong(empty, provider, std::memory_order_relaxed)) {
-    e->other_providers[1].store(provider, std::memory_order_relaxed);
+  // The session has at most three other providers (the runtime's, TplEventSource, the
+  // DiagnosticSource bridge); a fourth would only cost a name lookup per event.
+  for (auto& other : e->other_providers) {
+    uintptr_t empty = 0;
+    if (other.compare_exchange_strong(empty, provider, std::memory_order_relaxed)) break;
   }
   return false;
 }

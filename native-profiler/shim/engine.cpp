@@ -11,6 +11,7 @@
 #include "shim/async_session.h"
 #include "shim/clsid.h"
 #include "shim/counters_session.h"
+#include "shim/requests_session.h"
 #include "shim/live_handles.h"
 
 namespace clrscope {
@@ -43,9 +44,9 @@ RuntimeVersion runtime_version(ICorProfilerInfo12* info) {
 // AllocationTick needs the GC keyword at Verbose, which also brings the GC's other verbose
 // events (more of them with server GC), so only when allocations are asked for.
 EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, bool alloc_sampled, bool async,
-                                       bool counters) {
+                                       bool counters, bool requests) {
   static const char16_t kProvider[] = u"Microsoft-Windows-DotNETRuntime";
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG configs[3] = {};
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG configs[4] = {};
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG& config = configs[0];
   config.providerName = reinterpret_cast<const WCHAR*>(kProvider);
   config.keywords = runtime_events::kGcKeyword | runtime_events::kContentionKeyword |
@@ -55,6 +56,7 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, boo
   EVENTPIPE_SESSION session = 0;
   ULONG count = 1;
   if (async) configs[count++] = tpl_provider_config();
+  if (requests) configs[count++] = requests_provider_config();
   // System.Runtime's counters (core/event_counters.h); a runtime that refuses them still gets
   // the rest of the session. Only when the counters are watched (ProfilerConfig::runtime_counters):
   // turning them on starts the runtime's counter thread (".NET Counter Poller") and its
@@ -219,8 +221,12 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
       e->async->set_log_payloads(log_async);
       e->sampler->attach_async(e->async, log_async);
     }
-    e->event_session =
-        start_runtime_events(info, e->alloc, e->alloc_sampled, e->async != nullptr, config.runtime_counters);
+    if (config.requests) {
+      e->requests = new RequestTracker();
+      e->sampler->attach_requests(e->requests);
+    }
+    e->event_session = start_runtime_events(info, e->alloc, e->alloc_sampled, e->async != nullptr, config.runtime_counters,
+                                            e->requests != nullptr);
   }
   if (!e->sampler->start()) {
     log_line("could not start the sampler thread");

@@ -14,6 +14,7 @@
 #include "core/exception_identity.h"
 #include "core/live_heap.h"
 #include "core/profiler_config.h"
+#include "core/request_tracker.h"
 #include "core/runtime_counters.h"
 #include "core/sampler.h"
 #include "core/sampling_shared.h"
@@ -32,6 +33,10 @@ struct Engine {
   SuspensionTracker suspensions{&counters};
   // The runtime's own GC events, for the GC table (core/gc_event_tracker.h).
   GcEventTracker gc_events;
+  // HTTP requests (core/request_tracker.h), with config.requests; null otherwise.
+  RequestTracker* requests = nullptr;
+  std::atomic<uintptr_t> requests_provider{0};
+  std::atomic<uintptr_t> not_requests[3]{};
   SamplingShared shared;
   ThreadRegistry registry;
   CountersBlock counters_block{&counters, &registry};
@@ -70,7 +75,7 @@ struct Engine {
   // System.Runtime's counters in the same session (shim/counters_session.h), and the handles of
   // the session's other providers once learned.
   std::atomic<uintptr_t> counters_provider{0};
-  std::atomic<uintptr_t> other_providers[2]{};
+  std::atomic<uintptr_t> other_providers[3]{};
   std::atomic<bool> detaching{false};
 };
 

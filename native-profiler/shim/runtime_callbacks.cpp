@@ -11,6 +11,7 @@
 #include "core/runtime_event_payloads.h"
 #include "shim/async_session.h"
 #include "shim/counters_session.h"
+#include "shim/requests_session.h"
 #include "shim/engine.h"
 #include "shim/guarded.h"
 #include "shim/profiler_callback.h"
@@ -264,6 +265,13 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, D
                                                   LPCGUID, LPCGUID, ThreadID, ULONG, UINT_PTR[]) {
   return guarded("EventPipeEventDelivered", [&]() -> HRESULT {
     if (engine_ == nullptr) return S_OK;
+    // HTTP requests, on the thread serving them.
+    if (engine_->requests != nullptr && is_requests_provider(engine_, provider)) {
+      if (engine_->shared.active.load(std::memory_order_relaxed)) {
+        engine_->requests->on_event(data, data_size, platform::mono_now_ns(), platform::current_tid_remembered());
+      }
+      return S_OK;
+    }
     // System.Runtime's counters, once a second on the runtime's counter thread.
     if (is_counters_provider(engine_, provider)) {
       EventCounterReading reading;

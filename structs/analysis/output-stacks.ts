@@ -8,6 +8,7 @@
 // cannot be spliced afterwards: whoever sums before writing (a long run's read-back, a pprof
 // conversion) asks sumsLoseStacks first and reads every sample when it says so.
 
+import { REQUESTS } from '../wire/timeline/requests.js';
 import type { Recording } from '../profile/recording.js';
 import { AsyncSource } from './async-source.js';
 
@@ -17,10 +18,11 @@ export function logicalStacks(rec: Recording, asyncStacks = true): AsyncSource |
 }
 
 /**
- * Whether summing the recording's samples per physical stack before writing would lose its
- * logical stacks. Asked of a model that keeps no samples (a live session's), whose chains are
- * only marked on samples it keeps, so the HELLO flag counts too.
+ * Whether summing the recording's samples per physical stack before writing would lose what
+ * each sample carries: its logical stack, or the HTTP request it was taken in (the pprof labels
+ * of structs/analysis/requests.ts). Asked of a model that keeps no samples (a live session's),
+ * whose chains are only marked on samples it keeps, so the HELLO flag counts too.
  */
 export function sumsLoseStacks(rec: Recording): boolean {
-  return rec.hasAsync;
+  return rec.hasAsync || rec.timeline(REQUESTS).length > 0;
 }

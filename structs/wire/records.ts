@@ -39,6 +39,8 @@ export const RecordType = {
   EventMessages: 0x13,
   /** One of the runtime's own GC events (GCStart, GCHeapStats, GCSuspendEEBegin, ...), its payload's figures decoded. */
   GcEvent: 0x14,
+  /** One HTTP request served (PROTOCOL.md, REQUEST). */
+  Request: 0x15,
   End: 0x7f,
 } as const;
 
@@ -232,6 +234,23 @@ export interface GcEventRecord {
   d: number;
 }
 
+/**
+ * One HTTP request an ASP.NET Core program served (PROTOCOL.md, REQUEST): when it began and ended
+ * (target CLOCK_MONOTONIC ns; endMono 0 while in flight), on which OS threads, its status code, and
+ * STRING ids of its method, endpoint (route pattern), trace id and span id.
+ */
+export interface RequestRecord {
+  mono: number;
+  endMono: number;
+  startTid: number;
+  endTid: number;
+  status: number;
+  method: number;
+  endpoint: number;
+  traceId: number;
+  spanId: number;
+}
+
 export interface EndRecord {
   mono: number;
   reason: number;
@@ -264,6 +283,7 @@ export function recordTypeName(type: number): string {
     case RecordType.OperationCounts: return 'OPERATION_COUNTS';
     case RecordType.EventMessages: return 'EVENT_MESSAGES';
     case RecordType.GcEvent: return 'GC_EVENT';
+    case RecordType.Request: return 'REQUEST';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

@@ -52,16 +52,18 @@ export interface EventSwitches {
   alloc: boolean;
   /** Async call stacks (README, "Async stacks"): off unless asked for, for its cost at high await rates. */
   async?: boolean;
+  /** HTTP requests (README, "Requests"): off unless asked for. */
+  requests?: boolean;
 }
 
 /** The variables that carry EventSwitches to a profiler loaded at startup (core/profiler_config.h). */
 export function eventEnvironment(s: EventSwitches): Record<string, string> {
-  return { CLRSCOPE_EXCEPTIONS: s.exceptions ? '1' : '0', CLRSCOPE_LOCKS: s.locks ? '1' : '0', CLRSCOPE_ALLOC: s.alloc ? '1' : '0', ...(s.async === true ? { CLRSCOPE_ASYNC: '1' } : {}) };
+  return { CLRSCOPE_EXCEPTIONS: s.exceptions ? '1' : '0', CLRSCOPE_LOCKS: s.locks ? '1' : '0', CLRSCOPE_ALLOC: s.alloc ? '1' : '0', ...(s.async === true ? { CLRSCOPE_ASYNC: '1' } : {}), ...(s.requests === true ? { CLRSCOPE_REQUESTS: '1' } : {}) };
 }
 
 /** The same as attach client data lines (parse_client_data). */
 export function eventClientData(s: EventSwitches): string {
-  return `exceptions=${s.exceptions ? 1 : 0}\nlocks=${s.locks ? 1 : 0}\nalloc=${s.alloc ? 1 : 0}\n${s.async === true ? 'async=1\n' : ''}`;
+  return `exceptions=${s.exceptions ? 1 : 0}\nlocks=${s.locks ? 1 : 0}\nalloc=${s.alloc ? 1 : 0}\n${s.async === true ? 'async=1\n' : ''}${s.requests === true ? 'requests=1\n' : ''}`;
 }
 
 /** The environment variables that make a starting .NET runtime load the profiler and stream to us. */

@@ -18,7 +18,8 @@ function sessionWith(model: Partial<Recording> | undefined, canSum = true): { se
   return { session, reads, whole, summed };
 }
 
-const spooled = { hasAsync: false, asyncChainCount: 0, keepsSamples: false };
+const noTimeline = (() => []) as Recording['timeline'];
+const spooled = { hasAsync: false, asyncChainCount: 0, keepsSamples: false, timeline: noTimeline };
 
 test('summed when the output needs only sums; whole otherwise, and on demand', async () => {
   const s = sessionWith(spooled);
@@ -34,11 +35,13 @@ test('summed when the output needs only sums; whole otherwise, and on demand', a
   assert.deepEqual(w.reads, ['whole']);
 });
 
-test('read whole though sums would do: async call stacks, a model that keeps its samples, a session that cannot sum', async () => {
+test('read whole though sums would do: async call stacks, HTTP requests, a model that keeps its samples, a session that cannot sum', async () => {
   for (const [what, s] of [
     // A live model keeps no samples, so it marks no chain: only its HELLO says it tracks tasks.
-    ['async call stacks', sessionWith({ hasAsync: true, asyncChainCount: 0, keepsSamples: false })],
-    ['samples kept', sessionWith({ hasAsync: false, asyncChainCount: 0, keepsSamples: true })],
+    ['async call stacks', sessionWith({ hasAsync: true, asyncChainCount: 0, keepsSamples: false, timeline: noTimeline })],
+    ['samples kept', sessionWith({ hasAsync: false, asyncChainCount: 0, keepsSamples: true, timeline: noTimeline })],
+    // A request's samples carry its labels: summed per stack they would lose them.
+    ['HTTP requests', sessionWith({ hasAsync: false, asyncChainCount: 0, keepsSamples: false, timeline: ((kind: { name: string }) => (kind.name === 'REQUEST' ? [{ mono: 1 }] : [])) as Recording['timeline'] })],
     ['no recordingSummed', sessionWith(spooled, false)],
   ] as const) {
     const back = await readBack(s.session, true);

@@ -8,7 +8,9 @@ import {
 import { AWAIT_FUNCTION_BASE } from '../../analysis/async-source.js';
 import { logicalStacks } from '../../analysis/output-stacks.js';
 import { APPROXIMATE_CPU_COMMENT, ownComment } from './pprof-comments.js';
-import { StackThreadSums } from '../../profile/aggregate.js';
+import { StackThreadSums, type StackThreadSum } from '../../profile/aggregate.js';
+import { requestsOf, sampleRequests, type RequestInfo } from '../../analysis/requests.js';
+import type { SampleColumnViews } from '../../profile/sample-columns.js';
 import { frameLabel, type FunctionInfo } from '../../profile/frame-label.js';
 import type { FrameLines } from '../../profile/frame-lines.js';
 import type { Recording } from '../../profile/recording.js';
@@ -63,7 +65,9 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
     summed = new StackThreadSums();
     summed.add((logical ?? rec).sampleColumns());
   }
-  const sums = summed.list;
+  // With HTTP requests: the samples a request holds summed apart, labelled with it (below).
+  const requestSums = options.summed === undefined ? sumsByRequest(rec, (logical ?? rec).sampleColumns()) : undefined;
+  const sums: (StackThreadSum & { request?: RequestInfo })[] = requestSums ?? summed.list;
   const stackFramesOf = (s: number): Uint32Array => (logical ?? rec).stackFrames(s);
   const stackFrameIdsOf = (s: number): Uint32Array => (logical ?? rec).stackFrameIds(s);
   const strings = new StringTable();
@@ -140,6 +144,7 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
   const processIdKey = byProcess ? strings.dedup('process id') : 0;
   const processNameKey = byProcess ? strings.dedup('process name') : 0;
   const asyncKey = logical !== undefined ? strings.dedup('async stack') : 0;
+  const requestKeys = requestSums === undefined ? undefined : { endpoint: strings.dedup('endpoint'), traceId: strings.dedup('trace_id'), spanId: strings.dedup('span_id') };
   const samples: Sample[] = [];
   const lastMono = summed.lastMono;
   // A stack's location list and a thread's labels are made once and shared by every sample that
@@ -166,7 +171,13 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
       }
       labelsByThread.set(sum.threadId, threadLabels);
     }
-    const label = asyncLabel !== undefined && logical?.isSpliced(sum.stackId) === true ? [...threadLabels, asyncLabel] : threadLabels;
+    let label = asyncLabel !== undefined && logical?.isSpliced(sum.stackId) === true ? [...threadLabels, asyncLabel] : threadLabels;
+    if (sum.request !== undefined && requestKeys !== undefined) {
+      label = [...label,
+        new Label({ key: requestKeys.endpoint, str: strings.dedup(sum.request.endpoint) }),
+        new Label({ key: requestKeys.traceId, str: strings.dedup(sum.request.traceId) }),
+        new Label({ key: requestKeys.spanId, str: strings.dedup(sum.request.spanId) })];
+    }
     samples.push(new Sample({ locationId, value: [sum.samples, sum.wallNs, sum.cpuNs, ...eventMetrics.map(() => 0)], label }));
   }
   if (eventMetrics.length > 0) {
@@ -242,4 +253,32 @@ export function buildPprofProfile(rec: Recording, lines?: FrameLines, options: P
  */
 export function toPprof(rec: Recording, gzip: (bytes: Uint8Array) => Uint8Array, lines?: FrameLines, options: PprofOptions = {}): Uint8Array {
   return gzip(buildPprofProfile(rec, lines, options).encode());
+}
+
+/**
+ * The samples summed per (stack, thread, request) when the recording has HTTP requests
+ * (structs/analysis/requests.ts says which samples a request holds), so each request's samples
+ * carry its labels; undefined without requests.
+ */
+function sumsByRequest(rec: Recording, columns: SampleColumnViews): (StackThreadSum & { request?: RequestInfo })[] | undefined {
+  const requests = requestsOf(rec);
+  if (requests.length === 0) return undefined;
+  const tags = sampleRequests(rec, requests);
+  if (tags.length !== columns.stackId.length) return undefined;
+  const byKey = new Map<string, StackThreadSum & { request?: RequestInfo }>();
+  const list: (StackThreadSum & { request?: RequestInfo })[] = [];
+  for (let i = 0; i < tags.length; i++) {
+    const key = `${columns.threadId[i]}:${columns.stackId[i]}:${tags[i]}`;
+    let sum = byKey.get(key);
+    if (sum === undefined) {
+      sum = { stackId: columns.stackId[i], threadId: columns.threadId[i], samples: 0, cpuNs: 0, wallNs: 0 };
+      if (tags[i] >= 0) sum.request = requests[tags[i]];
+      byKey.set(key, sum);
+      list.push(sum);
+    }
+    sum.samples += 1;
+    sum.cpuNs += columns.cpuNs[i];
+    sum.wallNs += columns.wallNs[i];
+  }
+  return list;
 }

@@ -5,6 +5,7 @@ import { WireEncoder } from '../encoder.js';
 import { RecordType, SuspensionFlags, type SuspensionRecord } from '../records.js';
 import type { WireSink } from '../wire-sink.js';
 import { GC_EVENTS } from './gc-events.js';
+import { REQUESTS } from './requests.js';
 import { SUSPENSIONS } from './suspensions.js';
 import { genericTimelineKind, timelineBodySize, timelineDumpLine, type TimelineKind, type TimelineRecord } from './timeline-kind.js';
 import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
@@ -12,13 +13,33 @@ import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
 const hello = { pid: 1, flags: 3, mono: 10, unixNs: 0n, intervalNs: 1000, wallThreadsPerTick: 4, runtimeVersion: '', profilerVersion: '' };
 const pause: SuspensionRecord = { mono: 0x0102030405, durationNs: 300, suspendNs: 100, reason: 1, generation: -1, flags: SuspensionFlags.Induced };
 
-test('the registry finds SUSPENSION and GC_EVENT by their record types and nothing else', () => {
-  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS)]);
+test('the registry finds SUSPENSION, GC_EVENT and REQUEST by their record types and nothing else', () => {
+  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS)]);
   assert.equal(timelineKindOf(RecordType.Suspension), SUSPENSIONS);
   assert.equal(timelineKindOf(RecordType.GcEvent), GC_EVENTS);
+  assert.equal(timelineKindOf(RecordType.Request), REQUESTS);
+  const kinds: number[] = [RecordType.Suspension, RecordType.GcEvent, RecordType.Request];
   for (let type = 0; type < 256; type++) {
-    if (type !== RecordType.Suspension && type !== RecordType.GcEvent) assert.equal(timelineKindOf(type), undefined, `type ${type}`);
+    if (!kinds.includes(type)) assert.equal(timelineKindOf(type), undefined, `type ${type}`);
   }
+});
+
+test('a REQUEST is the 44-byte body PROTOCOL.md lays out', () => {
+  const r = { mono: 0x0102030405, endMono: 0x0102030406, startTid: 77, endTid: 78, status: 500, method: 1, endpoint: 2, traceId: 3, spanId: 4 };
+  const bytes = new WireEncoder().timeline(REQUESTS, r).bytes();
+  assert.equal(timelineBodySize(genericTimelineKind(REQUESTS)), 44);
+  assert.deepEqual(Array.from(bytes), [
+    45, 0, 0, 0, RecordType.Request,
+    0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 mono
+    0x06, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 endMono
+    77, 0, 0, 0, // u32 startTid
+    78, 0, 0, 0, // u32 endTid
+    0xf4, 1, 0, 0, // u32 status 500
+    1, 0, 0, 0, // u32 method (STRING id)
+    2, 0, 0, 0, // u32 endpoint
+    3, 0, 0, 0, // u32 traceId
+    4, 0, 0, 0, // u32 spanId
+  ]);
 });
 
 test('a GC_EVENT is the 46-byte body PROTOCOL.md lays out', () => {

@@ -3,10 +3,11 @@
 // is its descriptor file beside suspensions.ts and one entry below.
 
 import { GC_EVENTS } from './gc-events.js';
+import { REQUESTS } from './requests.js';
 import { SUSPENSIONS } from './suspensions.js';
 import { genericTimelineKind, type TimelineKind } from './timeline-kind.js';
 
-export const TIMELINE_KINDS: readonly TimelineKind[] = Object.freeze([genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS)]);
+export const TIMELINE_KINDS: readonly TimelineKind[] = Object.freeze([genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS)]);
 
 // By record type, so the decoder's lookup is an index, not a search.
 const BY_TYPE: (TimelineKind | undefined)[] = [];

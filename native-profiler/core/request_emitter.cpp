@@ -1,0 +1,56 @@
+// HTTP requests (REQUEST records), as the tracker held them: each ended request once, and those
+// still in flight at the stream's end with no end. Never dropped for a lagging reader (the
+// tracker bounds them); the method and endpoint strings are interned, the trace and span ids
+// are sent once each without being remembered, so the writer's memory does not grow by request.
+#include <vector>
+
+#include "core/emitters.h"
+#include "core/log.h"
+#include "core/request_tracker.h"
+#include "core/sample_stream.h"
+
+namespace clrscope {
+namespace {
+
+class RequestEmitter final : public Emitter {
+ public:
+  RequestEmitter(SampleStream* stream, RequestTracker* requests) : stream_(stream), requests_(requests) {}
+
+  void flush(const FlushPoint& at) override {
+    batch_.clear();
+    requests_->take(&batch_, at.last);
+    for (const HeldRequest& h : batch_) {
+      RequestRecord r{};
+      r.mono = h.start_mono;
+      r.end_mono = h.end_mono;
+      r.start_tid = h.start_tid;
+      r.end_tid = h.end_tid;
+      r.status = h.status;
+      r.method = stream_->string_id(h.method);
+      r.endpoint = stream_->string_id(h.endpoint);
+      r.trace_id = stream_->unremembered_string(h.trace_id);
+      r.span_id = stream_->unremembered_string(h.span_id);
+      stream_->writer.request(r);
+    }
+    sent_ += batch_.size();
+  }
+
+  void log_totals() const override {
+    log_line("requests sent: %llu (%llu dropped unread, %llu not tracked)", static_cast<unsigned long long>(sent_),
+             static_cast<unsigned long long>(requests_->dropped()), static_cast<unsigned long long>(requests_->untracked()));
+  }
+
+ private:
+  SampleStream* stream_;
+  RequestTracker* requests_;
+  std::vector<HeldRequest> batch_;
+  uint64_t sent_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Emitter> make_request_emitter(SampleStream* stream, RequestTracker* requests) {
+  return std::make_unique<RequestEmitter>(stream, requests);
+}
+
+}  // namespace clrscope

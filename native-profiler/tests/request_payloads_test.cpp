@@ -1,0 +1,125 @@
+// HTTP requests from the DiagnosticSource bridge's payloads (core/request_payloads.h) and their
+// pairing (core/request_tracker.h). The payload layout is the one the runtime delivered to the
+// profiler's session for RequestWeb's GET /cpu/5 (.NET 10): SourceName, EventName, a u16 count of
+// {Key, Value} pairs, every string UTF-16 and NUL-ended.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/request_payloads.h"
+#include "core/request_tracker.h"
+
+namespace clrscope {
+namespace {
+
+void put_string(std::vector<uint8_t>* out, const std::string& s) {
+  for (char c : s) {
+    out->push_back(static_cast<uint8_t>(c));
+    out->push_back(0);
+  }
+  out->push_back(0);
+  out->push_back(0);
+}
+
+std::vector<uint8_t> payload(const std::string& source, const std::string& name,
+                             const std::vector<std::pair<std::string, std::string>>& pairs) {
+  std::vector<uint8_t> out;
+  put_string(&out, source);
+  put_string(&out, name);
+  out.push_back(static_cast<uint8_t>(pairs.size()));
+  out.push_back(0);
+  for (const auto& [k, v] : pairs) {
+    put_string(&out, k);
+    put_string(&out, v);
+  }
+  return out;
+}
+
+const char kStart[] = "Microsoft.AspNetCore.Hosting.HttpRequestIn.Start";
+const char kStop[] = "Microsoft.AspNetCore.Hosting.HttpRequestIn.Stop";
+
+TEST(RequestPayloads, ReadsTheStartAndTheStop) {
+  const auto start = payload("Microsoft.AspNetCore", kStart,
+                             {{"Method", "GET"}, {"Path", "/cpu/5"}, {"TraceId", "a887ebdb50abfd883341b7aa9dc1d5ed"},
+                              {"SpanId", "4f41c86307f82c69"}});
+  RequestEvent e;
+  ASSERT_TRUE(parse_request_event(start.data(), start.size(), &e));
+  EXPECT_TRUE(e.start);
+  EXPECT_EQ(e.method, "GET");
+  EXPECT_EQ(e.path, "/cpu/5");
+  EXPECT_EQ(e.trace_id, "a887ebdb50abfd883341b7aa9dc1d5ed");
+  EXPECT_EQ(e.span_id, "4f41c86307f82c69");
+  const auto stop = payload("Microsoft.AspNetCore", kStop, {{"SpanId", "4f41c86307f82c69"}, {"Status", "200"}, {"Route", "[ms, 5]"}});
+  RequestEvent s;
+  ASSERT_TRUE(parse_request_event(stop.data(), stop.size(), &s));
+  EXPECT_FALSE(s.start);
+  EXPECT_EQ(s.status, 200u);
+  EXPECT_EQ(s.route_values, "[ms, 5]");
+}
+
+TEST(RequestPayloads, RefusesOtherEventsAndCutPayloads) {
+  RequestEvent e;
+  const auto listener = payload("Microsoft.AspNetCore", "", {});
+  EXPECT_FALSE(parse_request_event(listener.data(), listener.size(), &e));
+  const auto other = payload("HttpHandlerDiagnosticListener", kStart, {});
+  EXPECT_FALSE(parse_request_event(other.data(), other.size(), &e));
+  const auto start = payload("Microsoft.AspNetCore", kStart, {{"Method", "GET"}, {"Path", "/x"}});
+  for (size_t cut = 0; cut < start.size(); ++cut) {
+    EXPECT_FALSE(parse_request_event(start.data(), cut, &e)) << "cut at " << cut;
+  }
+  EXPECT_FALSE(parse_request_event(nullptr, 10, &e));
+}
+
+TEST(RequestPayloads, RoutePatternFromPathAndRouteValues) {
+  EXPECT_EQ(route_pattern("/cpu/5", "[ms, 5]"), "/cpu/{ms}");
+  EXPECT_EQ(route_pattern("/orders/7/lines/3", "[id, 7],[line, 3]"), "/orders/{id}/lines/{line}");
+  EXPECT_EQ(route_pattern("/fail", ""), "/fail");
+  EXPECT_EQ(route_pattern("/", ""), "/");
+  // MVC's controller and action values name no segment of this path: left as they are.
+  EXPECT_EQ(route_pattern("/home", "[controller, Home],[action, Index]"), "/home");
+  EXPECT_EQ(span_key("4f41c86307f82c69"), 0x4f41c86307f82c69ull);
+  EXPECT_EQ(span_key("4f41c86307f82c6"), 0u);
+  EXPECT_EQ(span_key("4f41c86307f82c6x"), 0u);
+}
+
+TEST(RequestTracker, PairsByTheSpanIdAcrossThreadsAndSendsTheOpenOnesLast) {
+  RequestTracker t;
+  RequestEvent a;
+  a.start = true;
+  a.method = "GET";
+  a.path = "/delay/40";
+  a.trace_id = std::string(32, 'a');
+  a.span_id = "00000000000000a1";
+  RequestEvent b = a;
+  b.span_id = "00000000000000b2";
+  b.path = "/fail";
+  t.on_request_event(a, 100, 7);
+  t.on_request_event(b, 150, 8);
+  RequestEvent stop_a;
+  stop_a.span_id = a.span_id;
+  stop_a.status = 200;
+  stop_a.route_values = "[ms, 40]";
+  t.on_request_event(stop_a, 400, 9);
+  RequestEvent stray;  // a stop whose start came before the session
+  stray.span_id = "00000000000000c3";
+  t.on_request_event(stray, 500, 9);
+  std::vector<HeldRequest> out;
+  t.take(&out, false);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].endpoint, "/delay/{ms}");
+  EXPECT_EQ(out[0].start_mono, 100u);
+  EXPECT_EQ(out[0].end_mono, 400u);
+  EXPECT_EQ(out[0].start_tid, 7u);
+  EXPECT_EQ(out[0].end_tid, 9u);
+  EXPECT_EQ(out[0].status, 200u);
+  out.clear();
+  t.take(&out, true);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].endpoint, "/fail");
+  EXPECT_EQ(out[0].end_mono, 0u);
+}
+
+}  // namespace
+}  // namespace clrscope

@@ -1,0 +1,99 @@
+// Request tracking's cost (issue 27): RequestWeb (test/targets/RequestWeb) recorded by clrscope with
+// and without --requests, each run under the same load from RequestWeb's own load generator (another
+// process), the runs interleaved. Two figures: the requests per second the client got through
+// and the server process's CPU per request (its own TotalProcessorTime, so other programs on a
+// shared machine weigh on it less than on throughput), each as the ratio with / without
+// --requests (goal <= 1.01). Cheap endpoints (GET /cpu/0 spins once and goes through routing with a route value,
+// GET /fail answers at once) make the per-request cost of tracking as large a share as it gets.
+//   node scripts/bench/requests-overhead.mjs [--runs 5] [--seconds 5] [--parallel 4] [--paths /cpu/0,/fail]
+// Needs `npm run build`, the built profiler and scripts/build-targets.sh. Prints a table for
+// RESULTS.md and, last, one JSON line.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, parallel: { type: 'string', default: '4' }, paths: { type: 'string', default: '/cpu/0,/fail' } } });
+const RUNS = Number(values.runs);
+const SECONDS = Number(values.seconds);
+const PARALLEL = Number(values.parallel);
+if (!(RUNS >= 1 && RUNS <= 50) || !(SECONDS > 0 && SECONDS <= 600) || !(PARALLEL >= 1 && PARALLEL <= 64)) {
+  console.error('requests-overhead: --runs 1..50, --seconds (0, 600], --parallel 1..64.');
+  process.exit(2);
+}
+const cli = join(root, 'electron', 'cli', 'clrscope.js');
+const dll = join(root, 'test', 'targets', 'RequestWeb', 'bin', 'out', 'RequestWeb.dll');
+for (const p of [cli, dll, join(root, 'native-profiler', 'build', 'libclrscope.so')]) {
+  if (!existsSync(p)) {
+    console.error(`requests-overhead: ${p} is missing (npm run build, scripts/build-native.sh, scripts/build-targets.sh).`);
+    process.exit(2);
+  }
+}
+const work = mkdtempSync(join(tmpdir(), 'clrscope-requests-bench-'));
+
+/** One recorded run: the client's requests per second, and the requests the recording holds. */
+async function run(requests, i) {
+  const file = join(work, `run-${i}-${requests ? 'on' : 'off'}.clrscope`);
+  const child = spawn(process.execPath, [cli, 'record', ...(requests ? ['--requests'] : []), '-o', file, '--', 'dotnet', dll, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('RequestWeb did not listen in 60 s')), 60_000);
+    child.stdout.on('data', (d) => {
+      out += d.toString();
+      const m = /LISTENING (\S+)/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  const load = spawnSync('dotnet', [dll, 'load', '--url', url, '--seconds', String(SECONDS), '--parallel', String(PARALLEL), '--paths', values.paths], { encoding: 'utf8' });
+  if (load.status !== 0) throw new Error(`the load generator failed: ${load.stderr}`);
+  const sent = JSON.parse(load.stdout.split('\n').find((l) => l.startsWith('RESULT ')).slice(7)).sent;
+  await fetch(`${url}/shutdown`, { method: 'POST' });
+  await closed;
+  const served = JSON.parse(out.split('\n').find((l) => l.startsWith('RESULT ')).slice(7));
+  const cpuUsPerRequest = (served.cpuMs * 1000) / sent;
+  let recorded = 0;
+  if (requests) {
+    const report = spawnSync(process.execPath, [cli, 'report', file, '--requests', '--format', 'json'], { encoding: 'utf8' });
+    recorded = JSON.parse(report.stdout).requests.filter((r) => r.endpoint !== 'POST /shutdown').reduce((s, r) => s + r.count, 0);
+  }
+  rmSync(file, { force: true });
+  return { rps: sent / SECONDS, sent, recorded, cpuUsPerRequest };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const off = [];
+const on = [];
+for (let i = 0; i < RUNS; i++) {
+  // Interleaved, alternating which goes first, so the machine's drift falls on both.
+  const order = i % 2 === 0 ? [false, true] : [true, false];
+  for (const requests of order) {
+    const r = await run(requests, i);
+    (requests ? on : off).push(r);
+    console.error(`run ${i + 1}/${RUNS} ${requests ? '--requests' : 'plain     '}: ${r.rps.toFixed(0)} requests/s, ${r.cpuUsPerRequest.toFixed(1)} µs CPU a request${requests ? `, ${r.recorded} recorded of ${r.sent} sent` : ''}`);
+  }
+}
+rmSync(work, { recursive: true, force: true });
+const offRps = median(off.map((r) => r.rps));
+const onRps = median(on.map((r) => r.rps));
+const ratio = offRps / onRps;
+const offCpu = median(off.map((r) => r.cpuUsPerRequest));
+const onCpu = median(on.map((r) => r.cpuUsPerRequest));
+const cpuRatio = onCpu / offCpu;
+const allRecorded = on.every((r) => r.recorded === r.sent);
+const range = (rs, f, digits) => `${Math.min(...rs.map(f)).toFixed(digits)}–${Math.max(...rs.map(f)).toFixed(digits)}`;
+console.log(`| config | requests/s (median of ${RUNS}) | min–max | server CPU µs a request (median) | min–max |`);
+console.log('|---|---|---|---|---|');
+console.log(`| clrscope record | ${offRps.toFixed(0)} | ${range(off, (r) => r.rps, 0)} | ${offCpu.toFixed(1)} | ${range(off, (r) => r.cpuUsPerRequest, 1)} |`);
+console.log(`| clrscope record --requests | ${onRps.toFixed(0)} | ${range(on, (r) => r.rps, 0)} | ${onCpu.toFixed(1)} | ${range(on, (r) => r.cpuUsPerRequest, 1)} |`);
+console.log(`throughput ratio without / with --requests: ${ratio.toFixed(3)}; CPU a request with / without: ${cpuRatio.toFixed(3)}; every request sent recorded: ${allRecorded}`);
+console.log(JSON.stringify({ runs: RUNS, seconds: SECONDS, parallel: PARALLEL, paths: values.paths, offRps, onRps, ratio, offCpu, onCpu, cpuRatio, allRecorded }));
