@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { dotnetGcdump } from './support/dotnet-gcdump.js';
+import { dotnetGcdump, gcdumpReportCounts } from './support/dotnet-gcdump.js';
 import { targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
 
@@ -46,18 +46,6 @@ function collect(pid: number, file: string): void {
   assert.equal(r.status, 0, `dotnet-gcdump collect: ${r.stdout}${r.stderr}`);
 }
 
-/** `dotnet-gcdump report FILE`'s count per type name, size buckets ("T (Bytes > 1K)") summed into their type. */
-function reportCounts(file: string): Map<string, number> {
-  const r = spawnSync(gcdump.path!, ['report', file], { encoding: 'utf8', timeout: 120_000 });
-  assert.equal(r.status, 0, `dotnet-gcdump report: ${r.stderr}`);
-  const counts = new Map<string, number>();
-  for (const line of r.stdout.split('\n')) {
-    const m = /^\s*[\d,]+\s+([\d,]+)\s+(.+?)(?: \(Bytes > \d+K\))?(?:\s+\[[^\]]*\])?\s*$/.exec(line);
-    if (m === null) continue;
-    counts.set(m[2], (counts.get(m[2]) ?? 0) + Number(m[1].replace(/,/g, '')));
-  }
-  return counts;
-}
 
 interface TypeRow { type: string; count: number; bytes: number; retainedBytes: number }
 
@@ -84,7 +72,7 @@ describe('clrscope heap on dotnet-gcdump snapshots of a program with a known lea
   it('counts every leaked object exactly, as the program holds them and as dotnet-gcdump reports them', async () => {
     const { types } = (await heapJson([first, '--top', '0'])) as { types: TypeRow[] };
     const byType = new Map(types.map((t) => [t.type, t]));
-    const report = reportCounts(first);
+    const report = gcdumpReportCounts(gcdump.path!, first);
     assert.equal(byType.get(`${NS}LeakedItem`)?.count, N);
     assert.equal(report.get(`${NS}LeakedItem`), N);
     assert.equal(byType.get(`${NS}StackHeldItem`)?.count, 30);

@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { dotnetGcdump } from './support/dotnet-gcdump.js';
+import { dotnetGcdump, gcdumpReportCounts } from './support/dotnet-gcdump.js';
 import { targetDll, targetOn, type RuntimeTfm } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
 
@@ -62,17 +62,6 @@ function readyLine(child: ChildProcess, lines: string[], pattern: RegExp): Promi
   });
 }
 
-function reportCounts(file: string): Map<string, number> {
-  const r = spawnSync(gcdump.path!, ['report', file], { encoding: 'utf8', timeout: 120_000 });
-  assert.equal(r.status, 0, `dotnet-gcdump report: ${r.stderr}`);
-  const counts = new Map<string, number>();
-  for (const line of r.stdout.split('\n')) {
-    const m = /^\s*[\d,]+\s+([\d,]+)\s+(.+?)(?: \(Bytes > \d+K\))?(?:\s+\[[^\]]*\])?\s*$/.exec(line);
-    if (m === null) continue;
-    counts.set(m[2], (counts.get(m[2]) ?? 0) + Number(m[1].replace(/,/g, '')));
-  }
-  return counts;
-}
 
 async function cli(args: string[]): Promise<{ stdout: string; stderr: string }> {
   const r = await runCli(args, { timeoutMs: 180_000 });
@@ -130,7 +119,7 @@ for (const rt of RUNTIMES) {
 
     it("counts the program's own types exactly, as dotnet-gcdump report does, and every type of 500+ objects within 3%", () => {
       const byType = new Map(types.map((t) => [t.type, t]));
-      const report = reportCounts(peer);
+      const report = gcdumpReportCounts(gcdump.path!, peer);
       assert.equal(byType.get(`${NS}LeakedItem`)?.count, N);
       assert.equal(byType.get(`${NS}StackHeldItem`)?.count, 30);
       assert.equal(byType.get(`${NS}HandleHeldItem`)?.count, 7);
