@@ -70,6 +70,9 @@ describe('the workstation and a .NET process in a container', { skip, timeout: 2
         await row.locator('[data-testid="process-attach"]').click();
         const sessions = await until('the picker\'s session', () => client.call<SessionInfo[]>('listSessions'), (list) => list.some((s) => s.pid === target.hostPid && s.state === 'recording'), 30000);
         session = sessions.find((s) => s.pid === target.hostPid) as SessionInfo;
+        // The status bar says both pids: the host's first, as the session has it.
+        const pidText = await until('the status bar\'s pid', () => page.getByTestId('status-pid').count().then((n) => (n === 0 ? '' : page.getByTestId('status-pid').innerText())), (t) => t !== '', 30000);
+        assert.equal(pidText, `pid ${target.hostPid} (pid 1 in its container)`);
       } finally {
         await browser.close();
       }

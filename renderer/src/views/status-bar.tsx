@@ -15,6 +15,8 @@ export function StatusBar(): ReactElement {
   const summary = useAppState((s) => s.summary);
   const bytes = useAppState((s) => s.streamBytes);
   const selected = useAppState((s) => s.selectedSessionId);
+  // The session's pid is the host's; a process in a container recorded its own (structs/api/contract.ts).
+  const sessionPid = useAppState((s) => s.sessions.find((x) => x.id === s.selectedSessionId)?.pid ?? null);
   if (selected === null || summary === null) {
     return <footer className="statusbar" data-testid="status-bar"><span>{selected === null ? 'No recording selected' : 'Waiting for data…'}</span></footer>;
   }
@@ -44,7 +46,11 @@ export function StatusBar(): ReactElement {
         </span>
       )}
       <span>{formatBytes(bytes)} received</span>
-      {summary.pid !== null && <span>pid {summary.pid}</span>}
+      {summary.pid !== null && (
+        <span data-testid="status-pid">
+          {sessionPid !== null && sessionPid !== summary.pid ? `pid ${sessionPid} (pid ${summary.pid} in its container)` : `pid ${summary.pid}`}
+        </span>
+      )}
       {summary.runtimeVersion !== null && <span>.NET {summary.runtimeVersion}</span>}
       <span>every {summary.intervalNs / 1e6} ms</span>
       {summary.ended && <span>ended</span>}
