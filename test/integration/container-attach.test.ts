@@ -6,7 +6,7 @@
 // permission, a read-only /tmp) end in one sentence and a non-zero exit.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +15,7 @@ import { openRecording } from '../../structs/formats/clrscope-file/open-recordin
 import { processAlive } from '../../electron/services/recording/profiled-attach.js';
 import type { ProcessInfo } from '../../structs/api/contract.js';
 import { heavyLightSplit } from './support/cpu-split.js';
-import { startInContainer, unshareWorks, type ContainedTarget } from './support/in-container.js';
+import { clrscopeLeftovers as leftoversIn, startInContainer, unshareWorks, type ContainedTarget } from './support/in-container.js';
 import { CLI, targetDll } from './support/paths.js';
 import { samplesOf } from './support/record-target.js';
 import { runCli } from './support/run-cli.js';
@@ -28,7 +28,7 @@ const skip = unshareWorks() ? false : 'unshare cannot make mount and pid namespa
 
 /** What clrscope left in the container's /tmp: anything but the runtime's own files. */
 function clrscopeLeftovers(target: ContainedTarget): string[] {
-  return readdirSync(`/proc/${target.hostPid}/root/tmp`).filter((name) => name.startsWith('clrscope'));
+  return leftoversIn(target.hostPid);
 }
 
 /** Ctrl-C for a running `counters` once it printed `n` lines (however long its attach took on a loaded machine), or after 40 s. */

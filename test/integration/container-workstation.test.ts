@@ -8,7 +8,7 @@
 // missing (the service part still runs), except under CI, where that is a failure.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -19,7 +19,7 @@ import { startBrowserMode, type BrowserMode } from '../../electron/browser-mode/
 import { processAlive } from '../../electron/services/recording/profiled-attach.js';
 import { createWorkstationService, type WorkstationService } from '../../electron/services/workstation/workstation-service.js';
 import { BrowserModeClient } from './support/browser-mode-client.js';
-import { startInContainer, unshareWorks, type ContainedTarget } from './support/in-container.js';
+import { clrscopeLeftovers, startInContainer, unshareWorks, type ContainedTarget } from './support/in-container.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { hookReady, missingForPage, openPage, RENDERER, until } from './support/workstation-page.js';
 
@@ -90,7 +90,7 @@ describe('the workstation and a .NET process in a container', { skip, timeout: 2
     // Stopped: the program runs on, and the folder clrscope placed in its /tmp went with the session.
     assert.ok(processAlive(target.hostPid));
     const deadline = Date.now() + 10000;
-    const leftovers = (): string[] => readdirSync(`/proc/${target.hostPid}/root/tmp`).filter((n) => n.startsWith('clrscope'));
+    const leftovers = (): string[] => clrscopeLeftovers(target.hostPid);
     while (leftovers().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(leftovers(), []);
   });

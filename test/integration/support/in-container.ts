@@ -5,6 +5,21 @@
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { ROOT } from './paths.js';
+
+// The repository, when it lies under /tmp (a fresh clone often does): the target, the profiler and
+// clrscope are run from it, so the container's own /tmp keeps it in sight at the same path.
+const KEPT = ROOT.startsWith('/tmp/') ? ROOT : undefined;
+
+/** What the container's /tmp holds of the host's (the repository's top folder), for tests that list what is left there. */
+export function keptTmpEntry(): string | undefined {
+  return KEPT?.split('/')[2];
+}
+
+/** Names in the container's /tmp that start with "clrscope", the repository's own folder aside. */
+export function clrscopeLeftovers(hostPid: number): string[] {
+  return readdirSync(`/proc/${hostPid}/root/tmp`).filter((name) => name.startsWith('clrscope') && name !== keptTmpEntry());
+}
 
 export interface ContainedTarget {
   child: ChildProcess;
@@ -68,9 +83,12 @@ export interface ContainerOptions {
  */
 export async function startInContainer(dll: string, args: readonly string[], options: ContainerOptions = {}): Promise<ContainedTarget> {
   const setup = options.setup ?? '';
-  const script = `mount -t tmpfs -o mode=1777 tmpfs /tmp && mount -t tmpfs -o mode=1777 tmpfs /dev/shm${setup === '' ? '' : ` && ${setup}`} && exec "$@"`;
+  // A repository under /tmp is bound aside (on a tmpfs over /mnt) before /tmp is covered, then moved back to its path.
+  const keep = KEPT === undefined ? '' : 'mount -t tmpfs tmpfs /mnt && mkdir /mnt/keep && mount --bind "$CLRSCOPE_TEST_KEEP" /mnt/keep && ';
+  const restore = KEPT === undefined ? '' : ' && mkdir -p "$CLRSCOPE_TEST_KEEP" && mount --move /mnt/keep "$CLRSCOPE_TEST_KEEP" && umount /mnt';
+  const script = `${keep}mount -t tmpfs -o mode=1777 tmpfs /tmp${restore} && mount -t tmpfs -o mode=1777 tmpfs /dev/shm${setup === '' ? '' : ` && ${setup}`} && exec "$@"`;
   // Its own TMPDIR would point into the host's folders, which it still sees: a container has none of ours.
-  const env = { ...process.env, ...options.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, ...(KEPT === undefined ? {} : { CLRSCOPE_TEST_KEEP: KEPT }) };
   delete env.TMPDIR;
   const command = [...(options.launcher ?? []), 'dotnet', dll, ...args];
   const child = spawn('unshare', ['--mount', '--pid', '--fork', '--kill-child', '--mount-proc', 'sh', '-c', script, 'sh', ...command], { stdio: ['ignore', 'pipe', 'pipe'], env });
