@@ -207,7 +207,10 @@ bool MeasureController::enable_rejit() {
   }
   DWORD low = 0, high = 0;
   HRESULT hr = info_->GetEventMask2(&low, &high);
-  if (SUCCEEDED(hr)) hr = info_->SetEventMask2(low | COR_PRF_ENABLE_REJIT, high);
+  // With the JIT's notifications too: after an attach, the runtime re-compiles the methods that
+  // inlined a measured one only when it was told of the JIT's work (measure.test.ts's tiered-up
+  // inliners), and a recording alone leaves them off (engine.cpp, kCountingEvents).
+  if (SUCCEEDED(hr)) hr = info_->SetEventMask2(low | COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_JIT_COMPILATION, high);
   if (FAILED(hr)) {
     log_line("could not enable ReJIT (%s); methods cannot be measured", hr_text(hr).c_str());
     return false;
