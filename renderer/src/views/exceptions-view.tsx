@@ -15,18 +15,19 @@ import { noMatch } from './empty-reasons.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
+// Eleven columns fit 1280 px (about 95em) side by side: the minimums add up to 91.5em.
 const COLUMNS: readonly VirtualColumn[] = [
-  { key: 'type', title: 'Exception type', width: 'minmax(18em, 1.2fr)', sortable: true },
+  { key: 'type', title: 'Exception type', width: 'minmax(12em, 1.2fr)', sortable: true },
   { key: 'count', title: 'Thrown', width: '7em', numeric: true, sortable: true },
-  { key: 'countPct', title: '%', width: '6em', numeric: true },
-  { key: 'thrower', title: 'Top throwing method', width: 'minmax(14em, 1fr)', sortable: true },
-  { key: 'throwerShare', title: 'Its share', width: '7em', numeric: true, sortable: true },
+  { key: 'countPct', title: '%', width: '5em', numeric: true },
+  { key: 'thrower', title: 'Top throwing method', width: 'minmax(12em, 1fr)', sortable: true },
+  { key: 'throwerShare', title: 'Its share', width: '6em', numeric: true, sortable: true },
   { key: 'others', title: 'Other methods', width: 'minmax(8em, 0.7fr)' },
-  { key: 'rethrows', title: 'Rethrows', width: '7em', numeric: true, sortable: true },
-  { key: 'path', title: 'Rethrow path', width: 'minmax(12em, 1fr)' },
-  { key: 'message', title: 'Top message', width: 'minmax(14em, 1fr)' },
-  { key: 'messageCount', title: 'Times', width: '6em', numeric: true },
-  { key: 'otherMessages', title: 'Other messages', width: 'minmax(10em, 1fr)' },
+  { key: 'rethrows', title: 'Rethrows', width: '6.5em', numeric: true, sortable: true },
+  { key: 'path', title: 'Rethrow path', width: 'minmax(10em, 1fr)' },
+  { key: 'message', title: 'Top message', width: 'minmax(11em, 1fr)' },
+  { key: 'messageCount', title: 'Times', width: '5em', numeric: true },
+  { key: 'otherMessages', title: 'Other messages', width: 'minmax(9em, 1fr)' },
 ];
 
 function messageText(m: ExceptionMessage): ReactNode {
