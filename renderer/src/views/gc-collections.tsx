@@ -46,14 +46,15 @@ function cell(row: GcRow, key: string): ReactNode {
 }
 
 export function GcCollectionsTable({ gcs, picked, onPick, hasPauses }: { gcs: readonly GcRow[]; picked: GcRow | null; onPick(row: GcRow): void; hasPauses: boolean }): ReactElement {
-  const selectedRow = useMemo(() => (picked === null ? -1 : gcs.indexOf(picked)), [gcs, picked]);
+  // By number, not identity: the table may be built anew as more of a live recording arrives.
+  const selectedRow = useMemo(() => (picked === null ? -1 : gcs.findIndex((g) => g.number === picked.number)), [gcs, picked]);
   const empty = hasPauses
     ? 'This recording has GC pauses but not the runtime\'s GC events that give each collection\'s reason and heap sizes: a recording by clrscope\'s profiler has them, as does a .nettrace with the GC keyword (dotnet-trace\'s default).'
     : 'No collections yet: the table fills as the program collects garbage.';
   return (
     <div className="gc-collections">
       <VirtualTable
-        testId="gc-collections" rowCount={gcs.length} columns={COLUMNS} selectedRow={selectedRow}
+        testId="gc-collections" rowCount={gcs.length} columns={COLUMNS} selectedRow={selectedRow} scrollToRow={selectedRow}
         cell={(r, key) => cell(gcs[r], key)} onSelect={(r) => onPick(gcs[r])} rowTitle={(r) => describeCollection(gcs[r])}
         empty={empty}
       />
