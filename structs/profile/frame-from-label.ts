@@ -17,6 +17,9 @@ export interface FrameParts {
 // ([frames elided]), except [unknown] and [GC], which are kept synthetic by name.
 const LIBRARY = /^[^\s![\]]+$/;
 const UNKNOWN = '[unknown]';
+// The runtime's stubs named from its perf map (native-profiler/core/perf_map.cpp): synthetic frames
+// whose label goes on past the bracket ("[runtime stub] JIT_CopiedWriteBarriers").
+const RUNTIME_STUB = '[runtime stub]';
 
 /**
  * `module!symbol` and `[module]` are native frames (frameLabel's two native forms), any other
@@ -33,6 +36,7 @@ export function frameFromLabel(label: string, module = ''): FrameParts {
   // With a module, frameLabel() draws [unknown] only for a managed method without a name.
   if (label === UNKNOWN) return module === '' ? { kind: FunctionKind.Synthetic, name: label, module: '' } : { kind: FunctionKind.Managed, name: '', module };
   if (label === GC_FRAME_NAME && module === '') return { kind: FunctionKind.Synthetic, name: label, module: '' };
+  if (module === '' && (label === RUNTIME_STUB || label.startsWith(`${RUNTIME_STUB} `))) return { kind: FunctionKind.Synthetic, name: label, module: '' };
   if (label.startsWith('[') && label.endsWith(']')) {
     const inner = label.slice(1, -1);
     if ((module === '' || module === inner) && LIBRARY.test(inner)) return { kind: FunctionKind.Native, name: '', module: inner };

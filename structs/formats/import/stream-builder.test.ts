@@ -23,6 +23,9 @@ test('frame labels come back as the functions frameLabel() drew them from', () =
   assert.deepEqual(frameFromLabel('[GC]'), { kind: FunctionKind.Synthetic, name: '[GC]', module: '' });
   assert.deepEqual(frameFromLabel('[dotnet]', 'dotnet'), { kind: FunctionKind.Native, name: '', module: 'dotnet' });
   assert.deepEqual(frameFromLabel('dotnet!main'), { kind: FunctionKind.Native, name: 'main', module: 'dotnet' });
+  // The runtime's stubs, named from its perf map, stay synthetic so runtime folding charges them to their caller.
+  assert.deepEqual(frameFromLabel('[runtime stub] JIT_CopiedWriteBarriers'), { kind: FunctionKind.Synthetic, name: '[runtime stub] JIT_CopiedWriteBarriers', module: '' });
+  assert.deepEqual(frameFromLabel('[runtime stub]'), { kind: FunctionKind.Synthetic, name: '[runtime stub]', module: '' });
 });
 
 test('the builder defines each function and thread once and restores incomplete roots', () => {
