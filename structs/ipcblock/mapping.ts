@@ -25,6 +25,11 @@ export type { BlockAccessMode } from './native-memory.js';
 export interface MapOptions {
   /** How reads reach the mapping: default CLRSCOPE_BLOCK_ACCESS, else `auto` (a view when allowed, else copies). */
   readonly access?: BlockAccessMode;
+  /**
+   * The user the block must belong to (default ours): root reading the block of another user's
+   * process names that process's user, whose profiler made it.
+   */
+  readonly owner?: number;
 }
 
 const PROT_READ = 1;
@@ -48,7 +53,7 @@ export function blockPathForPid(pid: number): string {
 
 /**
  * Opens a counters block file (a POSIX shared memory object) read-only: never through a link,
- * and only when it is a regular file of this user that nobody else may read or write, as
+ * and only when it is a regular file of this user (or of `owner`) that nobody else may read or write, as
  * clrscope's profiler creates it (0600). Anything else is refused, since another user could
  * have made it to feed the workstation a block of their own. Then either reads it through the
  * descriptor (`read`, the default: a block truncated later reads short and is refused) or maps
@@ -70,7 +75,7 @@ export function mapBlockFile(path: string, minimumBytes: number, options: MapOpt
   let handedOver = false;
   try {
     const s = fstatSync(fd);
-    const me = process.getuid?.();
+    const me = options.owner ?? process.getuid?.();
     if (!s.isFile()) throw new IpcBlockError('missing', `The counters block at ${path} is not a regular file.`);
     if (me !== undefined && s.uid !== me) {
       throw new IpcBlockError('missing', `The counters block at ${path} belongs to another user (uid ${s.uid}), so it is not clrscope's: it is not read.`);

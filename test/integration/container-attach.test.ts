@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { openRecording } from '../../structs/formats/clrscope-file/open-recording.js';
 import { processAlive } from '../../electron/services/recording/profiled-attach.js';
 import type { ProcessInfo } from '../../structs/api/contract.js';
@@ -18,7 +18,7 @@ import { heavyLightSplit } from './support/cpu-split.js';
 import { clrscopeLeftovers as leftoversIn, startInContainer, unshareWorks, type ContainedTarget } from './support/in-container.js';
 import { CLI, targetDll } from './support/paths.js';
 import { samplesOf } from './support/record-target.js';
-import { runCli } from './support/run-cli.js';
+import { runCli, stopAfterLines } from './support/run-cli.js';
 
 const NS = 'Clrscope.Targets.Scenarios.';
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-container-test-'));
@@ -29,28 +29,6 @@ const skip = unshareWorks() ? false : 'unshare cannot make mount and pid namespa
 /** What clrscope left in the container's /tmp: anything but the runtime's own files. */
 function clrscopeLeftovers(target: ContainedTarget): string[] {
   return leftoversIn(target.hostPid);
-}
-
-/** Ctrl-C for a running `counters` once it printed `n` lines (however long its attach took on a loaded machine), or after 40 s. */
-function stopAfterLines(n: number): (child: ChildProcess) => void {
-  return (child) => {
-    let lines = 0;
-    let sent = false;
-    // Once: a second Ctrl-C while it detaches would end it by the signal.
-    const stop = (): void => {
-      if (sent) return;
-      sent = true;
-      child.kill('SIGINT');
-    };
-    const timer = setTimeout(stop, 40000);
-    child.stdout?.on('data', (d: Buffer) => {
-      lines += d.toString().split('\n').length - 1;
-      if (lines >= n) {
-        clearTimeout(timer);
-        stop();
-      }
-    });
-  };
 }
 
 function libclrscopeMapped(pid: number): boolean {

@@ -22,7 +22,7 @@
 // while its process is still alive, before it counts as cut.
 
 import { randomBytes } from 'node:crypto';
-import { chmod, rm } from 'node:fs/promises';
+import { chmod, chown, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
@@ -112,6 +112,17 @@ export interface CollectorOptions {
    * (default: the same).
    */
   pidOf?: (helloPid: number) => number;
+  /**
+   * The user the profiler runs as, when it is not ours (root attaching to another user's process):
+   * the socket becomes that user's, owner-only, and the folder searchable by its group only, so the
+   * profiler can connect while the folder's entries stay root's to change.
+   */
+  grantTo?: FileOwner;
+}
+
+export interface FileOwner {
+  uid: number;
+  gid: number;
 }
 
 export type CollectorListen = 'unix' | 'tcp';
@@ -379,6 +390,13 @@ class Stream implements CollectedStream {
   }
 }
 
+/** Lets `owner` reach the socket and nothing else: the folder stays ours (its group may only pass through). */
+async function grantFolder(directory: string, socketPath: string, owner: FileOwner): Promise<void> {
+  await chown(socketPath, owner.uid, owner.gid);
+  await chown(directory, process.geteuid?.() ?? 0, owner.gid);
+  await chmod(directory, 0o710);
+}
+
 export async function startCollector(options: CollectorOptions = {}): Promise<Collector> {
   const listen = options.listen ?? (process.platform === 'win32' ? 'tcp' : 'unix');
   // 0700, and named for this process so that a later clrscope removes it should this one be killed.
@@ -450,6 +468,7 @@ export async function startCollector(options: CollectorOptions = {}): Promise<Co
     } else {
       await listenOn(server, socketPath);
       await chmod(socketPath, 0o600);
+      if (options.grantTo !== undefined) await grantFolder(directory, socketPath, options.grantTo);
     }
   } catch (err) {
     server.close();

@@ -14,7 +14,7 @@ import { IPC_BLOCK_SIZE, type Bitness } from '../../../structs/ipcblock/layout.j
 import { readConsistent } from '../../../structs/ipcblock/consistent-read.js';
 import { type BlockAccess, type BlockAccessMode, mapBlockFile, mapFrameworkBlock, mapNamedBlock, type MappedBlock } from '../../../structs/ipcblock/mapping.js';
 import { clause } from '../../../structs/text/clause.js';
-import { counterBlockPath } from '../diagnostics/namespaces.js';
+import { blockOwnerOf, counterBlockPath } from '../diagnostics/namespaces.js';
 
 export interface CountersSourceOptions {
   /** How the block is read: default CLRSCOPE_BLOCK_ACCESS, else `auto` (a view when the runtime allows one, else copies). */
@@ -38,7 +38,7 @@ export class CountersSource {
    */
   static forPid(pid: number, options: CountersSourceOptions = {}): CountersSource {
     if (process.platform !== 'win32') {
-      return new CountersSource(mapBlockFile(counterBlockPath(pid), IPC_BLOCK_SIZE, options), pid);
+      return new CountersSource(mapBlockFile(counterBlockPath(pid), IPC_BLOCK_SIZE, { owner: blockOwnerOf(pid), ...options }), pid);
     }
     const ownName = `Local\\clrscope-${pid}`;
     try {

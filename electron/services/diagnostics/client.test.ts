@@ -191,7 +191,7 @@ test('another user\'s socket: permission denied becomes who to run as', { skip: 
     assert.equal(errText, '', 'the client run as nobody printed errors');
     assert.deepEqual(JSON.parse(out), {
       failure: 'other-user',
-      message: `Process ${process.pid}'s diagnostics socket ${rt.path} belongs to root, and clrscope can only attach to processes of its own user: run it as root.`,
+      message: `Process ${process.pid}'s diagnostics socket ${rt.path} belongs to root, and only root may attach clrscope to another user's process: run it as root.`,
     });
     assert.equal(rt.requests.length, 0);
   } finally {

@@ -88,6 +88,11 @@ export async function explainMissingSocket(pid: number, proc = PROC): Promise<Mi
   return { failure: 'not-dotnet', name };
 }
 
+/** Who may attach to a process of `owner` (a name, or undefined when unknown). */
+function runAs(owner: string | undefined): string {
+  return owner === undefined || owner === 'root' ? 'run it as root' : `run it as ${owner} or as root`;
+}
+
 async function missingSocketError(pid: number, dirs: readonly string[]): Promise<DiagnosticsError> {
   const why = await explainMissingSocket(pid);
   const who = `Process ${pid} (${why.name})`;
@@ -99,7 +104,7 @@ async function missingSocketError(pid: number, dirs: readonly string[]): Promise
     case 'no-process':
       return new DiagnosticsError(`There is no process with pid ${pid}.`, why.failure, pid);
     case 'other-user':
-      return new DiagnosticsError(`${who} belongs to ${why.owner}, and clrscope can only attach to processes of its own user: run it as ${why.owner}.`, why.failure, pid);
+      return new DiagnosticsError(`${who} belongs to ${why.owner}, and only root may attach clrscope to another user's process: ${runAs(why.owner)}.`, why.failure, pid);
     case 'diagnostics-disabled':
       return new DiagnosticsError(`${who} was started with ${why.setting}, which turns off the runtime's diagnostics socket and profilers alike, so clrscope cannot attach to it: restart it without that setting.`, why.failure, pid);
     case 'no-socket':
@@ -129,7 +134,7 @@ export async function transportError(err: TransportError, pid: number, socketPat
     case 'permission': {
       const uid = await readUid(pid);
       const owner = uid === undefined ? 'another user' : await userName(uid);
-      return new DiagnosticsError(`Process ${pid}'s diagnostics socket ${socketPath} belongs to ${owner}, and clrscope can only attach to processes of its own user: run it as ${owner}.`, 'other-user', pid);
+      return new DiagnosticsError(`Process ${pid}'s diagnostics socket ${socketPath} belongs to ${owner}, and only root may attach clrscope to another user's process: ${runAs(owner)}.`, 'other-user', pid);
     }
     case 'timeout':
       return new DiagnosticsError(`Process ${pid} did not answer ${command} within ${timeoutMs} ms: its runtime may be hung, stopped (SIGSTOP or a debugger), or busy with another diagnostics client.`, 'timeout', pid);

@@ -8,7 +8,7 @@
 // and these are a handful of small /proc reads.
 
 import { readFileSync, readlinkSync } from 'node:fs';
-import { PROC } from './proc.js';
+import { PROC, parseFileIds } from './proc.js';
 
 export interface ProcessNamespaces {
   /** The pid as this clrscope sees it (in its /proc). */
@@ -123,6 +123,16 @@ export function containerLabel(ns: ProcessNamespaces): string | undefined {
   if (ns.containerId !== undefined) return ns.containerId.slice(0, 12);
   const inode = /\[(\d+)\]/.exec(ns.mountNs ?? ns.pidNs ?? '')?.[1];
   return inode === undefined ? 'another namespace' : `${ns.otherMountNs ? 'mnt' : 'pid'}:${inode}`;
+}
+
+/**
+ * The user whose profiler would make `pid`'s counters block, when it is not ours and we are root
+ * (another user's process, a container's app user): the filesystem uid of its status. Undefined
+ * otherwise, so the block must be ours.
+ */
+export function blockOwnerOf(pid: number, proc = PROC): number | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  return parseFileIds(readText(`${proc}/${pid}/status`) ?? '')?.uid;
 }
 
 /** clrscope's profiler's counters block of the process (native-profiler/linux/shared_memory_linux.cpp names it by the pid it has). */

@@ -78,6 +78,18 @@ export async function readUid(pid: number, proc = PROC): Promise<number | undefi
   return m === null ? undefined : Number(m[1]);
 }
 
+/** The user and group a process reaches files as: the fourth (filesystem) ids of a status text's Uid: and Gid: lines. */
+export function parseFileIds(status: string): { uid: number; gid: number } | undefined {
+  const uid = /^Uid:\s+\d+\s+\d+\s+\d+\s+(\d+)/m.exec(status);
+  const gid = /^Gid:\s+\d+\s+\d+\s+\d+\s+(\d+)/m.exec(status);
+  return uid === null || gid === null ? undefined : { uid: Number(uid[1]), gid: Number(gid[1]) };
+}
+
+export async function readFileOwner(pid: number, proc = PROC): Promise<{ uid: number; gid: number } | undefined> {
+  const text = await readText(`${proc}/${pid}/status`);
+  return text === undefined ? undefined : parseFileIds(text);
+}
+
 /** How many OS threads the process has now (the Threads: line of /proc/PID/status). */
 export async function readThreadCount(pid: number, proc = PROC): Promise<number | undefined> {
   const text = await readText(`${proc}/${pid}/status`);

@@ -227,9 +227,9 @@ async function describe(c: Candidate, options: DiscoveryOptions, me: number): Pr
   const notAttachable = (reason: string): DotnetProcess => ({ ...entry, attachable: false, eventPipeOnly: false, reason });
   const eventPipeOnly = (reason: string): DotnetProcess => ({ ...entry, attachable: true, eventPipeOnly: true, reason });
 
-  const otherUser = `it belongs to ${owner}, and clrscope attaches only to processes of its own user`;
-  // Root may ask another user's runtime, but the profiler it would load runs as that user and
-  // could not reach root's collector socket: listed, never attachable.
+  const otherUser = `it belongs to ${owner}, and only root may attach clrscope to another user's process`;
+  // Root may: the profiler runs as that user, and the collector grants it its socket and library
+  // (recording/container-attach.ts, otherOwner). Anyone else may not even ask its runtime.
   if (c.uid !== me && me !== 0) return notAttachable(otherUser);
   if (c.socket === undefined) {
     if (entry.container !== null && !rootReadable(c.pid, proc)) return notAttachable(ROOT_DENIED_CLAUSE);
@@ -265,7 +265,6 @@ async function describe(c: Candidate, options: DiscoveryOptions, me: number): Pr
     }
   }
 
-  if (c.uid !== me) return notAttachable(otherUser);
   // From here on the runtime answers, so an EventPipe session can record what the profiler cannot.
   if (clrscopeLoaded) return eventPipeOnly('it already has clrscope\'s profiler loaded');
   if (env !== undefined) {

@@ -4,24 +4,40 @@
 // the container's temp folder (where its diagnostics socket is), reached from here through
 // /proc/PID/root: the collector's private folder holds its socket and a copy of the library, and
 // goes at detach with everything in it. The profiler's HELLO says the pid it has inside; the
-// collector turns it into the pid clrscope was given.
+// collector turns it into the pid clrscope was given. Root attaching to another user's process (a
+// container's app user) grants that user what its profiler must reach (otherOwner).
 
-import { copyFile, chmod } from 'node:fs/promises';
+import { copyFile, chmod, chown } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { CollectorOptions } from '../collector/collector.js';
+import type { CollectorOptions, FileOwner } from '../collector/collector.js';
 import { muslIn, muslSentence, readOnlySentence, rootDeniedSentence, rootReadable } from '../diagnostics/container-checks.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { hostPathOf, inContainer, insidePathOf, namespacesOf, type ProcessNamespaces } from '../diagnostics/namespaces.js';
-import { PROC, readEnviron, readMaps } from '../diagnostics/proc.js';
+import { PROC, readEnviron, readFileOwner, readMaps } from '../diagnostics/proc.js';
+import { currentUid } from '../diagnostics/users.js';
 import { locateSocket, tempDirOf } from '../diagnostics/socket-location.js';
 import { UserError } from '../errors/user-error.js';
 
+/**
+ * The user the process `pid` reaches files as, when root attaches to another user's process (a
+ * container's app user, uid 1654 in Microsoft's images): its profiler runs as that user, so what
+ * it must reach is granted to it. Undefined when it is our own user.
+ */
+export async function otherOwner(pid: number, proc = PROC): Promise<FileOwner | undefined> {
+  const me = currentUid();
+  if (me !== 0 || process.platform === 'win32') return undefined;
+  const owner = await readFileOwner(pid, proc);
+  return owner === undefined || owner.uid === me ? undefined : owner;
+}
+
 /** The collector options that make its socket reachable from the process `pid`, and its pid right. */
-export async function collectorPlacement(pid: number, proc = PROC): Promise<Pick<CollectorOptions, 'directoryIn' | 'pidOf'>> {
+export async function collectorPlacement(pid: number, proc = PROC): Promise<Pick<CollectorOptions, 'directoryIn' | 'pidOf' | 'grantTo'>> {
+  const owner = await otherOwner(pid, proc);
+  const grant = owner === undefined ? {} : { grantTo: owner };
   const ns = namespacesOf(pid, proc);
-  if (!inContainer(ns)) return {};
+  if (!inContainer(ns)) return grant;
   const pidOf = (helloPid: number): number => (helloPid === ns.nsPid ? pid : helloPid);
-  if (ns.root === '') return { pidOf };
+  if (ns.root === '') return { pidOf, ...grant };
   if (!rootReadable(pid, proc)) throw new DiagnosticsError(rootDeniedSentence(pid), 'other-user', pid);
   const maps = await readMaps(pid, proc);
   if (maps !== undefined && muslIn(maps)) throw new UserError(muslSentence(pid));
@@ -29,7 +45,7 @@ export async function collectorPlacement(pid: number, proc = PROC): Promise<Pick
   const socket = await locateSocket(pid, { proc });
   const env = await readEnviron(pid, proc);
   const directoryIn = socket !== undefined ? dirname(socket.path) : hostPathOf(ns, tempDirOf(env?.get('TMPDIR')));
-  return { directoryIn, pidOf };
+  return { directoryIn, pidOf, ...grant };
 }
 
 /** Turns a failure to make the collector's folder in the container into the sentence that says what to mount. */
@@ -61,23 +77,29 @@ function underRoot(ns: ProcessNamespaces, path: string): boolean {
 
 /**
  * The socket and library paths to give the runtime of `pid`: as they are when it shares our
- * files; else the socket's path inside, and a copy of the library in the collector's folder
- * (owner-only, removed with the folder when the collector closes).
+ * files and our user; else the socket's path as it names it, and a copy of the library in the
+ * collector's folder (readable by the process's user only, removed with the folder when the
+ * collector closes). Another user may not be able to read our copy where it lies (a checkout in
+ * root's 0700 temp folder).
  */
 export async function targetPaths(pid: number, socketPath: string, libraryPath: string): Promise<TargetPaths> {
   const ns = namespacesOf(pid);
-  if (!underRoot(ns, socketPath)) return { socketPath, libraryPath };
+  const contained = underRoot(ns, socketPath);
+  const owner = await otherOwner(pid);
+  if (!contained && owner === undefined) return { socketPath, libraryPath };
+  const named = (path: string): string => (contained ? insidePathOf(ns, path) : path);
   // A clrscope profiler already in the process (a clrscope inside started it): naming its own file
   // gets the runtime's plain refusal, and so the EventPipe road. A second copy would not even load
   // (its static TLS block has no room in a running process), a refusal that says nothing.
-  const loaded = loadedProfilerIn(await readMaps(pid), basename(libraryPath));
-  if (loaded !== undefined) return { socketPath: insidePathOf(ns, socketPath), libraryPath: loaded };
+  const loaded = contained ? loadedProfilerIn(await readMaps(pid), basename(libraryPath)) : undefined;
+  if (loaded !== undefined) return { socketPath: named(socketPath), libraryPath: loaded };
   const copy = join(dirname(socketPath), basename(libraryPath));
   try {
     await copyFile(libraryPath, copy);
     await chmod(copy, 0o500);
+    if (owner !== undefined) await chown(copy, owner.uid, owner.gid);
   } catch (err) {
     throw placementError(pid, dirname(dirname(socketPath)), err);
   }
-  return { socketPath: insidePathOf(ns, socketPath), libraryPath: insidePathOf(ns, copy) };
+  return { socketPath: named(socketPath), libraryPath: named(copy) };
 }

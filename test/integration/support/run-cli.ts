@@ -48,3 +48,25 @@ export function resultOf(stdout: string): Record<string, unknown> {
   if (line === undefined) throw new Error(`no RESULT line in:\n${stdout}`);
   return JSON.parse(line.slice('RESULT '.length)) as Record<string, unknown>;
 }
+
+/** Ctrl-C for a running `counters` once it printed `n` lines (however long its attach took on a loaded machine), or after 40 s. */
+export function stopAfterLines(n: number): (child: ChildProcess) => void {
+  return (child) => {
+    let lines = 0;
+    let sent = false;
+    // Once: a second Ctrl-C while it detaches would end it by the signal.
+    const stop = (): void => {
+      if (sent) return;
+      sent = true;
+      child.kill('SIGINT');
+    };
+    const timer = setTimeout(stop, 40000);
+    child.stdout?.on('data', (d: Buffer) => {
+      lines += d.toString().split('\n').length - 1;
+      if (lines >= n) {
+        clearTimeout(timer);
+        stop();
+      }
+    });
+  };
+}
