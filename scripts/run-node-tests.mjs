@@ -1,7 +1,8 @@
 // Runs node's built-in test runner over the compiled tests (Node 20 has no --test globs).
 // unit: *.test.js beside their code under dist/structs, dist/electron and dist/renderer (pure modules).
 // integration: dist/test/**/*.test.js (real .NET processes, real Chromium, real go tool pprof).
-import { readdirSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, statSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -24,5 +25,10 @@ if (files.length === 0) {
 }
 const extra = process.argv.slice(3);
 const concurrency = kind === 'integration' ? ['--test-concurrency=1'] : [];
-const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', ...concurrency, '--test-reporter=spec', ...extra, ...files], { stdio: 'inherit' });
+// A cache folder of the run's own: recordings of runs the tests kill on purpose stay in its spool,
+// not in the user's ~/.cache/clrscope. Not named clrscope-*: clrscope sweeps such temp folders.
+const cache = process.env.XDG_CACHE_HOME === undefined ? mkdtempSync(join(tmpdir(), 'ctest-cache-')) : undefined;
+const env = cache === undefined ? process.env : { ...process.env, XDG_CACHE_HOME: cache };
+const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', ...concurrency, '--test-reporter=spec', ...extra, ...files], { stdio: 'inherit', env });
+if (cache !== undefined) rmSync(cache, { recursive: true, force: true });
 process.exit(r.status ?? 1);
