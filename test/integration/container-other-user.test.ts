@@ -91,7 +91,10 @@ describe('root and a .NET process of another user', { skip }, () => {
 
   describe('on the host, as another user', () => {
     it('is recorded with Heavy at 3:1, its profiler reaching a socket and a library copy granted to its user', async (t) => {
-      const child = spawn(AS_APP[0], [...AS_APP.slice(1), 'dotnet', path, 'cpu-ratio', '--seconds', '60'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      // Not root's TMPDIR: another user's process has its own temp folder (the collector's socket goes there).
+      const env = { ...process.env };
+      delete env.TMPDIR;
+      const child = spawn(AS_APP[0], [...AS_APP.slice(1), 'dotnet', path, 'cpu-ratio', '--seconds', '60'], { stdio: ['ignore', 'pipe', 'pipe'], env });
       try {
         let text = '';
         child.stdout.on('data', (d: Buffer) => { text += d.toString(); });

@@ -35,7 +35,13 @@ export async function collectorPlacement(pid: number, proc = PROC): Promise<Pick
   const owner = await otherOwner(pid, proc);
   const grant = owner === undefined ? {} : { grantTo: owner };
   const ns = namespacesOf(pid, proc);
-  if (!inContainer(ns)) return grant;
+  if (!inContainer(ns)) {
+    if (owner === undefined) return grant;
+    // Our temp folder may be closed to that user (a TMPDIR of root's own); the folder its runtime
+    // made its diagnostics socket in is one it reaches.
+    const socket = await locateSocket(pid, { proc });
+    return socket === undefined ? grant : { directoryIn: dirname(socket.path), ...grant };
+  }
   const pidOf = (helloPid: number): number => (helloPid === ns.nsPid ? pid : helloPid);
   if (ns.root === '') return { pidOf, ...grant };
   if (!rootReadable(pid, proc)) throw new DiagnosticsError(rootDeniedSentence(pid), 'other-user', pid);
