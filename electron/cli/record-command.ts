@@ -30,6 +30,7 @@ import type { LiveSession } from '../services/recording/live-session.js';
 import { readBack, type ReadBack, type SummedReadBack } from '../services/recording/read-back.js';
 import type { Recording } from '../../structs/profile/recording.js';
 import { pauseEntries } from '../../structs/profile/pause-summary.js';
+import { namespacesOf } from '../services/diagnostics/namespaces.js';
 
 interface RecordValues {
   pid?: string;
@@ -316,7 +317,11 @@ interface ProgramOutcome {
  * says how the program ended and where the recording is kept, and exits non-zero: with the
  * program's own code when that is not 0, else SAVE_FAILED_EXIT_CODE.
  */
-async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'recording' | 'state'>, spool: RunSpool | undefined, io: RecordIo, program: ProgramOutcome | undefined, spoolIsPart = false, summed?: SummedReadBack): Promise<void> {
+/**
+ * `fileRoot`: where an attached process's files are from here (`/proc/PID/root` when it is in a
+ * container), so source lines are read from its own assemblies.
+ */
+async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'recording' | 'state'>, spool: RunSpool | undefined, io: RecordIo, program: ProgramOutcome | undefined, spoolIsPart = false, summed?: SummedReadBack, fileRoot?: string): Promise<void> {
   const rec = stream.recording;
   const format = outputFormatOf(plan.output);
   // The spool becomes a complete file first: a recording kept after a failed save is whole.
@@ -330,11 +335,11 @@ async function writeOutputs(plan: RecordPlan, stream: Pick<CollectedStream, 'rec
       await file.moveTo(plan.output);
       spool.saved = true;
     } else if (summed !== undefined && format === 'pprof') {
-      await writeRecordingFile(plan.output, rec, [], { summed: summed.sums });
+      await writeRecordingFile(plan.output, rec, [], { summed: summed.sums, fileRoot });
     } else {
       // A recording read back summed holds no samples: a .clrscope the spool could not become is written from them all.
       // The CLI records no counters series.
-      await writeRecordingFile(plan.output, summed === undefined ? rec : await summed.whole(), []);
+      await writeRecordingFile(plan.output, summed === undefined ? rec : await summed.whole(), [], { fileRoot });
     }
     const hint = recordingFormat(format).openHint?.(plan.output);
     io.err(`clrscope: wrote ${plan.output} (${recordingFormat(format).name}).${hint !== undefined ? ` ${hint}` : ''}`);
@@ -390,7 +395,8 @@ async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
     : `clrscope: detached from pid ${pid}; it keeps running.`);
-  await writeOutputs(plan, { recording: rec, state: result.stream.state }, spool, io, undefined, false, summed);
+  const root = namespacesOf(pid).root;
+  await writeOutputs(plan, { recording: rec, state: result.stream.state }, spool, io, undefined, false, summed, root === '' ? undefined : root);
   return 0;
 }
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { openRecording } from '../../structs/formats/clrscope-file/open-recording.js';
@@ -16,7 +16,7 @@ import { processAlive } from '../../electron/services/recording/profiled-attach.
 import type { ProcessInfo } from '../../structs/api/contract.js';
 import { heavyLightSplit } from './support/cpu-split.js';
 import { clrscopeLeftovers as leftoversIn, startInContainer, unshareWorks, type ContainedTarget } from './support/in-container.js';
-import { CLI, targetDll } from './support/paths.js';
+import { CLI, ROOT, targetDll } from './support/paths.js';
 import { samplesOf } from './support/record-target.js';
 import { runCli, stopAfterLines } from './support/run-cli.js';
 
@@ -166,6 +166,28 @@ describe('a .NET process in a container whose /tmp is read-only', { skip }, () =
       assert.match(r.stderr, new RegExp(`^clrscope: Process ${target.hostPid}'s /tmp is read-only.*mount a writable tmpfs there \\(docker run --tmpfs /tmp.*\\.$`, 'm'), r.stderr);
       assert.doesNotMatch(r.stderr, /\n\s+at /);
       assert.ok(processAlive(target.hostPid));
+    } finally {
+      target.kill();
+    }
+  });
+});
+
+describe('a .NET process in a container whose files are only inside it', { skip }, () => {
+  it('record --pid writes its source lines, read from its own assembly and PDB through /proc/PID/root', async () => {
+    // The program's folder copied into the container's own /tmp: this machine has no file at that path.
+    const hotSource = join(ROOT, 'test', 'targets', 'Scenarios', 'HotLine.cs');
+    const hotLine = readFileSync(hotSource, 'utf8').split('\n').findIndex((l) => /;\s*\/\/ HOT LINE$/.test(l)) + 1;
+    const built = dirname(targetDll('Scenarios'));
+    const target = await startInContainer('/tmp/app/Scenarios.dll', ['hot-line', '--seconds', '60'], { setup: `mkdir /tmp/app && cp -r '${built}'/. /tmp/app/` });
+    try {
+      assert.ok(!existsSync('/tmp/app/Scenarios.dll'), 'the assembly is not at that path here');
+      const file = join(dir, 'inside-only.speedscope.json');
+      const r = await runCli(['record', '--pid', String(target.hostPid), '--duration', '4', '-o', file], { timeoutMs: 90000 });
+      assert.equal(r.code, 0, r.stderr);
+      const frames = (JSON.parse(readFileSync(file, 'utf8')) as { shared: { frames: { name: string; file?: string; line?: number }[] } }).shared.frames;
+      const mix = frames.filter((f) => f.name === 'Clrscope.Targets.Scenarios.HotLineWork.Mix');
+      assert.ok(mix.some((f) => f.line === hotLine && f.file?.endsWith('HotLine.cs') === true), `no frame of Mix on HotLine.cs:${hotLine}: ${JSON.stringify(mix)}`);
+      assert.deepEqual(clrscopeLeftovers(target), []);
     } finally {
       target.kill();
     }

@@ -242,6 +242,8 @@ export interface WriteOptions {
   metric?: SpeedscopeMetric;
   /** pprof and speedscope: the frames' source lines (default: from the PDBs of the recorded modules, where found). */
   lines?: FrameLines;
+  /** Where the recorded process's files are from here, for its source lines (PdbLines). */
+  fileRoot?: string;
   /** pprof: the samples already summed, for a recording that does not keep them (PprofOptions.summed). */
   summed?: StackThreadSums;
 }
@@ -261,6 +263,6 @@ export async function writeRecordingFile(path: string, rec: Recording, counters:
   const host = HOST_WRITERS[format];
   if (writer === 'host' && host !== undefined) return host.write(path, rec, step);
   if (writer === undefined || writer === 'host') throw new Error(`clrscope has no writer of ${recordingFormat(format).name} files registered.`);
-  const lines = recordingFormat(format).usesLines === true ? options.lines ?? new PdbLines().linesOf(rec) : undefined;
+  const lines = recordingFormat(format).usesLines === true ? options.lines ?? new PdbLines(options.fileRoot).linesOf(rec) : undefined;
   return writeFileAtomically(path, writer(rec, { counters, progress: step, metric: options.metric, lines, summed: options.summed, gzip: (bytes) => gzipSync(bytes) }));
 }

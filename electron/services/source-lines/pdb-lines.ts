@@ -3,6 +3,7 @@
 // on this machine, another build, no PDB) gets one sentence in `notes` and no lines, and
 // never fails a view or an export.
 
+import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { LineLookup, SourceLine } from '../../../structs/profile/frame-lines.js';
 import { FrameLines } from '../../../structs/profile/frame-lines.js';
@@ -16,6 +17,13 @@ export class PdbLines {
   /** One sentence per module whose lines are unknown, in the order they were met. */
   readonly notes: string[] = [];
   private readonly pdbs = new Map<string, PortablePdb | null>();
+
+  /**
+   * @param fileRoot where the recorded process's files are seen from here (`/proc/PID/root` of a
+   *   process in a container, while it runs): a module's path is its own, so an assembly there is
+   *   read before one at the same path on this machine.
+   */
+  constructor(private readonly fileRoot?: string) {}
 
   readonly lookup: LineLookup = (module, token, ilOffset) => {
     const pdb = this.pdbOf(module);
@@ -76,7 +84,8 @@ export class PdbLines {
     let pdb: PortablePdb | null = null;
     // A v1 recording knows a module by its file name only: nothing to look beside.
     if (module.kind === ModuleKind.Managed && isAbsolute(module.path)) {
-      const located = locatePdb(module.path, module.mvid);
+      const inside = this.fileRoot === undefined ? undefined : `${this.fileRoot}${module.path}`;
+      const located = locatePdb(inside !== undefined && existsSync(inside) ? inside : module.path, module.mvid);
       if (typeof located === 'string') this.note(located);
       else pdb = located.pdb;
     }
