@@ -97,7 +97,10 @@ function formatGcRows(rec: Recording, stats: GcStats): string[] {
     const p = pauseStats(rows.filter((r) => r.generation === g).map((r) => ns(r.pauseMs)));
     if (p.count > 0) lines.push(pauseLine(`gen${g}`, p));
   }
-  if (stats.missing > 0) lines.push(`GC numbers ${rows[0].number} to ${rows[rows.length - 1].number}: ${count(stats.missing)} of them came without their events (lost).`);
+  if (stats.missing > 0) {
+    const range = rows[0].pid === undefined ? `GC numbers ${rows[0].number} to ${rows[rows.length - 1].number}: ` : '';
+    lines.push(`${range}${count(stats.missing)} of them came without their events (lost).`);
+  }
   const other = rec.suspensions().filter((s) => s.generation < 0 && !(background > 0 && s.reason === SUSPEND_FOR_GC_PREP));
   if (other.length > 0) lines.push(`Other runtime suspensions (no GC): ${count(other.length)}, ${seconds(other.reduce((a, s) => a + s.durationNs, 0))} in all.`);
   return lines;

@@ -63,6 +63,8 @@ export interface GcRow {
   pinnedObjects: number | null;
   /** Whether the table saw its end (a BGC's GCHeapStats, a blocking GC's restart). */
   complete: boolean;
+  /** The process it ran in, in a recording of several (`record --children`); absent otherwise. */
+  pid?: number;
 }
 
 export interface GcStats {
@@ -233,9 +235,38 @@ export function buildGcStats(events: readonly GcEventRecord[]): GcStats {
   return { rows, missing };
 }
 
-/** The GC table of a recording: from its GC_EVENT records (none in recordings made without them). */
+/**
+ * The GC table of a recording: from its GC_EVENT records (none in recordings made without them).
+ * A recording of several processes gets each process's table (GC numbers are per process), its
+ * rows marked with their pid and put in order of their start: an event goes to the process of
+ * the OS thread that raised it (every GC event's thread is one the recording knows, GC threads
+ * included; one it does not know counts for no process).
+ */
 export function recordingGcStats(rec: Recording): GcStats {
-  return buildGcStats(rec.timeline(GC_EVENTS));
+  const events = rec.timeline(GC_EVENTS);
+  if (rec.processes().length < 2) return buildGcStats(events);
+  const pidOfTid = new Map<number, number>();
+  for (const t of rec.threads()) {
+    const pid = rec.processOf(t.id)?.pid;
+    if (pid !== undefined) pidOfTid.set(t.osTid, pid);
+  }
+  const byPid = new Map<number, GcEventRecord[]>();
+  for (const e of events) {
+    const pid = pidOfTid.get(e.tid);
+    if (pid === undefined) continue;
+    let list = byPid.get(pid);
+    if (list === undefined) byPid.set(pid, (list = []));
+    list.push(e);
+  }
+  const rows: GcRow[] = [];
+  let missing = 0;
+  for (const [pid, list] of byPid) {
+    const one = buildGcStats(list);
+    missing += one.missing;
+    for (const r of one.rows) rows.push({ ...r, pid });
+  }
+  rows.sort((a, b) => a.startNs - b.startNs);
+  return { rows, missing };
 }
 
 /** Whether a row's collection was induced (GC.Collect and the like). */

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -195,4 +195,36 @@ describe('the GC table of a dotnet-trace recording, against TraceEvent', () => {
     }
   });
   }
+});
+
+describe('the GC table of a recording of several processes (record --children)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clrscope-gc-children-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('has each process\'s collections under its pid, as many as each program counted', async () => {
+    // Two GcLoads at once: their GC numbers run side by side from 1, so mixed they would collide.
+    const dll = targetDll('GcLoad');
+    const outs = [join(dir, 'a.out'), join(dir, 'b.out')];
+    const file = join(dir, 'two.clrscope');
+    const r = await runCli(['record', '--children', '-o', file, '--', 'sh', '-c', `dotnet '${dll}' --churn-mb 400 > '${outs[0]}' & dotnet '${dll}' --churn-mb 250 > '${outs[1]}'; wait`], { timeoutMs: 180000 });
+    assert.equal(r.code, 0, r.stderr);
+    const report = await runCli(['report', file, '--gcs', '--format', 'json']);
+    assert.equal(report.code, 0, report.stderr);
+    const rows = (JSON.parse(report.stdout) as { gcs: (JsonRow & { pid?: number })[] }).gcs;
+    const expected = new Map<number, number>();
+    for (const out of outs) {
+      const text = readFileSync(out, 'utf8');
+      const counts = resultOf(text) as unknown as GcLoadCounts & { pid?: number };
+      const pid = (JSON.parse(/^READY (\{.*\})$/m.exec(text)?.[1] ?? '{}') as { pid: number }).pid;
+      expected.set(pid, counts.gcCollectionCount[0] - counts.gcCollectionCountAtStart[0]);
+    }
+    for (const [pid, n] of expected) {
+      const mine = rows.filter((g) => g.pid === pid);
+      assert.equal(mine.length, n, `pid ${pid}: ${mine.length} rows, the program counted ${n}`);
+      assert.deepEqual(mine.map((g) => g.number), mine.map((_, i) => mine[0].number + i), `pid ${pid}: numbered without a gap`);
+    }
+    assert.equal(rows.length, [...expected.values()].reduce((a, b) => a + b, 0), 'no row of no process');
+    const text = await runCli(['report', file, '--gcs']);
+    assert.match(text.stdout, new RegExp(`^${rows.length} garbage collections in 2 processes \\(pid \\d+: \\d+, pid \\d+: \\d+\\), each numbered on its own:`));
+  });
 });
