@@ -68,9 +68,12 @@ export interface PoolStory {
   blocking: PoolBlocking;
 }
 
+export function isPoolEvent(event: number): boolean {
+  return event === PoolEventId.WorkerThreadStart || event === PoolEventId.WorkerThreadStop || event === PoolEventId.Adjustment || event === PoolEventId.AdjustmentSample;
+}
+
 export function poolEvents(rec: Recording): GcEventRecord[] {
-  return rec.timeline(GC_EVENTS).filter((e) => e.event === PoolEventId.WorkerThreadStart || e.event === PoolEventId.WorkerThreadStop
-    || e.event === PoolEventId.Adjustment || e.event === PoolEventId.AdjustmentSample);
+  return rec.timeline(GC_EVENTS).filter((e) => isPoolEvent(e.event));
 }
 
 function storyPoints(events: readonly GcEventRecord[], startMono: number): PoolPoint[] {
