@@ -4,53 +4,22 @@
 // starts with 2 workers. The pool must be found short of threads from its own events, the wait
 // ranked as Task.Wait with the /block endpoint's stacks holding the blocked time, and a
 // recording of a program that serves nothing must say in one sentence that it has no pool story.
-// On .NET 10 (the shared runtime) and .NET 8 (a self-contained build).
+// On .NET 10 (the shared runtime), .NET 8 and .NET 9 (self-contained builds).
 
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CLI, ROOT } from './support/paths.js';
+import { ROOT } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
-
-const WEB_DLL = join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'out', 'RequestWeb.dll');
-
-interface Site { site: string; waitingOn: string; waitMs: number; share: number; threads: number; stack: string[] }
-interface Report {
-  blocking: Site[];
-  starvation: { poolEvents: boolean; starved: boolean; shortMs: number; maxThreads: number; threadsStarted: number; topSite: string | null; topShare: number; diagnosis: string; blockedMs: number };
-}
-
-async function recordStarved(dir: string, command: string, args: readonly string[]): Promise<string> {
-  const file = join(dir, 'pool.clrscope');
-  const cli = spawn(process.execPath, [CLI, 'record', '--requests', '-o', file, '--', command, ...args, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  cli.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`RequestWeb did not listen in 60 s\n${stderr}`)), 60_000);
-    cli.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /LISTENING (\S+)/.exec(stdout);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-  const load = spawnSync('dotnet', [WEB_DLL, 'load', '--url', url, '--seconds', '6', '--parallel', '16', '--paths', '/block/300,/cpu/5'], { encoding: 'utf8', timeout: 90_000 });
-  assert.equal(load.status, 0, load.stderr);
-  await fetch(`${url}/shutdown`, { method: 'POST' });
-  assert.equal(await exited, 0, stderr);
-  return file;
-}
+import { WEB_DLL, recordStarved } from './support/starved-pool.js';
+import type { BlockingReport as Report } from '../../electron/cli/report-blocking.js';
 
 const RUNTIMES: { name: string; command: string; args: string[] }[] = [
   { name: '.NET 10', command: 'dotnet', args: [WEB_DLL] },
   { name: '.NET 8', command: join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'net8.0', 'RequestWeb'), args: [] },
+  { name: '.NET 9', command: join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'net9.0', 'RequestWeb'), args: [] },
 ];
 
 for (const runtime of RUNTIMES) {

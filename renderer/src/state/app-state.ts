@@ -13,10 +13,11 @@ import type { FunctionsTable } from '../../../structs/analysis/functions-table.j
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.js';
 import type { ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
+import type { PoolStory } from '../../../structs/analysis/pool-story.js';
 
-export type Tab = 'processes' | 'flame' | 'functions' | 'types' | 'exceptions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'measure' | 'output' | 'export';
+export type Tab = 'processes' | 'flame' | 'functions' | 'types' | 'exceptions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'threadpool' | 'measure' | 'output' | 'export';
 
-export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
+export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'threadpool', 'measure', 'output', 'export'];
 
 /** What the diff compares the current view (the after side) with. */
 export type DiffBaseline =
@@ -142,6 +143,8 @@ export interface AppState {
   functionsSort: FunctionsSort;
   /** The type table and the exceptions table, for the flame graph's window and threads. */
   eventTables: { types: TypeTable; exceptions: ExceptionTable } | null;
+  /** The thread pool's story (the Thread pool tab). */
+  pool: PoolStory | null;
   typesSort: TableSort<TypesColumn>;
   exceptionsSort: TableSort<ExceptionsColumn>;
   /** The function picked in the functions table (or a sandwich): highlighted in the flame graph. */
@@ -194,6 +197,7 @@ export function initialState(): AppState {
     sources: new Map(),
     functionsSort: { column: 'self', descending: true },
     eventTables: null,
+    pool: null,
     typesSort: { column: 'bytes', descending: true },
     exceptionsSort: { column: 'count', descending: true },
     selectedFunction: null,

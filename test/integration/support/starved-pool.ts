@@ -1,0 +1,36 @@
+// RequestWeb (test/targets/RequestWeb) recorded with --requests while its load generator sends 16
+// connections of /block/300 (sync over async on pool threads) and /cpu/5 for 6 s: a starved pool
+// on this 2-core machine, for threadpool.test.ts and workstation-threadpool.test.ts.
+
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { CLI, ROOT } from './paths.js';
+
+export const WEB_DLL = join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'out', 'RequestWeb.dll');
+
+/** Records `command args serve` into DIR/pool.clrscope under the load; the file's path. */
+export async function recordStarved(dir: string, command: string, args: readonly string[]): Promise<string> {
+  const file = join(dir, 'pool.clrscope');
+  const cli = spawn(process.execPath, [CLI, 'record', '--requests', '-o', file, '--', command, ...args, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  cli.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`RequestWeb did not listen in 60 s\n${stderr}`)), 60_000);
+    cli.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /LISTENING (\S+)/.exec(stdout);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  const load = spawnSync('dotnet', [WEB_DLL, 'load', '--url', url, '--seconds', '6', '--parallel', '16', '--paths', '/block/300,/cpu/5'], { encoding: 'utf8', timeout: 90_000 });
+  assert.equal(load.status, 0, load.stderr);
+  await fetch(`${url}/shutdown`, { method: 'POST' });
+  assert.equal(await exited, 0, stderr);
+  return file;
+}
