@@ -14,6 +14,7 @@ import { functionLines } from '../../../structs/analysis/function-lines.js';
 import { hottestLines, type StackTotals } from '../../../structs/analysis/hottest-lines.js';
 import { exceptionTable, typeTable } from '../../../structs/profile/event-tables.js';
 import { poolStory } from '../../../structs/analysis/pool-story.js';
+import { requestsTab } from '../../../structs/analysis/request-histogram.js';
 import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
 import { StreamFeed } from './stream-feed.js';
 import { queryThreads } from './process-filter.js';
@@ -159,6 +160,7 @@ export class AnalysisCore {
           transfer: [],
         };
       }
+      case 'requests': return { reply: { kind: 'requests', requestId: request.requestId, tab: requestsTab(this.rec) }, transfer: [] };
       case 'pool': return { reply: { kind: 'pool', requestId: request.requestId, story: poolStory(this.rec) }, transfer: [] };
     }
   }

@@ -12,6 +12,7 @@ import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
 import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
 import type { PoolStory } from '../../../structs/analysis/pool-story.js';
+import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
 import type { ProcessFilter } from './protocol.js';
 
 export type AnalysisMetric = 'cpu' | 'wall' | 'samples';
@@ -57,7 +58,9 @@ export type AnalysisRequest =
   /** Allocated and live bytes per type and exceptions per type (structs/profile/event-tables.ts). */
   | { kind: 'event-tables'; requestId: number; query: EventTableQuery & ProcessFilter }
   /** The thread pool's story: its timeline, the sites blocking its threads, the diagnosis (structs/analysis/pool-story.ts). */
-  | { kind: 'pool'; requestId: number };
+  | { kind: 'pool'; requestId: number }
+  /** HTTP requests per endpoint with their latency histograms (structs/analysis/request-histogram.ts). */
+  | { kind: 'requests'; requestId: number };
 
 export type AnalysisReply =
   | { kind: 'functions'; requestId: number; table: FunctionsTable }
@@ -70,4 +73,5 @@ export type AnalysisReply =
   | { kind: 'sources'; requestId: number; names: string[]; places: string[] }
   | { kind: 'function-lines'; requestId: number; lines: FunctionLines }
   | { kind: 'event-tables'; requestId: number; types: TypeTable; exceptions: ExceptionTable }
-  | { kind: 'pool'; requestId: number; story: PoolStory };
+  | { kind: 'pool'; requestId: number; story: PoolStory }
+  | { kind: 'requests'; requestId: number; tab: RequestsTab };

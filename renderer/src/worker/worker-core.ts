@@ -104,6 +104,7 @@ export class ProfileWorkerCore {
       case 'function-lines':
       case 'event-tables':
       case 'pool':
+      case 'requests':
         return this.answer(request.requestId, () => this.analysis.handle(request) as WorkerOutput);
       case 'baseline-reset':
       case 'baseline-chunk':

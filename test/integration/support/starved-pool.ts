@@ -1,6 +1,6 @@
 // RequestWeb (test/targets/RequestWeb) recorded with --requests while its load generator sends 16
 // connections of /block/300 (sync over async on pool threads) and /cpu/5 for 6 s: a starved pool
-// on this 2-core machine, for threadpool.test.ts and workstation-threadpool.test.ts.
+// on this 2-core machine, for threadpool.test.ts and workstation-requests.test.ts.
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';

@@ -1,9 +1,13 @@
-// The Thread pool tab in real Chromium on a real recording of a starved pool (RequestWeb's
-// sync-over-async endpoint under 16 connections, support/starved-pool.ts): the tab must show the
-// figures `clrscope report --blocking` prints for the same file (the diagnosis, the ranked sites
-// with their wait, share and threads), the pool's workers over time with its shortages, and a
-// clicked site's stacks, the heaviest as the report gives it. A recording of a program that is no
-// server says in one sentence that it has no pool story.
+// The Requests and Thread pool tabs in real Chromium on a real recording of an ASP.NET Core program
+// with a starved pool (RequestWeb's sync-over-async /block/300 and a CPU-bound /cpu/5 under 16
+// connections, support/starved-pool.ts). The Requests tab must show the figures `clrscope report
+// --requests` prints for the same file (count, p50/p90/p99/max, CPU per request, errors) with a
+// latency histogram holding every request, and its "Flame graph" must show only the samples the
+// endpoint's requests hold (their CPU is the report's CPU of the endpoint, Work.Burn in it). The
+// Thread pool tab must show what `report --blocking` prints (the diagnosis, the ranked sites with
+// their wait, share and threads), the pool's workers over time with its shortages, and a clicked
+// site's stacks, the heaviest as the report gives it. A recording of a program that is no server
+// says in one sentence that it has neither.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -19,7 +23,8 @@ import { openWorkstationInChromium, type WorkstationInChromium } from './support
 import { PROFILER, ROOT } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
 import { WEB_DLL, recordStarved } from './support/starved-pool.js';
-import { appState, checkedScreenshot, hookReady, missingForPage, until } from './support/workstation-page.js';
+import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, until } from './support/workstation-page.js';
+import type { EndpointRow } from '../../structs/analysis/requests.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'threadpool');
 
@@ -47,11 +52,12 @@ async function openFile(page: Page, file: string): Promise<void> {
   await until('the whole recording in the worker', () => appState(page), (s) => s.summary !== null && s.summary.sampleCount === samples, 30000);
 }
 
-describe('the Thread pool tab', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
+describe('the Requests and Thread pool tabs', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
   let dir: string;
   let starved: string;
   let plain: string;
   let report: BlockingReport;
+  let requests: EndpointRow[];
   let ui: WorkstationInChromium;
   let server: BrowserMode;
   let page: Page;
@@ -64,6 +70,9 @@ describe('the Thread pool tab', { skip: skip ? `missing: ${missing.join('; ')}` 
     const json = await runCli(['report', starved, '--blocking', '--format', 'json']);
     assert.equal(json.code, 0, json.stderr);
     report = JSON.parse(json.stdout) as BlockingReport;
+    const table = await runCli(['report', starved, '--requests', '--format', 'json']);
+    assert.equal(table.code, 0, table.stderr);
+    requests = (JSON.parse(table.stdout) as { requests: EndpointRow[] }).requests;
     plain = join(dir, 'plain.clrscope');
     const r = await runCli(['record', '-o', plain, '--', 'dotnet', join(ROOT, 'test', 'targets', 'Demo', 'bin', 'out', 'Demo.dll'), '--seconds', '2'], { timeoutMs: 60_000 });
     assert.equal(r.code, 0, r.stderr);
@@ -78,7 +87,43 @@ describe('the Thread pool tab', { skip: skip ? `missing: ${missing.join('; ')}` 
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows the diagnosis, the shortages and the ranked sites as report --blocking does; a clicked site shows its stacks', { timeout: 120000 }, async () => {
+  it('Requests: the table report --requests prints, a histogram of every request, and an endpoint\'s own flame graph', { timeout: 120000 }, async () => {
+    await openFile(page, starved);
+    await page.getByTestId('tab-requests').click();
+    const rows = page.getByTestId('requests-row');
+    await until('the requests table', () => rows.count(), (n) => n > 0, 30000);
+    assert.equal(await rows.count(), requests.length);
+    assert.ok(requests.length >= 2, JSON.stringify(requests));
+    for (let i = 0; i < requests.length; i++) {
+      const r = requests[i];
+      const row = rows.nth(i);
+      assert.equal(await row.getByTestId('requests-endpoint').innerText(), r.endpoint);
+      assert.equal(Number(await row.getByTestId('requests-count').innerText()), r.count);
+      for (const [id, v] of [['requests-p50', r.p50Ms], ['requests-p90', r.p90Ms], ['requests-p99', r.p99Ms], ['requests-max', r.maxMs], ['requests-cpu', r.count === 0 ? 0 : r.cpuMs / r.count]] as const) {
+        assert.equal(await row.getByTestId(id).innerText(), v.toFixed(2), `${r.endpoint} ${id}`);
+      }
+      assert.equal(Number(await row.getByTestId('requests-errors').innerText()), r.errors);
+      await row.click();
+      const bars = await page.getByTestId('requests-histogram-bar').evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-count'))));
+      assert.equal(bars.reduce((s, n) => s + n, 0), r.count, `${r.endpoint}: the histogram holds every request`);
+    }
+    const cpu = requests.find((r) => r.endpoint === 'GET /cpu/{ms}');
+    assert.ok(cpu !== undefined && cpu.cpuMs > 50, JSON.stringify(cpu));
+    await rows.nth(requests.indexOf(cpu)).getByTestId('requests-flame').click();
+    await until('the flame tab', () => appState(page), (s) => s.tab === 'flame', 10000);
+    assert.match(await page.getByTestId('endpoint-clear').innerText(), /GET \/cpu\/\{ms\}/);
+    const nodes = await until('the endpoint\'s flame graph', () => flameNodes(page), (n) => n.length > 0 && Math.abs(n[0].total / 1e6 - cpu.cpuMs) <= 0.01 * cpu.cpuMs + 1, 30000);
+    const burn = nodes.filter((n) => n.label.includes('Work.Burn')).reduce((s, n) => s + n.total, 0);
+    assert.ok(burn > 0.5 * nodes[0].total, `Work.Burn holds ${burn} of the endpoint's ${nodes[0].total} ns`);
+    assert.equal(nodes.some((n) => n.label.includes('Work.BlockOn')), false, 'no sample of the /block endpoint');
+    await checkedScreenshot(page, 'endpoint-flame', { dir: ARTIFACTS });
+    await page.getByTestId('endpoint-clear').click();
+    await page.getByTestId('tab-requests').click();
+    await checkedScreenshot(page, 'requests-tab', { dir: ARTIFACTS });
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('Thread pool: shows the diagnosis, the shortages and the ranked sites as report --blocking does; a clicked site shows its stacks', { timeout: 120000 }, async () => {
     await openFile(page, starved);
     await page.getByTestId('tab-threadpool').click();
     const diagnosis = await until('the diagnosis', () => page.getByTestId('pool-diagnosis').innerText().catch(() => ''), (t) => t !== '', 30000);
@@ -106,8 +151,10 @@ describe('the Thread pool tab', { skip: skip ? `missing: ${missing.join('; ')}` 
     assert.deepEqual(pageErrors, []);
   });
 
-  it('says in one sentence that a recording of a program that is no server has no pool story', { timeout: 120000 }, async () => {
+  it('says in one sentence that a recording of a program that is no server has no requests and no pool story', { timeout: 120000 }, async () => {
     await openFile(page, plain);
+    await page.getByTestId('tab-requests').click();
+    assert.match(await until('the empty table', () => page.getByTestId('requests-empty').innerText().catch(() => ''), (t) => t !== '', 30000), /^No HTTP requests in this recording/);
     await page.getByTestId('tab-threadpool').click();
     const diagnosis = await until('the diagnosis', () => page.getByTestId('pool-diagnosis').innerText().catch(() => ''), (t) => t.startsWith('This recording'), 30000);
     assert.match(diagnosis, /^This recording has no thread-pool events/);
