@@ -4,7 +4,7 @@
 // starts with 2 workers. The pool must be found short of threads from its own events, the wait
 // ranked as Task.Wait with the /block endpoint's stacks holding the blocked time, and a
 // recording of a program that serves nothing must say in one sentence that it has no pool story.
-// On .NET 10 (the shared runtime), .NET 8 and .NET 9 (self-contained builds).
+// On .NET 10 (the shared runtime), .NET 8 and .NET 9 (self-contained builds), and .NET 10 attached to.
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,13 +13,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ROOT } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
-import { WEB_DLL, recordStarved } from './support/starved-pool.js';
+import { WEB_DLL, attachStarved, recordStarved } from './support/starved-pool.js';
 import type { BlockingReport as Report } from '../../electron/cli/report-blocking.js';
 
-const RUNTIMES: { name: string; command: string; args: string[] }[] = [
+const RUNTIMES: { name: string; command: string; args: string[]; attach?: boolean }[] = [
   { name: '.NET 10', command: 'dotnet', args: [WEB_DLL] },
   { name: '.NET 8', command: join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'net8.0', 'RequestWeb'), args: [] },
   { name: '.NET 9', command: join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'net9.0', 'RequestWeb'), args: [] },
+  { name: '.NET 10, attached', command: 'dotnet', args: [WEB_DLL], attach: true },
 ];
 
 for (const runtime of RUNTIMES) {
@@ -28,7 +29,7 @@ for (const runtime of RUNTIMES) {
     let report: Report;
     let text: string;
     before(async () => {
-      const file = await recordStarved(dir, runtime.command, runtime.args);
+      const file = runtime.attach === true ? await attachStarved(dir) : await recordStarved(dir, runtime.command, runtime.args);
       const json = await runCli(['report', file, '--blocking', '--format', 'json']);
       assert.equal(json.code, 0, json.stderr);
       report = JSON.parse(json.stdout) as Report;
