@@ -45,3 +45,11 @@ test('a recording without the pool\'s events says so in one sentence', () => {
   assert.equal(s.starved, false);
   assert.match(s.diagnosis, /^This recording has no thread-pool events/);
 });
+
+test('a long recording\'s many pool events do not overflow the call stack', () => {
+  const enc = fixtureEncoder();
+  for (let i = 0; i < 200_000; i++) enc.timeline(GC_EVENTS, { mono: T + i * 1000, tid: 7, event: i % 2 === 0 ? 50 : 51, version: 0, a: 2 + (i % 5), b: 0, c: 0, d: 0 });
+  const s = poolStory(recordingFromStream([enc.bytes().slice()])).starvation;
+  assert.equal(s.maxThreads, 6);
+  assert.equal(s.threadsStarted, 100_000);
+});

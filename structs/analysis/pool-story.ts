@@ -140,7 +140,7 @@ export function poolStory(rec: Recording): PoolStory {
     starved: shortages.length > 0,
     shortMs: Math.round(shortages.reduce((s, x) => s + x.endMs - x.startMs, 0) * 1000) / 1000,
     shortages,
-    maxThreads: workerCounts.length === 0 ? 0 : Math.max(...workerCounts),
+    maxThreads: workerCounts.reduce((m, n) => (n > m ? n : m), 0),
     threadsStarted: points.filter((p) => p.kind === 'start').length,
     topSite: top?.site ?? null,
     topShare: top?.share ?? 0,

@@ -21,9 +21,16 @@ const STEP = Math.SQRT2;
 
 function histogram(ms: readonly number[]): LatencyHistogram {
   if (ms.length === 0) return { bounds: [], counts: [] };
-  const index = (v: number): number => (v <= FIRST_BOUND_MS ? 0 : Math.floor(Math.log(v / FIRST_BOUND_MS) / Math.log(STEP)));
-  const lo = Math.min(...ms.map(index));
-  const hi = Math.max(...ms.map(index));
+  // Twice log2: a bound itself (1 ms is 0.25 × √2^4) lands in the bucket it opens, exactly.
+  const index = (v: number): number => (v <= FIRST_BOUND_MS ? 0 : Math.floor(2 * Math.log2(v / FIRST_BOUND_MS) + 1e-9));
+  // Loops, not Math.min(...): a busy server's millions of requests would overflow the call stack.
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = 0;
+  for (const v of ms) {
+    const i = index(v);
+    if (i < lo) lo = i;
+    if (i > hi) hi = i;
+  }
   const bounds: number[] = [];
   for (let i = lo; i <= hi + 1; i++) bounds.push(i === 0 ? 0 : FIRST_BOUND_MS * STEP ** i);
   const counts = new Array<number>(hi - lo + 1).fill(0);

@@ -13,7 +13,7 @@ const HEIGHT = 120;
 /** Workers over time as a step line, the shortages shaded behind it. */
 function PoolTimeline({ story, durationMs }: { story: PoolStory; durationMs: number }): ReactElement {
   const workers: PoolPoint[] = story.points.filter((p) => p.kind !== 'adjustment');
-  const end = Math.max(durationMs, ...story.points.map((p) => p.tMs), 1);
+  const end = story.points.reduce((m, p) => (p.tMs > m ? p.tMs : m), Math.max(durationMs, 1));
   const top = Math.max(story.starvation.maxThreads, 1);
   const x = (ms: number): number => (ms / end) * WIDTH;
   const y = (n: number): number => HEIGHT - 4 - (n / top) * (HEIGHT - 12);
