@@ -267,6 +267,12 @@ Options:
   --requests            one row per HTTP endpoint instead (recordings made
                         with record --requests): count, p50/p90/p99/max
                         latency, CPU, errors (status >= 500)
+  --blocking            the call sites that block thread-pool threads
+                        instead (Task.Wait, .Result, Monitor.Wait, Thread.Sleep,
+                        synchronous I/O, ...), ranked by the pool-thread wall
+                        time they hold, and whether and for how long the pool
+                        was short of threads (its own events: recordings made
+                        with record --requests)
   --format FORMAT       text (default, fits the terminal), json (stable; see
                         README) or csv (one table)
   -h, --help            show this help

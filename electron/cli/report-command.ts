@@ -31,6 +31,7 @@ import { gcsReport, gcsText } from './report-gcs.js';
 import { exceptionsReport, exceptionsText } from './report-exceptions.js';
 import { requestTable, requestTableText } from '../../structs/analysis/requests.js';
 import { reportText } from './report-text.js';
+import { blockingReport, blockingText } from './report-blocking.js';
 
 export type ReportFormat = 'text' | 'json' | 'csv';
 
@@ -61,6 +62,8 @@ export interface ReportPlan {
   exceptions: boolean;
   /** --requests: only the HTTP requests' table per endpoint (structs/analysis/requests.ts). */
   requests: boolean;
+  /** --blocking: only the sites blocking thread-pool threads and the pool's starvation (report-blocking.ts). */
+  blocking: boolean;
 }
 
 export interface ReportIo extends ConvertIo {
@@ -90,7 +93,7 @@ export function parseWindow(text: string | undefined, option: string): ReportWin
 export function planReport(argv: readonly string[]): ReportPlan | 'help' {
   const { values, positionals, rest } = parseCommandArgs<{
     top?: string; callers?: string; callees?: string; tree?: boolean; diff?: string; 'base-window'?: string; normalize?: string;
-    fold?: string[]; lines?: boolean; async?: boolean; gcs?: boolean; exceptions?: boolean; requests?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
+    fold?: string[]; lines?: boolean; async?: boolean; gcs?: boolean; exceptions?: boolean; requests?: boolean; blocking?: boolean; source?: string; 'sample-type'?: string; window?: string; 'min-percent'?: string; format?: string; help?: boolean;
   }>(argv, {
     top: { type: 'string' },
     callers: { type: 'string' },
@@ -105,6 +108,7 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     gcs: { type: 'boolean' },
     exceptions: { type: 'boolean' },
     requests: { type: 'boolean' },
+    blocking: { type: 'boolean' },
     source: { type: 'string' },
     'sample-type': { type: 'string' },
     window: { type: 'string' },
@@ -150,6 +154,7 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     gcs: values.gcs === true,
     exceptions: values.exceptions === true,
     requests: values.requests === true,
+    blocking: values.blocking === true,
   };
   if (plan.gcs && plan.exceptions) throw new UserError('--gcs and --exceptions each print a table alone: ask for one at a time.');
   if (plan.exceptions && (plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null || plan.lines || plan.asyncStacks)) {
@@ -164,6 +169,10 @@ export function planReport(argv: readonly string[]): ReportPlan | 'help' {
     throw new UserError('--requests prints the requests\' table alone: it does not go with --gcs, --exceptions, --callers, --callees, --tree, --diff, --source, --lines or --async.');
   }
   if (plan.requests && plan.format === 'csv') throw new UserError('--requests prints text or json, not csv.');
+  if (plan.blocking && (plan.requests || plan.gcs || plan.exceptions || plan.callers !== null || plan.callees !== null || plan.tree || plan.diff !== null || plan.source !== null || plan.lines || plan.asyncStacks)) {
+    throw new UserError('--blocking prints the thread pool\'s blocking sites alone: it does not go with --requests, --gcs, --exceptions, --callers, --callees, --tree, --diff, --source, --lines or --async.');
+  }
+  if (plan.blocking && plan.format === 'csv') throw new UserError('--blocking prints text or json, not csv.');
   if (plan.source !== null && plan.source.trim() === '') throw new UserError('--source takes a function name, e.g. --source HotLineWork.Mix.');
   if (plan.source !== null && plan.diff !== null) throw new UserError('--source shows one recording\'s lines: it does not go with --diff.');
   if (plan.format === 'csv' && [plan.callers !== null, plan.callees !== null, plan.tree && plan.diff === null, plan.source !== null].filter(Boolean).length > 1) {
@@ -288,13 +297,17 @@ export async function runReport(argv: readonly string[], io: ReportIo): Promise<
     return 0;
   }
   const line = new ProgressLine(io, { reading: plan.file, writing: '' });
-  if (plan.gcs || plan.exceptions || plan.requests) {
+  if (plan.gcs || plan.exceptions || plan.requests || plan.blocking) {
     checkReadable(plan.file);
     let rec: Recording;
     try {
       rec = (await readRecordingFile(plan.file, line.update)).recording;
     } finally {
       line.end();
+    }
+    if (plan.blocking) {
+      io.out(plan.format === 'json' ? JSON.stringify(blockingReport(rec)) : blockingText(rec));
+      return 0;
     }
     if (plan.requests) {
       const rows = requestTable(rec);

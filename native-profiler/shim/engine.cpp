@@ -6,6 +6,7 @@
 #include "core/platform.h"
 #include "core/runtime_event_payloads.h"
 #include "core/runtime_stubs.h"
+#include "core/threadpool_event_payloads.h"
 #include "core/thread_names.h"
 #include "core/transport.h"
 #include "shim/async_session.h"
@@ -49,8 +50,11 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, boo
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG configs[4] = {};
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG& config = configs[0];
   config.providerName = reinterpret_cast<const WCHAR*>(kProvider);
+  // With requests, the thread pool's own story too (core/threadpool_event_payloads.h): a server's
+  // slow endpoints and a starved pool are one question.
   config.keywords = runtime_events::kGcKeyword | runtime_events::kContentionKeyword |
-                    (alloc && alloc_sampled ? runtime_events::kAllocationSamplingKeyword : 0);
+                    (alloc && alloc_sampled ? runtime_events::kAllocationSamplingKeyword : 0) |
+                    (requests ? threadpool_events::kThreadingKeyword : 0);
   config.loggingLevel = alloc && !alloc_sampled ? runtime_events::kVerbose : runtime_events::kInformational;
   config.filterData = nullptr;
   EVENTPIPE_SESSION session = 0;

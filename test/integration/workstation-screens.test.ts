@@ -22,7 +22,7 @@ if (!existsSync(PROFILER)) missing.push('the profiler library (npm run build:nat
 if (!existsSync(scenarios)) missing.push('Scenarios.dll (npm run build:targets)');
 const skip = missing.length > 0 && !process.env.CI;
 
-const TABS = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
+const TABS = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'requests', 'threadpool', 'measure', 'output', 'export'];
 const SIZES = [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }];
 
 /** Buttons, selects, labels, tables' headers and figures whose text is wider than their box (cut), by their text. */

@@ -13,10 +13,12 @@ import type { FunctionsTable } from '../../../structs/analysis/functions-table.j
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.js';
 import type { ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
+import type { PoolStory } from '../../../structs/analysis/pool-story.js';
+import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
 
-export type Tab = 'processes' | 'flame' | 'functions' | 'types' | 'exceptions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'measure' | 'output' | 'export';
+export type Tab = 'processes' | 'flame' | 'functions' | 'types' | 'exceptions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'requests' | 'threadpool' | 'measure' | 'output' | 'export';
 
-export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
+export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'requests', 'threadpool', 'measure', 'output', 'export'];
 
 /** What the diff compares the current view (the after side) with. */
 export type DiffBaseline =
@@ -68,6 +70,8 @@ export interface FlameOptions {
   search: string;
   /** With an event type shown: only the events of this type name (picked in the type or exceptions table); null = all. */
   eventType: string | null;
+  /** Only the samples of this HTTP endpoint's requests (picked in the Requests tab); null or absent = all. */
+  endpoint?: string | null;
 }
 
 export interface FlameShape {
@@ -142,6 +146,10 @@ export interface AppState {
   functionsSort: FunctionsSort;
   /** The type table and the exceptions table, for the flame graph's window and threads. */
   eventTables: { types: TypeTable; exceptions: ExceptionTable } | null;
+  /** The thread pool's story (the Thread pool tab). */
+  pool: PoolStory | null;
+  /** HTTP requests per endpoint (the Requests tab). */
+  requests: RequestsTab | null;
   typesSort: TableSort<TypesColumn>;
   exceptionsSort: TableSort<ExceptionsColumn>;
   /** The function picked in the functions table (or a sandwich): highlighted in the flame graph. */
@@ -194,6 +202,8 @@ export function initialState(): AppState {
     sources: new Map(),
     functionsSort: { column: 'self', descending: true },
     eventTables: null,
+    pool: null,
+    requests: null,
     typesSort: { column: 'bytes', descending: true },
     exceptionsSort: { column: 'count', descending: true },
     selectedFunction: null,

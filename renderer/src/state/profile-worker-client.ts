@@ -12,6 +12,8 @@ import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
 import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
+import type { PoolStory } from '../../../structs/analysis/pool-story.js';
+import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
 
 /** What the client needs of a Worker, so tests can stand in for one. */
 export interface WorkerPort {
@@ -139,6 +141,20 @@ export class ProfileWorkerClient {
     const reply = await this.request((requestId) => ({ kind: 'event-tables', requestId, query }));
     if (reply.kind !== 'event-tables') throw new Error(`The profile worker answered a type-table query with ${reply.kind}.`);
     return { types: reply.types, exceptions: reply.exceptions };
+  }
+
+  /** The thread pool's story (structs/analysis/pool-story.ts). */
+  async pool(): Promise<PoolStory> {
+    const reply = await this.request((requestId) => ({ kind: 'pool', requestId }));
+    if (reply.kind !== 'pool') throw new Error(`The profile worker answered a thread-pool query with ${reply.kind}.`);
+    return reply.story;
+  }
+
+  /** HTTP requests per endpoint (structs/analysis/request-histogram.ts). */
+  async requests(): Promise<RequestsTab> {
+    const reply = await this.request((requestId) => ({ kind: 'requests', requestId }));
+    if (reply.kind !== 'requests') throw new Error(`The profile worker answered a requests query with ${reply.kind}.`);
+    return reply.tab;
   }
 
   async stackNear(threadId: number, atMs: number, fold: FoldOptions): Promise<StackNear | null> {

@@ -31,6 +31,7 @@ export function flameQuery(options: FlameOptions, summary: RecordingSummary | nu
     ...(options.groupByProcess && (summary?.processes.length ?? 0) > 1 ? { groupByProcess: true } : {}),
     ...(options.asyncStacks && summary?.hasAsync === true ? { asyncStacks: true } : {}),
     ...(options.eventType !== null && isEventMetric(options.metric) ? { eventType: options.eventType } : {}),
+    ...(options.endpoint != null && !isEventMetric(options.metric) ? { endpoint: options.endpoint } : {}),
     ...timeWindow(options.window, summary),
   };
 }

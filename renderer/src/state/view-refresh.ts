@@ -54,6 +54,8 @@ export class ViewRefresh {
       const query = analysisQuery(flameOptions, fold, lastSummary);
       const functionsP = tab === 'functions' ? ctx.worker.functions(query) : null;
       const eventTablesP = tab === 'types' || tab === 'exceptions' ? ctx.worker.eventTables(eventTableQuery(flameOptions, lastSummary)) : null;
+      const poolP = tab === 'threadpool' ? ctx.worker.pool() : null;
+      const requestsP = tab === 'requests' ? ctx.worker.requests() : null;
       const sandwichP = tab === 'functions' && selectedFunction !== null ? ctx.worker.sandwich(query, selectedFunction) : null;
       const linesP = tab === 'source' && selectedFunction !== null ? ctx.worker.functionLines(query, selectedFunction) : null;
       const timelineP = tab === 'timeline' ? ctx.worker.timeline({ buckets: view.timelineBuckets }) : null;
@@ -64,10 +66,14 @@ export class ViewRefresh {
       const [, flame, parallel, functions, sandwich, timeline, diff, baselineSummary, functionLines, eventTables] = await Promise.all([
         summaryP, flameP, parallelP, functionsP, sandwichP, timelineP, diffP, baselineP, linesP, eventTablesP,
       ]);
+      const pool = await poolP;
+      const requests = await requestsP;
       if (generation !== feed.generation) return;
       const patch: Partial<AppState> = {};
       if (functions !== null) patch.functions = functions;
       if (eventTables !== null) patch.eventTables = eventTables;
+      if (pool !== null) patch.pool = pool;
+      if (requests !== null) patch.requests = requests;
       if (tab === 'functions') patch.sandwich = sandwich;
       if (timeline !== null) patch.timeline = timeline;
       if (diff !== null) patch.diff = diff;

@@ -147,12 +147,12 @@ export class Workstation {
     this.sources.reset();
     const diffOptions = state.diffOptions.baseline?.kind === 'window' ? { ...state.diffOptions, baseline: null } : state.diffOptions;
     this.store.update({
-      functions: null, eventTables: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
+      functions: null, eventTables: null, pool: null, requests: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       measureVersion: state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
       // Another recording: a search or a function picked in the last one would dim or empty this one's views.
       selectedFunction: null,
-      flameOptions: { ...state.flameOptions, search: '', threadIds: null, processIds: null, eventType: null, window: state.flameOptions.window.kind === 'range' ? { kind: 'all' } : state.flameOptions.window },
+      flameOptions: { ...state.flameOptions, search: '', threadIds: null, processIds: null, eventType: null, endpoint: null, window: state.flameOptions.window.kind === 'range' ? { kind: 'all' } : state.flameOptions.window },
     });
     if (sessionId !== null) {
       void this.feed.subscribe(sessionId);

@@ -14,6 +14,8 @@ import { ExceptionsView } from './exceptions-view.js';
 import { SourceView } from './source-view.js';
 import { TimelineView } from './timeline-view.js';
 import { GcTimelineView } from './gc-timeline-view.js';
+import { ThreadPoolView } from './threadpool-view.js';
+import { RequestsView } from './requests-view.js';
 import { MeasureView } from './measure-view.js';
 import { OutputView } from './output-view.js';
 import { ParallelStacksView } from './parallel-stacks-view.js';
@@ -37,6 +39,8 @@ function TabView({ tab }: { tab: Tab }): ReactElement {
     case 'parallel': return <ParallelStacksView />;
     case 'counters': return <CountersView />;
     case 'gc': return <GcTimelineView />;
+    case 'requests': return <RequestsView />;
+    case 'threadpool': return <ThreadPoolView />;
     case 'measure': return <MeasureView />;
     case 'output': return <OutputView />;
     case 'export': return <ExportView />;

@@ -37,6 +37,11 @@ export function MetricAndWindow(): ReactElement {
           {eventMetrics.map((m) => <option key={m} value={m}>{eventMetricInfo(m).title}</option>)}
         </select>
       )}
+      {!isEventMetric(o.metric) && o.endpoint != null && (
+        <button type="button" className="chip" data-testid="endpoint-clear" title="Every sample again" onClick={() => set({ endpoint: null })}>
+          endpoint {o.endpoint} ✕
+        </button>
+      )}
       {isEventMetric(o.metric) && o.eventType !== null && (
         <button type="button" className="chip" data-testid="event-type-clear" title="Every type again" onClick={() => set({ eventType: null })}>
           type {o.eventType === '' ? '(unnamed)' : o.eventType} ✕

@@ -16,6 +16,8 @@ const TITLES: Record<Tab, string> = {
   parallel: 'Parallel stacks',
   counters: 'Counters',
   gc: 'GC pauses',
+  requests: 'Requests',
+  threadpool: 'Thread pool',
   measure: 'Measure',
   output: 'Output',
   export: 'Export',

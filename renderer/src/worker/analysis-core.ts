@@ -13,6 +13,8 @@ import { FrameLines, knownLines } from '../../../structs/profile/frame-lines.js'
 import { functionLines } from '../../../structs/analysis/function-lines.js';
 import { hottestLines, type StackTotals } from '../../../structs/analysis/hottest-lines.js';
 import { exceptionTable, typeTable } from '../../../structs/profile/event-tables.js';
+import { poolStory } from '../../../structs/analysis/pool-story.js';
+import { requestsTab } from '../../../structs/analysis/request-histogram.js';
 import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
 import { StreamFeed } from './stream-feed.js';
 import { queryThreads } from './process-filter.js';
@@ -158,6 +160,8 @@ export class AnalysisCore {
           transfer: [],
         };
       }
+      case 'requests': return { reply: { kind: 'requests', requestId: request.requestId, tab: requestsTab(this.rec) }, transfer: [] };
+      case 'pool': return { reply: { kind: 'pool', requestId: request.requestId, story: poolStory(this.rec) }, transfer: [] };
     }
   }
 

@@ -11,6 +11,8 @@ import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
 import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
+import type { PoolStory } from '../../../structs/analysis/pool-story.js';
+import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
 import type { ProcessFilter } from './protocol.js';
 
 export type AnalysisMetric = 'cpu' | 'wall' | 'samples';
@@ -54,7 +56,11 @@ export type AnalysisRequest =
   /** One function's time per source line (the source panel), by the lines the last 'lines' request gave. */
   | { kind: 'function-lines'; requestId: number; query: AnalysisQueryMessage; name: string }
   /** Allocated and live bytes per type and exceptions per type (structs/profile/event-tables.ts). */
-  | { kind: 'event-tables'; requestId: number; query: EventTableQuery & ProcessFilter };
+  | { kind: 'event-tables'; requestId: number; query: EventTableQuery & ProcessFilter }
+  /** The thread pool's story: its timeline, the sites blocking its threads, the diagnosis (structs/analysis/pool-story.ts). */
+  | { kind: 'pool'; requestId: number }
+  /** HTTP requests per endpoint with their latency histograms (structs/analysis/request-histogram.ts). */
+  | { kind: 'requests'; requestId: number };
 
 export type AnalysisReply =
   | { kind: 'functions'; requestId: number; table: FunctionsTable }
@@ -66,4 +72,6 @@ export type AnalysisReply =
   /** Each function's hottest source line (`path:line`), by frame label (hottest-lines.ts). */
   | { kind: 'sources'; requestId: number; names: string[]; places: string[] }
   | { kind: 'function-lines'; requestId: number; lines: FunctionLines }
-  | { kind: 'event-tables'; requestId: number; types: TypeTable; exceptions: ExceptionTable };
+  | { kind: 'event-tables'; requestId: number; types: TypeTable; exceptions: ExceptionTable }
+  | { kind: 'pool'; requestId: number; story: PoolStory }
+  | { kind: 'requests'; requestId: number; tab: RequestsTab };

@@ -45,6 +45,8 @@ export interface FlameQuery extends TimeWindow, ProcessFilter {
   asyncStacks?: boolean;
   /** With an event metric: only the events whose type name (label) is this one. */
   eventType?: string;
+  /** CPU and wall: only the samples this HTTP endpoint's requests hold ("GET /orders/{id}"; worker/flame-endpoint.ts). */
+  endpoint?: string;
 }
 
 /** Parallel stacks of threads, or of logical operations (async recordings). */

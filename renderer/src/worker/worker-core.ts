@@ -103,6 +103,8 @@ export class ProfileWorkerCore {
       case 'lines':
       case 'function-lines':
       case 'event-tables':
+      case 'pool':
+      case 'requests':
         return this.answer(request.requestId, () => this.analysis.handle(request) as WorkerOutput);
       case 'baseline-reset':
       case 'baseline-chunk':

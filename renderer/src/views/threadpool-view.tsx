@@ -1,0 +1,86 @@
+// The thread pool's story (structs/analysis/pool-story.ts), as `clrscope report --blocking` tells
+// it: the diagnosis sentence, the pool's workers over time with the spans it was short of threads,
+// and the call sites that held pool threads in a wait, ranked; a clicked site shows its stacks.
+
+import { useState, type ReactElement } from 'react';
+import type { PoolPoint, PoolStory } from '../../../structs/analysis/pool-story.js';
+import { formatPercent } from './format.js';
+import { useAppState } from './use-app-state.js';
+
+const WIDTH = 900;
+const HEIGHT = 120;
+
+/** Workers over time as a step line, the shortages shaded behind it. */
+function PoolTimeline({ story, durationMs }: { story: PoolStory; durationMs: number }): ReactElement {
+  const workers: PoolPoint[] = story.points.filter((p) => p.kind !== 'adjustment');
+  const end = story.points.reduce((m, p) => (p.tMs > m ? p.tMs : m), Math.max(durationMs, 1));
+  const top = Math.max(story.starvation.maxThreads, 1);
+  const x = (ms: number): number => (ms / end) * WIDTH;
+  const y = (n: number): number => HEIGHT - 4 - (n / top) * (HEIGHT - 12);
+  let path = '';
+  workers.forEach((p, i) => {
+    path += i === 0 ? `M${x(p.tMs)},${y(p.threads)}` : `H${x(p.tMs)}V${y(p.threads)}`;
+  });
+  if (workers.length > 0) path += `H${WIDTH}`;
+  return (
+    <svg className="pool-timeline" data-testid="pool-timeline" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" height={HEIGHT} preserveAspectRatio="none" role="img"
+      aria-label={`Thread-pool workers over ${(end / 1000).toFixed(1)} s, at most ${story.starvation.maxThreads}`}>
+      {story.starvation.shortages.map((s) => (
+        <rect key={s.startMs} data-testid="pool-shortage" x={x(s.startMs)} y={0} width={Math.max(1, x(s.endMs) - x(s.startMs))} height={HEIGHT} fill="rgba(220, 80, 60, 0.18)">
+          <title>{`Short of threads ${(s.startMs / 1000).toFixed(2)}–${(s.endMs / 1000).toFixed(2)} s: ${s.injections} injected`}</title>
+        </rect>
+      ))}
+      <path d={path} fill="none" stroke="currentColor" strokeWidth={1.5} vectorEffect="non-scaling-stroke" />
+      <text x={4} y={12} fontSize={11} fill="currentColor">{`${story.starvation.maxThreads} workers`}</text>
+    </svg>
+  );
+}
+
+export function ThreadPoolView(): ReactElement {
+  const story = useAppState((s) => s.pool);
+  const durationMs = useAppState((s) => s.summary?.durationMs ?? 0);
+  const [picked, setPicked] = useState<number | null>(null);
+  if (story === null) return <div className="pool-view"><p className="empty">Waiting for data…</p></div>;
+  const s = story.starvation;
+  const b = story.blocking;
+  const site = picked !== null ? b.sites[picked] : undefined;
+  return (
+    <div className="pool-view gc-view" data-testid="pool-view">
+      <p className={s.starved ? 'strong' : ''} data-testid="pool-diagnosis">{s.diagnosis}</p>
+      {s.poolEvents
+        ? <PoolTimeline story={story} durationMs={durationMs} />
+        : <p className="empty" data-testid="pool-no-events">No thread-pool events in this recording: record with --requests (.NET 8 or later) for the pool's workers and shortages.</p>}
+      {b.sites.length === 0
+        ? <p className="empty" data-testid="pool-no-sites">{b.poolThreads === 0 ? 'No wall samples of thread-pool threads in this recording.' : 'No pool thread was seen blocked.'}</p>
+        : (
+          <table className="grid compact" data-testid="pool-sites">
+            <thead>
+              <tr><th>Site</th><th>Waiting on</th><th className="num">Wait ms</th><th className="num">Share</th><th className="num">Threads</th></tr>
+            </thead>
+            <tbody>
+              {b.sites.map((row, i) => (
+                <tr key={`${row.site}\u0000${row.waitingOn}`} data-testid="pool-site-row" className={i === picked ? 'selected' : ''} onClick={() => setPicked(i === picked ? null : i)} style={{ cursor: 'pointer' }}>
+                  <td data-testid="pool-site">{row.site}</td>
+                  <td data-testid="pool-waiting-on">{row.waitingOn}</td>
+                  <td className="num" data-testid="pool-wait-ms">{row.waitMs.toFixed(1)}</td>
+                  <td className="num" data-testid="pool-share">{formatPercent(row.share)}</td>
+                  <td className="num" data-testid="pool-threads">{row.threads}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      {site !== undefined && (
+        <div className="pool-stacks" data-testid="pool-stacks">
+          <p className="hint">{`Stacks of ${site.site} waiting on ${site.waitingOn}, root first, heaviest first:`}</p>
+          {site.stacks.slice(0, 10).map((st, i) => (
+            <details key={i} open={i === 0} data-testid="pool-stack">
+              <summary>{`${st.waitMs.toFixed(1)} ms`}</summary>
+              <ol className="stack-frames">{st.frames.map((f, j) => <li key={j}>{f}</li>)}</ol>
+            </details>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FIXTURE_START_MONO, fixtureEncoder } from '../profile/fixture-stream.test-support.js';
+import { recordingFromStream } from '../profile/recording-from-stream.js';
+import { GC_EVENTS } from '../wire/timeline/gc-events.js';
+import { buildGcStats } from './gc-stats.js';
+import { poolStory } from './pool-story.js';
+
+const T = FIXTURE_START_MONO;
+const MS = 1e6;
+
+function adjustment(mono: number, threads: number, reason: number): { mono: number; tid: number; event: number; version: number; a: number; b: number; c: number; d: number } {
+  return { mono, tid: 7, event: 55, version: 0, a: threads, b: reason, c: 12_500, d: 0 };
+}
+
+test('a run of starvation and blocking injections no more than a second apart is a shortage; a lone one is not', () => {
+  const enc = fixtureEncoder();
+  enc.timeline(GC_EVENTS, { mono: T + 1 * MS, tid: 7, event: 50, version: 0, a: 2, b: 0, c: 0, d: 0 });
+  enc.timeline(GC_EVENTS, adjustment(T + 100 * MS, 3, 3)); // hill climbing: not a shortage
+  enc.timeline(GC_EVENTS, adjustment(T + 1000 * MS, 4, 8));
+  enc.timeline(GC_EVENTS, adjustment(T + 1500 * MS, 5, 6));
+  enc.timeline(GC_EVENTS, adjustment(T + 2400 * MS, 6, 8));
+  enc.timeline(GC_EVENTS, { mono: T + 2401 * MS, tid: 9, event: 50, version: 0, a: 6, b: 0, c: 0, d: 0 });
+  enc.timeline(GC_EVENTS, adjustment(T + 9000 * MS, 7, 6)); // alone, 6.6 s later
+  const rec = recordingFromStream([enc.bytes().slice()]);
+  const story = poolStory(rec);
+  const s = story.starvation;
+  assert.equal(s.poolEvents, true);
+  assert.equal(s.starved, true);
+  assert.deepEqual(s.shortages.map((x) => [Math.round(x.endMs - x.startMs), x.injections, x.blocking]), [[1400, 3, 2]]);
+  assert.equal(s.shortMs, 1400);
+  assert.equal(s.maxThreads, 6);
+  assert.equal(s.threadsStarted, 2);
+  assert.deepEqual(story.points.filter((p) => p.kind === 'adjustment').map((p) => p.reason), ['climbing move', 'cooperative blocking', 'starvation', 'cooperative blocking', 'starvation']);
+  assert.equal(story.points[1].throughput, 12.5);
+  // No blocked pool thread in this stream: the sentence says so rather than naming a site.
+  assert.equal(s.diagnosis, 'The thread pool was short of threads for 1.4 s: no pool thread was seen blocked (CPU-bound work items?).');
+  // The GC table does not read the pool's events as collections.
+  assert.equal(buildGcStats(rec.timeline(GC_EVENTS)).rows.length, 0);
+});
+
+test('a recording without the pool\'s events says so in one sentence', () => {
+  const s = poolStory(recordingFromStream([fixtureEncoder().bytes().slice()])).starvation;
+  assert.equal(s.poolEvents, false);
+  assert.equal(s.starved, false);
+  assert.match(s.diagnosis, /^This recording has no thread-pool events/);
+});
+
+test('a long recording\'s many pool events do not overflow the call stack', () => {
+  const enc = fixtureEncoder();
+  for (let i = 0; i < 200_000; i++) enc.timeline(GC_EVENTS, { mono: T + i * 1000, tid: 7, event: i % 2 === 0 ? 50 : 51, version: 0, a: 2 + (i % 5), b: 0, c: 0, d: 0 });
+  const s = poolStory(recordingFromStream([enc.bytes().slice()])).starvation;
+  assert.equal(s.maxThreads, 6);
+  assert.equal(s.threadsStarted, 100_000);
+});

@@ -1,0 +1,149 @@
+// The thread pool's story over time, from the runtime's own Threading events
+// (ThreadPoolWorkerThreadStart/Stop, ThreadPoolWorkerThreadAdjustmentSample/Adjustment), which
+// `record --requests` asks for and which travel as GC_EVENT records (structs/wire/PROTOCOL.md,
+// GC_EVENT), and the diagnosis when the pool starved, with the blocking sites of
+// pool-blocking.ts.
+//
+// When the pool was short of threads. The pool adds a worker beyond its hill-climbing target only
+// when work waits with every worker busy: its starvation gate (reason Starvation) or a worker
+// blocking in a wait the runtime knows (reason CooperativeBlocking: Task.Wait, .Result, Monitor.Wait
+// on .NET 7+). Such injections come a few every second while the shortage lasts, so a shortage is
+// a run of them no more than a second apart, from the first to the last of the run; a lone one
+// counts for nothing. The figure is the runtime's own judgement, not a guess from queue lengths,
+// which no event gives without the per-work-item events' cost.
+
+import type { GcEventRecord } from '../wire/records.js';
+import type { Recording } from '../profile/recording.js';
+import { GC_EVENTS } from '../wire/timeline/gc-events.js';
+import { poolBlocking, shortMethod, type BlockingSite, type PoolBlocking } from './pool-blocking.js';
+
+export const PoolEventId = { WorkerThreadStart: 50, WorkerThreadStop: 51, AdjustmentSample: 54, Adjustment: 55 } as const;
+
+/** ThreadPoolWorkerThreadAdjustmentAdjustment's Reason, as the runtime's manifest names them. */
+export const ADJUSTMENT_REASONS = ['warm-up', 'initializing', 'random move', 'climbing move', 'change point', 'stabilizing', 'starvation', 'thread timed out', 'cooperative blocking'] as const;
+const STARVATION = 6;
+const COOPERATIVE_BLOCKING = 8;
+const SHORTAGE_GAP_NS = 1e9;
+
+export interface PoolPoint {
+  /** ms from the recording's start. */
+  tMs: number;
+  /** Active workers after the event (start/stop), or the injection algorithm's new target (adjustment). */
+  threads: number;
+  kind: 'start' | 'stop' | 'adjustment';
+  /** Adjustments: the reason's name. */
+  reason?: string;
+  /** Adjustments and samples: completed work items per second. */
+  throughput?: number;
+}
+
+export interface Shortage {
+  startMs: number;
+  endMs: number;
+  /** Injections in it, and of them for workers blocking (the rest: the starvation gate). */
+  injections: number;
+  blocking: number;
+}
+
+export interface Starvation {
+  /** The pool's events were recorded (record --requests, .NET 8+): without them nothing is known. */
+  poolEvents: boolean;
+  starved: boolean;
+  /** Time the pool was short of threads, summed over the shortages (ms). */
+  shortMs: number;
+  shortages: Shortage[];
+  /** The most workers the pool had at once. */
+  maxThreads: number;
+  /** Workers the pool started during the recording. */
+  threadsStarted: number;
+  /** The site holding the most blocked pool-thread time, and its share of it (0..1). */
+  topSite: string | null;
+  topShare: number;
+  diagnosis: string;
+}
+
+export interface PoolStory {
+  points: PoolPoint[];
+  starvation: Starvation;
+  blocking: PoolBlocking;
+}
+
+export function isPoolEvent(event: number): boolean {
+  return event === PoolEventId.WorkerThreadStart || event === PoolEventId.WorkerThreadStop || event === PoolEventId.Adjustment || event === PoolEventId.AdjustmentSample;
+}
+
+export function poolEvents(rec: Recording): GcEventRecord[] {
+  return rec.timeline(GC_EVENTS).filter((e) => isPoolEvent(e.event));
+}
+
+function storyPoints(events: readonly GcEventRecord[], startMono: number): PoolPoint[] {
+  const points: PoolPoint[] = [];
+  for (const e of events) {
+    const tMs = Math.round((e.mono - startMono) / 1e3) / 1e3;
+    if (e.event === PoolEventId.WorkerThreadStart || e.event === PoolEventId.WorkerThreadStop) {
+      points.push({ tMs, threads: e.a, kind: e.event === PoolEventId.WorkerThreadStart ? 'start' : 'stop' });
+    } else if (e.event === PoolEventId.Adjustment) {
+      points.push({ tMs, threads: e.a, kind: 'adjustment', reason: ADJUSTMENT_REASONS[e.b] ?? `reason ${e.b}`, throughput: e.c / 1000 });
+    }
+  }
+  return points;
+}
+
+function shortagesOf(events: readonly GcEventRecord[], startMono: number): Shortage[] {
+  const out: Shortage[] = [];
+  let run: { first: number; last: number; n: number; blocking: number } | null = null;
+  const close = (): void => {
+    if (run !== null && run.n >= 2) {
+      out.push({ startMs: (run.first - startMono) / 1e6, endMs: (run.last - startMono) / 1e6, injections: run.n, blocking: run.blocking });
+    }
+    run = null;
+  };
+  for (const e of events) {
+    if (e.event !== PoolEventId.Adjustment || (e.b !== STARVATION && e.b !== COOPERATIVE_BLOCKING)) continue;
+    if (run !== null && e.mono - run.last > SHORTAGE_GAP_NS) close();
+    if (run === null) run = { first: e.mono, last: e.mono, n: 0, blocking: 0 };
+    run.last = e.mono;
+    run.n++;
+    if (e.b === COOPERATIVE_BLOCKING) run.blocking++;
+  }
+  close();
+  return out;
+}
+
+function diagnosisOf(s: Omit<Starvation, 'diagnosis'>, top: BlockingSite | undefined): string {
+  if (!s.poolEvents) {
+    return top === undefined
+      ? 'This recording has no thread-pool events and no blocked pool threads (record with --requests, on .NET 8 or later, for the pool\'s story).'
+      : `This recording has no thread-pool events (record with --requests for the pool's story); ${Math.round(100 * top.share)}% of blocked pool-thread time was in ${shortMethod(top.site)} waiting on ${top.waitingOn}.`;
+  }
+  if (!s.starved) {
+    return top === undefined
+      ? `The thread pool was never short of threads (at most ${s.maxThreads} workers), and no pool thread was seen blocked.`
+      : `The thread pool was never short of threads (at most ${s.maxThreads} workers); ${Math.round(100 * top.share)}% of blocked pool-thread time was in ${shortMethod(top.site)} waiting on ${top.waitingOn}.`;
+  }
+  const where = top === undefined ? 'no pool thread was seen blocked (CPU-bound work items?)'
+    : `${Math.round(100 * top.share)}% of blocked pool-thread time was in ${shortMethod(top.site)} waiting on ${top.waitingOn}`;
+  return `The thread pool was short of threads for ${(s.shortMs / 1000).toFixed(1)} s: ${where}.`;
+}
+
+/** The pool's story of a recording: its timeline, the ranked blocking sites, the diagnosis. */
+export function poolStory(rec: Recording): PoolStory {
+  const startMono = rec.meta?.startMono ?? 0;
+  const events = poolEvents(rec).sort((a, b) => a.mono - b.mono);
+  const points = storyPoints(events, startMono);
+  const shortages = shortagesOf(events, startMono);
+  const blocking = poolBlocking(rec);
+  const top = blocking.sites[0];
+  const workerCounts = points.filter((p) => p.kind !== 'adjustment').map((p) => p.threads);
+  const base = {
+    poolEvents: events.length > 0,
+    starved: shortages.length > 0,
+    shortMs: Math.round(shortages.reduce((s, x) => s + x.endMs - x.startMs, 0) * 1000) / 1000,
+    shortages,
+    maxThreads: workerCounts.reduce((m, n) => (n > m ? n : m), 0),
+    threadsStarted: points.filter((p) => p.kind === 'start').length,
+    topSite: top?.site ?? null,
+    topShare: top?.share ?? 0,
+  };
+  return { points, blocking, starvation: { ...base, diagnosis: diagnosisOf(base, top) } };
+}

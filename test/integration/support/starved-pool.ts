@@ -1,0 +1,75 @@
+// RequestWeb (test/targets/RequestWeb) recorded with --requests while its load generator sends 16
+// connections of /block/300 (sync over async on pool threads) and /cpu/5 for 6 s: a starved pool
+// on this 2-core machine, for threadpool.test.ts and workstation-requests.test.ts.
+
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, ROOT } from './paths.js';
+import { runCli } from './run-cli.js';
+
+function starve(url: string): void {
+  const load = spawnSync('dotnet', [WEB_DLL, 'load', '--url', url, '--seconds', '6', '--parallel', '16', '--paths', '/block/300,/cpu/5'], { encoding: 'utf8', timeout: 90_000 });
+  assert.equal(load.status, 0, load.stderr);
+}
+
+export const WEB_DLL = join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'out', 'RequestWeb.dll');
+
+/** Records `command args serve` into DIR/pool.clrscope under the load; the file's path. */
+export async function recordStarved(dir: string, command: string, args: readonly string[]): Promise<string> {
+  const file = join(dir, 'pool.clrscope');
+  const cli = spawn(process.execPath, [CLI, 'record', '--requests', '-o', file, '--', command, ...args, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  cli.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`RequestWeb did not listen in 60 s\n${stderr}`)), 60_000);
+    cli.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /LISTENING (\S+)/.exec(stdout);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  starve(url);
+  await fetch(`${url}/shutdown`, { method: 'POST' });
+  assert.equal(await exited, 0, stderr);
+  return file;
+}
+
+/**
+ * RequestWeb started on its own on .NET 10, then `record --pid --requests` attached to it, the load
+ * only once the profiler is in (as requests.test.ts attaches); the file's path.
+ */
+export async function attachStarved(dir: string): Promise<string> {
+  const file = join(dir, 'pool-attached.clrscope');
+  const server = spawn('dotnet', [WEB_DLL, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  const serverExited = new Promise<number | null>((resolve) => server.on('close', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('RequestWeb did not listen in 60 s')), 60_000);
+    server.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /LISTENING (\S+)/.exec(stdout);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  const pid = server.pid ?? 0;
+  const recorded = runCli(['record', '--pid', String(pid), '--requests', '--duration', '12', '-o', file], { timeoutMs: 90_000 });
+  const deadline = Date.now() + 30_000;
+  while (!readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libclrscope') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 1000));
+  starve(url);
+  const r = await recorded;
+  assert.equal(r.code, 0, r.stderr);
+  await fetch(`${url}/shutdown`, { method: 'POST' });
+  assert.equal(await serverExited, 0);
+  return file;
+}

@@ -1,0 +1,91 @@
+// Thread-pool blocking and starvation (report --blocking) against a real ASP.NET Core program:
+// RequestWeb (test/targets/RequestWeb) under 16 connections of /block/300, a sync-over-async
+// endpoint (Work.BlockOn: Task.Delay(ms).Wait() on a pool thread), on a 2-core machine whose pool
+// starts with 2 workers. The pool must be found short of threads from its own events, the wait
+// ranked as Task.Wait with the /block endpoint's stacks holding the blocked time, and a
+// recording of a program that serves nothing must say in one sentence that it has no pool story.
+// On .NET 10 (the shared runtime), .NET 8 and .NET 9 (self-contained builds), and .NET 10 attached to.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ROOT } from './support/paths.js';
+import { runCli } from './support/run-cli.js';
+import { WEB_DLL, attachStarved, recordStarved } from './support/starved-pool.js';
+import type { BlockingReport as Report } from '../../electron/cli/report-blocking.js';
+
+const RUNTIMES: { name: string; command: string; args: string[]; attach?: boolean }[] = [
+  { name: '.NET 10', command: 'dotnet', args: [WEB_DLL] },
+  { name: '.NET 8', command: join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'net8.0', 'RequestWeb'), args: [] },
+  { name: '.NET 9', command: join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'net9.0', 'RequestWeb'), args: [] },
+  { name: '.NET 10, attached', command: 'dotnet', args: [WEB_DLL], attach: true },
+];
+
+for (const runtime of RUNTIMES) {
+  describe(`thread-pool starvation of a real ASP.NET Core program (${runtime.name})`, { skip: runtime.command !== 'dotnet' && !existsSync(runtime.command) ? `${runtime.command} is missing: run bash scripts/build-targets.sh` : false }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'clrscope-pool-'));
+    let report: Report;
+    let text: string;
+    before(async () => {
+      const file = runtime.attach === true ? await attachStarved(dir) : await recordStarved(dir, runtime.command, runtime.args);
+      const json = await runCli(['report', file, '--blocking', '--format', 'json']);
+      assert.equal(json.code, 0, json.stderr);
+      report = JSON.parse(json.stdout) as Report;
+      const plain = await runCli(['report', file, '--blocking']);
+      assert.equal(plain.code, 0, plain.stderr);
+      text = plain.stdout;
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('diagnoses the starvation from the pool\'s own events', (t) => {
+      const s = report.starvation;
+      t.diagnostic(s.diagnosis);
+      assert.ok(s.poolEvents, 'the pool\'s events were recorded');
+      assert.ok(s.starved, 'the pool was short of threads');
+      // 16 requests blocking 300 ms each on a pool that starts with one worker per core: short for
+      // most of the 6 s of load.
+      assert.ok(s.shortMs >= 2000 && s.shortMs <= 7000, `short of threads for ${s.shortMs} ms`);
+      assert.ok(s.maxThreads >= 10, `the pool grew to ${s.maxThreads} workers`);
+      assert.match(s.diagnosis, /^The thread pool was short of threads for \d+\.\d s: \d+% of blocked pool-thread time was in \S+ waiting on Task\.Wait\.$/);
+      assert.ok(text.startsWith(s.diagnosis), 'the text report opens with the diagnosis');
+    });
+
+    it('ranks the sync-over-async wait first, with the /block endpoint\'s stacks holding the blocked time', (t) => {
+      t.diagnostic(report.blocking.slice(0, 4).map((b) => `${b.site} ${b.waitingOn} ${b.waitMs} ms ${(100 * b.share).toFixed(1)}% on ${b.threads} threads`).join('; '));
+      const top = report.blocking[0];
+      assert.equal(top.waitingOn, 'Task.Wait');
+      assert.equal(report.starvation.topSite, top.site);
+      assert.ok(top.threads >= 5, `blocked ${top.threads} pool threads`);
+      assert.equal(top.stack[top.stack.length - 1].endsWith('Task.Wait') || top.stack[top.stack.length - 1].includes('Task.InternalWait'), true, 'its stack ends at the wait');
+      // Every Task.Wait of the program is BlockOn's, under the endpoint RequestWeb maps for /block.
+      const waits = report.blocking.filter((b) => b.waitingOn === 'Task.Wait');
+      const waitShare = waits.reduce((s, b) => s + b.share, 0);
+      assert.ok(waitShare >= 0.95, `${(100 * waitShare).toFixed(1)}% of blocked pool-thread time is in Task.Wait`);
+      assert.ok(waits.some((b) => b.site.endsWith('Work.BlockOn')), 'Work.BlockOn is named as a site');
+      // The blocked time is real pool-thread time: 16 connections × 300 ms waits over ~6 s.
+      assert.ok(report.starvation.blockedMs > 20_000, `blocked ${report.starvation.blockedMs} ms`);
+    });
+  });
+}
+
+describe('a recording without an ASP.NET Core program has no pool story', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clrscope-pool-none-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('says so in one sentence, text and json', async () => {
+    const file = join(dir, 'plain.clrscope');
+    const rec = await runCli(['record', '-o', file, '--', 'dotnet', join(ROOT, 'test', 'targets', 'Demo', 'bin', 'out', 'Demo.dll'), '--seconds', '2'], { timeoutMs: 60_000 });
+    assert.equal(rec.code, 0, rec.stderr);
+    const json = await runCli(['report', file, '--blocking', '--format', 'json']);
+    assert.equal(json.code, 0, json.stderr);
+    const r = JSON.parse(json.stdout) as Report;
+    assert.equal(r.starvation.poolEvents, false);
+    assert.equal(r.starvation.starved, false);
+    assert.match(r.starvation.diagnosis, /^This recording has no thread-pool events/);
+    const text = await runCli(['report', file, '--blocking']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^This recording has no thread-pool events[^\n]*\.\n/);
+  });
+});
