@@ -16,7 +16,7 @@ export const RENDERER = join(ROOT, 'renderer', 'dist');
 export function missingForPage(): string[] {
   const missing: string[] = [];
   if (!existsSync(CHROMIUM)) missing.push(`Chromium (${CHROMIUM}: apt-get install chromium)`);
-  for (const f of ['index.html', 'app.js', 'worker.js', 'styles.css']) {
+  for (const f of ['index.html', 'app.js', 'worker.js', 'theme.css', 'styles.css']) {
     if (!existsSync(join(RENDERER, f))) missing.push(`renderer/dist/${f} (npm run build)`);
   }
   return missing;
