@@ -46,9 +46,12 @@ export function ExportView(): ReactElement {
         <div className={`export-status ${status.state}`} data-testid="export-status" data-state={status.state}>
           {status.state === 'running' && (
             <>
-              <span>Exporting {formatAbout(status.format).label}…</span>
+              <span>{status.phase === 'reading' ? 'Reading the recording back' : `Exporting ${formatAbout(status.format).label}`}…</span>
               <progress data-testid="export-progress" max={status.total > 0 ? status.total : undefined} value={status.total > 0 ? status.done : undefined} />
               {status.total > 0 && <span>{Math.round((100 * status.done) / status.total)}%</span>}
+              <button type="button" data-testid="export-cancel" disabled={status.cancelling === true} onClick={() => void ws.cancelExport()}>
+                {status.cancelling === true ? 'Cancelling…' : 'Cancel'}
+              </button>
             </>
           )}
           {status.state === 'done' && (
@@ -58,6 +61,7 @@ export function ExportView(): ReactElement {
             </span>
           )}
           {status.state === 'failed' && <span data-testid="export-error">{status.message}</span>}
+          {status.state === 'cancelled' && <span data-testid="export-cancelled">{status.message}</span>}
         </div>
       )}
     </div>

@@ -85,7 +85,7 @@ export interface HookState {
   /** The flame tree on screen answers the current options (false while a changed query is out). */
   flameCurrent: boolean;
   opening: { path: string; phase: string; done: number; total: number } | null;
-  exports: Record<string, { format: string; state: string; path: string | null; bytes: number | null; message: string | null }>;
+  exports: Record<string, { format: string; state: string; phase?: string; done: number; total: number; path: string | null; bytes: number | null; message: string | null }>;
 }
 
 export interface HookOutput {
