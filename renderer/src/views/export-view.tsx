@@ -32,16 +32,7 @@ export function ExportView(): ReactElement {
         <input type="checkbox" checked={folded} data-testid="export-folded" onChange={(e) => setFolded(e.target.checked)} />
         apply the views' folding ({describeFold(fold)})
       </label>
-      <div className="export-formats">
-        {EXPORT_FORMATS.map((f) => (
-          <div key={f} className="export-card">
-            <button type="button" className="primary" disabled={running} data-testid={`export-${f}`} onClick={() => void ws.exportRecording(f, folded)}>
-              Export {formatAbout(f).label} ({EXPORT_EXTENSIONS[f]})
-            </button>
-            <p className="hint" data-testid={`export-note-${f}`}>{formatAbout(f).note}</p>
-          </div>
-        ))}
-      </div>
+      {/* Above the formats: below them the progress and its Cancel were out of sight at 1280×800. */}
       {status !== undefined && (
         <div className={`export-status ${status.state}`} data-testid="export-status" data-state={status.state}>
           {status.state === 'running' && (
@@ -64,6 +55,16 @@ export function ExportView(): ReactElement {
           {status.state === 'cancelled' && <span data-testid="export-cancelled">{status.message}</span>}
         </div>
       )}
+      <div className="export-formats">
+        {EXPORT_FORMATS.map((f) => (
+          <div key={f} className="export-card">
+            <button type="button" className="primary" disabled={running} data-testid={`export-${f}`} onClick={() => void ws.exportRecording(f, folded)}>
+              Export {formatAbout(f).label} ({EXPORT_EXTENSIONS[f]})
+            </button>
+            <p className="hint" data-testid={`export-note-${f}`}>{formatAbout(f).note}</p>
+          </div>
+        ))}
+      </div>
     </div>
   );
 }

@@ -10,7 +10,8 @@ import { niceStep, tickLabel } from './gc-timeline-canvas.js';
 import { useCanvasWidth } from './use-canvas-width.js';
 import { useCanvasColors } from './theme.js';
 
-export const LABEL_WIDTH = 170;
+// Wide enough for the runtime's own thread names (".NET Tiered Compilation Worker") at 11 px.
+export const LABEL_WIDTH = 200;
 export const LANE_HEIGHT = 16;
 const LANE_GAP = 3;
 const AXIS = 20;
@@ -73,8 +74,7 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
     timeline.threads.forEach((t, lane) => {
       const top = laneTop(lane);
       g.fillStyle = colors.text;
-      const label = `${t.name}`;
-      g.fillText(label.length > 26 ? `${label.slice(0, 25)}…` : label, 6, top + LANE_HEIGHT / 2);
+      g.fillText(fitText(g, t.name, LABEL_WIDTH - 12), 6, top + LANE_HEIGHT / 2);
       for (let k = 0; k < buckets; k++) {
         const seen = timeline.seen[lane * buckets + k];
         if (seen <= 0) continue;
@@ -155,4 +155,12 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
       onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp} onMouseLeave={() => setDrag(null)}
     />
   );
+}
+
+/** `text` cut at its end with an ellipsis to fit `width` pixels in the context's font. */
+function fitText(g: CanvasRenderingContext2D, text: string, width: number): string {
+  if (g.measureText(text).width <= width) return text;
+  let n = text.length;
+  while (n > 1 && g.measureText(`${text.slice(0, n)}…`).width > width) n--;
+  return `${text.slice(0, n)}…`;
 }

@@ -29,9 +29,9 @@ export interface OpenedPage {
   errors: string[];
 }
 
-/** Debian's Chromium, headless, with one page of the workstation's size; the caller closes `browser`. */
-export async function openPage(): Promise<OpenedPage> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+/** Debian's Chromium, headless, with one page of the workstation's size (and `args` for Chromium); the caller closes `browser`. */
+export async function openPage(args: readonly string[] = []): Promise<OpenedPage> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', ...args] });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
