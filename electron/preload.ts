@@ -37,6 +37,7 @@ const api: WorkstationApi = {
   },
   exportRecording: async (request: ExportRequest) => (await call('exportRecording', request)) as ExportResult,
   openRecording: async (request: OpenRecordingRequest) => (await call('openRecording', request)) as SessionInfo,
+  cancelJob: async (jobId: string) => { await call('cancelJob', jobId); },
   countersHistory: async (sessionId: string) => (await call('countersHistory', sessionId)) as CountersPoint[],
   outputHistory: async (sessionId: string) => (await call('outputHistory', sessionId)) as OutputHistory,
   loadSettings: async () => (await call('loadSettings')) as WorkstationSettings,

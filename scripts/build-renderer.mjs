@@ -26,7 +26,7 @@ for (const bundle of ['app.js', 'worker.js']) {
     process.exit(1);
   }
 }
-for (const file of ['index.html', 'styles.css']) {
+for (const file of ['index.html', 'theme.css', 'styles.css']) {
   const from = join(root, 'renderer', file);
   if (existsSync(from)) copyFileSync(from, join(out, file));
 }

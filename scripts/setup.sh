@@ -14,6 +14,10 @@ command -v go >/dev/null || need_apt+=(golang-go)
 # Debian's Chromium: the browser the end-to-end tests drive through playwright-core (no
 # browser download: playwright-core uses this one).
 command -v chromium >/dev/null || need_apt+=(chromium)
+# The fonts the page's families resolve to, which the visual references were drawn with
+# (test/integration/workstation-visual.test.ts): DejaVu for sans-serif and monospace, fontconfig to find them.
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
+command -v fc-match >/dev/null || need_apt+=(fontconfig)
 # Cross compilers: the Windows DLL (64-bit), and the counters block's layout checked under the
 # 32-bit ABIs (Linux -m32, 32-bit Windows) as well as the native one.
 command -v x86_64-w64-mingw32-g++-posix >/dev/null || need_apt+=(g++-mingw-w64-x86-64-posix)

@@ -45,7 +45,7 @@ async function bundle(dir) {
     build({ ...common, entryPoints: [join(here, 'analysis-bench', 'page.mjs')], outfile: join(dir, 'page.js'), jsx: 'automatic' }),
     build({ ...common, entryPoints: [join(root, 'renderer', 'src', 'worker', 'profile-worker.ts')], outfile: join(dir, 'worker.js') }),
   ]);
-  const css = readFileSync(join(root, 'renderer', 'styles.css'), 'utf8');
+  const css = ['theme.css', 'styles.css'].map((f) => readFileSync(join(root, 'renderer', f), 'utf8')).join('\n');
   writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><style>${css}</style><body></body><script type="module" src="./page.js"></script>`);
 }
 

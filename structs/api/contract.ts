@@ -145,7 +145,12 @@ export interface ExportRequest {
   path?: string;
   /** Folding and grouping to apply to the stacks written; absent = the stacks as recorded. */
   fold?: FoldOptions;
+  /** A name for this export that cancelJob takes (JOB_ID: letters, digits, - and _). */
+  jobId?: string;
 }
+
+/** The names pages give the jobs they may cancel (cancelJob). */
+export const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** What the workstation remembers between runs (a settings file in the user's config folder). */
 export interface WorkstationSettings {
@@ -168,6 +173,8 @@ export const OPENABLE_EXTENSIONS: readonly string[] = FORMAT_CATALOG.flatMap((f)
 export interface OpenRecordingRequest {
   /** Absolute path of a recording file: one of OPENABLE_EXTENSIONS, or content a reader knows. */
   path: string;
+  /** A name for this open that cancelJob takes (JOB_ID). */
+  jobId?: string;
 }
 
 /**
@@ -284,6 +291,8 @@ export type WorkstationEvent =
   | { type: 'stream'; sessionId: string; offset: number; chunk: Uint8Array }
   | { type: 'counters'; sessionId: string; point: CountersPoint }
   | { type: 'export-progress'; sessionId: string; done: number; total: number }
+  /** An export reading the session's recording back from its stream before writing (bytes of the stream). */
+  | { type: 'export-reading'; sessionId: string; done: number; total: number }
   /** openRecording at work on `path`: reading the file (bytes), then preparing its stream (samples). */
   | { type: 'open-progress'; path: string; phase: 'reading' | 'preparing'; done: number; total: number }
   /** Output of a launched program: the lines it completed since the last event, and where each stream's unfinished line stands. */
@@ -320,6 +329,11 @@ export interface WorkstationApi {
   exportRecording(request: ExportRequest): Promise<ExportResult>;
   /** Opens a recording file as a new session: stopped from the start, no pid, its stream the recording as a .clrscope stream. */
   openRecording(request: OpenRecordingRequest): Promise<SessionInfo>;
+  /**
+   * Stops the open or export started with this jobId: it rejects with a sentence saying it was
+   * cancelled, having left things as they were (no session, no file). A job already over is no error.
+   */
+  cancelJob(jobId: string): Promise<void>;
   /**
    * The session's counters points so far (a live session's, or a file's): the newest
    * COUNTERS_HISTORY_POINTS of them, oldest first. 'counters' events bring only new points, so
@@ -375,7 +389,7 @@ export interface WorkstationApi {
 export const OPERATIONS = [
   'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'unsubscribe', 'closeSession', 'exportRecording',
   'openRecording', 'countersHistory', 'outputHistory', 'loadSettings', 'saveSettings', 'measure', 'revertMeasure', 'sourceLines',
-  'sourceFile', 'setKeepWindow',
+  'sourceFile', 'setKeepWindow', 'cancelJob',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -32,6 +32,7 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'sourceLines': return target.sourceLines(...call.args);
     case 'sourceFile': return target.sourceFile(...call.args);
     case 'setKeepWindow': return target.setKeepWindow(...call.args);
+    case 'cancelJob': return target.cancelJob(...call.args);
   }
 }
 

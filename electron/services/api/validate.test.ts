@@ -228,6 +228,7 @@ test('callOperation validates before anything reaches the workstation', async ()
     closeSession: async (id) => { calls.push(`closeSession ${id}`); },
     exportRecording: async () => { throw new Error('never'); },
     openRecording: async () => { throw new Error('never'); },
+    cancelJob: async (id) => { calls.push(`cancelJob ${id}`); },
     measure: async (r) => { calls.push(`measure ${r.pattern}`); return { ok: true, matched: 1, message: 'm' }; },
     revertMeasure: async () => { throw new Error('never'); },
     setKeepWindow: async (r) => { calls.push(`setKeepWindow ${r.sessionId} ${r.keepMinutes}`); throw new Error('never'); },
@@ -272,6 +273,14 @@ test('callOperation validates before anything reaches the workstation', async ()
   await callOperation(target, 'unsubscribe', ['s2'], known);
   await callOperation(target, 'closeSession', ['s1'], known);
   assert.deepEqual(calls, ['listSessions', 'subscribe s1', 'subscribe s1 from 12', 'unsubscribe s2', 'closeSession s1']);
+  // A job's name: letters, digits, - and _, at most 64; in an open or export request too.
+  calls.length = 0;
+  await assert.rejects(callOperation(target, 'cancelJob', ['a b'], known), /^ValidationError: A job id must be 1 to 64 letters/);
+  await assert.rejects(callOperation(target, 'cancelJob', ['x'.repeat(65)], known), /A job id/);
+  await assert.rejects(callOperation(target, 'openRecording', [{ path: '/tmp/x.clrscope', jobId: 7 }], known), /A job id/);
+  await assert.rejects(callOperation(target, 'exportRecording', [{ sessionId: 's1', format: 'pprof', jobId: '' }], known), /A job id/);
+  await callOperation(target, 'cancelJob', ['open-1_a'], known);
+  assert.deepEqual(calls, ['cancelJob open-1_a']);
 });
 
 test('settings and an export\'s folding are checked field by field', async () => {

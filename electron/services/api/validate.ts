@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import {
-  EXPORT_EXTENSIONS, MAX_KEEP_MINUTES, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type KeepWindowRequest, type LaunchRequest,
+  EXPORT_EXTENSIONS, JOB_ID, MAX_KEEP_MINUTES, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type KeepWindowRequest, type LaunchRequest,
   type MeasureRequest, type OpenRecordingRequest, type Operation, type RevertMeasureRequest, type SourceFileRequest, type WorkstationApi, type WorkstationSettings,
 } from '../../../structs/api/contract.js';
 import { checkFoldOptions, type FoldOptions } from '../../../structs/analysis/fold-options.js';
@@ -186,7 +186,7 @@ export function isExportFormat(value: unknown): value is ExportFormat {
 
 export function validateExportRequest(value: unknown, context: ValidationContext): ExportRequest {
   const obj = plainObject(value, 'export request');
-  onlyFields(obj, ['sessionId', 'format', 'path', 'fold'], 'export request');
+  onlyFields(obj, ['sessionId', 'format', 'path', 'fold', 'jobId'], 'export request');
   const sessionId = validateSessionId(obj.sessionId, context);
   if (!isExportFormat(obj.format)) {
     fail(`The export format must be one of ${Object.keys(EXPORT_EXTENSIONS).join(', ')}, not ${describeValue(obj.format)}.`);
@@ -198,7 +198,14 @@ export function validateExportRequest(value: unknown, context: ValidationContext
     if (mismatch !== undefined) fail(mismatch);
   }
   if (obj.fold !== undefined) request.fold = validateFold(obj.fold);
+  if (obj.jobId !== undefined) request.jobId = validateJobId(obj.jobId);
   return request;
+}
+
+/** A job's name as a page gave it (JOB_ID). */
+export function validateJobId(value: unknown): string {
+  if (typeof value !== 'string' || !JOB_ID.test(value)) fail(`A job id must be 1 to 64 letters, digits, - or _, not ${describeValue(value)}.`);
+  return value;
 }
 
 function validateFold(value: unknown): FoldOptions {
@@ -226,7 +233,8 @@ function openableList(): string {
  */
 export function validateOpenRequest(value: unknown): OpenRecordingRequest {
   const obj = plainObject(value, 'open request');
-  onlyFields(obj, ['path'], 'open request');
+  onlyFields(obj, ['path', 'jobId'], 'open request');
+  const jobId = obj.jobId === undefined ? undefined : validateJobId(obj.jobId);
   const path = absolutePath(obj.path, 'The recording path');
   let kind: 'file' | 'folder' | 'other';
   try {
@@ -242,7 +250,7 @@ export function validateOpenRequest(value: unknown): OpenRecordingRequest {
     // The file's name, not the whole path: long values are cut short.
     fail(`The file ${describeValue(basename(path))} is not a recording clrscope reads: its content is none of the formats it knows and its name does not end in ${openableList()}.`);
   }
-  return { path };
+  return jobId === undefined ? { path } : { path, jobId };
 }
 
 /** Whether a reader takes the file: by its content first, else by a name OPENABLE_EXTENSIONS ends (a bare .json names too much). */
@@ -295,7 +303,7 @@ export function validateSourceFileRequest(value: unknown, context: ValidationCon
 const ARITY: Record<Operation, number> = {
   listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, unsubscribe: 1, closeSession: 1, exportRecording: 1,
   openRecording: 1, countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1, measure: 1, revertMeasure: 1, sourceLines: 1,
-  sourceFile: 1, setKeepWindow: 1,
+  sourceFile: 1, setKeepWindow: 1, cancelJob: 1,
 };
 /** Arguments an operation may take beyond ARITY's. */
 const OPTIONAL_ARGS: Partial<Record<Operation, number>> = { subscribe: 1 };
@@ -366,5 +374,7 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
       return { op, args: [validateSourceFileRequest(args[0], context)] };
     case 'setKeepWindow':
       return { op, args: [validateKeepWindowRequest(args[0], context)] };
+    case 'cancelJob':
+      return { op, args: [validateJobId(args[0])] };
   }
 }

@@ -22,8 +22,11 @@ export function partialPathFor(path: string): string {
 /** Exit code of a save that failed for a reason of the file system (sysexits' EX_IOERR). */
 export const SAVE_FAILED_EXIT_CODE = 74;
 
-/** Writes `pieces` to `path`; returns the byte count. Errors of the file system become one sentence. */
-export async function writeFileAtomically(path: string, pieces: Iterable<Piece> | AsyncIterable<Piece>): Promise<number> {
+/**
+ * Writes `pieces` to `path`; returns the byte count. Errors of the file system become one
+ * sentence. `stop`, asked before each piece, ends the write by throwing (the partial file goes).
+ */
+export async function writeFileAtomically(path: string, pieces: Iterable<Piece> | AsyncIterable<Piece>, stop?: () => void): Promise<number> {
   const partial = partialPathFor(path);
   let bytes = 0;
   let phase: 'write' | 'produce' = 'write';
@@ -35,6 +38,7 @@ export async function writeFileAtomically(path: string, pieces: Iterable<Piece> 
       const iterator = (Symbol.asyncIterator in pieces ? pieces[Symbol.asyncIterator]() : pieces[Symbol.iterator]()) as AsyncIterator<Piece> | Iterator<Piece>;
       for (;;) {
         phase = 'produce';
+        stop?.();
         const next = await iterator.next();
         phase = 'write';
         if (next.done === true) break;

@@ -49,6 +49,25 @@ test('.clrscope: written in pieces, read back with everything', async () => {
   assert.deepEqual(opened.counters, counters);
 });
 
+test('a write stopped between pieces (a cancelled export) leaves no file and no partial file', async () => {
+  const sub = mkdtempSync(join(dir, 'stopped-'));
+  const path = join(sub, 'stopped.speedscope.json');
+  // A whole write asks before each piece and once at the end; stopped at its last piece here.
+  let pieces = 0;
+  await writeRecordingFile(path, rec, counters, { stop: () => { pieces += 1; } });
+  assert.ok(pieces >= 2, `asked ${pieces} times`);
+  rmSync(path);
+  let asked = 0;
+  const stop = (): void => {
+    asked += 1;
+    if (asked === pieces - 1) throw new Error('cancelled');
+  };
+  await assert.rejects(writeRecordingFile(path, rec, counters, { stop }), /^Error: cancelled$/);
+  assert.deepEqual(readdirSync(sub), []);
+  await writeRecordingFile(path, rec, counters);
+  assert.deepEqual(readdirSync(sub), ['stopped.speedscope.json']);
+});
+
 test('pprof: our export imports back with the same cpu, wall and sample counts per thread, gzipped or not', async () => {
   for (const name of ['p.pb.gz', 'p.pprof']) {
     const path = join(dir, name);

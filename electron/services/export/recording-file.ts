@@ -246,6 +246,8 @@ export interface WriteOptions {
   fileRoot?: string;
   /** pprof: the samples already summed, for a recording that does not keep them (PprofOptions.summed). */
   summed?: StackThreadSums;
+  /** Asked between pieces; throws to stop the write (a cancelled export), leaving no file. */
+  stop?: () => void;
 }
 
 /**
@@ -261,8 +263,11 @@ export async function writeRecordingFile(path: string, rec: Recording, counters:
   const step = (done: number, total: number): void => progress?.('writing', done, total);
   const writer = recordingFormat(format).writer;
   const host = HOST_WRITERS[format];
-  if (writer === 'host' && host !== undefined) return host.write(path, rec, step);
+  if (writer === 'host' && host !== undefined) {
+    options.stop?.();
+    return host.write(path, rec, step);
+  }
   if (writer === undefined || writer === 'host') throw new Error(`clrscope has no writer of ${recordingFormat(format).name} files registered.`);
   const lines = recordingFormat(format).usesLines === true ? options.lines ?? new PdbLines(options.fileRoot).linesOf(rec) : undefined;
-  return writeFileAtomically(path, writer(rec, { counters, progress: step, metric: options.metric, lines, summed: options.summed, gzip: (bytes) => gzipSync(bytes) }));
+  return writeFileAtomically(path, writer(rec, { counters, progress: step, metric: options.metric, lines, summed: options.summed, gzip: (bytes) => gzipSync(bytes) }), options.stop);
 }

@@ -18,7 +18,7 @@ import { CountersSeries } from '../counters/counters-series.js';
 import { OutputBuffer } from './output-buffer.js';
 import { MergedStreams } from './merged-streams.js';
 import { SessionStream } from '../spool/session-stream.js';
-import { recordingFromSessionStream, summedFromSessionStream } from '../spool/stream-recording.js';
+import { recordingFromSessionStream, summedFromSessionStream, type ReadBackProgress } from '../spool/stream-recording.js';
 import { StackThreadSums } from '../../../structs/profile/aggregate.js';
 import type { RecordingSession } from './recording-session.js';
 import { SessionBase, type SessionEmit } from './session-base.js';
@@ -127,20 +127,20 @@ export class LiveSession extends SessionBase implements RecordingSession {
   }
 
   /** Every sample, read back from the stream's file: the model holds none. */
-  async recordingWithSamples(): Promise<Recording | undefined> {
+  async recordingWithSamples(progress?: ReadBackProgress): Promise<Recording | undefined> {
     const model = this.recording;
     if (model === undefined) return undefined;
-    return model.keepsSamples ? model : recordingFromSessionStream(this.stream, model);
+    return model.keepsSamples ? model : recordingFromSessionStream(this.stream, model, progress);
   }
 
   /**
    * The recording with its samples summed per stack and thread instead of kept (a pprof export
    * of a long session: memory for the sums, not for every sample), or undefined before a runtime connected.
    */
-  async recordingSummed(): Promise<{ recording: Recording; sums: StackThreadSums } | undefined> {
+  async recordingSummed(progress?: ReadBackProgress): Promise<{ recording: Recording; sums: StackThreadSums } | undefined> {
     const model = this.recording;
     if (model === undefined) return undefined;
-    if (!model.keepsSamples) return summedFromSessionStream(this.stream, model);
+    if (!model.keepsSamples) return summedFromSessionStream(this.stream, model, progress);
     const sums = new StackThreadSums();
     sums.add(model.sampleColumns());
     return { recording: model, sums };

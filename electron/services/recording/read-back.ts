@@ -26,11 +26,11 @@ export interface ReadBack {
  * sample. A recording with async call stacks (spliced per sample) or one whose model keeps
  * every sample anyway is read whole, as is a session that cannot sum (a file, EventPipe).
  */
-export async function readBack(session: RecordingSession, sumsSuffice: boolean): Promise<ReadBack | undefined> {
+export async function readBack(session: RecordingSession, sumsSuffice: boolean, progress?: (done: number, total: number) => void): Promise<ReadBack | undefined> {
   const model = session.recording;
-  const whole = (): Promise<Recording | undefined> => session.recordingWithSamples();
+  const whole = (): Promise<Recording | undefined> => session.recordingWithSamples(progress);
   const summable = sumsSuffice && model !== undefined && !sumsLoseStacks(model) && !model.keepsSamples && session.recordingSummed !== undefined;
-  const read = summable ? await session.recordingSummed?.() : undefined;
+  const read = summable ? await session.recordingSummed?.(progress) : undefined;
   if (read === undefined) {
     const recording = await whole();
     return recording === undefined ? undefined : { recording };

@@ -20,14 +20,15 @@ export interface RecordingSession {
   readonly recording: Recording | undefined;
   /**
    * What an export writes: the recording with every sample (a live session's read back from its
-   * stream, in steps); undefined while nothing was recorded.
+   * stream, in steps, each reported to `progress`, which may throw to stop it: a cancelled
+   * export); undefined while nothing was recorded.
    */
-  recordingWithSamples(): Promise<Recording | undefined>;
+  recordingWithSamples(progress?: (done: number, total: number) => void): Promise<Recording | undefined>;
   /**
    * For a pprof export of a long session: the recording with its samples summed per stack and
    * thread instead of kept. Sessions that hold their recording whole have no need of it.
    */
-  recordingSummed?(): Promise<{ recording: Recording; sums: StackThreadSums } | undefined>;
+  recordingSummed?(progress?: (done: number, total: number) => void): Promise<{ recording: Recording; sums: StackThreadSums } | undefined>;
   /** The one sentence an export gets while `recording` is undefined: why there is none (yet). */
   nothingToExport(): string;
   countersHistory(): CountersPoint[];

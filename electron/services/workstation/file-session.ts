@@ -8,7 +8,9 @@ import { basename } from 'node:path';
 import type { CountersPoint, MeasureReply, SessionInfo } from '../../../structs/api/contract.js';
 import { UserError } from '../errors/user-error.js';
 import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
-import type { Recording } from '../../../structs/profile/recording.js';
+import { Recording } from '../../../structs/profile/recording.js';
+import { openInWorker } from './open-in-worker.js';
+import { checkCancelled } from './cancellable-jobs.js';
 import type { RecordingFileFormat } from '../../../structs/formats/registry.js';
 import { cpuIsEstimated } from './imported-cpu.js';
 import type { SessionStream } from '../spool/session-stream.js';
@@ -60,7 +62,7 @@ export class FileSession extends SessionBase implements RecordingSession {
   }
 
   /** Every sample, read back from the session's stream (the recording saved as a .clrscope file), a step at a time. */
-  async recordingWithSamples(): Promise<Recording | undefined> {
+  async recordingWithSamples(progress?: (done: number, total: number) => void): Promise<Recording | undefined> {
     if (this.recordingValue === undefined) return undefined;
     const reader = new RecordingFileReader();
     for (let at = 0; at < this.stream.length;) {
@@ -68,6 +70,7 @@ export class FileSession extends SessionBase implements RecordingSession {
       if (chunk.length === 0) break;
       reader.push(chunk);
       at += chunk.length;
+      progress?.(at, this.stream.length);
       await nextTurn();
     }
     return reader.finish().recording;
@@ -99,5 +102,34 @@ export class FileSession extends SessionBase implements RecordingSession {
 
   protected release(): void {
     this.recordingValue = undefined;
+  }
+}
+
+/**
+ * Reads a recording file into a new, stopped session over `stream`. The file is parsed in a
+ * worker thread; this loop only spools the stream it sends back and, once the worker has checked
+ * it all, reads that stream's model (without samples) a piece at a time between other clients'
+ * requests. A cancel (`signal`) stops either part; the stream is closed on any failure.
+ */
+export async function openFileSession(
+  path: string, stream: SessionStream, newId: () => string,
+  onProgress: (phase: 'reading' | 'preparing', done: number, total: number) => void, signal?: AbortSignal,
+): Promise<FileSession> {
+  try {
+    const opened = await openInWorker(path, { onProgress, onChunk: (bytes) => { stream.append(bytes); } }, signal);
+    stream.end();
+    const model = new RecordingFileReader(new Recording({ keepSamples: false }));
+    for (let at = 0; at < stream.length;) {
+      const chunk = await stream.read(at);
+      if (chunk.length === 0) break;
+      model.push(chunk);
+      at += chunk.length;
+      await nextTurn();
+      checkCancelled(signal, `Opening ${path}`);
+    }
+    return FileSession.fromStream(newId(), path, opened.format, model.finish().recording, opened.counters, stream);
+  } catch (err) {
+    await stream.close();
+    throw err;
   }
 }

@@ -8,6 +8,7 @@ import type { CountersPoint } from '../../../structs/api/contract.js';
 import { UserError } from '../errors/user-error.js';
 import type { RecordingFileFormat } from '../../../structs/formats/registry.js';
 import { CHUNK_TAKEN, type OpenFileMessage, type OpenFileRequest } from './open-file-messages.js';
+import { JobCancelled } from './cancellable-jobs.js';
 
 /** The worker's JavaScript heap; the import budget keeps a file's model within ~200 MiB. */
 const WORKER_HEAP_MIB = 384;
@@ -23,8 +24,12 @@ export interface OpenedInWorker {
   counters: CountersPoint[];
 }
 
-/** Opens `path` in a worker thread; resolves once every piece of its stream was handed to onChunk. */
-export function openInWorker(path: string, handlers: OpenFileHandlers): Promise<OpenedInWorker> {
+/**
+ * Opens `path` in a worker thread; resolves once every piece of its stream was handed to onChunk.
+ * An abort of `signal` ends the worker (reading, or symbolizing an imported trace) at once and
+ * rejects with JobCancelled.
+ */
+export function openInWorker(path: string, handlers: OpenFileHandlers, signal?: AbortSignal): Promise<OpenedInWorker> {
   const request: OpenFileRequest = { path };
   const worker = new Worker(new URL('./open-file-worker.js', import.meta.url), {
     workerData: request,
@@ -62,6 +67,9 @@ export function openInWorker(path: string, handlers: OpenFileHandlers): Promise<
         : `Cannot read ${path}: the reader stopped (${err.message.replace(/[.\s]+$/, '')}).`;
       settle(() => reject(new UserError(sentence)));
     });
+    const cancel = (): void => settle(() => reject(new JobCancelled(`Opening ${path}`)));
+    if (signal?.aborted === true) cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
     worker.on('exit', (code) => {
       settle(() => reject(new Error(`The file reader stopped (exit code ${code}) before it finished ${path}.`)));
     });

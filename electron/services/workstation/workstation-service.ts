@@ -15,8 +15,6 @@ import type {
 } from '../../../structs/api/contract.js';
 import { demoProgramPath } from '../demo/demo-program.js';
 import { commandLineOf } from '../../../structs/text/command-line.js';
-import { RecordingFileReader } from '../../../structs/formats/clrscope-file/open-recording.js';
-import { openInWorker } from './open-in-worker.js';
 import { connectTimeoutMs } from '../recording/profiled-launch.js';
 import { attachSession, launchSession, type LaunchStart } from '../recording/start-session.js';
 import { lingeringSentence, ProcessBook } from '../recording/process-tree.js';
@@ -26,7 +24,8 @@ import { describeAttachTarget } from './attach-target.js';
 import { pageHistory } from '../counters/counters-series.js';
 import { EventHub, type Drained, type HubClient } from './event-hub.js';
 import { defaultExportName, defaultExportsDir, ensureExportsDir, exportPathMismatch, writeExport } from './export-recording.js';
-import { FileSession } from './file-session.js';
+import { openFileSession } from './file-session.js';
+import { CancellableJobs, checkCancelled, JobCancelled } from './cancellable-jobs.js';
 import { resolveLaunch } from './launch-command.js';
 import { listProcesses as discoverProcesses } from './processes.js';
 import type { RecordingSession } from '../recording/recording-session.js';
@@ -34,7 +33,6 @@ import { readBack, type ReadBack } from '../recording/read-back.js';
 import { foldRecording } from '../../../structs/analysis/fold-recording.js';
 import { SettingsStore } from './settings-store.js';
 import { SourceLookup } from './source-lookup.js';
-import { Recording } from '../../../structs/profile/recording.js';
 import { SessionStream } from '../spool/session-stream.js';
 import { ensureSpoolDir, spoolDir, spoolFileName } from '../spool/spool-dir.js';
 import { privateDirProblem } from '../files/private-dir.js';
@@ -105,6 +103,8 @@ class WorkstationCore {
   private shuttingDown = false;
   private exportsDir: Promise<string> | undefined;
   private readonly sources = new SourceLookup();
+  /** Opens and exports a page may cancel. */
+  readonly jobs = new CancellableJobs();
   private spoolDir: Promise<string | undefined> | undefined;
   // Minutes each session's views keep (SessionInfo.keepMinutes): a setting of the workstation's
   // pages, not of the recording, so it is put on each SessionInfo on its way out.
@@ -291,42 +291,23 @@ class WorkstationCore {
     return this.info(await this.session(id).stop());
   }
 
-  /**
-   * Reads a recording file into a new, stopped session; progress goes to every client. The file
-   * is parsed in a worker thread; this loop only spools the stream it sends back and, once the
-   * worker has checked it all, reads that stream's model (without samples) a piece at a time
-   * between other clients' requests.
-   */
+  /** Reads a recording file into a new, stopped session (openFileSession); progress goes to every client. */
   async openRecording(request: OpenRecordingRequest): Promise<SessionInfo> {
     this.assertRunning();
     const { path } = request;
     if (!isAbsolute(path)) throw new UserError(`The recording path must be absolute, not ${path}.`);
-    const stream = await this.newStream();
-    const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-    let session: FileSession;
+    const signal = this.jobs.begin(request.jobId);
     try {
-      const opened = await openInWorker(path, {
-        onProgress: (phase, done, total) => this.emit({ type: 'open-progress', path, phase, done, total }),
-        onChunk: (bytes) => {
-          stream.append(bytes);
-        },
-      });
-      stream.end();
-      // The model is read once the worker has checked the whole file against the read budget,
-      // from the spool a piece at a time: other clients go between pieces.
-      const model = new RecordingFileReader(new Recording({ keepSamples: false }));
-      for (let at = 0; at < stream.length;) {
-        const chunk = await stream.read(at);
-        if (chunk.length === 0) break;
-        model.push(chunk);
-        at += chunk.length;
-        await nextTurn();
-      }
-      session = FileSession.fromStream(this.newId(), path, opened.format, model.finish().recording, opened.counters, stream);
-    } catch (err) {
-      await stream.close();
-      throw err;
+      return await this.openFile(path, signal);
+    } finally {
+      this.jobs.end(request.jobId);
     }
+  }
+
+  private async openFile(path: string, signal: AbortSignal | undefined): Promise<SessionInfo> {
+    const stream = await this.newStream();
+    const onProgress = (phase: 'reading' | 'preparing', done: number, total: number): void => this.emit({ type: 'open-progress', path, phase, done, total });
+    const session = await openFileSession(path, stream, () => this.newId(), onProgress, signal);
     this.sessions.set(session.id, session);
     this.emit({ type: 'session', session: session.snapshot });
     return this.info(session.snapshot);
@@ -407,6 +388,15 @@ class WorkstationCore {
   }
 
   async exportRecording(request: ExportRequest): Promise<ExportResult> {
+    const signal = this.jobs.begin(request.jobId);
+    try {
+      return await this.exportSession(request, signal);
+    } finally {
+      this.jobs.end(request.jobId);
+    }
+  }
+
+  private async exportSession(request: ExportRequest, signal: AbortSignal | undefined): Promise<ExportResult> {
     const session = this.session(request.sessionId);
     if (session.recording === undefined) throw new UserError(session.nothingToExport());
     let path = request.path;
@@ -422,15 +412,22 @@ class WorkstationCore {
     // pprof without folding needs the samples only summed per stack and thread (read-back.ts):
     // read back that way, an hour's export holds the sums, not every sample.
     let back: ReadBack | undefined;
+    const what = `The ${request.format} export of session ${session.id}`;
+    const reading = (done: number, total: number): void => {
+      checkCancelled(signal, what);
+      this.emit({ type: 'export-reading', sessionId: session.id, done, total });
+    };
     try {
-      // Not reported as export progress: that counts the writer's steps, from 0 of 1, as before.
-      back = await readBack(session, request.format === 'pprof' && request.fold === undefined);
+      // Its own event: export progress counts the writer's steps, from 0 of 1, as before.
+      back = await readBack(session, request.format === 'pprof' && request.fold === undefined, reading);
     } catch (err) {
+      if (err instanceof JobCancelled) throw err;
       throw new UserError(`Session ${session.id}'s recording could not be read back for the export: ${(err as Error).message.replace(/[.\s]+$/, '')}.`);
     }
     if (back === undefined) throw new UserError(session.nothingToExport());
+    checkCancelled(signal, what);
     const folded = request.fold === undefined ? back.recording : foldRecording(back.recording, request.fold);
-    return writeExport(folded, session.countersHistory(), request.format, path, progress, back.summed?.sums);
+    return writeExport(folded, session.countersHistory(), request.format, path, progress, back.summed?.sums, () => checkCancelled(signal, what));
   }
 
   async shutdown(): Promise<void> {
@@ -454,6 +451,7 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     closeSession: (id) => core.closeSession(id),
     exportRecording: (request) => core.exportRecording(request),
     openRecording: (request) => core.openRecording(request),
+    cancelJob: async (jobId) => core.jobs.cancel(jobId),
     countersHistory: async (id) => core.countersHistory(id),
     outputHistory: async (id) => core.outputHistory(id),
     loadSettings: async () => core.settings.load(),

@@ -121,6 +121,7 @@ export class WsApi implements WorkstationApi {
   closeSession(sessionId: string): Promise<void> { return this.call('closeSession', [sessionId]); }
   exportRecording(request: ExportRequest): Promise<ExportResult> { return this.call('exportRecording', [request]); }
   openRecording(request: OpenRecordingRequest): Promise<SessionInfo> { return this.call('openRecording', [request]); }
+  cancelJob(jobId: string): Promise<void> { return this.call('cancelJob', [jobId]); }
   countersHistory(sessionId: string): Promise<CountersPoint[]> { return this.call('countersHistory', [sessionId]); }
   outputHistory(sessionId: string): Promise<OutputHistory> { return this.call('outputHistory', [sessionId]); }
   loadSettings(): Promise<WorkstationSettings> { return this.call('loadSettings', []); }

@@ -29,6 +29,13 @@ export function diffShade(delta: number, maxAbs: number, noise = 0): number {
   return delta > 0 ? mid + step : mid - step;
 }
 
+/** Background, label text, and label text of frames a search does not match. */
+export interface FlameColors {
+  background: string;
+  text: string;
+  dimText: string;
+}
+
 export interface FlamePalette {
   /** CSS colours by palette index. */
   normal: string[];
@@ -46,7 +53,7 @@ interface HueFamily {
 // Index = labelKind: 0 managed, 1 native, 2 synthetic, 3 thread.
 const FAMILIES: HueFamily[] = [
   { hue: 8, hueSpread: 44, saturation: 78, lightness: 60 },
-  { hue: 190, hueSpread: 36, saturation: 55, lightness: 62 },
+  { hue: 190, hueSpread: 36, saturation: 55, lightness: 66 },
   { hue: 0, hueSpread: 0, saturation: 0, lightness: 72 },
   { hue: 262, hueSpread: 30, saturation: 45, lightness: 68 },
 ];
@@ -71,7 +78,7 @@ export function buildPalette(): FlamePalette {
   for (let s = 0; s < DIFF_SHADES; s++) {
     const strength = Math.abs(s - mid) / mid;
     const hue = s < mid ? 215 : 2;
-    const color = s === mid ? hslToHex(0, 0, 74) : hslToHex(hue, 25 + 60 * strength, 78 - 26 * strength);
+    const color = s === mid ? hslToHex(0, 0, 74) : hslToHex(hue, 25 + 60 * strength, 80 - 18 * strength);
     normal.push(color);
     dimmed.push(hslToHex(hue, 10, 88));
   }

@@ -10,7 +10,7 @@ import {
 } from './flame-layout.js';
 import { paintBackground, type DevicePlan } from './flame-background.js';
 import { NOT_ZOOMED, labelPath, sameZoom, zoomedNode, type ZoomPath } from './flame-zoom.js';
-import { DIFF_BASE, MATCH_COLOR, PALETTE_SIZE, RUN_COLOR, buildPalette, paletteIndex, type FlamePalette } from './flame-colors.js';
+import { DIFF_BASE, MATCH_COLOR, PALETTE_SIZE, RUN_COLOR, buildPalette, paletteIndex, type FlameColors, type FlamePalette } from './flame-colors.js';
 
 export type { SearchResult } from './flame-layout.js';
 
@@ -25,8 +25,7 @@ export interface FlameRendererOptions {
   minLabelWidth?: number;
   /** Length of the zoom animation in ms; 0 jumps (default 180). */
   zoomAnimationMs?: number;
-  background?: string;
-  textColor?: string;
+  colors?: Partial<FlameColors>;
   /** Called after every draw with the time draw() took (ms): for benchmarks and diagnostics. */
   onDraw?: (drawMs: number) => void;
 }
@@ -85,8 +84,7 @@ export class FlameRenderer {
   private readonly minFrameWidth: number;
   private readonly minLabelWidth: number;
   private readonly animationMs: number;
-  private readonly background: string;
-  private readonly textColor: string;
+  private colors: FlameColors;
   private readonly onDraw: ((drawMs: number) => void) | undefined;
   private readonly palette: FlamePalette = buildPalette();
   private readonly plan = new FramePlan();
@@ -132,8 +130,7 @@ export class FlameRenderer {
     this.minFrameWidth = options.minFrameWidth ?? 0.5;
     this.minLabelWidth = options.minLabelWidth ?? 40;
     this.animationMs = options.zoomAnimationMs ?? 180;
-    this.background = options.background ?? '#ffffff';
-    this.textColor = options.textColor ?? '#1b1b1b';
+    this.colors = { background: '#ffffff', text: '#1b1b1b', dimText: '#5a5a5a', ...options.colors };
     this.onDraw = options.onDraw;
   }
 
@@ -259,6 +256,12 @@ export class FlameRenderer {
   }
 
   /** Draws on the next animation frame (several requests in one frame draw once). */
+  /** The theme's colours (the page's light or dark setting changed). */
+  setColors(colors: FlameColors): void {
+    this.colors = colors;
+    this.requestDraw();
+  }
+
   requestDraw(): void {
     this.dirty = true;
     if (this.drawHandle !== 0 || typeof requestAnimationFrame !== 'function') return;
@@ -283,13 +286,13 @@ export class FlameRenderer {
       const vp = this.viewport();
       planFrame(tree, this.layout, vp, this.minFrameWidth, this.plan);
       this.snapToDevicePixels(vp);
-      paintBackground(this.ctx, this.plan, this.px, this.canvas.width, this.canvas.height, this.inverted, this.background);
+      paintBackground(this.ctx, this.plan, this.px, this.canvas.width, this.canvas.height, this.inverted, this.colors.background);
       this.drawFrames(tree);
       ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
       this.drawLabels(tree, vp);
       this.drawHover(tree, vp);
     } else {
-      ctx.fillStyle = this.background;
+      ctx.fillStyle = this.colors.background;
       ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
     }
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
@@ -446,7 +449,6 @@ export class FlameRenderer {
     ctx.textAlign = 'left';
     if (this.ellipsisWidth === 0) this.ellipsisWidth = ctx.measureText('…').width;
     const matched = this.matches?.matched;
-    const dimText = '#8a8a8a';
     let current = '';
     const half = (this.rowHeight - 1) / 2;
     for (let k = 0; k < plan.count; k++) {
@@ -463,7 +465,7 @@ export class FlameRenderer {
       }
       const text = fitLabel(name, full, w - 2 * LABEL_PADDING, this.ellipsisWidth);
       if (text === '') continue;
-      const color = matched !== undefined && matched[node] === 0 ? dimText : this.textColor;
+      const color = matched !== undefined && matched[node] === 0 ? this.colors.dimText : this.colors.text;
       if (color !== current) {
         ctx.fillStyle = color;
         current = color;

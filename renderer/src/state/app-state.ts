@@ -87,7 +87,12 @@ export type { ParallelBy };
 
 export interface ExportStatus {
   format: ExportFormat;
-  state: 'running' | 'done' | 'failed';
+  state: 'running' | 'done' | 'failed' | 'cancelled';
+  /** The name cancelJob takes while it runs; `cancelling` once Cancel was pressed. */
+  jobId: string | null;
+  cancelling?: boolean;
+  /** Reading the recording back (bytes of its stream), then writing (the writer's steps). */
+  phase?: 'reading' | 'writing';
   done: number;
   total: number;
   path: string | null;
@@ -98,6 +103,9 @@ export interface ExportStatus {
 /** A recording file being opened: what openRecording's progress events said last. */
 export interface OpeningStatus {
   path: string;
+  /** The name cancelJob takes; `cancelling` once Cancel was pressed. */
+  jobId: string;
+  cancelling: boolean;
   phase: 'reading' | 'preparing';
   done: number;
   total: number;

@@ -3,10 +3,10 @@
 
 import type { ExportFormat, WorkstationEvent } from '../../../structs/api/contract.js';
 import type { ExportStatus } from './app-state.js';
-import { selectedSession, type StationContext } from './station-context.js';
+import { newJobId, selectedSession, type StationContext } from './station-context.js';
 import { userMessage } from './user-message.js';
 
-type ExportProgress = Extract<WorkstationEvent, { type: 'export-progress' }>;
+type ExportProgress = Extract<WorkstationEvent, { type: 'export-progress' | 'export-reading' }>;
 
 export class ExportActions {
   constructor(private readonly ctx: StationContext) {}
@@ -15,19 +15,39 @@ export class ExportActions {
   async exportRecording(format: ExportFormat, folded = false): Promise<void> {
     const session = selectedSession(this.ctx.store.get());
     if (session === undefined) return;
-    this.set(session.id, { format, state: 'running', done: 0, total: 0, path: null, bytes: null, message: null });
+    const jobId = newJobId('export');
+    this.set(session.id, { format, state: 'running', jobId, done: 0, total: 0, path: null, bytes: null, message: null });
     try {
-      const result = await this.ctx.api.exportRecording({ sessionId: session.id, format, ...(folded ? { fold: this.ctx.store.get().fold } : {}) });
-      this.set(session.id, { format, state: 'done', done: 1, total: 1, path: result.path, bytes: result.bytes, message: null });
+      const result = await this.ctx.api.exportRecording({ sessionId: session.id, format, jobId, ...(folded ? { fold: this.ctx.store.get().fold } : {}) });
+      this.set(session.id, { format, state: 'done', jobId: null, done: 1, total: 1, path: result.path, bytes: result.bytes, message: null });
     } catch (e) {
+      // Cancelled as asked: the main process removed what it had begun to write.
+      if (this.ctx.store.get().exports[session.id]?.cancelling === true) {
+        this.set(session.id, { format, state: 'cancelled', jobId: null, done: 0, total: 0, path: null, bytes: null, message: 'Export cancelled: no file was written.' });
+        return;
+      }
       const message = userMessage(e, 'The export failed.');
-      this.set(session.id, { format, state: 'failed', done: 0, total: 0, path: null, bytes: null, message });
+      this.set(session.id, { format, state: 'failed', jobId: null, done: 0, total: 0, path: null, bytes: null, message });
+    }
+  }
+
+  /** Stops the selected session's running export. */
+  async cancel(): Promise<void> {
+    const session = selectedSession(this.ctx.store.get());
+    const status = session === undefined ? undefined : this.ctx.store.get().exports[session.id];
+    if (session === undefined || status?.state !== 'running' || status.jobId === null || status.cancelling === true) return;
+    this.set(session.id, { ...status, cancelling: true });
+    try {
+      await this.ctx.api.cancelJob(status.jobId);
+    } catch (e) {
+      this.ctx.showError(userMessage(e, 'The export could not be cancelled.'));
     }
   }
 
   onProgress(event: ExportProgress): void {
     const current = this.ctx.store.get().exports[event.sessionId];
-    if (current?.state === 'running') this.set(event.sessionId, { ...current, done: event.done, total: event.total });
+    const phase = event.type === 'export-reading' ? 'reading' : 'writing';
+    if (current?.state === 'running') this.set(event.sessionId, { ...current, phase, done: event.done, total: event.total });
   }
 
   /** A closed session's export is no longer shown. */

@@ -29,10 +29,12 @@ describe('Workstation: session actions', () => {
     };
     api.history.f1 = [{ timeMs: 5, values: { gc: { genCollections0: 1 } } }];
     const done = ws.sessions.openRecording('/traces/app.nettrace');
-    assert.deepEqual(ws.state.opening, { path: '/traces/app.nettrace', phase: 'reading', done: 0, total: 0 });
+    const jobId = ws.state.opening?.jobId ?? '';
+    assert.match(jobId, /^open-\d+-[a-z0-9]+$/);
+    assert.deepEqual(ws.state.opening, { path: '/traces/app.nettrace', jobId, cancelling: false, phase: 'reading', done: 0, total: 0 });
     api.emit({ type: 'open-progress', path: '/traces/other.nettrace', phase: 'reading', done: 1, total: 9 });
     api.emit({ type: 'open-progress', path: '/traces/app.nettrace', phase: 'preparing', done: 3, total: 10 });
-    assert.deepEqual(ws.state.opening, { path: '/traces/app.nettrace', phase: 'preparing', done: 3, total: 10 });
+    assert.deepEqual(ws.state.opening, { path: '/traces/app.nettrace', jobId, cancelling: false, phase: 'preparing', done: 3, total: 10 });
     release();
     await done;
     await settle();
@@ -42,6 +44,22 @@ describe('Workstation: session actions', () => {
     assert.deepEqual(api.subscribed, ['f1']);
     assert.equal(ws.selectedSession()?.approximateCpu, true);
     assert.equal(ws.counters.points('f1').length, 1);
+  });
+
+  it('Cancel asks the main process to stop the open by its job id; the rejection that follows is no error', async () => {
+    const { ws, api } = setup();
+    let reject!: (e: Error) => void;
+    const cancelled: string[] = [];
+    api.openRecording = (request) => new Promise((_resolve, no) => { reject = no; assert.equal(request.jobId, ws.state.opening?.jobId); });
+    api.cancelJob = async (jobId) => { cancelled.push(jobId); reject(new Error(`Opening /t/big.clrscope was cancelled.`)); };
+    const done = ws.sessions.openRecording('/t/big.clrscope');
+    const jobId = ws.state.opening?.jobId;
+    await ws.sessions.cancelOpen();
+    await done;
+    assert.deepEqual(cancelled, [jobId]);
+    assert.equal(ws.state.opening, null);
+    assert.equal(ws.state.error, null);
+    assert.equal(ws.state.selectedSessionId, null);
   });
 
   it('shows the API\'s sentence when a file cannot be opened, and offers a dialog only when the shell has one', async () => {

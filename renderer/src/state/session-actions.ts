@@ -4,7 +4,7 @@
 
 import type { AttachRequest, LaunchRequest, SessionInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import { isLive } from './app-state.js';
-import { selectedSession, type StationContext } from './station-context.js';
+import { newJobId, selectedSession, type StationContext } from './station-context.js';
 import { userMessage } from './user-message.js';
 
 type OpenProgress = Extract<WorkstationEvent, { type: 'open-progress' }>;
@@ -48,9 +48,11 @@ export class SessionActions {
   /** Opens a recording file (an absolute path) as a new session and shows it. */
   async openRecording(path: string): Promise<void> {
     if (this.ctx.store.get().opening !== null) return;
-    this.ctx.store.update({ opening: { path, phase: 'reading', done: 0, total: 0 } });
+    const jobId = newJobId('open');
+    this.ctx.store.update({ opening: { path, jobId, cancelling: false, phase: 'reading', done: 0, total: 0 } });
     try {
-      await this.begin(() => this.ctx.api.openRecording({ path }), 'The recording could not be opened.');
+      // A cancelled open is what the user asked for: no error, the sessions and views as they were.
+      await this.begin(() => this.ctx.api.openRecording({ path, jobId }), 'The recording could not be opened.', () => this.ctx.store.get().opening?.cancelling === true);
     } finally {
       this.ctx.store.update({ opening: null });
     }
@@ -76,7 +78,19 @@ export class SessionActions {
 
   onOpenProgress(event: OpenProgress): void {
     const opening = this.ctx.store.get().opening;
-    if (opening !== null && opening.path === event.path) this.ctx.store.update({ opening: { path: event.path, phase: event.phase, done: event.done, total: event.total } });
+    if (opening !== null && opening.path === event.path) this.ctx.store.update({ opening: { ...opening, phase: event.phase, done: event.done, total: event.total } });
+  }
+
+  /** Stops the file being opened (its worker ends in the main process); openRecording then ends quietly. */
+  async cancelOpen(): Promise<void> {
+    const opening = this.ctx.store.get().opening;
+    if (opening === null || opening.cancelling) return;
+    this.ctx.store.update({ opening: { ...opening, cancelling: true } });
+    try {
+      await this.ctx.api.cancelJob(opening.jobId);
+    } catch (e) {
+      this.ctx.showError(userMessage(e, 'The open could not be cancelled.'));
+    }
   }
 
   /** How much of the selected session the views keep (null: all of it); every page feeds its worker again. */
@@ -138,14 +152,14 @@ export class SessionActions {
     for (const s of this.ctx.store.get().sessions) if (!known.has(s.id)) this.roster.forget(s.id);
   }
 
-  private async begin(start: () => Promise<SessionInfo>, failure = 'The program could not be started under the profiler.'): Promise<void> {
+  private async begin(start: () => Promise<SessionInfo>, failure = 'The program could not be started under the profiler.', cancelled = (): boolean => false): Promise<void> {
     this.ctx.store.update({ starting: true });
     try {
       const session = await start();
       this.roster.upsert(session);
       this.roster.show(session.id);
     } catch (e) {
-      this.ctx.showError(userMessage(e, failure));
+      if (!cancelled()) this.ctx.showError(userMessage(e, failure));
     } finally {
       this.ctx.store.update({ starting: false });
     }

@@ -28,6 +28,13 @@ export function sentence(message: string): string {
   return message.endsWith('.') ? message : `${message}.`;
 }
 
+let jobs = 0;
+/** A name for a job this page may cancel (an open, an export): unique among the pages of this workstation. */
+export function newJobId(kind: string): string {
+  jobs += 1;
+  return `${kind}-${jobs}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
 /** Asks the main process to stop sending a session's stream; best effort: the session may be closed already, and its chunks are ignored here anyway. */
 export function stopHearing(api: WorkstationApi, sessionId: string): void {
   api.unsubscribe(sessionId).catch(() => undefined);

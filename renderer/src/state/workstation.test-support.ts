@@ -82,6 +82,7 @@ export class FakeApi implements WorkstationApi {
     return () => undefined;
   }
   exportRecording = async () => ({ path: '/tmp/x.pb.gz', bytes: 10 });
+  cancelJob = async (_jobId: string): Promise<void> => undefined;
   openRecording = async (request: OpenRecordingRequest): Promise<SessionInfo> => ({
     ...session('f1', 'stopped'), pid: null, label: request.path.slice(request.path.lastIndexOf('/') + 1), source: 'file', approximateCpu: true,
   });

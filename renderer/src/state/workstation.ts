@@ -165,6 +165,11 @@ export class Workstation {
     return this.exports.exportRecording(format, folded);
   }
 
+  /** Stops the selected recording's running export; nothing of it stays on disk. */
+  cancelExport(): Promise<void> {
+    return this.exports.cancel();
+  }
+
   /** The stack of a thread at a moment of the timeline (ms from the recording's start). */
   showStackAt(threadId: number, atMs: number): Promise<void> {
     return this.refresh.showStackAt(threadId, atMs);
@@ -183,6 +188,7 @@ export class Workstation {
         this.history.addPoint(event.sessionId, event.point);
         break;
       case 'export-progress':
+      case 'export-reading':
         this.exports.onProgress(event);
         break;
       case 'open-progress':

@@ -76,7 +76,7 @@ export function ExceptionsView(): ReactElement {
   const caption = table === null
     ? 'Waiting for the recording…'
     : table.rows.length === 0
-      ? 'No exceptions were thrown here (or the recording has none: record --exceptions on).'
+      ? 'No exceptions in this recording.'
       : `${rows.length.toLocaleString()} of ${table.rows.length.toLocaleString()} exception types; ${table.count.toLocaleString()} thrown. A method is where exceptions were first thrown (a rethrow is not counted again); its share and a message's count are of the type's exceptions with a stack.`;
   return (
     <div className="functions-view exceptions-view">
@@ -85,7 +85,8 @@ export function ExceptionsView(): ReactElement {
         <SearchBox />
       </div>
       <div className="hint" data-testid="exceptions-caption">{caption}</div>
-      <div className="hint">Pick a type to show where it is thrown in the flame graph (double-click to go there).</div>
+      {/* Only with rows to pick: an empty table's own sentence says what would fill it. */}
+      {rows.length > 0 && <div className="hint">Pick a type to show where it is thrown in the flame graph (double-click to go there).</div>}
       <VirtualTable
         testId="exceptions-table" rowCount={rows.length} columns={COLUMNS} selectedRow={selectedRow}
         cell={(r, key, width) => (table === null ? null : exceptionCell(table, rows, r, key, width))}

@@ -32,6 +32,29 @@ export function ExportView(): ReactElement {
         <input type="checkbox" checked={folded} data-testid="export-folded" onChange={(e) => setFolded(e.target.checked)} />
         apply the views' folding ({describeFold(fold)})
       </label>
+      {/* Above the formats: below them the progress and its Cancel were out of sight at 1280×800. */}
+      {status !== undefined && (
+        <div className={`export-status ${status.state}`} data-testid="export-status" data-state={status.state}>
+          {status.state === 'running' && (
+            <>
+              <span>{status.phase === 'reading' ? 'Reading the recording back' : `Exporting ${formatAbout(status.format).label}`}…</span>
+              <progress data-testid="export-progress" max={status.total > 0 ? status.total : undefined} value={status.total > 0 ? status.done : undefined} />
+              {status.total > 0 && <span>{Math.round((100 * status.done) / status.total)}%</span>}
+              <button type="button" data-testid="export-cancel" disabled={status.cancelling === true} onClick={() => void ws.cancelExport()}>
+                {status.cancelling === true ? 'Cancelling…' : 'Cancel'}
+              </button>
+            </>
+          )}
+          {status.state === 'done' && (
+            <span>
+              Wrote <code data-testid="export-path">{status.path}</code>
+              {status.bytes !== null && <> ({formatBytes(status.bytes)})</>}
+            </span>
+          )}
+          {status.state === 'failed' && <span data-testid="export-error">{status.message}</span>}
+          {status.state === 'cancelled' && <span data-testid="export-cancelled">{status.message}</span>}
+        </div>
+      )}
       <div className="export-formats">
         {EXPORT_FORMATS.map((f) => (
           <div key={f} className="export-card">
@@ -42,24 +65,6 @@ export function ExportView(): ReactElement {
           </div>
         ))}
       </div>
-      {status !== undefined && (
-        <div className={`export-status ${status.state}`} data-testid="export-status" data-state={status.state}>
-          {status.state === 'running' && (
-            <>
-              <span>Exporting {formatAbout(status.format).label}…</span>
-              <progress data-testid="export-progress" max={status.total > 0 ? status.total : undefined} value={status.total > 0 ? status.done : undefined} />
-              {status.total > 0 && <span>{Math.round((100 * status.done) / status.total)}%</span>}
-            </>
-          )}
-          {status.state === 'done' && (
-            <span>
-              Wrote <code data-testid="export-path">{status.path}</code>
-              {status.bytes !== null && <> ({formatBytes(status.bytes)})</>}
-            </span>
-          )}
-          {status.state === 'failed' && <span data-testid="export-error">{status.message}</span>}
-        </div>
-      )}
     </div>
   );
 }

@@ -22,9 +22,7 @@ import { formatMetricValue, formatNs, formatPercent } from './format.js';
 import { noteFlameDraw, registerFlame } from './flame-probe.js';
 import { isLive } from '../state/app-state.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
-
-/** Matches styles.css's --bg-input: the canvas is part of the dark page. */
-const CANVAS_BACKGROUND = '#12151a';
+import { canvasColors, flameColors, useCanvasColors } from './theme.js';
 
 export function FlameView(): ReactElement {
   const ws = useWorkstation();
@@ -58,7 +56,7 @@ export function FlameView(): ReactElement {
     const canvas = canvasRef.current;
     const box = boxRef.current;
     if (canvas === null || box === null) return;
-    const renderer: FlameRenderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND, onDraw: () => noteFlameDraw(renderer.tree) });
+    const renderer: FlameRenderer = new FlameRenderer(canvas, { colors: flameColors(canvasColors()), onDraw: () => noteFlameDraw(renderer.tree) });
     rendererRef.current = renderer;
     shownShape.current = null;
     const unregister = registerFlame(renderer, canvas);
@@ -71,6 +69,9 @@ export function FlameView(): ReactElement {
       rendererRef.current = null;
     };
   }, [ws]);
+
+  const colors = useCanvasColors();
+  useEffect(() => rendererRef.current?.setColors(flameColors(colors)), [colors]);
 
   useEffect(() => {
     const r = rendererRef.current;

@@ -20,7 +20,7 @@ import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
 export const FUNCTION_COLUMNS: readonly VirtualColumn[] = [
   { key: 'name', title: 'Function', width: 'minmax(20em, 1fr)', sortable: true, resizable: true },
-  { key: 'source', title: 'Source', width: '8em' },
+  { key: 'source', title: 'Source', width: '11em' },
   { key: 'selfPct', title: 'Self %', width: '5em', numeric: true },
   { key: 'self', title: 'Self', width: '6.5em', numeric: true, sortable: true },
   { key: 'totalPct', title: 'Total %', width: '5.5em', numeric: true },

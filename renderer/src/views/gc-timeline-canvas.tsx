@@ -7,7 +7,7 @@ import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
 import { groupName, pauseGroup } from '../state/pause-groups.js';
 import { formatMs, formatNs } from './format.js';
 import { useCanvasWidth } from './use-canvas-width.js';
-import { CANVAS_GRID, CANVAS_SELECTION, CANVAS_SELECTION_EDGE, CANVAS_TEXT, pauseColor } from './palette.js';
+import { pauseColor, useCanvasColors } from './theme.js';
 
 interface Props {
   pauses: readonly PauseEntry[];
@@ -52,6 +52,8 @@ export function GcTimelineCanvas({ pauses, durationMs, fromMs, range, onRange, p
   const xOf = (ms: number): number => LEFT + ((ms - originMs) / spanMs) * plotW;
   const msOf = (x: number): number => originMs + Math.min(spanMs, Math.max(0, ((x - LEFT) / plotW) * spanMs));
 
+  const colors = useCanvasColors();
+
   useEffect(() => {
     const canvas = canvasRef.current;
     if (canvas === null) return;
@@ -65,8 +67,8 @@ export function GcTimelineCanvas({ pauses, durationMs, fromMs, range, onRange, p
     const plotH = HEIGHT - AXIS - 6;
     // Grid and time labels.
     g.font = '11px system-ui, sans-serif';
-    g.fillStyle = CANVAS_TEXT;
-    g.strokeStyle = CANVAS_GRID;
+    g.fillStyle = colors.text;
+    g.strokeStyle = colors.grid;
     g.lineWidth = 1;
     const step = niceStep(spanMs, plotW);
     for (let t = Math.ceil(originMs / step) * step; t <= originMs + spanMs + 1e-9; t += step) {
@@ -86,10 +88,10 @@ export function GcTimelineCanvas({ pauses, durationMs, fromMs, range, onRange, p
       const x = xOf(p.startNs / 1e6);
       const w = Math.max(1, xOf((p.startNs + p.durationNs) / 1e6) - x);
       const h = Math.max(3, (plotH * Math.log(Math.max(p.durationNs, floorNs) / floorNs + 1)) / (scale + 1));
-      g.fillStyle = pauseColor(pauseGroup(p));
+      g.fillStyle = pauseColor(colors, pauseGroup(p));
       g.fillRect(x, HEIGHT - AXIS - h, w, h);
       if (p === picked) {
-        g.strokeStyle = CANVAS_SELECTION_EDGE;
+        g.strokeStyle = colors.selectionEdge;
         g.lineWidth = 2;
         g.strokeRect(x - 2, HEIGHT - AXIS - h - 2, w + 4, h + 4);
         g.lineWidth = 1;
@@ -99,9 +101,9 @@ export function GcTimelineCanvas({ pauses, durationMs, fromMs, range, onRange, p
     if (shown !== null) {
       const a = xOf(Math.min(shown.from, shown.to));
       const b = xOf(Math.max(shown.from, shown.to));
-      g.fillStyle = CANVAS_SELECTION;
+      g.fillStyle = colors.selection;
       g.fillRect(a, 0, Math.max(1, b - a), HEIGHT - AXIS);
-      g.strokeStyle = CANVAS_SELECTION_EDGE;
+      g.strokeStyle = colors.selectionEdge;
       g.strokeRect(a + 0.5, 0.5, Math.max(1, b - a - 1), HEIGHT - AXIS - 1);
     }
   });

@@ -38,14 +38,15 @@ export function OpenRecordingForm({ onClose }: Props): ReactElement {
         {ws.sessions.canChooseFile && (
           <button type="button" disabled={opening !== null} data-testid="open-browse" onClick={() => void ws.sessions.chooseAndOpenRecording()}>Browse…</button>
         )}
-        <button type="button" onClick={onClose}>Cancel</button>
+        {opening === null && <button type="button" onClick={onClose}>Close</button>}
         {opening !== null ? (
           <span className="open-progress" data-testid="open-progress">
-            {opening.phase === 'reading' ? 'Reading' : 'Preparing'}…
+            {opening.cancelling ? 'Cancelling' : opening.phase === 'reading' ? 'Reading' : 'Preparing'}…
             <progress max={opening.total > 0 ? opening.total : undefined} value={opening.total > 0 ? opening.done : undefined} />
             {opening.total > 0 && (opening.phase === 'reading'
               ? `${formatBytes(opening.done)} of ${formatBytes(opening.total)}`
               : `${formatCount(opening.done)} of ${formatCount(opening.total)} samples`)}
+            <button type="button" data-testid="open-cancel" disabled={opening.cancelling} onClick={() => void ws.sessions.cancelOpen()}>Cancel</button>
           </span>
         ) : (
           <span className="hint">

@@ -19,6 +19,8 @@ export function ParallelStacksView(): ReactElement {
   const by = useAppState((s) => s.parallelBy);
   const window = useAppState((s) => s.flameOptions.window);
   const summary = useAppState((s) => s.summary);
+  // A stopped recording is not refreshed: its current stacks are the last ones it holds.
+  const live = useAppState((s) => s.sessions.find((x) => x.id === s.selectedSessionId)?.state === 'recording');
   const [thread, setThread] = useState<number | null>(null);
   const blocks = useMemo(() => (tree === null ? [] : stackBlocks(tree)), [tree]);
   const threads = useMemo(() => new Map<number, ThreadSummary>((summary?.threads ?? []).map((t) => [t.id, t])), [summary]);
@@ -54,10 +56,12 @@ export function ParallelStacksView(): ReactElement {
         <span className="hint">
           {operations
             ? (mode === 'current'
-              ? 'Each async operation where it is now: suspended, counted where it waits, or running on a thread; refreshed live.'
+              ? (live
+                ? 'Each async operation where it is now: suspended, counted where it waits, or running on a thread; refreshed live.'
+                : 'Each async operation where it was at the recording\'s end: suspended, counted where it waited, or running on a thread.')
               : `Operations at each point, summed over the ticks of the ${describeWindow(window)}.`)
             : (mode === 'current'
-              ? 'Each thread\'s latest stack, refreshed live.'
+              ? (live ? 'Each thread\'s latest stack, refreshed live.' : 'Each thread\'s last stack in the recording.')
               : `Every sampled stack in the ${describeWindow(window)} (set in the flame graph or on the GC timeline).`)}
         </span>
         {!operations && <ProcessFilter />}

@@ -4,7 +4,7 @@ import type { ReactElement } from 'react';
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
 import { PAUSE_GROUPS, pauseHistogram } from '../state/pause-groups.js';
 import { formatNs } from './format.js';
-import { pauseColor } from './palette.js';
+import { pauseColor, useCanvasColors } from './theme.js';
 
 const W = 480;
 const H = 160;
@@ -12,6 +12,7 @@ const BOTTOM = 18;
 const TOP = 14;
 
 export function PauseHistogram({ pauses }: { pauses: readonly PauseEntry[] }): ReactElement {
+  const colors = useCanvasColors();
   const buckets = pauseHistogram(pauses);
   const most = Math.max(1, ...buckets.map((b) => b.counts.reduce((a, c) => a + c, 0)));
   const bw = buckets.length > 0 ? W / buckets.length : W;
@@ -31,7 +32,7 @@ export function PauseHistogram({ pauses }: { pauses: readonly PauseEntry[] }): R
                 if (c === 0) return null;
                 const h = (c / most) * plotH;
                 y -= h;
-                return <rect key={gi} x={i * bw + 1} y={y} width={Math.max(1, bw - 2)} height={h} fill={pauseColor(PAUSE_GROUPS[gi])}><title>{`${c} pauses of ${formatNs(b.fromNs)}–${formatNs(b.toNs)}`}</title></rect>;
+                return <rect key={gi} x={i * bw + 1} y={y} width={Math.max(1, bw - 2)} height={h} fill={pauseColor(colors, PAUSE_GROUPS[gi])}><title>{`${c} pauses of ${formatNs(b.fromNs)}–${formatNs(b.toNs)}`}</title></rect>;
               })}
               {total > 0 && <text x={i * bw + bw / 2} y={y - 3} className="bar-count">{total}</text>}
               {i % labelEvery === 0 && <text x={i * bw + 2} y={H - 4} className="bar-label">{formatNs(b.fromNs)}</text>}

@@ -8,15 +8,14 @@ import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.j
 import type { PauseEntry } from '../../../structs/profile/pause-summary.js';
 import { niceStep, tickLabel } from './gc-timeline-canvas.js';
 import { useCanvasWidth } from './use-canvas-width.js';
-import { CANVAS_GRID, CANVAS_SELECTION, CANVAS_SELECTION_EDGE, CANVAS_TEXT } from './palette.js';
+import { useCanvasColors } from './theme.js';
 
-export const LABEL_WIDTH = 170;
+// Wide enough for the runtime's own thread names (".NET Tiered Compilation Worker") at 11 px.
+export const LABEL_WIDTH = 200;
 export const LANE_HEIGHT = 16;
 const LANE_GAP = 3;
 const AXIS = 20;
 const RIGHT = 8;
-const WAIT_COLOR = '#2c3440';
-const PAUSE_BAND = 'rgba(229, 83, 75, 0.35)';
 
 interface Props {
   timeline: ThreadTimeline;
@@ -40,6 +39,8 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
   const msOf = (x: number): number => timeline.fromMs + Math.min(1, Math.max(0, (x - LABEL_WIDTH) / plotW)) * span;
   const laneTop = (lane: number): number => AXIS + lane * (LANE_HEIGHT + LANE_GAP);
 
+  const colors = useCanvasColors();
+
   useEffect(() => onPlotWidth(plotW), [plotW, onPlotWidth]);
 
   useEffect(() => {
@@ -56,8 +57,8 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
     g.font = '11px system-ui, sans-serif';
     g.textBaseline = 'middle';
     // Time axis.
-    g.strokeStyle = CANVAS_GRID;
-    g.fillStyle = CANVAS_TEXT;
+    g.strokeStyle = colors.grid;
+    g.fillStyle = colors.text;
     const step = niceStep(span, plotW);
     for (let t = Math.ceil(timeline.fromMs / step) * step; t <= timeline.toMs + 1e-9; t += step) {
       const x = Math.round(xOf(t)) + 0.5;
@@ -72,25 +73,24 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
     const colW = plotW / buckets;
     timeline.threads.forEach((t, lane) => {
       const top = laneTop(lane);
-      g.fillStyle = CANVAS_TEXT;
-      const label = `${t.name}`;
-      g.fillText(label.length > 26 ? `${label.slice(0, 25)}…` : label, 6, top + LANE_HEIGHT / 2);
+      g.fillStyle = colors.text;
+      g.fillText(fitText(g, t.name, LABEL_WIDTH - 12), 6, top + LANE_HEIGHT / 2);
       for (let k = 0; k < buckets; k++) {
         const seen = timeline.seen[lane * buckets + k];
         if (seen <= 0) continue;
         const cpu = timeline.cpu[lane * buckets + k];
         const x = LABEL_WIDTH + k * colW;
-        g.fillStyle = WAIT_COLOR;
+        g.fillStyle = colors.timelineWait;
         g.fillRect(x, top, Math.max(1, colW), LANE_HEIGHT);
         if (cpu > 0.02) {
-          g.fillStyle = `rgba(240, 150, 50, ${Math.min(1, 0.25 + 0.75 * cpu).toFixed(2)})`;
+          g.fillStyle = `rgba(${colors.timelineCpu}, ${Math.min(1, 0.25 + 0.75 * cpu).toFixed(2)})`;
           const h = Math.max(2, Math.round(LANE_HEIGHT * Math.min(1, cpu)));
           g.fillRect(x, top + LANE_HEIGHT - h, Math.max(1, colW), h);
         }
       }
     });
     // GC pauses across every lane.
-    g.fillStyle = PAUSE_BAND;
+    g.fillStyle = colors.timelinePause;
     for (const p of pauses) {
       const from = p.startNs / 1e6;
       const to = (p.startNs + p.durationNs) / 1e6;
@@ -103,15 +103,15 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
     if (shown !== null) {
       const x0 = xOf(shown.fromMs);
       const x1 = xOf(shown.toMs);
-      g.fillStyle = CANVAS_SELECTION;
+      g.fillStyle = colors.selection;
       g.fillRect(x0, AXIS - 4, x1 - x0, height - AXIS + 4);
-      g.strokeStyle = CANVAS_SELECTION_EDGE;
+      g.strokeStyle = colors.selectionEdge;
       g.strokeRect(x0 + 0.5, AXIS - 3.5, Math.max(1, x1 - x0 - 1), height - AXIS + 2);
     }
     if (marker !== null) {
       const lane = timeline.threads.findIndex((t) => t.id === marker.threadId);
       if (lane >= 0) {
-        g.strokeStyle = '#ffffff';
+        g.strokeStyle = colors.marker;
         const x = Math.round(xOf(marker.atMs)) + 0.5;
         g.beginPath();
         g.moveTo(x, laneTop(lane) - 2);
@@ -119,7 +119,7 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
         g.stroke();
       }
     }
-  }, [timeline, pauses, range, marker, drag, width, height]);
+  }, [timeline, pauses, range, marker, drag, width, height, colors]);
 
   const point = (e: MouseEvent<HTMLCanvasElement>): { x: number; y: number } => {
     const rect = e.currentTarget.getBoundingClientRect();
@@ -155,4 +155,12 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
       onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp} onMouseLeave={() => setDrag(null)}
     />
   );
+}
+
+/** `text` cut at its end with an ellipsis to fit `width` pixels in the context's font. */
+function fitText(g: CanvasRenderingContext2D, text: string, width: number): string {
+  if (g.measureText(text).width <= width) return text;
+  let n = text.length;
+  while (n > 1 && g.measureText(`${text.slice(0, n)}…`).width > width) n--;
+  return `${text.slice(0, n)}…`;
 }

@@ -9,8 +9,7 @@ import { FlameRenderer } from '../canvas/flame-renderer.js';
 import { NOT_ZOOMED, zoomAfterClick, type ZoomPath } from '../canvas/flame-zoom.js';
 import { hoverUnderPointer, nodeUnderPointer } from './flame-pointer.js';
 import type { FlatTree } from '../worker/protocol.js';
-
-const CANVAS_BACKGROUND = '#12151a';
+import { canvasColors, flameColors, useCanvasColors } from './theme.js';
 
 interface Props {
   tree: FlatTree | null;
@@ -35,7 +34,7 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
     const canvas = canvasRef.current;
     const box = boxRef.current;
     if (canvas === null || box === null) return;
-    const renderer = new FlameRenderer(canvas, { background: CANVAS_BACKGROUND, zoomAnimationMs: 0 });
+    const renderer = new FlameRenderer(canvas, { colors: flameColors(canvasColors()), zoomAnimationMs: 0 });
     rendererRef.current = renderer;
     // A new renderer (another orientation) starts on the whole tree.
     setZoom(NOT_ZOOMED);
@@ -47,6 +46,9 @@ export function TreeCanvas({ tree, inverted, shades, search, onPick, tooltip, te
       rendererRef.current = null;
     };
   }, [testId, inverted]);
+
+  const colors = useCanvasColors();
+  useEffect(() => rendererRef.current?.setColors(flameColors(colors)), [colors]);
 
   useEffect(() => {
     const r = rendererRef.current;

@@ -73,7 +73,7 @@ export function TypesView(): ReactElement {
         <SearchBox />
       </div>
       <div className="hint" data-testid="types-caption">{caption}</div>
-      <div className="hint">Pick a type to show where it is allocated in the flame graph (double-click to go there).</div>
+      {rows.length > 0 && <div className="hint">Pick a type to show where it is allocated in the flame graph (double-click to go there).</div>}
       <VirtualTable
         testId="types-table" rowCount={rows.length} columns={columns} selectedRow={selectedRow}
         cell={(r, key, width) => (table === null ? null : typeCell(table, rows, r, key, width))}

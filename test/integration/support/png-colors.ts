@@ -1,5 +1,5 @@
-// Counts the distinct colours of a PNG (as Chromium writes screenshots: 8-bit RGB or RGBA,
-// not interlaced), to tell a real screenshot from a blank one without an image library.
+// Reads a PNG as Chromium writes screenshots (8-bit RGB or RGBA, not interlaced) without an
+// image library: its pixels, and its distinct colours, to tell a real screenshot from a blank one.
 
 import { inflateSync } from 'node:zlib';
 
@@ -21,7 +21,8 @@ function paeth(a: number, b: number, c: number): number {
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
-export function pngColors(png: Buffer): PngColors {
+/** An 8-bit RGB or RGBA, non-interlaced PNG (as Chromium writes screenshots) as RGB pixels, row by row. */
+export function decodePng(png: Buffer): { width: number; height: number; rgb: Uint8Array } {
   if (!png.subarray(0, 8).equals(SIGNATURE)) throw new Error('not a PNG');
   let width = 0;
   let height = 0;
@@ -46,7 +47,7 @@ export function pngColors(png: Buffer): PngColors {
   const raw = inflateSync(Buffer.concat(idat));
   const stride = width * channels;
   let prev = Buffer.alloc(stride);
-  const counts = new Map<number, number>();
+  const rgb = new Uint8Array(width * height * 3);
   for (let y = 0; y < height; y++) {
     const filter = raw[y * (stride + 1)];
     const line = Buffer.from(raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1)));
@@ -58,11 +59,22 @@ export function pngColors(png: Buffer): PngColors {
       line[i] = (line[i] + add) & 0xff;
     }
     for (let x = 0; x < width; x++) {
-      const o = x * channels;
-      const key = (line[o] << 16) | (line[o + 1] << 8) | line[o + 2];
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      const o = (y * width + x) * 3;
+      rgb[o] = line[x * channels];
+      rgb[o + 1] = line[x * channels + 1];
+      rgb[o + 2] = line[x * channels + 2];
     }
     prev = line;
+  }
+  return { width, height, rgb };
+}
+
+export function pngColors(png: Buffer): PngColors {
+  const { width, height, rgb } = decodePng(png);
+  const counts = new Map<number, number>();
+  for (let o = 0; o < rgb.length; o += 3) {
+    const key = (rgb[o] << 16) | (rgb[o + 1] << 8) | rgb[o + 2];
+    counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   const dominant = Math.max(...counts.values());
   return { width, height, distinct: counts.size, dominantShare: dominant / (width * height) };

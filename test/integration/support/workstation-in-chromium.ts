@@ -12,12 +12,12 @@ export interface WorkstationInChromium extends OpenedPage {
   close(): Promise<void>;
 }
 
-export async function openWorkstationInChromium(options: WorkstationServiceOptions, serve: (w: WorkstationService) => WorkstationService = (w) => w): Promise<WorkstationInChromium> {
+export async function openWorkstationInChromium(options: WorkstationServiceOptions, serve: (w: WorkstationService) => WorkstationService = (w) => w, browserArgs: readonly string[] = []): Promise<WorkstationInChromium> {
   const workstation = createWorkstationService(options);
   let server: BrowserMode | undefined;
   try {
     server = await startBrowserMode({ workstation: serve(workstation), rendererDir: RENDERER });
-    const opened = await openPage();
+    const opened = await openPage(browserArgs);
     const started = server;
     return {
       ...opened,

@@ -16,7 +16,7 @@ export const RENDERER = join(ROOT, 'renderer', 'dist');
 export function missingForPage(): string[] {
   const missing: string[] = [];
   if (!existsSync(CHROMIUM)) missing.push(`Chromium (${CHROMIUM}: apt-get install chromium)`);
-  for (const f of ['index.html', 'app.js', 'worker.js', 'styles.css']) {
+  for (const f of ['index.html', 'app.js', 'worker.js', 'theme.css', 'styles.css']) {
     if (!existsSync(join(RENDERER, f))) missing.push(`renderer/dist/${f} (npm run build)`);
   }
   return missing;
@@ -29,9 +29,9 @@ export interface OpenedPage {
   errors: string[];
 }
 
-/** Debian's Chromium, headless, with one page of the workstation's size; the caller closes `browser`. */
-export async function openPage(): Promise<OpenedPage> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+/** Debian's Chromium, headless, with one page of the workstation's size (and `args` for Chromium); the caller closes `browser`. */
+export async function openPage(args: readonly string[] = []): Promise<OpenedPage> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', ...args] });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -85,7 +85,7 @@ export interface HookState {
   /** The flame tree on screen answers the current options (false while a changed query is out). */
   flameCurrent: boolean;
   opening: { path: string; phase: string; done: number; total: number } | null;
-  exports: Record<string, { format: string; state: string; path: string | null; bytes: number | null; message: string | null }>;
+  exports: Record<string, { format: string; state: string; phase?: string; done: number; total: number; path: string | null; bytes: number | null; message: string | null }>;
 }
 
 export interface HookOutput {
