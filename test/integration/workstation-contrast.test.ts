@@ -16,6 +16,7 @@ import { PROFILER, ROOT } from './support/paths.js';
 import { recordTarget } from './support/record-target.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { appState, hookReady, missingForPage, until } from './support/workstation-page.js';
+import { TABS } from '../../renderer/src/state/app-state.js';
 
 const scenarios = join(ROOT, 'test', 'targets', 'Scenarios', 'bin', 'out', 'Scenarios.dll');
 const missing = missingForPage();
@@ -23,7 +24,7 @@ if (!existsSync(PROFILER)) missing.push('the profiler library (npm run build:nat
 if (!existsSync(scenarios)) missing.push('Scenarios.dll (npm run build:targets)');
 const skip = missing.length > 0 && !process.env.CI;
 
-const TABS = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
+// Every tab the tab bar has, in its order.
 const SCHEMES = ['dark', 'light'] as const;
 const PAGE_SCRIPT = readFileSync(join(ROOT, 'test', 'integration', 'support', 'text-contrast-page.js'), 'utf8');
 

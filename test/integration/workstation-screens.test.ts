@@ -15,6 +15,7 @@ import { PROFILER, ROOT } from './support/paths.js';
 import { recordTarget } from './support/record-target.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { ARTIFACTS, appState, checkedScreenshot, hookReady, missingForPage, until } from './support/workstation-page.js';
+import { TABS } from '../../renderer/src/state/app-state.js';
 
 const scenarios = join(ROOT, 'test', 'targets', 'Scenarios', 'bin', 'out', 'Scenarios.dll');
 const missing = missingForPage();
@@ -22,7 +23,7 @@ if (!existsSync(PROFILER)) missing.push('the profiler library (npm run build:nat
 if (!existsSync(scenarios)) missing.push('Scenarios.dll (npm run build:targets)');
 const skip = missing.length > 0 && !process.env.CI;
 
-const TABS = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'requests', 'threadpool', 'measure', 'output', 'export'];
+// Every tab the tab bar has, in its order.
 const SIZES = [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }];
 
 /** Buttons, selects, labels, tables' headers and figures whose text is wider than their box (cut), by their text. */

@@ -19,12 +19,13 @@ import { ROOT } from './support/paths.js';
 import { diffPng } from './support/png-diff.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { ARTIFACTS, CHROMIUM, appState, hookReady, missingForPage, until } from './support/workstation-page.js';
+import { TABS } from '../../renderer/src/state/app-state.js';
 
 const VISUAL = join(ROOT, 'test', 'integration', 'visual');
 const REFERENCES = join(VISUAL, 'references');
 const RECORDING = join(VISUAL, 'gc-churn.clrscope');
 const UPDATE = process.env.CLRSCOPE_UPDATE_VISUAL === '1';
-const TABS = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'measure', 'output', 'export'];
+// Every tab the tab bar has, in its order.
 const SCREENS = [
   { scheme: 'dark', width: 1280, height: 800 },
   { scheme: 'dark', width: 1920, height: 1080 },
