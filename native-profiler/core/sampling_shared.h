@@ -6,6 +6,7 @@
 
 #include "core/capture_ring.h"
 #include "core/frame_walker.h"
+#include "core/heap_chain.h"
 #include "core/thread_registry.h"
 
 namespace clrscope {
@@ -28,6 +29,14 @@ struct SamplingShared {
   std::atomic<uint64_t> dropped_events{0};
   // Time spent inside record_capture, for the log's cost line.
   std::atomic<uint64_t> capture_ns{0};
+  // Async stacks read from the heap (core/heap_chain.h): the types the sampler thread classified
+  // (null: off), and what the handlers' walks did.
+  HeapTypeSet* heap_types = nullptr;
+  std::atomic<uint64_t> heap_walks{0};          // a box published and the thread in managed code
+  std::atomic<uint64_t> heap_ends[4]{};         // by HeapWalkEnd
+  std::atomic<uint64_t> heap_not_managed{0};    // a box published but the thread in native code: not walked
+  std::atomic<uint64_t> heap_too_deep{0};       // MoveNexts nested deeper than the published stack
+  std::atomic<uint64_t> heap_walk_ns{0};        // time inside the walks
 };
 
 SamplingShared* sampling_shared();
