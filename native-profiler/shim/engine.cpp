@@ -309,11 +309,12 @@ void stop_engine_at_shutdown(Engine* e) {
              static_cast<unsigned long long>(e->async_heap->compiled()), static_cast<unsigned long long>(e->async_heap->failed()),
              static_cast<unsigned long long>(box_enters()), static_cast<unsigned long long>(box_overflows()), BoxStack::kDepth);
     log_line("async heap: %llu walks (%llu to the root, %llu cut at a type not classified yet, %llu rejected by a read, %llu "
-             "cut by depth) in %llu ns; %llu samples in native code with a box not walked, %llu too deep",
+             "cut by depth) in %llu ns, %llu of them in native code; %llu thrown away (the runtime suspended), %llu too deep",
              static_cast<unsigned long long>(sh.heap_walks.load()), static_cast<unsigned long long>(sh.heap_ends[0].load()),
              static_cast<unsigned long long>(sh.heap_ends[1].load()), static_cast<unsigned long long>(sh.heap_ends[2].load()),
              static_cast<unsigned long long>(sh.heap_ends[3].load()), static_cast<unsigned long long>(sh.heap_walk_ns.load()),
-             static_cast<unsigned long long>(sh.heap_not_managed.load()), static_cast<unsigned long long>(sh.heap_too_deep.load()));
+             static_cast<unsigned long long>(sh.heap_native.load()), static_cast<unsigned long long>(sh.heap_suspended.load()),
+             static_cast<unsigned long long>(sh.heap_too_deep.load()));
     log_line("async heap: %u types classified (%llu by the runtime, %llu unknown to it, %llu queued and dropped); %u chain nodes "
              "(%llu refused at the bound)",
              e->heap_types->size(), static_cast<unsigned long long>(e->heap_chains->classified()),

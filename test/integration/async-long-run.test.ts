@@ -28,7 +28,7 @@ const awaitOf = (method: string): RegExp => new RegExp(`^\\[await\\] (\\S+\\.)?S
 describe('async call stacks in a long run (record --async, 60 s)', () => {
   it(`the last ${LAST_S} s keep ≥ 95% of Tax's CPU chained to the loop at the root`, { timeout: (SECONDS + 240) * 1000 }, async (t) => {
     const file = join(dir, 'service.clrscope');
-    const run = await runCli(['record', '--async', '-o', file, '--', 'dotnet', targetDll('AsyncChain'), 'service', '--seconds', String(SECONDS), '--parallel', '32'], { timeoutMs: (SECONDS + 200) * 1000 });
+    const run = await runCli(['record', '--async', '--async-source', 'heap', '-o', file, '--', 'dotnet', targetDll('AsyncChain'), 'service', '--seconds', String(SECONDS), '--parallel', '32'], { timeoutMs: (SECONDS + 200) * 1000 });
     assert.equal(run.code, 0, run.stderr);
     const result = resultOf(run.stdout);
     assert.ok(Number(result.taxCalls) > 0, run.stdout);
