@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <vector>
 
 #include "core/box_stack.h"
 #include "core/log.h"
@@ -107,25 +108,31 @@ bool AsyncHeap::prepare() {
     refusal_ = "CoreLib has no AsyncTaskMethodBuilder`1+AsyncStateMachineBox`1";
     return false;
   }
-  // MoveNext(Thread): the one with a parameter (MoveNext() only calls it).
+  // MoveNext(Thread): the one with a parameter (MoveNext() only calls it). Its callers in the box
+  // are compiled again too (from their own IL), so none keeps an unprobed copy inlined.
   mdMethodDef move_next = 0;
-  HCORENUM e = nullptr;
-  mdMethodDef methods[8];
-  ULONG n = 0;
-  if (SUCCEEDED(import->EnumMethodsWithName(&e, box, wide(u"MoveNext"), methods, 8, &n))) {
-    for (ULONG i = 0; i < n; ++i) {
-      mdTypeDef owner = 0;
-      WCHAR name[kChars];
-      ULONG len = 0, sig_len = 0, rva = 0;
-      DWORD attrs = 0, impl = 0;
-      PCCOR_SIGNATURE sig = nullptr;
-      if (SUCCEEDED(import->GetMethodProps(methods[i], &owner, name, kChars, &len, &attrs, &sig, &sig_len, &rva, &impl)) &&
-          sig_len >= 2 && sig[1] == 1) {
-        move_next = methods[i];
+  std::vector<mdMethodDef> callers;
+  for (const char16_t* wanted : {u"MoveNext", u"ExecuteFromThreadPool", u"ExecuteDirectly"}) {
+    HCORENUM e = nullptr;
+    mdMethodDef methods[8];
+    ULONG n = 0;
+    if (SUCCEEDED(import->EnumMethodsWithName(&e, box, wide(wanted), methods, 8, &n))) {
+      for (ULONG i = 0; i < n; ++i) {
+        mdTypeDef owner = 0;
+        WCHAR name[kChars];
+        ULONG len = 0, sig_len = 0, rva = 0;
+        DWORD attrs = 0, impl = 0;
+        PCCOR_SIGNATURE sig = nullptr;
+        if (FAILED(import->GetMethodProps(methods[i], &owner, name, kChars, &len, &attrs, &sig, &sig_len, &rva, &impl))) continue;
+        if (std::u16string(wanted) == u"MoveNext" && sig_len >= 2 && sig[1] == 1) {
+          move_next = methods[i];
+        } else if (callers.size() < 4) {
+          callers.push_back(methods[i]);
+        }
       }
     }
+    if (e != nullptr) import->CloseEnum(e);
   }
-  if (e != nullptr) import->CloseEnum(e);
   if (move_next == 0) {
     refusal_ = "CoreLib's AsyncStateMachineBox`1 has no MoveNext(Thread)";
     return false;
@@ -139,6 +146,7 @@ bool AsyncHeap::prepare() {
     ready_ = true;
   }
   meta.apply();
+  for (size_t i = 0; i < callers.size(); ++i) callers_[i].store(callers[i], std::memory_order_release);
   move_next_.store(move_next, std::memory_order_release);
   DWORD low = 0, high = 0;
   HRESULT hr = info_->GetEventMask2(&low, &high);
@@ -147,10 +155,13 @@ bool AsyncHeap::prepare() {
     refusal_ = "the runtime would not enable ReJIT (" + hr_text(hr) + ")";
     return false;
   }
-  ModuleID module = corelib_.load();
   // Every instantiation, loaded now or later, compiles from the wrapped IL (IL versions belong to
-  // the method definition); methods that inlined MoveNext(Thread) are compiled again.
-  hr = info_->RequestReJITWithInliners(COR_PRF_REJIT_BLOCK_INLINING, 1, &module, &move_next);
+  // the method definition); methods that inlined MoveNext(Thread) are compiled again, as far as
+  // the runtime tracked their inlining (not before an attach: hence the callers).
+  std::vector<ModuleID> modules(callers.size() + 1, corelib_.load());
+  std::vector<mdMethodDef> defs = callers;
+  defs.insert(defs.begin(), move_next);
+  hr = info_->RequestReJITWithInliners(COR_PRF_REJIT_BLOCK_INLINING, static_cast<ULONG>(defs.size()), modules.data(), defs.data());
   if (FAILED(hr)) {
     refusal_ = "the runtime did not accept the ReJIT request (" + hr_text(hr) + ")";
     return false;
@@ -161,18 +172,28 @@ bool AsyncHeap::prepare() {
 }
 
 bool AsyncHeap::owns(ModuleID module, mdMethodDef method) const {
-  return module != 0 && module == corelib_.load(std::memory_order_acquire) && method == move_next_.load(std::memory_order_acquire);
+  if (module == 0 || module != corelib_.load(std::memory_order_acquire) || method == 0) return false;
+  if (method == move_next_.load(std::memory_order_acquire)) return true;
+  for (const auto& c : callers_) {
+    if (c.load(std::memory_order_acquire) == method) return true;
+  }
+  return false;
 }
 
-HRESULT AsyncHeap::get_rejit_parameters(ICorProfilerFunctionControl* control) {
+HRESULT AsyncHeap::get_rejit_parameters(mdMethodDef method, ICorProfilerFunctionControl* control) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!ready_) return S_OK;
+  // A caller keeps its own IL: compiled again, it calls the wrapped MoveNext(Thread).
+  if (!ready_ || method != move_next_.load(std::memory_order_acquire)) return S_OK;
   const HRESULT hr = control->SetILFunctionBody(static_cast<ULONG>(prepared_.il.size()), prepared_.il.data());
   if (FAILED(hr)) log_line("async stacks (heap): the runtime did not take the wrapped MoveNext (%s)", hr_text(hr).c_str());
   return hr;
 }
 
-void AsyncHeap::on_rejit_finished(FunctionID function, HRESULT status) {
+void AsyncHeap::on_rejit_finished(FunctionID function, mdMethodDef method, HRESULT status) {
+  if (method != move_next_.load(std::memory_order_acquire)) {
+    if (FAILED(status)) log_line("async stacks (heap): a caller of MoveNext(Thread) failed to compile again (%s)", hr_text(status).c_str());
+    return;
+  }
   if (FAILED(status)) {
     failed_.fetch_add(1, std::memory_order_relaxed);
     log_line("async stacks (heap): an instantiation of MoveNext failed to compile (%s)", hr_text(status).c_str());

@@ -33,8 +33,8 @@ class AsyncHeap {
   void stop();
 
   bool owns(clr::ModuleID module, clr::mdMethodDef method) const;
-  clr::HRESULT get_rejit_parameters(clr::ICorProfilerFunctionControl* control);
-  void on_rejit_finished(clr::FunctionID function, clr::HRESULT status);
+  clr::HRESULT get_rejit_parameters(clr::mdMethodDef method, clr::ICorProfilerFunctionControl* control);
+  void on_rejit_finished(clr::FunctionID function, clr::mdMethodDef method, clr::HRESULT status);
   void on_rejit_error(clr::HRESULT status);
 
   // Sampler thread: what a MethodTable (ClassID) is to the walk; for a box, its state machine's
@@ -60,6 +60,9 @@ class AsyncHeap {
   std::thread worker_;
   std::atomic<clr::ModuleID> corelib_{0};
   std::atomic<clr::mdMethodDef> move_next_{0};
+  // MoveNext(Thread)'s callers in the box (MoveNext(), ExecuteFromThreadPool): compiled again from
+  // their own IL, since code compiled before an attach inlined MoveNext(Thread) unprobed.
+  std::atomic<clr::mdMethodDef> callers_[4] = {};
   std::mutex mu_;  // the prepared IL, read by GetReJITParameters
   PreparedMethod prepared_;
   bool ready_ = false;

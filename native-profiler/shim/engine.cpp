@@ -222,7 +222,6 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
     set_box_registry(&e->registry);
     e->shared.heap_types = e->heap_types;
     e->sampler->attach_heap_chains(e->heap_chains, log_async);
-    e->async_heap->start();
   }
   if (attached) e->sampler->on_quiet([e] { begin_detach(e); });
   e->shared.active.store(true, std::memory_order_release);
@@ -259,6 +258,10 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   return e;
 }
 
+void start_async_heap(Engine* e) {
+  if (e->async_heap != nullptr) e->async_heap->start();
+}
+
 void register_existing_threads(Engine* e) {
   ICorProfilerThreadEnum* threads = nullptr;
   if (FAILED(e->info->EnumThreads(&threads)) || threads == nullptr) return;
@@ -284,25 +287,12 @@ void register_existing_threads(Engine* e) {
   log_line("attached: %u threads were already running", count);
 }
 
-void stop_engine_at_shutdown(Engine* e) {
-  // The sampler publishes the counters' final values as it ends; readers that mapped the block
-  // keep reading them after the name is gone.
-  if (e->sampler->stop(wire::kEndShutdown, 3000)) e->counters_block.close(true);
-  if (e->async != nullptr) {
-    log_line("async: %llu TPL events delivered, %llu read; %llu names not kept (table full), %llu nesting overflows",
-             static_cast<unsigned long long>(e->async->delivered()), static_cast<unsigned long long>(e->async->events()),
-             static_cast<unsigned long long>(e->async->names_dropped()),
-             static_cast<unsigned long long>(e->async->depth_overflows()));
-    log_line("async: %llu tasks kept now, %llu not kept (table of %u full), %llu let go after they ended",
-             static_cast<unsigned long long>(e->async->tasks_live()), static_cast<unsigned long long>(e->async->tasks_dropped()),
-             TaskTable::kCapacity, static_cast<unsigned long long>(e->async->tasks_removed()));
-    log_line("async: %llu operations tracked, %llu not (table of %u full), %u alive at the end; %llu combinators given branches; "
-             "%llu suspended-time samples sent",
-             static_cast<unsigned long long>(e->async->ops_tracked()), static_cast<unsigned long long>(e->async->ops_dropped()),
-             AsyncTracker::kOpSlots, e->async->live_ops(), static_cast<unsigned long long>(e->async->fan_ins()),
-             static_cast<unsigned long long>(e->sampler->suspended_samples()));
-  }
-  if (e->async_heap != nullptr) {
+namespace {
+
+// What the heap walks of async stacks did (CLRSCOPE_ASYNC=heap), at the stream's end.
+void log_async_heap(Engine* e) {
+  if (e->async_heap == nullptr) return;
+  {
     const SamplingShared& sh = e->shared;
     log_line("async heap: MoveNext compiled with the probe %llu times (%llu failed); %llu MoveNext entries counted, %llu "
              "deeper than %u",
@@ -322,6 +312,30 @@ void stop_engine_at_shutdown(Engine* e) {
              static_cast<unsigned long long>(e->heap_types->unknown_dropped()), e->heap_chains->nodes(),
              static_cast<unsigned long long>(e->heap_chains->nodes_refused()));
   }
+  log_line("async heap: runtime suspensions under way at the end: %u", e->shared.runtime_suspended.load());
+}
+
+}  // namespace
+
+void stop_engine_at_shutdown(Engine* e) {
+  // The sampler publishes the counters' final values as it ends; readers that mapped the block
+  // keep reading them after the name is gone.
+  if (e->sampler->stop(wire::kEndShutdown, 3000)) e->counters_block.close(true);
+  if (e->async != nullptr) {
+    log_line("async: %llu TPL events delivered, %llu read; %llu names not kept (table full), %llu nesting overflows",
+             static_cast<unsigned long long>(e->async->delivered()), static_cast<unsigned long long>(e->async->events()),
+             static_cast<unsigned long long>(e->async->names_dropped()),
+             static_cast<unsigned long long>(e->async->depth_overflows()));
+    log_line("async: %llu tasks kept now, %llu not kept (table of %u full), %llu let go after they ended",
+             static_cast<unsigned long long>(e->async->tasks_live()), static_cast<unsigned long long>(e->async->tasks_dropped()),
+             TaskTable::kCapacity, static_cast<unsigned long long>(e->async->tasks_removed()));
+    log_line("async: %llu operations tracked, %llu not (table of %u full), %u alive at the end; %llu combinators given branches; "
+             "%llu suspended-time samples sent",
+             static_cast<unsigned long long>(e->async->ops_tracked()), static_cast<unsigned long long>(e->async->ops_dropped()),
+             AsyncTracker::kOpSlots, e->async->live_ops(), static_cast<unsigned long long>(e->async->fan_ins()),
+             static_cast<unsigned long long>(e->sampler->suspended_samples()));
+  }
+  log_async_heap(e);
   if (e->exception_ids != nullptr) {
     const ExceptionIdentityCounts c = e->exception_ids->counts();
     log_line("exceptions: %llu distinct, %llu rethrows; %llu given up while alive (table of %u), %llu without a handle",
@@ -350,6 +364,7 @@ void begin_detach(Engine* e) {
   if (e->live != nullptr) e->live->release_all();
   if (e->exception_ids != nullptr) e->exception_ids->release_all();
   e->counters_block.close(true);
+  log_async_heap(e);
   if (e->measure->rejit_enabled() || e->async_heap != nullptr) {
     // The runtime would refuse (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT); the measured
     // methods are being reverted on the measuring thread, which stays for that.

@@ -90,6 +90,10 @@ struct Engine {
 // when the profiler must stay inactive, in which case the caller returns a failure HRESULT.
 Engine* start_engine(clr::IUnknown* info_unknown, const ProfilerConfig& config, bool attached);
 
+// Async stacks read from the heap: asks for the MoveNext probe's ReJIT, once the callbacks that
+// hand the runtime its IL can reach the engine (after Initialize, or once an attach completed).
+void start_async_heap(Engine* engine);
+
 // After an attach: the threads that existed before it, which the runtime never announces.
 void register_existing_threads(Engine* engine);
 

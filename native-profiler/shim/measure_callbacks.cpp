@@ -17,7 +17,7 @@ HRESULT ProfilerCallback::ModuleUnloadStarted(ModuleID module) {
 HRESULT ProfilerCallback::GetReJITParameters(ModuleID module, mdMethodDef method, ICorProfilerFunctionControl* control) {
   return guarded("GetReJITParameters", [&]() -> HRESULT {
     if (engine_ == nullptr || control == nullptr) return S_OK;
-    if (engine_->async_heap != nullptr && engine_->async_heap->owns(module, method)) return engine_->async_heap->get_rejit_parameters(control);
+    if (engine_->async_heap != nullptr && engine_->async_heap->owns(module, method)) return engine_->async_heap->get_rejit_parameters(method, control);
     if (engine_->measure == nullptr) return S_OK;
     return engine_->measure->get_rejit_parameters(module, method, control);
   });
@@ -30,7 +30,7 @@ HRESULT ProfilerCallback::ReJITCompilationFinished(FunctionID function, ReJITID,
       ModuleID module = 0;
       mdToken token = 0;
       if (SUCCEEDED(engine_->info->GetFunctionInfo(function, &cls, &module, &token)) && engine_->async_heap->owns(module, token)) {
-        engine_->async_heap->on_rejit_finished(function, status);
+        engine_->async_heap->on_rejit_finished(function, token, status);
         return S_OK;
       }
     }
