@@ -294,7 +294,7 @@ void log_async_heap(Engine* e) {
   if (e->async_heap == nullptr) return;
   {
     const SamplingShared& sh = e->shared;
-    log_line("async heap: MoveNext compiled with the probe %llu times (%llu failed); %llu MoveNext entries counted, %llu "
+    log_line("async heap: MoveNext compiled with the probe %llu times (%llu compile errors); %llu MoveNext entries counted, %llu "
              "deeper than %u",
              static_cast<unsigned long long>(e->async_heap->compiled()), static_cast<unsigned long long>(e->async_heap->failed()),
              static_cast<unsigned long long>(box_enters()), static_cast<unsigned long long>(box_overflows()), BoxStack::kDepth);
