@@ -68,6 +68,12 @@ ${formatHelpTable('write', 24)}
                         ("[await] Ns.Type.Method" frames) in the flame graph,
                         pprof and speedscope. Off by default: it costs about 8%
                         at 10,000 awaits a second and 37% at 100,000
+  --async-source heap|events
+                        where --async's chains come from (implies --async):
+                        events (the default) follows the TPL events of every
+                        await, with suspended time; heap reads each sample's
+                        chain from the heap, about 0-3% at 100,000 awaits a
+                        second (a probe on each resumption, no TPL events)
   --requests            HTTP requests an ASP.NET Core program serves (.NET 8+):
                         method, route, status, latency, trace and span ids;
                         samples get pprof labels endpoint, trace_id, span_id

@@ -14,7 +14,7 @@ import { recordingFormat } from '../../structs/formats/registry.js';
 import { ATTACH_STUBS_SENTENCE } from '../services/profiler/perf-map.js';
 import { recordAttach, type EventPipeAttachResult } from '../services/recording/attach-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
-import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
+import { ASYNC_SOURCES, eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
 import { MAX_CHILD_STREAMS } from '../services/recording/profiled-launch.js';
 import { commandExitCode, exitText } from '../services/recording/program-exit.js';
 import { lingeringSentence, processText } from '../services/recording/process-tree.js';
@@ -44,6 +44,7 @@ interface RecordValues {
   locks?: string;
   alloc?: string;
   async?: boolean;
+  'async-source'?: string;
   requests?: boolean;
   'no-fallback'?: boolean;
   children?: boolean;
@@ -82,6 +83,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     locks: { type: 'string' },
     alloc: { type: 'string' },
     async: { type: 'boolean' },
+    'async-source': { type: 'string' },
     requests: { type: 'boolean' },
     'no-fallback': { type: 'boolean' },
     children: { type: 'boolean' },
@@ -107,6 +109,11 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
   const intervalMs = numberOption(values.interval, 'interval', 1, 1000, true) ?? 10;
   const output = values.output ?? 'clrscope.pb.gz';
   outputFormatOf(output);
+  const sourceText = values['async-source'];
+  const asyncSource = ASYNC_SOURCES.find((s) => s === sourceText);
+  if (sourceText !== undefined && asyncSource === undefined) {
+    throw new UserError(`--async-source takes ${ASYNC_SOURCES.join(' or ')}, not '${sourceText}'.`);
+  }
   if (values.pauses !== undefined && !values.pauses.toLowerCase().endsWith('.json')) {
     throw new UserError(`--pauses writes JSON: give it a .json file name, not ${values.pauses}.`);
   }
@@ -123,7 +130,8 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
       exceptions: onOff(values.exceptions, 'exceptions'),
       locks: onOff(values.locks, 'locks'),
       alloc: onOff(values.alloc, 'alloc', false),
-      async: values.async === true,
+      async: values.async === true || asyncSource !== undefined,
+      ...(asyncSource === undefined ? {} : { asyncSource }),
       requests: values.requests === true,
     },
     fallback: values['no-fallback'] !== true,

@@ -32,8 +32,13 @@ constexpr uint32_t kChainLevels = 32;
 constexpr size_t kTasksRemembered = 1u << 16;
 }  // namespace
 
-AsyncChains::AsyncChains(SampleStream* stream, SamplingShared* shared, AsyncTracker* tracker, bool log)
-    : stream_(stream), shared_(shared), async_(tracker), log_(log) {
+AsyncChains::AsyncChains(SampleStream* stream, SamplingShared* shared, AsyncTracker* tracker, HeapChains* heap, bool log)
+    : stream_(stream),
+      shared_(shared),
+      async_(tracker),
+      heap_(heap),
+      names_(tracker != nullptr ? static_cast<const TaskNames*>(tracker) : heap),
+      log_(log) {
   // The log names each sample's MoveNext: the names are kept as the frames are defined.
   stream_->on_function = [this](uint32_t id, const std::string& name) {
     if (function_names_.size() <= id) function_names_.resize(id + 1);
@@ -46,6 +51,9 @@ AsyncChains::AsyncChains(SampleStream* stream, SamplingShared* shared, AsyncTrac
 }
 
 void AsyncChains::flush(const FlushPoint& at) {
+  // Types the heap walks met for the first time, so later walks go past them.
+  if (heap_ != nullptr) heap_->classify_pending();
+  if (async_ == nullptr) return;
   // Ended tasks' names and awaiters are let go a few ticks after their end (core/task_table.h).
   async_->sweep_tasks();
   // Every operation's suspended time up to the end, whatever the per-tick bound.
@@ -61,8 +69,8 @@ void AsyncChains::define_task_chain(uint32_t box) {
       if (seen[i] == id) return;  // a cycle (ids reused in the tracker's tables): the reader stops there too
     }
     seen[count++] = id;
-    const uint32_t awaiter = async_->awaiter_of(id);
-    const std::string name = async_->name_of(id);
+    const uint32_t awaiter = names_->awaiter_of(id);
+    const std::string name = names_->name_of(id);
     const uint32_t name_id = name.empty() ? 0 : stream_->string_id(name);
     const uint64_t value = static_cast<uint64_t>(awaiter) << 32 | name_id;
     auto it = tasks_sent_.find(id);
@@ -156,8 +164,14 @@ void AsyncChains::log_sample(const NamedCapture& c) {
       break;
     }
   }
-  log_line("async sample thread=%u box=%u movenext=%s chain=%s", c.wire_id, c.async_box, move_next.c_str(),
-           async_->chain(c.async_box).c_str());
+  std::string chain;
+  uint32_t levels = 0;
+  for (uint32_t id = c.async_box; id != 0 && levels < kChainLevels; id = names_->awaiter_of(id), ++levels) {
+    if (!chain.empty()) chain += '<';
+    const std::string name = names_->name_of(id);
+    chain += name.empty() ? "?" + std::to_string(id) : name;
+  }
+  log_line("async sample thread=%u box=%u movenext=%s chain=%s", c.wire_id, c.async_box, move_next.c_str(), chain.c_str());
 }
 
 }  // namespace clrscope

@@ -10,6 +10,8 @@
 
 #include "core/async_tracker.h"
 #include "core/emitter.h"
+#include "core/heap_chains.h"
+#include "core/task_names.h"
 
 namespace clrscope {
 
@@ -18,8 +20,10 @@ struct SamplingShared;
 
 class AsyncChains final : public Emitter {
  public:
-  // With `log`, each sample taken in an async box also logs its logical chain.
-  AsyncChains(SampleStream* stream, SamplingShared* shared, AsyncTracker* tracker, bool log);
+  // With `log`, each sample taken in an async box also logs its logical chain. The chains come
+  // from the TPL events' tracker (`tracker`, which also gives suspended operations' time) or from
+  // the heap walk (`heap`); exactly one of them is set.
+  AsyncChains(SampleStream* stream, SamplingShared* shared, AsyncTracker* tracker, HeapChains* heap, bool log);
   // Sends TASK records for `box` and its awaiters that the reader does not have as they are now.
   void define_task_chain(uint32_t box);
   bool logs_samples() const { return log_; }
@@ -40,6 +44,8 @@ class AsyncChains final : public Emitter {
   SampleStream* stream_;
   SamplingShared* shared_;
   AsyncTracker* async_;
+  HeapChains* heap_;
+  const TaskNames* names_;
   bool log_;
   // TASK records sent: task id -> awaiter << 32 | name STRING id (bounded: cleared when large).
   std::unordered_map<uint32_t, uint64_t> tasks_sent_;

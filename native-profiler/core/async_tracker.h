@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/task_names.h"
 #include "core/task_table.h"
 #include "core/tpl_event_payloads.h"
 
@@ -36,7 +37,7 @@ struct SuspendedCharge {
   bool suspended;    // still suspended at the leaf when charged: it sits there now
 };
 
-class AsyncTracker {
+class AsyncTracker final : public TaskNames {
  public:
   // Table sizes (powers of two).
   static constexpr uint32_t kNameSlots = 4096;  // distinct state machine type names
@@ -58,8 +59,8 @@ class AsyncTracker {
   bool on_event(uint32_t event_id, const uint8_t* data, size_t size);
 
   // Sampler side (any thread): the box that awaits `id` (0: unknown) and a box's name ("": unknown).
-  uint32_t awaiter_of(uint32_t id) const;
-  std::string name_of(uint32_t id) const;
+  uint32_t awaiter_of(uint32_t id) const override;
+  std::string name_of(uint32_t id) const override;
   // A task's name as an interned index (1..kNameSlots; 0: unknown), and the index's text: equal
   // indexes are equal names, so the sampler compares chains without making strings.
   uint32_t name_index_of(uint32_t id) const;

@@ -3,6 +3,7 @@
 #include "core/capture_ring.h"
 #include "core/emitter.h"
 #include "core/gc_frame.h"
+#include "core/heap_chains.h"
 #include "core/module_history.h"
 #include "core/platform.h"
 #include "core/sample_stream.h"
@@ -99,6 +100,7 @@ void CaptureDrain::take(const Capture& c) {
   // the sampler thread rather than in the throwing thread's callback.
   d.event_message = event && c.event_text != nullptr ? stream_->messages.intern(c.event_text, c.event_text_len, c.event_text_full) : 0;
   d.async_box = event ? 0 : c.async_box;
+  if (heap_ != nullptr && !event) d.async_box = heap_->intern(c.heap_chain, c.heap_count, static_cast<HeapWalkEnd>(c.heap_end));
   d.collecting = !event && c.collecting;
   // An event carries no time of the thread's: its values stay for the thread's next sample.
   d.cpu_ns = event ? 0 : c.cpu_ns + t.carry_cpu_ns;

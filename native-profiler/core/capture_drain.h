@@ -13,6 +13,7 @@
 namespace clrscope {
 
 class Emitter;
+class HeapChains;
 class ThreadBook;
 class ThreadScan;
 class WallScheduler;
@@ -29,6 +30,8 @@ class CaptureDrain {
   void drain();
   // Brings the module table up to date with the loader; false when it could not be read.
   bool refresh_modules();
+  // Async stacks read from the heap: captures' chains become the stream's tasks (null: off).
+  void set_heap_chains(HeapChains* heap) { heap_ = heap; }
 
  private:
   // One capture taken out of the ring, its frames resolved.
@@ -67,6 +70,7 @@ class CaptureDrain {
   ThreadScan* scan_;
   WallScheduler* wall_;
   const std::vector<std::unique_ptr<Emitter>>* emitters_;
+  HeapChains* heap_ = nullptr;
   uint32_t elided_id_ = 0;
   uint32_t unloaded_id_ = 0;
   uint32_t gc_id_ = 0;  // the [GC] frame, defined at its first use

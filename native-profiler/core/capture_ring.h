@@ -12,6 +12,9 @@ constexpr uint32_t kMaxFrames = 512;   // frames kept per capture
 constexpr uint32_t kTailFrames = 64;   // outermost frames kept when a stack is deeper
 // UTF-16 units of an event's text (an exception's message) kept per capture; longer texts are cut.
 constexpr uint32_t kMaxEventText = 256;
+// Boxes of an async chain read from the heap kept per capture (core/heap_chain.h); deeper chains
+// are cut there, visibly.
+constexpr uint32_t kHeapChainBoxes = 32;
 
 enum CaptureKind : uint8_t {
   kCaptureCpu = 1,
@@ -41,6 +44,11 @@ struct Capture {
   uint16_t osr_at[8];
   uint32_t async_box;  // the thread's running async box when captured (0: none or not tracked)
   bool collecting;     // the thread was performing a garbage collection (ThreadSlot::collecting)
+  // Async stacks read from the heap: the boxes' MethodTables from the running one out, and how
+  // the walk ended (HeapWalkEnd); heap_count 0: no walk, or no box.
+  uint8_t heap_count;
+  uint8_t heap_end;
+  uintptr_t heap_chain[kHeapChainBoxes];
   // Event captures only: what happened (wire::EventKind, values as PROTOCOL.md's EVENTS) and the
   // runtime's ClassID of the type that names it (0: none), named on the sampler thread.
   uint8_t event_kind;
@@ -80,6 +88,8 @@ inline void begin_capture(Capture* c, uint64_t mono, uint32_t slot, uint32_t wir
   c->osr_pairs = 0;
   c->async_box = 0;
   c->collecting = false;
+  c->heap_count = 0;
+  c->heap_end = 0;
   c->event_kind = 0;
   c->event_has_value2 = false;
   c->event_type = 0;

@@ -40,6 +40,7 @@ inline uint32_t opcode_size(uint16_t opcode) { return opcode >= 0xFE00 ? 2 : 1; 
 // Opcodes the rewriter itself emits or inspects.
 enum Op : uint16_t {
   kNop = 0x00,
+  kLdarg0 = 0x02,
   kLdloc0 = 0x06,
   kStloc0 = 0x0A,
   kLdlocS = 0x11,

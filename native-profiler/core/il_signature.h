@@ -49,6 +49,8 @@ enum ElementType : uint8_t {
   kElementI4 = 0x08,
   kElementI8 = 0x0A,
   kElementI = 0x18,
+  kElementObject = 0x1C,
+  kElementPinned = 0x45,
 };
 
 }  // namespace il

@@ -143,6 +143,13 @@ void reopen_capture_signal_after_fault();
 // Whether thread `tid` of this process blocks the capture signal now (false when unknown, and
 // where captures need no signal). Sampler thread only.
 bool capture_signal_blocked(uint32_t tid);
+// One aligned word of the process's memory, or false when reading it faults: the capture
+// handler's heap walk (core/heap_chain.h) reads objects another thread may have changed.
+// Async-signal-safe. Always false where no fault of it can be recovered (safe_loads_ready).
+bool safe_load_word(uintptr_t address, uintptr_t* out);
+// Whether a faulting safe_load_word returns false rather than ending the process: clrscope's
+// fault entry stands in front of the runtime's SIGSEGV handler (Linux; false elsewhere).
+bool safe_loads_ready();
 // Per-thread CPU-time timer that requests a CPU sample each time the thread has consumed
 // `interval_ns` of CPU. Called on any thread in normal context.
 bool arm_cpu_timer(ThreadSlot& slot, uint32_t slot_index, uint64_t interval_ns);

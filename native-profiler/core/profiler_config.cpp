@@ -77,7 +77,8 @@ ProfilerConfig parse_client_data(const char* data, size_t size) {
   }
   ProfilerConfig c = parse_profiler_config(socket, interval, cpu, wall, threads, secret);
   apply_event_switches(&c, exceptions, locks, alloc, exception_stacks);
-  c.async = parse_switch(async, false);
+  c.async_heap = async == "heap";
+  c.async = !c.async_heap && parse_switch(async, false);
   c.exception_messages = parse_switch(messages, true);
   c.perf_map = parse_switch(perf_map, false);
   c.runtime_counters = parse_switch(runtime_counters, false);
@@ -91,7 +92,9 @@ ProfilerConfig read_profiler_config() {
                                            platform::env("CLRSCOPE_WALL_THREADS"), platform::env("CLRSCOPE_SECRET"));
   apply_event_switches(&c, platform::env("CLRSCOPE_EXCEPTIONS"), platform::env("CLRSCOPE_LOCKS"),
                        platform::env("CLRSCOPE_ALLOC"), platform::env("CLRSCOPE_EXCEPTION_STACKS"));
-  c.async = parse_switch(platform::env("CLRSCOPE_ASYNC"), false);
+  const std::string async = platform::env("CLRSCOPE_ASYNC");
+  c.async_heap = async == "heap";
+  c.async = !c.async_heap && parse_switch(async, false);
   c.exception_messages = parse_switch(platform::env("CLRSCOPE_EXCEPTION_MESSAGES"), true);
   c.perf_map = parse_switch(platform::env("CLRSCOPE_PERF_MAP"), false);
   c.runtime_counters = parse_switch(platform::env("CLRSCOPE_RUNTIME_COUNTERS"), false);

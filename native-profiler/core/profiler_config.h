@@ -25,7 +25,10 @@ struct ProfilerConfig {
   // stack: CLRSCOPE_EXCEPTION_MESSAGES=0 or client data "exception_messages=0" leaves it out.
   bool exception_messages = true;
   // Async call stacks (experimental, core/async_tracker.h): CLRSCOPE_ASYNC=1, client data "async=1".
-  bool async = false;  // CLRSCOPE_EXCEPTION_STACKS: beyond it counted by type only
+  bool async = false;
+  // Async call stacks read from the heap at sample time (shim/async_heap.h): CLRSCOPE_ASYNC=heap,
+  // client data "async=heap". Exclusive with `async`.
+  bool async_heap = false;  // CLRSCOPE_EXCEPTION_STACKS: beyond it counted by type only
   // HTTP requests (core/request_payloads.h): CLRSCOPE_REQUESTS=1, client data "requests=1". Off by
   // default: the DiagnosticSource bridge it turns on makes every program's DiagnosticListeners
   // report to it, which a program that serves no requests should not pay for.

@@ -62,7 +62,7 @@ HelloRecord Sampler::hello_record(uint64_t mono) const {
   HelloRecord h;
   h.pid = platform::process_id();
   h.flags = (config_.cpu ? wire::kHelloCpu : 0u) | (config_.wall ? wire::kHelloWall : 0u) |
-            (config_.attached ? wire::kHelloAttached : 0u) | (parts_.async != nullptr ? wire::kHelloAsync : 0u);
+            (config_.attached ? wire::kHelloAttached : 0u) | (parts_.async != nullptr || parts_.heap != nullptr ? wire::kHelloAsync : 0u);
   h.mono = mono;
   h.unix_ns = platform::unix_now_ns();
   h.interval_ns = static_cast<uint32_t>(config_.interval_ns);

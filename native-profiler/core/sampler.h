@@ -18,6 +18,7 @@
 namespace clrscope {
 
 class AsyncTracker;
+class HeapChains;
 class CountersBlock;
 class FrameResolver;
 class LiveHeap;
@@ -57,6 +58,11 @@ class Sampler {
     parts_.async = tracker;
     parts_.async_log = log;
   }
+  // Async call stacks read from the heap at sample time instead (core/heap_chains.h).
+  void attach_heap_chains(HeapChains* chains, bool log) {
+    parts_.heap = chains;
+    parts_.async_log = log;
+  }
   // Runs on the sampler thread, as its last act, when the reader went away (an attached
   // profiler detaches from there). Set before start().
   void on_quiet(std::function<void()> hook) { quiet_hook_ = std::move(hook); }
@@ -88,6 +94,7 @@ class Sampler {
     TypeCounts* skipped_exceptions = nullptr;
     LiveHeap* live = nullptr;
     AsyncTracker* async = nullptr;
+    HeapChains* heap = nullptr;
     bool async_log = false;
   };
   // The rooms (sampler_rooms.h), made at construction.

@@ -11,7 +11,11 @@ void Sampler::register_emitters() {
   if (r.registered) return;
   r.registered = true;
   std::unique_ptr<AsyncChains> chains;
-  if (parts_.async != nullptr) chains = std::make_unique<AsyncChains>(&r.stream, shared_, parts_.async, parts_.async_log);
+  if (parts_.async != nullptr || parts_.heap != nullptr) {
+    chains = std::make_unique<AsyncChains>(&r.stream, shared_, parts_.async, parts_.async == nullptr ? parts_.heap : nullptr,
+                                           parts_.async_log);
+  }
+  r.drain.set_heap_chains(parts_.async == nullptr ? parts_.heap : nullptr);
   r.async = chains.get();
   r.emitters.push_back(make_thread_sample_emitter(&r.stream, &r.book, r.async));
   r.emitters.push_back(make_stacked_event_emitter(&r.stream, shared_, parts_.skipped_exceptions));

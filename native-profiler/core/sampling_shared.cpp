@@ -1,5 +1,6 @@
 #include "core/sampling_shared.h"
 
+#include "core/box_stack.h"
 #include "core/module_table.h"
 #include "core/platform.h"
 
@@ -44,7 +45,53 @@ bool usable_bounds(const ThreadSlot& slot, uintptr_t sp, uintptr_t identity, Sta
   return true;
 }
 
+// Longest path of objects a walk follows (boxes, delegates, continuations, promises between
+// them) before it counts the chain as cut: a cycle read from objects changing under it ends here.
+constexpr uint32_t kHeapHops = 4 * kHeapChainBoxes;
+
+// The async chain of the box the thread runs, read from the heap (core/heap_chain.h). Objects
+// move only while the runtime is suspended for a GC: a walk is kept only when no suspension was
+// under way as it began and none began or ended before it finished (ASYNC-STACKS-STUDY.md, §8).
+// Without that, a thread in managed code is cooperative, so no GC can run while it is
+// interrupted there, but a thread in native code may be in preemptive mode with a GC running.
+void walk_async_heap(SamplingShared& shared, const ThreadSlot& slot, uintptr_t ip, uintptr_t identity,
+                     const ModuleSnapshot* modules, Capture* c) {
+  bool too_deep = false;
+  const uintptr_t box = running_box(slot, identity, platform::safe_load_word, &too_deep);
+  if (too_deep) shared.heap_too_deep.fetch_add(1, std::memory_order_relaxed);
+  if (box == 0) return;
+  const uint64_t epoch = shared.suspension_epoch.load(std::memory_order_acquire);
+  if (shared.runtime_suspended.load(std::memory_order_acquire) != 0) {
+    shared.heap_suspended.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (modules == nullptr || ip == 0 || modules->find(ip) != nullptr) shared.heap_native.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t start = platform::mono_now_ns();
+  const HeapWalk w = walk_heap_chain(box, *shared.heap_types, platform::safe_load_word, c->heap_chain, kHeapChainBoxes, kHeapHops);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (shared.suspension_epoch.load(std::memory_order_relaxed) != epoch) {
+    shared.heap_suspended.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  c->heap_count = static_cast<uint8_t>(w.count);
+  c->heap_end = static_cast<uint8_t>(w.end);
+  shared.heap_walks.fetch_add(1, std::memory_order_relaxed);
+  shared.heap_ends[static_cast<uint32_t>(w.end) & 3].fetch_add(1, std::memory_order_relaxed);
+  shared.heap_walk_ns.fetch_add(platform::mono_now_ns() - start, std::memory_order_relaxed);
+}
+
 }  // namespace
+
+void note_runtime_suspension(SamplingShared& shared, bool starts) {
+  if (starts) {
+    shared.runtime_suspended.fetch_add(1, std::memory_order_acq_rel);
+  } else {
+    uint32_t n = shared.runtime_suspended.load(std::memory_order_acquire);
+    while (n > 0 && !shared.runtime_suspended.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel)) {
+    }
+  }
+  shared.suspension_epoch.fetch_add(1, std::memory_order_acq_rel);
+}
 
 Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds,
                        uint64_t cpu_now_ns, uintptr_t sp, uint32_t* index) {
@@ -126,6 +173,7 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     c->osr_pairs = static_cast<uint8_t>(w.osr_pairs);
     for (uint32_t i = 0; i < w.osr_pairs; ++i) c->osr_at[i] = static_cast<uint16_t>(w.osr_at[i]);
   }
+  if (shared.heap_types != nullptr && identity != 0) walk_async_heap(shared, slot, regs.ip, identity, current_modules(), c);
   // Read last, so that the handler's own cost is behind the sampler's idle test (wall_scheduler.cpp).
   if (c->kinds & kCaptureWall) {
     c->thread_cpu_after = platform::current_thread_cpu_ns();

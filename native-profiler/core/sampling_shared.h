@@ -6,6 +6,7 @@
 
 #include "core/capture_ring.h"
 #include "core/frame_walker.h"
+#include "core/heap_chain.h"
 #include "core/thread_registry.h"
 
 namespace clrscope {
@@ -28,7 +29,25 @@ struct SamplingShared {
   std::atomic<uint64_t> dropped_events{0};
   // Time spent inside record_capture, for the log's cost line.
   std::atomic<uint64_t> capture_ns{0};
+  // Async stacks read from the heap (core/heap_chain.h): the types the sampler thread classified
+  // (null: off), and what the handlers' walks did.
+  HeapTypeSet* heap_types = nullptr;
+  std::atomic<uint64_t> heap_walks{0};          // a box published and the thread in managed code
+  std::atomic<uint64_t> heap_ends[4]{};         // by HeapWalkEnd
+  std::atomic<uint64_t> heap_native{0};         // of the walks, those of a thread in native code
+  std::atomic<uint64_t> heap_suspended{0};      // walks thrown away: the runtime was suspended (a GC may move objects)
+  std::atomic<uint64_t> heap_too_deep{0};       // MoveNexts nested deeper than the published stack
+  std::atomic<uint64_t> heap_walk_ns{0};        // time inside the walks
+  // The runtime's suspensions (RuntimeSuspendStarted to RuntimeResumeFinished or Aborted), when
+  // every GC that moves objects happens: `runtime_suspended` counts those under way, and
+  // `suspension_epoch` changes at each start and end, so a walk that saw no suspension before it
+  // and the same epoch after it read no object a GC moved meanwhile.
+  std::atomic<uint32_t> runtime_suspended{0};
+  std::atomic<uint64_t> suspension_epoch{0};
 };
+
+// Runtime callbacks: a suspension of the runtime starts, or ends (resumed or aborted).
+void note_runtime_suspension(SamplingShared& shared, bool starts);
 
 SamplingShared* sampling_shared();
 void set_sampling_shared(SamplingShared* shared);

@@ -64,6 +64,7 @@ uint32_t ThreadRegistry::open_slot_locked(uint64_t clr_thread_id) {
   set_bounds_locked(s, 0, 0, 0);
   s.pending_wall_ns.store(0, std::memory_order_relaxed);
   s.async_box.store(0, std::memory_order_relaxed);
+  s.box_stack.store(0, std::memory_order_relaxed);
   s.collecting.store(0, std::memory_order_relaxed);
   s.wire_id.store(next_wire_id_++, std::memory_order_release);
   if (index + 1 > slot_limit_.load(std::memory_order_relaxed)) slot_limit_.store(index + 1, std::memory_order_release);

@@ -37,6 +37,9 @@ struct ThreadSlot {
   // The async state machine box the thread runs (TPL task id; 0: none), set by the thread itself
   // from its TPL events (core/async_tracker.h) and copied into each capture.
   std::atomic<uint32_t> async_box{0};
+  // Async stacks read from the heap: the thread's own stack of running boxes (core/box_stack.h),
+  // set by the thread itself; the handler trusts it only after checking its owner.
+  std::atomic<uintptr_t> box_stack{0};
   // 1 while the thread itself performs a garbage collection (from the runtime's
   // GarbageCollectionStarted to its GarbageCollectionFinished on this thread), copied into each
   // capture so the sample's stack gets a [GC] frame.

@@ -82,7 +82,12 @@ bool take_blocked(uint32_t tid) {
   return false;
 }
 
+std::atomic<uint64_t> g_safe_load_faults{0};
+
 extern "C" __attribute__((visibility("hidden"))) void clrscope_fault_entry(int sig, siginfo_t* si, void* uc) {
+  // A heap walk's load that faulted (safe_load_linux.cpp): not the program's fault, and returning
+  // resumes at the load's failure exit.
+  if ((sig == SIGSEGV || sig == SIGBUS) && recover_safe_load(uc)) return;
   const Handler target = sig > 0 && sig < kMaxSignal ? g_targets[sig].load(std::memory_order_acquire) : nullptr;
   const auto* context = static_cast<const ucontext_t*>(uc);
   uint32_t tid = 0;
@@ -131,6 +136,11 @@ bool release_fault_handlers() {
   }
   return all_back;
 }
+
+void safe_load_faults_add() { g_safe_load_faults.fetch_add(1, std::memory_order_relaxed); }
+uint64_t safe_load_faults() { return g_safe_load_faults.load(std::memory_order_relaxed); }
+
+bool safe_loads_ready() { return g_wrapped[SIGSEGV]; }
 
 uint32_t wrapped_fault_handlers() {
   uint32_t n = 0;

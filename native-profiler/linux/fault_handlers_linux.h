@@ -13,5 +13,11 @@ void hold_capture_during_fault_handlers(int capture_signal);
 bool release_fault_handlers();
 // How many fault handlers clrscope's entry stands in front of (for the log and tests).
 uint32_t wrapped_fault_handlers();
+// Inside the fault entry: a fault of safe_load_word's load is moved to its failure exit (true);
+// any other fault is not ours (false). safe_load_linux.cpp.
+bool recover_safe_load(void* ucontext);
+// Faults of safe loads recovered so far.
+void safe_load_faults_add();
+uint64_t safe_load_faults();
 
 }  // namespace clrscope::platform

@@ -9,6 +9,7 @@
 #include "core/threadpool_event_payloads.h"
 #include "core/thread_names.h"
 #include "core/transport.h"
+#include "core/box_stack.h"
 #include "shim/async_session.h"
 #include "shim/clsid.h"
 #include "shim/counters_session.h"
@@ -210,6 +211,18 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   } else {
     log_line("could not create the counters block in shared memory; counters are off");
   }
+  if (config.async_heap) {
+    const bool log_async = platform::env("CLRSCOPE_ASYNC_LOG") == "1";
+    e->heap_types = new HeapTypeSet();
+    e->async_heap = new AsyncHeap(info, log_async);
+    AsyncHeap* heap = e->async_heap;
+    e->heap_chains = new HeapChains(e->heap_types, [heap](uintptr_t mt, HeapType* type, std::string* name) {
+      return heap->classify(mt, type, name);
+    });
+    set_box_registry(&e->registry);
+    e->shared.heap_types = e->heap_types;
+    e->sampler->attach_heap_chains(e->heap_chains, log_async);
+  }
   if (attached) e->sampler->on_quiet([e] { begin_detach(e); });
   e->shared.active.store(true, std::memory_order_release);
   // CLRSCOPE_RUNTIME_EVENTS=0 leaves the runtime's event session out. Under Wine 8 a Windows
@@ -245,6 +258,10 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
   return e;
 }
 
+void start_async_heap(Engine* e) {
+  if (e->async_heap != nullptr) e->async_heap->start();
+}
+
 void register_existing_threads(Engine* e) {
   ICorProfilerThreadEnum* threads = nullptr;
   if (FAILED(e->info->EnumThreads(&threads)) || threads == nullptr) return;
@@ -270,6 +287,36 @@ void register_existing_threads(Engine* e) {
   log_line("attached: %u threads were already running", count);
 }
 
+namespace {
+
+// What the heap walks of async stacks did (CLRSCOPE_ASYNC=heap), at the stream's end.
+void log_async_heap(Engine* e) {
+  if (e->async_heap == nullptr) return;
+  {
+    const SamplingShared& sh = e->shared;
+    log_line("async heap: MoveNext compiled with the probe %llu times (%llu compile errors); %llu MoveNext entries counted, %llu "
+             "deeper than %u",
+             static_cast<unsigned long long>(e->async_heap->compiled()), static_cast<unsigned long long>(e->async_heap->failed()),
+             static_cast<unsigned long long>(box_enters()), static_cast<unsigned long long>(box_overflows()), BoxStack::kDepth);
+    log_line("async heap: %llu walks (%llu to the root, %llu cut at a type not classified yet, %llu rejected by a read, %llu "
+             "cut by depth) in %llu ns, %llu of them in native code; %llu thrown away (the runtime suspended), %llu too deep",
+             static_cast<unsigned long long>(sh.heap_walks.load()), static_cast<unsigned long long>(sh.heap_ends[0].load()),
+             static_cast<unsigned long long>(sh.heap_ends[1].load()), static_cast<unsigned long long>(sh.heap_ends[2].load()),
+             static_cast<unsigned long long>(sh.heap_ends[3].load()), static_cast<unsigned long long>(sh.heap_walk_ns.load()),
+             static_cast<unsigned long long>(sh.heap_native.load()), static_cast<unsigned long long>(sh.heap_suspended.load()),
+             static_cast<unsigned long long>(sh.heap_too_deep.load()));
+    log_line("async heap: %u types classified (%llu by the runtime, %llu unknown to it, %llu queued and dropped); %u chain nodes "
+             "(%llu refused at the bound)",
+             e->heap_types->size(), static_cast<unsigned long long>(e->heap_chains->classified()),
+             static_cast<unsigned long long>(e->heap_chains->unclassifiable()),
+             static_cast<unsigned long long>(e->heap_types->unknown_dropped()), e->heap_chains->nodes(),
+             static_cast<unsigned long long>(e->heap_chains->nodes_refused()));
+  }
+  log_line("async heap: runtime suspensions under way at the end: %u", e->shared.runtime_suspended.load());
+}
+
+}  // namespace
+
 void stop_engine_at_shutdown(Engine* e) {
   // The sampler publishes the counters' final values as it ends; readers that mapped the block
   // keep reading them after the name is gone.
@@ -288,6 +335,7 @@ void stop_engine_at_shutdown(Engine* e) {
              AsyncTracker::kOpSlots, e->async->live_ops(), static_cast<unsigned long long>(e->async->fan_ins()),
              static_cast<unsigned long long>(e->sampler->suspended_samples()));
   }
+  log_async_heap(e);
   if (e->exception_ids != nullptr) {
     const ExceptionIdentityCounts c = e->exception_ids->counts();
     log_line("exceptions: %llu distinct, %llu rethrows; %llu given up while alive (table of %u), %llu without a handle",
@@ -316,7 +364,8 @@ void begin_detach(Engine* e) {
   if (e->live != nullptr) e->live->release_all();
   if (e->exception_ids != nullptr) e->exception_ids->release_all();
   e->counters_block.close(true);
-  if (e->measure->rejit_enabled()) {
+  log_async_heap(e);
+  if (e->measure->rejit_enabled() || e->async_heap != nullptr) {
     // The runtime would refuse (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT); the measured
     // methods are being reverted on the measuring thread, which stays for that.
     log_line("the workstation went away; methods were measured, so the runtime keeps clrscope loaded: staying quiet");

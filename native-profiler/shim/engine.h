@@ -7,6 +7,7 @@
 
 #include "clr/corprof.h"
 #include "core/async_tracker.h"
+#include "core/heap_chains.h"
 #include "core/capture_ring.h"
 #include "core/counters_block.h"
 #include "core/event_capture.h"
@@ -22,6 +23,7 @@
 #include "core/thread_registry.h"
 #include "shim/clr_frame_resolver.h"
 #include "shim/exception_messages.h"
+#include "shim/async_heap.h"
 #include "shim/measure_controller.h"
 
 namespace clrscope {
@@ -70,6 +72,11 @@ struct Engine {
   // Async call stacks (experimental, CLRSCOPE_ASYNC=1): the TPL events' reader, and which of the
   // session's providers is TplEventSource (its event ids overlap the runtime's).
   AsyncTracker* async = nullptr;
+  // Async call stacks read from the heap instead (CLRSCOPE_ASYNC=heap, shim/async_heap.h): the
+  // MoveNext probe's ReJIT and the types' classifier, the types handlers may walk, the chains.
+  AsyncHeap* async_heap = nullptr;
+  HeapTypeSet* heap_types = nullptr;
+  HeapChains* heap_chains = nullptr;
   std::atomic<uintptr_t> tpl_provider{0};
   std::atomic<uintptr_t> runtime_provider{0};
   // System.Runtime's counters in the same session (shim/counters_session.h), and the handles of
@@ -82,6 +89,10 @@ struct Engine {
 // Sets the event mask, connects the stream and starts sampling; nullptr (with a log line)
 // when the profiler must stay inactive, in which case the caller returns a failure HRESULT.
 Engine* start_engine(clr::IUnknown* info_unknown, const ProfilerConfig& config, bool attached);
+
+// Async stacks read from the heap: asks for the MoveNext probe's ReJIT, once the callbacks that
+// hand the runtime its IL can reach the engine (after Initialize, or once an attach completed).
+void start_async_heap(Engine* engine);
 
 // After an attach: the threads that existed before it, which the runtime never announces.
 void register_existing_threads(Engine* engine);

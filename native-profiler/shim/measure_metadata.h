@@ -51,6 +51,10 @@ class ModuleMeta {
   // The wrapped body of `method` for probe index `index`, or false with a sentence. Emits
   // metadata (signature tokens, type references); call apply() once a batch is prepared.
   bool prepare(clr::mdMethodDef method, uint32_t index, ProbeMode mode, PreparedMethod* out, std::string* reason);
+  // The box probe's wrap of CoreLib's AsyncStateMachineBox<T>.MoveNext(Thread) (core/il_box_probe.h),
+  // calling `enter` and `leave` by address (shim/box_probe_metadata.cpp).
+  bool prepare_box_probe(clr::mdMethodDef method, uint64_t enter, uint64_t leave, PreparedMethod* out, std::string* reason);
+  clr::IMetaDataImport* import() const { return import_; }
   // Makes what prepare() defined visible to the runtime (needed after startup).
   void apply();
 

@@ -54,6 +54,7 @@ HRESULT ProfilerCallback::Initialize(IUnknown* unknown) {
   return guarded("Initialize", [&]() -> HRESULT {
     log_open_from_env();
     engine_ = start_engine(unknown, read_profiler_config(), false);
+    if (engine_ != nullptr) start_async_heap(engine_);
     return engine_ != nullptr ? S_OK : E_FAIL;
   }, kCostCallbacks, true);
 }
@@ -71,6 +72,7 @@ HRESULT ProfilerCallback::ProfilerAttachComplete() {
     // Only now may the threads that already existed be enumerated; new ones arrive through
     // ThreadCreated from here on.
     if (engine_ != nullptr) register_existing_threads(engine_);
+    if (engine_ != nullptr) start_async_heap(engine_);
     return S_OK;
   }, kCostCallbacks, true);
 }

@@ -62,7 +62,10 @@ bool is_runtime_provider(Engine* engine, EVENTPIPE_PROVIDER provider) {
 
 HRESULT ProfilerCallback::RuntimeSuspendStarted(COR_PRF_SUSPEND_REASON reason) {
   return guarded("RuntimeSuspendStarted", [&]() -> HRESULT {
-    if (engine_ != nullptr) engine_->suspensions.on_suspend_started(static_cast<uint8_t>(reason), platform::mono_now_ns());
+    if (engine_ == nullptr) return S_OK;
+    // Before anything moves: heap walks of async stacks in flight from now on are thrown away.
+    note_runtime_suspension(engine_->shared, true);
+    engine_->suspensions.on_suspend_started(static_cast<uint8_t>(reason), platform::mono_now_ns());
     return S_OK;
   });
 }
@@ -76,7 +79,9 @@ HRESULT ProfilerCallback::RuntimeSuspendFinished() {
 
 HRESULT ProfilerCallback::RuntimeSuspendAborted() {
   return guarded("RuntimeSuspendAborted", [&]() -> HRESULT {
-    if (engine_ != nullptr) engine_->suspensions.on_suspend_aborted(platform::mono_now_ns());
+    if (engine_ == nullptr) return S_OK;
+    engine_->suspensions.on_suspend_aborted(platform::mono_now_ns());
+    note_runtime_suspension(engine_->shared, false);
     return S_OK;
   });
 }
@@ -85,6 +90,7 @@ HRESULT ProfilerCallback::RuntimeResumeFinished() {
   return guarded("RuntimeResumeFinished", [&]() -> HRESULT {
     if (engine_ == nullptr) return S_OK;
     engine_->suspensions.on_resume_finished(platform::mono_now_ns());
+    note_runtime_suspension(engine_->shared, false);
     // The thread that suspended for a GC no longer collects once the program runs again. A
     // background GC's GarbageCollectionFinished comes later on the BGC thread, so without this
     // the triggering thread would keep its [GC] frame until its next GC.

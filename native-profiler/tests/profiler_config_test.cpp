@@ -43,6 +43,20 @@ TEST(ProfilerConfig, ReadsTheAttachClientData) {
   EXPECT_EQ(parse_client_data(no_newline.data(), no_newline.size()).socket_path, "/s");
 }
 
+TEST(ProfilerConfig, TellsTheTwoSourcesOfAsyncStacksApart) {
+  const std::string events = "socket=/s\nasync=1\n";
+  const ProfilerConfig a = parse_client_data(events.data(), events.size());
+  EXPECT_TRUE(a.async);
+  EXPECT_FALSE(a.async_heap);
+  const std::string heap = "socket=/s\nasync=heap\n";
+  const ProfilerConfig b = parse_client_data(heap.data(), heap.size());
+  EXPECT_FALSE(b.async);
+  EXPECT_TRUE(b.async_heap);
+  const std::string off = "socket=/s\n";
+  const ProfilerConfig c = parse_client_data(off.data(), off.size());
+  EXPECT_FALSE(c.async || c.async_heap);
+}
+
 TEST(ProfilerConfig, ReadsTheSecretFromTheEnvironmentAndTheClientData) {
   EXPECT_EQ(parse_profiler_config("tcp:127.0.0.1:5", "", "", "", "", "ab").secret, "ab");
   const std::string data = "socket=tcp:127.0.0.1:4000\nsecret=00ff\n";

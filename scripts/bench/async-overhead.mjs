@@ -3,7 +3,9 @@
 // an async method that yields (a thread-pool hop) and then does W µs of fixed CPU work, two
 // continuations per step. W is calibrated first, on plain runs, so that a step costs the CPU of
 // 2 continuations at about 10k and 100k continuations per second of one core. Configurations, interleaved run by run so
-// drift hits all alike: plain; clrscope record (async off); clrscope record with CLRSCOPE_ASYNC=1.
+// drift hits all alike: plain; clrscope record (async off); clrscope record with CLRSCOPE_ASYNC=1
+// (TPL events, approach A); clrscope record with CLRSCOPE_ASYNC=heap (the chain read from the heap
+// at sample time, approach B).
 // Two figures per run, both from the program itself: its wall throughput (steps/s) and the
 // process's CPU per step (its own threads plus the profiler's, TotalProcessorTime over the loop);
 // on a machine shared with other work the CPU figure is the steadier one. Ratios are of medians,
@@ -48,6 +50,8 @@ const configs = [
   { name: 'plain', cmd: 'dotnet', pre: [], env: {} },
   { name: 'clrscope, async off', cmd: process.execPath, pre: [cli, 'record', '-o', join(scratch, 'off.pb.gz'), '--', 'dotnet'], env: { CLRSCOPE_ASYNC: '0' } },
   { name: 'clrscope, CLRSCOPE_ASYNC=1', cmd: process.execPath, pre: [cli, 'record', '-o', join(scratch, 'on.pb.gz'), '--', 'dotnet'], env: { CLRSCOPE_ASYNC: '1' } },
+  // Approach B (ASYNC-STACKS-STUDY.md): the chain read from the heap at sample time, no TPL events.
+  { name: 'clrscope, CLRSCOPE_ASYNC=heap', cmd: process.execPath, pre: [cli, 'record', '-o', join(scratch, 'heap.pb.gz'), '--', 'dotnet'], env: { CLRSCOPE_ASYNC: 'heap' } },
 ];
 if (values.baseline !== undefined) {
   if (!existsSync(values.baseline)) {
@@ -138,7 +142,7 @@ workloads.forEach((w, wi) => {
     console.log(`| ${c.name} | ${Math.round(rate[ci])} | ${(rate[0] / rate[ci]).toFixed(3)} | ${vsOff} | ${cpu[ci].toFixed(2)} | ${range(results[wi][ci].map((r) => r.cpuUsPerStep))} | ${(cpu[ci] / cpu[0]).toFixed(3)} | ${cpuOff} | ${Math.round(outside)} |`);
   });
   const asyncOn = configs.findIndex((c) => c.name === 'clrscope, CLRSCOPE_ASYNC=1');
-  if (values.baseline !== undefined) console.log(`\nThis build's async on vs the baseline build's: CPU per step ×${(cpu[asyncOn] / cpu[3]).toFixed(3)}, continuations/s ×${(rate[asyncOn] / rate[3]).toFixed(3)}.`);
+  if (values.baseline !== undefined) console.log(`\nThis build's async on vs the baseline build's: CPU per step ×${(cpu[asyncOn] / cpu[4]).toFixed(3)}, continuations/s ×${(rate[asyncOn] / rate[4]).toFixed(3)}.`);
   if (traced >= 0) {
     const bytes = median(results[wi][traced].map((r) => r.traceBytes / r.steps));
     const t = traces[wi];

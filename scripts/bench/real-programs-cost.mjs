@@ -7,7 +7,7 @@
 // program in a rotated order, so drift of the machine hits all alike.
 //
 //   node scripts/bench/real-programs-cost.mjs [--rounds 5] [--programs pwsh,ilspycmd,csharpier,aspnet,efcore]
-//       [--configs bare,defaults,all,dotnet-trace] [--attach] [--json FILE]
+//       [--configs bare,defaults,all,async-events,async-heap,dotnet-trace] [--attach] [--json FILE]
 //
 // --attach records with `record --pid` after the program started instead of launching it under
 // record, as dotnet-trace is.
@@ -41,6 +41,10 @@ const CONFIGS = {
   bare: { mode: 'bare' },
   defaults: { mode: 'launch', recordOptions: [] },
   all: { mode: 'launch', recordOptions: ['--alloc', 'on', '--locks', 'on', '--exceptions', 'on', '--async'] },
+  // Async call stacks alone, from each source (native-profiler/ASYNC-STACKS-STUDY.md): the TPL
+  // events of every await, or the chain read from the heap at each sample.
+  'async-events': { mode: 'launch', recordOptions: ['--async', '--async-source', 'events'] },
+  'async-heap': { mode: 'launch', recordOptions: ['--async', '--async-source', 'heap'] },
   'dotnet-trace': { mode: 'trace' },
 };
 
@@ -48,7 +52,7 @@ const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
     programs: { type: 'string', default: 'pwsh,ilspycmd,csharpier,aspnet,efcore' },
-    configs: { type: 'string', default: Object.keys(CONFIGS).join(',') },
+    configs: { type: 'string', default: 'bare,defaults,all,dotnet-trace' },
     attach: { type: 'boolean', default: false },
     json: { type: 'string' },
   },

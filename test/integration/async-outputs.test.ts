@@ -16,6 +16,7 @@ import { ASYNC_PROFILE_PREFIX } from '../../structs/formats/speedscope/profile-n
 import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
 import type { SpeedscopeFile } from '../../structs/formats/speedscope/speedscope-file.js';
 import { createWorkstationService } from '../../electron/services/workstation/workstation-service.js';
+import { ASYNC_SOURCES, type AsyncSource } from '../../electron/services/profiler/profiler-env.js';
 import { goAvailable, pprofTraces } from './support/go-pprof.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
@@ -28,10 +29,10 @@ const INNER = /\+<Inner>d__\d+\.MoveNext$/;
 const SPIN = /\.Burn\.(Spin|Mix)$/;
 const awaitOf = (method: string): RegExp => new RegExp(`^\\[await\\] (\\S+\\.)?Chain\\.${method}$`);
 
-/** Records AsyncChain's chain with --async straight into `name`. */
-async function recordTo(name: string): Promise<string> {
-  const out = join(dir, name);
-  const run = await runCli(['record', '--async', '-o', out, '--', 'dotnet', targetDll('AsyncChain'), 'chain', '--seconds', '3', '--parallel', '2'], { timeoutMs: 180000 });
+/** Records AsyncChain's chain with --async (its chains from `source`) straight into `name`. */
+async function recordTo(name: string, source: AsyncSource): Promise<string> {
+  const out = join(dir, `${source}-${name}`);
+  const run = await runCli(['record', '--async', '--async-source', source, '-o', out, '--', 'dotnet', targetDll('AsyncChain'), 'chain', '--seconds', '3', '--parallel', '2'], { timeoutMs: 180000 });
   assert.equal(run.code, 0, run.stderr);
   assert.ok(Number(resultOf(run.stdout).innerCalls) > 0, run.stdout);
   return out;
@@ -55,14 +56,16 @@ function share(stacks: Iterable<[string[], number]>): { inInner: number; chained
   return s;
 }
 
-describe('record --async straight to every output', () => {
+// Both sources of chains (native-profiler/ASYNC-STACKS-STUDY.md): the TPL events of every await, and
+// the heap read at each sample, which has no suspended operations' time.
+for (const source of ASYNC_SOURCES) describe(`record --async --async-source ${source} straight to every output`, () => {
   it("pprof (go tool pprof -traces): ≥ 90% of Inner's CPU under [await] Middle under [await] Outer", { timeout: 200000 }, async (t) => {
     if (!goAvailable()) {
       if (process.env.CI) assert.fail('`go` is not on PATH but CI is set');
       t.skip('go not found');
       return;
     }
-    const pb = await recordTo('chain.pb.gz');
+    const pb = await recordTo('chain.pb.gz', source);
     const { text, stacks } = pprofStacks(pb);
     const s = share(stacks);
     t.diagnostic(`pprof: ${(s.chained / 1e6).toFixed(0)} of ${(s.inInner / 1e6).toFixed(0)} ms of Inner's CPU chained (${s.samples} stacks)`);
@@ -71,7 +74,7 @@ describe('record --async straight to every output', () => {
   });
 
   it("speedscope (its own schema): the 'async stacks · cpu' profile has ≥ 90% of Inner's CPU under [await] Middle under [await] Outer", { timeout: 200000 }, async (t) => {
-    const json = await recordTo('chain.speedscope.json');
+    const json = await recordTo('chain.speedscope.json', source);
     const parsed = JSON.parse(readFileSync(json, 'utf8')) as SpeedscopeFile;
     assert.deepEqual(speedscopeSchemaProblems(parsed), []);
     const names = parsed.shared.frames.map((f) => f.name);
@@ -83,7 +86,7 @@ describe('record --async straight to every output', () => {
   });
 
   it('nettrace (TraceEvent): [await] Middle and [await] Outer over ≥ 90% of the samples in Inner\'s MoveNext; suspended operations on their own thread, no Thread (0)', { timeout: 200000 }, async (t) => {
-    const file = await recordTo('chain.nettrace');
+    const file = await recordTo('chain.nettrace', source);
     const tc = traceCheck(file);
     const inclusive = (test: (method: string) => boolean): number => tc.methods.filter((m) => test(m.method)).reduce((a, m) => a + m.inclusive, 0);
     const inner = inclusive((m) => INNER.test(m));
@@ -93,13 +96,16 @@ describe('record --async straight to every output', () => {
     assert.ok(inner >= 10, `only ${inner} samples in Inner's MoveNext`);
     assert.ok(middle >= 0.9 * inner && outer >= 0.9 * inner, tc.methods.slice(0, 20).map((m) => `${m.method} ${m.inclusive}`).join('\n'));
     assert.ok(!tc.threads.some((x) => x.tid === 0), `a Thread (0): ${JSON.stringify(tc.threads)}`);
+    if (source === 'heap') return;
     const own = tc.threads.filter((x) => x.tid >= SYNTHETIC_TID_BASE);
     assert.equal(own.length, 1, 'the suspended operations have one thread of their own');
     assert.ok(own[0].samples > 0);
     // Their samples carry their chains: [suspended] under the operations' [await] frames.
     assert.ok(inclusive((m) => m.endsWith('[suspended]')) > 0, 'the [suspended] frame is there');
   });
+});
 
+describe('the workstation with async stacks', () => {
   it("the workstation's pprof export of a launched --async session: ≥ 90% of Inner's CPU under [await] Middle under [await] Outer", { timeout: 200000 }, async (t) => {
     if (!goAvailable()) {
       if (process.env.CI) assert.fail('`go` is not on PATH but CI is set');

@@ -52,18 +52,36 @@ export interface EventSwitches {
   alloc: boolean;
   /** Async call stacks (README, "Async stacks"): off unless asked for, for its cost at high await rates. */
   async?: boolean;
+  /** Where async call stacks come from when on (DEFAULT_ASYNC_SOURCE when not said). */
+  asyncSource?: AsyncSource;
   /** HTTP requests (README, "Requests"): off unless asked for. */
   requests?: boolean;
 }
 
+/**
+ * Where async call stacks come from (native-profiler/ASYNC-STACKS-STUDY.md): `heap` reads each
+ * sample's chain from the heap when it is taken (no TPL events; a probe on each resumption), `events`
+ * follows the TPL events of every await (also gives suspended operations' time and the
+ * "Async operations" count, at a higher cost).
+ */
+export type AsyncSource = 'heap' | 'events';
+export const ASYNC_SOURCES: readonly AsyncSource[] = ['heap', 'events'];
+/** The source `--async` uses unless told (scripts/bench/RESULTS.md, "Async stacks read from the heap"). */
+export const DEFAULT_ASYNC_SOURCE: AsyncSource = 'events';
+
+/** CLRSCOPE_ASYNC's value (and the client data's async=) for a source. */
+function asyncValue(s: EventSwitches): string {
+  return (s.asyncSource ?? DEFAULT_ASYNC_SOURCE) === 'heap' ? 'heap' : '1';
+}
+
 /** The variables that carry EventSwitches to a profiler loaded at startup (core/profiler_config.h). */
 export function eventEnvironment(s: EventSwitches): Record<string, string> {
-  return { CLRSCOPE_EXCEPTIONS: s.exceptions ? '1' : '0', CLRSCOPE_LOCKS: s.locks ? '1' : '0', CLRSCOPE_ALLOC: s.alloc ? '1' : '0', ...(s.async === true ? { CLRSCOPE_ASYNC: '1' } : {}), ...(s.requests === true ? { CLRSCOPE_REQUESTS: '1' } : {}) };
+  return { CLRSCOPE_EXCEPTIONS: s.exceptions ? '1' : '0', CLRSCOPE_LOCKS: s.locks ? '1' : '0', CLRSCOPE_ALLOC: s.alloc ? '1' : '0', ...(s.async === true ? { CLRSCOPE_ASYNC: asyncValue(s) } : {}), ...(s.requests === true ? { CLRSCOPE_REQUESTS: '1' } : {}) };
 }
 
 /** The same as attach client data lines (parse_client_data). */
 export function eventClientData(s: EventSwitches): string {
-  return `exceptions=${s.exceptions ? 1 : 0}\nlocks=${s.locks ? 1 : 0}\nalloc=${s.alloc ? 1 : 0}\n${s.async === true ? 'async=1\n' : ''}${s.requests === true ? 'requests=1\n' : ''}`;
+  return `exceptions=${s.exceptions ? 1 : 0}\nlocks=${s.locks ? 1 : 0}\nalloc=${s.alloc ? 1 : 0}\n${s.async === true ? `async=${asyncValue(s)}\n` : ''}${s.requests === true ? 'requests=1\n' : ''}`;
 }
 
 /** The environment variables that make a starting .NET runtime load the profiler and stream to us. */

@@ -32,17 +32,23 @@ namespace Clrscope.Targets.AsyncChain;
 ///   so a long run's leaf CPU must stay chained to it however many task ids pass. Each operation
 ///   counts itself in flight from its start to its end; an `inflight N` line on stderr says how
 ///   many are in flight once every one has started, and RESULT gives the most seen at once.
+/// AsyncChain churn [--seconds S] [--parallel P]
+///   Async stacks under garbage collection: P operations loop Gateway → Basket → Tax across
+///   Task.Yield, each level allocating and keeping a little garbage, so a small gen0 budget
+///   (DOTNET_GCgen0size) collects and compacts all the time while boxes are awaited and resumed.
+///   Every call's value is a function of its arguments, checked by its caller: RESULT counts the
+///   calls, the wrong values seen (0 when nothing disturbed the program) and the GCs.
 /// Prints RESULT {...} with the mode's counts on stdout and exits 0.
 /// </summary>
 public static class Program
 {
-    static readonly string[] Modes = ["chain", "valuetask", "pooled", "configure-await", "fanout", "awaits", "requests", "service"];
+    static readonly string[] Modes = ["chain", "valuetask", "pooled", "configure-await", "fanout", "awaits", "requests", "service", "churn"];
 
     public static async Task<int> Main(string[] args)
     {
         if (args.Length == 0 || !Modes.Contains(args[0]))
         {
-            Console.Error.WriteLine("usage: AsyncChain chain|valuetask|pooled|configure-await|fanout|awaits|requests|service [--seconds S] [--parallel P] [--work-us W] [--count N] [--delay-ms D]");
+            Console.Error.WriteLine("usage: AsyncChain chain|valuetask|pooled|configure-await|fanout|awaits|requests|service|churn [--seconds S] [--parallel P] [--work-us W] [--count N] [--delay-ms D]");
             return 2;
         }
         double seconds = 2;
@@ -79,6 +85,7 @@ public static class Program
             "fanout" => await Loops.Run("fanout", seconds, parallel, FanOut.Request),
             "awaits" => await Awaits.Run(seconds, workUs),
             "service" => await Service.Run(seconds, parallel),
+            "churn" => await Churn.Run(seconds, parallel),
             _ => await Requests.Run(count, parallel, delayMs, workUs),
         };
         Console.WriteLine("RESULT " + result.ToJsonString());
@@ -347,6 +354,73 @@ public static class Service
         await Task.Yield();
         Interlocked.Increment(ref s_taxCalls);
         return Burn.Spin(0.2);
+    }
+}
+
+public static class Churn
+{
+    static long s_calls;
+    static long s_wrong;
+
+    public static async Task<JsonObject> Run(double seconds, int parallel)
+    {
+        long deadline = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        int gen0 = GC.CollectionCount(0), gen1 = GC.CollectionCount(1), gen2 = GC.CollectionCount(2);
+        var ops = new Task[parallel];
+        for (int i = 0; i < parallel; i++)
+        {
+            int seed = i * 1000;
+            ops[i] = Task.Run(() => Loop(deadline, seed));
+        }
+        await Task.WhenAll(ops);
+        return new JsonObject
+        {
+            ["mode"] = "churn",
+            ["calls"] = Interlocked.Read(ref s_calls),
+            ["wrong"] = Interlocked.Read(ref s_wrong),
+            ["gen0"] = GC.CollectionCount(0) - gen0,
+            ["gen1"] = GC.CollectionCount(1) - gen1,
+            ["gen2"] = GC.CollectionCount(2) - gen2,
+        };
+    }
+
+    static async Task Loop(long deadline, int seed)
+    {
+        for (long n = seed; Stopwatch.GetTimestamp() < deadline; n++)
+        {
+            long v = await Gateway(n);
+            if (v != Expected(n)) Interlocked.Increment(ref s_wrong);
+        }
+    }
+
+    static long Expected(long n) => (n * 7 + 3) * 2 + 5 + 11;
+
+    static async Task<long> Gateway(long n)
+    {
+        var keep = new List<string> { n.ToString(CultureInfo.InvariantCulture) };
+        await Task.Yield();
+        long v = await Basket(n);
+        return keep[0] == n.ToString(CultureInfo.InvariantCulture) ? v + 11 : -1;
+    }
+
+    static async Task<long> Basket(long n)
+    {
+        byte[] garbage = new byte[64 + (int)(n & 255)];
+        garbage[^1] = (byte)n;
+        await Task.Yield();
+        long v = await Tax(n);
+        return garbage[^1] == (byte)n ? v * 2 + 5 : -1;
+    }
+
+    static async Task<long> Tax(long n)
+    {
+        var parts = new long[8];
+        for (int i = 0; i < parts.Length; i++) parts[i] = n;
+        await Task.Yield();
+        Interlocked.Increment(ref s_calls);
+        long sum = 0;
+        foreach (long p in parts) sum += p;
+        return sum / parts.Length * 7 + 3;
     }
 }
 

@@ -1,0 +1,107 @@
+#include "core/box_stack.h"
+
+#include <atomic>
+
+#include "core/platform.h"
+#include "core/thread_registry.h"
+
+namespace clrscope {
+namespace {
+
+std::atomic<ThreadRegistry*> g_registry{nullptr};
+std::atomic<uint64_t> g_enters{0};
+std::atomic<uint64_t> g_overflows{0};
+constexpr uint64_t kFlushEvery = 4096;
+// A thread no slot knows yet (the runtime reports it a little later, or never) looks again only
+// every so many entries: the look scans the registry.
+constexpr uint32_t kLookEvery = 1024;
+
+struct ProbeThread {
+  BoxStack stack{};
+  uint32_t index = 0;
+  uint32_t wire_id = 0;
+  uint32_t until_look = 0;
+};
+thread_local ProbeThread t_probe;
+
+// Finds this thread's slot by its OS id, without the registry's lock (the probe runs in
+// cooperative mode: it must not wait for a thread that may be waiting for a GC).
+void publish(ProbeThread& t) {
+  ThreadRegistry* registry = g_registry.load(std::memory_order_acquire);
+  if (registry == nullptr) return;
+  const uint32_t tid = platform::current_tid_remembered();
+  const uint32_t limit = registry->slot_limit();
+  for (uint32_t i = 0; i < limit; ++i) {
+    ThreadSlot& s = registry->slot(i);
+    if (s.os_tid.load(std::memory_order_acquire) != tid || s.state.load(std::memory_order_acquire) != ThreadSlot::kLive) continue;
+    const uint32_t wire_id = s.wire_id.load(std::memory_order_acquire);
+    if (wire_id == 0) continue;
+    t.index = i;
+    t.wire_id = wire_id;
+    t.stack.owner = platform::current_thread_identity();
+    s.box_stack.store(reinterpret_cast<uintptr_t>(&t.stack), std::memory_order_release);
+    return;
+  }
+  t.until_look = kLookEvery;
+}
+
+}  // namespace
+
+void set_box_registry(ThreadRegistry* registry) { g_registry.store(registry, std::memory_order_release); }
+
+uint64_t box_enters() { return g_enters.load(std::memory_order_relaxed); }
+uint64_t box_overflows() { return g_overflows.load(std::memory_order_relaxed); }
+
+uintptr_t running_box(const ThreadSlot& slot, uintptr_t identity, SafeLoad load, bool* too_deep) {
+  const uintptr_t stack = slot.box_stack.load(std::memory_order_relaxed);
+  if (stack == 0) return 0;
+  uintptr_t owner = 0, depth = 0, box = 0;
+  if (!load(stack + offsetof(BoxStack, owner), &owner) || owner != identity) return 0;
+  if (!load(stack + offsetof(BoxStack, depth), &depth) || depth == 0) return 0;
+  if (depth > BoxStack::kDepth) {
+    *too_deep = true;
+    return 0;
+  }
+  if (!load(stack + offsetof(BoxStack, boxes) + (depth - 1) * sizeof(uintptr_t), &box)) return 0;
+  return box;
+}
+
+}  // namespace clrscope
+
+using clrscope::BoxStack;
+
+extern "C" void clrscope_box_enter(uintptr_t box) {
+  clrscope::ProbeThread& t = clrscope::t_probe;
+  BoxStack& s = t.stack;
+  const uintptr_t depth = s.depth;
+  if (depth < BoxStack::kDepth) {
+    s.boxes[depth] = box;
+  } else {
+    clrscope::g_overflows.fetch_add(1, std::memory_order_relaxed);
+  }
+  // The handler runs on this thread: the box must be in place before the depth says so.
+  std::atomic_signal_fence(std::memory_order_release);
+  s.depth = depth + 1;
+  if (++s.enters == clrscope::kFlushEvery) {
+    clrscope::g_enters.fetch_add(s.enters, std::memory_order_relaxed);
+    s.enters = 0;
+  }
+  if (t.wire_id != 0) {
+    clrscope::ThreadRegistry* registry = clrscope::g_registry.load(std::memory_order_relaxed);
+    if (registry != nullptr && registry->slot(t.index).wire_id.load(std::memory_order_relaxed) == t.wire_id) return;
+    t.wire_id = 0;  // the slot was closed (and maybe reused): look again
+  }
+  if (t.until_look > 0) {
+    --t.until_look;
+    return;
+  }
+  clrscope::publish(t);
+}
+
+extern "C" void clrscope_box_leave() {
+  BoxStack& s = clrscope::t_probe.stack;
+  if (s.depth > 0) {
+    std::atomic_signal_fence(std::memory_order_release);
+    s.depth = s.depth - 1;
+  }
+}
