@@ -8,7 +8,8 @@ import {
   IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type AttachRequest, type CountersPoint, type ExportRequest, type ExportResult,
   type LaunchRequest, type OpenRecordingRequest, type Operation, type OutputHistory, type ProcessInfo, type SessionInfo, type ShellOperation,
   type WorkstationApi, type WorkstationEvent, type WorkstationSettings, type MeasureReply, type MeasureRequest, type RevertMeasureRequest, type KeepWindowRequest, type SourceLineTable,
-  type SourceFile, type SourceFileRequest,
+  type SourceFile, type SourceFileRequest, type HeapDominatorChildren, type HeapDominatorsRequest, type HeapOpenRequest, type HeapPathRow,
+  type HeapPathsRequest, type HeapSaveRequest, type HeapSnapshotInfo, type HeapTakeRequest, type HeapTypeRow, type HeapTypesRequest,
 } from '../structs/api/contract.js';
 import { isIpcReply } from './ipc-reply.js';
 
@@ -49,6 +50,18 @@ const api: WorkstationApi = {
   setKeepWindow: async (request: KeepWindowRequest) => (await call('setKeepWindow', request)) as SessionInfo,
   sourceLines: async (sessionId: string) => (await call('sourceLines', sessionId)) as SourceLineTable,
   sourceFile: async (request: SourceFileRequest) => (await call('sourceFile', request)) as SourceFile,
+  takeHeapSnapshot: async (request: HeapTakeRequest) => (await call('takeHeapSnapshot', request)) as HeapSnapshotInfo,
+  openHeapSnapshot: async (request: HeapOpenRequest) => (await call('openHeapSnapshot', request)) as HeapSnapshotInfo,
+  listHeapSnapshots: async () => (await call('listHeapSnapshots')) as HeapSnapshotInfo[],
+  saveHeapSnapshot: async (request: HeapSaveRequest) => {
+    await call('saveHeapSnapshot', request);
+  },
+  closeHeapSnapshot: async (snapshotId: string) => {
+    await call('closeHeapSnapshot', snapshotId);
+  },
+  heapTypes: async (request: HeapTypesRequest) => (await call('heapTypes', request)) as HeapTypeRow[],
+  heapPaths: async (request: HeapPathsRequest) => (await call('heapPaths', request)) as HeapPathRow[],
+  heapDominators: async (request: HeapDominatorsRequest) => (await call('heapDominators', request)) as HeapDominatorChildren,
   chooseRecordingFile: async () => (await call('chooseRecordingFile')) as string | null,
   onEvent(listener: (event: WorkstationEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WorkstationEvent): void => listener(event);

@@ -5,13 +5,13 @@
 // are taken of a running process (electron/services/heap/take-heap-snapshot.ts) and saved with
 // -o as .clrheap (structs/formats/clrheap/); the analysis is structs/heap/heap-analysis.ts.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { diffPaths, diffTypeStats, HeapAnalysis, type TypeStats } from '../../structs/heap/heap-analysis.js';
-import { heapFormatOf, HEAP_FORMATS } from '../../structs/heap/heap-formats.js';
 import type { HeapSnapshot } from '../../structs/heap/heap-snapshot.js';
 import { writeClrheap } from '../../structs/formats/clrheap/clrheap-file.js';
 import { takeHeapSnapshot } from '../services/heap/take-heap-snapshot.js';
 import { launchForSnapshot } from '../services/heap/launch-for-snapshot.js';
+import { readHeapFile } from '../services/heap/read-heap-file.js';
 import { fsErrorText } from '../services/errors/fs-error-text.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
@@ -23,26 +23,6 @@ export interface HeapIo {
 }
 
 const DEFAULT_TOP = 20;
-
-/** Reads a heap snapshot file; every failure is one sentence. */
-export function readHeapFile(path: string): HeapSnapshot {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw new UserError(`Cannot read ${path}: ${fsErrorText(err, path, 'read')}.`);
-  }
-  const format = heapFormatOf(path, bytes.subarray(0, 64));
-  if (format === undefined) {
-    throw new UserError(`${path} is not a heap snapshot clrscope reads (${HEAP_FORMATS.map((f) => f.read.join(', ')).join(', ')}).`);
-  }
-  try {
-    return format.reader(bytes);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UserError(`Cannot read ${path} as ${format.name}: ${message.replace(/\.$/, '')}.`);
-  }
-}
 
 export async function runHeap(argv: readonly string[], io: HeapIo): Promise<number> {
   const { values, positionals, rest } = parseCommandArgs<{

@@ -12,6 +12,12 @@
 
 import type { FoldOptions } from '../analysis/fold-options.js';
 import { EXPORT_FORMATS, FORMAT_CATALOG, formatAbout, type ExportFormat } from '../formats/catalog.js';
+import type {
+  HeapDominatorChildren, HeapDominatorsRequest, HeapOpenRequest, HeapPathRow, HeapPathsRequest, HeapSaveRequest, HeapSnapshotInfo, HeapTakeRequest,
+  HeapTypeRow, HeapTypesRequest,
+} from './heap-contract.js';
+
+export * from './heap-contract.js';
 
 /** A local .NET process, as `clrscope ps` lists it. */
 export interface ProcessInfo {
@@ -298,7 +304,11 @@ export type WorkstationEvent =
   /** Output of a launched program: the lines it completed since the last event, and where each stream's unfinished line stands. */
   | { type: 'output'; sessionId: string; lines: OutputLine[]; partial: OutputPartial }
   /** closeSession freed a session: it is gone from every page's list. */
-  | { type: 'session-closed'; sessionId: string };
+  | { type: 'session-closed'; sessionId: string }
+  /** A heap snapshot being taken or read (`label` says of what): the walk, reading the file, or analysing the graph. */
+  | { type: 'heap-progress'; label: string; phase: 'walking' | 'reading' | 'analysing'; done: number; total: number }
+  /** A heap snapshot was added (taken or opened) or, with `closed`, let go. */
+  | { type: 'heap-snapshot'; snapshot: HeapSnapshotInfo; closed?: boolean };
 
 export type Unsubscribe = () => void;
 
@@ -377,6 +387,23 @@ export interface WorkstationApi {
    * which validates it like any other.
    */
   chooseRecordingFile?(): Promise<string | null>;
+  /**
+   * Takes a heap snapshot of a live session's process (the runtime's heap walk: one blocking
+   * gen-2 collection); the graph is read and analysed in a worker thread, with 'heap-progress'.
+   */
+  takeHeapSnapshot(request: HeapTakeRequest): Promise<HeapSnapshotInfo>;
+  /** Reads a heap snapshot file (.gcdump, .clrheap, or the snapshots inside a .clrscope recording: the last one). */
+  openHeapSnapshot(request: HeapOpenRequest): Promise<HeapSnapshotInfo>;
+  listHeapSnapshots(): Promise<HeapSnapshotInfo[]>;
+  /** Writes a snapshot as a .clrheap file. */
+  saveHeapSnapshot(request: HeapSaveRequest): Promise<void>;
+  closeHeapSnapshot(snapshotId: string): Promise<void>;
+  /** Every type of a snapshot, the most retaining first; with a baseline, every type that changed, the most grown in count first. */
+  heapTypes(request: HeapTypesRequest): Promise<HeapTypeRow[]>;
+  /** The shortest paths from roots to a type's objects, grouped; with a baseline, the paths whose counts changed. */
+  heapPaths(request: HeapPathsRequest): Promise<HeapPathRow[]>;
+  /** The children of an object in the dominator tree. */
+  heapDominators(request: HeapDominatorsRequest): Promise<HeapDominatorChildren>;
   onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe;
   /**
    * Browser mode only: the connection to the workstation dropped and was made again. The new
@@ -389,7 +416,8 @@ export interface WorkstationApi {
 export const OPERATIONS = [
   'listProcesses', 'listSessions', 'launch', 'launchDemo', 'attach', 'stop', 'subscribe', 'unsubscribe', 'closeSession', 'exportRecording',
   'openRecording', 'countersHistory', 'outputHistory', 'loadSettings', 'saveSettings', 'measure', 'revertMeasure', 'sourceLines',
-  'sourceFile', 'setKeepWindow', 'cancelJob',
+  'sourceFile', 'setKeepWindow', 'cancelJob', 'takeHeapSnapshot', 'openHeapSnapshot', 'listHeapSnapshots', 'saveHeapSnapshot', 'closeHeapSnapshot',
+  'heapTypes', 'heapPaths', 'heapDominators',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -3,6 +3,7 @@
 // shortest paths from roots, grouped); and what grew between two snapshots.
 
 import { computeDominators, type Dominators } from './dominators.js';
+import { DominatorTree } from './dominator-tree.js';
 import { ROOT_KINDS, type HeapSnapshot } from './heap-snapshot.js';
 
 export interface TypeStats {
@@ -21,9 +22,16 @@ export class HeapAnalysis {
   readonly dominators: Dominators;
   private typeStatsCache: TypeStats[] | undefined;
   private paths: { parent: Int32Array; depth: Int32Array; rootOf: Int32Array } | undefined;
+  private tree: DominatorTree | undefined;
 
   constructor(readonly snapshot: HeapSnapshot) {
     this.dominators = computeDominators(snapshot);
+  }
+
+  /** The dominator tree's children lists, built on first use. */
+  dominatorTree(): DominatorTree {
+    this.tree ??= new DominatorTree(this.snapshot.nodeCount, this.dominators);
+    return this.tree;
   }
 
   /** Every type with at least one object, most retained bytes first. Types of the same name are one. */
@@ -62,7 +70,7 @@ export class HeapAnalysis {
   private outermostRetained(): Float64Array {
     const snap = this.snapshot;
     const N = snap.nodeCount;
-    const { idom, retained } = this.dominators;
+    const { retained } = this.dominators;
     // Same-name types share one counter.
     const nameOf = new Int32Array(snap.typeNames.length);
     const nameIds = new Map<string, number>();
@@ -71,13 +79,7 @@ export class HeapAnalysis {
       if (id === undefined) nameIds.set(name, (id = nameIds.size));
       nameOf[t] = id;
     });
-    // Children of each dominator-tree node in CSR; slot N is the super-root.
-    const childStart = new Int32Array(N + 2);
-    for (let v = 0; v < N; v++) if (idom[v] >= -1) childStart[(idom[v] === -1 ? N : idom[v]) + 1]++;
-    for (let i = 0; i <= N; i++) childStart[i + 1] += childStart[i];
-    const children = new Int32Array(childStart[N + 1]);
-    const fill = childStart.slice(0, N + 1);
-    for (let v = 0; v < N; v++) if (idom[v] >= -1) children[fill[idom[v] === -1 ? N : idom[v]]++] = v;
+    const { childStart, children } = this.dominatorTree();
     const open = new Int32Array(nameIds.size);
     const out = new Float64Array(snap.typeNames.length);
     const stack = new Int32Array(N + 1);

@@ -142,7 +142,7 @@ export class HeapWalkReader implements ObjectSink {
   private state: State = 'waiting';
   private gcNumber = -1;
 
-  private readonly typeNameById = new Map<number, string>();
+  private readonly typeNameById: Map<number, string>;
   private readonly typeIndexById = new Map<number, number>();
   private readonly typeIds: number[] = [];
   private lastTypeId = -1;
@@ -166,6 +166,21 @@ export class HeapWalkReader implements ObjectSink {
   /** Static roots name their type, known only once its BulkType arrived: (root index, type id, field). */
   private readonly staticNames: { root: number; typeId: number; field: string }[] = [];
   private readonly generationSums: number[][] = [];
+
+  /**
+   * `knownTypeNames`: the names (by type id, the method table's address) an earlier walk of the same
+   * process learned. The runtime sends a type's name once per process for as long as some session
+   * keeps its provider on (clrscope's profiler does), so a second walk of a profiled process names
+   * only types new since the first; the rest come from here.
+   */
+  constructor(knownTypeNames?: ReadonlyMap<number, string>) {
+    this.typeNameById = new Map(knownTypeNames);
+  }
+
+  /** Every type name known after the walk, by type id: what the next walk of the same process is given. */
+  get typeNames(): ReadonlyMap<number, string> {
+    return this.typeNameById;
+  }
 
   get walkState(): State {
     return this.state;

@@ -33,6 +33,14 @@ export async function callOperation(target: OperationTarget, op: unknown, args: 
     case 'sourceFile': return target.sourceFile(...call.args);
     case 'setKeepWindow': return target.setKeepWindow(...call.args);
     case 'cancelJob': return target.cancelJob(...call.args);
+    case 'takeHeapSnapshot': return target.takeHeapSnapshot(...call.args);
+    case 'openHeapSnapshot': return target.openHeapSnapshot(...call.args);
+    case 'listHeapSnapshots': return target.listHeapSnapshots();
+    case 'saveHeapSnapshot': return target.saveHeapSnapshot(...call.args);
+    case 'closeHeapSnapshot': return target.closeHeapSnapshot(...call.args);
+    case 'heapTypes': return target.heapTypes(...call.args);
+    case 'heapPaths': return target.heapPaths(...call.args);
+    case 'heapDominators': return target.heapDominators(...call.args);
   }
 }
 

@@ -238,6 +238,14 @@ test('callOperation validates before anything reaches the workstation', async ()
     outputHistory: async (id) => { calls.push(`outputHistory ${id}`); return { lines: [], droppedLines: 0, partial: { stdout: '', stderr: '' } }; },
     loadSettings: async () => { calls.push('loadSettings'); return { fold: DEFAULT_FOLD }; },
     saveSettings: async (s) => { calls.push(`saveSettings ${s.fold.myCode}`); },
+    takeHeapSnapshot: async () => { throw new Error('never'); },
+    openHeapSnapshot: async () => { throw new Error('never'); },
+    listHeapSnapshots: async () => [],
+    saveHeapSnapshot: async () => { throw new Error('never'); },
+    closeHeapSnapshot: async () => { throw new Error('never'); },
+    heapTypes: async () => { throw new Error('never'); },
+    heapPaths: async () => { throw new Error('never'); },
+    heapDominators: async () => { throw new Error('never'); },
   };
   await assert.rejects(callOperation(target, 'attach', [{ pid: -1 }], known), /^ValidationError: The pid must be a positive whole number, not -1\.$/);
   await assert.rejects(callOperation(target, 'launch', [{ command: '', args: [] }], known), ValidationError);
@@ -322,4 +330,27 @@ test('launch and attach take an async call stacks switch, a boolean', () => {
   assert.deepEqual(validateCall('attach', [{ pid: 7, async: false }], known), { op: 'attach', args: [{ pid: 7, async: false }] });
   rejects('launch', launch({ async: 'yes' }), /The async call stacks switch \(async\)/);
   rejects('attach', [{ pid: 7, async: 1 }], /The async call stacks switch \(async\)/);
+});
+
+test('heap operations: only known snapshots, whole numbers in range, .clrheap to save, a baseline other than the snapshot', () => {
+  const heaps = { hasSession: (id: string) => id === 's1', hasHeapSnapshot: (id: string) => id === 'h1' || id === 'h2' };
+  const rejects = (op: string, args: unknown[], message: string): void => {
+    assert.throws(() => validateCall(op, args, heaps), (e: Error) => e instanceof ValidationError && e.message === message);
+  };
+  assert.deepEqual(validateCall('takeHeapSnapshot', [{ sessionId: 's1' }], heaps), { op: 'takeHeapSnapshot', args: [{ sessionId: 's1' }] });
+  rejects('takeHeapSnapshot', [{ sessionId: 's2' }], 'There is no session "s2".');
+  rejects('takeHeapSnapshot', [{ sessionId: 's1', pid: 1 }], 'The heap snapshot request has an unknown field "pid".');
+  assert.deepEqual(validateCall('heapTypes', [{ snapshotId: 'h2', baselineId: 'h1' }], heaps), { op: 'heapTypes', args: [{ snapshotId: 'h2', baselineId: 'h1' }] });
+  rejects('heapTypes', [{ snapshotId: 'h3' }], 'There is no heap snapshot "h3".');
+  rejects('heapTypes', [{ snapshotId: 'h1', baselineId: 'h1' }], 'A heap snapshot is compared with another snapshot, not with itself.');
+  rejects('heapDominators', [{ snapshotId: 'h1', node: -2, limit: 10 }], 'The object (node) must be a whole number from -1 to 2147483646, not -2.');
+  rejects('heapDominators', [{ snapshotId: 'h1', node: 0, limit: 5000 }], 'The most children (limit) must be a whole number from 1 to 1000, not 5000.');
+  rejects('heapPaths', [{ snapshotId: 'h1', type: '' }], 'The type name must not be empty.');
+  rejects('saveHeapSnapshot', [{ snapshotId: 'h1', path: '/tmp/x.gcdump' }], 'A heap snapshot is saved as a .clrheap file, not "x.gcdump".');
+  rejects('saveHeapSnapshot', [{ snapshotId: 'h1', path: 'x.clrheap' }], 'The heap snapshot path must be an absolute path, not "x.clrheap".');
+  rejects('openHeapSnapshot', [{ path: '/nonexistent/a.gcdump' }], 'There is no file at /nonexistent/a.gcdump.');
+  rejects('openHeapSnapshot', [{ path: '/tmp' }], 'The heap snapshot path /tmp is not a regular file.');
+  rejects('closeHeapSnapshot', ['h9'], 'There is no heap snapshot "h9".');
+  // A context that holds no heap snapshots (an adapter's own) knows none.
+  assert.throws(() => validateCall('heapTypes', [{ snapshotId: 'h1' }], known), /There is no heap snapshot "h1"\./);
 });

@@ -6,8 +6,9 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import {
-  EXPORT_EXTENSIONS, JOB_ID, MAX_KEEP_MINUTES, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type KeepWindowRequest, type LaunchRequest,
+  EXPORT_EXTENSIONS, JOB_ID, MAX_HEAP_CHILDREN, MAX_HEAP_TYPE_CHARS, MAX_KEEP_MINUTES, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type KeepWindowRequest, type LaunchRequest,
   type MeasureRequest, type OpenRecordingRequest, type Operation, type RevertMeasureRequest, type SourceFileRequest, type WorkstationApi, type WorkstationSettings,
+  type HeapDominatorsRequest, type HeapOpenRequest, type HeapPathsRequest, type HeapSaveRequest, type HeapTakeRequest, type HeapTypesRequest,
 } from '../../../structs/api/contract.js';
 import { checkFoldOptions, type FoldOptions } from '../../../structs/analysis/fold-options.js';
 import { fsErrorText } from '../errors/fs-error-text.js';
@@ -30,6 +31,8 @@ export type ValidatedCall = { [K in Operation]: { op: K; args: OperationArgs<K> 
 export interface ValidationContext {
   /** Whether a session with this id exists. */
   hasSession(id: string): boolean;
+  /** Whether a heap snapshot with this id exists (a context without heap snapshots has none). */
+  hasHeapSnapshot?(id: string): boolean;
 }
 
 /** Limits on what a launch may carry (Linux's ARG_MAX is 2 MiB in all; one argument at most 128 KiB). */
@@ -300,10 +303,77 @@ export function validateSourceFileRequest(value: unknown, context: ValidationCon
   return request;
 }
 
+export function validateHeapSnapshotId(value: unknown, context: ValidationContext): string {
+  const id = text(value, 'The heap snapshot id', LIMITS.sessionIdChars);
+  if (context.hasHeapSnapshot?.(id) !== true) fail(`There is no heap snapshot ${describeValue(id)}.`);
+  return id;
+}
+
+export function validateHeapTakeRequest(value: unknown, context: ValidationContext): HeapTakeRequest {
+  const obj = plainObject(value, 'heap snapshot request');
+  onlyFields(obj, ['sessionId'], 'heap snapshot request');
+  return { sessionId: validateSessionId(obj.sessionId, context) };
+}
+
+/** An existing regular file; which heap format it is, the worker that reads it says (by content first, as the CLI). */
+export function validateHeapOpenRequest(value: unknown): HeapOpenRequest {
+  const obj = plainObject(value, 'heap file request');
+  onlyFields(obj, ['path'], 'heap file request');
+  const path = absolutePath(obj.path, 'The heap snapshot path');
+  let regular: boolean;
+  try {
+    regular = statSync(path).isFile();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') fail(`There is no file at ${path}.`);
+    fail(`Cannot read ${path}: ${fsErrorText(err, path, 'read')}.`);
+  }
+  if (!regular) fail(`The heap snapshot path ${path} is not a regular file.`);
+  return { path };
+}
+
+export function validateHeapSaveRequest(value: unknown, context: ValidationContext): HeapSaveRequest {
+  const obj = plainObject(value, 'heap save request');
+  onlyFields(obj, ['snapshotId', 'path'], 'heap save request');
+  const snapshotId = validateHeapSnapshotId(obj.snapshotId, context);
+  const path = absolutePath(obj.path, 'The heap snapshot path');
+  if (!path.toLowerCase().endsWith('.clrheap')) fail(`A heap snapshot is saved as a .clrheap file, not ${describeValue(basename(path))}.`);
+  return { snapshotId, path };
+}
+
+function heapBaseline(obj: Record<string, unknown>, snapshotId: string, context: ValidationContext): { baselineId?: string } {
+  if (obj.baselineId === undefined) return {};
+  const baselineId = validateHeapSnapshotId(obj.baselineId, context);
+  if (baselineId === snapshotId) fail('A heap snapshot is compared with another snapshot, not with itself.');
+  return { baselineId };
+}
+
+export function validateHeapTypesRequest(value: unknown, context: ValidationContext): HeapTypesRequest {
+  const obj = plainObject(value, 'heap types request');
+  onlyFields(obj, ['snapshotId', 'baselineId'], 'heap types request');
+  const snapshotId = validateHeapSnapshotId(obj.snapshotId, context);
+  return { snapshotId, ...heapBaseline(obj, snapshotId, context) };
+}
+
+export function validateHeapPathsRequest(value: unknown, context: ValidationContext): HeapPathsRequest {
+  const obj = plainObject(value, 'heap paths request');
+  onlyFields(obj, ['snapshotId', 'type', 'baselineId'], 'heap paths request');
+  const snapshotId = validateHeapSnapshotId(obj.snapshotId, context);
+  const type = text(obj.type, 'The type name', MAX_HEAP_TYPE_CHARS);
+  return { snapshotId, type, ...heapBaseline(obj, snapshotId, context) };
+}
+
+export function validateHeapDominatorsRequest(value: unknown, context: ValidationContext): HeapDominatorsRequest {
+  const obj = plainObject(value, 'dominator tree request');
+  onlyFields(obj, ['snapshotId', 'node', 'limit'], 'dominator tree request');
+  const snapshotId = validateHeapSnapshotId(obj.snapshotId, context);
+  return { snapshotId, node: integerIn(obj.node, 'The object (node)', -1, 2 ** 31 - 2), limit: integerIn(obj.limit, 'The most children (limit)', 1, MAX_HEAP_CHILDREN) };
+}
+
 const ARITY: Record<Operation, number> = {
   listProcesses: 0, listSessions: 0, launch: 1, launchDemo: 0, attach: 1, stop: 1, subscribe: 1, unsubscribe: 1, closeSession: 1, exportRecording: 1,
   openRecording: 1, countersHistory: 1, outputHistory: 1, loadSettings: 0, saveSettings: 1, measure: 1, revertMeasure: 1, sourceLines: 1,
-  sourceFile: 1, setKeepWindow: 1, cancelJob: 1,
+  sourceFile: 1, setKeepWindow: 1, cancelJob: 1, takeHeapSnapshot: 1, openHeapSnapshot: 1, listHeapSnapshots: 0, saveHeapSnapshot: 1, closeHeapSnapshot: 1,
+  heapTypes: 1, heapPaths: 1, heapDominators: 1,
 };
 /** Arguments an operation may take beyond ARITY's. */
 const OPTIONAL_ARGS: Partial<Record<Operation, number>> = { subscribe: 1 };
@@ -376,5 +446,21 @@ export function validateCall(op: unknown, args: unknown, context: ValidationCont
       return { op, args: [validateKeepWindowRequest(args[0], context)] };
     case 'cancelJob':
       return { op, args: [validateJobId(args[0])] };
+    case 'takeHeapSnapshot':
+      return { op, args: [validateHeapTakeRequest(args[0], context)] };
+    case 'openHeapSnapshot':
+      return { op, args: [validateHeapOpenRequest(args[0])] };
+    case 'listHeapSnapshots':
+      return { op, args: [] };
+    case 'saveHeapSnapshot':
+      return { op, args: [validateHeapSaveRequest(args[0], context)] };
+    case 'closeHeapSnapshot':
+      return { op, args: [validateHeapSnapshotId(args[0], context)] };
+    case 'heapTypes':
+      return { op, args: [validateHeapTypesRequest(args[0], context)] };
+    case 'heapPaths':
+      return { op, args: [validateHeapPathsRequest(args[0], context)] };
+    case 'heapDominators':
+      return { op, args: [validateHeapDominatorsRequest(args[0], context)] };
   }
 }

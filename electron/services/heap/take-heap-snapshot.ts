@@ -31,6 +31,10 @@ export interface TakeSnapshotOptions {
   socketPath?: string;
   /** Progress lines (the walk's start and end). */
   onProgress?: (line: string) => void;
+  /** Type names an earlier walk of the same process learned (structs/heap/heap-walk-reader.ts says why). */
+  knownTypeNames?: ReadonlyMap<number, string>;
+  /** The objects read so far, every tenth of a second while the walk streams in. */
+  onObjects?: (objects: number) => void;
 }
 
 export interface TakenSnapshot {
@@ -40,6 +44,8 @@ export interface TakenSnapshot {
   complete: boolean;
   /** Milliseconds from asking to the snapshot's graph being built. */
   elapsedMs: number;
+  /** Every type name known after this walk, for the next walk of the same process. */
+  typeNames: ReadonlyMap<number, string>;
   /** Milliseconds from asking to the walking collection's end (the runtime's part, and the reading that kept up with it). */
   walkMs: number;
 }
@@ -52,7 +58,7 @@ const DRAIN_TIMEOUT_MS = 30_000;
 /** Takes one snapshot of process `pid`; every failure is a UserError of one sentence. */
 export async function takeHeapSnapshot(pid: number, options: TakeSnapshotOptions = {}): Promise<TakenSnapshot> {
   const started = performance.now();
-  const reader = new HeapWalkReader();
+  const reader = new HeapWalkReader(options.knownTypeNames);
   const frames = new NettraceObjectReader(reader);
   let walkEnded!: () => void;
   const ended = new Promise<void>((resolve) => { walkEnded = resolve; });
@@ -87,6 +93,7 @@ export async function takeHeapSnapshot(pid: number, options: TakeSnapshotOptions
     new Promise<string>((resolve) => {
       const check = (): void => {
         const waited = performance.now() - started;
+        if (walkStarted) options.onObjects?.(reader.objectsSoFar);
         if (!walkStarted && waited >= startTimeoutMs) resolve('no-start');
         else if (waited >= timeoutMs) resolve('timeout');
         else timer = setTimeout(check, 100);
@@ -114,7 +121,7 @@ export async function takeHeapSnapshot(pid: number, options: TakeSnapshotOptions
     if (!result.complete && outcome !== 'walked') {
       options.onProgress?.(`Process ${pid}'s stream ended during the heap walk (${outcome}); the snapshot holds the ${result.stats.objects.toLocaleString('en-US')} objects read.`);
     }
-    return { ...result, elapsedMs: performance.now() - started, walkMs: walkMs || performance.now() - started };
+    return { ...result, typeNames: reader.typeNames, elapsedMs: performance.now() - started, walkMs: walkMs || performance.now() - started };
   } catch (err) {
     if (err instanceof HeapWalkError || err instanceof NettraceFormatError) {
       const why = outcome === 'walked' ? '' : ` (the stream ${outcome === 'closed' ? 'closed: the process may have exited' : outcome})`;

@@ -36,6 +36,7 @@ import { SourceLookup } from './source-lookup.js';
 import { SessionStream } from '../spool/session-stream.js';
 import { ensureSpoolDir, spoolDir, spoolFileName } from '../spool/spool-dir.js';
 import { privateDirProblem } from '../files/private-dir.js';
+import { heapOperations, HeapSnapshots } from '../heap/heap-snapshots.js';
 
 export const DEFAULT_INTERVAL_MS = 10;
 
@@ -77,6 +78,7 @@ export interface WorkstationService extends WorkstationApi {
   /** A new client: it hears every event, and the 'stream' events of the sessions it subscribed to. */
   connect(): WorkstationClient;
   hasSession(id: string): boolean;
+  hasHeapSnapshot(id: string): boolean;
   /** Where a session's stream is kept (tests, benchmarks): its spool file, its length, the bytes held in memory (0 while spooling works). */
   streamStorage(id: string): StreamStorage;
   /** The session object itself, for tests and benchmarks that check what the main process holds for it. */
@@ -111,6 +113,7 @@ class WorkstationCore {
   private readonly keptWindows = new Map<string, number>();
 
   readonly settings: SettingsStore;
+  readonly heaps = new HeapSnapshots((event) => this.emit(event));
 
   constructor(private readonly options: WorkstationServiceOptions) {
     this.settings = new SettingsStore(options.settingsDir);
@@ -382,6 +385,7 @@ class WorkstationCore {
     if (state === 'starting' || state === 'recording') throw new UserError(`Session ${id} is still recording: stop it before closing it.`);
     this.sessions.delete(id);
     this.keptWindows.delete(id);
+    this.heaps.forgetSession(id);
     this.hub.forget(id);
     await session.close();
     this.emit({ type: 'session-closed', sessionId: id });
@@ -430,8 +434,17 @@ class WorkstationCore {
     return writeExport(folded, session.countersHistory(), request.format, path, progress, back.summed?.sums, () => checkCancelled(signal, what));
   }
 
+  /** The process of a live session, for a heap snapshot. */
+  heapTarget(id: string): number {
+    this.assertRunning();
+    const { pid, state, label } = this.session(id).snapshot;
+    if (state !== 'recording' || pid === null) throw new UserError(`A heap snapshot is taken of a running process: ${label} is ${state === 'starting' ? 'still starting' : 'not running'}.`);
+    return pid;
+  }
+
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
+    await this.heaps.closeAll();
     // Sessions that start meanwhile stop themselves (launch, attach); these are the rest. Their
     // spool files go with them: quitting drops what was not saved, as it always did.
     await Promise.all([...this.sessions.values()].map((s) => s.close()));
@@ -461,6 +474,7 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     setKeepWindow: async (request) => core.setKeepWindow(request),
     sourceLines: async (id) => core.sourceLines(id),
     sourceFile: async (request) => core.sourceFile(request),
+    ...heapOperations(core.heaps, (id) => core.heapTarget(id)),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
     setDrained: (drained) => client.setDrained(drained),
@@ -486,6 +500,7 @@ export function createWorkstationService(options: WorkstationServiceOptions = {}
       };
     },
     hasSession: (id) => core.hasSession(id),
+    hasHeapSnapshot: (id) => core.heaps.has(id),
     sessionObject: (id) => core.session(id),
     streamStorage: (id) => {
       const { stream } = core.session(id);

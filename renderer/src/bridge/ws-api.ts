@@ -8,7 +8,8 @@
 import type {
   AttachRequest, CountersPoint, ExportRequest, ExportResult, LaunchRequest, OpenRecordingRequest, Operation, OutputHistory, ProcessInfo,
   SessionInfo, Unsubscribe, WorkstationApi, WorkstationEvent, WorkstationSettings, MeasureReply, MeasureRequest, RevertMeasureRequest, SourceLineTable,
-  SourceFile, SourceFileRequest, KeepWindowRequest,
+  SourceFile, SourceFileRequest, KeepWindowRequest, HeapDominatorChildren, HeapDominatorsRequest, HeapOpenRequest, HeapPathRow, HeapPathsRequest,
+  HeapSaveRequest, HeapSnapshotInfo, HeapTakeRequest, HeapTypeRow, HeapTypesRequest,
 } from '../../../structs/api/contract.js';
 import { decodeStreamFrame, type WsRequest, type WsTextMessage } from '../../../structs/api/ws-messages.js';
 
@@ -131,6 +132,14 @@ export class WsApi implements WorkstationApi {
   setKeepWindow(request: KeepWindowRequest): Promise<SessionInfo> { return this.call('setKeepWindow', [request]); }
   sourceLines(sessionId: string): Promise<SourceLineTable> { return this.call('sourceLines', [sessionId]); }
   sourceFile(request: SourceFileRequest): Promise<SourceFile> { return this.call('sourceFile', [request]); }
+  takeHeapSnapshot(request: HeapTakeRequest): Promise<HeapSnapshotInfo> { return this.call('takeHeapSnapshot', [request]); }
+  openHeapSnapshot(request: HeapOpenRequest): Promise<HeapSnapshotInfo> { return this.call('openHeapSnapshot', [request]); }
+  listHeapSnapshots(): Promise<HeapSnapshotInfo[]> { return this.call('listHeapSnapshots', []); }
+  saveHeapSnapshot(request: HeapSaveRequest): Promise<void> { return this.call('saveHeapSnapshot', [request]); }
+  closeHeapSnapshot(snapshotId: string): Promise<void> { return this.call('closeHeapSnapshot', [snapshotId]); }
+  heapTypes(request: HeapTypesRequest): Promise<HeapTypeRow[]> { return this.call('heapTypes', [request]); }
+  heapPaths(request: HeapPathsRequest): Promise<HeapPathRow[]> { return this.call('heapPaths', [request]); }
+  heapDominators(request: HeapDominatorsRequest): Promise<HeapDominatorChildren> { return this.call('heapDominators', [request]); }
   // No chooseRecordingFile: a page in a browser cannot learn a file's path, so the user types it.
 
   onEvent(listener: (event: WorkstationEvent) => void): Unsubscribe {

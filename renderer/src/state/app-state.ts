@@ -1,7 +1,7 @@
 // The shape of everything the views show. Views read it; only the Workstation controller
 // writes it, so there is one place where API events, worker replies and user choices meet.
 
-import type { ExportFormat, ProcessInfo, SessionInfo, SourceFile } from '../../../structs/api/contract.js';
+import type { ExportFormat, HeapDominatorChildren, HeapPathRow, HeapSnapshotInfo, HeapTypeRow, ProcessInfo, SessionInfo, SourceFile } from '../../../structs/api/contract.js';
 import type { FunctionLines } from '../../../structs/analysis/function-lines.js';
 import type { ZoomPath } from '../canvas/flame-zoom.js';
 import type { FlameMetric, FlatTree, ParallelBy, ParallelTree, RecordingSummary } from '../worker/protocol.js';
@@ -16,9 +16,35 @@ import type { ExceptionTable, TypeTable } from '../../../structs/profile/event-t
 import type { PoolStory } from '../../../structs/analysis/pool-story.js';
 import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
 
-export type Tab = 'processes' | 'flame' | 'functions' | 'types' | 'exceptions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'requests' | 'threadpool' | 'measure' | 'output' | 'export';
+export type Tab = 'processes' | 'flame' | 'functions' | 'types' | 'exceptions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'requests' | 'threadpool' | 'heap' | 'measure' | 'output' | 'export';
 
-export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'requests', 'threadpool', 'measure', 'output', 'export'];
+export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'requests', 'threadpool', 'heap', 'measure', 'output', 'export'];
+
+/** Tabs that show something without a selected session. */
+export const SESSIONLESS_TABS: readonly Tab[] = ['processes', 'heap'];
+
+export type HeapTypesColumn = 'type' | 'count' | 'bytes' | 'retainedBytes' | 'countDelta' | 'retainedDelta';
+
+/** The Heap tab: the workstation's snapshots and what the tab asked of the shown one (state/heap-actions.ts). */
+export interface HeapViewState {
+  snapshots: HeapSnapshotInfo[];
+  /** The snapshot shown, and the one it is compared with (null: none). */
+  snapshotId: string | null;
+  baselineId: string | null;
+  /** The types table of the shown snapshot (with a baseline: the types that changed, with their deltas); null while asked. */
+  types: HeapTypeRow[] | null;
+  sort: TableSort<HeapTypesColumn>;
+  filter: string;
+  /** The type picked in the table, and the paths from roots to its objects (with a baseline: the paths that changed). */
+  selectedType: string | null;
+  paths: HeapPathRow[] | null;
+  /** The dominator tree's loaded children by object (-1: what roots alone hold), and the objects expanded. */
+  tree: Record<number, HeapDominatorChildren>;
+  expanded: number[];
+  /** A snapshot being taken or read: what its progress events said last. */
+  progress: { label: string; phase: 'walking' | 'reading' | 'analysing'; done: number; total: number } | null;
+  busy: boolean;
+}
 
 /** What the diff compares the current view (the after side) with. */
 export type DiffBaseline =
@@ -179,6 +205,7 @@ export interface AppState {
   measureNotice: string | null;
   /** A measure or revert request is under way. */
   measuring: boolean;
+  heap: HeapViewState;
 }
 
 export const DEFAULT_LAST_SECONDS = 10;
@@ -226,6 +253,10 @@ export function initialState(): AppState {
     measureVersion: 0,
     measureNotice: null,
     measuring: false,
+    heap: {
+      snapshots: [], snapshotId: null, baselineId: null, types: null, sort: { column: 'retainedBytes', descending: true }, filter: '',
+      selectedType: null, paths: null, tree: {}, expanded: [], progress: null, busy: false,
+    },
   };
 }
 

@@ -83,6 +83,15 @@ export class FakeApi implements WorkstationApi {
   }
   exportRecording = async () => ({ path: '/tmp/x.pb.gz', bytes: 10 });
   cancelJob = async (_jobId: string): Promise<void> => undefined;
+  // Heap snapshots live in the main process; this fake holds none (the Heap tab is tested in Chromium, workstation-heap.test.ts).
+  takeHeapSnapshot = async (): Promise<never> => { throw new Error('No heap snapshots in this fake.'); };
+  openHeapSnapshot = async (): Promise<never> => { throw new Error('No heap snapshots in this fake.'); };
+  listHeapSnapshots = async () => [];
+  saveHeapSnapshot = async (): Promise<never> => { throw new Error('No heap snapshots in this fake.'); };
+  closeHeapSnapshot = async () => undefined;
+  heapTypes = async (): Promise<never> => { throw new Error('No heap snapshots in this fake.'); };
+  heapPaths = async (): Promise<never> => { throw new Error('No heap snapshots in this fake.'); };
+  heapDominators = async (): Promise<never> => { throw new Error('No heap snapshots in this fake.'); };
   openRecording = async (request: OpenRecordingRequest): Promise<SessionInfo> => ({
     ...session('f1', 'stopped'), pid: null, label: request.path.slice(request.path.lastIndexOf('/') + 1), source: 'file', approximateCpu: true,
   });

@@ -9,6 +9,7 @@
 //   measure   measure-actions.ts  exact measuring of methods
 //   exports   export-actions.ts   exporting the recording
 //   history   session-history.ts  counters and program output
+//   heap      heap-actions.ts     heap snapshots and the Heap tab's questions
 //   refresh   view-refresh.ts     one re-query of the visible view
 // What a switch of session, a changed session or a closed one means for all of them is
 // decided here, and only here.
@@ -19,6 +20,7 @@ import { initialState, isLive, type AppState } from './app-state.js';
 import type { CountersHistory } from './counters-history.js';
 import { DiffBaseline } from './diff-baseline.js';
 import { ExportActions } from './export-actions.js';
+import { HeapActions } from './heap-actions.js';
 import { MeasureActions } from './measure-actions.js';
 import { ProfileWorkerClient, type WorkerPort } from './profile-worker-client.js';
 import type { ProgramOutput } from './program-output.js';
@@ -53,6 +55,7 @@ export class Workstation {
   readonly sources: SourceLines;
   readonly measure: MeasureActions;
   readonly exports: ExportActions;
+  readonly heap: HeapActions;
   private readonly ctx: StationContext;
   private readonly feed: SessionFeed;
   private readonly history: SessionHistory;
@@ -74,6 +77,7 @@ export class Workstation {
     this.sources = new SourceLines(this.ctx, () => this.feed.generation);
     this.measure = new MeasureActions(this.ctx);
     this.exports = new ExportActions(this.ctx);
+    this.heap = new HeapActions(this.ctx);
     this.sessions = new SessionActions(this.ctx, {
       upsert: (session) => this.upsertSession(session),
       forget: (sessionId) => this.forgetSession(sessionId),
@@ -117,6 +121,7 @@ export class Workstation {
     void this.sessions.refreshProcesses();
     void this.sessions.loadSessions();
     void this.view.loadSettings();
+    void this.heap.load();
   }
 
   dispose(): void {
@@ -199,6 +204,10 @@ export class Workstation {
         break;
       case 'session-closed':
         this.forgetSession(event.sessionId);
+        break;
+      case 'heap-progress':
+      case 'heap-snapshot':
+        this.heap.onEvent(event);
         break;
     }
   }

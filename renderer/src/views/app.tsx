@@ -16,6 +16,7 @@ import { TimelineView } from './timeline-view.js';
 import { GcTimelineView } from './gc-timeline-view.js';
 import { ThreadPoolView } from './threadpool-view.js';
 import { RequestsView } from './requests-view.js';
+import { HeapView } from './heap-view.js';
 import { MeasureView } from './measure-view.js';
 import { OutputView } from './output-view.js';
 import { ParallelStacksView } from './parallel-stacks-view.js';
@@ -41,6 +42,7 @@ function TabView({ tab }: { tab: Tab }): ReactElement {
     case 'gc': return <GcTimelineView />;
     case 'requests': return <RequestsView />;
     case 'threadpool': return <ThreadPoolView />;
+    case 'heap': return <HeapView />;
     case 'measure': return <MeasureView />;
     case 'output': return <OutputView />;
     case 'export': return <ExportView />;

@@ -55,7 +55,7 @@ export interface TestDiffRow {
 
 export interface DiagnosticsHook {
   state(): Pick<AppState, 'tab' | 'selectedSessionId' | 'sessions' | 'summary' | 'streamBytes' | 'error' | 'flameOptions' | 'parallelMode' | 'exports' | 'opening'
-    | 'fold' | 'selectedFunction' | 'diffOptions' | 'timelineStack' | 'flameZoom'> & {
+    | 'fold' | 'selectedFunction' | 'diffOptions' | 'timelineStack' | 'flameZoom' | 'heap'> & {
     /** The flame tree on screen answers the current options (false while a changed query is out, or before any tree). */
     flameCurrent: boolean;
   };
@@ -110,7 +110,7 @@ export function installDiagnosticsHook(ws: Workstation): void {
       return {
         tab: s.tab, selectedSessionId: s.selectedSessionId, sessions: s.sessions, summary: s.summary, streamBytes: s.streamBytes,
         error: s.error, flameOptions: s.flameOptions, parallelMode: s.parallelMode, exports: s.exports, opening: s.opening,
-        fold: s.fold, selectedFunction: s.selectedFunction, diffOptions: s.diffOptions, timelineStack: s.timelineStack, flameZoom: s.flameZoom,
+        fold: s.fold, selectedFunction: s.selectedFunction, diffOptions: s.diffOptions, timelineStack: s.timelineStack, flameZoom: s.flameZoom, heap: s.heap,
         flameCurrent: flameIsCurrent(s),
       };
     },

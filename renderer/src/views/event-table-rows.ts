@@ -1,8 +1,9 @@
-// The rows the type and exceptions tables show: those whose type name the search box matches,
+// The rows the type, heap types and exceptions tables show: those whose type name the search box matches,
 // in the order the user picked (ties keep the worker's order: largest first).
 
 import type { ExceptionRow, TypeRow } from '../../../structs/profile/event-tables.js';
-import type { ExceptionsColumn, TableSort, TypesColumn } from '../state/app-state.js';
+import type { HeapTypeRow } from '../../../structs/api/contract.js';
+import type { ExceptionsColumn, HeapTypesColumn, TableSort, TypesColumn } from '../state/app-state.js';
 import { searchRows } from './functions-view.js';
 
 function byName(a: string, b: string): number {
@@ -23,6 +24,12 @@ function sorted<R>(rows: readonly R[], search: string, name: (r: R) => string, d
 export function typeRows(rows: readonly TypeRow[], search: string, sort: TableSort<TypesColumn>): Int32Array {
   const c = sort.column;
   return sorted(rows, search, (r) => r.type, sort.descending, c === 'type' ? (a, b) => byName(a.type, b.type) : (a, b) => a[c] - b[c]);
+}
+
+/** The Heap tab's types: those the filter matches, in the picked order (a delta a row lacks counts as 0). */
+export function heapTypeRows(rows: readonly HeapTypeRow[], search: string, sort: TableSort<HeapTypesColumn>): Int32Array {
+  const c = sort.column;
+  return sorted(rows, search, (r) => r.type, sort.descending, c === 'type' ? (a, b) => byName(a.type, b.type) : (a, b) => (a[c] ?? 0) - (b[c] ?? 0));
 }
 
 export function exceptionRows(rows: readonly ExceptionRow[], search: string, sort: TableSort<ExceptionsColumn>): Int32Array {

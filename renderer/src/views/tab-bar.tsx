@@ -1,7 +1,8 @@
-// The views of the selected recording; the views that need one are disabled until one is chosen.
+// The views of the selected recording; the views that need one are disabled until one is chosen
+// (the process list and the Heap tab, which opens snapshot files too, need none).
 
 import type { ReactElement } from 'react';
-import { TABS, type Tab } from '../state/app-state.js';
+import { SESSIONLESS_TABS, TABS, type Tab } from '../state/app-state.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
 const TITLES: Record<Tab, string> = {
@@ -18,6 +19,7 @@ const TITLES: Record<Tab, string> = {
   gc: 'GC pauses',
   requests: 'Requests',
   threadpool: 'Thread pool',
+  heap: 'Heap',
   measure: 'Measure',
   output: 'Output',
   export: 'Export',
@@ -36,7 +38,7 @@ export function TabBar(): ReactElement {
           role="tab"
           aria-selected={t === tab}
           className={t === tab ? 'tab active' : 'tab'}
-          disabled={t !== 'processes' && !hasSession}
+          disabled={!SESSIONLESS_TABS.includes(t) && !hasSession}
           data-testid={`tab-${t}`}
           onClick={() => ws.view.setTab(t)}
         >
