@@ -50,7 +50,7 @@ test('bad input is one sentence', async () => {
   await refused([join(dir, 'missing.gcdump')], /^Cannot read .*missing\.gcdump: no such file\.$/);
   const text = join(dir, 'notes.txt');
   writeFileSync(text, 'not a heap');
-  await refused([text], /is not a heap snapshot clrscope reads \(\.clrheap, \.gcdump\)\.$/);
+  await refused([text], /is not a heap snapshot clrscope reads \(\.clrheap, \.gcdump, \.clrscope\)\.$/);
   const cut = join(dir, 'cut.gcdump');
   writeFileSync(cut, readFileSync(fixture).subarray(0, 5000));
   await refused([cut], /^Cannot read .*cut\.gcdump as gcdump \(dotnet-gcdump, PerfView\): .*truncated.*\.$/);

@@ -344,7 +344,8 @@ dominator tree of the object graph), most retained first, then each
 generation's size and fragmentation when the snapshot has them.
 
 Snapshots are read from files (.clrheap, clrscope's own; .gcdump from
-dotnet-gcdump collect or PerfView) or taken of a running .NET process (--pid,
+dotnet-gcdump collect or PerfView; a .clrscope recording saved by the
+workstation with snapshots taken in its Heap tab: the last one) or taken of a running .NET process (--pid,
 or a program it starts): the runtime's own heap walk over an EventPipe
 session, as dotnet-gcdump takes it. Nothing is loaded into the process; it
 pays one blocking full collection (two on .NET 8 and 9, for dotnet-gcdump too).

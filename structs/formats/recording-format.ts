@@ -36,6 +36,8 @@ export interface WriteContext {
   lines?: FrameLines;
   /** The samples already summed per stack and thread, for a recording that keeps none. */
   summed?: StackThreadSums;
+  /** .clrscope: heap snapshots of the recorded process, each a .clrheap file's bytes. */
+  heapSnapshots?: readonly Uint8Array[];
   gzip: (bytes: Uint8Array) => Uint8Array;
 }
 

@@ -1,10 +1,12 @@
-// Every heap snapshot file format clrscope reads, picked by content first, extension second.
+// Every heap snapshot file format clrscope reads, picked by content first, extension second; a
+// .clrscope recording is one when it keeps heap snapshots (HEAP_SNAPSHOT records).
 
 import { clrheapFormat } from '../formats/clrheap/format.js';
 import { gcdumpFormat } from '../formats/gcdump/format.js';
+import { clrscopeHeapFormat } from '../formats/clrscope-file/heap-format.js';
 import type { HeapFileFormat } from './heap-file-format.js';
 
-export const HEAP_FORMATS: readonly HeapFileFormat[] = [clrheapFormat, gcdumpFormat];
+export const HEAP_FORMATS: readonly HeapFileFormat[] = [clrheapFormat, gcdumpFormat, clrscopeHeapFormat];
 
 /** The format of a file from its first bytes, else from its name; undefined when neither says. */
 export function heapFormatOf(path: string, head: Uint8Array): HeapFileFormat | undefined {

@@ -7,6 +7,7 @@
 // the diff and the paths that hold the growth, again as the CLI gives them. The dominator tree
 // opens from the cache's list down to its array. A .gcdump made by dotnet-gcdump (or, without
 // it, the saved .clrheap) opens into the same tab, and a truncated snapshot file is one sentence.
+// The session's .clrscope export keeps its two snapshots, read back by `clrscope heap` and the tab.
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { HeapDominatorChildren, HeapPathRow, HeapSnapshotInfo, HeapTypeRow } from '../../structs/api/contract.js';
+import { clrheapsInClrscope } from '../../structs/formats/clrscope-file/heap-record.js';
 import { dotnetGcdump } from './support/dotnet-gcdump.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
@@ -242,5 +244,41 @@ describe('the Heap tab', { skip: skip ? `missing: ${missing.join('; ')}` : false
     const s = await until('the error', () => heapState(page), (h) => h.error !== null && !h.busy, 60_000);
     assert.equal(s.error, sentence);
     assert.ok(!s.error!.includes('\n'));
+    await page.getByTestId('error-banner').getByRole('button', { name: 'Dismiss' }).click();
+  });
+
+  it("keeps the session's snapshots inside its saved .clrscope: clrscope heap and the tab read the last back, recording readers skip them", async () => {
+    await page.getByTestId('session-stop').click();
+    await until('the session stopped', () => appState(page), (st) => st.sessions.some((x) => x.pid === pid && x.state === 'stopped'), 30_000);
+    await page.getByTestId('tab-export').click();
+    await page.getByTestId('export-clrscope').click();
+    const status = page.getByTestId('export-status');
+    await until('the export written', () => status.getAttribute('data-state'), (st) => st === 'done' || st === 'failed', 60_000);
+    assert.equal(await status.getAttribute('data-state'), 'done', await status.innerText());
+    const file = (await page.getByTestId('export-path').innerText()).trim();
+    assert.equal(clrheapsInClrscope(readFileSync(file)).length, 2, 'the two snapshots taken of the session, not the opened files');
+    const kept = await cliJson<{ types: HeapTypeRow[] }>(['heap', file, '--top', '0', '--format', 'json']);
+    assert.deepEqual(kept.types, (await cliJson<{ types: HeapTypeRow[] }>(['heap', second, '--top', '0', '--format', 'json'])).types);
+    const report = await runCli(['report', file], { timeoutMs: 60_000 });
+    assert.equal(report.code, 0, report.stderr);
+    // Into the Heap tab, as a snapshot of its own.
+    await page.getByTestId('tab-heap').click();
+    const before = (await heapState(page)).snapshots.length;
+    await page.getByTestId('heap-open-path').fill(file);
+    await page.getByTestId('heap-open').click();
+    await until('the recording\'s snapshot opened', () => heapState(page), (h) => h.error !== null || (h.snapshots.length === before + 1 && !h.busy && h.types !== null), 60_000);
+    await page.getByTestId('heap-baseline').selectOption('');
+    const own = await until('its own types', () => heapState(page), (h) => h.baselineId === null && h.types !== null);
+    assert.equal(own.error, null);
+    assert.deepEqual(own.types, kept.types);
+    assert.equal(own.types!.find((t) => t.type === ITEM)?.count, 2 * N);
+    // Cut inside its last snapshot: one sentence.
+    const whole = readFileSync(file);
+    const cut = join(dir, 'cut.clrscope');
+    writeFileSync(cut, whole.subarray(0, whole.length - 100));
+    const r = await runCli(['heap', cut], { timeoutMs: 60_000 });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr.trim(), /^(clrscope: )?Cannot read .*cut\.clrscope as clrscope recording: it ends inside the record at byte \d+\.$/);
   });
 });
+

@@ -248,6 +248,8 @@ export interface WriteOptions {
   summed?: StackThreadSums;
   /** Asked between pieces; throws to stop the write (a cancelled export), leaving no file. */
   stop?: () => void;
+  /** .clrscope: heap snapshots of the recorded process, each a .clrheap file's bytes. */
+  heapSnapshots?: readonly Uint8Array[];
 }
 
 /**
@@ -269,5 +271,5 @@ export async function writeRecordingFile(path: string, rec: Recording, counters:
   }
   if (writer === undefined || writer === 'host') throw new Error(`clrscope has no writer of ${recordingFormat(format).name} files registered.`);
   const lines = recordingFormat(format).usesLines === true ? options.lines ?? new PdbLines(options.fileRoot).linesOf(rec) : undefined;
-  return writeFileAtomically(path, writer(rec, { counters, progress: step, metric: options.metric, lines, summed: options.summed, gzip: (bytes) => gzipSync(bytes) }), options.stop);
+  return writeFileAtomically(path, writer(rec, { counters, progress: step, metric: options.metric, lines, summed: options.summed, heapSnapshots: options.heapSnapshots, gzip: (bytes) => gzipSync(bytes) }), options.stop);
 }

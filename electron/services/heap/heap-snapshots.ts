@@ -20,6 +20,9 @@ interface Held {
 
 export class HeapSnapshots {
   private readonly held = new Map<string, Held>();
+  /** Workers still taking or reading their snapshot: a shutdown ends them too, or they would keep the process alive. */
+  private readonly starting = new Set<Worker>();
+  private closed = false;
   private nextId = 1;
   private nextQuery = 1;
   /** Per session (one process), the type names its walks learned: a later walk may not be told them again (structs/heap/heap-walk-reader.ts). */
@@ -48,12 +51,15 @@ export class HeapSnapshots {
   }
 
   private start(source: HeapWorkerSource, label: string, sessionId: string | null): Promise<HeapSnapshotInfo> {
+    if (this.closed) return Promise.reject(new UserError('The workstation is shutting down.'));
     const id = `h${this.nextId++}`;
     const worker = new Worker(new URL('./heap-worker.js', import.meta.url), { workerData: source, stdout: false, stderr: false });
     const pending: Held['pending'] = new Map();
+    this.starting.add(worker);
     return new Promise<HeapSnapshotInfo>((resolve, reject) => {
       let ready = false;
       const fail = (err: Error): void => {
+        this.starting.delete(worker);
         for (const p of pending.values()) p.reject(err);
         pending.clear();
         if (this.held.get(id)?.worker === worker) {
@@ -71,6 +77,7 @@ export class HeapSnapshots {
             break;
           case 'ready': {
             ready = true;
+            this.starting.delete(worker);
             if (sessionId !== null && message.figures.typeNames !== undefined) this.typeNames.set(sessionId, message.figures.typeNames);
             const info = snapshotInfo(id, label, source, sessionId, message.figures);
             this.held.set(id, { info, worker, pending });
@@ -96,7 +103,7 @@ export class HeapSnapshots {
           ? `The heap snapshot (${label}) needs more memory than its worker may take.`
           : `The heap snapshot's worker (${label}) stopped: ${err.message.replace(/[.\s]+$/, '')}.`));
       });
-      worker.on('exit', () => fail(new UserError(`The heap snapshot's worker (${label}) ended.`)));
+      worker.on('exit', () => fail(new UserError(this.closed ? 'The workstation is shutting down.' : `The heap snapshot's worker (${label}) ended.`)));
     });
   }
 
@@ -129,8 +136,20 @@ export class HeapSnapshots {
   }
 
   async save(id: string, path: string): Promise<void> {
+    await this.query(id, { op: 'save', path, info: this.fileInfo(id) });
+  }
+
+  /** The snapshots taken of a session's process, oldest first, as .clrheap files' bytes (kept in its .clrscope export). */
+  async clrheapsOf(sessionId: string): Promise<Uint8Array[]> {
+    const ids = [...this.held.values()].filter((h) => h.info.sessionId === sessionId).map((h) => h.info.id);
+    const out: Uint8Array[] = [];
+    for (const id of ids) out.push((await this.query(id, { op: 'bytes', info: this.fileInfo(id) })) as Uint8Array);
+    return out;
+  }
+
+  private fileInfo(id: string): { pid?: number; takenAt: string } {
     const info = this.held.get(id)?.info;
-    await this.query(id, { op: 'save', path, info: { ...(info?.pid != null ? { pid: info.pid } : {}), takenAt: new Date(info?.takenAtMs ?? Date.now()).toISOString() } });
+    return { ...(info?.pid != null ? { pid: info.pid } : {}), takenAt: new Date(info?.takenAtMs ?? Date.now()).toISOString() };
   }
 
   async close(id: string): Promise<void> {
@@ -147,6 +166,8 @@ export class HeapSnapshots {
   }
 
   async closeAll(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.starting].map((w) => w.terminate()));
     await Promise.all([...this.held.keys()].map((id) => this.close(id)));
   }
 }

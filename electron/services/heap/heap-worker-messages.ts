@@ -24,9 +24,11 @@ export type HeapQuery =
   | { op: 'types' }
   | { op: 'paths'; type: string }
   | { op: 'dominators'; node: number; limit: number }
-  | { op: 'save'; path: string; info: { pid?: number; takenAt?: string } };
+  | { op: 'save'; path: string; info: { pid?: number; takenAt?: string } }
+  /** The snapshot as a .clrheap file's bytes (for a .clrscope export). */
+  | { op: 'bytes'; info: { pid?: number; takenAt?: string } };
 
-export type HeapQueryResult = HeapTypeRow[] | HeapPathRow[] | HeapDominatorChildren | null;
+export type HeapQueryResult = HeapTypeRow[] | HeapPathRow[] | HeapDominatorChildren | Uint8Array | null;
 
 export type HeapWorkerMessage =
   | { type: 'progress'; phase: 'walking' | 'reading' | 'analysing'; done: number; total: number }

@@ -51,6 +51,8 @@ function answer(analysis: HeapAnalysis, query: HeapQuery): HeapQueryResult {
         throw new UserError(`Cannot write ${query.path}: ${fsErrorText(err, query.path, 'write')}.`);
       }
       return null;
+    case 'bytes':
+      return writeClrheap(analysis.snapshot, query.info);
   }
 }
 

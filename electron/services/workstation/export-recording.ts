@@ -42,11 +42,11 @@ export function exportPathMismatch(format: ExportFormat, path: string): string |
 }
 
 /**
- * Writes `rec` as `format` at `path`; .clrscope files keep `counters` too; `summed`: its samples
+ * Writes `rec` as `format` at `path`; .clrscope files keep `counters` and `heapSnapshots` too; `summed`: its samples
  * summed for pprof when `rec` keeps none. Progress starts at
  * 0 of 1, then follows the writer (samples written of the total).
  */
-export async function writeExport(rec: Recording, counters: readonly CountersPoint[], format: ExportFormat, path: string, progress: ExportProgress, summed?: StackThreadSums, stop?: () => void): Promise<ExportResult> {
+export async function writeExport(rec: Recording, counters: readonly CountersPoint[], format: ExportFormat, path: string, progress: ExportProgress, summed?: StackThreadSums, stop?: () => void, heapSnapshots?: readonly Uint8Array[]): Promise<ExportResult> {
   const mismatch = exportPathMismatch(format, path);
   if (mismatch !== undefined) throw new UserError(mismatch);
   const existing = await stat(path).catch(() => undefined);
@@ -60,7 +60,7 @@ export async function writeExport(rec: Recording, counters: readonly CountersPoi
     progress(done, total);
   };
   report(0, 1);
-  const bytes = await writeRecordingFile(path, rec, counters, { progress: (_step, done, total) => report(done, total), summed, stop });
+  const bytes = await writeRecordingFile(path, rec, counters, { progress: (_step, done, total) => report(done, total), summed, stop, heapSnapshots });
   return { path, bytes };
 }
 

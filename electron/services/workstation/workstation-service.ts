@@ -431,7 +431,9 @@ class WorkstationCore {
     if (back === undefined) throw new UserError(session.nothingToExport());
     checkCancelled(signal, what);
     const folded = request.fold === undefined ? back.recording : foldRecording(back.recording, request.fold);
-    return writeExport(folded, session.countersHistory(), request.format, path, progress, back.summed?.sums, () => checkCancelled(signal, what));
+    // A .clrscope keeps the heap snapshots taken of the session's process too.
+    const heaps = request.format === 'clrscope' ? await this.heaps.clrheapsOf(session.id) : undefined;
+    return writeExport(folded, session.countersHistory(), request.format, path, progress, back.summed?.sums, () => checkCancelled(signal, what), heaps);
   }
 
   /** The process of a live session, for a heap snapshot. */

@@ -13,5 +13,5 @@ export const clrscopeFormat = {
     kind: 'chunked',
     open: () => new RecordingFileReader(new Recording({ keepSamples: true, limits: FILE_READ_LIMITS })),
   },
-  writer: (rec, context) => recordingFileChunks(rec, context.counters, { progress: context.progress }),
+  writer: (rec, context) => recordingFileChunks(rec, context.counters, { progress: context.progress, ...(context.heapSnapshots !== undefined ? { heapSnapshots: context.heapSnapshots } : {}) }),
 } as const satisfies RecordingFormat;

@@ -6,7 +6,8 @@
 //   preamble, HELLO, every MODULE, FUNCTION and FRAME, every STRING, every THREAD (first seen,
 //   latest name), a PROCESS per process when it holds several, every STACK (ids 1..n in the model's order), then SAMPLES in recording order
 //   with SUSPENSION, COUNTERS and EVENTS records interleaved by time, then STATS, a THREAD_END
-//   (or a repeated THREAD) per thread carrying its last-seen time, and END when the recording
+//   (or a repeated THREAD) per thread carrying its last-seen time, the heap snapshots taken of the
+//   process (HEAP_SNAPSHOT records), and END when the recording
 //   had one. A recording that was cut is saved without END and reopens as cut.
 
 import type { CountersPoint } from '../../api/contract.js';
@@ -17,12 +18,15 @@ import { TimelineCursor } from '../../profile/timeline-cursor.js';
 import type { TimelineKind, TimelineRecord } from '../../wire/timeline/timeline-kind.js';
 import { COUNTERS_RECORD_TYPE, encodeCountersBody } from './counters-record.js';
 import { encodeProcessBody, PROCESS_RECORD_TYPE } from './process-record.js';
+import { heapSnapshotRecords } from './heap-record.js';
 
 export interface SaveOptions {
   /** Bytes a chunk reaches before it is handed out (default 1 MiB). */
   chunkBytes?: number;
   /** Samples written so far, of the total; called once per chunk and at the end. */
   progress?: (done: number, total: number) => void;
+  /** Heap snapshots of the recorded process, each a .clrheap file's bytes, kept before END (heap-record.ts). */
+  heapSnapshots?: readonly Uint8Array[];
 }
 
 const DEFAULT_CHUNK = 1 << 20;
@@ -137,6 +141,11 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
     else if (t.lastSeenMono !== t.firstSeenMono) {
       enc.thread({ threadId: t.id, osTid: t.osTid, clrThreadId: u64(t.clrThreadId), mono: u64(t.lastSeenMono), name: t.name });
     }
+  }
+  const heaps = options.heapSnapshots ?? [];
+  if (heaps.length > 0) {
+    yield enc.takeBytes(true);
+    for (let i = 0; i < heaps.length; i++) yield* heapSnapshotRecords(heaps[i], i);
   }
   const end = rec.end;
   if (end !== undefined) enc.end({ ...end, mono: u64(end.mono) });
