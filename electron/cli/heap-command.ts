@@ -5,14 +5,12 @@
 // are taken of a running process (electron/services/heap/take-heap-snapshot.ts) and saved with
 // -o as .clrheap (structs/formats/clrheap/); the analysis is structs/heap/heap-analysis.ts.
 
-import { writeFileSync } from 'node:fs';
 import { diffPaths, diffTypeStats, HeapAnalysis, type TypeStats } from '../../structs/heap/heap-analysis.js';
 import type { HeapSnapshot } from '../../structs/heap/heap-snapshot.js';
-import { writeClrheap } from '../../structs/formats/clrheap/clrheap-file.js';
 import { takeHeapSnapshot } from '../services/heap/take-heap-snapshot.js';
 import { launchForSnapshot } from '../services/heap/launch-for-snapshot.js';
 import { readHeapFile } from '../services/heap/read-heap-file.js';
-import { fsErrorText } from '../services/errors/fs-error-text.js';
+import { writeHeapFile } from '../services/heap/write-heap-file.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { HEAP_HELP } from './help-text.js';
@@ -72,11 +70,7 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
     const s = taken.stats;
     io.err(`Heap of process ${target}: ${group(s.objects)} objects, ${group(s.references)} references, ${group(s.roots)} roots (collection ${s.gcNumber}, ${(taken.elapsedMs / 1000).toFixed(1)} s, the walk ${(taken.walkMs / 1000).toFixed(1)} s).`);
     if (values.output !== undefined) {
-      try {
-        writeFileSync(values.output, writeClrheap(snapshot, { pid: target, takenAt: new Date().toISOString(), gcNumber: s.gcNumber }));
-      } catch (err) {
-        throw new UserError(`Cannot write ${values.output}: ${fsErrorText(err, values.output, 'write')}.`);
-      }
+      writeHeapFile(values.output, snapshot, { pid: target, takenAt: new Date().toISOString(), gcNumber: s.gcNumber });
       io.err(`Saved the snapshot to ${values.output}.`);
     }
   }

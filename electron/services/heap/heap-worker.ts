@@ -3,15 +3,14 @@
 // answers the Heap tab's queries. Every long step runs here, so the workstation's event loop
 // serves pages meanwhile; the graph stays here too, and is freed when the worker ends.
 
-import { writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HeapDominatorChildren, HeapPathRow, HeapTypeRow } from '../../../structs/api/contract.js';
 import { writeClrheap } from '../../../structs/formats/clrheap/clrheap-file.js';
 import { HeapAnalysis } from '../../../structs/heap/heap-analysis.js';
 import type { HeapSnapshot } from '../../../structs/heap/heap-snapshot.js';
-import { fsErrorText } from '../errors/fs-error-text.js';
 import { UserError } from '../errors/user-error.js';
 import { readHeapFile } from './read-heap-file.js';
+import { writeHeapFile } from './write-heap-file.js';
 import { takeHeapSnapshot } from './take-heap-snapshot.js';
 import type { HeapQuery, HeapQueryResult, HeapWorkerMessage, HeapWorkerRequest, HeapWorkerSource } from './heap-worker-messages.js';
 
@@ -45,11 +44,7 @@ function answer(analysis: HeapAnalysis, query: HeapQuery): HeapQueryResult {
     case 'dominators':
       return dominatorChildren(analysis, query.node, query.limit);
     case 'save':
-      try {
-        writeFileSync(query.path, writeClrheap(analysis.snapshot, query.info));
-      } catch (err) {
-        throw new UserError(`Cannot write ${query.path}: ${fsErrorText(err, query.path, 'write')}.`);
-      }
+      writeHeapFile(query.path, analysis.snapshot, query.info);
       return null;
     case 'bytes':
       return writeClrheap(analysis.snapshot, query.info);

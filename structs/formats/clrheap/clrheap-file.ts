@@ -86,6 +86,7 @@ export function clrheapParts(snap: HeapSnapshot, info: ClrheapInfo = {}): Uint8A
   return parts;
 }
 
+/** The whole file in one array; to write a file, clrheapParts spares this copy of every column. */
 export function writeClrheap(snap: HeapSnapshot, info: ClrheapInfo = {}): Uint8Array {
   const parts = clrheapParts(snap, info);
   const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
@@ -127,12 +128,19 @@ export function readClrheap(bytes: Uint8Array): HeapSnapshot & { info: ClrheapIn
   const need = pad8(4 * N) + 16 * N + pad8(4 * (N + 1)) + (h.edgeNames === true ? 2 : 1) * pad8(4 * E) + pad8(R) + 2 * pad8(4 * R);
   let at = pad8(16 + jsonLength);
   if (at + need !== bytes.length) throw new ClrheapFormatError(`its columns should take ${need} bytes after the header, but ${Math.max(0, bytes.length - at)} follow`);
-  // Copies, not views: the columns then own aligned buffers whatever the file's bytes are in.
-  const take = <T extends Int32Array | Float64Array | Uint8Array>(Ctor: new (b: ArrayBuffer) => T, n: number, size: number): T => {
-    const copy = new Uint8Array(n * size);
-    copy.set(bytes.subarray(at, at + n * size));
+  // Views of the file's bytes where they are aligned (a file read whole is: the columns start at
+  // multiples of 8), so a snapshot opened costs no second copy of itself; copies otherwise.
+  const aligned = bytes.byteOffset % 8 === 0;
+  const take = <T extends Int32Array | Float64Array | Uint8Array>(Ctor: new (b: ArrayBufferLike, offset?: number, length?: number) => T, n: number, size: number): T => {
+    let column: T;
+    if (aligned) column = new Ctor(bytes.buffer, bytes.byteOffset + at, n);
+    else {
+      const copy = new Uint8Array(n * size);
+      copy.set(bytes.subarray(at, at + n * size));
+      column = new Ctor(copy.buffer);
+    }
     at += pad8(n * size);
-    return new Ctor(copy.buffer);
+    return column;
   };
   const nodeType = take(Int32Array, N, 4);
   const nodeSize = take(Float64Array, N, 8);
