@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { displayTypeName } from './heap-walk-events.js';
-import { AddressIndex, HeapWalkError, HeapWalkReader } from './heap-walk-reader.js';
+import { AddressIndex } from './address-index.js';
+import { HeapWalkError, HeapWalkReader } from './heap-walk-reader.js';
 
 test('runtime type names read as dotnet-gcdump shows them', () => {
   assert.equal(displayTypeName('System.Collections.Generic.List`1[Ns.Item]'), 'System.Collections.Generic.List<Ns.Item>');
