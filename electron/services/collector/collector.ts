@@ -22,7 +22,8 @@
 // while its process is still alive, before it counts as cut.
 
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
+import { grantFolder, type FileOwner } from './grant-folder.js';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { WireDecoder } from '../../../structs/wire/decoder.js';
@@ -118,11 +119,6 @@ export interface CollectorOptions {
    * profiler can connect while the folder's entries stay root's to change.
    */
   grantTo?: FileOwner;
-}
-
-export interface FileOwner {
-  uid: number;
-  gid: number;
 }
 
 export type CollectorListen = 'unix' | 'tcp';
@@ -388,13 +384,6 @@ class Stream implements CollectedStream {
     const message = err instanceof Error ? err.message : String(err);
     return `Reading the stream failed at the record at byte ${this.decoder.recordOffset}: ${message}`;
   }
-}
-
-/** Lets `owner` reach the socket and nothing else: the folder stays ours (its group may only pass through). */
-async function grantFolder(directory: string, socketPath: string, owner: FileOwner): Promise<void> {
-  await chown(socketPath, owner.uid, owner.gid);
-  await chown(directory, process.geteuid?.() ?? 0, owner.gid);
-  await chmod(directory, 0o710);
 }
 
 export async function startCollector(options: CollectorOptions = {}): Promise<Collector> {

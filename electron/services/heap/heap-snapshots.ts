@@ -180,6 +180,13 @@ function snapshotInfo(id: string, label: string, source: HeapWorkerSource, sessi
 }
 
 /** The contract's heap operations over the workstation's snapshots; `pidOf` names a live session's process or says in a sentence why it cannot. */
+/** The pid of a session's process, which must be running for a snapshot to be taken of it; one sentence otherwise. */
+export function snapshotPid(session: { pid: number | null; state: string; label: string }): number {
+  const { pid, state, label } = session;
+  if (state !== 'recording' || pid === null) throw new UserError(`A heap snapshot is taken of a running process: ${label} is ${state === 'starting' ? 'still starting' : 'not running'}.`);
+  return pid;
+}
+
 export function heapOperations(heaps: HeapSnapshots, pidOf: (sessionId: string) => number): Pick<WorkstationApi,
   'takeHeapSnapshot' | 'openHeapSnapshot' | 'listHeapSnapshots' | 'saveHeapSnapshot' | 'closeHeapSnapshot' | 'heapTypes' | 'heapPaths' | 'heapDominators'> {
   return {

@@ -9,7 +9,8 @@
 
 import { copyFile, chmod, chown } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { CollectorOptions, FileOwner } from '../collector/collector.js';
+import type { CollectorOptions } from '../collector/collector.js';
+import type { FileOwner } from '../collector/grant-folder.js';
 import { muslIn, muslSentence, readOnlySentence, rootDeniedSentence, rootReadable } from '../diagnostics/container-checks.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
 import { hostPathOf, inContainer, insidePathOf, namespacesOf, type ProcessNamespaces } from '../diagnostics/namespaces.js';

@@ -29,6 +29,16 @@ export class CancellableJobs {
     if (jobId !== undefined) this.running.delete(jobId);
   }
 
+  /** Runs `work` as the job `jobId` (begin, then end however it ends). */
+  async run<T>(jobId: string | undefined, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+    const signal = this.begin(jobId);
+    try {
+      return await work(signal);
+    } finally {
+      this.end(jobId);
+    }
+  }
+
   /** Cancels the job, if it still runs (a job that just ended is no error). */
   cancel(jobId: string): void {
     this.running.get(jobId)?.abort();

@@ -36,7 +36,7 @@ import { SourceLookup } from './source-lookup.js';
 import { SessionStream } from '../spool/session-stream.js';
 import { ensureSpoolDir, spoolDir, spoolFileName } from '../spool/spool-dir.js';
 import { privateDirProblem } from '../files/private-dir.js';
-import { heapOperations, HeapSnapshots } from '../heap/heap-snapshots.js';
+import { heapOperations, HeapSnapshots, snapshotPid } from '../heap/heap-snapshots.js';
 
 export const DEFAULT_INTERVAL_MS = 10;
 
@@ -299,12 +299,7 @@ class WorkstationCore {
     this.assertRunning();
     const { path } = request;
     if (!isAbsolute(path)) throw new UserError(`The recording path must be absolute, not ${path}.`);
-    const signal = this.jobs.begin(request.jobId);
-    try {
-      return await this.openFile(path, signal);
-    } finally {
-      this.jobs.end(request.jobId);
-    }
+    return this.jobs.run(request.jobId, (signal) => this.openFile(path, signal));
   }
 
   private async openFile(path: string, signal: AbortSignal | undefined): Promise<SessionInfo> {
@@ -391,13 +386,8 @@ class WorkstationCore {
     this.emit({ type: 'session-closed', sessionId: id });
   }
 
-  async exportRecording(request: ExportRequest): Promise<ExportResult> {
-    const signal = this.jobs.begin(request.jobId);
-    try {
-      return await this.exportSession(request, signal);
-    } finally {
-      this.jobs.end(request.jobId);
-    }
+  exportRecording(request: ExportRequest): Promise<ExportResult> {
+    return this.jobs.run(request.jobId, (signal) => this.exportSession(request, signal));
   }
 
   private async exportSession(request: ExportRequest, signal: AbortSignal | undefined): Promise<ExportResult> {
@@ -436,14 +426,6 @@ class WorkstationCore {
     return writeExport(folded, session.countersHistory(), request.format, path, progress, back.summed?.sums, () => checkCancelled(signal, what), heaps);
   }
 
-  /** The process of a live session, for a heap snapshot. */
-  heapTarget(id: string): number {
-    this.assertRunning();
-    const { pid, state, label } = this.session(id).snapshot;
-    if (state !== 'recording' || pid === null) throw new UserError(`A heap snapshot is taken of a running process: ${label} is ${state === 'starting' ? 'still starting' : 'not running'}.`);
-    return pid;
-  }
-
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     await this.heaps.closeAll();
@@ -476,7 +458,7 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     setKeepWindow: async (request) => core.setKeepWindow(request),
     sourceLines: async (id) => core.sourceLines(id),
     sourceFile: async (request) => core.sourceFile(request),
-    ...heapOperations(core.heaps, (id) => core.heapTarget(id)),
+    ...heapOperations(core.heaps, (id) => snapshotPid(core.session(id).snapshot)),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
     setDrained: (drained) => client.setDrained(drained),
