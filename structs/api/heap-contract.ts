@@ -61,6 +61,8 @@ export const MAX_HEAP_TYPE_CHARS = 4096;
 export interface HeapTakeRequest {
   /** A live session (launched or attached) whose process is snapshotted. */
   sessionId: string;
+  /** Names the take, so cancelJob can call it off (the process is left as it was, no snapshot kept). */
+  jobId?: string;
 }
 
 export interface HeapOpenRequest {

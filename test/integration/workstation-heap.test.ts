@@ -166,6 +166,23 @@ describe('the Heap tab', { skip: skip ? `missing: ${missing.join('; ')}` : false
     assert.match(await page.getByTestId('heap-caption').innerText(), new RegExp(`^process ${pid}, [\\d:]+: [\\d.]+ (k|M)? ?objects, `));
   });
 
+  it('calls off a snapshot with Cancel: the snapshots shown stay, no error is said, and the process runs on', async () => {
+    const before = await heapState(page);
+    // Stopped, its runtime cannot answer the heap walk's session: the take waits until Cancel, whatever the machine's speed.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await page.getByTestId('heap-take').click();
+      await page.getByTestId('heap-cancel').click();
+      const s = await until('the take called off', () => heapState(page), (h) => !h.busy, 30_000);
+      assert.equal(s.error, null, 'a cancel the user asked for is no error');
+      assert.equal(s.snapshots.length, before.snapshots.length, 'no snapshot kept');
+      assert.equal(s.snapshotId, before.snapshotId, 'the snapshot shown is the one shown before');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    assert.equal(target.exitCode, null, 'the program runs on');
+  });
+
   it('shows the paths from roots to LeakedItem as the CLI gives them: the static field', async () => {
     const paths = await pick(ITEM);
     const cli = await cliJson<{ paths: HeapPathRow[] }>(['heap', first, '--paths', ITEM, '--format', 'json']);

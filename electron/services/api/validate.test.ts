@@ -287,6 +287,7 @@ test('callOperation validates before anything reaches the workstation', async ()
   await assert.rejects(callOperation(target, 'cancelJob', ['x'.repeat(65)], known), /A job id/);
   await assert.rejects(callOperation(target, 'openRecording', [{ path: '/tmp/x.clrscope', jobId: 7 }], known), /A job id/);
   await assert.rejects(callOperation(target, 'exportRecording', [{ sessionId: 's1', format: 'pprof', jobId: '' }], known), /A job id/);
+  await assert.rejects(callOperation(target, 'takeHeapSnapshot', [{ sessionId: 's1', jobId: 'a/b' }], known), /A job id/);
   await callOperation(target, 'cancelJob', ['open-1_a'], known);
   assert.deepEqual(calls, ['cancelJob open-1_a']);
 });

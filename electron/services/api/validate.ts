@@ -311,8 +311,10 @@ export function validateHeapSnapshotId(value: unknown, context: ValidationContex
 
 export function validateHeapTakeRequest(value: unknown, context: ValidationContext): HeapTakeRequest {
   const obj = plainObject(value, 'heap snapshot request');
-  onlyFields(obj, ['sessionId'], 'heap snapshot request');
-  return { sessionId: validateSessionId(obj.sessionId, context) };
+  onlyFields(obj, ['sessionId', 'jobId'], 'heap snapshot request');
+  const request: HeapTakeRequest = { sessionId: validateSessionId(obj.sessionId, context) };
+  if (obj.jobId !== undefined) request.jobId = validateJobId(obj.jobId);
+  return request;
 }
 
 /** An existing regular file; which heap format it is, the worker that reads it says (by content first, as the CLI). */

@@ -10,6 +10,7 @@ import type {
 } from '../../../structs/api/contract.js';
 import { diffPaths, diffTypeStats } from '../../../structs/heap/heap-analysis.js';
 import { UserError } from '../errors/user-error.js';
+import { JobCancelled, type CancellableJobs } from '../workstation/cancellable-jobs.js';
 import type { HeapFigures, HeapQuery, HeapQueryResult, HeapWorkerMessage, HeapWorkerRequest, HeapWorkerSource } from './heap-worker-messages.js';
 
 interface Held {
@@ -38,11 +39,14 @@ export class HeapSnapshots {
     return this.held.has(id);
   }
 
-  /** Takes a snapshot of process `pid` (a session's); resolves once it is analysed. */
-  take(pid: number, sessionId: string): Promise<HeapSnapshotInfo> {
+  /**
+   * Takes a snapshot of process `pid` (a session's); resolves once it is analysed. `signal`
+   * calls it off: the worker ends (its EventPipe session with it) and it rejects with JobCancelled.
+   */
+  take(pid: number, sessionId: string, signal?: AbortSignal): Promise<HeapSnapshotInfo> {
     const label = `process ${pid}, ${new Date().toTimeString().slice(0, 8)}`;
     const known = this.typeNames.get(sessionId);
-    return this.start({ kind: 'process', pid, ...(known !== undefined ? { knownTypeNames: known } : {}) }, label, sessionId);
+    return this.start({ kind: 'process', pid, ...(known !== undefined ? { knownTypeNames: known } : {}) }, label, sessionId, signal);
   }
 
   /** Reads a snapshot file; resolves once it is analysed. */
@@ -50,7 +54,7 @@ export class HeapSnapshots {
     return this.start({ kind: 'file', path }, basename(path), null);
   }
 
-  private start(source: HeapWorkerSource, label: string, sessionId: string | null): Promise<HeapSnapshotInfo> {
+  private start(source: HeapWorkerSource, label: string, sessionId: string | null, signal?: AbortSignal): Promise<HeapSnapshotInfo> {
     if (this.closed) return Promise.reject(new UserError('The workstation is shutting down.'));
     const id = `h${this.nextId++}`;
     const worker = new Worker(new URL('./heap-worker.js', import.meta.url), { workerData: source, stdout: false, stderr: false });
@@ -104,6 +108,11 @@ export class HeapSnapshots {
           : `The heap snapshot's worker (${label}) stopped: ${err.message.replace(/[.\s]+$/, '')}.`));
       });
       worker.on('exit', () => fail(new UserError(this.closed ? 'The workstation is shutting down.' : `The heap snapshot's worker (${label}) ended.`)));
+      const cancel = (): void => {
+        if (!ready) fail(new JobCancelled(`The heap snapshot of ${label}`));
+      };
+      if (signal?.aborted === true) cancel();
+      else signal?.addEventListener('abort', cancel, { once: true });
     });
   }
 
@@ -187,10 +196,10 @@ export function snapshotPid(session: { pid: number | null; state: string; label:
   return pid;
 }
 
-export function heapOperations(heaps: HeapSnapshots, pidOf: (sessionId: string) => number): Pick<WorkstationApi,
+export function heapOperations(heaps: HeapSnapshots, pidOf: (sessionId: string) => number, jobs: CancellableJobs): Pick<WorkstationApi,
   'takeHeapSnapshot' | 'openHeapSnapshot' | 'listHeapSnapshots' | 'saveHeapSnapshot' | 'closeHeapSnapshot' | 'heapTypes' | 'heapPaths' | 'heapDominators'> {
   return {
-    takeHeapSnapshot: async (request) => heaps.take(pidOf(request.sessionId), request.sessionId),
+    takeHeapSnapshot: (request) => jobs.run(request.jobId, (signal) => heaps.take(pidOf(request.sessionId), request.sessionId, signal)),
     openHeapSnapshot: (request) => heaps.open(request.path),
     listHeapSnapshots: async () => heaps.list(),
     saveHeapSnapshot: (request) => heaps.save(request.snapshotId, request.path),

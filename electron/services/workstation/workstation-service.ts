@@ -458,7 +458,7 @@ function clientApi(core: WorkstationCore, client: HubClient): WorkstationClient 
     setKeepWindow: async (request) => core.setKeepWindow(request),
     sourceLines: async (id) => core.sourceLines(id),
     sourceFile: async (request) => core.sourceFile(request),
-    ...heapOperations(core.heaps, (id) => snapshotPid(core.session(id).snapshot)),
+    ...heapOperations(core.heaps, (id) => snapshotPid(core.session(id).snapshot), core.jobs),
     onEvent: (listener): Unsubscribe => client.onEvent(listener),
     close: () => client.close(),
     setDrained: (drained) => client.setDrained(drained),

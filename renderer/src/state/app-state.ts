@@ -44,6 +44,8 @@ export interface HeapViewState {
   /** A snapshot being taken or read: what its progress events said last. */
   progress: { label: string; phase: 'walking' | 'reading' | 'analysing'; done: number; total: number } | null;
   busy: boolean;
+  /** The take under way, which Cancel calls off (null: none, or an open, which is not cancelled). */
+  jobId: string | null;
 }
 
 /** What the diff compares the current view (the after side) with. */
@@ -255,7 +257,7 @@ export function initialState(): AppState {
     measuring: false,
     heap: {
       snapshots: [], snapshotId: null, baselineId: null, types: null, sort: { column: 'retainedBytes', descending: true }, filter: '',
-      selectedType: null, paths: null, tree: {}, expanded: [], progress: null, busy: false,
+      selectedType: null, paths: null, tree: {}, expanded: [], progress: null, busy: false, jobId: null,
     },
   };
 }

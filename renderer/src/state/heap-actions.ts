@@ -6,7 +6,7 @@
 
 import type { HeapSnapshotInfo, WorkstationEvent } from '../../../structs/api/contract.js';
 import type { HeapTypesColumn, HeapViewState, TableSort } from './app-state.js';
-import { selectedSession, sentence, type StationContext } from './station-context.js';
+import { newJobId, selectedSession, sentence, type StationContext } from './station-context.js';
 
 /** Children the dominator tree asks for per object: the most retaining ones. */
 export const TREE_CHILDREN = 100;
@@ -14,6 +14,8 @@ export const TREE_CHILDREN = 100;
 export class HeapActions {
   // Answers to an older question (another snapshot, baseline or type) are dropped.
   private asked = 0;
+  // The take whose cancel was asked: its rejection is what the user wanted, not an error.
+  private cancelled: string | null = null;
 
   constructor(private readonly ctx: StationContext) {}
 
@@ -40,7 +42,21 @@ export class HeapActions {
   async take(): Promise<void> {
     const session = selectedSession(this.ctx.store.get());
     if (session === undefined) return;
-    await this.add(() => this.ctx.api.takeHeapSnapshot({ sessionId: session.id }));
+    const jobId = newJobId('heap');
+    this.update({ jobId });
+    await this.add(() => this.ctx.api.takeHeapSnapshot({ sessionId: session.id, jobId }));
+  }
+
+  /** Calls off the snapshot being taken: the snapshots shown stay as they were, and no error is said. */
+  async cancelTake(): Promise<void> {
+    const jobId = this.heap.jobId;
+    if (jobId === null) return;
+    this.cancelled = jobId;
+    try {
+      await this.ctx.api.cancelJob(jobId);
+    } catch (err) {
+      this.ctx.showError(sentence((err as Error).message));
+    }
   }
 
   /** Opens a .gcdump, .clrheap or .clrscope file's snapshot and shows it. */
@@ -56,9 +72,10 @@ export class HeapActions {
       this.noteSnapshot(info);
       this.show(info.id, previous);
     } catch (err) {
-      this.ctx.showError(sentence((err as Error).message));
+      if (this.cancelled === null || this.cancelled !== this.heap.jobId) this.ctx.showError(sentence((err as Error).message));
     } finally {
-      this.update({ busy: false, progress: null });
+      this.cancelled = null;
+      this.update({ busy: false, progress: null, jobId: null });
     }
   }
 

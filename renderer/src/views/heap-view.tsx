@@ -66,6 +66,7 @@ function HeapToolbar(): ReactElement {
 }
 
 export function HeapView(): ReactElement {
+  const ws = useWorkstation();
   const heap = useAppState((s) => s.heap);
   const shown = heap.snapshots.find((s) => s.id === heap.snapshotId);
   const baseline = heap.snapshots.find((s) => s.id === heap.baselineId);
@@ -77,6 +78,9 @@ export function HeapView(): ReactElement {
         <div className="hint" data-testid="heap-progress">
           {progress === null ? 'Starting…' : `${PHASES[progress.phase]}${progress.phase === 'walking' && progress.done > 0 ? `: ${formatCount(progress.done)} objects so far` : ''}…`}
           <progress max={progress !== null && progress.total > 0 ? progress.total : undefined} />
+          {heap.jobId !== null && (
+            <button type="button" onClick={() => void ws.heap.cancelTake()} data-testid="heap-cancel">Cancel</button>
+          )}
         </div>
       )}
       <div className="hint" data-testid="heap-caption">
