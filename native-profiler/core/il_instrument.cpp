@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/il_opcodes.h"
+#include "core/il_wrap.h"
 
 namespace clrscope {
 namespace il {
@@ -10,41 +11,6 @@ namespace {
 
 // Stack slots the added code needs at most: method index, start time, and a calli's target.
 constexpr uint16_t kProbeStack = 3;
-
-Instruction make(uint16_t opcode, int64_t operand = 0) {
-  Instruction in;
-  in.opcode = opcode;
-  in.operand = operand;
-  return in;
-}
-
-Instruction load_int(int32_t v) {
-  if (v >= -1 && v <= 8) return make(static_cast<uint16_t>(kLdcI40 + v));
-  if (v >= -128 && v <= 127) return make(kLdcI4S, v);
-  return make(kLdcI4, v);
-}
-
-Instruction load_local(uint32_t index) {
-  if (index <= 3) return make(static_cast<uint16_t>(kLdloc0 + index));
-  if (index <= 0xFF) return make(kLdlocS, index);
-  return make(kLdloc, index);
-}
-
-Instruction store_local(uint32_t index) {
-  if (index <= 3) return make(static_cast<uint16_t>(kStloc0 + index));
-  if (index <= 0xFF) return make(kStlocS, index);
-  return make(kStloc, index);
-}
-
-void call_probe(const ProbeCall& probe, std::vector<Instruction>* code) {
-  if (probe.kind == ProbeCall::kCall) {
-    code->push_back(make(kCall, probe.token));
-    return;
-  }
-  code->push_back(make(kLdcI8, static_cast<int64_t>(probe.address)));
-  code->push_back(make(kConvI));
-  code->push_back(make(kCalli, probe.token));
-}
 
 bool within(uint32_t i, uint32_t begin, uint32_t end) { return i >= begin && i < end; }
 
@@ -73,7 +39,6 @@ bool instrument(const Body& original, const InstrumentPlan& plan, Instrumented* 
     if (reason != nullptr) *reason = why;
     return false;
   }
-  const size_t n = original.code.size();
   Body body;
   body.tiny = false;
   body.init_locals = original.init_locals;
@@ -84,45 +49,11 @@ bool instrument(const Body& original, const InstrumentPlan& plan, Instrumented* 
   call_probe(plan.enter, &body.code);
   body.code.push_back(store_local(plan.start_local));
 
-  // The body. map[i] is where original instruction i begins now; map[n] is the end of the try.
-  std::vector<uint32_t> map(n + 1);
-  std::vector<size_t> leaves;  // the added leaves, whose target (EXIT) is not known yet
-  const uint32_t try_begin = static_cast<uint32_t>(body.code.size());
-  for (size_t i = 0; i < n; ++i) {
-    map[i] = static_cast<uint32_t>(body.code.size());
-    const Instruction& in = original.code[i];
-    if (in.opcode != kRet) {
-      body.code.push_back(in);
-      continue;
-    }
-    if (plan.returns_value) {
-      Instruction keep = store_local(plan.result_local);
-      keep.original_offset = in.original_offset;
-      body.code.push_back(keep);
-    }
-    Instruction leave = make(kLeaveS);
-    if (!plan.returns_value) leave.original_offset = in.original_offset;
-    leaves.push_back(body.code.size());
-    body.code.push_back(leave);
-  }
-  const uint32_t try_end = static_cast<uint32_t>(body.code.size());
-  map[n] = try_end;
-
-  // Branches and switches of the original point at instructions that moved.
-  for (size_t i = 0; i < n; ++i) {
-    if (original.code[i].opcode == kRet) continue;
-    Instruction& in = body.code[map[i]];
-    const Operand operand = opcode_info(in.opcode).operand;
-    if (operand == Operand::kShortBranch || operand == Operand::kBranch) {
-      in.operand = map[static_cast<size_t>(in.operand)];
-    } else if (operand == Operand::kSwitch) {
-      const size_t first = body.switch_targets.size();
-      for (uint32_t k = 0; k < in.switch_count; ++k) {
-        body.switch_targets.push_back(map[original.switch_targets[static_cast<size_t>(in.operand) + k]]);
-      }
-      in.operand = static_cast<int64_t>(first);
-    }
-  }
+  // The body; each ret leaves through the common exit, its value kept in the result local.
+  const TryCopy copy = copy_into_try(original, &body, plan.returns_value ? &plan.result_local : nullptr);
+  const std::vector<size_t>& leaves = copy.leaves;
+  const uint32_t try_begin = copy.try_begin;
+  const uint32_t try_end = copy.try_end;
 
   // The fault handler: counts the call and the exception leaving it, then lets it go on.
   const uint32_t handler_begin = try_end;
@@ -143,22 +74,13 @@ bool instrument(const Body& original, const InstrumentPlan& plan, Instrumented* 
     body.code.push_back(make(kRet));
   }
 
-  for (const Clause& c : original.clauses) {
-    Clause shifted = c;
-    shifted.try_begin = map[c.try_begin];
-    shifted.try_end = map[c.try_end];
-    shifted.handler_begin = map[c.handler_begin];
-    shifted.handler_end = map[c.handler_end];
-    if (c.kind == kClauseFilter) shifted.class_token_or_filter = map[c.class_token_or_filter];
-    body.clauses.push_back(shifted);
-  }
   Clause wrap;
   wrap.kind = kClauseFault;
   wrap.try_begin = try_begin;
   wrap.try_end = try_end;
   wrap.handler_begin = handler_begin;
   wrap.handler_end = handler_end;
-  body.clauses.push_back(wrap);
+  add_clauses(original, copy.map, wrap, &body);
 
   return encode_body(body, &out->body, &out->mapping, reason);
 }
