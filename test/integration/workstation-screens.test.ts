@@ -4,26 +4,16 @@
 // page that scrolls sideways, a control whose text is cut (wider than its box).
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { saveRecording } from '../../structs/formats/clrscope-file/save-recording.js';
-import type { Recording } from '../../structs/profile/recording.js';
-import { PROFILER, ROOT } from './support/paths.js';
-import { recordTarget } from './support/record-target.js';
-import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
-import { ARTIFACTS, appState, checkedScreenshot, hookReady, missingForPage, until } from './support/workstation-page.js';
+import { churnInWorkstation, missingForChurn, type ChurnInWorkstation } from './support/churn-in-workstation.js';
+import { ARTIFACTS, checkedScreenshot } from './support/workstation-page.js';
 import { TABS } from '../../renderer/src/state/app-state.js';
 
-const scenarios = join(ROOT, 'test', 'targets', 'Scenarios', 'bin', 'out', 'Scenarios.dll');
-const missing = missingForPage();
-if (!existsSync(PROFILER)) missing.push('the profiler library (npm run build:native)');
-if (!existsSync(scenarios)) missing.push('Scenarios.dll (npm run build:targets)');
+const missing = missingForChurn();
 const skip = missing.length > 0 && !process.env.CI;
 
-// Every tab the tab bar has, in its order.
 const SIZES = [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }];
 
 /** Buttons, selects, labels, tables' headers and figures whose text is wider than their box (cut), by their text. */
@@ -34,31 +24,17 @@ function cutControls(page: Page): Promise<string[]> {
 }
 
 describe('every tab at 1280×800 and 1920×1080 with a real recording', { skip: skip ? `missing: ${missing.join('; ')}` : false }, () => {
-  let ui: WorkstationInChromium;
+  let opened: ChurnInWorkstation;
   let page: Page;
-  let dir: string;
-  let rec: Recording;
 
   before(async () => {
     if (missing.length > 0) assert.fail(`CI is set and the test lacks: ${missing.join('; ')}`);
-    dir = mkdtempSync(join(tmpdir(), 'clrscope-screens-'));
-    const env = { ...process.env, CLRSCOPE_ALLOC: '1', DOTNET_gcServer: '0', DOTNET_gcConcurrent: '0', DOTNET_GCgen0size: '0x400000' };
-    rec = (await recordTarget(scenarios, ['gc-churn', '--seconds', '2'], { env })).rec;
-    const file = join(dir, 'gc-churn.clrscope');
-    writeFileSync(file, saveRecording(rec));
-    ui = await openWorkstationInChromium({ exportsDir: join(dir, 'exports') });
-    page = ui.page;
-    await page.goto(`${ui.server.url}&test`);
-    await hookReady(page);
-    await page.getByTestId('recording-open').click();
-    await page.getByTestId('open-path').fill(file);
-    await page.getByTestId('open-submit').click();
-    await until('the recording', () => appState(page), (s) => s.summary !== null && s.summary.ended && s.summary.sampleCount === rec.sampleCount, 60000);
+    opened = await churnInWorkstation('clrscope-screens-');
+    page = opened.page;
   });
 
   after(async () => {
-    await ui?.close();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   for (const size of SIZES) {

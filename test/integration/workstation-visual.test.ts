@@ -25,7 +25,6 @@ const VISUAL = join(ROOT, 'test', 'integration', 'visual');
 const REFERENCES = join(VISUAL, 'references');
 const RECORDING = join(VISUAL, 'gc-churn.clrscope');
 const UPDATE = process.env.CLRSCOPE_UPDATE_VISUAL === '1';
-// Every tab the tab bar has, in its order.
 const SCREENS = [
   { scheme: 'dark', width: 1280, height: 800 },
   { scheme: 'dark', width: 1920, height: 1080 },
