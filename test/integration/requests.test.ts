@@ -9,15 +9,15 @@
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { CLI, ROOT } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
+import { attachedRequestWeb, WEB_DLL } from './support/starved-pool.js';
 
-const WEB_DLL = join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'out', 'RequestWeb.dll');
 const PATHS = ['/cpu/150', '/delay/250', '/block/150', '/fail'];
 const ENDPOINTS: Record<string, string> = { '/cpu/150': 'GET /cpu/{ms}', '/delay/250': 'GET /delay/{ms}', '/block/150': 'GET /block/{ms}', '/fail': 'GET /fail' };
 
@@ -84,31 +84,7 @@ async function recordUnderLoad(dir: string, command: string, args: readonly stri
 /** RequestWeb started on its own, then `record --pid --requests` attached to it; the load only once the profiler is in. */
 async function attachUnderLoad(dir: string): Promise<WebRun> {
   const file = join(dir, 'web.clrscope');
-  const server = spawn('dotnet', [WEB_DLL, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  const serverExited = new Promise<number | null>((resolve) => server.on('close', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('RequestWeb did not listen in 60 s')), 60_000);
-    server.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /LISTENING (\S+)/.exec(stdout);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-  const pid = server.pid ?? 0;
-  const recorded = runCli(['record', '--pid', String(pid), '--requests', '--duration', '14', '-o', file], { timeoutMs: 90_000 });
-  const deadline = Date.now() + 30_000;
-  while (!readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libclrscope') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  // The runtime enables the bridge as the profiler's session starts; a moment for ASP.NET Core's listener to see it.
-  await new Promise((r) => setTimeout(r, 2000));
-  const client = load(url);
-  const r = await recorded;
-  assert.equal(r.code, 0, r.stderr);
-  await fetch(`${url}/shutdown`, { method: 'POST' });
-  assert.equal(await serverExited, 0);
+  const { loaded: client, stdout } = await attachedRequestWeb(file, 14, 2000, load);
   return { served: (resultOf(stdout) as { served: Record<string, number> }).served, client, ...(await readOutputs(dir, file)) };
 }
 

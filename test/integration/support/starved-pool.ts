@@ -1,6 +1,7 @@
 // RequestWeb (test/targets/RequestWeb) recorded with --requests while its load generator sends 16
 // connections of /block/300 (sync over async on pool threads) and /cpu/5 for 6 s: a starved pool
-// on this 2-core machine, for threadpool.test.ts and workstation-requests.test.ts.
+// on this 2-core machine, for threadpool.test.ts and workstation-requests.test.ts; and RequestWeb
+// attached under any load (attachedRequestWeb), for requests.test.ts too.
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -47,6 +48,18 @@ export async function recordStarved(dir: string, command: string, args: readonly
  */
 export async function attachStarved(dir: string): Promise<string> {
   const file = join(dir, 'pool-attached.clrscope');
+  await attachedRequestWeb(file, 12, 1000, starve);
+  return file;
+}
+
+/**
+ * RequestWeb (`serve`, .NET 10) started on its own, `record --pid --requests --duration SECONDS -o
+ * FILE` attached to it, and `load(url)` run once the profiler is in and `settleMs` more have gone
+ * (the runtime turns the DiagnosticSource bridge on as the profiler's session starts, and
+ * ASP.NET Core's listener needs a moment to see it); then the server is shut down. What the load
+ * returned, and the server's stdout.
+ */
+export async function attachedRequestWeb<T>(file: string, seconds: number, settleMs: number, load: (url: string) => T): Promise<{ loaded: T; stdout: string }> {
   const server = spawn('dotnet', [WEB_DLL, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   const serverExited = new Promise<number | null>((resolve) => server.on('close', (code) => resolve(code)));
@@ -62,14 +75,14 @@ export async function attachStarved(dir: string): Promise<string> {
     });
   });
   const pid = server.pid ?? 0;
-  const recorded = runCli(['record', '--pid', String(pid), '--requests', '--duration', '12', '-o', file], { timeoutMs: 90_000 });
+  const recorded = runCli(['record', '--pid', String(pid), '--requests', '--duration', String(seconds), '-o', file], { timeoutMs: 90_000 });
   const deadline = Date.now() + 30_000;
   while (!readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libclrscope') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  await new Promise((r) => setTimeout(r, 1000));
-  starve(url);
+  await new Promise((r) => setTimeout(r, settleMs));
+  const loaded = load(url);
   const r = await recorded;
   assert.equal(r.code, 0, r.stderr);
   await fetch(`${url}/shutdown`, { method: 'POST' });
   assert.equal(await serverExited, 0);
-  return file;
+  return { loaded, stdout };
 }
