@@ -35,7 +35,6 @@ bool wrap_box_probe(const Body& original, const BoxProbePlan& plan, Instrumented
 
   const TryCopy copy = copy_into_try(original, &body, nullptr);
   const std::vector<size_t>& leaves = copy.leaves;
-  const uint32_t try_begin = copy.try_begin;
   const uint32_t try_end = copy.try_end;
 
   const uint32_t handler_begin = try_end;
@@ -48,13 +47,7 @@ bool wrap_box_probe(const Body& original, const BoxProbePlan& plan, Instrumented
     body.code.push_back(make(kRet));
   }
 
-  Clause wrap;
-  wrap.kind = kClauseFinally;
-  wrap.try_begin = try_begin;
-  wrap.try_end = try_end;
-  wrap.handler_begin = handler_begin;
-  wrap.handler_end = handler_end;
-  add_clauses(original, copy.map, wrap, &body);
+  add_clauses(original, copy, kClauseFinally, handler_begin, handler_end, &body);
 
   return encode_body(body, &out->body, &out->mapping, reason);
 }

@@ -52,7 +52,6 @@ bool instrument(const Body& original, const InstrumentPlan& plan, Instrumented* 
   // The body; each ret leaves through the common exit, its value kept in the result local.
   const TryCopy copy = copy_into_try(original, &body, plan.returns_value ? &plan.result_local : nullptr);
   const std::vector<size_t>& leaves = copy.leaves;
-  const uint32_t try_begin = copy.try_begin;
   const uint32_t try_end = copy.try_end;
 
   // The fault handler: counts the call and the exception leaving it, then lets it go on.
@@ -74,13 +73,7 @@ bool instrument(const Body& original, const InstrumentPlan& plan, Instrumented* 
     body.code.push_back(make(kRet));
   }
 
-  Clause wrap;
-  wrap.kind = kClauseFault;
-  wrap.try_begin = try_begin;
-  wrap.try_end = try_end;
-  wrap.handler_begin = handler_begin;
-  wrap.handler_end = handler_end;
-  add_clauses(original, copy.map, wrap, &body);
+  add_clauses(original, copy, kClauseFault, handler_begin, handler_end, &body);
 
   return encode_body(body, &out->body, &out->mapping, reason);
 }

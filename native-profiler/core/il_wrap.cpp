@@ -84,7 +84,8 @@ TryCopy copy_into_try(const Body& original, Body* body, const uint32_t* result_l
   return copy;
 }
 
-void add_clauses(const Body& original, const std::vector<uint32_t>& map, const Clause& wrap, Body* body) {
+void add_clauses(const Body& original, const TryCopy& copy, uint32_t kind, uint32_t handler_begin, uint32_t handler_end, Body* body) {
+  const std::vector<uint32_t>& map = copy.map;
   for (const Clause& c : original.clauses) {
     Clause shifted = c;
     shifted.try_begin = map[c.try_begin];
@@ -94,6 +95,12 @@ void add_clauses(const Body& original, const std::vector<uint32_t>& map, const C
     if (c.kind == kClauseFilter) shifted.class_token_or_filter = map[c.class_token_or_filter];
     body->clauses.push_back(shifted);
   }
+  Clause wrap;
+  wrap.kind = kind;
+  wrap.try_begin = copy.try_begin;
+  wrap.try_end = copy.try_end;
+  wrap.handler_begin = handler_begin;
+  wrap.handler_end = handler_end;
   body->clauses.push_back(wrap);
 }
 

@@ -32,8 +32,9 @@ struct TryCopy {
 // switches point at where their targets moved.
 TryCopy copy_into_try(const Body& original, Body* body, const uint32_t* result_local);
 
-// Appends the original's clauses, moved as `map` says, then `wrap` (the new outermost clause).
-void add_clauses(const Body& original, const std::vector<uint32_t>& map, const Clause& wrap, Body* body);
+// Appends the original's clauses, moved where `copy` put their instructions, then the new
+// outermost clause: `kind` (finally or fault) over the copy, its handler [handler_begin, handler_end).
+void add_clauses(const Body& original, const TryCopy& copy, uint32_t kind, uint32_t handler_begin, uint32_t handler_end, Body* body);
 
 }  // namespace il
 }  // namespace clrscope

@@ -8,15 +8,15 @@
 // and on .NET 10 attached to (record --pid) before the load begins.
 
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
-import { CLI, ROOT } from './support/paths.js';
+import { ROOT } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
-import { attachedRequestWeb, WEB_DLL } from './support/starved-pool.js';
+import { attachedRequestWeb, recordedRequestWeb, WEB_DLL } from './support/starved-pool.js';
 
 const PATHS = ['/cpu/150', '/delay/250', '/block/150', '/fail'];
 const ENDPOINTS: Record<string, string> = { '/cpu/150': 'GET /cpu/{ms}', '/delay/250': 'GET /delay/{ms}', '/block/150': 'GET /block/{ms}', '/fail': 'GET /fail' };
@@ -58,26 +58,7 @@ function load(url: string): WebRun['client'] {
 /** Records `command args serve` with --requests while RequestWeb's load generator runs against it. */
 async function recordUnderLoad(dir: string, command: string, args: readonly string[]): Promise<WebRun> {
   const file = join(dir, 'web.clrscope');
-  const cli = spawn(process.execPath, [CLI, 'record', '--requests', '-o', file, '--', command, ...args, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  cli.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`RequestWeb did not listen in 60 s\n${stderr}`)), 60_000);
-    cli.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /LISTENING (\S+)/.exec(stdout);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-  const client = load(url);
-  await fetch(`${url}/shutdown`, { method: 'POST' });
-  const code = await exited;
-  assert.equal(code, 0, stderr);
+  const { loaded: client, stdout } = await recordedRequestWeb(file, command, args, load);
   return { served: (resultOf(stdout) as { served: Record<string, number> }).served, client, ...(await readOutputs(dir, file)) };
 }
 

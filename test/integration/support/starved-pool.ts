@@ -4,7 +4,7 @@
 // attached under any load (attachedRequestWeb), for requests.test.ts too.
 
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, ROOT } from './paths.js';
@@ -20,26 +20,40 @@ export const WEB_DLL = join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'out',
 /** Records `command args serve` into DIR/pool.clrscope under the load; the file's path. */
 export async function recordStarved(dir: string, command: string, args: readonly string[]): Promise<string> {
   const file = join(dir, 'pool.clrscope');
-  const cli = spawn(process.execPath, [CLI, 'record', '--requests', '-o', file, '--', command, ...args, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  cli.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`RequestWeb did not listen in 60 s\n${stderr}`)), 60_000);
-    cli.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /LISTENING (\S+)/.exec(stdout);
+  await recordedRequestWeb(file, command, args, starve);
+  return file;
+}
+
+/** The URL a RequestWeb started by `child` (directly or under clrscope) listens on, from its LISTENING line; its stdout so far is kept in `out`. */
+function listeningUrl(child: ChildProcess, out: { stdout: string; stderr: string }): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`RequestWeb did not listen in 60 s\n${out.stderr}`)), 60_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out.stdout += d.toString();
+      const m = /LISTENING (\S+)/.exec(out.stdout);
       if (m !== null) {
         clearTimeout(timer);
         resolve(m[1]);
       }
     });
   });
-  starve(url);
+}
+
+/**
+ * `clrscope record --requests -o FILE -- COMMAND ARGS serve`, and `load(url)` once RequestWeb
+ * listens; then the server is shut down and the record must end with 0. What the load returned,
+ * and the record's stdout (the program's own, RESULT line included).
+ */
+export async function recordedRequestWeb<T>(file: string, command: string, args: readonly string[], load: (url: string) => T): Promise<{ loaded: T; stdout: string }> {
+  const cli = spawn(process.execPath, [CLI, 'record', '--requests', '-o', file, '--', command, ...args, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  cli.stderr.on('data', (d: Buffer) => { out.stderr += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
+  const url = await listeningUrl(cli, out);
+  const loaded = load(url);
   await fetch(`${url}/shutdown`, { method: 'POST' });
-  assert.equal(await exited, 0, stderr);
-  return file;
+  assert.equal(await exited, 0, out.stderr);
+  return { loaded, stdout: out.stdout };
 }
 
 /**
@@ -61,19 +75,9 @@ export async function attachStarved(dir: string): Promise<string> {
  */
 export async function attachedRequestWeb<T>(file: string, seconds: number, settleMs: number, load: (url: string) => T): Promise<{ loaded: T; stdout: string }> {
   const server = spawn('dotnet', [WEB_DLL, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
+  const out = { stdout: '', stderr: '' };
   const serverExited = new Promise<number | null>((resolve) => server.on('close', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('RequestWeb did not listen in 60 s')), 60_000);
-    server.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /LISTENING (\S+)/.exec(stdout);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
+  const url = await listeningUrl(server, out);
   const pid = server.pid ?? 0;
   const recorded = runCli(['record', '--pid', String(pid), '--requests', '--duration', String(seconds), '-o', file], { timeoutMs: 90_000 });
   const deadline = Date.now() + 30_000;
@@ -84,5 +88,5 @@ export async function attachedRequestWeb<T>(file: string, seconds: number, settl
   assert.equal(r.code, 0, r.stderr);
   await fetch(`${url}/shutdown`, { method: 'POST' });
   assert.equal(await serverExited, 0);
-  return { loaded, stdout };
+  return { loaded, stdout: out.stdout };
 }
