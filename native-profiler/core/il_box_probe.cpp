@@ -1,7 +1,5 @@
 #include "core/il_box_probe.h"
 
-#include <algorithm>
-
 #include "core/il_opcodes.h"
 #include "core/il_wrap.h"
 
@@ -15,16 +13,8 @@ constexpr uint16_t kProbeStack = 3;
 }  // namespace
 
 bool wrap_box_probe(const Body& original, const BoxProbePlan& plan, Instrumented* out, std::string* reason) {
-  const std::string why = refusal(original);
-  if (!why.empty()) {
-    if (reason != nullptr) *reason = why;
-    return false;
-  }
   Body body;
-  body.tiny = false;
-  body.init_locals = original.init_locals;
-  body.max_stack = std::max<uint16_t>(original.max_stack, kProbeStack);
-  body.local_sig_token = plan.locals_token;
+  if (!begin_wrap(original, kProbeStack, plan.locals_token, &body, reason)) return false;
 
   // Published before the protected block begins (its stack must be empty there).
   body.code.push_back(make(kLdarg0));

@@ -1,7 +1,5 @@
 #include "core/il_instrument.h"
 
-#include <algorithm>
-
 #include "core/il_opcodes.h"
 #include "core/il_wrap.h"
 
@@ -34,16 +32,8 @@ std::string refusal(const Body& original) {
 }
 
 bool instrument(const Body& original, const InstrumentPlan& plan, Instrumented* out, std::string* reason) {
-  const std::string why = refusal(original);
-  if (!why.empty()) {
-    if (reason != nullptr) *reason = why;
-    return false;
-  }
   Body body;
-  body.tiny = false;
-  body.init_locals = original.init_locals;
-  body.max_stack = std::max<uint16_t>(original.max_stack, kProbeStack);
-  body.local_sig_token = plan.locals_token;
+  if (!begin_wrap(original, kProbeStack, plan.locals_token, &body, reason)) return false;
 
   // Prologue: the start time, taken before the protected block begins (its stack must be empty).
   call_probe(plan.enter, &body.code);

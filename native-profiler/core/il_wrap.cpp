@@ -1,5 +1,7 @@
 #include "core/il_wrap.h"
 
+#include <algorithm>
+
 #include "core/il_opcodes.h"
 
 namespace clrscope {
@@ -38,6 +40,19 @@ void call_probe(const ProbeCall& probe, std::vector<Instruction>* code) {
   code->push_back(make(kLdcI8, static_cast<int64_t>(probe.address)));
   code->push_back(make(kConvI));
   code->push_back(make(kCalli, probe.token));
+}
+
+bool begin_wrap(const Body& original, uint16_t probe_stack, uint32_t locals_token, Body* body, std::string* reason) {
+  const std::string why = refusal(original);
+  if (!why.empty()) {
+    if (reason != nullptr) *reason = why;
+    return false;
+  }
+  body->tiny = false;
+  body->init_locals = original.init_locals;
+  body->max_stack = std::max<uint16_t>(original.max_stack, probe_stack);
+  body->local_sig_token = locals_token;
+  return true;
 }
 
 TryCopy copy_into_try(const Body& original, Body* body, const uint32_t* result_local) {

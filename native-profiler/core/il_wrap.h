@@ -5,6 +5,7 @@
 // try with each ret turned into a leave and every branch retargeted, and moving the original's
 // exception clauses to where their instructions went.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/il_body.h"
@@ -18,6 +19,11 @@ Instruction load_int(int32_t v);
 Instruction load_local(uint32_t index);
 Instruction store_local(uint32_t index);
 void call_probe(const ProbeCall& probe, std::vector<Instruction>* code);
+
+// Starts the new body of `original`: refused (false, the sentence in *reason) when it cannot be
+// wrapped; else a fat header keeping its init-locals flag, room on the stack for `probe_stack`
+// added slots, and the extended locals signature `locals_token`.
+bool begin_wrap(const Body& original, uint16_t probe_stack, uint32_t locals_token, Body* body, std::string* reason);
 
 // Where the original body went in the new one.
 struct TryCopy {
