@@ -35,9 +35,12 @@ const CHANNEL_TOLERANCE = 24;
 /** A screen may have this share of its pixels changed and still pass. */
 const MAX_CHANGED = 0.002;
 /** What differs from run to run or machine to machine by itself. */
-// The Source column names files found through the PDBs of the machine that recorded, and the
-// session's note the folder the file was opened from.
-const MASKS = ['.process-list', '.statusbar', '.session-meta', '.session-message', '.session-note', '.functions-table .vcell:nth-child(2)'];
+// The session's note names the folder the file was opened from.
+const MASKS = ['.process-list', '.statusbar', '.session-meta', '.session-message', '.session-note'];
+// The Source column names files found through the PDBs at the paths of the machine that recorded
+// (a worktree long gone): hidden rather than masked, since a mask takes the cell's box, and an empty
+// cell's box is a thin line where a filled one's is the row.
+const HIDDEN = '.functions-table .vcell:nth-child(2) { visibility: hidden; }';
 // Text drawn the same on every machine: no hinting, greyscale antialiasing, one colour profile.
 const STABLE_TEXT = ['--font-render-hinting=none', '--disable-lcd-text', '--force-color-profile=srgb', '--hide-scrollbars'];
 
@@ -55,10 +58,11 @@ function drawnWith(): { chromium: string; fonts: string[] } {
 /** A screenshot once two in a row are the same (nothing is still drawing), with the masks. */
 async function steadyShot(page: Page): Promise<Buffer> {
   const mask = MASKS.map((m) => page.locator(m));
-  let last = await page.screenshot({ mask, animations: 'disabled', caret: 'hide' });
+  const shoot = () => page.screenshot({ mask, animations: 'disabled', caret: 'hide', style: HIDDEN });
+  let last = await shoot();
   for (let i = 0; i < 10; i++) {
     await page.waitForTimeout(250);
-    const next = await page.screenshot({ mask, animations: 'disabled', caret: 'hide' });
+    const next = await shoot();
     if (next.equals(last)) return next;
     last = next;
   }
