@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../services/errors/user-error.js';
@@ -54,4 +54,19 @@ test('bad input is one sentence', async () => {
   const cut = join(dir, 'cut.gcdump');
   writeFileSync(cut, readFileSync(fixture).subarray(0, 5000));
   await refused([cut], /^Cannot read .*cut\.gcdump as gcdump \(dotnet-gcdump, PerfView\): .*truncated.*\.$/);
+  await refused([fixture, '-o', join(dir, 'snap.txt')], /^-o saves the snapshot as \.clrheap or \.gcdump, which .*snap\.txt does not end in\.$/);
+  await refused([fixture, '-o', join(dir, 'no-such-folder', 'x.gcdump')], /^Cannot write .*x\.gcdump: .*\.$/);
+});
+
+test('a snapshot read is saved as either format (-o), and each reads back as the same types, paths and owner-only', async () => {
+  const table = async (file: string): Promise<string> => (await run(file, '--top', '0', '--format', 'json'))[0];
+  const original = await table(fixture);
+  for (const name of ['again.gcdump', 'again.clrheap']) {
+    const out = join(dir, name);
+    const lines = await run(fixture, '-o', out, '--top', '1');
+    assert.ok(lines.includes(`Saved the snapshot to ${out}.`), lines.join('\n'));
+    assert.equal(await table(out), original, name);
+    assert.deepEqual(await run(out, '--paths', 'HandleHeldItem'), await run(fixture, '--paths', 'HandleHeldItem'));
+    assert.equal(statSync(out).mode & 0o777, 0o600);
+  }
 });

@@ -3,14 +3,16 @@
 // snapshot has it, the shortest paths from roots to a type's objects, or what grew since another
 // snapshot. Snapshots come from files (every heap format in structs/heap/heap-formats.ts) or
 // are taken of a running process (electron/services/heap/take-heap-snapshot.ts) and saved with
-// -o as .clrheap (structs/formats/clrheap/); the analysis is structs/heap/heap-analysis.ts.
+// -o as .clrheap (structs/formats/clrheap/) or .gcdump (structs/formats/gcdump/write-gcdump.ts);
+// the analysis is structs/heap/heap-analysis.ts.
 
 import { diffPaths, diffTypeStats, HeapAnalysis, type TypeStats } from '../../structs/heap/heap-analysis.js';
 import type { HeapSnapshot } from '../../structs/heap/heap-snapshot.js';
 import { takeHeapSnapshot } from '../services/heap/take-heap-snapshot.js';
 import { launchForSnapshot } from '../services/heap/launch-for-snapshot.js';
 import { readHeapFile } from '../services/heap/read-heap-file.js';
-import { writeHeapFile } from '../services/heap/write-heap-file.js';
+import { HEAP_OUTPUT_NAMES, writeHeapFile } from '../services/heap/write-heap-file.js';
+import { heapOutputFormatOf } from '../../structs/heap/heap-formats.js';
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { HEAP_HELP } from './help-text.js';
@@ -47,7 +49,9 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
   if (sources === 0) throw new UserError('clrscope heap needs a snapshot file, e.g. clrscope heap app.gcdump, a process (--pid PID), or a program after --.');
   if (positionals.length > 1) throw new UserError(`clrscope heap reads one snapshot file, not ${positionals.length} (compare two with --diff BASE).`);
   if (values.after !== undefined && program.length === 0) throw new UserError('--after goes with a program after -- (it says when to take the snapshot of it).');
-  if (values.output !== undefined && positionals.length > 0) throw new UserError('-o saves a snapshot taken of a process (--pid or a program); a file is already saved.');
+  if (values.output !== undefined && heapOutputFormatOf(values.output) === undefined) {
+    throw new UserError(`-o saves the snapshot as ${HEAP_OUTPUT_NAMES}, which ${values.output} does not end in.`);
+  }
   const format: 'text' | 'json' = values.format === 'json' ? 'json' : 'text';
   if (values.format !== undefined && values.format !== 'text' && values.format !== 'json') throw new UserError(`--format must be text or json, not '${values.format}'.`);
   const top = numberOption(values.top, 'top', 0, 1_000_000, true) ?? DEFAULT_TOP;
@@ -58,6 +62,10 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
   let finishProgram: (() => Promise<number>) | undefined;
   if (positionals.length > 0) {
     snapshot = readHeapFile(positionals[0]);
+    if (values.output !== undefined) {
+      await writeHeapFile(values.output, snapshot);
+      io.err(`Saved the snapshot to ${values.output}.`);
+    }
   } else {
     let target = pid;
     if (target === undefined) {
@@ -70,7 +78,7 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
     const s = taken.stats;
     io.err(`Heap of process ${target}: ${group(s.objects)} objects, ${group(s.references)} references, ${group(s.roots)} roots (collection ${s.gcNumber}, ${(taken.elapsedMs / 1000).toFixed(1)} s, the walk ${(taken.walkMs / 1000).toFixed(1)} s).`);
     if (values.output !== undefined) {
-      writeHeapFile(values.output, snapshot, { pid: target, takenAt: new Date().toISOString(), gcNumber: s.gcNumber });
+      await writeHeapFile(values.output, snapshot, { pid: target, takenAt: new Date().toISOString(), gcNumber: s.gcNumber });
       io.err(`Saved the snapshot to ${values.output}.`);
     }
   }

@@ -335,7 +335,7 @@ Example:
 `;
 
 export const HEAP_HELP = `Usage: clrscope heap FILE [options]
-       clrscope heap --pid PID [-o FILE.clrheap] [options]
+       clrscope heap --pid PID [-o FILE.clrheap|FILE.gcdump] [options]
        clrscope heap [--after SECONDS] [options] -- PROGRAM [ARGS...]
 
 A heap snapshot's objects by type: how many, their own bytes, and the bytes
@@ -355,8 +355,10 @@ Options:
   --after SECONDS       with a program after --: take the snapshot this long
                         after starting it (default 3), then wait for its end
                         and exit as it did
-  -o, --output FILE     save the snapshot taken (.clrheap: every object,
-                        reference and root, and the generations)
+  -o, --output FILE     save the snapshot, taken or read (.clrheap: every
+                        object, reference and root, and the generations;
+                        .gcdump: the same objects, references and roots for
+                        PerfView, Visual Studio and dotnet-gcdump report)
   --timeout SECONDS     give up on a heap walk that has not ended by then
                         (default 120)
   --top N               the N types with the most retained bytes (default 20;

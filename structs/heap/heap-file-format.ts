@@ -14,7 +14,16 @@ export interface HeapFileAbout {
   sniff: (head: Uint8Array) => boolean;
 }
 
+/** Where a snapshot came from, as a file written keeps it. */
+export interface HeapFileInfo {
+  pid?: number;
+  takenAt?: string;
+  gcNumber?: number;
+}
+
 export interface HeapFileFormat extends HeapFileAbout {
   /** Reads the whole file; a file it cannot read throws an error whose message is one sentence. */
   reader: (bytes: Uint8Array) => HeapSnapshot;
+  /** The file's bytes as parts, in order, for a format clrscope writes (its extension is `read[0]`). */
+  parts?: (snap: HeapSnapshot, info: HeapFileInfo) => Uint8Array[];
 }

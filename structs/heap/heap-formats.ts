@@ -13,3 +13,12 @@ export function heapFormatOf(path: string, head: Uint8Array): HeapFileFormat | u
   const lower = path.toLowerCase();
   return HEAP_FORMATS.find((f) => f.sniff(head)) ?? HEAP_FORMATS.find((f) => f.read.some((ext) => lower.endsWith(ext)));
 }
+
+/** The formats a snapshot can be saved as, each with its extension. */
+export const HEAP_OUTPUTS = HEAP_FORMATS.filter((f) => f.parts !== undefined);
+
+/** The format to save a snapshot as, from the output's name; undefined when no written format has that extension. */
+export function heapOutputFormatOf(path: string): HeapFileFormat | undefined {
+  const lower = path.toLowerCase();
+  return HEAP_OUTPUTS.find((f) => f.read.some((ext) => lower.endsWith(ext)));
+}

@@ -188,6 +188,20 @@ for (const rt of RUNTIMES) {
       }
     });
 
+    it('saves its snapshot as a .gcdump that dotnet-gcdump report reads: every type counted as clrscope counts it, the same paths read back', async () => {
+      const asGcdump = join(dir, `${rt.tfm}-ours.gcdump`);
+      const saved = await cli(['heap', ours, '-o', asGcdump, '--top', '1']);
+      assert.match(saved.stderr, /^Saved the snapshot to .*\.gcdump\.$/m);
+      const report = gcdumpReportCounts(gcdump.path!, asGcdump);
+      const bracketed = (type: string): boolean => type.startsWith('[') && type.endsWith(']');
+      const mine = new Map(types.filter((t) => !bracketed(t.type)).map((t) => [t.type, t.count]));
+      // The root pseudo-objects ("[static vars]", "[local vars]", ...) are in the report as types of their own.
+      const theirs = new Map([...report].filter(([type]) => !bracketed(type)));
+      assert.equal(theirs.get(`${NS}LeakedItem`), N);
+      assert.deepEqual(theirs, mine);
+      assert.equal((await cli(['heap', asGcdump, '--paths', 'LeakedItem'])).stdout, (await cli(['heap', ours, '--paths', 'LeakedItem'])).stdout);
+    });
+
     it('a diff of the saved snapshots names the type that grew, by exactly N, and the path that holds it', async () => {
       const rows = (JSON.parse((await cli(['heap', grown, '--diff', ours, '--format', 'json'])).stdout) as { types: { type: string; countDelta: number }[] }).types;
       assert.equal(rows.find((t) => t.type === `${NS}LeakedItem`)?.countDelta, N);

@@ -35,7 +35,7 @@ async function load(source: HeapWorkerSource): Promise<{ snapshot: HeapSnapshot;
   return { snapshot: taken.snapshot, complete: taken.complete, pid: source.pid, typeNames: new Map(taken.typeNames) };
 }
 
-function answer(analysis: HeapAnalysis, query: HeapQuery): HeapQueryResult {
+async function answer(analysis: HeapAnalysis, query: HeapQuery): Promise<HeapQueryResult> {
   switch (query.op) {
     case 'types':
       return analysis.typeStats().map((t): HeapTypeRow => ({ type: t.type, count: t.count, bytes: t.bytes, retainedBytes: t.retainedBytes }));
@@ -44,7 +44,7 @@ function answer(analysis: HeapAnalysis, query: HeapQuery): HeapQueryResult {
     case 'dominators':
       return dominatorChildren(analysis, query.node, query.limit);
     case 'save':
-      writeHeapFile(query.path, analysis.snapshot, query.info);
+      await writeHeapFile(query.path, analysis.snapshot, query.info);
       return null;
     case 'bytes':
       return writeClrheap(analysis.snapshot, query.info);
@@ -76,9 +76,9 @@ async function run(source: HeapWorkerSource): Promise<void> {
     post({ type: 'failed', message: err instanceof Error ? err.message : String(err), user: err instanceof UserError });
     return;
   }
-  port?.on('message', (request: HeapWorkerRequest) => {
+  port?.on('message', async (request: HeapWorkerRequest) => {
     try {
-      post({ type: 'reply', id: request.id, result: answer(analysis, request.query) });
+      post({ type: 'reply', id: request.id, result: await answer(analysis, request.query) });
     } catch (err) {
       post({ type: 'reply', id: request.id, error: err instanceof Error ? err.message : String(err), user: err instanceof UserError });
     }

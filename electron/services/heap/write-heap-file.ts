@@ -1,23 +1,25 @@
-// Saves a heap snapshot as a .clrheap file part by part (structs/formats/clrheap/clrheap-file.ts
-// hands the columns over as views), so saving 10 M objects costs no 270 MB copy of them.
+// Saves a heap snapshot in the format its name asks for (.clrheap, clrscope's own; .gcdump, for
+// PerfView, Visual Studio and dotnet-gcdump), part by part (the formats hand their large columns
+// over as views, so saving 10 M objects costs no copy of them), through the atomic writer: a
+// fresh owner-only file beside the output, renamed into place once whole.
 
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { clrheapParts, type ClrheapInfo } from '../../../structs/formats/clrheap/clrheap-file.js';
+import { heapOutputFormatOf, HEAP_OUTPUTS } from '../../../structs/heap/heap-formats.js';
+import type { HeapFileInfo } from '../../../structs/heap/heap-file-format.js';
 import type { HeapSnapshot } from '../../../structs/heap/heap-snapshot.js';
-import { fsErrorText } from '../errors/fs-error-text.js';
+import { writeFileAtomically } from '../export/atomic-file.js';
 import { UserError } from '../errors/user-error.js';
 
-export function writeHeapFile(path: string, snap: HeapSnapshot, info: ClrheapInfo = {}): void {
-  let fd: number | undefined;
+/** The extensions a snapshot can be saved with, for messages: ".clrheap or .gcdump". */
+export const HEAP_OUTPUT_NAMES = HEAP_OUTPUTS.map((f) => f.read[0]).join(' or ');
+
+export async function writeHeapFile(path: string, snap: HeapSnapshot, info: HeapFileInfo = {}): Promise<void> {
+  const format = heapOutputFormatOf(path);
+  if (format?.parts === undefined) throw new UserError(`A heap snapshot is saved as ${HEAP_OUTPUT_NAMES}, which ${path} does not end in.`);
+  let parts: Uint8Array[];
   try {
-    fd = openSync(path, 'w', 0o644);
-    for (const part of clrheapParts(snap, info)) {
-      let at = 0;
-      while (at < part.length) at += writeSync(fd, part, at, part.length - at);
-    }
+    parts = format.parts(snap, info);
   } catch (err) {
-    throw new UserError(`Cannot write ${path}: ${fsErrorText(err, path, 'write')}.`);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    throw new UserError(`Cannot save the snapshot as ${format.name}: ${(err instanceof Error ? err.message : String(err)).replace(/\.$/, '')}.`);
   }
+  await writeFileAtomically(path, parts);
 }

@@ -1,10 +1,11 @@
-// .clrheap: the description (about.ts) with its reader.
+// .clrheap: the description (about.ts) with its reader and writer.
 
 import type { HeapFileFormat } from '../../heap/heap-file-format.js';
 import { clrheapAbout } from './about.js';
-import { readClrheap } from './clrheap-file.js';
+import { clrheapParts, readClrheap } from './clrheap-file.js';
 
 export const clrheapFormat = {
   ...clrheapAbout,
   reader: readClrheap,
+  parts: clrheapParts,
 } as const satisfies HeapFileFormat;

@@ -1,4 +1,4 @@
-// .gcdump, the heap snapshots dotnet-gcdump and PerfView write, described: read only. A heap
+// .gcdump, the heap snapshots dotnet-gcdump and PerfView write, described (read and written). A heap
 // snapshot, not a recording, so it is listed with the heap formats (structs/heap/heap-formats.ts),
 // not in catalog.ts. Its reader is in format.ts.
 
