@@ -15,14 +15,14 @@ import { noMatch } from './empty-reasons.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
-// Eleven columns fit 1280 px (about 95em) side by side: the minimums add up to 93em. The figures'
+// Eleven columns fit 1280 px (about 95em) side by side: the minimums add up to 94em. The figures'
 // columns are as wide as "100.0%" with the cell's padding (at 5em it read "100.…"), the counts'
 // narrower, so the top throwing method (the column a reader looks at first) gets the room.
 const COLUMNS: readonly VirtualColumn[] = [
-  { key: 'type', title: 'Exception type', width: 'minmax(12em, 1.2fr)', sortable: true },
+  { key: 'type', title: 'Exception type', width: 'minmax(13em, 1.2fr)', sortable: true },
   { key: 'count', title: 'Thrown', width: '6.5em', numeric: true, sortable: true },
   { key: 'countPct', title: '%', width: '6em', numeric: true },
-  { key: 'thrower', title: 'Top throwing method', width: 'minmax(13em, 2fr)', sortable: true },
+  { key: 'thrower', title: 'Top throwing method', width: 'minmax(13em, 1.6fr)', sortable: true },
   { key: 'throwerShare', title: 'Its share', width: '6em', numeric: true, sortable: true },
   { key: 'others', title: 'Other methods', width: 'minmax(9em, 0.7fr)' },
   { key: 'rethrows', title: 'Rethrows', width: '6.5em', numeric: true, sortable: true },
