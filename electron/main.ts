@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  app, BrowserWindow, dialog, ipcMain, protocol, session, type BrowserWindowConstructorOptions, type IpcMainInvokeEvent, type WebContents,
+  app, BrowserWindow, clipboard, dialog, ipcMain, protocol, session, type BrowserWindowConstructorOptions, type IpcMainInvokeEvent, type WebContents,
 } from 'electron';
 import { IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, OPERATIONS, type ShellOperation } from '../structs/api/contract.js';
 import { defaultRendererDir } from './browser-mode/server.js';
@@ -15,6 +15,7 @@ import { chosenPath, openRecordingDialogOptions } from './open-dialog-options.js
 import { securityHeaders } from './security/content-security-policy.js';
 import { contentTypeOf, resolveRendererFile } from './security/renderer-files.js';
 import { callOperation, errorSentence, logIfUnexpected } from './services/api/dispatch.js';
+import { validateClipboardRequest } from './services/api/validate.js';
 import { ETLX_CONVERTER_ENV } from './services/export/etlx.js';
 import { createWorkstationService, type WorkstationService, type WorkstationClient, type WorkstationServiceOptions } from './services/workstation/workstation-service.js';
 import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, ELECTRON_CSP, isAppUrl, mainWindowOptions } from './window-options.js';
@@ -136,6 +137,27 @@ function setupDialogs(): void {
   });
 }
 
+/**
+ * The shell's clipboard: the page is granted no permission, so navigator.clipboard fails there;
+ * "Copy as SVG" comes here instead, its text validated (a bounded string, an SVG when it says so).
+ */
+function setupClipboard(): void {
+  const op: ShellOperation = 'copyToClipboard';
+  ipcMain.handle(`${IPC_CHANNEL_PREFIX}${op}`, (event: IpcMainInvokeEvent, request: unknown): IpcReply => {
+    if (!fromAppPage(event)) return NOT_OUR_PAGE;
+    try {
+      const { text, svg } = validateClipboardRequest(request);
+      // One write (each replaces the clipboard): the SVG's text, and as HTML the picture itself for
+      // what pastes rich text (the XML declaration is no HTML).
+      clipboard.write(svg === true ? { text, html: text.replace(/^<\?xml[^>]*>\s*/, '') } : { text });
+      return { ok: true, result: null };
+    } catch (err) {
+      logIfUnexpected(op, err);
+      return { ok: false, error: errorSentence(err) };
+    }
+  });
+}
+
 function setupWindow(): BrowserWindow {
   const options: BrowserWindowConstructorOptions = mainWindowOptions({ preloadPath: join(here, 'preload.cjs'), devTools: !app.isPackaged });
   const window = new BrowserWindow(options);
@@ -175,6 +197,7 @@ async function main(): Promise<void> {
   setupSecurity();
   setupIpc(workstation);
   setupDialogs();
+  setupClipboard();
   setupLifecycle(workstation);
   await app.whenReady();
   setupProtocol(defaultRendererDir());

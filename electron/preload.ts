@@ -1,11 +1,11 @@
 // The renderer's only door to the main process under Electron: one named function per operation
-// of the API contract, the shell's own chooseRecordingFile (the native open dialog), plus
+// of the API contract, the shell's own chooseRecordingFile (the native open dialog) and copyToClipboard, plus
 // onEvent. Never ipcRenderer itself. Runs sandboxed, so it is bundled to CommonJS
 // (dist/electron/preload.cjs) with the contract's constants inlined.
 
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import {
-  IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type AttachRequest, type CountersPoint, type ExportRequest, type ExportResult,
+  IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type AttachRequest, type ClipboardRequest, type CountersPoint, type ExportRequest, type ExportResult,
   type LaunchRequest, type OpenRecordingRequest, type Operation, type OutputHistory, type ProcessInfo, type SessionInfo, type ShellOperation,
   type WorkstationApi, type WorkstationEvent, type WorkstationSettings, type MeasureReply, type MeasureRequest, type RevertMeasureRequest, type KeepWindowRequest, type SourceLineTable,
   type SourceFile, type SourceFileRequest, type HeapDominatorChildren, type HeapDominatorsRequest, type HeapOpenRequest, type HeapPathRow,
@@ -63,6 +63,9 @@ const api: WorkstationApi = {
   heapPaths: async (request: HeapPathsRequest) => (await call('heapPaths', request)) as HeapPathRow[],
   heapDominators: async (request: HeapDominatorsRequest) => (await call('heapDominators', request)) as HeapDominatorChildren,
   chooseRecordingFile: async () => (await call('chooseRecordingFile')) as string | null,
+  copyToClipboard: async (request: ClipboardRequest) => {
+    await call('copyToClipboard', request);
+  },
   onEvent(listener: (event: WorkstationEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WorkstationEvent): void => listener(event);
     ipcRenderer.on(IPC_EVENT_CHANNEL, handler);

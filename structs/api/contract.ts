@@ -288,6 +288,16 @@ export interface SourceFile {
   spans: { firstLine: number; lastLine: number }[];
 }
 
+/** The most text copyToClipboard takes (the SVG of an hour of 10 threads, 5,000 distinct stacks, is 5 MB). */
+export const MAX_CLIPBOARD_CHARS = 16 * 1024 * 1024;
+
+export interface ClipboardRequest {
+  /** At most MAX_CLIPBOARD_CHARS characters. */
+  text: string;
+  /** The text is an SVG document: offer it as image/svg+xml as well. */
+  svg?: boolean;
+}
+
 /** The longest pattern measure takes. */
 export const MAX_MEASURE_PATTERN = 1000;
 
@@ -388,6 +398,12 @@ export interface WorkstationApi {
    */
   chooseRecordingFile?(): Promise<string | null>;
   /**
+   * Puts text on the system clipboard, as plain text and, with `svg`, as image/svg+xml too.
+   * Electron's shell only, whose page may not use navigator.clipboard (it grants the page no
+   * permission); a page in a browser writes the clipboard itself.
+   */
+  copyToClipboard?(request: ClipboardRequest): Promise<void>;
+  /**
    * Takes a heap snapshot of a live session's process (the runtime's heap walk: one blocking
    * gen-2 collection); the graph is read and analysed in a worker thread, with 'heap-progress'.
    */
@@ -422,7 +438,7 @@ export const OPERATIONS = [
 export type Operation = (typeof OPERATIONS)[number];
 
 /** Operations only the Electron shell offers (main.ts handles them on their own channels; browser mode has none). */
-export const SHELL_OPERATIONS = ['chooseRecordingFile'] as const;
+export const SHELL_OPERATIONS = ['chooseRecordingFile', 'copyToClipboard'] as const;
 export type ShellOperation = (typeof SHELL_OPERATIONS)[number];
 
 export const IPC_CHANNEL_PREFIX = 'clrscope:';

@@ -244,9 +244,11 @@ describe('the workstation\'s analysis shows what clrscope report shows', { skip:
     assert.ok(t!.cpuBusy[lane] > 0, 'order-worker-1 is on a CPU somewhere');
     const canvas = page.getByTestId('timeline-canvas');
     const box = (await canvas.boundingBox())!;
-    // LABEL_WIDTH 200, AXIS 20, lanes 16 + 3 pixels apart.
-    const plotLeft = box.x + 200;
-    const plotWidth = box.width - 200 - 8;
+    // The names' column as the canvas says it, AXIS 20, lanes 16 + 3 pixels apart.
+    const labels = Number(await canvas.getAttribute('data-label-width'));
+    assert.ok(labels >= 200, `${labels}`);
+    const plotLeft = box.x + labels;
+    const plotWidth = box.width - labels - 8;
     await page.mouse.move(plotLeft + plotWidth * 0.25, box.y + 30);
     await page.mouse.down();
     await page.mouse.move(plotLeft + plotWidth * 0.5, box.y + 30, { steps: 5 });

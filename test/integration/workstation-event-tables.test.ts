@@ -210,6 +210,12 @@ describe('the type and exceptions tables', { skip: skip ? `missing: ${missing.jo
     await until('fewest first', () => rowCells(page, 'exceptions-table'), (c) => c[0]?.[1] === '20');
     await page.getByTestId('exceptions-table-sort-type').click();
     await until('by name', () => rowCells(page, 'exceptions-table'), (c) => c.map((x) => x[0]).join() === [ORDER, want[2][0], want[0][0], want[1][0]].join());
+    // No figure is cut (the % column read "100.…" at 1280 px), and a picked row is read whole in the details line.
+    const cut = await page.locator('[data-testid=exceptions-table] .vrow .vcell.num').evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent));
+    assert.deepEqual(cut, []);
+    await page.locator('[data-testid=exceptions-table] .vrow').filter({ hasText: 'KeyNotFoundException' }).first().click();
+    const details = await until('the picked row whole', () => page.getByTestId('exception-details').innerText(), (t) => t.includes('KeyNotFoundException'));
+    assert.ok(details.includes(`${NS}ThrowMix.KeyNotFound`) && details.includes('"key 0"'), details);
     // A picked type: the flame graph's exceptions, of that type only, under its thrower.
     await page.locator('[data-testid=exceptions-table] .vrow').filter({ hasText: 'KeyNotFoundException' }).first().dblclick();
     // The tab's earlier trees (every exception type's; the allocations') have KeyNotFound too:

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXPORT_EXTENSIONS, OPENABLE_EXTENSIONS, OPERATIONS } from '../../../structs/api/contract.js';
+import { EXPORT_EXTENSIONS, MAX_CLIPBOARD_CHARS, OPENABLE_EXTENSIONS, OPERATIONS } from '../../../structs/api/contract.js';
 import { formatOfPath } from '../../../structs/formats/registry.js';
 import { callOperation, errorSentence, type OperationTarget } from './dispatch.js';
-import { ValidationError, describeValue, isOperation, validateCall } from './validate.js';
+import { ValidationError, describeValue, isOperation, validateCall, validateClipboardRequest } from './validate.js';
 import { DEFAULT_FOLD } from '../../../structs/analysis/fold-options.js';
 
 const known = { hasSession: (id: string) => id === 's1' };
@@ -354,4 +354,20 @@ test('heap operations: only known snapshots, whole numbers in range, .clrheap to
   rejects('closeHeapSnapshot', ['h9'], 'There is no heap snapshot "h9".');
   // A context that holds no heap snapshots (an adapter's own) knows none.
   assert.throws(() => validateCall('heapTypes', [{ snapshotId: 'h1' }], known), /There is no heap snapshot "h1"\./);
+});
+
+test('the shell\'s copyToClipboard takes text within its limit, and an SVG only when the text is one', () => {
+  const svg = '<?xml version="1.0" standalone="no"?>\n<svg version="1.1" width="1200"></svg>\n';
+  assert.deepEqual(validateClipboardRequest({ text: svg, svg: true }), { text: svg, svg: true });
+  assert.deepEqual(validateClipboardRequest({ text: 'plain', svg: false }), { text: 'plain' });
+  const bad = (value: unknown, message: RegExp): void => {
+    assert.throws(() => validateClipboardRequest(value), (err: unknown) => err instanceof ValidationError && message.test(err.message) && /^[A-Z][^\n]*\.$/.test(err.message));
+  };
+  bad({ text: 'not a picture', svg: true }, /is not an SVG document/);
+  bad({ text: '<html><svg></svg></html>', svg: true }, /is not an SVG document/);
+  bad({ text: 'x'.repeat(MAX_CLIPBOARD_CHARS + 1) }, /at most/);
+  bad({ text: 42 }, /must be text/);
+  bad({ text: 'a', path: '/etc/passwd' }, /unknown field/);
+  bad({ text: 'a', svg: 'yes' }, /true or false/);
+  bad('text', /must be an object/);
 });

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import {
-  EXPORT_EXTENSIONS, JOB_ID, MAX_HEAP_CHILDREN, MAX_HEAP_TYPE_CHARS, MAX_KEEP_MINUTES, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ExportFormat, type ExportRequest, type KeepWindowRequest, type LaunchRequest,
+  EXPORT_EXTENSIONS, JOB_ID, MAX_CLIPBOARD_CHARS, MAX_HEAP_CHILDREN, MAX_HEAP_TYPE_CHARS, MAX_KEEP_MINUTES, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ClipboardRequest, type ExportFormat, type ExportRequest, type KeepWindowRequest, type LaunchRequest,
   type MeasureRequest, type OpenRecordingRequest, type Operation, type RevertMeasureRequest, type SourceFileRequest, type WorkstationApi, type WorkstationSettings,
   type HeapDominatorsRequest, type HeapOpenRequest, type HeapPathsRequest, type HeapSaveRequest, type HeapTakeRequest, type HeapTypesRequest,
 } from '../../../structs/api/contract.js';
@@ -299,6 +299,18 @@ export function validateSourceFileRequest(value: unknown, context: ValidationCon
       onlyFields(ref, ['moduleId', 'token'], `method ${i + 1} of the source file request`);
       return { moduleId: integerIn(ref.moduleId, 'A method\'s module id', 0, 0xffffffff), token: integerIn(ref.token, 'A method\'s token', 0x06000001, 0x06ffffff) };
     });
+  }
+  return request;
+}
+
+/** The Electron shell's copyToClipboard: text within MAX_CLIPBOARD_CHARS, an SVG only when it is one. */
+export function validateClipboardRequest(value: unknown): ClipboardRequest {
+  const obj = plainObject(value, 'clipboard request');
+  onlyFields(obj, ['text', 'svg'], 'clipboard request');
+  const request: ClipboardRequest = { text: text(obj.text, 'The copied text', MAX_CLIPBOARD_CHARS) };
+  if (obj.svg !== undefined && bool(obj.svg, 'The svg switch')) {
+    if (!/^(<\?xml[^>]*>\s*)?<svg[\s>]/.test(request.text)) fail('The copied text is not an SVG document.');
+    request.svg = true;
   }
   return request;
 }

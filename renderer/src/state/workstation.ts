@@ -8,6 +8,7 @@
 //   sources   source-lines.ts     source lines and the Source view's file
 //   measure   measure-actions.ts  exact measuring of methods
 //   exports   export-actions.ts   exporting the recording
+//   share     flame-share.ts      the flame graph's view copied as SVG, saved as HTML
 //   history   session-history.ts  counters and program output
 //   heap      heap-actions.ts     heap snapshots and the Heap tab's questions
 //   refresh   view-refresh.ts     one re-query of the visible view
@@ -20,6 +21,7 @@ import { initialState, isLive, type AppState } from './app-state.js';
 import type { CountersHistory } from './counters-history.js';
 import { DiffBaseline } from './diff-baseline.js';
 import { ExportActions } from './export-actions.js';
+import { FlameShare } from './flame-share.js';
 import { HeapActions } from './heap-actions.js';
 import { MeasureActions } from './measure-actions.js';
 import { ProfileWorkerClient, type WorkerPort } from './profile-worker-client.js';
@@ -55,6 +57,7 @@ export class Workstation {
   readonly sources: SourceLines;
   readonly measure: MeasureActions;
   readonly exports: ExportActions;
+  readonly share: FlameShare;
   readonly heap: HeapActions;
   private readonly ctx: StationContext;
   private readonly feed: SessionFeed;
@@ -77,6 +80,7 @@ export class Workstation {
     this.sources = new SourceLines(this.ctx, () => this.feed.generation);
     this.measure = new MeasureActions(this.ctx);
     this.exports = new ExportActions(this.ctx);
+    this.share = new FlameShare(this.ctx);
     this.heap = new HeapActions(this.ctx);
     this.sessions = new SessionActions(this.ctx, {
       upsert: (session) => this.upsertSession(session),

@@ -15,17 +15,19 @@ import { noMatch } from './empty-reasons.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 import { VirtualTable, type VirtualColumn } from './virtual-table.js';
 
-// Eleven columns fit 1280 px (about 95em) side by side: the minimums add up to 91.5em.
+// Eleven columns fit 1280 px (about 95em) side by side: the minimums add up to 94em. The figures'
+// columns are as wide as "100.0%" with the cell's padding (at 5em it read "100.…"), the counts'
+// narrower, so the top throwing method (the column a reader looks at first) gets the room.
 const COLUMNS: readonly VirtualColumn[] = [
-  { key: 'type', title: 'Exception type', width: 'minmax(12em, 1.2fr)', sortable: true },
-  { key: 'count', title: 'Thrown', width: '7em', numeric: true, sortable: true },
-  { key: 'countPct', title: '%', width: '5em', numeric: true },
-  { key: 'thrower', title: 'Top throwing method', width: 'minmax(12em, 1fr)', sortable: true },
+  { key: 'type', title: 'Exception type', width: 'minmax(13em, 1.2fr)', sortable: true },
+  { key: 'count', title: 'Thrown', width: '6.5em', numeric: true, sortable: true },
+  { key: 'countPct', title: '%', width: '6em', numeric: true },
+  { key: 'thrower', title: 'Top throwing method', width: 'minmax(13em, 1.6fr)', sortable: true },
   { key: 'throwerShare', title: 'Its share', width: '6em', numeric: true, sortable: true },
-  { key: 'others', title: 'Other methods', width: 'minmax(8em, 0.7fr)' },
+  { key: 'others', title: 'Other methods', width: 'minmax(9em, 0.7fr)' },
   { key: 'rethrows', title: 'Rethrows', width: '6.5em', numeric: true, sortable: true },
   { key: 'path', title: 'Rethrow path', width: 'minmax(10em, 1fr)' },
-  { key: 'message', title: 'Top message', width: 'minmax(11em, 1fr)' },
+  { key: 'message', title: 'Top message', width: 'minmax(10em, 1fr)' },
   { key: 'messageCount', title: 'Times', width: '5em', numeric: true },
   { key: 'otherMessages', title: 'Other messages', width: 'minmax(9em, 1fr)' },
 ];
@@ -40,7 +42,7 @@ function exceptionCell(t: ExceptionTable, rows: Int32Array, r: number, key: stri
     case 'type': return row.type === '' ? <span className="hint">(unnamed)</span> : <NameText name={row.type} widthPx={widthPx} kind="type" />;
     case 'count': return formatCount(row.count);
     case 'countPct': return formatPercent(t.count > 0 ? row.count / t.count : 0);
-    case 'thrower': return row.methods.length === 0 ? <span className="hint">no stacks</span> : <span className="kind-0">{row.methods[0].name}</span>;
+    case 'thrower': return row.methods.length === 0 ? <span className="hint">no stacks</span> : <NameText className="kind-0" name={row.methods[0].name} widthPx={widthPx} kind="method" />;
     case 'throwerShare': return row.methods.length === 0 ? '' : formatPercent(throwerShare(row));
     case 'others': return row.methods.slice(1).map((m) => `${m.name} (${formatCount(m.count)})`).join(', ');
     case 'rethrows': return formatCount(row.rethrows);
@@ -73,6 +75,19 @@ export function ExceptionsView(): ReactElement {
   const focus = (r: number): void => {
     if (table !== null) ws.view.focusEventType('exceptions', table.rows[rows[r]].type);
   };
+  // Every column is cut at 1280 px: the selected row's type, methods, rethrow paths and messages whole.
+  const details = (r: number): string => {
+    if (table === null || r < 0 || r >= rows.length) return '';
+    const row = table.rows[rows[r]];
+    return [
+      row.type,
+      ...row.methods.map((m) => `  ${formatCount(m.count)}  ${m.name}`),
+      ...row.paths.filter((p) => p.sites.length > 0).map((p) => `  ${formatCount(p.count)}  rethrown at ${p.sites.join(' > ')}`),
+      ...row.messages.map((m) => `  ${formatCount(m.count)}  ${m.text === null ? '(no message)' : JSON.stringify(m.text)}`),
+      row.distinctMessages > row.messages.length ? `  … ${(row.distinctMessages - row.messages.length).toLocaleString()} more messages` : '',
+      row.count > row.stacked ? `  ${formatCount(row.count - row.stacked)} without a stack (over the stack budget)` : '',
+    ].filter((l) => l !== '').join('\n');
+  };
   const caption = table === null
     ? 'Waiting for the recording…'
     : table.rows.length === 0
@@ -92,21 +107,15 @@ export function ExceptionsView(): ReactElement {
         cell={(r, key, width) => (table === null ? null : exceptionCell(table, rows, r, key, width))}
         onSelect={focus}
         onActivate={(r) => { focus(r); ws.view.setTab('flame'); }}
-        rowTitle={(r) => {
-          if (table === null) return '';
-          const row = table.rows[rows[r]];
-          return [
-            row.type,
-            ...row.methods.map((m) => `  ${formatCount(m.count)}  ${m.name}`),
-            ...row.paths.filter((p) => p.sites.length > 0).map((p) => `  ${formatCount(p.count)}  rethrown at ${p.sites.join(' > ')}`),
-            ...row.messages.map((m) => `  ${formatCount(m.count)}  ${m.text === null ? '(no message)' : JSON.stringify(m.text)}`),
-            row.distinctMessages > row.messages.length ? `  … ${(row.distinctMessages - row.messages.length).toLocaleString()} more messages` : '',
-            row.count > row.stacked ? `  ${formatCount(row.count - row.stacked)} without a stack (over the stack budget)` : '',
-          ].filter((l) => l !== '').join('\n');
-        }}
+        rowTitle={details}
         sortKey={sort.column} sortDescending={sort.descending} onSort={(c) => ws.sorts.setExceptionsSort(nextSort(sort, c, ['type', 'thrower']))}
         empty={table === null ? 'Waiting for the recording…' : table.rows.length > 0 ? noMatch('exception type', search, table.rows.length) : 'No exceptions thrown while recorded, or exceptions were off: launch or attach with exceptions ticked (record --exceptions on).'}
       />
+      {rows.length > 0 && (
+        <div className="name-details exception-details" data-testid="exception-details">
+          {selectedRow < 0 ? <span className="hint">Select a row to read its type, throwing methods, rethrow paths and messages whole here.</span> : details(selectedRow)}
+        </div>
+      )}
     </div>
   );
 }

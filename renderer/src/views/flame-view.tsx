@@ -12,11 +12,13 @@ import { noSamples } from './empty-reasons.js';
 import { FlameRenderer, type SearchResult } from '../canvas/flame-renderer.js';
 import { NOT_ZOOMED, zoomAfterClick } from '../canvas/flame-zoom.js';
 import { flameIsCurrent } from '../state/view-queries.js';
+import { exactName } from '../state/flame-share.js';
 import type { FlameMetric, FlatTree } from '../worker/protocol.js';
 import { eventMetricInfo, isEventMetric } from '../../../structs/profile/event-metrics.js';
 import { FlameToolbar } from './flame-toolbar.js';
 import { hoverUnderPointer, nodeUnderPointer, pointerInBox } from './flame-pointer.js';
 import { FoldBar } from './fold-bar.js';
+import { FlameShareButtons } from './flame-share-buttons.js';
 import { FlameTooltipView, type TooltipAt } from './flame-tooltip.js';
 import { formatMetricValue, formatNs, formatPercent } from './format.js';
 import { noteFlameDraw, registerFlame } from './flame-probe.js';
@@ -159,6 +161,7 @@ export function FlameView(): ReactElement {
           </span>
         )}
         <span className="hint flame-hint">click a frame to zoom; double-click or click the root to zoom out; ? lists the keys</span>
+        <FlameShareButtons />
       </div>
       <div className="flame-frame">
         <div className="flame-box" ref={boxRef} data-testid="flame-box">
@@ -185,11 +188,6 @@ export function FlameView(): ReactElement {
       </div>
     </div>
   );
-}
-
-/** A search that matches exactly one frame name. */
-function exactName(name: string): RegExp {
-  return new RegExp(`^${name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`);
 }
 
 /**

@@ -93,10 +93,13 @@ export function GcTimelineView(): ReactElement {
         onPick={pickPause}
       />
       {pauses.length === 0 && <p className="empty" data-testid="gc-empty">{summary === null ? 'Waiting for data…' : noPauses(live)}</p>}
-      <div className="gc-bottom">
-        <PauseTable pauses={pauses} />
-        <PauseHistogram pauses={pauses} />
-      </div>
+      {/* With no pause a table of dashes and an empty chart under the sentence only repeat it. */}
+      {pauses.length > 0 && (
+        <div className="gc-bottom">
+          <PauseTable pauses={pauses} />
+          <PauseHistogram pauses={pauses} />
+        </div>
+      )}
       </>)}
     </div>
   );

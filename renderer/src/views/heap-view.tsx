@@ -71,6 +71,11 @@ export function HeapView(): ReactElement {
   const shown = heap.snapshots.find((s) => s.id === heap.snapshotId);
   const baseline = heap.snapshots.find((s) => s.id === heap.baselineId);
   const progress = heap.progress;
+  // A recording opened from a file, or a program that ended, has no process to walk: say so rather than point at a greyed button.
+  const takeable = useAppState((s) => {
+    const session = s.sessions.find((x) => x.id === s.selectedSessionId);
+    return isLive(session) && session?.pid !== null;
+  });
   return (
     <div className="functions-view heap-view">
       <HeapToolbar />
@@ -85,7 +90,9 @@ export function HeapView(): ReactElement {
       )}
       <div className="hint" data-testid="heap-caption">
         {shown === undefined
-          ? 'No snapshot yet: take one of the selected session\'s process, or open a .gcdump, .clrheap or .clrscope file.'
+          ? (takeable
+            ? 'No snapshot yet: take one of the selected session\'s process, or open a .gcdump, .clrheap or .clrscope file.'
+            : 'No snapshot yet: the selected session has no running process to take one of (launch or attach to one), or open a .gcdump, .clrheap or .clrscope file.')
           : `${shown.label}: ${formatCount(shown.objects)} objects, ${formatBytes(shown.bytes)}, ${formatCount(shown.references)} references, ${formatCount(shown.roots)} roots`
             + (shown.complete ? '' : ' (the walk did not end: the objects read)')
             + (baseline !== undefined ? `; the types that changed since ${baseline.label}` : '')}

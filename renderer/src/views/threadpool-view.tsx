@@ -31,7 +31,7 @@ function PoolTimeline({ story, durationMs }: { story: PoolStory; durationMs: num
         </rect>
       ))}
       <path d={path} fill="none" stroke="currentColor" strokeWidth={1.5} vectorEffect="non-scaling-stroke" />
-      <text x={4} y={12} fontSize={11} fill="currentColor">{`${story.starvation.maxThreads} workers`}</text>
+      <text x={4} y={12} fontSize={11} fontFamily="system-ui, sans-serif" fill="currentColor">{`${story.starvation.maxThreads} workers`}</text>
     </svg>
   );
 }

@@ -11,7 +11,13 @@ import { useCanvasWidth } from './use-canvas-width.js';
 import { useCanvasColors } from './theme.js';
 
 // Wide enough for the runtime's own thread names (".NET Tiered Compilation Worker") at 11 px.
-export const LABEL_WIDTH = 200;
+/**
+ * The thread names' column: 200 px, wider on a wide canvas (a process tree's "[pid name]" prefix
+ * cut ".NET Tiered Compilation Worker" at 200), at most 300 px. The canvas says it (data-label-width).
+ */
+export function labelWidth(canvasWidth: number): number {
+  return Math.round(Math.min(300, Math.max(200, canvasWidth * 0.19)));
+}
 export const LANE_HEIGHT = 16;
 const LANE_GAP = 3;
 const AXIS = 20;
@@ -33,10 +39,11 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const lanes = timeline.threads.length;
   const height = AXIS + Math.max(1, lanes) * (LANE_HEIGHT + LANE_GAP) + 4;
-  const plotW = Math.max(1, width - LABEL_WIDTH - RIGHT);
+  const labelsW = labelWidth(width);
+  const plotW = Math.max(1, width - labelsW - RIGHT);
   const span = Math.max(1e-6, timeline.toMs - timeline.fromMs);
-  const xOf = (ms: number): number => LABEL_WIDTH + ((ms - timeline.fromMs) / span) * plotW;
-  const msOf = (x: number): number => timeline.fromMs + Math.min(1, Math.max(0, (x - LABEL_WIDTH) / plotW)) * span;
+  const xOf = (ms: number): number => labelsW + ((ms - timeline.fromMs) / span) * plotW;
+  const msOf = (x: number): number => timeline.fromMs + Math.min(1, Math.max(0, (x - labelsW) / plotW)) * span;
   const laneTop = (lane: number): number => AXIS + lane * (LANE_HEIGHT + LANE_GAP);
 
   const colors = useCanvasColors();
@@ -66,20 +73,27 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
       g.moveTo(x, AXIS - 4);
       g.lineTo(x, height);
       g.stroke();
-      g.fillText(tickLabel(t, step), x + 3, AXIS / 2);
+      // The last tick's label ends at the canvas's edge rather than past it.
+      const tick = tickLabel(t, step);
+      const tickW = g.measureText(tick).width;
+      g.fillText(tick, x + 3 + tickW > width ? x - 3 - tickW : x + 3, AXIS / 2);
     }
     // Lanes.
     const buckets = timeline.buckets;
     const colW = plotW / buckets;
+    // A busy ASP.NET Core app has twenty ".NET TP Worker" lanes: a shared name gets the OS thread id, as the stack panel and the thread filter show it.
+    const named = new Map<string, number>();
+    for (const t of timeline.threads) named.set(t.name, (named.get(t.name) ?? 0) + 1);
     timeline.threads.forEach((t, lane) => {
       const top = laneTop(lane);
       g.fillStyle = colors.text;
-      g.fillText(fitText(g, t.name, LABEL_WIDTH - 12), 6, top + LANE_HEIGHT / 2);
+      const label = (named.get(t.name) ?? 0) > 1 ? `${t.name} ${t.osTid}` : t.name;
+      g.fillText(fitText(g, label, labelsW - 12), 6, top + LANE_HEIGHT / 2);
       for (let k = 0; k < buckets; k++) {
         const seen = timeline.seen[lane * buckets + k];
         if (seen <= 0) continue;
         const cpu = timeline.cpu[lane * buckets + k];
-        const x = LABEL_WIDTH + k * colW;
+        const x = labelsW + k * colW;
         g.fillStyle = colors.timelineWait;
         g.fillRect(x, top, Math.max(1, colW), LANE_HEIGHT);
         if (cpu > 0.02) {
@@ -127,7 +141,7 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
   };
   const onDown = (e: MouseEvent<HTMLCanvasElement>): void => {
     const { x } = point(e);
-    if (x < LABEL_WIDTH) return;
+    if (x < labelsW) return;
     const ms = msOf(x);
     setDrag({ from: ms, to: ms });
   };
@@ -151,7 +165,7 @@ export function TimelineCanvas({ timeline, pauses, range, marker, onPlotWidth, o
 
   return (
     <canvas
-      ref={canvasRef} className="timeline-canvas" data-testid="timeline-canvas" style={{ width: '100%', height }}
+      ref={canvasRef} className="timeline-canvas" data-testid="timeline-canvas" data-label-width={labelsW} style={{ width: '100%', height }}
       onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp} onMouseLeave={() => setDrag(null)}
     />
   );

@@ -2,7 +2,8 @@
 // positioned boxes, root at the bottom, and gives them what a flame graph needs to be read
 // away from clrscope: a metric selector, click to zoom (the frame's callers stay, full width),
 // search by text or /regex/ with the matched share, next match, reset, a tooltip line, and keys
-// (Esc reset, / search, n next match, Backspace back out of one zoom level). Kept in a
+// (Esc reset, / search, n next match, Backspace back out of one zoom level); a page saved from
+// the workstation opens at its view's zoom and search (data.start). Kept in a
 // TypeScript string so structs/ stays free of file reads; it runs in the page, not here.
 
 export const FLAME_HTML_SCRIPT = String.raw`
@@ -169,5 +170,17 @@ export const FLAME_HTML_SCRIPT = String.raw`
   window.__flame = { zoomed: function () { return zoom === 0 ? [] : path(zoom); }, matches: function () { return matches.length; }, total: function () { return tree.total[0]; }, metric: function () { return tree.metric; } };
   function path(i) { var p = []; for (var a = i; a > 0; a = parent[a]) p.unshift(nameOf(a)); return p; }
   load(data.trees[0]);
+  // Saved from the workstation: open where its view was, the zoom a path of names as its own.
+  if (data.start) {
+    if (data.start.search) { search.value = data.start.search; setSearch(data.start.search); }
+    var at = 0;
+    for (var p = 0; p < data.start.zoom.length; p++) {
+      var found = -1;
+      for (var c = at + 1; c < end[at]; c = end[c]) if (nameOf(c) === data.start.zoom[p]) { found = c; break; }
+      if (found < 0) break;
+      at = found;
+    }
+    zoomTo(at);
+  }
 })();
 `;

@@ -22,12 +22,18 @@ input { width: 260px; padding: 0 6px; }
 .hint { color: #666; font-size: 12px; }
 `;
 
-/** The trees as the page's script reads them: a JSON text safe inside <script> (no "</"). */
-function embedded(trees: readonly FlameTree[]): string {
-  return JSON.stringify({ trees }).replace(/</g, '\\u003c');
+/** Where the page opens: zoomed to a path of names from the root's child down, searching a text (the workstation's view when it was saved). */
+export interface FlameHtmlStart {
+  zoom: string[];
+  search: string;
 }
 
-export function flameHtml(trees: readonly FlameTree[], title: string): string {
+/** The trees as the page's script reads them: a JSON text safe inside <script> (no "</"). */
+function embedded(trees: readonly FlameTree[], start: FlameHtmlStart | undefined): string {
+  return JSON.stringify(start === undefined ? { trees } : { trees, start }).replace(/</g, '\\u003c');
+}
+
+export function flameHtml(trees: readonly FlameTree[], title: string, start?: FlameHtmlStart): string {
   return [
     '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
     // No request may leave the page: the file is shared, and opened offline.
@@ -39,7 +45,7 @@ export function flameHtml(trees: readonly FlameTree[], title: string): string {
     '<button id="reset" type="button">Reset zoom</button>',
     '<span class="hint">Click a frame to zoom, click it again to go back; Esc resets, / searches, n goes to the next match.</span></header>\n',
     '<div id="status"></div>\n<div id="graph"></div>\n',
-    `<script type="application/json" id="flame-data">${embedded(trees)}</script>\n`,
+    `<script type="application/json" id="flame-data">${embedded(trees, start)}</script>\n`,
     `<script>${FLAME_HTML_SCRIPT}</script>\n</body>\n</html>\n`,
   ].join('');
 }

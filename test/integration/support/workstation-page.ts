@@ -81,7 +81,11 @@ export interface HookState {
   summary: { sampleCount: number; durationMs: number; threads: HookThread[]; pauses: unknown[]; ended: boolean; error: string | null } | null;
   streamBytes: number;
   error: string | null;
-  flameOptions: { metric: string; window: { kind: string; fromMs?: number; toMs?: number }; groupByThread: boolean };
+  flameOptions: { metric: string; window: { kind: string; fromMs?: number; toMs?: number }; groupByThread: boolean; search: string };
+  /** The folding every view applies. */
+  fold: { runtime: boolean; myCode: boolean; groupBy: string };
+  /** The flame graph's zoom: labels from the root's child down (empty: not zoomed). */
+  flameZoom: string[];
   /** The flame tree on screen answers the current options (false while a changed query is out). */
   flameCurrent: boolean;
   opening: { path: string; phase: string; done: number; total: number } | null;
