@@ -1,21 +1,27 @@
 // `clrscope report FILE --blocking`: the sites that block thread-pool threads, ranked, and the
 // pool's starvation with its diagnosis (structs/analysis/pool-story.ts). JSON is stable:
-// {"blocking":[{"site","waitingOn","waitMs","share","threads","stack"}...],"starvation":{...}}.
+// {"blocking":[{"site","waitingOn","waitMs","from","sampledMs","waits","waitSources","share","threads","stack"}...],
+// "starvation":{...,"blockedMs","sampledBlockedMs","runtimeWaits":{...}}}; `from` says whether a
+// site's waitMs is the runtime's own waits (WaitHandleWait, .NET 9+) or the wall samples' estimate.
 
 import type { Recording } from '../../structs/profile/recording.js';
 import { poolStory, type Starvation } from '../../structs/analysis/pool-story.js';
+import type { BlockingSite, PoolWaitSummary } from '../../structs/analysis/pool-blocking.js';
 
 export interface BlockingReport {
-  blocking: { site: string; waitingOn: string; waitMs: number; share: number; threads: number; stack: string[] }[];
-  starvation: Starvation & { poolWallMs: number; blockedMs: number; poolThreads: number };
+  blocking: (Pick<BlockingSite, 'site' | 'waitingOn' | 'waitMs' | 'from' | 'sampledMs' | 'waits' | 'waitSources' | 'share' | 'threads' | 'stack'>)[];
+  starvation: Starvation & { poolWallMs: number; blockedMs: number; sampledBlockedMs: number; runtimeWaits: PoolWaitSummary; poolThreads: number };
 }
 
 export function blockingReport(rec: Recording): BlockingReport {
   const story = poolStory(rec);
   const b = story.blocking;
   return {
-    blocking: b.sites.map((s) => ({ site: s.site, waitingOn: s.waitingOn, waitMs: s.waitMs, share: Math.round(s.share * 1e4) / 1e4, threads: s.threads, stack: s.stack })),
-    starvation: { ...story.starvation, poolWallMs: b.poolWallMs, blockedMs: b.blockedMs, poolThreads: b.poolThreads },
+    blocking: b.sites.map((s) => ({
+      site: s.site, waitingOn: s.waitingOn, waitMs: s.waitMs, from: s.from, sampledMs: s.sampledMs, waits: s.waits, waitSources: s.waitSources,
+      share: Math.round(s.share * 1e4) / 1e4, threads: s.threads, stack: s.stack,
+    })),
+    starvation: { ...story.starvation, poolWallMs: b.poolWallMs, blockedMs: b.blockedMs, sampledBlockedMs: b.sampledBlockedMs, runtimeWaits: b.runtimeWaits, poolThreads: b.poolThreads },
   };
 }
 
@@ -34,9 +40,10 @@ export function blockingText(rec: Recording): string {
     lines.push(s.poolThreads === 0 ? 'No wall samples of thread-pool threads in this recording.' : `No pool thread was seen blocked (${s.poolThreads} pool threads, ${(s.poolWallMs / 1000).toFixed(1)} s of their wall time).`);
     return lines.join('\n') + '\n';
   }
-  lines.push(`Blocked pool-thread time: ${(s.blockedMs / 1000).toFixed(2)} s of ${(s.poolWallMs / 1000).toFixed(2)} s on ${s.poolThreads} pool threads.`, '');
-  const header = ['wait ms', 'share', 'threads', 'site', 'waiting on'];
-  const body = r.blocking.map((b) => [b.waitMs.toFixed(1), `${(100 * b.share).toFixed(1)}%`, String(b.threads), b.site, b.waitingOn]);
+  lines.push(`Blocked pool-thread time: ${(s.blockedMs / 1000).toFixed(2)} s of ${(s.poolWallMs / 1000).toFixed(2)} s on ${s.poolThreads} pool threads.`, s.runtimeWaits.note, '');
+  const header = ['wait ms', 'share', 'threads', 'from', 'site', 'waiting on'];
+  const from = (b: BlockingReport['blocking'][number]): string => (b.from === 'runtime waits' ? `${b.waits} waits (${b.waitSources.join(', ')})` : 'samples');
+  const body = r.blocking.map((b) => [b.waitMs.toFixed(1), `${(100 * b.share).toFixed(1)}%`, String(b.threads), from(b), b.site, b.waitingOn]);
   const widths = header.map((h, c) => Math.max(h.length, ...body.map((row) => row[c].length)));
   const line = (cells: string[]): string => cells.map((cell, c) => (c >= 3 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd();
   lines.push(line(header), ...body.map(line), '', `Heaviest stack of ${r.blocking[0].site}:`, ...r.blocking[0].stack.map((f) => `  ${f}`));

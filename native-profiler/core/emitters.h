@@ -10,6 +10,7 @@ namespace clrscope {
 class AsyncChains;
 class CountersBlock;
 class GcEventTracker;
+class RuntimeEventTracker;
 class RequestTracker;
 class LiveHeap;
 class SuspensionTracker;
@@ -28,6 +29,8 @@ std::unique_ptr<Emitter> make_stacked_event_emitter(SampleStream* stream, Sampli
 std::unique_ptr<Emitter> make_suspension_emitter(SampleStream* stream, SuspensionTracker* suspensions);
 // The runtime's own GC events (gc_event_emitter.cpp).
 std::unique_ptr<Emitter> make_gc_event_emitter(SampleStream* stream, GcEventTracker* events);
+// The runtime's other events: the thread pool's, threads' waits (runtime_event_emitter.cpp).
+std::unique_ptr<Emitter> make_runtime_event_emitter(SampleStream* stream, RuntimeEventTracker* events);
 // HTTP requests served (request_emitter.cpp).
 std::unique_ptr<Emitter> make_request_emitter(SampleStream* stream, RequestTracker* requests);
 // The sampled objects still alive after each GC (live_set_emitter.cpp).

@@ -23,6 +23,7 @@ class CountersBlock;
 class FrameResolver;
 class LiveHeap;
 class GcEventTracker;
+class RuntimeEventTracker;
 class RequestTracker;
 class SuspensionTracker;
 class TickHook;
@@ -42,6 +43,7 @@ class Sampler {
   // Suspensions to report on the stream (optional; set before start()).
   void attach_suspensions(SuspensionTracker* tracker) { parts_.suspensions = tracker; }
   void attach_gc_events(GcEventTracker* tracker) { parts_.gc_events = tracker; }
+  void attach_runtime_events(RuntimeEventTracker* tracker) { parts_.runtime_events = tracker; }
   void attach_requests(RequestTracker* tracker) { parts_.requests = tracker; }
   // The counters block to refresh every tick (optional; set before start()).
   void attach_counters(CountersBlock* block) { parts_.counters = block; }
@@ -89,6 +91,7 @@ class Sampler {
   struct Parts {
     SuspensionTracker* suspensions = nullptr;
     GcEventTracker* gc_events = nullptr;
+    RuntimeEventTracker* runtime_events = nullptr;
     RequestTracker* requests = nullptr;
     CountersBlock* counters = nullptr;
     TypeCounts* skipped_exceptions = nullptr;

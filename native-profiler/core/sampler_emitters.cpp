@@ -21,6 +21,9 @@ void Sampler::register_emitters() {
   r.emitters.push_back(make_stacked_event_emitter(&r.stream, shared_, parts_.skipped_exceptions));
   if (parts_.suspensions != nullptr) r.emitters.push_back(make_suspension_emitter(&r.stream, parts_.suspensions));
   if (parts_.gc_events != nullptr) r.emitters.push_back(make_gc_event_emitter(&r.stream, parts_.gc_events));
+  if (parts_.runtime_events != nullptr) {
+    r.emitters.push_back(make_runtime_event_emitter(&r.stream, parts_.runtime_events));
+  }
   if (parts_.requests != nullptr) r.emitters.push_back(make_request_emitter(&r.stream, parts_.requests));
   if (chains) r.emitters.push_back(std::move(chains));
   if (parts_.live != nullptr) r.emitters.push_back(make_live_set_emitter(&r.stream, parts_.live));

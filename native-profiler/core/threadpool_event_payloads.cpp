@@ -17,10 +17,10 @@ uint64_t thousandths(double v) {
 }  // namespace
 
 bool threadpool_event_from_runtime_event(uint32_t event_id, uint32_t version, const uint8_t* data, size_t size,
-                                         GcEventRecord* out) {
+                                         RuntimeEventRecord* out) {
   if (!is_threadpool_event(event_id) || data == nullptr) return false;
-  *out = GcEventRecord{};
-  out->event = static_cast<uint8_t>(event_id);
+  *out = RuntimeEventRecord{};
+  out->event = static_cast<uint16_t>(event_id);
   out->version = static_cast<uint8_t>(version);
   switch (event_id) {
     case threadpool_events::kWorkerThreadStart:

@@ -2,9 +2,9 @@
 // The thread pool's own story, from the runtime's Threading events (provider
 // Microsoft-Windows-DotNETRuntime, keyword Threading 0x10000, Informational): workers started and
 // stopped with the pool's count after each, and the injection algorithm's adjustments with their
-// reason (starvation, hill climbing, a blocked worker). They travel as GC_EVENT records, whose
-// body (event id, version, four figures) fits them (structs/wire/PROTOCOL.md, GC_EVENT, says
-// which figure goes where). Pure byte decoding: tested on bytes without a runtime.
+// reason (starvation, hill climbing, a blocked worker). They travel as RUNTIME_EVENT records
+// (structs/wire/PROTOCOL.md, RUNTIME_EVENT, says which figure goes where), a kind of their own so
+// the GC table reads GC events only. Pure byte decoding: tested on bytes without a runtime.
 #include <cstddef>
 #include <cstdint>
 
@@ -33,6 +33,6 @@ inline bool is_threadpool_event(uint32_t id) {
 // b Reason (0 warm-up ... 6 starvation, 7 thread timed out, 8 cooperative blocking), c
 // AverageThroughput in thousandths.
 bool threadpool_event_from_runtime_event(uint32_t event_id, uint32_t version, const uint8_t* data, size_t size,
-                                         GcEventRecord* out);
+                                         RuntimeEventRecord* out);
 
 }  // namespace clrscope

@@ -361,6 +361,19 @@ void WireWriter::gc_event(const GcEventRecord& r) {
   finish(s);
 }
 
+void WireWriter::runtime_event(const RuntimeEventRecord& r) {
+  const size_t s = begin(wire::kRuntimeEvent);
+  u64(r.mono);
+  u32(r.tid);
+  u16(r.event);
+  u8(r.version);
+  u64(r.a);
+  u64(r.b);
+  u64(r.c);
+  u64(r.d);
+  finish(s);
+}
+
 void WireWriter::request(const RequestRecord& r) {
   const size_t s = begin(wire::kRequest);
   u64(r.mono);

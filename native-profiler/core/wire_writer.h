@@ -49,6 +49,7 @@ enum RecordType : uint8_t {
   kEventMessages = 0x13,
   kGcEvent = 0x14,
   kRequest = 0x15,
+  kRuntimeEvent = 0x16,
   kEnd = 0x7F,
 };
 
@@ -117,6 +118,16 @@ struct GcEventRecord {
   uint64_t mono;    // when it was delivered: synchronously, on the thread that raised it
   uint32_t tid;     // that thread's OS id
   uint8_t event;    // the runtime's event id
+  uint8_t version;  // the event's version
+  uint64_t a, b, c, d;
+};
+
+// One of the runtime's events that is not a GC's: the thread pool's, a thread's WaitHandleWait
+// (core/runtime_event_tracker.h); its id needs 16 bits (WaitHandleWaitStart is 301).
+struct RuntimeEventRecord {
+  uint64_t mono;    // when it was delivered: synchronously, on the thread that raised it
+  uint32_t tid;     // that thread's OS id
+  uint16_t event;   // the runtime's event id
   uint8_t version;  // the event's version
   uint64_t a, b, c, d;
 };
@@ -202,6 +213,7 @@ class WireWriter {
   void stats(const StatsRecord& s);
   void suspension(const SuspensionRecord& s);
   void gc_event(const GcEventRecord& e);
+  void runtime_event(const RuntimeEventRecord& e);
   void request(const RequestRecord& r);
   // With a `descriptor` (>= 0), the lost connection's number and how it was lost (1 closed,
   // 2 replaced) are appended.

@@ -14,6 +14,7 @@
 #include "shim/clsid.h"
 #include "shim/counters_session.h"
 #include "shim/requests_session.h"
+#include "shim/wait_session.h"
 #include "shim/live_handles.h"
 
 namespace clrscope {
@@ -241,9 +242,12 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
     if (config.requests) {
       e->requests = new RequestTracker();
       e->sampler->attach_requests(e->requests);
+      e->sampler->attach_runtime_events(&e->runtime_events);
     }
     e->event_session = start_runtime_events(info, e->alloc, e->alloc_sampled, e->async != nullptr, config.runtime_counters,
                                             e->requests != nullptr);
+    // A blocked pool thread's waits as the runtime reports them (report --blocking), .NET 9 on.
+    if (e->requests != nullptr && e->event_session != 0 && version.major >= 9) e->wait_session = start_wait_events(info);
   }
   if (!e->sampler->start()) {
     log_line("could not start the sampler thread");
@@ -360,6 +364,8 @@ void begin_detach(Engine* e) {
   }
   if (e->event_session != 0) e->info->EventPipeStopSession(e->event_session);
   e->event_session = 0;
+  if (e->wait_session != 0) e->info->EventPipeStopSession(e->wait_session);
+  e->wait_session = 0;
   // No allocation event arrives any more: the program's handle table gets its slots back.
   if (e->live != nullptr) e->live->release_all();
   if (e->exception_ids != nullptr) e->exception_ids->release_all();

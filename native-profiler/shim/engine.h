@@ -16,6 +16,7 @@
 #include "core/live_heap.h"
 #include "core/profiler_config.h"
 #include "core/request_tracker.h"
+#include "core/runtime_event_tracker.h"
 #include "core/runtime_counters.h"
 #include "core/sampler.h"
 #include "core/sampling_shared.h"
@@ -35,6 +36,9 @@ struct Engine {
   SuspensionTracker suspensions{&counters};
   // The runtime's own GC events, for the GC table (core/gc_event_tracker.h).
   GcEventTracker gc_events;
+  // The runtime's other events (the pool's, threads' waits), with config.requests
+  // (core/runtime_event_tracker.h).
+  RuntimeEventTracker runtime_events;
   // HTTP requests (core/request_tracker.h), with config.requests; null otherwise.
   RequestTracker* requests = nullptr;
   std::atomic<uintptr_t> requests_provider{0};
@@ -69,6 +73,8 @@ struct Engine {
   Sampler* sampler = nullptr;
   MeasureController* measure = nullptr;
   clr::EVENTPIPE_SESSION event_session = 0;
+  // WaitHandleWait's own session (shim/wait_session.h): with config.requests on .NET 9+.
+  clr::EVENTPIPE_SESSION wait_session = 0;
   // Async call stacks (experimental, CLRSCOPE_ASYNC=1): the TPL events' reader, and which of the
   // session's providers is TplEventSource (its event ids overlap the runtime's).
   AsyncTracker* async = nullptr;

@@ -7,6 +7,7 @@
 #include "core/event_counters.h"
 #include "core/gc_event_payloads.h"
 #include "core/threadpool_event_payloads.h"
+#include "core/wait_event_payloads.h"
 #include "core/platform.h"
 #include "core/wire_writer.h"
 #include "core/runtime_event_payloads.h"
@@ -293,12 +294,16 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, D
     }
     apply_runtime_event(event_id, event_version, data, data_size, &engine_->counters);
     if (!engine_->shared.active.load(std::memory_order_relaxed)) return S_OK;
-    // A GC or thread-pool event: its time and thread are now and here, for a profiler's session delivers it
-    // synchronously on the thread that raised it.
-    if ((is_gc_table_event(event_id) || (engine_->requests != nullptr && is_threadpool_event(event_id))) &&
-        is_runtime_provider(engine_, provider)) {
+    // A GC, thread-pool or wait event: its time and thread are now and here, for a profiler's session
+    // delivers it synchronously on the thread that raised it.
+    if (is_gc_table_event(event_id) && is_runtime_provider(engine_, provider)) {
       engine_->gc_events.on_runtime_event(event_id, event_version, data, data_size, platform::mono_now_ns(),
                                           platform::current_tid_remembered());
+    } else if (engine_->requests != nullptr && (is_threadpool_event(event_id) || is_wait_event(event_id)) &&
+               is_runtime_provider(engine_, provider)) {
+      engine_->runtime_events.on_runtime_event(event_id, event_version, data, data_size, platform::mono_now_ns(),
+                                               platform::current_tid_remembered());
+      return S_OK;
     }
     if (engine_->locks && event_id == runtime_events::kContentionStart) {
       note_lock_owner(engine_, event_id, event_version, data, data_size);

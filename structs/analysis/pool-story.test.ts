@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { FIXTURE_START_MONO, fixtureEncoder } from '../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import { GC_EVENTS } from '../wire/timeline/gc-events.js';
+import { RUNTIME_EVENTS } from '../wire/timeline/runtime-events.js';
 import { buildGcStats } from './gc-stats.js';
 import { poolStory } from './pool-story.js';
 
@@ -13,15 +14,17 @@ function adjustment(mono: number, threads: number, reason: number): { mono: numb
   return { mono, tid: 7, event: 55, version: 0, a: threads, b: reason, c: 12_500, d: 0 };
 }
 
-test('a run of starvation and blocking injections no more than a second apart is a shortage; a lone one is not', () => {
+// Recordings made before RUNTIME_EVENT carried the pool's events as GC_EVENT: both read the same.
+for (const kind of [RUNTIME_EVENTS, GC_EVENTS]) {
+  test(`a run of starvation and blocking injections no more than a second apart is a shortage; a lone one is not (${kind.name})`, () => {
   const enc = fixtureEncoder();
-  enc.timeline(GC_EVENTS, { mono: T + 1 * MS, tid: 7, event: 50, version: 0, a: 2, b: 0, c: 0, d: 0 });
-  enc.timeline(GC_EVENTS, adjustment(T + 100 * MS, 3, 3)); // hill climbing: not a shortage
-  enc.timeline(GC_EVENTS, adjustment(T + 1000 * MS, 4, 8));
-  enc.timeline(GC_EVENTS, adjustment(T + 1500 * MS, 5, 6));
-  enc.timeline(GC_EVENTS, adjustment(T + 2400 * MS, 6, 8));
-  enc.timeline(GC_EVENTS, { mono: T + 2401 * MS, tid: 9, event: 50, version: 0, a: 6, b: 0, c: 0, d: 0 });
-  enc.timeline(GC_EVENTS, adjustment(T + 9000 * MS, 7, 6)); // alone, 6.6 s later
+  enc.timeline(kind, { mono: T + 1 * MS, tid: 7, event: 50, version: 0, a: 2, b: 0, c: 0, d: 0 });
+  enc.timeline(kind, adjustment(T + 100 * MS, 3, 3)); // hill climbing: not a shortage
+  enc.timeline(kind, adjustment(T + 1000 * MS, 4, 8));
+  enc.timeline(kind, adjustment(T + 1500 * MS, 5, 6));
+  enc.timeline(kind, adjustment(T + 2400 * MS, 6, 8));
+  enc.timeline(kind, { mono: T + 2401 * MS, tid: 9, event: 50, version: 0, a: 6, b: 0, c: 0, d: 0 });
+  enc.timeline(kind, adjustment(T + 9000 * MS, 7, 6)); // alone, 6.6 s later
   const rec = recordingFromStream([enc.bytes().slice()]);
   const story = poolStory(rec);
   const s = story.starvation;
@@ -35,9 +38,12 @@ test('a run of starvation and blocking injections no more than a second apart is
   assert.equal(story.points[1].throughput, 12.5);
   // No blocked pool thread in this stream: the sentence says so rather than naming a site.
   assert.equal(s.diagnosis, 'The thread pool was short of threads for 1.4 s: no pool thread was seen blocked (CPU-bound work items?).');
-  // The GC table does not read the pool's events as collections.
+  // The GC table is not handed the pool's events at all, whichever kind carried them.
+  assert.equal(rec.timeline(GC_EVENTS).length, 0);
+  assert.equal(rec.timeline(RUNTIME_EVENTS).length, 7);
   assert.equal(buildGcStats(rec.timeline(GC_EVENTS)).rows.length, 0);
-});
+  });
+}
 
 test('a recording without the pool\'s events says so in one sentence', () => {
   const s = poolStory(recordingFromStream([fixtureEncoder().bytes().slice()])).starvation;
@@ -48,7 +54,7 @@ test('a recording without the pool\'s events says so in one sentence', () => {
 
 test('a long recording\'s many pool events do not overflow the call stack', () => {
   const enc = fixtureEncoder();
-  for (let i = 0; i < 200_000; i++) enc.timeline(GC_EVENTS, { mono: T + i * 1000, tid: 7, event: i % 2 === 0 ? 50 : 51, version: 0, a: 2 + (i % 5), b: 0, c: 0, d: 0 });
+  for (let i = 0; i < 200_000; i++) enc.timeline(RUNTIME_EVENTS, { mono: T + i * 1000, tid: 7, event: i % 2 === 0 ? 50 : 51, version: 0, a: 2 + (i % 5), b: 0, c: 0, d: 0 });
   const s = poolStory(recordingFromStream([enc.bytes().slice()])).starvation;
   assert.equal(s.maxThreads, 6);
   assert.equal(s.threadsStarted, 100_000);

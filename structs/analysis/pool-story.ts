@@ -1,8 +1,8 @@
 // The thread pool's story over time, from the runtime's own Threading events
 // (ThreadPoolWorkerThreadStart/Stop, ThreadPoolWorkerThreadAdjustmentSample/Adjustment), which
-// `record --requests` asks for and which travel as GC_EVENT records (structs/wire/PROTOCOL.md,
-// GC_EVENT), and the diagnosis when the pool starved, with the blocking sites of
-// pool-blocking.ts.
+// `record --requests` asks for and which travel as RUNTIME_EVENT records (structs/wire/PROTOCOL.md,
+// RUNTIME_EVENT; older recordings' GC_EVENT ones are moved there as they are decoded), and the
+// diagnosis when the pool starved, with the blocking sites of pool-blocking.ts.
 //
 // When the pool was short of threads. The pool adds a worker beyond its hill-climbing target only
 // when work waits with every worker busy: its starvation gate (reason Starvation) or a worker
@@ -12,12 +12,13 @@
 // counts for nothing. The figure is the runtime's own judgement, not a guess from queue lengths,
 // which no event gives without the per-work-item events' cost.
 
-import type { GcEventRecord } from '../wire/records.js';
+import type { RuntimeEventRecord } from '../wire/records.js';
 import type { Recording } from '../profile/recording.js';
-import { GC_EVENTS } from '../wire/timeline/gc-events.js';
+import { RUNTIME_EVENTS, RuntimeEventId, isPoolEvent } from '../wire/timeline/runtime-events.js';
 import { poolBlocking, shortMethod, type BlockingSite, type PoolBlocking } from './pool-blocking.js';
+import { hasWaitEvents, runtimeWaits } from './pool-waits.js';
 
-export const PoolEventId = { WorkerThreadStart: 50, WorkerThreadStop: 51, AdjustmentSample: 54, Adjustment: 55 } as const;
+const PoolEventId = RuntimeEventId;
 
 /** ThreadPoolWorkerThreadAdjustmentAdjustment's Reason, as the runtime's manifest names them. */
 export const ADJUSTMENT_REASONS = ['warm-up', 'initializing', 'random move', 'climbing move', 'change point', 'stabilizing', 'starvation', 'thread timed out', 'cooperative blocking'] as const;
@@ -68,15 +69,11 @@ export interface PoolStory {
   blocking: PoolBlocking;
 }
 
-export function isPoolEvent(event: number): boolean {
-  return event === PoolEventId.WorkerThreadStart || event === PoolEventId.WorkerThreadStop || event === PoolEventId.Adjustment || event === PoolEventId.AdjustmentSample;
+export function poolEvents(rec: Recording): RuntimeEventRecord[] {
+  return rec.timeline(RUNTIME_EVENTS).filter((e) => isPoolEvent(e.event));
 }
 
-export function poolEvents(rec: Recording): GcEventRecord[] {
-  return rec.timeline(GC_EVENTS).filter((e) => isPoolEvent(e.event));
-}
-
-function storyPoints(events: readonly GcEventRecord[], startMono: number): PoolPoint[] {
+function storyPoints(events: readonly RuntimeEventRecord[], startMono: number): PoolPoint[] {
   const points: PoolPoint[] = [];
   for (const e of events) {
     const tMs = Math.round((e.mono - startMono) / 1e3) / 1e3;
@@ -89,7 +86,7 @@ function storyPoints(events: readonly GcEventRecord[], startMono: number): PoolP
   return points;
 }
 
-function shortagesOf(events: readonly GcEventRecord[], startMono: number): Shortage[] {
+function shortagesOf(events: readonly RuntimeEventRecord[], startMono: number): Shortage[] {
   const out: Shortage[] = [];
   let run: { first: number; last: number; n: number; blocking: number } | null = null;
   const close = (): void => {
@@ -126,13 +123,39 @@ function diagnosisOf(s: Omit<Starvation, 'diagnosis'>, top: BlockingSite | undef
   return `The thread pool was short of threads for ${(s.shortMs / 1000).toFixed(1)} s: ${where}.`;
 }
 
+/** Where the blocked time comes from, said once for the report and the tab. */
+function waitsNote(b: PoolBlocking, runtimeVersion: string): string {
+  const w = b.runtimeWaits;
+  if (w.available) {
+    const sources = w.bySource.map((x) => `${x.count} ${x.source}`).join(', ');
+    return `Blocked time is the runtime's own: ${w.count} WaitHandleWait waits of pool threads (${sources === '' ? 'none' : sources}), ${(w.waitMs / 1000).toFixed(2)} s; wall samples estimate ${(b.sampledBlockedMs / 1000).toFixed(2)} s.`;
+  }
+  const major = Number.parseInt(runtimeVersion, 10);
+  if (Number.isFinite(major) && major > 0 && major < 9) {
+    return `This runtime (${runtimeVersion}) raises no WaitHandleWait events (.NET 9 and later do): blocked time is estimated from wall samples.`;
+  }
+  return 'This recording has no WaitHandleWait events (record with --requests, on .NET 9 or later): blocked time is estimated from wall samples.';
+}
+
+/** The last time the recording knows of (target mono ns): its END, else its last sample. */
+function recordingEnd(rec: Recording): number {
+  const end = rec.end?.mono ?? 0;
+  if (end > 0) return end;
+  const { mono } = rec.sampleColumns();
+  let last = rec.meta?.startMono ?? 0;
+  for (let i = 0; i < mono.length; i++) if (mono[i] > last) last = mono[i];
+  return last;
+}
+
 /** The pool's story of a recording: its timeline, the ranked blocking sites, the diagnosis. */
 export function poolStory(rec: Recording): PoolStory {
   const startMono = rec.meta?.startMono ?? 0;
-  const events = poolEvents(rec).sort((a, b) => a.mono - b.mono);
+  const runtime = rec.timeline(RUNTIME_EVENTS);
+  const events = runtime.filter((e) => isPoolEvent(e.event)).sort((a, b) => a.mono - b.mono);
   const points = storyPoints(events, startMono);
   const shortages = shortagesOf(events, startMono);
-  const blocking = poolBlocking(rec);
+  const blocking = poolBlocking(rec, runtimeWaits(runtime, recordingEnd(rec)), hasWaitEvents(runtime));
+  blocking.runtimeWaits.note = waitsNote(blocking, rec.meta?.runtimeVersion ?? '');
   const top = blocking.sites[0];
   const workerCounts = points.filter((p) => p.kind !== 'adjustment').map((p) => p.threads);
   const base = {

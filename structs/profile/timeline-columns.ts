@@ -5,15 +5,16 @@
 
 import type { TimelineFieldType, TimelineKind, TimelineRecord } from '../wire/timeline/timeline-kind.js';
 
-type Column = Float64Array | Uint32Array | Uint8Array | Int8Array;
+type Column = Float64Array | Uint32Array | Uint16Array | Uint8Array | Int8Array;
 
 /** A kind's columns by field key, each as long as the records held; valid until the next record arrives. */
-export type TimelineColumnViews = Readonly<Record<string, Float64Array | Uint32Array | Uint8Array | Int8Array>>;
+export type TimelineColumnViews = Readonly<Record<string, Float64Array | Uint32Array | Uint16Array | Uint8Array | Int8Array>>;
 
 function column(type: TimelineFieldType, size: number): Column {
   switch (type) {
     case 'u64': return new Float64Array(size);
     case 'u32': return new Uint32Array(size);
+    case 'u16': return new Uint16Array(size);
     case 'u8': return new Uint8Array(size);
     case 'i8': return new Int8Array(size);
   }

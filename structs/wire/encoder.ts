@@ -235,6 +235,7 @@ export class WireEncoder extends PackedRecordWriter {
       switch (f.type) {
         case 'u64': p = this.u64(p, v); break;
         case 'u32': p = this.u32(p, Number(v)); break;
+        case 'u16': this.view.setUint16(p, Number(v), true); p += 2; break;
         case 'u8': this.buf[p++] = Number(v); break;
         case 'i8': this.view.setInt8(p++, Number(v)); break;
       }

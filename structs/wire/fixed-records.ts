@@ -167,11 +167,12 @@ export class FixedRecordReader extends FieldReader {
       switch (f.type) {
         case 'u64': record[f.key] = u64(view, p); p += 8; break;
         case 'u32': record[f.key] = view.getUint32(p, true); p += 4; break;
+        case 'u16': record[f.key] = view.getUint16(p, true); p += 2; break;
         case 'u8': record[f.key] = bytes[p]; p += 1; break;
         case 'i8': record[f.key] = view.getInt8(p); p += 1; break;
       }
     }
-    this.sink.onTimeline(kind, record);
+    this.sink.onTimeline(kind.belongsTo?.(record) ?? kind, record);
   }
 
   end(view: DataView, bytes: Uint8Array, body: number, bodyLen: number, at: number): void {

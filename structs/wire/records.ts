@@ -41,6 +41,8 @@ export const RecordType = {
   GcEvent: 0x14,
   /** One HTTP request served (PROTOCOL.md, REQUEST). */
   Request: 0x15,
+  /** One of the runtime's events that is not a GC's: the thread pool's, a thread's wait (PROTOCOL.md, RUNTIME_EVENT). */
+  RuntimeEvent: 0x16,
   End: 0x7f,
 } as const;
 
@@ -235,6 +237,23 @@ export interface GcEventRecord {
 }
 
 /**
+ * One of the runtime's events that is not a GC's (PROTOCOL.md, RUNTIME_EVENT): the thread pool's
+ * workers and adjustments, a thread's WaitHandleWait; which one, when, on which OS thread, and up
+ * to four figures of its payload (RUNTIME_EVENTS in structs/wire/timeline/runtime-events.ts says
+ * which). Its id needs 16 bits (WaitHandleWaitStart is 301), which GC_EVENT's `event` has not.
+ */
+export interface RuntimeEventRecord {
+  mono: number;
+  tid: number;
+  event: number;
+  version: number;
+  a: number;
+  b: number;
+  c: number;
+  d: number;
+}
+
+/**
  * One HTTP request an ASP.NET Core program served (PROTOCOL.md, REQUEST): when it began and ended
  * (target CLOCK_MONOTONIC ns; endMono 0 while in flight), on which OS threads, its status code, and
  * STRING ids of its method, endpoint (route pattern), trace id and span id.
@@ -284,6 +303,7 @@ export function recordTypeName(type: number): string {
     case RecordType.EventMessages: return 'EVENT_MESSAGES';
     case RecordType.GcEvent: return 'GC_EVENT';
     case RecordType.Request: return 'REQUEST';
+    case RecordType.RuntimeEvent: return 'RUNTIME_EVENT';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

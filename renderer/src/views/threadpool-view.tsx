@@ -50,12 +50,13 @@ export function ThreadPoolView(): ReactElement {
       {s.poolEvents
         ? <PoolTimeline story={story} durationMs={durationMs} />
         : <p className="empty" data-testid="pool-no-events">No thread-pool events in this recording: record with --requests (.NET 8 or later) for the pool's workers and shortages.</p>}
+      {b.sites.length > 0 && <p className="hint" data-testid="pool-waits-note">{b.runtimeWaits.note}</p>}
       {b.sites.length === 0
         ? <p className="empty" data-testid="pool-no-sites">{b.poolThreads === 0 ? 'No wall samples of thread-pool threads in this recording.' : 'No pool thread was seen blocked.'}</p>
         : (
           <table className="grid compact" data-testid="pool-sites">
             <thead>
-              <tr><th>Site</th><th>Waiting on</th><th className="num">Wait ms</th><th className="num">Share</th><th className="num">Threads</th></tr>
+              <tr><th>Site</th><th>Waiting on</th><th className="num">Wait ms</th><th className="num">Share</th><th className="num">Threads</th><th>From</th></tr>
             </thead>
             <tbody>
               {b.sites.map((row, i) => (
@@ -65,6 +66,7 @@ export function ThreadPoolView(): ReactElement {
                   <td className="num" data-testid="pool-wait-ms">{row.waitMs.toFixed(1)}</td>
                   <td className="num" data-testid="pool-share">{formatPercent(row.share)}</td>
                   <td className="num" data-testid="pool-threads">{row.threads}</td>
+                  <td data-testid="pool-from">{row.from === 'runtime waits' ? `${row.waits} runtime waits (${row.waitSources.join(', ')})` : 'wall samples'}</td>
                 </tr>
               ))}
             </tbody>

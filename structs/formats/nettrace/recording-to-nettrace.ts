@@ -20,7 +20,6 @@ import { logicalStacks } from '../../analysis/output-stacks.js';
 import type { Recording } from '../../profile/recording.js';
 import { SampleFlags } from '../../wire/records.js';
 import { GC_EVENTS } from '../../wire/timeline/gc-events.js';
-import { isPoolEvent } from '../../analysis/pool-story.js';
 import { ThreadSampleType } from './constants.js';
 import {
   ClrscopeRecordingInfoEvent, ClrscopeThreadInfoEvent, MethodDCEndVerboseEvent, ModuleDCEndEvent, ThreadSampleEvent,
@@ -96,8 +95,7 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
   const cols = (logical ?? rec).sampleColumns();
   const total = cols.mono.length;
   // The runtime's own GC events when the recording kept them; else made from its suspensions.
-  // (GC_EVENT also carries the thread pool's events, which a GC table has no use for.)
-  const gcRecords = rec.timeline(GC_EVENTS).filter((e) => !isPoolEvent(e.event));
+  const gcRecords = rec.timeline(GC_EVENTS);
   const gcEvents = gcRecords.length > 0 ? gcEventsOfRecords(gcRecords) : gcEventsOf(rec.suspensions());
   const order = timeOrder(cols.mono);
   const firstSample = total > 0 ? cols.mono[order === undefined ? 0 : order[0]] : Number.POSITIVE_INFINITY;

@@ -2,10 +2,14 @@
 // GCTriggered, the heap histories), one GC_EVENT record each (PROTOCOL.md, GC_EVENT). The
 // profiler decodes the few figures a GC table needs from each payload, and a .nettrace import
 // decodes the same figures from the same payloads, so one builder (structs/analysis/gc-stats.ts)
-// reads both.
+// reads both. Recordings made before RUNTIME_EVENT existed carried the thread pool's events here
+// too; they are moved to their own kind as they are decoded, so the GC table sees GC events only.
 
 import { RecordType, type GcEventRecord } from '../records.js';
-import type { TimelineKind } from './timeline-kind.js';
+import { genericTimelineKind, type TimelineKind } from './timeline-kind.js';
+import { RUNTIME_EVENTS, isPoolEvent } from './runtime-events.js';
+
+const RUNTIME_KIND = genericTimelineKind(RUNTIME_EVENTS);
 
 /** Event ids of provider Microsoft-Windows-DotNETRuntime (keyword GC 0x1). */
 export const GcEventId = {
@@ -46,4 +50,5 @@ export const GC_EVENTS: TimelineKind<GcEventRecord> = Object.freeze({
   startField: 'mono',
   end: (e: GcEventRecord) => e.mono,
   dumpName: 'gc-event',
+  belongsTo: (e: GcEventRecord) => (isPoolEvent(e.event) ? RUNTIME_KIND : undefined),
 });

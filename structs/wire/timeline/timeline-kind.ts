@@ -7,7 +7,7 @@
 // model is said over the record's own fields, so nothing here looks up into structs/profile.
 
 /** How a field is laid out on the wire: little-endian, fixed width (PROTOCOL.md, Encoding). */
-export type TimelineFieldType = 'u8' | 'i8' | 'u32' | 'u64';
+export type TimelineFieldType = 'u8' | 'i8' | 'u16' | 'u32' | 'u64';
 
 export interface TimelineField<R> {
   /** The record's property; every field of a timeline record is a number. */
@@ -38,9 +38,15 @@ export interface TimelineKind<R extends object = TimelineRecord> {
   end(record: R): number;
   /** The first word of its lines in a recording's text dump. */
   readonly dumpName: string;
+  /**
+   * For a kind that older writers used for records that now have a kind of their own (with the
+   * same fields): that kind for such a record, undefined for the kind's own. The decoder asks it of
+   * every record, so everything past the decoder sees each record under its own kind.
+   */
+  readonly belongsTo?: (record: R) => TimelineKind | undefined;
 }
 
-const FIELD_BYTES: Record<TimelineFieldType, number> = { u8: 1, i8: 1, u32: 4, u64: 8 };
+const FIELD_BYTES: Record<TimelineFieldType, number> = { u8: 1, i8: 1, u16: 2, u32: 4, u64: 8 };
 
 /** The bytes of a body with every field of the kind (what a writer writes, the least a reader accepts). */
 export function timelineBodySize<R extends object>(kind: TimelineKind<R>): number {

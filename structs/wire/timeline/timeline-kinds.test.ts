@@ -6,6 +6,7 @@ import { RecordType, SuspensionFlags, type SuspensionRecord } from '../records.j
 import type { WireSink } from '../wire-sink.js';
 import { GC_EVENTS } from './gc-events.js';
 import { REQUESTS } from './requests.js';
+import { RUNTIME_EVENTS } from './runtime-events.js';
 import { SUSPENSIONS } from './suspensions.js';
 import { genericTimelineKind, timelineBodySize, timelineDumpLine, type TimelineKind, type TimelineRecord } from './timeline-kind.js';
 import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
@@ -13,12 +14,13 @@ import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
 const hello = { pid: 1, flags: 3, mono: 10, unixNs: 0n, intervalNs: 1000, wallThreadsPerTick: 4, runtimeVersion: '', profilerVersion: '' };
 const pause: SuspensionRecord = { mono: 0x0102030405, durationNs: 300, suspendNs: 100, reason: 1, generation: -1, flags: SuspensionFlags.Induced };
 
-test('the registry finds SUSPENSION, GC_EVENT and REQUEST by their record types and nothing else', () => {
-  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS)]);
+test('the registry finds SUSPENSION, GC_EVENT, REQUEST and RUNTIME_EVENT by their record types and nothing else', () => {
+  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS), genericTimelineKind(RUNTIME_EVENTS)]);
   assert.equal(timelineKindOf(RecordType.Suspension), SUSPENSIONS);
   assert.equal(timelineKindOf(RecordType.GcEvent), GC_EVENTS);
   assert.equal(timelineKindOf(RecordType.Request), REQUESTS);
-  const kinds: number[] = [RecordType.Suspension, RecordType.GcEvent, RecordType.Request];
+  assert.equal(timelineKindOf(RecordType.RuntimeEvent), RUNTIME_EVENTS);
+  const kinds: number[] = [RecordType.Suspension, RecordType.GcEvent, RecordType.Request, RecordType.RuntimeEvent];
   for (let type = 0; type < 256; type++) {
     if (!kinds.includes(type)) assert.equal(timelineKindOf(type), undefined, `type ${type}`);
   }
@@ -56,6 +58,35 @@ test('a GC_EVENT is the 46-byte body PROTOCOL.md lays out', () => {
     1, 0, 0, 0, 0, 0, 0, 0, // u64 c: Reason (Induced)
     1, 0, 0, 0, 0, 0, 0, 0, // u64 d: Type (background)
   ]);
+});
+
+test('a RUNTIME_EVENT is the 47-byte body PROTOCOL.md lays out, its event id in 16 bits', () => {
+  const e = { mono: 0x0102030405, tid: 77, event: 301, version: 0, a: 1, b: 0x7f0012345678, c: 0, d: 0 };
+  const bytes = new WireEncoder().timeline(RUNTIME_EVENTS, e).bytes();
+  assert.equal(timelineBodySize(genericTimelineKind(RUNTIME_EVENTS)), 47);
+  assert.deepEqual(Array.from(bytes), [
+    48, 0, 0, 0, RecordType.RuntimeEvent,
+    0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 mono
+    77, 0, 0, 0, // u32 tid
+    0x2d, 0x01, 0, // u16 event (WaitHandleWaitStart, 301), u8 version
+    1, 0, 0, 0, 0, 0, 0, 0, // u64 a: WaitSource (MonitorWait)
+    0x78, 0x56, 0x34, 0x12, 0x00, 0x7f, 0, 0, // u64 b: AssociatedObjectID
+    0, 0, 0, 0, 0, 0, 0, 0, // u64 c
+    0, 0, 0, 0, 0, 0, 0, 0, // u64 d
+  ]);
+});
+
+test('the thread pool\'s events an older writer sent as GC_EVENT are decoded as RUNTIME_EVENT; GC events stay', () => {
+  const heard: [TimelineKind, TimelineRecord][] = [];
+  const sink = new Proxy({}, {
+    get: (_t, name) => (name === 'onTimeline' ? (kind: TimelineKind, r: TimelineRecord) => heard.push([kind, r]) : () => {}),
+  }) as WireSink;
+  const start = { mono: 100, tid: 7, event: 50, version: 0, a: 3, b: 0, c: 0, d: 0 };
+  const adjustment = { mono: 200, tid: 8, event: 55, version: 0, a: 4, b: 6, c: 1500, d: 0 };
+  const gcStart = { mono: 300, tid: 9, event: 1, version: 2, a: 1, b: 0, c: 0, d: 0 };
+  new WireDecoder(sink).push(new WireEncoder().preamble().hello(hello).timeline(GC_EVENTS, start).timeline(GC_EVENTS, adjustment).timeline(GC_EVENTS, gcStart).bytes());
+  assert.deepEqual(heard.map(([k, r]) => [k.name, r.event]), [['RUNTIME_EVENT', 50], ['RUNTIME_EVENT', 55], ['GC_EVENT', 1]]);
+  assert.deepEqual(heard[1][1], adjustment);
 });
 
 test('a SUSPENSION written from its descriptor is the body PROTOCOL.md lays out, field by field', () => {

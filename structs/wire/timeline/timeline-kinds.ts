@@ -4,10 +4,11 @@
 
 import { GC_EVENTS } from './gc-events.js';
 import { REQUESTS } from './requests.js';
+import { RUNTIME_EVENTS } from './runtime-events.js';
 import { SUSPENSIONS } from './suspensions.js';
 import { genericTimelineKind, type TimelineKind } from './timeline-kind.js';
 
-export const TIMELINE_KINDS: readonly TimelineKind[] = Object.freeze([genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS)]);
+export const TIMELINE_KINDS: readonly TimelineKind[] = Object.freeze([genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS), genericTimelineKind(RUNTIME_EVENTS)]);
 
 // By record type, so the decoder's lookup is an index, not a search.
 const BY_TYPE: (TimelineKind | undefined)[] = [];
