@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { openRecording } from '../formats/clrscope-file/open-recording.js';
 import { FIXTURE_START_MONO, fixtureEncoder } from '../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import { GC_EVENTS } from '../wire/timeline/gc-events.js';
@@ -58,4 +60,20 @@ test('a long recording\'s many pool events do not overflow the call stack', () =
   const s = poolStory(recordingFromStream([enc.bytes().slice()])).starvation;
   assert.equal(s.maxThreads, 6);
   assert.equal(s.threadsStarted, 100_000);
+});
+
+// A real recording by the profiler before RUNTIME_EVENT existed (RequestWeb on .NET 10 under
+// `record --requests --no-wall`, 8 requests of /block/300): its pool events are GC_EVENT records.
+test('a recording made when the pool\'s events travelled as GC_EVENT still tells the pool\'s story, and its GC table has none of them', () => {
+  const file = new URL('../../../structs/analysis/fixtures/pool-events-as-gc-event.clrscope', import.meta.url);
+  const rec = openRecording(readFileSync(file)).recording;
+  assert.equal(rec.meta?.runtimeVersion, '10.0.12');
+  assert.equal(rec.timeline(GC_EVENTS).length, 0);
+  assert.deepEqual([...new Set(rec.timeline(RUNTIME_EVENTS).map((e) => e.event))].sort((a, b) => a - b), [50, 54, 55]);
+  assert.equal(rec.timeline(RUNTIME_EVENTS).length, 27);
+  const story = poolStory(rec);
+  assert.equal(story.starvation.poolEvents, true);
+  assert.equal(story.starvation.threadsStarted, 9);
+  assert.equal(story.blocking.runtimeWaits.available, false);
+  assert.match(story.blocking.runtimeWaits.note, /^This recording has no WaitHandleWait events/);
 });

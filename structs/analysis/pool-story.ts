@@ -134,7 +134,7 @@ function waitsNote(b: PoolBlocking, runtimeVersion: string): string {
   if (Number.isFinite(major) && major > 0 && major < 9) {
     return `This runtime (${runtimeVersion}) raises no WaitHandleWait events (.NET 9 and later do): blocked time is estimated from wall samples.`;
   }
-  return 'This recording has no WaitHandleWait events (record with --requests, on .NET 9 or later): blocked time is estimated from wall samples.';
+  return 'This recording has no WaitHandleWait events (they need --requests, .NET 9 or later and a clrscope that asks for them): blocked time is estimated from wall samples.';
 }
 
 /** The last time the recording knows of (target mono ns): its END, else its last sample. */
