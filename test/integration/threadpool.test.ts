@@ -105,11 +105,18 @@ for (const runtime of RUNTIMES) {
       // Task.Wait blocks in Monitor.Wait (through ManualResetEventSlim): the runtime's MonitorWait.
       assert.equal(top.from, 'runtime waits');
       assert.deepEqual(top.waitSources, ['MonitorWait']);
-      // 16 connections of 300 ms waits over ~6 s: about 20 waits a second, each ~300 ms.
-      assert.ok(w.count >= 100, `${w.count} waits`);
-      assert.ok(Math.abs(w.waitMs - report.starvation.sampledBlockedMs) <= 0.1 * report.starvation.sampledBlockedMs,
+      // The runtime's waits come out below the samples' estimate: a sample's weight reaches back to
+      // the thread's previous sample, and a woken thread still on the wait's frames until it runs
+      // counts as waiting. Launched runs: 6-9% below here; attached ones went to 12% on this 2-core
+      // machine under other builds' load, hence 15% for them.
+      const bound = runtime.attach === true ? 0.15 : 0.1;
+      assert.ok(Math.abs(w.waitMs - report.starvation.sampledBlockedMs) <= bound * report.starvation.sampledBlockedMs,
         `runtime waits ${w.waitMs} ms against the wall samples' ${report.starvation.sampledBlockedMs} ms`);
-      assert.ok(w.waitMs / w.count >= 250 && w.waitMs / w.count <= 400, `a wait lasted ${(w.waitMs / w.count).toFixed(1)} ms on average`);
+      // Task.Delay(300).Wait(): a MonitorWait lasts the 300 ms (the Unknown ones are the framework's short WaitHandle waits).
+      const monitor = w.bySource.find((x) => x.source === 'MonitorWait');
+      assert.ok(monitor !== undefined && monitor.count >= 100, `${monitor?.count ?? 0} MonitorWait waits`);
+      const mean = monitor.waitMs / monitor.count;
+      assert.ok(mean >= 250 && mean <= 400, `a MonitorWait lasted ${mean.toFixed(1)} ms on average`);
     });
   });
 }
