@@ -63,6 +63,7 @@ describe('workstation: async stacks from the heap, chosen in Attach', () => {
     // The profiler took the switch: its log says the probe was asked for, and walks are kept.
     await until('the box probe in the profiler log', async () => { try { return readFileSync(log(), 'utf8'); } catch { return ''; } }, (text) => /ReJIT requested for AsyncStateMachineBox/.test(text), 30_000, 500);
     await until('samples', () => appState(page), (s) => (s.summary?.sampleCount ?? 0) > 200, 60_000);
+    await page.getByTestId('tab-flame').click();
     await page.getByTestId('session-stop').click();
     const stopped = await until('the session stopped', () => appState(page), (s) => s.sessions.some((x) => x.pid === pid && x.state === 'stopped'), 30_000);
     const message = stopped.sessions.find((x) => x.pid === pid)?.message ?? '';
