@@ -374,7 +374,8 @@ void begin_detach(Engine* e) {
   if (e->measure->rejit_enabled() || e->async_heap != nullptr) {
     // The runtime would refuse (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT); the measured
     // methods are being reverted on the measuring thread, which stays for that.
-    log_line("the workstation went away; methods were measured, so the runtime keeps clrscope loaded: staying quiet");
+    log_line("the workstation went away; %s, so the runtime keeps clrscope loaded: staying quiet",
+             e->async_heap != nullptr ? "async stacks from the heap rewrote MoveNext (its probes are quiet now)" : "methods were measured");
     return;
   }
   if (removal == platform::CaptureRemoval::kTakenOver) {
