@@ -56,7 +56,7 @@ uint64_t box_overflows() { return g_overflows.load(std::memory_order_relaxed); }
 void quiet_box_probes() { g_quiet.store(true, std::memory_order_release); }
 bool box_probes_quiet() { return g_quiet.load(std::memory_order_acquire); }
 
-uintptr_t running_box(const ThreadSlot& slot, uintptr_t identity, SafeLoad load, bool* too_deep, uintptr_t* serial) {
+uintptr_t running_box(const ThreadSlot& slot, uintptr_t identity, SafeLoad load, bool* too_deep, BoxRun* run) {
   const uintptr_t stack = slot.box_stack.load(std::memory_order_relaxed);
   if (stack == 0) return 0;
   uintptr_t owner = 0, depth = 0, box = 0;
@@ -67,14 +67,16 @@ uintptr_t running_box(const ThreadSlot& slot, uintptr_t identity, SafeLoad load,
     return 0;
   }
   if (!load(stack + offsetof(BoxStack, boxes) + (depth - 1) * sizeof(uintptr_t), &box)) return 0;
-  if (!load(stack + offsetof(BoxStack, serial), serial)) return 0;
+  if (!load(stack + offsetof(BoxStack, serial), &run->serial)) return 0;
+  run->stack = stack;
   return box;
 }
 
-// running_box checked that the slot's stack is this thread's own: plain reads and writes from here.
-bool kept_chain(const ThreadSlot& slot, uintptr_t serial, uintptr_t box, KeptChain* out) {
-  const auto* s = reinterpret_cast<const BoxStack*>(slot.box_stack.load(std::memory_order_relaxed));
-  if (s == nullptr || serial == 0 || s->keeping != 0 || s->kept_serial != serial || s->kept_box != box) return false;
+// running_box checked that the run's stack is this thread's own (its thread-local, alive while
+// the thread runs this handler): plain reads and writes from here.
+bool kept_chain(const BoxRun& run, uintptr_t box, KeptChain* out) {
+  const auto* s = reinterpret_cast<const BoxStack*>(run.stack);
+  if (s == nullptr || run.serial == 0 || s->keeping != 0 || s->kept_serial != run.serial || s->kept_box != box) return false;
   const uint32_t n = s->kept_count < kHeapChainBoxes ? s->kept_count : kHeapChainBoxes;
   for (uint32_t i = 0; i < n; ++i) out->boxes[i] = s->kept[i];
   out->count = n;
@@ -96,10 +98,10 @@ void keep_into(BoxStack* s, uintptr_t serial, uintptr_t box, const KeptChain& ch
 }
 }  // namespace
 
-void keep_chain(const ThreadSlot& slot, uintptr_t serial, uintptr_t box, const KeptChain& chain) {
-  auto* s = reinterpret_cast<BoxStack*>(slot.box_stack.load(std::memory_order_relaxed));
-  if (s == nullptr || serial == 0 || s->keeping != 0 || chain.count == 0) return;
-  keep_into(s, serial, box, chain);
+void keep_chain(const BoxRun& run, uintptr_t box, const KeptChain& chain) {
+  auto* s = reinterpret_cast<BoxStack*>(run.stack);
+  if (s == nullptr || run.serial == 0 || s->keeping != 0 || chain.count == 0) return;
+  keep_into(s, run.serial, box, chain);
 }
 
 void keep_own_chain(HeapTypeSet& types, SafeLoad load) {

@@ -44,18 +44,22 @@ void set_box_registry(ThreadRegistry* registry);
 
 // Handler side (async-signal-safe): the box the interrupted thread runs, 0 when none is published,
 // the slot is not this thread's, or the stack is deeper than kDepth (*too_deep set).
-// *serial is the stack's serial as the box was read.
-uintptr_t running_box(const ThreadSlot& slot, uintptr_t identity, SafeLoad load, bool* too_deep, uintptr_t* serial);
+// *run says which stack it was read from (checked to be this thread's) and its serial then.
+struct BoxRun {
+  uintptr_t stack = 0;
+  uintptr_t serial = 0;
+};
+uintptr_t running_box(const ThreadSlot& slot, uintptr_t identity, SafeLoad load, bool* too_deep, BoxRun* run);
 
-// Handler side, after running_box found `box` at `serial`: the chain kept for that run of it
-// (false: none), or keep the one just walked. Only on the slot's own thread.
+// Handler side, after running_box found `box` in `run`: the chain kept for that run of it
+// (false: none), or keep the one just walked. Only on the stack's own thread.
 struct KeptChain {
   uintptr_t* boxes;  // kHeapChainBoxes of room
   uint32_t count;
   uint8_t end;
 };
-bool kept_chain(const ThreadSlot& slot, uintptr_t serial, uintptr_t box, KeptChain* out);
-void keep_chain(const ThreadSlot& slot, uintptr_t serial, uintptr_t box, const KeptChain& chain);
+bool kept_chain(const BoxRun& run, uintptr_t box, KeptChain* out);
+void keep_chain(const BoxRun& run, uintptr_t box, const KeptChain& chain);
 
 // The calling thread is about to suspend the runtime (a GC it triggered): walks its own chain
 // while nothing moves yet and keeps it, for the samples the GC's own work will take.

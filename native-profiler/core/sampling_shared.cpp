@@ -56,8 +56,8 @@ bool usable_bounds(const ThreadSlot& slot, uintptr_t sp, uintptr_t identity, Sta
 void walk_async_heap(SamplingShared& shared, const ThreadSlot& slot, uintptr_t ip, uintptr_t identity,
                      const ModuleSnapshot* modules, Capture* c) {
   bool too_deep = false;
-  uintptr_t serial = 0;
-  const uintptr_t box = running_box(slot, identity, platform::safe_load_word, &too_deep, &serial);
+  BoxRun run;
+  const uintptr_t box = running_box(slot, identity, platform::safe_load_word, &too_deep, &run);
   if (too_deep) shared.heap_too_deep.fetch_add(1, std::memory_order_relaxed);
   if (box == 0) return;
   const bool cpu = (c->kinds & kCaptureCpu) != 0;
@@ -76,10 +76,10 @@ void walk_async_heap(SamplingShared& shared, const ThreadSlot& slot, uintptr_t i
   }
   if (moved) {
     shared.heap_suspended.fetch_add(1, std::memory_order_relaxed);
-    if (!kept_chain(slot, serial, box, &chain)) return;
+    if (!kept_chain(run, box, &chain)) return;
     shared.heap_kept_used.fetch_add(1, std::memory_order_relaxed);
   } else {
-    keep_chain(slot, serial, box, chain);
+    keep_chain(run, box, chain);
   }
   c->heap_count = static_cast<uint8_t>(chain.count);
   c->heap_end = chain.end;

@@ -35,40 +35,40 @@ TEST(BoxStack, KeptChainServesOnlyTheSameRunOfTheSameBox) {
 
   clrscope_box_enter(a);
   bool too_deep = false;
-  uintptr_t serial_a = 0;
-  ASSERT_EQ(running_box(slot, me, plain_load, &too_deep, &serial_a), a);
-  ASSERT_NE(serial_a, 0u);
+  BoxRun run_a;
+  ASSERT_EQ(running_box(slot, me, plain_load, &too_deep, &run_a), a);
+  ASSERT_NE(run_a.serial, 0u);
 
   // A kept walk of A's chain (A < X < Y) serves A's run.
   uintptr_t chain[3] = {0xA0, 0xB0, 0xC0};
-  keep_chain(slot, serial_a, a, KeptChain{chain, 3, 0});
+  keep_chain(run_a, a, KeptChain{chain, 3, 0});
   Walked got;
   KeptChain out{got.boxes, 0, 0};
-  ASSERT_TRUE(kept_chain(slot, serial_a, a, &out));
+  ASSERT_TRUE(kept_chain(run_a, a, &out));
   EXPECT_EQ(out.count, 3u);
   EXPECT_EQ(got.boxes[2], 0xC0u);
 
   // B runs nested inside A: a new run, A's chain is not B's.
   clrscope_box_enter(b);
-  uintptr_t serial_b = 0;
-  ASSERT_EQ(running_box(slot, me, plain_load, &too_deep, &serial_b), b);
-  EXPECT_NE(serial_b, serial_a);
-  EXPECT_FALSE(kept_chain(slot, serial_b, b, &out));
+  BoxRun run_b;
+  ASSERT_EQ(running_box(slot, me, plain_load, &too_deep, &run_b), b);
+  EXPECT_NE(run_b.serial, run_a.serial);
+  EXPECT_FALSE(kept_chain(run_b, b, &out));
   // Nor is it served under B's box with A's serial (a handler between the serial's change and the depth's).
-  EXPECT_FALSE(kept_chain(slot, serial_a, b, &out));
+  EXPECT_FALSE(kept_chain(run_a, b, &out));
 
   // Back in A after B left: another serial, so nothing kept is served (A's chain may have changed meanwhile).
   clrscope_box_leave();
-  uintptr_t serial_back = 0;
-  ASSERT_EQ(running_box(slot, me, plain_load, &too_deep, &serial_back), a);
-  EXPECT_NE(serial_back, serial_a);
-  EXPECT_FALSE(kept_chain(slot, serial_back, a, &out));
+  BoxRun run_back;
+  ASSERT_EQ(running_box(slot, me, plain_load, &too_deep, &run_back), a);
+  EXPECT_NE(run_back.serial, run_a.serial);
+  EXPECT_FALSE(kept_chain(run_back, a, &out));
   clrscope_box_leave();
-  EXPECT_EQ(running_box(slot, me, plain_load, &too_deep, &serial_back), 0u);
+  EXPECT_EQ(running_box(slot, me, plain_load, &too_deep, &run_back), 0u);
 
   // Another thread's identity reads nothing.
   clrscope_box_enter(a);
-  EXPECT_EQ(running_box(slot, me + 8, plain_load, &too_deep, &serial_back), 0u);
+  EXPECT_EQ(running_box(slot, me + 8, plain_load, &too_deep, &run_back), 0u);
   clrscope_box_leave();
 }
 
@@ -87,8 +87,8 @@ TEST(BoxStack, QuietProbesTouchNothing) {
   for (int i = 0; i < 5000; ++i) clrscope_box_enter(reinterpret_cast<uintptr_t>(box));
   EXPECT_EQ(box_enters(), before);
   bool too_deep = false;
-  uintptr_t serial = 0;
-  EXPECT_EQ(running_box(registry.slot(index), platform::current_thread_identity(), plain_load, &too_deep, &serial), 0u);
+  BoxRun run;
+  EXPECT_EQ(running_box(registry.slot(index), platform::current_thread_identity(), plain_load, &too_deep, &run), 0u);
 }
 
 }  // namespace
