@@ -14,7 +14,7 @@ import { recordingFormat } from '../../structs/formats/registry.js';
 import { ATTACH_STUBS_SENTENCE } from '../services/profiler/perf-map.js';
 import { recordAttach, type EventPipeAttachResult } from '../services/recording/attach-recording.js';
 import { recordLaunch, type LaunchRecordingResult } from '../services/recording/launch-recording.js';
-import { ASYNC_SOURCES, eventEnvironment, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
+import { ASYNC_SOURCES, asyncFromHeap, eventEnvironment, HEAP_ASYNC_STAYS_LOADED, profilerLibraryPath, type EventSwitches } from '../services/profiler/profiler-env.js';
 import { MAX_CHILD_STREAMS } from '../services/recording/profiled-launch.js';
 import { commandExitCode, exitText } from '../services/recording/program-exit.js';
 import { lingeringSentence, processText } from '../services/recording/process-tree.js';
@@ -402,7 +402,9 @@ async function recordAttached(plan: RecordPlan, pid: number, libraryPath: string
   io.err(formatSummary(rec, result.stream.closedByCollector, summed?.sums, collectorCpuNs(), pid));
   io.err(result.reason === 'exited'
     ? `clrscope: process ${pid} exited during the recording.`
-    : `clrscope: detached from pid ${pid}; it keeps running.`);
+    : asyncFromHeap(plan.events)
+      ? `clrscope: the recording of pid ${pid} ended; it keeps running. ${HEAP_ASYNC_STAYS_LOADED}`
+      : `clrscope: detached from pid ${pid}; it keeps running.`);
   const root = namespacesOf(pid).root;
   await writeOutputs(plan, { recording: rec, state: result.stream.state }, spool, io, undefined, false, summed, root === '' ? undefined : root);
   return 0;

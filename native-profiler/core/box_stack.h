@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/capture_ring.h"
 #include "core/heap_chain.h"
 
 namespace clrscope {
@@ -23,6 +24,19 @@ struct BoxStack {
   uintptr_t owner;                        // the thread's identity (pthread_self), checked by the handler
   uintptr_t boxes[kDepth];
   uint64_t enters;                        // since the last flush into the global count
+  // Changes at every enter and leave, so a chain kept below belongs to one run of one top box.
+  uintptr_t serial;
+  // The top box's chain as last read while the runtime was not suspended (by a handler's kept
+  // walk, or by this thread as it began a suspension itself). A sample taken while the runtime is
+  // suspended (a GC may be moving the objects) gets it instead of a walk: the chain's types do
+  // not change while the same box runs, only the objects' addresses do. Written only on this
+  // thread (its handler or its runtime callback), so no reader races a writer.
+  uintptr_t kept_serial;  // the serial it was read at; 0: nothing kept
+  uintptr_t kept_box;     // and the top box then (a handler between a serial's change and the depth's sees the other box)
+  uintptr_t keeping;      // the thread's own callback is writing it: its handler leaves it alone
+  uint32_t kept_count;
+  uint8_t kept_end;
+  uintptr_t kept[kHeapChainBoxes];
 };
 
 // The registry the probes find their thread's slot in (set once, before ReJIT is requested).
@@ -30,7 +44,31 @@ void set_box_registry(ThreadRegistry* registry);
 
 // Handler side (async-signal-safe): the box the interrupted thread runs, 0 when none is published,
 // the slot is not this thread's, or the stack is deeper than kDepth (*too_deep set).
-uintptr_t running_box(const ThreadSlot& slot, uintptr_t identity, SafeLoad load, bool* too_deep);
+// *run says which stack it was read from (checked to be this thread's) and its serial then.
+struct BoxRun {
+  uintptr_t stack = 0;
+  uintptr_t serial = 0;
+};
+uintptr_t running_box(const ThreadSlot& slot, uintptr_t identity, SafeLoad load, bool* too_deep, BoxRun* run);
+
+// Handler side, after running_box found `box` in `run`: the chain kept for that run of it
+// (false: none), or keep the one just walked. Only on the stack's own thread.
+struct KeptChain {
+  uintptr_t* boxes;  // kHeapChainBoxes of room
+  uint32_t count;
+  uint8_t end;
+};
+bool kept_chain(const BoxRun& run, uintptr_t box, KeptChain* out);
+void keep_chain(const BoxRun& run, uintptr_t box, const KeptChain& chain);
+
+// The calling thread is about to suspend the runtime (a GC it triggered): walks its own chain
+// while nothing moves yet and keeps it, for the samples the GC's own work will take.
+void keep_own_chain(HeapTypeSet& types, SafeLoad load);
+
+// Stops the probes for good (the recording ended; ReJIT cannot be undone, so the wrapped
+// MoveNexts keep calling them): from then on they return at once and touch nothing.
+void quiet_box_probes();
+bool box_probes_quiet();
 
 // MoveNext entries seen so far (flushed from each thread every few thousand, and at the end by
 // the thread itself), and entries past kDepth.

@@ -15,6 +15,9 @@ constexpr uint32_t kMaxEventText = 256;
 // Boxes of an async chain read from the heap kept per capture (core/heap_chain.h); deeper chains
 // are cut there, visibly.
 constexpr uint32_t kHeapChainBoxes = 32;
+// Longest path of objects a walk follows (boxes, delegates, continuations, promises between
+// them) before it counts the chain as cut: a cycle read from objects changing under it ends here.
+constexpr uint32_t kHeapChainHops = 4 * kHeapChainBoxes;
 
 enum CaptureKind : uint8_t {
   kCaptureCpu = 1,

@@ -45,38 +45,47 @@ bool usable_bounds(const ThreadSlot& slot, uintptr_t sp, uintptr_t identity, Sta
   return true;
 }
 
-// Longest path of objects a walk follows (boxes, delegates, continuations, promises between
-// them) before it counts the chain as cut: a cycle read from objects changing under it ends here.
-constexpr uint32_t kHeapHops = 4 * kHeapChainBoxes;
-
 // The async chain of the box the thread runs, read from the heap (core/heap_chain.h). Objects
 // move only while the runtime is suspended for a GC: a walk is kept only when no suspension was
 // under way as it began and none began or ended before it finished (ASYNC-STACKS-STUDY.md, §8).
 // Without that, a thread in managed code is cooperative, so no GC can run while it is
 // interrupted there, but a thread in native code may be in preemptive mode with a GC running.
+// A walk thrown away falls back on the chain kept for the same run of the same box (by an
+// earlier kept walk, or read by the thread as it began the suspension: a GC's own work runs on
+// the thread whose allocation triggered it, inside the box's MoveNext, core/box_stack.h).
 void walk_async_heap(SamplingShared& shared, const ThreadSlot& slot, uintptr_t ip, uintptr_t identity,
                      const ModuleSnapshot* modules, Capture* c) {
   bool too_deep = false;
-  const uintptr_t box = running_box(slot, identity, platform::safe_load_word, &too_deep);
+  BoxRun run;
+  const uintptr_t box = running_box(slot, identity, platform::safe_load_word, &too_deep, &run);
   if (too_deep) shared.heap_too_deep.fetch_add(1, std::memory_order_relaxed);
   if (box == 0) return;
+  const bool cpu = (c->kinds & kCaptureCpu) != 0;
+  if (cpu) shared.heap_cpu_boxed.fetch_add(1, std::memory_order_relaxed);
+  KeptChain chain{c->heap_chain, 0, 0};
   const uint64_t epoch = shared.suspension_epoch.load(std::memory_order_acquire);
-  if (shared.runtime_suspended.load(std::memory_order_acquire) != 0) {
-    shared.heap_suspended.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  if (modules == nullptr || ip == 0 || modules->find(ip) != nullptr) shared.heap_native.fetch_add(1, std::memory_order_relaxed);
+  bool moved = shared.runtime_suspended.load(std::memory_order_acquire) != 0;
   const uint64_t start = platform::mono_now_ns();
-  const HeapWalk w = walk_heap_chain(box, *shared.heap_types, platform::safe_load_word, c->heap_chain, kHeapChainBoxes, kHeapHops);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (shared.suspension_epoch.load(std::memory_order_relaxed) != epoch) {
-    shared.heap_suspended.fetch_add(1, std::memory_order_relaxed);
-    return;
+  if (!moved) {
+    if (modules == nullptr || ip == 0 || modules->find(ip) != nullptr) shared.heap_native.fetch_add(1, std::memory_order_relaxed);
+    const HeapWalk w = walk_heap_chain(box, *shared.heap_types, platform::safe_load_word, c->heap_chain, kHeapChainBoxes, kHeapChainHops);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    moved = shared.suspension_epoch.load(std::memory_order_relaxed) != epoch;
+    chain.count = w.count;
+    chain.end = static_cast<uint8_t>(w.end);
   }
-  c->heap_count = static_cast<uint8_t>(w.count);
-  c->heap_end = static_cast<uint8_t>(w.end);
+  if (moved) {
+    shared.heap_suspended.fetch_add(1, std::memory_order_relaxed);
+    if (!kept_chain(run, box, &chain)) return;
+    shared.heap_kept_used.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    keep_chain(run, box, chain);
+  }
+  c->heap_count = static_cast<uint8_t>(chain.count);
+  c->heap_end = chain.end;
+  if (cpu && chain.count > 0) shared.heap_cpu_chained.fetch_add(1, std::memory_order_relaxed);
   shared.heap_walks.fetch_add(1, std::memory_order_relaxed);
-  shared.heap_ends[static_cast<uint32_t>(w.end) & 3].fetch_add(1, std::memory_order_relaxed);
+  shared.heap_ends[chain.end & 3].fetch_add(1, std::memory_order_relaxed);
   shared.heap_walk_ns.fetch_add(platform::mono_now_ns() - start, std::memory_order_relaxed);
 }
 

@@ -36,6 +36,9 @@ struct SamplingShared {
   std::atomic<uint64_t> heap_ends[4]{};         // by HeapWalkEnd
   std::atomic<uint64_t> heap_native{0};         // of the walks, those of a thread in native code
   std::atomic<uint64_t> heap_suspended{0};      // walks thrown away: the runtime was suspended (a GC may move objects)
+  std::atomic<uint64_t> heap_kept_used{0};      // of those, samples given the chain kept for the same run of the box
+  std::atomic<uint64_t> heap_cpu_boxed{0};      // CPU samples taken while a box ran (wall ones include threads parked in a GC)
+  std::atomic<uint64_t> heap_cpu_chained{0};    // of those, the ones given a chain (walked or kept)
   std::atomic<uint64_t> heap_too_deep{0};       // MoveNexts nested deeper than the published stack
   std::atomic<uint64_t> heap_walk_ns{0};        // time inside the walks
   // The runtime's suspensions (RuntimeSuspendStarted to RuntimeResumeFinished or Aborted), when

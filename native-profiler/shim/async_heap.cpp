@@ -25,6 +25,13 @@ const char16_t kCoreLib[] = u"System.Private.CoreLib.dll";
 const char16_t kBuilder[] = u"System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1";
 const char16_t kBox[] = u"AsyncStateMachineBox`1";
 const char16_t kBoxFull[] = u"System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1+AsyncStateMachineBox`1";
+// The pooled ValueTask box (PoolingAsyncValueTaskMethodBuilder, .NET 6 on): an IValueTaskSource,
+// not a Task; its awaiter is in the base's `_valueTaskSource` (ManualResetValueTaskSourceCore).
+const char16_t kPooledBuilder[] = u"System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder`1";
+const char16_t kPooledBox[] = u"StateMachineBox`1";
+const char16_t kPooledBoxFull[] = u"System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder`1+StateMachineBox`1";
+const char16_t kPooledBase[] = u"System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder`1+StateMachineBox";
+const char16_t kSourceCore[] = u"System.Threading.Tasks.Sources.ManualResetValueTaskSourceCore`1";
 const char16_t kTask[] = u"System.Threading.Tasks.Task";
 const char16_t kDelegate[] = u"System.Delegate";
 const char16_t kAwaitContinuation[] = u"System.Threading.Tasks.AwaitTaskContinuation";
@@ -99,20 +106,14 @@ void AsyncHeap::run() {
   unmark_own_thread();
 }
 
-bool AsyncHeap::prepare() {
-  ModuleMeta meta(info_, corelib_.load());
-  IMetaDataImport* import = meta.import();
+bool AsyncHeap::box_methods(IMetaDataImport* import, const char16_t* outer, const char16_t* box_name, uint32_t params,
+                            mdMethodDef* move_next, std::vector<mdMethodDef>* callers) {
   mdTypeDef builder = 0, box = 0;
-  if (import == nullptr || FAILED(import->FindTypeDefByName(wide(kBuilder), mdTokenNil, &builder)) ||
-      FAILED(import->FindTypeDefByName(wide(kBox), builder, &box))) {
-    refusal_ = "CoreLib has no AsyncTaskMethodBuilder`1+AsyncStateMachineBox`1";
+  if (FAILED(import->FindTypeDefByName(wide(outer), mdTokenNil, &builder)) || FAILED(import->FindTypeDefByName(wide(box_name), builder, &box))) {
     return false;
   }
-  // MoveNext(Thread): the one with a parameter (MoveNext() only calls it). Its callers in the box
-  // are compiled again too (from their own IL), so none keeps an unprobed copy inlined.
-  mdMethodDef move_next = 0;
-  std::vector<mdMethodDef> callers;
-  for (const char16_t* wanted : {u"MoveNext", u"ExecuteFromThreadPool", u"ExecuteDirectly"}) {
+  // MoveNext with `params` parameters is the one wrapped; every other of these names calls it.
+  for (const char16_t* wanted : {u"MoveNext", u"ExecuteFromThreadPool", u"ExecuteDirectly", u"System.Threading.IThreadPoolWorkItem.Execute"}) {
     HCORENUM e = nullptr;
     mdMethodDef methods[8];
     ULONG n = 0;
@@ -124,30 +125,51 @@ bool AsyncHeap::prepare() {
         DWORD attrs = 0, impl = 0;
         PCCOR_SIGNATURE sig = nullptr;
         if (FAILED(import->GetMethodProps(methods[i], &owner, name, kChars, &len, &attrs, &sig, &sig_len, &rva, &impl))) continue;
-        if (std::u16string(wanted) == u"MoveNext" && sig_len >= 2 && sig[1] == 1) {
-          move_next = methods[i];
-        } else if (callers.size() < 4) {
-          callers.push_back(methods[i]);
+        if (std::u16string(wanted) == u"MoveNext" && sig_len >= 2 && sig[1] == params) {
+          *move_next = methods[i];
+        } else {
+          callers->push_back(methods[i]);
         }
       }
     }
     if (e != nullptr) import->CloseEnum(e);
   }
-  if (move_next == 0) {
-    refusal_ = "CoreLib's AsyncStateMachineBox`1 has no MoveNext(Thread)";
+  return *move_next != 0;
+}
+
+bool AsyncHeap::prepare() {
+  ModuleMeta meta(info_, corelib_.load());
+  IMetaDataImport* import = meta.import();
+  mdMethodDef move_next[kBoxKinds] = {};
+  std::vector<mdMethodDef> callers;
+  if (import == nullptr || !box_methods(import, kBuilder, kBox, 1, &move_next[0], &callers)) {
+    refusal_ = "CoreLib has no AsyncTaskMethodBuilder`1+AsyncStateMachineBox`1.MoveNext(Thread)";
     return false;
   }
+  // The pooled box is wrapped too where CoreLib has it; without it, its methods keep their
+  // physical stacks only.
+  if (!box_methods(import, kPooledBuilder, kPooledBox, 0, &move_next[1], &callers)) {
+    log_line("async stacks (heap): CoreLib has no PoolingAsyncValueTaskMethodBuilder`1+StateMachineBox`1.MoveNext(); pooled ValueTask "
+             "methods keep their physical stacks");
+  }
+  if (callers.size() > kCallers) callers.resize(kCallers);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!meta.prepare_box_probe(move_next, reinterpret_cast<uint64_t>(&clrscope_box_enter),
-                                reinterpret_cast<uint64_t>(&clrscope_box_leave), &prepared_, &refusal_)) {
-      return false;
+    for (int k = 0; k < kBoxKinds; ++k) {
+      if (move_next[k] == 0) continue;
+      if (!meta.prepare_box_probe(move_next[k], reinterpret_cast<uint64_t>(&clrscope_box_enter),
+                                  reinterpret_cast<uint64_t>(&clrscope_box_leave), &prepared_[k], &refusal_)) {
+        if (k == 0) return false;
+        log_line("async stacks (heap): the pooled box's MoveNext cannot be wrapped (%s)", refusal_.c_str());
+        refusal_.clear();
+        move_next[k] = 0;
+      }
     }
     ready_ = true;
   }
   meta.apply();
   for (size_t i = 0; i < callers.size(); ++i) callers_[i].store(callers[i], std::memory_order_release);
-  move_next_.store(move_next, std::memory_order_release);
+  for (int k = 0; k < kBoxKinds; ++k) move_next_[k].store(move_next[k], std::memory_order_release);
   DWORD low = 0, high = 0;
   HRESULT hr = info_->GetEventMask2(&low, &high);
   if (SUCCEEDED(hr)) hr = info_->SetEventMask2(low | COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_JIT_COMPILATION, high);
@@ -156,24 +178,29 @@ bool AsyncHeap::prepare() {
     return false;
   }
   // Every instantiation, loaded now or later, compiles from the wrapped IL (IL versions belong to
-  // the method definition); methods that inlined MoveNext(Thread) are compiled again, as far as
-  // the runtime tracked their inlining (not before an attach: hence the callers).
-  std::vector<ModuleID> modules(callers.size() + 1, corelib_.load());
+  // the method definition); methods that inlined a MoveNext are compiled again, as far as the
+  // runtime tracked their inlining (not before an attach: hence the callers).
   std::vector<mdMethodDef> defs = callers;
-  defs.insert(defs.begin(), move_next);
+  for (int k = kBoxKinds - 1; k >= 0; --k) {
+    if (move_next[k] != 0) defs.insert(defs.begin(), move_next[k]);
+  }
+  std::vector<ModuleID> modules(defs.size(), corelib_.load());
   hr = info_->RequestReJITWithInliners(COR_PRF_REJIT_BLOCK_INLINING, static_cast<ULONG>(defs.size()), modules.data(), defs.data());
   if (FAILED(hr)) {
     refusal_ = "the runtime did not accept the ReJIT request (" + hr_text(hr) + ")";
     return false;
   }
-  log_line("async stacks (heap): ReJIT requested for AsyncStateMachineBox`1.MoveNext(Thread) (token 0x%08x)",
-           static_cast<unsigned>(move_next));
+  log_line("async stacks (heap): ReJIT requested for AsyncStateMachineBox`1.MoveNext(Thread) (token 0x%08x) and the pooled "
+           "StateMachineBox`1.MoveNext() (token 0x%08x)",
+           static_cast<unsigned>(move_next[0]), static_cast<unsigned>(move_next[1]));
   return true;
 }
 
 bool AsyncHeap::owns(ModuleID module, mdMethodDef method) const {
   if (module == 0 || module != corelib_.load(std::memory_order_acquire) || method == 0) return false;
-  if (method == move_next_.load(std::memory_order_acquire)) return true;
+  for (const auto& m : move_next_) {
+    if (m.load(std::memory_order_acquire) == method) return true;
+  }
   for (const auto& c : callers_) {
     if (c.load(std::memory_order_acquire) == method) return true;
   }
@@ -182,15 +209,17 @@ bool AsyncHeap::owns(ModuleID module, mdMethodDef method) const {
 
 HRESULT AsyncHeap::get_rejit_parameters(mdMethodDef method, ICorProfilerFunctionControl* control) {
   std::lock_guard<std::mutex> lock(mu_);
-  // A caller keeps its own IL: compiled again, it calls the wrapped MoveNext(Thread).
-  if (!ready_ || method != move_next_.load(std::memory_order_acquire)) return S_OK;
-  const HRESULT hr = control->SetILFunctionBody(static_cast<ULONG>(prepared_.il.size()), prepared_.il.data());
+  // A caller keeps its own IL: compiled again, it calls the wrapped MoveNext.
+  int k = 0;
+  while (k < kBoxKinds && method != move_next_[k].load(std::memory_order_acquire)) ++k;
+  if (!ready_ || k == kBoxKinds) return S_OK;
+  const HRESULT hr = control->SetILFunctionBody(static_cast<ULONG>(prepared_[k].il.size()), prepared_[k].il.data());
   if (FAILED(hr)) log_line("async stacks (heap): the runtime did not take the wrapped MoveNext (%s)", hr_text(hr).c_str());
   return hr;
 }
 
 void AsyncHeap::on_rejit_finished(FunctionID function, mdMethodDef method, HRESULT status) {
-  if (method != move_next_.load(std::memory_order_acquire)) {
+  if (method != move_next_[0].load(std::memory_order_acquire) && method != move_next_[1].load(std::memory_order_acquire)) {
     if (FAILED(status)) log_line("async stacks (heap): a caller of MoveNext(Thread) failed to compile again (%s)", hr_text(status).c_str());
     return;
   }
@@ -269,15 +298,18 @@ std::string AsyncHeap::type_name(IMetaDataImport* import, mdTypeDef type, bool f
   return name;
 }
 
-uint16_t AsyncHeap::field_offset(ClassID level, IMetaDataImport* import, const char16_t* field) {
-  const std::u16string key = field;
+bool AsyncHeap::field_offset(ClassID level, IMetaDataImport* import, const char16_t* field, uint16_t* out) {
+  const auto key = std::make_pair(level, std::u16string(field));
   auto it = offsets_.find(key);
-  if (it != offsets_.end()) return it->second;
+  if (it != offsets_.end()) {
+    *out = it->second;
+    return true;
+  }
   COR_FIELD_OFFSET fields[128];
   ULONG count = 0, size = 0;
-  uint16_t offset = 0;
+  bool found = false;
   if (SUCCEEDED(info_->GetClassLayout(level, fields, 128, &count, &size))) {
-    for (ULONG i = 0; i < count && i < 128; ++i) {
+    for (ULONG i = 0; i < count && i < 128 && !found; ++i) {
       WCHAR buf[kChars];
       ULONG len = 0;
       mdTypeDef owner = 0;
@@ -289,15 +321,37 @@ uint16_t AsyncHeap::field_offset(ClassID level, IMetaDataImport* import, const c
         continue;
       }
       // The profiler API gives reference types' field offsets from the object's start (after
-      // the MethodTable pointer's 8 bytes, which it counts).
-      if (u16(buf, len) == key && fields[i].ulOffset < 0x10000) offset = static_cast<uint16_t>(fields[i].ulOffset);
+      // the MethodTable pointer's 8 bytes, which it counts), value types' from their first byte.
+      if (u16(buf, len) == key.second && fields[i].ulOffset < 0x8000) {
+        *out = static_cast<uint16_t>(fields[i].ulOffset);
+        found = true;
+      }
     }
   }
-  if (offset != 0) {
-    offsets_.emplace(key, offset);
-    if (log_) log_line("async stacks (heap): field %s at offset %u", utf16_to_utf8(key.data(), key.size()).c_str(), offset);
+  if (found) {
+    offsets_.emplace(key, *out);
+    if (log_) log_line("async stacks (heap): field %s at offset %u", utf16_to_utf8(key.second.data(), key.second.size()).c_str(), *out);
   }
-  return offset;
+  return found;
+}
+
+uint16_t AsyncHeap::pooled_awaiter_offset(ClassID level, IMetaDataImport* import) {
+  ModuleID module = 0;
+  mdTypeDef td = 0;
+  ClassID parent = 0;
+  ULONG32 count = 0;
+  ClassID args[2] = {};
+  mdTypeDef core = 0;
+  ClassID core_class = 0;
+  uint16_t outer = 0, inner = 0;
+  // The struct's layout depends on TResult: its instantiation over the box's own.
+  if (FAILED(info_->GetClassIDInfo2(level, &module, &td, &parent, 2, &count, args)) || count != 1 ||
+      FAILED(import->FindTypeDefByName(wide(kSourceCore), mdTokenNil, &core)) ||
+      FAILED(info_->GetClassFromTokenAndTypeArgs(module, core, 1, args, &core_class)) ||
+      !field_offset(level, import, u"_valueTaskSource", &outer) || !field_offset(core_class, import, u"_continuationState", &inner)) {
+    return 0;
+  }
+  return static_cast<uint16_t>(outer + inner);
 }
 
 bool AsyncHeap::classify(uintptr_t class_id, HeapType* type, std::string* name) {
@@ -317,7 +371,7 @@ bool AsyncHeap::classify(uintptr_t class_id, HeapType* type, std::string* name) 
       if (import == nullptr) return false;
       const std::string level = type_name(import, td, true);
       const std::u16string level16(level.begin(), level.end());  // CoreLib's names here are ASCII
-      if (level16 == kBoxFull) {
+      if (level16 == kBoxFull || level16 == kPooledBoxFull) {
         box = true;
         ModuleID sm_module = 0;
         mdTypeDef sm_td = 0;
@@ -325,17 +379,20 @@ bool AsyncHeap::classify(uintptr_t class_id, HeapType* type, std::string* name) 
           IMetaDataImport* sm_import = import_of(sm_module);
           if (sm_import != nullptr) *name = type_name(sm_import, sm_td, false);
         }
-      } else if (level16 == kTask) {
-        *type = HeapType{box ? HeapKind::kBox : HeapKind::kTask, field_offset(c, import, u"m_continuationObject")};
-        return type->next_offset != 0 || (*type = HeapType{HeapKind::kStop, 0}, true);
-      } else if (level16 == kDelegate) {
-        *type = HeapType{HeapKind::kDelegate, field_offset(c, import, u"_target")};
-        if (type->next_offset == 0) *type = HeapType{HeapKind::kStop, 0};
+      } else if (level16 == kPooledBase) {
+        // Only a box awaits (the base alone is the builder's sentinel of a synchronous result).
+        const uint16_t offset = box ? pooled_awaiter_offset(c, import) : 0;
+        *type = offset != 0 ? HeapType{HeapKind::kBox, offset} : HeapType{HeapKind::kStop, 0};
         return true;
-      } else if (level16 == kAwaitContinuation) {
-        *type = HeapType{HeapKind::kContinuation, field_offset(c, import, u"m_action")};
-        if (type->next_offset == 0) *type = HeapType{HeapKind::kStop, 0};
-        return true;
+      } else {
+        const bool task = level16 == kTask, delegate = level16 == kDelegate, continuation = level16 == kAwaitContinuation;
+        if (task || delegate || continuation) {
+          const HeapKind kind = task ? (box ? HeapKind::kBox : HeapKind::kTask) : delegate ? HeapKind::kDelegate : HeapKind::kContinuation;
+          uint16_t offset = 0;
+          const bool known = field_offset(c, import, task ? u"m_continuationObject" : delegate ? u"_target" : u"m_action", &offset);
+          *type = known && offset != 0 ? HeapType{kind, offset} : HeapType{HeapKind::kStop, 0};
+          return true;
+        }
       }
     }
     c = parent;

@@ -1,9 +1,10 @@
 #pragma once
 // Async call stacks read from the heap (approach B of native-profiler/ASYNC-STACKS-STUDY.md):
 // the runtime's side. Finds CoreLib's `AsyncTaskMethodBuilder<TResult>.AsyncStateMachineBox<T>
-// .MoveNext(Thread)`, has ReJIT wrap it with the box probe (core/il_box_probe.h, core/box_stack.h)
-// and counts the instantiations the runtime compiles with it; classifies, for the sampler
-// thread, the MethodTables the handlers' walks meet (core/heap_chains.h).
+// .MoveNext(Thread)` and the pooled ValueTask box's `PoolingAsyncValueTaskMethodBuilder<TResult>
+// .StateMachineBox<T>.MoveNext()`, has ReJIT wrap both with the box probe (core/il_box_probe.h,
+// core/box_stack.h) and counts the instantiations the runtime compiles with it; classifies, for
+// the sampler thread, the MethodTables the handlers' walks meet (core/heap_chains.h).
 //
 // Threads: a worker thread of ours finds CoreLib and requests the ReJIT (it suspends the runtime:
 // never on a runtime thread or the sampler's); GetReJITParameters on whichever runtime thread
@@ -12,8 +13,11 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <map>
 #include <thread>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "clr/corprof.h"
 #include "core/heap_chain.h"
@@ -51,27 +55,37 @@ class AsyncHeap {
   bool prepare();
   clr::IMetaDataImport* import_of(clr::ModuleID module);
   std::string type_name(clr::IMetaDataImport* import, clr::mdTypeDef type, bool full);
-  // The offset (from the object's start) of `field` declared by `level`, cached by `key`.
-  uint16_t field_offset(clr::ClassID level, clr::IMetaDataImport* import, const char16_t* field);
+  // The box's MoveNext (with `params` parameters) and its callers in the box; false when absent.
+  bool box_methods(clr::IMetaDataImport* import, const char16_t* outer, const char16_t* box, uint32_t params,
+                   clr::mdMethodDef* move_next, std::vector<clr::mdMethodDef>* callers);
+  // The offset of `field` declared by `level` (from a reference type's start, its MethodTable
+  // pointer included; from a value type's first byte), cached by both.
+  bool field_offset(clr::ClassID level, clr::IMetaDataImport* import, const char16_t* field, uint16_t* out);
+  // Where a pooled box keeps the object its awaiter left: `_valueTaskSource._continuationState`
+  // (the awaiting box itself, or a delegate to it). `level` is the box's base, over TResult.
+  uint16_t pooled_awaiter_offset(clr::ClassID level, clr::IMetaDataImport* import);
 
   clr::ICorProfilerInfo12* info_;
   bool log_;
   std::atomic<bool> stopping_{false};
   std::thread worker_;
   std::atomic<clr::ModuleID> corelib_{0};
-  std::atomic<clr::mdMethodDef> move_next_{0};
-  // MoveNext(Thread)'s callers in the box (MoveNext(), ExecuteFromThreadPool): compiled again from
-  // their own IL, since code compiled before an attach inlined MoveNext(Thread) unprobed.
-  std::atomic<clr::mdMethodDef> callers_[4] = {};
+  // [0] the task box's MoveNext(Thread), [1] the pooled box's MoveNext() (0: not in this CoreLib).
+  static constexpr int kBoxKinds = 2;
+  std::atomic<clr::mdMethodDef> move_next_[kBoxKinds] = {};
+  // Their callers in the boxes (MoveNext(), ExecuteFromThreadPool, IThreadPoolWorkItem.Execute):
+  // compiled again from their own IL, since code compiled before an attach inlined MoveNext unprobed.
+  static constexpr int kCallers = 8;
+  std::atomic<clr::mdMethodDef> callers_[kCallers] = {};
   std::mutex mu_;  // the prepared IL, read by GetReJITParameters
-  PreparedMethod prepared_;
+  PreparedMethod prepared_[kBoxKinds];
   bool ready_ = false;
   std::string refusal_;
   std::atomic<uint64_t> compiled_{0};
   std::atomic<uint64_t> failed_{0};
   // Sampler thread only.
   std::unordered_map<clr::ModuleID, clr::IMetaDataImport*> imports_;
-  std::unordered_map<std::u16string, uint16_t> offsets_;  // "Type.field" -> offset
+  std::map<std::pair<clr::ClassID, std::u16string>, uint16_t> offsets_;
 };
 
 }  // namespace clrscope

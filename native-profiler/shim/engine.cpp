@@ -303,12 +303,15 @@ void log_async_heap(Engine* e) {
              static_cast<unsigned long long>(e->async_heap->compiled()), static_cast<unsigned long long>(e->async_heap->failed()),
              static_cast<unsigned long long>(box_enters()), static_cast<unsigned long long>(box_overflows()), BoxStack::kDepth);
     log_line("async heap: %llu walks (%llu to the root, %llu cut at a type not classified yet, %llu rejected by a read, %llu "
-             "cut by depth) in %llu ns, %llu of them in native code; %llu thrown away (the runtime suspended), %llu too deep",
+             "cut by depth) in %llu ns, %llu of them in native code; %llu thrown away (the runtime suspended), %llu of those "
+             "given the chain kept for the box's run, %llu too deep",
              static_cast<unsigned long long>(sh.heap_walks.load()), static_cast<unsigned long long>(sh.heap_ends[0].load()),
              static_cast<unsigned long long>(sh.heap_ends[1].load()), static_cast<unsigned long long>(sh.heap_ends[2].load()),
              static_cast<unsigned long long>(sh.heap_ends[3].load()), static_cast<unsigned long long>(sh.heap_walk_ns.load()),
              static_cast<unsigned long long>(sh.heap_native.load()), static_cast<unsigned long long>(sh.heap_suspended.load()),
-             static_cast<unsigned long long>(sh.heap_too_deep.load()));
+             static_cast<unsigned long long>(sh.heap_kept_used.load()), static_cast<unsigned long long>(sh.heap_too_deep.load()));
+    log_line("async heap: %llu CPU samples taken while a box ran, %llu of them given a chain",
+             static_cast<unsigned long long>(sh.heap_cpu_boxed.load()), static_cast<unsigned long long>(sh.heap_cpu_chained.load()));
     log_line("async heap: %u types classified (%llu by the runtime, %llu unknown to it, %llu queued and dropped); %u chain nodes "
              "(%llu refused at the bound)",
              e->heap_types->size(), static_cast<unsigned long long>(e->heap_chains->classified()),
@@ -371,10 +374,14 @@ void begin_detach(Engine* e) {
   if (e->exception_ids != nullptr) e->exception_ids->release_all();
   e->counters_block.close(true);
   log_async_heap(e);
+  // The wrapped MoveNexts stay (ReJIT cannot be undone) and keep calling the probes: from now on
+  // they return at once.
+  if (e->async_heap != nullptr) quiet_box_probes();
   if (e->measure->rejit_enabled() || e->async_heap != nullptr) {
     // The runtime would refuse (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT); the measured
     // methods are being reverted on the measuring thread, which stays for that.
-    log_line("the workstation went away; methods were measured, so the runtime keeps clrscope loaded: staying quiet");
+    log_line("the workstation went away; %s, so the runtime keeps clrscope loaded: staying quiet",
+             e->async_heap != nullptr ? "async stacks from the heap rewrote MoveNext (its probes are quiet now)" : "methods were measured");
     return;
   }
   if (removal == platform::CaptureRemoval::kTakenOver) {

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <vector>
 
+#include "core/box_stack.h"
 #include "core/event_capture.h"
 #include "core/event_counters.h"
 #include "core/gc_event_payloads.h"
@@ -64,6 +65,10 @@ bool is_runtime_provider(Engine* engine, EVENTPIPE_PROVIDER provider) {
 HRESULT ProfilerCallback::RuntimeSuspendStarted(COR_PRF_SUSPEND_REASON reason) {
   return guarded("RuntimeSuspendStarted", [&]() -> HRESULT {
     if (engine_ == nullptr) return S_OK;
+    // The thread suspending is, for a workstation GC, the one whose allocation triggered it, and
+    // the GC's work runs on it: its chain, read now while nothing moves, serves the samples the
+    // GC takes (core/box_stack.h).
+    if (engine_->heap_types != nullptr && !box_probes_quiet()) keep_own_chain(*engine_->heap_types, platform::safe_load_word);
     // Before anything moves: heap walks of async stacks in flight from now on are thrown away.
     note_runtime_suspension(engine_->shared, true);
     engine_->suspensions.on_suspend_started(static_cast<uint8_t>(reason), platform::mono_now_ns());

@@ -54,6 +54,14 @@ export interface ContainerInfo {
   cgroup: string | null;
 }
 
+/**
+ * Where async call stacks come from (native-profiler/ASYNC-STACKS-STUDY.md): 'events' follows the
+ * runtime's TPL events of every await (suspended time and the "Async operations" count too);
+ * 'heap' reads each sample's chain from the heap as it is taken (cheaper; no suspended time).
+ */
+export type AsyncStacksSource = 'events' | 'heap';
+export const ASYNC_STACKS_SOURCES: readonly AsyncStacksSource[] = ['events', 'heap'];
+
 export interface LaunchRequest {
   /** The program to run (looked up on PATH), e.g. "dotnet". */
   command: string;
@@ -66,6 +74,8 @@ export interface LaunchRequest {
   wall?: boolean;
   /** Async call stacks (default false: costs the program time at high await rates; README, "Async stacks"). */
   async?: boolean;
+  /** Where they come from when `async` is on (default 'events'): ASYNC_STACKS_SOURCES. */
+  asyncSource?: AsyncStacksSource;
   /** Event samples with stacks (README, "Allocations, locks and exceptions"): exceptions and lock waits (default true), allocations (default false: the Types view's data). */
   exceptions?: boolean;
   locks?: boolean;
@@ -83,8 +93,10 @@ export interface AttachRequest {
   pid: number;
   intervalMs?: number;
   wall?: boolean;
-  /** As LaunchRequest's; only operations started after the attach get their chain. */
+  /** As LaunchRequest's; only operations started after the attach get their chain (from events). */
   async?: boolean;
+  /** As LaunchRequest's; with 'heap' the profiler cannot detach (its library stays loaded, quiet). */
+  asyncSource?: AsyncStacksSource;
   /** As LaunchRequest's. */
   exceptions?: boolean;
   locks?: boolean;

@@ -61,7 +61,7 @@ describe('parallel stacks per async operation (workstation, Chromium)', { skip: 
       if (await page.getByTestId('launch-form').count() === 0) await page.getByTestId('launch-open').click();
       await page.getByTestId('launch-command').fill('dotnet');
       await page.getByTestId('launch-args').fill(`${targetDll('AsyncChain')} requests --count 100000 --parallel ${CLIENTS} --delay-ms 200 --work-us 500`);
-      await page.getByTestId('launch-async').check();
+      await page.getByTestId('launch-async').selectOption('events');
       await page.getByTestId('launch-submit').click();
       await until('samples with async stacks', () => appState(page), (s) => (s.summary?.sampleCount ?? 0) > 100 && s.error === null, 60000);
 

@@ -6,8 +6,10 @@
 // method's logical callers right above its MoveNext in the .clrscope file read back.
 //
 // A ValueTask method built with PoolingAsyncValueTaskMethodBuilder makes no task, so the runtime
-// raises no task event for it: its continuations keep their physical stacks (README, "Limits"),
-// which the test asserts as such.
+// raises no task event for it: from the events its continuations keep their physical stacks
+// (README, "Limits"), which the test asserts as such. Read from the heap (`--async-source heap`),
+// its pooled box is probed and walked like a task's (native-profiler/shim/async_heap.cpp): there
+// the chain must be whole.
 //
 // The fan-out's branches are awaited by no TaskWaitBegin (CoreLib registers Task.WhenAll on its
 // tasks directly); the profiler takes the operations begun just before the combinator on its
@@ -35,9 +37,9 @@ interface Logical {
   result: Record<string, unknown>;
 }
 
-async function record(name: string, program: string[]): Promise<Logical> {
+async function record(name: string, program: string[], source: 'events' | 'heap' = 'events'): Promise<Logical> {
   const file = join(dir, `${name}.clrscope`);
-  const run = await runCli(['record', '--async', '-o', file, '--', 'dotnet', ...program], { timeoutMs: 180000 });
+  const run = await runCli(['record', '--async-source', source, '-o', file, '--', 'dotnet', ...program], { timeoutMs: 180000 });
   assert.equal(run.code, 0, run.stderr);
   const src = new AsyncSource(openRecording(readFileSync(file)).recording);
   const cols = src.sampleColumns();
@@ -107,6 +109,13 @@ describe('async call stacks across await shapes (record --async)', () => {
     t.diagnostic(`pooled: ${(spliced / 1e6).toFixed(0)} of ${(s.cpu / 1e6).toFixed(0)} ms under [await] frames, ${(pooled / 1e6).toFixed(0)} ms under the pool's dispatch (${s.samples} samples)`);
     assert.ok(s.samples >= 10, `only ${s.samples} CPU samples in Inner`);
     assert.ok(pooled >= 0.9 * s.cpu && spliced <= 0.1 * s.cpu, `${spliced} ns spliced, ${pooled} of ${s.cpu} ns physical`);
+  });
+
+  it("pooled ValueTask read from the heap (--async-source heap): ≥ 90% of Inner's CPU under [await] Middle, [await] Outer and [await] Loop", async (t) => {
+    const r = await record('pooled-heap', [targetDll('AsyncChain'), 'pooled', '--seconds', '4', '--parallel', '2'], 'heap');
+    assert.ok(Number(r.result.leafCalls) > 0, JSON.stringify(r.result));
+    const leaf = /\.PooledChain\+<Inner>d__\d+\.MoveNext$/;
+    check(t, 'pooled, heap', share(r.cpu, leaf, SPIN, [awaitOf('PooledChain', 'Middle'), awaitOf('PooledChain', 'Outer'), awaitOf('Loops', 'Loop')]), r.cpu, leaf);
   });
 
   it("ConfigureAwait(false): ≥ 90% of Inner's CPU under [await] Middle, [await] Outer and [await] Loop", async (t) => {

@@ -333,6 +333,14 @@ test('launch and attach take an async call stacks switch, a boolean', () => {
   rejects('attach', [{ pid: 7, async: 1 }], /The async call stacks switch \(async\)/);
 });
 
+test('launch and attach say where async call stacks come from: events or heap, only with async on', () => {
+  assert.deepEqual(validateCall('launch', launch({ async: true, asyncSource: 'heap' }), known), { op: 'launch', args: [{ command: 'dotnet', args: ['app.dll'], async: true, asyncSource: 'heap' }] });
+  assert.deepEqual(validateCall('attach', [{ pid: 7, async: true, asyncSource: 'events' }], known), { op: 'attach', args: [{ pid: 7, async: true, asyncSource: 'events' }] });
+  rejects('attach', [{ pid: 7, async: true, asyncSource: 'stack' }], "Async call stacks come from 'events' or 'heap', not \"stack\".");
+  rejects('launch', launch({ asyncSource: 'heap' }), 'Where async call stacks come from (asyncSource) is said only with async: true.');
+  rejects('attach', [{ pid: 7, async: false, asyncSource: 'heap' }], 'Where async call stacks come from (asyncSource) is said only with async: true.');
+});
+
 test('heap operations: only known snapshots, whole numbers in range, .clrheap to save, a baseline other than the snapshot', () => {
   const heaps = { hasSession: (id: string) => id === 's1', hasHeapSnapshot: (id: string) => id === 'h1' || id === 'h2' };
   const rejects = (op: string, args: unknown[], message: string): void => {

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import {
-  EXPORT_EXTENSIONS, JOB_ID, MAX_CLIPBOARD_CHARS, MAX_HEAP_CHILDREN, MAX_HEAP_TYPE_CHARS, MAX_KEEP_MINUTES, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ClipboardRequest, type ExportFormat, type ExportRequest, type KeepWindowRequest, type LaunchRequest,
+  ASYNC_STACKS_SOURCES, EXPORT_EXTENSIONS, JOB_ID, MAX_CLIPBOARD_CHARS, MAX_HEAP_CHILDREN, MAX_HEAP_TYPE_CHARS, MAX_KEEP_MINUTES, MAX_MEASURE_PATTERN, MAX_SOURCE_METHODS, OPENABLE_EXTENSIONS, OPERATIONS, type AttachRequest, type ClipboardRequest, type ExportFormat, type ExportRequest, type KeepWindowRequest, type LaunchRequest,
   type MeasureRequest, type OpenRecordingRequest, type Operation, type RevertMeasureRequest, type SourceFileRequest, type WorkstationApi, type WorkstationSettings,
   type HeapDominatorsRequest, type HeapOpenRequest, type HeapPathsRequest, type HeapSaveRequest, type HeapTakeRequest, type HeapTypesRequest,
 } from '../../../structs/api/contract.js';
@@ -132,7 +132,7 @@ export function validateSessionId(value: unknown, context: ValidationContext): s
 
 export function validateLaunchRequest(value: unknown): LaunchRequest {
   const obj = plainObject(value, 'launch request');
-  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall', 'async', 'exceptions', 'locks', 'alloc', 'keepMinutes', 'children'], 'launch request');
+  onlyFields(obj, ['command', 'args', 'cwd', 'intervalMs', 'wall', 'async', 'asyncSource', 'exceptions', 'locks', 'alloc', 'keepMinutes', 'children'], 'launch request');
   const command = text(obj.command, 'The command', LIMITS.commandChars);
   if (!Array.isArray(obj.args)) fail(`The program's arguments (args) must be a list of text, not ${describeValue(obj.args)}.`);
   if (obj.args.length > LIMITS.argCount) fail(`The program has ${obj.args.length} arguments; at most ${LIMITS.argCount} are allowed.`);
@@ -148,8 +148,7 @@ export function validateLaunchRequest(value: unknown): LaunchRequest {
   if (obj.cwd !== undefined) request.cwd = absolutePath(obj.cwd, 'The working directory (cwd)');
   if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
-  if (obj.async !== undefined) request.async = bool(obj.async, 'The async call stacks switch (async)');
-  Object.assign(request, eventSwitches(obj));
+  Object.assign(request, asyncSwitches(obj), eventSwitches(obj));
   if (obj.keepMinutes !== undefined) request.keepMinutes = validateKeepMinutes(obj.keepMinutes);
   if (obj.children !== undefined) request.children = bool(obj.children, 'The child processes switch (children)');
   return request;
@@ -157,14 +156,26 @@ export function validateLaunchRequest(value: unknown): LaunchRequest {
 
 export function validateAttachRequest(value: unknown): AttachRequest {
   const obj = plainObject(value, 'attach request');
-  onlyFields(obj, ['pid', 'intervalMs', 'wall', 'async', 'exceptions', 'locks', 'alloc', 'keepMinutes'], 'attach request');
+  onlyFields(obj, ['pid', 'intervalMs', 'wall', 'async', 'asyncSource', 'exceptions', 'locks', 'alloc', 'keepMinutes'], 'attach request');
   const request: AttachRequest = { pid: validatePid(obj.pid) };
   if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
-  if (obj.async !== undefined) request.async = bool(obj.async, 'The async call stacks switch (async)');
-  Object.assign(request, eventSwitches(obj));
+  Object.assign(request, asyncSwitches(obj), eventSwitches(obj));
   if (obj.keepMinutes !== undefined) request.keepMinutes = validateKeepMinutes(obj.keepMinutes);
   return request;
+}
+
+/** The async call stacks switch and where they come from; a source without the switch on says nothing, so it is refused. */
+function asyncSwitches(obj: Record<string, unknown>): Pick<LaunchRequest, 'async' | 'asyncSource'> {
+  const out: Pick<LaunchRequest, 'async' | 'asyncSource'> = {};
+  if (obj.async !== undefined) out.async = bool(obj.async, 'The async call stacks switch (async)');
+  if (obj.asyncSource !== undefined) {
+    const source = ASYNC_STACKS_SOURCES.find((s) => s === obj.asyncSource);
+    if (source === undefined) fail(`Async call stacks come from ${ASYNC_STACKS_SOURCES.map((s) => `'${s}'`).join(' or ')}, not ${describeValue(obj.asyncSource)}.`);
+    if (out.async !== true) fail('Where async call stacks come from (asyncSource) is said only with async: true.');
+    out.asyncSource = source;
+  }
+  return out;
 }
 
 /** The exceptions, locks and allocations switches of a launch or attach request, those it has. */

@@ -69,6 +69,18 @@ export const ASYNC_SOURCES: readonly AsyncSource[] = ['heap', 'events'];
 /** The source `--async` uses unless told (scripts/bench/RESULTS.md, "Async stacks read from the heap"). */
 export const DEFAULT_ASYNC_SOURCE: AsyncSource = 'events';
 
+/**
+ * Why an attached recording with async stacks from the heap leaves clrscope's library in the
+ * process: the box probe's ReJIT cannot be undone, so the runtime refuses the detach; the probe
+ * itself does nothing once the recording ends (native-profiler/core/box_stack.h).
+ */
+export const HEAP_ASYNC_STAYS_LOADED = "clrscope's library stays loaded in it: async stacks from the heap rewrote a runtime method, which the runtime cannot undo (its probe does nothing now).";
+
+/** Whether these switches read async stacks from the heap (the attach cannot detach). */
+export function asyncFromHeap(s: EventSwitches | undefined): boolean {
+  return s?.async === true && (s.asyncSource ?? DEFAULT_ASYNC_SOURCE) === 'heap';
+}
+
 /** CLRSCOPE_ASYNC's value (and the client data's async=) for a source. */
 function asyncValue(s: EventSwitches): string {
   return (s.asyncSource ?? DEFAULT_ASYNC_SOURCE) === 'heap' ? 'heap' : '1';

@@ -53,6 +53,8 @@ export interface LiveSessionSetup {
    * is the first process's own bytes.
    */
   mergeProcesses?: boolean;
+  /** An attach whose profiler cannot detach (async stacks from the heap): what its stop says instead. */
+  staysLoaded?: string;
 }
 
 export class LiveSession extends SessionBase implements RecordingSession {
@@ -440,7 +442,9 @@ export class LiveSession extends SessionBase implements RecordingSession {
     if (this.stopRequested) {
       const after = launched
         ? (exitClause === '' ? 'The program was asked to exit.' : exitClause)
-        : 'The profiler detaches; the program carries on.';
+        : this.setup.staysLoaded === undefined
+          ? 'The profiler detaches; the program carries on.'
+          : `The recording ends; the program carries on. ${this.setup.staysLoaded}`;
       return { state: 'stopped', message: join('Stopped.', after) };
     }
     if (!this.streamOver) return { state: 'recording', message: null };

@@ -10,7 +10,7 @@
 import type { ChunkListener, CollectedStream } from '../collector/collector.js';
 import type { CountersSource } from '../counters/counters-source.js';
 import { DiagnosticsError } from '../diagnostics/diagnostics-error.js';
-import type { EventSwitches } from '../profiler/profiler-env.js';
+import { asyncFromHeap, HEAP_ASYNC_STAYS_LOADED, type EventSwitches } from '../profiler/profiler-env.js';
 import type { SessionStream } from '../spool/session-stream.js';
 import { FallbackSession } from './fallback-session.js';
 import { LiveSession, type SessionEmit } from './live-session.js';
@@ -147,7 +147,8 @@ export type AttachStarted =
  */
 export async function attachSession(start: AttachStart): Promise<AttachStarted> {
   const { pid } = start;
-  const session = new LiveSession({ ...common(start, await start.newStream()), pid, attached: true });
+  const staysLoaded = asyncFromHeap(start.events) ? { staysLoaded: HEAP_ASYNC_STAYS_LOADED } : {};
+  const session = new LiveSession({ ...common(start, await start.newStream()), pid, attached: true, ...staysLoaded });
   let collector: Awaited<ReturnType<typeof attachCollector>>;
   try {
     collector = await attachCollector(pid, (stream, chunk) => session.onChunk(stream, chunk), start.keepSamples === true);

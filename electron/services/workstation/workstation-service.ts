@@ -95,7 +95,8 @@ export interface StreamStorage {
 
 /** The event samples a launch or attach asks for; absent switches take the profiler's defaults (exceptions and locks on, allocations off). */
 function requestedEvents(request: LaunchRequest | AttachRequest): EventSwitches {
-  return { exceptions: request.exceptions ?? true, locks: request.locks ?? true, alloc: request.alloc ?? false, async: request.async === true };
+  const source = request.async === true && request.asyncSource !== undefined ? { asyncSource: request.asyncSource } : {};
+  return { exceptions: request.exceptions ?? true, locks: request.locks ?? true, alloc: request.alloc ?? false, async: request.async === true, ...source };
 }
 
 class WorkstationCore {

@@ -5,6 +5,7 @@ import { useState, type FormEvent, type ReactElement } from 'react';
 import { splitArguments } from '../state/command-line.js';
 import { commandLineOf } from '../../../structs/text/command-line.js';
 import { userMessage } from '../state/user-message.js';
+import { AsyncStacksSelect, asyncRequest, type AsyncStacksChoice } from './async-stacks-choice.js';
 import { EventSwitches, useEventChoice } from './event-switches.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
@@ -23,7 +24,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, keepMinutes, onClose 
   const [args, setArgs] = useState('');
   const [cwd, setCwd] = useState('');
   const [wall, setWall] = useState(true);
-  const [asyncStacks, setAsyncStacks] = useState(false);
+  const [asyncStacks, setAsyncStacks] = useState<AsyncStacksChoice>('off');
   const [children, setChildren] = useState(true);
   const [events, setEvents] = useEventChoice();
 
@@ -48,7 +49,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, keepMinutes, onClose 
       ws.showError('Say which program to launch.');
       return;
     }
-    void ws.sessions.launch({ command: command.trim(), args: list, intervalMs, wall, children, ...events, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
+    void ws.sessions.launch({ command: command.trim(), args: list, intervalMs, wall, children, ...events, ...asyncRequest(asyncStacks), ...(keepMinutes !== null ? { keepMinutes } : {}), ...(cwd.trim() !== '' ? { cwd: cwd.trim() } : {}) });
   };
 
   return (
@@ -76,10 +77,7 @@ export function LaunchForm({ intervalMs, onIntervalChange, keepMinutes, onClose 
         <input type="checkbox" checked={wall} onChange={(e) => setWall(e.target.checked)} data-testid="launch-wall" />
         wall time
       </label>
-      <label className="check" title="The methods awaiting each async continuation, above it in the flame graph. Costs the program time at high await rates (about 8% at 10,000 awaits a second).">
-        <input type="checkbox" checked={asyncStacks} onChange={(e) => setAsyncStacks(e.target.checked)} data-testid="launch-async" />
-        async stacks
-      </label>
+      <AsyncStacksSelect value={asyncStacks} onChange={setAsyncStacks} testId="launch-async" />
       <label className="check" title="Every .NET process the program starts is recorded too, each as its own process in this recording (a build's nodes, a service's workers). Off: only the first .NET process to connect.">
         <input type="checkbox" checked={children} onChange={(e) => setChildren(e.target.checked)} data-testid="launch-children" />
         child processes

@@ -2,6 +2,7 @@
 
 import { useEffect, useMemo, useState, type ReactElement } from 'react';
 import type { ProcessInfo } from '../../../structs/api/contract.js';
+import { AsyncStacksSelect, asyncRequest, type AsyncStacksChoice } from './async-stacks-choice.js';
 import { EventSwitches, useEventChoice } from './event-switches.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
 
@@ -16,7 +17,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
   const loading = useAppState((s) => s.processesLoading);
   const starting = useAppState((s) => s.starting);
   const [filter, setFilter] = useState('');
-  const [asyncStacks, setAsyncStacks] = useState(false);
+  const [asyncStacks, setAsyncStacks] = useState<AsyncStacksChoice>('off');
   const [events, setEvents] = useEventChoice();
   useEffect(() => { void ws.sessions.refreshProcesses(); }, [ws]);
   const shown = useMemo(() => {
@@ -31,10 +32,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
           type="search" className="grow" placeholder="Filter by pid, name or command line" value={filter}
           onChange={(e) => setFilter(e.target.value)} data-testid="process-filter" autoFocus
         />
-        <label className="check" title="The methods awaiting each async continuation, for operations started after the attach. Costs the program time at high await rates.">
-          <input type="checkbox" checked={asyncStacks} onChange={(e) => setAsyncStacks(e.target.checked)} data-testid="attach-async" />
-          async stacks
-        </label>
+        <AsyncStacksSelect value={asyncStacks} onChange={setAsyncStacks} testId="attach-async" />
         <EventSwitches choice={events} onChange={setEvents} prefix="attach" />
         <button type="button" onClick={() => void ws.sessions.refreshProcesses()} disabled={loading} data-testid="process-refresh">
           {loading ? 'Refreshing…' : 'Refresh'}
@@ -64,7 +62,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
                 <td className="actions">
                   {p.attachable && (
                     <button
-                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.sessions.attach({ pid: p.pid, intervalMs, ...events, ...(asyncStacks ? { async: true } : {}), ...(keepMinutes !== null ? { keepMinutes } : {}) })}
+                      type="button" disabled={starting} data-testid="process-attach" onClick={() => void ws.sessions.attach({ pid: p.pid, intervalMs, ...events, ...asyncRequest(asyncStacks), ...(keepMinutes !== null ? { keepMinutes } : {}) })}
                       title={p.eventPipeOnly ? `${p.reason ?? ''} clrscope records it through the runtime's EventPipe instead; CPU time is estimated.` : undefined}
                     >
                       {p.eventPipeOnly ? 'Attach (EventPipe)' : 'Attach'}
