@@ -10,8 +10,9 @@
 // waits `report --blocking` ranks: sync over async, a lock, synchronous I/O), or away from the
 // request (a wall sample without ASP.NET Core's pipeline on its stack: after the request's first
 // await its thread went back to the pool, and the pool's idle waits are no part of it, though
-// requests.ts's rule still charges them to it). The first sample after the end on the thread
-// that ended it tells what that thread did up to the end. Time no thread holds is suspended.
+// requests.ts's rule still charges them to it). After the request's last sample on the thread
+// that ended it, that thread went on as that sample shows until the end (a sample after the end
+// may be an interval later and show the thread's next work). Time no thread holds is suspended.
 // What a suspended stretch awaited is
 // the `[awaiting …]` leaf of the operations the profiler saw suspended in it (record --async),
 // the commonest one, read from the `[async operations]` thread (structs/wire/PROTOCOL.md).
@@ -92,7 +93,7 @@ export function requestTimeline(rec: Recording, index: number): RequestTimeline 
   const ms = (ns: number): number => (ns - start) / 1e6;
   const tags = sampleRequests(rec, requests);
   const { mono, threadId, stackId, cpuNs, wallNs } = rec.sampleColumns();
-  const endThreads = new Set(rec.threads().filter((t) => t.osTid !== 0 && (t.osTid === r.endTid || t.osTid === r.startTid)).map((t) => t.id));
+  const endThreads = new Set(rec.threads().filter((t) => t.osTid !== 0 && t.osTid === r.endTid).map((t) => t.id));
   const classOf = new Map<number, SampleClass>();
   const classify = (sid: number, cpu: boolean): SampleClass => {
     if (cpu) return 'cpu';
@@ -104,18 +105,11 @@ export function requestTimeline(rec: Recording, index: number): RequestTimeline 
     }
     return c;
   };
-  // Per thread, its samples in the request and the first one after its end, by time.
+  // Per thread, its samples in the request, by time.
   const perThread = new Map<number, { mono: number; what: SampleClass }[]>();
-  const after = new Map<number, number>();
   for (let i = 0; i < tags.length; i++) {
     const m = mono[i];
-    if (tags[i] !== index) {
-      if (tags[i] !== -1 || m <= end || !endThreads.has(threadId[i]) || (after.get(threadId[i]) ?? Infinity) < m) continue;
-      after.set(threadId[i], m);
-    } else if (m <= start) {
-      continue;
-    }
-    if (!(cpuNs[i] > 0) && !(wallNs[i] > 0)) continue;
+    if (tags[i] !== index || m <= start || !(cpuNs[i] > 0 || wallNs[i] > 0)) continue;
     let list = perThread.get(threadId[i]);
     if (list === undefined) perThread.set(threadId[i], (list = []));
     list.push({ mono: m, what: classify(stackId[i], cpuNs[i] > 0) });
@@ -125,13 +119,14 @@ export function requestTimeline(rec: Recording, index: number): RequestTimeline 
     list.sort((x, y) => x.mono - y.mono);
     const t = { cpu: [] as Interval[], on: [] as Interval[] };
     let prev = start;
-    // Samples after the end past the first one are cut off by the break.
+    let last: SampleClass = 'away';
     for (const sample of list) {
       const to = Math.min(end, sample.mono);
       if (to > prev && sample.what !== 'away') (sample.what === 'cpu' ? t.cpu : t.on).push([prev, to]);
       prev = Math.max(prev, to);
-      if (prev >= end) break;
+      last = sample.what;
     }
+    if (prev < end && last !== 'away' && endThreads.has(id)) (last === 'cpu' ? t.cpu : t.on).push([prev, end]);
     if (t.cpu.length + t.on.length > 0) byThread.set(id, t);
   }
   const names = new Map(rec.threads().map((t) => [t.id, t]));
