@@ -37,6 +37,11 @@ const WAITS: readonly { re: RegExp; what: string }[] = [
   },
 ];
 
+/** Whether a frame named `name` is one of the waits above (request-timeline.ts reads wall samples by them too). */
+export function isBlockingWait(name: string): boolean {
+  return WAITS.some((w) => w.re.test(name));
+}
+
 const POOL_ROOT = /PortableThreadPool\+WorkerThread\.WorkerThreadStart$|ThreadPoolWorkQueue\.Dispatch$/;
 export const POOL_THREAD_NAME = '.NET TP Worker';
 

@@ -115,7 +115,7 @@ export class ProfileAnalysis {
     const key = this.weightsKey(query);
     const known = this.weights.get(key);
     if (known !== undefined) return known;
-    const wholeRecording = query.fromMs === undefined && query.toMs === undefined && (query.threadIds ?? null) === null;
+    const wholeRecording = query.fromMs === undefined && query.toMs === undefined && (query.threadIds ?? null) === null && query.samples === undefined;
     const w = (wholeRecording ? this.whole?.(query.metric) : undefined) ?? weighStacks(this.source, query);
     this.keepWeights(key, w);
     return w;
@@ -137,7 +137,7 @@ export class ProfileAnalysis {
   }
 
   private weightsKey(query: SampleQuery): string {
-    return JSON.stringify([query.metric, query.fromMs ?? null, query.toMs ?? null, query.threadIds ?? null, this.source.sampleCount, this.source.stackCount]);
+    return JSON.stringify([query.metric, query.fromMs ?? null, query.toMs ?? null, query.threadIds ?? null, query.samples?.key ?? null, this.source.sampleCount, this.source.stackCount]);
   }
 
   private keepWeights(key: string, w: StackWeights): void {
@@ -189,7 +189,8 @@ export interface Diff {
 /** `before` and `after` may be the same analysis (two windows of one recording) or two recordings. */
 export function diffAnalyses(before: ProfileAnalysis, beforeQuery: AnalysisQuery, after: ProfileAnalysis, afterQuery: AnalysisQuery, normalize: DiffNormalize): Diff {
   const sameSamples = before === after && foldKey(beforeQuery.fold) === foldKey(afterQuery.fold) && beforeQuery.metric === afterQuery.metric
-    && JSON.stringify(beforeQuery.threadIds ?? null) === JSON.stringify(afterQuery.threadIds ?? null);
+    && JSON.stringify(beforeQuery.threadIds ?? null) === JSON.stringify(afterQuery.threadIds ?? null)
+    && beforeQuery.samples === undefined && afterQuery.samples === undefined;
   const [b, a] = sameSamples ? after.weighWindows(beforeQuery, afterQuery) : [before.weigh(beforeQuery), after.weigh(afterQuery)];
   // Wall time's waits are the waiting method's self on both sides, as in functions().
   const bs = { stacks: b.stacks, weights: b.weights, selfOf: beforeQuery.metric === 'wall' ? waitSelf(b.stacks) : undefined };

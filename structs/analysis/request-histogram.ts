@@ -3,6 +3,7 @@
 // spread over a dozen bars; the table's figures beside it come from requests.ts.
 
 import type { Recording } from '../profile/recording.js';
+import { requestItems, type RequestItem } from './request-picks.js';
 import { requestTable, requestsOf, type EndpointRow } from './requests.js';
 
 export interface LatencyHistogram {
@@ -14,6 +15,8 @@ export interface LatencyHistogram {
 export interface RequestsTab {
   rows: EndpointRow[];
   histograms: Record<string, LatencyHistogram>;
+  /** Per endpoint, its ended requests, slowest first (request-picks.ts). */
+  requests: Record<string, RequestItem[]>;
 }
 
 const FIRST_BOUND_MS = 0.25;
@@ -40,7 +43,8 @@ function histogram(ms: readonly number[]): LatencyHistogram {
 
 export function requestsTab(rec: Recording): RequestsTab {
   const byEndpoint = new Map<string, number[]>();
-  for (const r of requestsOf(rec)) {
+  const requests = requestsOf(rec);
+  for (const r of requests) {
     if (r.endNs === undefined) continue;
     let list = byEndpoint.get(r.endpoint);
     if (list === undefined) byEndpoint.set(r.endpoint, (list = []));
@@ -48,5 +52,5 @@ export function requestsTab(rec: Recording): RequestsTab {
   }
   const histograms: Record<string, LatencyHistogram> = {};
   for (const [endpoint, ms] of byEndpoint) histograms[endpoint] = histogram(ms);
-  return { rows: requestTable(rec), histograms };
+  return { rows: requestTable(rec), histograms, requests: requestItems(rec, requests) };
 }

@@ -17,6 +17,8 @@ export interface SampleQuery {
   toMs?: number;
   /** Wire thread ids; absent or null = every thread. */
   threadIds?: readonly number[] | null;
+  /** Only the samples whose `keep` is 1 (some HTTP requests' samples: request-picks.ts); `key` names the set for caches. */
+  samples?: { readonly key: string; readonly keep: Uint8Array };
 }
 
 export interface StackWeights {
@@ -48,9 +50,10 @@ export function weighStacks(src: SampleSource, query: SampleQuery): StackWeights
   const allowed = ids === null ? null : threadMask(ids);
   const allowedSet = ids !== null && allowed === null ? new Set(ids) : null;
   const n = stackId.length;
+  const keep = query.samples?.keep ?? null;
   // One loop per case, so the common one (a metric, no window, no thread filter) tests nothing
   // but the value: this loop is the one part of every analysis that runs per sample.
-  if (values !== null && ids === null && from === -Infinity && to === Infinity) {
+  if (values !== null && ids === null && from === -Infinity && to === Infinity && keep === null) {
     for (let i = 0; i < n; i++) {
       const v = values[i];
       if (v === 0) continue;
@@ -61,7 +64,7 @@ export function weighStacks(src: SampleSource, query: SampleQuery): StackWeights
   } else {
     for (let i = 0; i < n; i++) {
       const v = values === null ? 1 : values[i];
-      if (v === 0) continue;
+      if (v === 0 || (keep !== null && keep[i] !== 1)) continue;
       const m = mono[i];
       if (m < from || m >= to) continue;
       if (allowed !== null) {

@@ -16,6 +16,7 @@ export function analysisQuery(options: FlameOptions, fold: FoldOptions, summary:
     threadIds: options.threadIds === null ? null : [...options.threadIds],
     ...(options.processIds !== null ? { processIds: [...options.processIds] } : {}),
     fold,
+    ...(options.requests != null ? { requestIds: [...options.requests.ids] } : {}),
     ...timeWindow(options.window, summary),
   };
 }
@@ -24,6 +25,10 @@ export function analysisQuery(options: FlameOptions, fold: FoldOptions, summary:
 export function baselineSide(baseline: DiffBaseline, after: AnalysisQueryMessage): DiffSideQuery {
   if (baseline.kind === 'window') {
     return { source: 'current', query: { ...after, fromMs: baseline.fromMs, toMs: baseline.toMs } };
+  }
+  if (baseline.kind === 'requests') {
+    // Requests are compared whole: their samples, on whichever threads and whenever they ran.
+    return { source: 'current', query: { metric: after.metric, threadIds: null, fold: after.fold, requestIds: [...baseline.requests.ids] } };
   }
   // Thread ids and processes are one recording's own: the other recording is compared whole.
   return { source: 'baseline', query: { metric: after.metric, threadIds: null, fold: after.fold } };

@@ -15,6 +15,7 @@ import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.j
 import type { ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
 import type { PoolStory } from '../../../structs/analysis/pool-story.js';
 import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
+import type { RequestTimeline } from '../../../structs/analysis/request-timeline.js';
 
 export type Tab = 'processes' | 'flame' | 'functions' | 'types' | 'exceptions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'requests' | 'threadpool' | 'heap' | 'measure' | 'output' | 'export';
 
@@ -53,7 +54,9 @@ export type DiffBaseline =
   /** Another part of the same recording, ms from its start. */
   | { kind: 'window'; fromMs: number; toMs: number }
   /** Another session's recording (a run, or an opened file), whole. */
-  | { kind: 'session'; sessionId: string };
+  | { kind: 'session'; sessionId: string }
+  /** Other requests of the same recording (the typical ones of "slow vs typical"), every thread and time. */
+  | { kind: 'requests'; requests: RequestPick };
 
 export interface DiffOptions {
   baseline: DiffBaseline | null;
@@ -100,6 +103,14 @@ export interface FlameOptions {
   eventType: string | null;
   /** Only the samples of this HTTP endpoint's requests (picked in the Requests tab); null or absent = all. */
   endpoint?: string | null;
+  /** Only the samples of these HTTP requests (one request or a latency range, picked in the Requests tab); null or absent = all. */
+  requests?: RequestPick | null;
+}
+
+/** Some HTTP requests: their indexes in the recording's order (structs/analysis/request-picks.ts) and what to call them. */
+export interface RequestPick {
+  ids: number[];
+  label: string;
 }
 
 export interface FlameShape {
@@ -186,6 +197,8 @@ export interface AppState {
   pool: PoolStory | null;
   /** HTTP requests per endpoint (the Requests tab). */
   requests: RequestsTab | null;
+  /** The request whose timeline the Requests tab shows (structs/analysis/request-timeline.ts). */
+  requestTimeline: RequestTimeline | null;
   typesSort: TableSort<TypesColumn>;
   exceptionsSort: TableSort<ExceptionsColumn>;
   /** The function picked in the functions table (or a sandwich): highlighted in the flame graph. */
@@ -241,6 +254,7 @@ export function initialState(): AppState {
     eventTables: null,
     pool: null,
     requests: null,
+    requestTimeline: null,
     typesSort: { column: 'bytes', descending: true },
     exceptionsSort: { column: 'count', descending: true },
     selectedFunction: null,

@@ -14,6 +14,7 @@ import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/th
 import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
 import type { PoolStory } from '../../../structs/analysis/pool-story.js';
 import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
+import type { RequestTimeline } from '../../../structs/analysis/request-timeline.js';
 
 /** What the client needs of a Worker, so tests can stand in for one. */
 export interface WorkerPort {
@@ -155,6 +156,13 @@ export class ProfileWorkerClient {
     const reply = await this.request((requestId) => ({ kind: 'requests', requestId }));
     if (reply.kind !== 'requests') throw new Error(`The profile worker answered a requests query with ${reply.kind}.`);
     return reply.tab;
+  }
+
+  /** Where one HTTP request's time went (structs/analysis/request-timeline.ts); null when there is no such ended request. */
+  async requestTimeline(index: number): Promise<RequestTimeline | null> {
+    const reply = await this.request((requestId) => ({ kind: 'request-timeline', requestId, index }));
+    if (reply.kind !== 'request-timeline') throw new Error(`The profile worker answered a request timeline query with ${reply.kind}.`);
+    return reply.timeline;
   }
 
   async stackNear(threadId: number, atMs: number, fold: FoldOptions): Promise<StackNear | null> {

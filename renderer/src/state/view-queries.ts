@@ -32,6 +32,7 @@ export function flameQuery(options: FlameOptions, summary: RecordingSummary | nu
     ...(options.asyncStacks && summary?.hasAsync === true ? { asyncStacks: true } : {}),
     ...(options.eventType !== null && isEventMetric(options.metric) ? { eventType: options.eventType } : {}),
     ...(options.endpoint != null && !isEventMetric(options.metric) ? { endpoint: options.endpoint } : {}),
+    ...(options.requests != null && !isEventMetric(options.metric) ? { requestIds: [...options.requests.ids] } : {}),
     ...timeWindow(options.window, summary),
   };
 }

@@ -93,6 +93,17 @@ export class ViewRefresh {
     }
   }
 
+  /** The Requests tab's timeline of one request. */
+  async showRequestTimeline(index: number): Promise<void> {
+    const generation = this.rooms.feed.generation;
+    try {
+      const timeline = await this.ctx.worker.requestTimeline(index);
+      if (generation === this.rooms.feed.generation) this.ctx.store.update({ requestTimeline: timeline });
+    } catch (e) {
+      if (generation === this.rooms.feed.generation) this.ctx.showError(userMessage(e, 'The profile worker could not answer.'));
+    }
+  }
+
   /** The stack of a thread at a moment of the timeline (ms from the recording's start). */
   async showStackAt(threadId: number, atMs: number): Promise<void> {
     const generation = this.rooms.feed.generation;

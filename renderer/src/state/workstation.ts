@@ -154,14 +154,14 @@ export class Workstation {
     this.feed.restart(sessionId);
     this.refresh.reset();
     this.sources.reset();
-    const diffOptions = state.diffOptions.baseline?.kind === 'window' ? { ...state.diffOptions, baseline: null } : state.diffOptions;
+    const diffOptions = state.diffOptions.baseline?.kind === 'window' || state.diffOptions.baseline?.kind === 'requests' ? { ...state.diffOptions, baseline: null } : state.diffOptions;
     this.store.update({
-      functions: null, eventTables: null, pool: null, requests: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
+      functions: null, eventTables: null, pool: null, requests: null, requestTimeline: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       measureVersion: state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
       // Another recording: a search or a function picked in the last one would dim or empty this one's views.
       selectedFunction: null,
-      flameOptions: { ...state.flameOptions, search: '', threadIds: null, processIds: null, eventType: null, endpoint: null, window: state.flameOptions.window.kind === 'range' ? { kind: 'all' } : state.flameOptions.window },
+      flameOptions: { ...state.flameOptions, search: '', threadIds: null, processIds: null, eventType: null, endpoint: null, requests: null, window: state.flameOptions.window.kind === 'range' ? { kind: 'all' } : state.flameOptions.window },
     });
     if (sessionId !== null) {
       void this.feed.subscribe(sessionId);
@@ -182,6 +182,11 @@ export class Workstation {
   /** The stack of a thread at a moment of the timeline (ms from the recording's start). */
   showStackAt(threadId: number, atMs: number): Promise<void> {
     return this.refresh.showStackAt(threadId, atMs);
+  }
+
+  /** Where one HTTP request's time went (index in the recording's order of requests). */
+  showRequestTimeline(index: number): Promise<void> {
+    return this.refresh.showRequestTimeline(index);
   }
 
   private onEvent(event: WorkstationEvent): void {

@@ -61,6 +61,7 @@ export function DiffView(): ReactElement {
   const summary = useAppState((s) => s.summary);
   const window = useAppState((s) => s.flameOptions.window);
   const search = useAppState((s) => s.flameOptions.search);
+  const requests = useAppState((s) => s.flameOptions.requests);
   const baselineSummary = useAppState((s) => s.baselineSummary);
   const others = sessions.filter((s) => s.id !== selectedId);
   const durationMs = summary?.durationMs ?? 0;
@@ -72,6 +73,7 @@ export function DiffView(): ReactElement {
   const [toText, setToText] = useState('');
 
   const choose = (value: string): void => {
+    if (value === 'requests') return;
     if (value === '') ws.diff.setOptions({ baseline: null });
     else if (value === 'window') ws.diff.setOptions({ baseline: { kind: 'window', fromMs: startMs, toMs: middleMs } });
     else ws.diff.setOptions({ baseline: { kind: 'session', sessionId: value } });
@@ -128,11 +130,12 @@ export function DiffView(): ReactElement {
         <label>
           Compare with{' '}
           <select
-            data-testid="diff-baseline" value={baseline === null ? '' : baseline.kind === 'window' ? 'window' : baseline.sessionId}
+            data-testid="diff-baseline" value={baseline === null ? '' : baseline.kind === 'session' ? baseline.sessionId : baseline.kind}
             onChange={(e) => choose(e.target.value)}
           >
             <option value="">— choose —</option>
             <option value="window">another window of this recording</option>
+            {baseline?.kind === 'requests' && <option value="requests">{baseline.requests.label}</option>}
             {others.map((s) => <option key={s.id} value={s.id}>{s.label} ({s.source === 'file' ? 'file' : s.state})</option>)}
           </select>
         </label>
@@ -145,7 +148,7 @@ export function DiffView(): ReactElement {
           </span>
         )}
         <button type="button" data-testid="diff-halves" disabled={durationMs <= 0} onClick={halves} title="Before: the first half of the recording; after: the second half">first half → second half</button>
-        <span className="hint">after: this recording, {describeWindow(window)}</span>
+        <span className="hint" data-testid="diff-after">after: {requests != null ? requests.label : `this recording, ${describeWindow(window)}`}</span>
         <div className="segmented" role="group" aria-label="Normalize">
           <button type="button" className={options.normalize === 'share' ? 'on' : ''} data-testid="diff-share" onClick={() => ws.diff.setOptions({ normalize: 'share' })}>% of each total</button>
           <button type="button" className={options.normalize === 'absolute' ? 'on' : ''} data-testid="diff-absolute" onClick={() => ws.diff.setOptions({ normalize: 'absolute' })}>absolute</button>

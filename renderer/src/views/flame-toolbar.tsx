@@ -42,6 +42,11 @@ export function MetricAndWindow(): ReactElement {
           endpoint {o.endpoint} ✕
         </button>
       )}
+      {!isEventMetric(o.metric) && o.requests != null && (
+        <button type="button" className="chip" data-testid="requests-clear" title="Every sample again" onClick={() => set({ requests: null })}>
+          {o.requests.label} ✕
+        </button>
+      )}
       {isEventMetric(o.metric) && o.eventType !== null && (
         <button type="button" className="chip" data-testid="event-type-clear" title="Every type again" onClick={() => set({ eventType: null })}>
           type {o.eventType === '' ? '(unnamed)' : o.eventType} ✕

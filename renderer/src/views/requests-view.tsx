@@ -1,50 +1,50 @@
 // HTTP requests per endpoint (record --requests), the table `clrscope report --requests` prints:
 // count, p50/p90/p99/max latency, CPU per request, errors and requests in flight, with the picked
-// endpoint's latency histogram; "Flame graph" shows only the samples its requests hold
-// (worker/flame-endpoint.ts).
+// endpoint's latency histogram and its requests, slowest first; "Flame graph" shows only the
+// samples its requests hold (worker/flame-endpoint.ts), as it does for one request or a latency
+// range; a request's timeline shows where its time went; "slow vs typical" is a Diff tab diff.
 
 import { useState, type ReactElement } from 'react';
-import type { LatencyHistogram } from '../../../structs/analysis/request-histogram.js';
+import { inLatencyRange } from '../../../structs/analysis/request-picks.js';
 import { isEventMetric } from '../../../structs/profile/event-metrics.js';
+import type { RequestPick } from '../state/app-state.js';
+import { RequestHistogram, ms } from './request-histogram.js';
+import { RequestList } from './request-list.js';
+import { RequestTimelineView } from './request-timeline-view.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
-
-const W = 640;
-const H = 120;
-
-function Histogram({ h, endpoint }: { h: LatencyHistogram; endpoint: string }): ReactElement {
-  const top = Math.max(1, ...h.counts);
-  const bar = W / Math.max(1, h.counts.length);
-  const ms = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
-  return (
-    <figure className="request-histogram" data-testid="requests-histogram">
-      <figcaption className="hint">{`Latency of ${endpoint}: requests per bucket, ${ms(h.bounds[0] ?? 0)}–${ms(h.bounds[h.bounds.length - 1] ?? 0)} ms`}</figcaption>
-      <svg viewBox={`0 0 ${W} ${H + 14}`} width={W} height={H + 14} role="img" aria-label={`Latency histogram of ${endpoint}`}>
-        {h.counts.map((c, i) => (
-          <rect key={i} data-testid="requests-histogram-bar" data-count={c} x={i * bar + 1} y={H - (c / top) * H} width={Math.max(1, bar - 2)} height={(c / top) * H} fill="var(--accent)">
-            <title>{`${ms(h.bounds[i])}–${ms(h.bounds[i + 1])} ms: ${c}`}</title>
-          </rect>
-        ))}
-        <text x={0} y={H + 12} fontSize={10} fill="currentColor">{`${ms(h.bounds[0] ?? 0)} ms`}</text>
-        <text x={W} y={H + 12} fontSize={10} fill="currentColor" textAnchor="end">{`${ms(h.bounds[h.bounds.length - 1] ?? 0)} ms`}</text>
-      </svg>
-    </figure>
-  );
-}
 
 export function RequestsView(): ReactElement {
   const ws = useWorkstation();
   const tab = useAppState((s) => s.requests);
   const metric = useAppState((s) => s.flameOptions.metric);
+  const timeline = useAppState((s) => s.requestTimeline);
   const [picked, setPicked] = useState<string | null>(null);
   if (tab === null) return <div className="pool-view"><p className="empty">Waiting for data…</p></div>;
   if (tab.rows.length === 0) {
     return <div className="pool-view"><p className="empty" data-testid="requests-empty">No HTTP requests in this recording: record an ASP.NET Core program (.NET 8 or later) with --requests.</p></div>;
   }
   const shown = picked !== null && tab.rows.some((r) => r.endpoint === picked) ? picked : tab.rows[0].endpoint;
+  const sampled = isEventMetric(metric) ? { metric: 'cpu' as const } : {};
   const flameOf = (endpoint: string): void => {
-    ws.view.setFlameOptions({ endpoint, ...(isEventMetric(metric) ? { metric: 'cpu' as const } : {}) });
+    ws.view.setFlameOptions({ endpoint, requests: null, ...sampled });
     ws.view.setTab('flame');
   };
+  const flameOfRequests = (requests: RequestPick): void => {
+    ws.view.setFlameOptions({ endpoint: null, requests, ...sampled });
+    ws.view.setTab('flame');
+  };
+  // The slow side is the flame graph's (the diff's after side), the typical one its baseline.
+  const slowVsTypical = (slow: RequestPick, usual: RequestPick): void => {
+    ws.view.setFlameOptions({ endpoint: null, requests: slow, ...sampled });
+    ws.diff.setOptions({ baseline: { kind: 'requests', requests: usual } });
+    ws.view.setTab('diff');
+  };
+  const items = tab.requests[shown] ?? [];
+  const pickRange = (fromMs: number, toMs: number): void => {
+    const picked = inLatencyRange(items, fromMs, toMs);
+    if (picked.length > 0) flameOfRequests({ ids: picked.map((r) => r.index), label: `${shown}: ${ms(fromMs)}–${ms(toMs)} ms (${picked.length})` });
+  };
+  const shownTimeline = timeline !== null && timeline.endpoint === shown ? timeline : null;
   return (
     <div className="pool-view gc-view" data-testid="requests-view">
       <table className="grid compact" data-testid="requests-table">
@@ -71,7 +71,12 @@ export function RequestsView(): ReactElement {
           ))}
         </tbody>
       </table>
-      {tab.histograms[shown] !== undefined && <Histogram h={tab.histograms[shown]} endpoint={shown} />}
+      {tab.histograms[shown] !== undefined && <RequestHistogram h={tab.histograms[shown]} endpoint={shown} onPick={pickRange} />}
+      {shownTimeline !== null && <RequestTimelineView t={shownTimeline} />}
+      <RequestList
+        endpoint={shown} items={items} timelineOf={shownTimeline?.index ?? null}
+        act={{ flame: flameOfRequests, timeline: (index) => void ws.showRequestTimeline(index), slowVsTypical }}
+      />
     </div>
   );
 }

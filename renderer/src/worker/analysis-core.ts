@@ -15,6 +15,8 @@ import { hottestLines, type StackTotals } from '../../../structs/analysis/hottes
 import { exceptionTable, typeTable } from '../../../structs/profile/event-tables.js';
 import { poolStory } from '../../../structs/analysis/pool-story.js';
 import { requestsTab } from '../../../structs/analysis/request-histogram.js';
+import { requestSampleMask, requestSetKey } from '../../../structs/analysis/request-picks.js';
+import { requestTimeline } from '../../../structs/analysis/request-timeline.js';
 import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
 import { StreamFeed } from './stream-feed.js';
 import { queryThreads } from './process-filter.js';
@@ -33,7 +35,9 @@ export interface FoldedView {
 /** The analysis's query over `rec`: the process filter becomes the threads of its processes. */
 function analysisQuery(rec: Recording, q: AnalysisQueryMessage): AnalysisQuery {
   const threadIds = queryThreads(rec, q.threadIds, q.processIds);
-  return { metric: q.metric, fold: q.fold, threadIds, ...(q.fromMs !== undefined ? { fromMs: q.fromMs } : {}), ...(q.toMs !== undefined ? { toMs: q.toMs } : {}) };
+  // Some requests' samples: the same rule as their flame graph's (worker/flame-endpoint.ts).
+  const samples = q.requestIds === undefined ? {} : { samples: { key: `${requestSetKey(q.requestIds)}@${rec.sampleCount}`, keep: requestSampleMask(rec, q.requestIds) } };
+  return { metric: q.metric, fold: q.fold, threadIds, ...samples, ...(q.fromMs !== undefined ? { fromMs: q.fromMs } : {}), ...(q.toMs !== undefined ? { toMs: q.toMs } : {}) };
 }
 
 /** The distinct ArrayBuffers under `arrays`, to transfer rather than copy. */
@@ -161,6 +165,7 @@ export class AnalysisCore {
         };
       }
       case 'requests': return { reply: { kind: 'requests', requestId: request.requestId, tab: requestsTab(this.rec) }, transfer: [] };
+      case 'request-timeline': return { reply: { kind: 'request-timeline', requestId: request.requestId, timeline: requestTimeline(this.rec, request.index) }, transfer: [] };
       case 'pool': return { reply: { kind: 'pool', requestId: request.requestId, story: poolStory(this.rec) }, transfer: [] };
     }
   }

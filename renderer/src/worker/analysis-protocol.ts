@@ -13,6 +13,7 @@ import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/th
 import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
 import type { PoolStory } from '../../../structs/analysis/pool-story.js';
 import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
+import type { RequestTimeline } from '../../../structs/analysis/request-timeline.js';
 import type { ProcessFilter } from './protocol.js';
 
 export type AnalysisMetric = 'cpu' | 'wall' | 'samples';
@@ -25,6 +26,8 @@ export interface AnalysisQueryMessage extends ProcessFilter {
   /** Wire thread ids; null = every thread. */
   threadIds: number[] | null;
   fold: FoldOptions;
+  /** Only the samples these HTTP requests hold (indexes in requestsOf's order; structs/analysis/request-picks.ts). */
+  requestIds?: number[];
 }
 
 export interface DiffSideQuery {
@@ -60,7 +63,9 @@ export type AnalysisRequest =
   /** The thread pool's story: its timeline, the sites blocking its threads, the diagnosis (structs/analysis/pool-story.ts). */
   | { kind: 'pool'; requestId: number }
   /** HTTP requests per endpoint with their latency histograms (structs/analysis/request-histogram.ts). */
-  | { kind: 'requests'; requestId: number };
+  | { kind: 'requests'; requestId: number }
+  /** Where one request's time went (structs/analysis/request-timeline.ts); `index` in requestsOf's order. */
+  | { kind: 'request-timeline'; requestId: number; index: number };
 
 export type AnalysisReply =
   | { kind: 'functions'; requestId: number; table: FunctionsTable }
@@ -74,4 +79,5 @@ export type AnalysisReply =
   | { kind: 'function-lines'; requestId: number; lines: FunctionLines }
   | { kind: 'event-tables'; requestId: number; types: TypeTable; exceptions: ExceptionTable }
   | { kind: 'pool'; requestId: number; story: PoolStory }
-  | { kind: 'requests'; requestId: number; tab: RequestsTab };
+  | { kind: 'requests'; requestId: number; tab: RequestsTab }
+  | { kind: 'request-timeline'; requestId: number; timeline: RequestTimeline | null };

@@ -1,6 +1,7 @@
-// The flame graph of one HTTP endpoint (a row picked in the Requests tab): only the samples the
-// endpoint's requests hold, by the rule of structs/analysis/requests.ts, the same samples whose
-// pprof label is that endpoint. Within the flame graph's window and threads.
+// The flame graph of one HTTP endpoint (a row picked in the Requests tab), or of some of its
+// requests (one request, a latency range: structs/analysis/request-picks.ts): only the samples
+// those requests hold, by the rule of structs/analysis/requests.ts, the same samples whose pprof
+// label is that endpoint. Within the flame graph's window and threads.
 
 import type { Recording } from '../../../structs/profile/recording.js';
 import { requestsOf, sampleRequests } from '../../../structs/analysis/requests.js';
@@ -9,10 +10,14 @@ import type { MonoBounds } from './sample-filter.js';
 import type { FlameQuery } from './protocol.js';
 import type { Sums } from './stack-sums.js';
 
-export function sumEndpointSamples(rec: Recording, query: FlameQuery & { endpoint: string }, { from, to }: MonoBounds, keys: MergeKeys): Sums {
+export function sumEndpointSamples(rec: Recording, query: FlameQuery, { from, to }: MonoBounds, keys: MergeKeys): Sums {
   const requests = requestsOf(rec);
   const mine = new Uint8Array(requests.length);
-  requests.forEach((r, i) => { mine[i] = r.endpoint === query.endpoint ? 1 : 0; });
+  if (query.requestIds !== undefined) {
+    for (const i of query.requestIds) if (i >= 0 && i < mine.length) mine[i] = 1;
+  }
+  // Both given: the picked requests of that endpoint.
+  if (query.endpoint !== undefined) requests.forEach((r, i) => { if (r.endpoint !== query.endpoint) mine[i] = 0; else if (query.requestIds === undefined) mine[i] = 1; });
   const tags = sampleRequests(rec, requests);
   const cols = rec.sampleColumns();
   const values = query.metric === 'cpu' ? cols.cpuNs : cols.wallNs;

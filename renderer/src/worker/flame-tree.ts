@@ -18,6 +18,7 @@ import type { StackSums, Sums } from './stack-sums.js';
 import type { TreeReuse } from './tree-reuse.js';
 import { groupLabels, queryThreads } from './process-filter.js';
 import { sumEndpointSamples } from './flame-endpoint.js';
+import { requestSetKey } from '../../../structs/analysis/request-picks.js';
 
 /** A thread's group node (a thread's or a process's label), when the query groups. */
 type GroupOf = (threadId: number) => number;
@@ -78,8 +79,8 @@ function buildFrom(rec: TreeSource, asked: FlameQuery, labels: LabelTable, view:
   const metric = query.metric;
   if (meta !== undefined && isEventMetric(metric) && !(rec instanceof AsyncSource)) {
     sums = sumEventsForFlame(rec, metric, query.threadIds, groupOf, monoBounds(meta.startMono, query), new ThreadSlots(rec), table, keys, query.eventType);
-  } else if (meta !== undefined && rec.sampleCount > 0 && query.endpoint !== undefined && !(rec instanceof AsyncSource)) {
-    sums = sumEndpointSamples(rec, { ...query, endpoint: query.endpoint }, monoBounds(meta.startMono, query), keys);
+  } else if (meta !== undefined && rec.sampleCount > 0 && (query.endpoint !== undefined || query.requestIds !== undefined) && !(rec instanceof AsyncSource)) {
+    sums = sumEndpointSamples(rec, query, monoBounds(meta.startMono, query), keys);
   } else if (meta !== undefined && rec.sampleCount > 0) {
     const bounds = monoBounds(meta.startMono, query);
     const whole = query.fromMs === undefined && query.toMs === undefined;
@@ -109,7 +110,7 @@ function buildFrom(rec: TreeSource, asked: FlameQuery, labels: LabelTable, view:
 /** Queries that usually give the same keys share a kept shape; the keys are compared anyway. */
 function shapeSlot(query: FlameQuery): string {
   const windowed = query.fromMs !== undefined || query.toMs !== undefined;
-  return JSON.stringify([query.metric, query.inverted, query.groupByThread, query.groupByProcess === true, query.threadIds, windowed, query.fold ?? null, query.eventType ?? null, query.endpoint ?? null]);
+  return JSON.stringify([query.metric, query.inverted, query.groupByThread, query.groupByProcess === true, query.threadIds, windowed, query.fold ?? null, query.eventType ?? null, query.endpoint ?? null, query.requestIds === undefined ? null : requestSetKey(query.requestIds)]);
 }
 
 /** The whole recording's keys from the kept sums: per stack, per (stack, thread) when filtered or grouped. */

@@ -47,6 +47,8 @@ export interface FlameQuery extends TimeWindow, ProcessFilter {
   eventType?: string;
   /** CPU and wall: only the samples this HTTP endpoint's requests hold ("GET /orders/{id}"; worker/flame-endpoint.ts). */
   endpoint?: string;
+  /** CPU and wall: only the samples these requests hold (indexes in requestsOf's order; structs/analysis/request-picks.ts). */
+  requestIds?: number[];
 }
 
 /** Parallel stacks of threads, or of logical operations (async recordings). */

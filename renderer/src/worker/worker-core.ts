@@ -105,6 +105,7 @@ export class ProfileWorkerCore {
       case 'event-tables':
       case 'pool':
       case 'requests':
+      case 'request-timeline':
         return this.answer(request.requestId, () => this.analysis.handle(request) as WorkerOutput);
       case 'baseline-reset':
       case 'baseline-chunk':

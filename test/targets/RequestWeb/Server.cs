@@ -38,6 +38,9 @@ public static class Server
             return "waited";
         });
         app.MapGet("/block/{ms:int}", (int ms) => Work.BlockOn(ms));
+        // Variable cost: every request burns `ms` in Work.Burn, every tenth also 8 × ms in
+        // Work.SlowPath, so the slowest tenth are slow because of that one method.
+        app.MapGet("/vary/{ms:int}", (int ms) => Work.Vary(ms).ToString("x16", CultureInfo.InvariantCulture));
         app.MapGet("/fail", () => Results.StatusCode(500));
         var lifetime = app.Lifetime;
         app.MapPost("/shutdown", () =>
@@ -71,6 +74,29 @@ public static class Work
         do
         {
             for (int i = 0; i < 64; i++) x = x * 6364136223846793005 + 1442695040888963407;
+        } while (Stopwatch.GetTimestamp() < end);
+        return x;
+    }
+
+    static long s_varied;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long Vary(int ms)
+    {
+        long x = Burn(ms);
+        if (Interlocked.Increment(ref s_varied) % 10 == 0) x ^= SlowPath(ms * 8);
+        return x;
+    }
+
+    // What makes the slow tenth of /vary slow: Burn's spin in a method of its own.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long SlowPath(int ms)
+    {
+        long end = Stopwatch.GetTimestamp() + ms * Stopwatch.Frequency / 1000;
+        long x = 0x2545F4914F6CDD1D;
+        do
+        {
+            for (int i = 0; i < 64; i++) x = x * 2862933555777941757 + 3037000493;
         } while (Stopwatch.GetTimestamp() < end);
         return x;
     }
