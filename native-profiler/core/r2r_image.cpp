@@ -1,5 +1,6 @@
 #include "core/r2r_image.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <string>
@@ -22,6 +23,10 @@ constexpr uint32_t kR2rSignature = 0x00525452;    // "RTR"
 constexpr uint32_t kSectionRuntimeFunctions = 102;
 // A table larger than this is taken for garbage rather than allocated (CoreLib has ~60,000).
 constexpr uint32_t kMaxFunctions = 4u << 20;
+// UNWIND_INFO: 4 bytes of header and at most 255 two-byte codes.
+constexpr uint32_t kMaxInfo = 4 + 2 * 256;
+// The span of all unwind codes and GC info read at once (CoreLib's is under 4 MiB).
+constexpr uint32_t kMaxSpan = 256u << 20;
 
 template <typename T>
 bool get(const ImageRead& read, uint32_t rva, T* out) {
@@ -91,6 +96,21 @@ R2rRead read_r2r_table(const ImageRead& read, uintptr_t base, R2rTable** out) {
   std::vector<win::RuntimeFunction> raw(n);
   if (!read(rf_rva, raw.data(), n * sizeof(win::RuntimeFunction))) return R2rRead::kBadTable;
 
+  // The unwind codes lie together (with the GC info between them), not in the functions'
+  // order, as identical blobs are shared: read their whole span at once.
+  uint32_t span_lo = UINT32_MAX, span_hi = 0;
+  for (const win::RuntimeFunction& f : raw) {
+    span_lo = std::min(span_lo, f.unwind);
+    span_hi = std::max(span_hi, f.unwind);
+  }
+  span_hi = span_hi > UINT32_MAX - kMaxInfo ? UINT32_MAX : span_hi + kMaxInfo;
+  if (span_hi - span_lo > kMaxSpan) return R2rRead::kBadTable;
+  std::vector<uint8_t> span(span_hi - span_lo);
+  // The last blob may end the image: read what is there, a page less at a time.
+  size_t got = span.size();
+  while (got > 0 && !read(span_lo, span.data(), got)) got = got > 4096 ? got - 4096 : 0;
+  span.resize(got);
+
   // Functions whose unwind codes we can follow, each pointing into a pool of distinct codes:
   // most precompiled methods share a handful of prologs.
   std::vector<win::RuntimeFunction> kept;
@@ -100,13 +120,14 @@ R2rRead read_r2r_table(const ImageRead& read, uintptr_t base, R2rTable** out) {
   uint32_t last_end = 0;
   for (const win::RuntimeFunction& f : raw) {
     if (f.end <= f.begin || f.begin < last_end) continue;  // out of order or empty: not ours to trust
-    uint8_t info[4 + 2 * 256];
-    if (!read(f.unwind, info, 4)) continue;
+    const size_t off = f.unwind - span_lo;
+    if (off + 4 > span.size()) continue;
+    const uint8_t* info = span.data() + off;
     const uint8_t version = info[0] & 7;
     const uint8_t flags = info[0] >> 3;
     if ((version != 1 && version != 2) || (flags & win::kUnwFlagChainInfo) != 0) continue;
     const size_t len = 4 + 2 * static_cast<size_t>(info[2]);
-    if (info[2] > 0 && !read(f.unwind + 4, info + 4, len - 4)) continue;
+    if (off + len > span.size()) continue;
     std::string key(reinterpret_cast<const char*>(info), len);
     auto it = seen.find(key);
     uint32_t at = 0;

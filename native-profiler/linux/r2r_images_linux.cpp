@@ -56,8 +56,8 @@ bool read_self(uintptr_t addr, void* out, size_t n) {
   return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
 }
 
-// Reads of one image through a window of kChunk bytes: the unwind codes of neighbouring
-// functions lie close together, so a table of 60,000 functions costs a few hundred calls.
+// Reads of one image through a window of kChunk bytes: its headers are read a few bytes at a
+// time, the tables in one piece each.
 class ChunkedImage {
  public:
   ChunkedImage(uintptr_t base, uintptr_t end) : base_(base), end_(end), buf_(kChunk) {}
@@ -68,8 +68,9 @@ class ChunkedImage {
     if (!(have_ && a >= lo_ && a + n <= lo_ + len_)) {
       lo_ = a & ~static_cast<uintptr_t>(4095);
       len_ = std::min<uintptr_t>(kChunk, end_ - lo_);
+      // A window reaching past the image's last mapped page fails whole: then just these bytes.
       have_ = read_self(lo_, buf_.data(), len_);
-      if (!have_ || a + n > lo_ + len_) return have_ = false;
+      if (!have_) return read_self(a, out, n);
     }
     std::memcpy(out, buf_.data() + (a - lo_), n);
     return true;
@@ -113,14 +114,17 @@ bool managed_file(const std::string& path) {
 // same but is never run.
 const R2rTable* table_at(const std::vector<Mapping>& maps, size_t i) {
   const Mapping& m = maps[i];
-  uintptr_t end = m.hi;
-  for (size_t j = i + 1; j < maps.size() && maps[j].inode == m.inode && maps[j].lo <= end + (1u << 20); ++j) end = maps[j].hi;
-  ChunkedImage image(m.lo, end);
-  R2rTable* t = nullptr;
-  if (read_r2r_table([&image](uint32_t rva, void* out, size_t n) { return image.read(rva, out, n); }, m.lo, &t) !=
-      R2rRead::kOk) {
+  // The runtime maps an image's sections into a reservation of its whole size, whose unused
+  // parts are anonymous: the image ends at SizeOfImage, read from its headers.
+  uint32_t lfanew = 0, image_size = 0;
+  if (!read_self(m.lo + 0x3C, &lfanew, 4) || lfanew > 4096 || !read_self(m.lo + lfanew + 24 + 56, &image_size, 4)) {
     return nullptr;
   }
+  const uintptr_t end = m.lo + image_size;
+  ChunkedImage image(m.lo, end);
+  R2rTable* t = nullptr;
+  const R2rRead got = read_r2r_table([&image](uint32_t rva, void* out, size_t n) { return image.read(rva, out, n); }, m.lo, &t);
+  if (got != R2rRead::kOk) return nullptr;
   for (const Mapping& x : maps) {
     if (x.exec && x.inode == m.inode && x.lo <= t->code_lo && t->code_lo < x.hi) return t;
   }
