@@ -14,29 +14,8 @@ void RuntimeEventTracker::on_runtime_event(uint32_t event_id, uint32_t version, 
   }
   r.mono = mono;
   r.tid = tid;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (held_.size() >= kMaxHeld) {
-    held_.erase(held_.begin(), held_.begin() + kMaxHeld / 2);
-    dropped_ += kMaxHeld / 2;
-  }
-  held_.push_back(r);
-  if (event_id == wait_events::kWaitStart) ++waits_;
-}
-
-void RuntimeEventTracker::take(std::vector<RuntimeEventRecord>* out) {
-  std::lock_guard<std::mutex> lock(mu_);
-  out->insert(out->end(), held_.begin(), held_.end());
-  held_.clear();
-}
-
-uint64_t RuntimeEventTracker::dropped() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return dropped_;
-}
-
-uint64_t RuntimeEventTracker::waits() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return waits_;
+  held_.add(r);
+  if (event_id == wait_events::kWaitStart) waits_.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace clrscope

@@ -14,6 +14,7 @@
 // What .gcdump has no place for (field names of references, each generation's size and
 // fragmentation) stays in .clrheap.
 
+import { joinParts } from '../../heap/heap-file-format.js';
 import type { HeapSnapshot } from '../../heap/heap-snapshot.js';
 import { FsWriter } from './fs-writer.js';
 import { SIGNATURE } from './fast-serialization.js';
@@ -238,12 +239,5 @@ export function gcdumpParts(snap: HeapSnapshot, info: GcdumpInfo = {}): Uint8Arr
 
 /** The whole .gcdump in one array (tests and small snapshots; files are written from the parts). */
 export function writeGcdump(snap: HeapSnapshot, info: GcdumpInfo = {}): Uint8Array {
-  const parts = gcdumpParts(snap, info);
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return joinParts(gcdumpParts(snap, info));
 }
