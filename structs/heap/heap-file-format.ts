@@ -28,13 +28,3 @@ export interface HeapFileFormat extends HeapFileAbout {
   parts?: (snap: HeapSnapshot, info: HeapFileInfo) => Uint8Array[];
 }
 
-/** A file's parts joined into one array (tests and small snapshots; files are written part by part). */
-export function joinParts(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}

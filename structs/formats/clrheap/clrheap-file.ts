@@ -16,7 +16,7 @@
 // the edge offsets for order, so a hostile file costs time and memory linear in its size and
 // fails with one sentence.
 
-import { joinParts } from '../../heap/heap-file-format.js';
+import { joined } from '../../wire/joined-bytes.js';
 import { ROOT_KINDS, type GenerationStats, type HeapSnapshot } from '../../heap/heap-snapshot.js';
 
 export const CLRHEAP_MAGIC = 'CLRHEAP\0';
@@ -89,7 +89,7 @@ export function clrheapParts(snap: HeapSnapshot, info: ClrheapInfo = {}): Uint8A
 
 /** The whole file in one array; to write a file, clrheapParts spares this copy of every column. */
 export function writeClrheap(snap: HeapSnapshot, info: ClrheapInfo = {}): Uint8Array {
-  return joinParts(clrheapParts(snap, info));
+  return joined(clrheapParts(snap, info));
 }
 
 export function readClrheap(bytes: Uint8Array): HeapSnapshot & { info: ClrheapInfo } {

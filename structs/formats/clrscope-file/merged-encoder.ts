@@ -26,18 +26,6 @@ export interface PartStack {
 
 const ENCODER_BYTES = 1 << 16;
 
-export function joined(parts: readonly Uint8Array[]): Uint8Array {
-  const nonEmpty = parts.filter((p) => p.length > 0);
-  if (nonEmpty.length <= 1) return nonEmpty[0] ?? new Uint8Array(0);
-  const out = new Uint8Array(nonEmpty.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of nonEmpty) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** What every process's records are written into: the encoder and the merged id spaces. */
 export class MergedEncoder {
   readonly enc = new WireEncoder(ENCODER_BYTES);

@@ -14,7 +14,8 @@ import {
   EventFlags, HelloFlags, type EndRecord, type FrameRecord, type FunctionRecord, type HelloRecord, type ModuleRecord,
   type StatsRecord, type StringRecord, type TaskRecord, type ThreadEndRecord, type ThreadRecord,
 } from '../../wire/records.js';
-import { joined, type MergedEncoder, type PartStack } from './merged-encoder.js';
+import type { MergedEncoder, PartStack } from './merged-encoder.js';
+import { joined } from '../../wire/joined-bytes.js';
 import { RecordTap } from './record-tap.js';
 
 interface PartThread {

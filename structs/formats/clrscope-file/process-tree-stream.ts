@@ -23,7 +23,8 @@
 // The work is in two rooms: merged-encoder.ts (the merged stream's encoder and id spaces) and
 // process-reencoder.ts (one process's stream decoded and written again); this file routes chunks.
 
-import { joined, MergedEncoder, type ProcessTreeStreamOptions } from './merged-encoder.js';
+import { MergedEncoder, type ProcessTreeStreamOptions } from './merged-encoder.js';
+import { joined } from '../../wire/joined-bytes.js';
 import { ProcessReencoder } from './process-reencoder.js';
 import type { EndRecord } from '../../wire/records.js';
 

@@ -19,6 +19,7 @@ import type { TimelineKind, TimelineRecord } from '../../wire/timeline/timeline-
 import { COUNTERS_RECORD_TYPE, encodeCountersBody } from './counters-record.js';
 import { encodeProcessBody, PROCESS_RECORD_TYPE } from './process-record.js';
 import { heapSnapshotRecords } from './heap-record.js';
+import { joined } from '../../wire/joined-bytes.js';
 
 export interface SaveOptions {
   /** Bytes a chunk reaches before it is handed out (default 1 MiB). */
@@ -155,12 +156,5 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
 
 /** The whole .clrscope file in one array (for small recordings and tests; large ones use recordingFileChunks). */
 export function saveRecording(rec: Recording, counters: readonly CountersPoint[] = []): Uint8Array {
-  const chunks = Array.from(recordingFileChunks(rec, counters));
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return joined(Array.from(recordingFileChunks(rec, counters)));
 }

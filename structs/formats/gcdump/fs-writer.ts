@@ -3,10 +3,11 @@
 // offset in the whole file, so a writer can hand parts over as they are done and still name
 // byte offsets (stream labels) of what it wrote earlier.
 
+import { grownBytes } from '../../wire/grown-bytes.js';
 import { Tag } from './fast-serialization.js';
 
 export class FsWriter {
-  private buf = new Uint8Array(4096);
+  private buf: Uint8Array = new Uint8Array(4096);
   private view = new DataView(this.buf.buffer);
   private used = 0;
 
@@ -20,12 +21,8 @@ export class FsWriter {
 
   private room(n: number): void {
     if (this.used + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.used + n) size *= 2;
-    const bigger = new Uint8Array(size);
-    bigger.set(this.buf.subarray(0, this.used));
-    this.buf = bigger;
-    this.view = new DataView(bigger.buffer);
+    this.buf = grownBytes(this.buf, this.used, this.used + n);
+    this.view = new DataView(this.buf.buffer);
   }
 
   u8(v: number): void {

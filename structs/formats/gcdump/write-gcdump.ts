@@ -14,9 +14,10 @@
 // What .gcdump has no place for (field names of references, each generation's size and
 // fragmentation) stays in .clrheap.
 
-import { joinParts } from '../../heap/heap-file-format.js';
+import { joined } from '../../wire/joined-bytes.js';
 import type { HeapSnapshot } from '../../heap/heap-snapshot.js';
 import { FsWriter } from './fs-writer.js';
+import { grownBytes } from '../../wire/grown-bytes.js';
 import { SIGNATURE } from './fast-serialization.js';
 
 /** What the file says about where the snapshot came from. */
@@ -148,18 +149,13 @@ export function gcdumpParts(snap: HeapSnapshot, info: GcdumpInfo = {}): Uint8Arr
   const E = snap.edgeTarget.length;
   let children = E;
   for (const p of pseudo) children += p.children.length;
-  let blob = new Uint8Array(Math.max(64, total * 3 + children * 2));
+  let blob: Uint8Array = new Uint8Array(Math.max(64, total * 3 + children * 2));
   const labels = new Int32Array(total);
   let at = 0;
   const ensure = (n: number): void => {
     if (at + n <= blob.length) return;
-    let size = blob.length * 2;
-    while (size < at + n) size *= 2;
-    if (size > MAX_FILE) size = MAX_FILE;
-    if (at + n > size) throw new GcdumpWriteError('the snapshot is too large for a .gcdump (its object records pass 2 GiB)');
-    const bigger = new Uint8Array(size);
-    bigger.set(blob.subarray(0, at));
-    blob = bigger;
+    if (at + n > MAX_FILE) throw new GcdumpWriteError('the snapshot is too large for a .gcdump (its object records pass 2 GiB)');
+    blob = grownBytes(blob, at, at + n);
   };
   for (let v = 0; v < pseudo.length; v++) {
     const kids = pseudo[v].children;
@@ -239,5 +235,5 @@ export function gcdumpParts(snap: HeapSnapshot, info: GcdumpInfo = {}): Uint8Arr
 
 /** The whole .gcdump in one array (tests and small snapshots; files are written from the parts). */
 export function writeGcdump(snap: HeapSnapshot, info: GcdumpInfo = {}): Uint8Array {
-  return joinParts(gcdumpParts(snap, info));
+  return joined(gcdumpParts(snap, info));
 }
