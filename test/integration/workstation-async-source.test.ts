@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { targetDll } from './support/paths.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
-import { appState, hookReady, until } from './support/workstation-page.js';
+import { appState, hookReady, until, attachFromPicker } from './support/workstation-page.js';
 
 const SECONDS = 30;
 
@@ -52,14 +52,7 @@ describe('workstation: async stacks from the heap, chosen in Attach', () => {
     assert.equal(await select.inputValue(), 'off', 'async stacks are off by default');
     assert.deepEqual(await select.locator('option').evaluateAll((os) => os.map((o) => o.getAttribute('value'))), ['off', 'events', 'heap']);
     await select.selectOption('heap');
-    await until(`pid ${pid} in the process list`, async () => {
-      const shown = await page.getByTestId('process-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pid')));
-      const refresh = page.getByTestId('process-refresh');
-      if (!shown.includes(String(pid)) && await refresh.isEnabled()) await refresh.click();
-      return shown;
-    }, (shown) => shown.includes(String(pid)), 30_000, 1000);
-    await page.locator(`[data-testid="process-row"][data-pid="${pid}"] [data-testid="process-attach"]`).click();
-    await until('the attached session recording', () => appState(page), (s) => s.sessions.some((x) => x.pid === pid && x.state === 'recording') && s.selectedSessionId !== null, 30_000);
+    await attachFromPicker(page, pid);
     // The profiler took the switch: its log says the probe was asked for, and walks are kept.
     await until('the box probe in the profiler log', async () => { try { return readFileSync(log(), 'utf8'); } catch { return ''; } }, (text) => /ReJIT requested for AsyncStateMachineBox/.test(text), 30_000, 500);
     await until('samples', () => appState(page), (s) => (s.summary?.sampleCount ?? 0) > 200, 60_000);

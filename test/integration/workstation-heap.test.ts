@@ -22,7 +22,7 @@ import { dotnetGcdump } from './support/dotnet-gcdump.js';
 import { PROFILER, targetDll } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
-import { appState, checkedScreenshot, hookReady, missingForPage, until } from './support/workstation-page.js';
+import { appState, checkedScreenshot, hookReady, missingForPage, until, attachFromPicker } from './support/workstation-page.js';
 
 const N = 3000;
 const NS = 'Clrscope.Targets.LeakHeap.';
@@ -129,14 +129,7 @@ describe('the Heap tab', { skip: skip ? `missing: ${missing.join('; ')}` : false
     page = ui.page;
     await page.goto(`${ui.server.url}&test`);
     await hookReady(page);
-    await until(`pid ${pid} in the process list`, async () => {
-      const shown = await page.getByTestId('process-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pid')));
-      const refresh = page.getByTestId('process-refresh');
-      if (!shown.includes(String(pid)) && await refresh.isEnabled()) await refresh.click();
-      return shown;
-    }, (shown) => shown.includes(String(pid)), 30_000, 1000);
-    await page.locator(`[data-testid="process-row"][data-pid="${pid}"] [data-testid="process-attach"]`).click();
-    await until('the attached session recording', () => appState(page), (s) => s.sessions.some((x) => x.pid === pid && x.state === 'recording') && s.selectedSessionId !== null, 30_000);
+    await attachFromPicker(page, pid);
     await page.getByTestId('tab-heap').click();
   });
 

@@ -240,3 +240,15 @@ export function flamePointOf(page: Page, path: readonly string[]): Promise<{ x: 
     return null;
   }, pathKey(path));
 }
+
+/** Attaches to `pid` from the Processes tab's picker (refreshing the list until it shows the process) and waits until its session records. */
+export async function attachFromPicker(page: Page, pid: number): Promise<void> {
+  await until(`pid ${pid} in the process list`, async () => {
+    const shown = await page.getByTestId('process-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pid')));
+    const refresh = page.getByTestId('process-refresh');
+    if (!shown.includes(String(pid)) && await refresh.isEnabled()) await refresh.click();
+    return shown;
+  }, (shown) => shown.includes(String(pid)), 30_000, 1000);
+  await page.locator(`[data-testid="process-row"][data-pid="${pid}"] [data-testid="process-attach"]`).click();
+  await until('the attached session recording', () => appState(page), (s) => s.sessions.some((x) => x.pid === pid && x.state === 'recording') && s.selectedSessionId !== null, 30_000);
+}
