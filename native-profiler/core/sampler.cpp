@@ -271,6 +271,11 @@ void Sampler::log_totals() {
            captures == 0 ? 0.0 : static_cast<double>(handler_ns) / 1000.0 / static_cast<double>(captures),
            static_cast<double>(handler_ns) / 1e6, static_cast<double>(platform::current_thread_cpu_ns()) / 1e6,
            static_cast<unsigned long long>(platform::unwind_copy_bytes()));
+  const uint64_t paused = shared_->paused_ticks.load(std::memory_order_relaxed);
+  if (paused != 0) {
+    log_line("%llu CPU ticks fell in the pause after a walk that took long (a very deep stack); their CPU went "
+             "with the next sample", static_cast<unsigned long long>(paused));
+  }
   const platform::NestedCaptures nested = platform::nested_captures();
   if (nested.count != 0) {
     log_line("%llu captures reached a thread inside another signal handler on its alternate stack; the least room "

@@ -3,6 +3,7 @@
 #include "core/box_stack.h"
 #include "core/module_table.h"
 #include "core/platform.h"
+#include "core/walk_pacing.h"
 
 namespace clrscope {
 namespace {
@@ -113,6 +114,12 @@ Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wir
   }
   uint64_t cpu_ns = 0;
   uint8_t got = 0;
+  // A CPU tick in a dear walk's pause (core/walk_pacing.h) records nothing and leaves the mark,
+  // unless it carries a wall request away with it.
+  if (kinds == kCaptureCpu && walk_paused(slot, cpu_now_ns) && slot.pending_wall_ns.load(std::memory_order_acquire) == 0) {
+    shared.paused_ticks.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
   if (kinds & kCaptureCpu) {
     // Only forward: the sampler advances the mark too, for CPU no capture brought in
     // (unanswered_cpu.cpp), and a capture whose clock was read before its advance must not
@@ -188,7 +195,11 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     c->thread_cpu_after = platform::current_thread_cpu_ns();
     c->switches = platform::current_thread_switches();
   }
-  commit_capture(shared, index, c->mono);
+  const uint64_t began = c->mono;
+  commit_capture(shared, index, began);
+  const uint64_t now = platform::mono_now_ns();
+  // Only on the thread itself: its CPU clock is the one read here.
+  if (identity != 0 && now - began > kCheapWalkNs) pace_walk(shared.registry->slot(slot_index), now - began, platform::current_thread_cpu_ns(), now);
 }
 
 }  // namespace clrscope

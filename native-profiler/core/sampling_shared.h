@@ -19,6 +19,8 @@ struct SamplingShared {
   std::atomic<uint64_t> dropped_ring_full{0};
   std::atomic<uint64_t> dropped_watchdog{0};
   std::atomic<uint64_t> dropped_other{0};
+  // CPU ticks that fell in a dear walk's pause (core/walk_pacing.h).
+  std::atomic<uint64_t> paused_ticks{0};
   // Event captures (core/event_capture.h), apart from the signal handlers' ring so neither
   // crowds the other out; null when no event is recorded.
   CaptureRing* event_ring = nullptr;

@@ -63,6 +63,8 @@ uint32_t ThreadRegistry::open_slot_locked(uint64_t clr_thread_id) {
   s.os_tid.store(0, std::memory_order_relaxed);
   set_bounds_locked(s, 0, 0, 0);
   s.pending_wall_ns.store(0, std::memory_order_relaxed);
+  s.walk_after_cpu_ns.store(0, std::memory_order_relaxed);
+  s.walk_after_mono.store(0, std::memory_order_relaxed);
   s.async_box.store(0, std::memory_order_relaxed);
   s.box_stack.store(0, std::memory_order_relaxed);
   s.collecting.store(0, std::memory_order_relaxed);

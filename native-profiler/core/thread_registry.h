@@ -34,6 +34,11 @@ struct ThreadSlot {
   std::atomic<uint64_t> last_cpu_ns{0};
   // Wall-time value the sampler asks the handler to record; 0 means no request outstanding.
   std::atomic<uint64_t> pending_wall_ns{0};
+  // A walk that cost the thread more than a tick's share holds its next ones back until the
+  // thread has run this far, on its CPU clock (CPU ticks) and on the monotonic clock (wall
+  // requests): core/walk_pacing.h.
+  std::atomic<uint64_t> walk_after_cpu_ns{0};
+  std::atomic<uint64_t> walk_after_mono{0};
   // The async state machine box the thread runs (TPL task id; 0: none), set by the thread itself
   // from its TPL events (core/async_tracker.h) and copied into each capture.
   std::atomic<uint32_t> async_box{0};

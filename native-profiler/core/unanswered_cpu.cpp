@@ -84,6 +84,8 @@ void UnansweredCpu::charge(uint32_t index, uint32_t wire_id, uint64_t now, uint6
   uint64_t cpu = 0;
   if (!platform::thread_cpu_ns(tid, &cpu)) return;
   uint64_t mark = s.last_cpu_ns.load(std::memory_order_acquire);
+  // A thread in a dear walk's pause (core/walk_pacing.h) answers after it: its CPU counts from there.
+  const uint64_t from = std::max(mark, s.walk_after_cpu_ns.load(std::memory_order_relaxed));
   if (!listed) {
     // A mark that moved since the last look was moved by a capture: the timer works (a thread
     // whose CPU counts from its birth starts far behind its clock and catches up at its first
@@ -95,9 +97,9 @@ void UnansweredCpu::charge(uint32_t index, uint32_t wire_id, uint64_t now, uint6
     // Far behind its clock now: either its first capture is still to come, or the signal cannot
     // reach it. A thread that blocks the signal need not wait for a second look (a short-lived
     // one would end first).
-    if (!still && (cpu <= mark || cpu - mark < threshold || !platform::capture_signal_blocked(tid))) return;
+    if (!still && (cpu <= from || cpu - from < threshold || !platform::capture_signal_blocked(tid))) return;
   }
-  if (cpu <= mark || cpu - mark < threshold) return;
+  if (cpu <= from || cpu - from < threshold) return;
   // A capture that lands now moves the mark itself; then it brought this CPU in.
   if (!s.last_cpu_ns.compare_exchange_strong(mark, cpu, std::memory_order_acq_rel)) return;
   // The slot may have been given to another thread since it was read: its clock is not this one's.

@@ -44,6 +44,8 @@ void WallScheduler::request(uint64_t now) {
     ++asked;
     cursor_ = i + 1;
     if (reuse_idle_stack(s, wire_id, t, now)) continue;
+    // In a dear walk's pause (core/walk_pacing.h): the next request carries this tick's wall time.
+    if (now < s.walk_after_mono.load(std::memory_order_relaxed)) continue;
     const uint64_t wall = now > t.last_wall_mono ? now - t.last_wall_mono : 1;
     t.wall_requested_mono = now;
     s.pending_wall_ns.store(wall, std::memory_order_release);

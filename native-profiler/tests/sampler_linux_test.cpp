@@ -48,6 +48,15 @@ __attribute__((noinline, visibility("default"))) void clrscope_test_sleep_inner(
   timespec ts{0, 2000000};
   nanosleep(&ts, nullptr);
 }
+// A stack `depth` frames deep (each frame kept: the call is not in tail position) over the spin.
+__attribute__((noinline, visibility("default"))) uint64_t clrscope_test_descend(uint32_t depth, const std::atomic<bool>* stop);
+// Called through a volatile pointer: the compiler would otherwise turn the recursion into a loop.
+uint64_t (*volatile clrscope_test_descend_next)(uint32_t, const std::atomic<bool>*) = clrscope_test_descend;
+uint64_t clrscope_test_descend(uint32_t depth, const std::atomic<bool>* stop) {
+  if (depth == 0) return clrscope_test_spin_outer(stop);
+  const uint64_t below = clrscope_test_descend_next(depth - 1, stop);
+  return below + depth;
+}
 __attribute__((noinline, visibility("default"))) void clrscope_test_sleep_outer(const std::atomic<bool>* stop) {
   while (!stop->load(std::memory_order_relaxed)) clrscope_test_sleep_inner();
 }
@@ -838,6 +847,112 @@ TEST(SamplerLinux, TheCpuOfAThreadThatBlocksTheSignalComesInUnderAFrameSayingSo)
   EXPECT_GE(static_cast<double>(charged), 0.97 * static_cast<double>(blocked_cpu.load()));
   EXPECT_LE(static_cast<double>(charged), 1.03 * static_cast<double>(blocked_cpu.load()) + 20e6);
   EXPECT_GE(static_cast<double>(said), 0.95 * static_cast<double>(blocked_cpu.load()));
+}
+
+}  // namespace
+}  // namespace clrscope
+
+namespace clrscope {
+namespace {
+
+// A thread whose every walk is dear (100,000 frames: milliseconds) sampled at 1 ms: its CPU timer
+// counts the handler's time too, so without pacing it fired again as each walk ended and the
+// thread did little else (a .NET program of 1.5 s took 166 s at --interval 1). Paced
+// (core/walk_pacing.h), the handler takes about a tenth of the thread's time, and the ticks it
+// skipped lose no CPU: the samples still add up to the thread's CPU.
+TEST(SamplerLinux, AThreadWithAStackTooDeepToWalkEveryTickIsWalkedLessOftenAndLosesNoCpu) {
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer's own record of each thread's calls overflows far short of 100,000 frames,
+  // and it delivers signals inside its runtime, whose frames end the walk after a few.
+  GTEST_SKIP() << "not under ThreadSanitizer";
+#endif
+  constexpr uint32_t kDepth = 100000;
+  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+  SamplingShared& shared = harness().shared;
+  ThreadRegistry& registry = harness().registry;
+  shared.active.store(true);
+  registry.configure_cpu_timers(true, 1000000);
+  auto* transport = new MemoryTransport;
+  NativeOnlyResolver resolver;
+  SamplerConfig config;
+  config.interval_ns = 1000000;
+  config.wall = false;
+  config.runtime_version = "test";
+  Sampler sampler(config, &shared, &resolver, std::unique_ptr<Transport>(transport));
+  ASSERT_TRUE(sampler.start());
+  const uint64_t paused_before = shared.paused_ticks.load();
+  const uint64_t handler_before = shared.capture_ns.load();
+
+  std::atomic<bool> stop{false};
+  std::atomic<bool> deep{false};
+  std::atomic<uint64_t> deep_cpu{0};
+  std::atomic<uint32_t> deep_tid{0};
+  auto body = [&] {
+    registry.on_created(951);
+    registry.on_assigned_os_thread(951, platform::current_tid());
+    registry.on_name_changed(951, "deep");
+    deep_tid = platform::current_tid();
+    deep = true;
+    clrscope_test_descend(kDepth, &stop);
+    registry.on_destroyed(951);
+    deep_cpu = platform::current_thread_cpu_ns();
+  };
+  // 100,000 frames of 32 bytes or more, on a stack of its own (a sanitized build's frames are larger).
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256u << 20);
+  pthread_t thread;
+  auto run = [](void* arg) -> void* {
+    (*static_cast<decltype(body)*>(arg))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attr, run, &body), 0);
+  pthread_attr_destroy(&attr);
+  while (!deep.load()) std::this_thread::yield();
+  // Until the thread has spent 400 ms of CPU (at most 10 s).
+  const uint64_t began = platform::mono_now_ns();
+  for (;;) {
+    timespec step{0, 20000000};
+    nanosleep(&step, nullptr);
+    uint64_t cpu = 0;
+    if (!platform::thread_cpu_ns(deep_tid.load(), &cpu)) break;
+    if (cpu >= 400000000u || platform::mono_now_ns() - began >= 10000000000u) break;
+  }
+  stop = true;
+  pthread_join(thread, nullptr);
+  sampler.stop(wire::kEndShutdown, 5000);
+  const uint64_t handler_ns = shared.capture_ns.load() - handler_before;
+  const uint64_t paused = shared.paused_ticks.load() - paused_before;
+
+  const testing::ReadStream s = testing::read_stream(transport->bytes);
+  uint32_t id = 0;
+  for (const auto& [tid, name] : s.thread_names) {
+    if (name == "deep") id = tid;
+  }
+  ASSERT_NE(id, 0u);
+  uint64_t charged = 0, at_bottom = 0, elided = 0;
+  size_t samples = 0;
+  for (const auto& smp : s.samples) {
+    if (smp.thread_id != id || !(smp.flags & wire::kSampleCpu)) continue;
+    ++samples;
+    charged += smp.cpu_ns;
+    if (s.stack_has(smp, "clrscope_test_spin_outer")) at_bottom += smp.cpu_ns;
+    if (smp.flags & wire::kSampleElided) ++elided;
+  }
+  const double cpu = static_cast<double>(deep_cpu.load());
+  std::printf("deep: %.1f ms of CPU in %zu samples (%.1f ms), %llu ticks paused, %.1f ms in the handler\n", cpu / 1e6,
+              samples, static_cast<double>(charged) / 1e6, static_cast<unsigned long long>(paused),
+              static_cast<double>(handler_ns) / 1e6);
+  EXPECT_GT(paused, 0u) << "the walks were dear enough to pace";
+  EXPECT_GE(samples, 4u);
+  EXPECT_EQ(elided, samples) << "every stack of 100,000 frames is marked elided";
+  // The handler's time (monotonic, so a preempted handler counts more) against the thread's CPU:
+  // about a tenth, with room for a loaded machine.
+  EXPECT_LT(static_cast<double>(handler_ns), 0.25 * cpu);
+  // Nothing lost: the samples carry the thread's CPU but its last stretch after the final walk.
+  EXPECT_LE(static_cast<double>(charged), cpu);
+  EXPECT_GT(static_cast<double>(charged), 0.7 * cpu);
+  EXPECT_GT(static_cast<double>(at_bottom), 0.9 * static_cast<double>(charged)) << "the samples are the spin's";
 }
 
 }  // namespace
