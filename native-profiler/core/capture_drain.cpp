@@ -34,6 +34,8 @@ void CaptureDrain::begin() {
 }
 
 bool CaptureDrain::refresh_modules() {
+  // Precompiled code changes no names: only the handlers' unwinding.
+  platform::refresh_r2r_images();
   if (!platform::refresh_modules()) return false;
   // Names cached for code whose library went away (or arrived where another was) are
   // forgotten, so the code now there is named afresh.

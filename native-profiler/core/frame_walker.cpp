@@ -4,6 +4,7 @@
 
 #include "core/cfi_unwind.h"
 #include "core/module_table.h"
+#include "core/r2r_unwind.h"
 
 namespace clrscope {
 namespace {
@@ -71,6 +72,8 @@ WalkResult walk_frames(const WalkRegisters& regs, const StackBounds& bounds, uin
   FrameRing ring(out, max_frames, tail_keep);
   auto push = [&ring](uintptr_t pc) { ring.push(pc); };
 
+  // Loaded once: a handler (or a ModuleReadScope) keeps what it loaded from being freed.
+  const R2rSnapshot* r2r = current_r2r();
   WalkRegisters r = regs;
   push(r.ip);
   bool complete = false;
@@ -92,14 +95,27 @@ WalkResult walk_frames(const WalkRegisters& regs, const StackBounds& bounds, uin
         stepped = true;
       }
     }
-    // No unwind table (JIT code, ReadyToRun images) or rules we cannot follow: frame pointers.
+    // Precompiled (ReadyToRun) code: its own unwind codes, as a function there may keep no
+    // frame pointer and the chain would skip its caller.
+    bool precompiled = false;
+    if (!stepped && m == nullptr && r2r != nullptr) {
+      WalkRegisters next = r;
+      const R2rStep s = r2r_step(*r2r, lookup, hop == 0, &next, bounds);
+      precompiled = s != R2rStep::kNotR2r;
+      if (s == R2rStep::kOk && next.sp > r.sp) {
+        step = next.ip == 0 ? Step::kRoot : Step::kNext;
+        r = next;
+        stepped = true;
+      }
+    }
+    // No unwind table (JIT code) or rules we cannot follow: frame pointers.
     uintptr_t osr_return = 0;
     if (!stepped) {
       const uintptr_t fp = r.fp;
       step = fp_step(&r, bounds);
       // Only JIT code is replaced on the stack; a pair is kept while it still fits the
       // innermost part of the buffer.
-      if (step == Step::kNext && m == nullptr && result.osr_pairs < kMaxOsrPairs && ring.total() + 2 < ring.head()) {
+      if (step == Step::kNext && m == nullptr && !precompiled && result.osr_pairs < kMaxOsrPairs && ring.total() + 2 < ring.head()) {
         osr_return = original_record_return(fp, r.fp, bounds);
       }
     }

@@ -2,9 +2,9 @@
 // Walks a thread's stack from an interrupted context. Runs inside a signal handler: no
 // allocation, no locks, no calls into anything that might take one. Native code with unwind
 // tables is stepped through with its DWARF call-frame information (system libraries keep no
-// frame pointers); everything else, notably JIT-compiled code, through the frame-pointer
-// chain. Every memory read is bounds-checked first, so a corrupt chain ends the walk instead
-// of faulting.
+// frame pointers), ReadyToRun code with its images' unwind codes (core/r2r_unwind.h);
+// everything else, notably JIT-compiled code, through the frame-pointer chain. Every memory
+// read is bounds-checked first, so a corrupt chain ends the walk instead of faulting.
 #include <cstdint>
 
 namespace clrscope {

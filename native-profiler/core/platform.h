@@ -71,6 +71,11 @@ std::string env(const char* name);
 bool refresh_modules();
 // True when libraries were loaded or unloaded since the last refresh_modules(). Sampler thread.
 bool modules_changed_since_refresh();
+// Republishes the ReadyToRun images' unwind tables (core/r2r_unwind.h) when the runtime loaded
+// or unloaded modules since the last look. True when they changed. Sampler thread only.
+bool refresh_r2r_images();
+// Retires every ReadyToRun table (detach), before release_modules frees what was retired.
+void release_r2r_images();
 // Bytes of unwind tables the module table holds copies of (for the log).
 size_t unwind_copy_bytes();
 // Frees every module table and copy; only once no capture can run again (detach).

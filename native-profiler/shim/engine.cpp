@@ -424,6 +424,7 @@ void finish_detach(Engine* e) {
   if (e->info13 != nullptr) e->info13->Release();
   e->info13 = nullptr;
   set_sampling_shared(nullptr);
+  platform::release_r2r_images();
   platform::release_modules();
   ICorProfilerInfo12* info = e->info;
   delete e;

@@ -10,6 +10,7 @@
 #include "core/threadpool_event_payloads.h"
 #include "core/wait_event_payloads.h"
 #include "core/platform.h"
+#include "core/r2r_unwind.h"
 #include "core/wire_writer.h"
 #include "core/runtime_event_payloads.h"
 #include "shim/async_session.h"
@@ -335,6 +336,8 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, D
 
 HRESULT ProfilerCallback::ModuleLoadFinished(ModuleID module, HRESULT status) {
   return guarded("ModuleLoadFinished", [&]() -> HRESULT {
+    // Its precompiled code, if any, is unwound with its own tables (core/r2r_unwind.h).
+    note_managed_module_change();
     if (engine_ != nullptr && SUCCEEDED(status)) {
       engine_->counters.add(engine_->counters.modules_loaded);
       if (engine_->measure != nullptr) engine_->measure->on_module_loaded(module);

@@ -1,6 +1,6 @@
-// The x64 Windows unwind-code interpreter (windows/x64_unwind.h) on hand-made unwind data and
+// The x64 Windows unwind-code interpreter (core/x64_unwind.h) on hand-made unwind data and
 // stack copies: it needs no Windows header, so it runs here.
-#include "windows/x64_unwind.h"
+#include "core/x64_unwind.h"
 
 #include <gtest/gtest.h>
 

@@ -22,6 +22,11 @@ bool refresh_modules() {
 
 bool modules_changed_since_refresh() { return false; }
 
+// The ReadyToRun tables serve the Linux handler; Windows looks functions up through the system
+// (RtlLookupFunctionEntry, thread_capture_windows.cpp).
+bool refresh_r2r_images() { return false; }
+void release_r2r_images() {}
+
 void release_free_memory() {}
 
 void* page_alloc(size_t bytes) { return VirtualAlloc(nullptr, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE); }

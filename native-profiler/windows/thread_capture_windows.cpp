@@ -28,7 +28,7 @@
 #include "core/platform.h"
 #include "core/sampling_shared.h"
 #include "windows/win_common.h"
-#include "windows/x64_unwind.h"
+#include "core/x64_unwind.h"
 
 namespace clrscope::platform {
 namespace {

@@ -10,7 +10,8 @@
 // copy's end into unmapped memory, and a fault there would take the target process down. The
 // format is public (Microsoft's "x64 exception handling" documentation) and small enough to
 // interpret here with every read checked, and this file needs no Windows header, so its tests
-// run on Linux (tests/windows_x64_unwind_test.cpp).
+// run on Linux (tests/windows_x64_unwind_test.cpp). Linux uses it too, for ReadyToRun images,
+// whose precompiled code carries the same unwind codes (core/r2r_unwind.h).
 #include <cstdint>
 #include <cstring>
 
@@ -57,6 +58,9 @@ enum UnwindOp : uint8_t {
   kSaveXmm128 = 8,
   kSaveXmm128Far = 9,
   kPushMachframe = 10,
+  // CoreCLR's own, for code it compiles for Unix (ReadyToRun images there): a frame register set
+  // more than 240 bytes above the stack pointer, the offset / 16 in the next two slots.
+  kSetFpregLarge = 11,
 };
 
 constexpr uint8_t kUnwFlagChainInfo = 0x4;
@@ -67,16 +71,25 @@ inline uint32_t unwind_code_slots(uint8_t op, uint8_t info) {
     case kPushNonvol: case kAllocSmall: case kSetFpreg: case kPushMachframe: return 1;
     case kAllocLarge: return info == 0 ? 2 : 3;
     case kSaveNonvol: case kSaveXmm128: case kEpilog: case kSpare: return 2;
-    case kSaveNonvolFar: case kSaveXmm128Far: return 3;
+    case kSaveNonvolFar: case kSaveXmm128Far: case kSetFpregLarge: return 3;
     default: return 0;
   }
+}
+
+// kSetFpregLarge's offset: its 32 bits in the two slots after the code, scaled by 16.
+inline uint64_t large_offset(const uint8_t* codes, uint32_t k) {
+  uint32_t v = 0;
+  std::memcpy(&v, codes + 2 * (k + 1), 4);
+  return static_cast<uint64_t>(v) * 16;
 }
 
 // If the code at pc (leaf frame only) is an epilog — `add rsp, N` or `lea rsp, [frame + N]`,
 // pops of nonvolatile registers, then `ret` or a tail `jmp` — undoes what is left of it, as the
 // system unwinder does: the unwind codes describe the prolog, and after part of an epilog ran
 // they no longer match the stack. `code_end` bounds the bytes read (the function's end).
-inline bool unwind_epilog(uint64_t pc, uint64_t code_end, UnwindRegs* r, const StackCopy& stack) {
+// `Stack` is anything with read_u64(address, &out) that checks its bounds (StackCopy here).
+template <class Stack>
+bool unwind_epilog(uint64_t pc, uint64_t code_end, UnwindRegs* r, const Stack& stack) {
   const auto* code = reinterpret_cast<const uint8_t*>(pc);
   uint64_t avail = code_end > pc ? code_end - pc : 0;
   uint64_t i = 0;
@@ -150,8 +163,12 @@ inline bool unwind_epilog(uint64_t pc, uint64_t code_end, UnwindRegs* r, const S
 // Undoes the frame of the function `fn` (of the image or code heap at `base`) on `r`: r->rip
 // must lie in it. `exact` says r->rip is where the thread stopped (the leaf), so it may be in
 // the prolog or an epilog; for callers it is a return address, past the prolog. False when the
-// codes cannot be followed or a read would leave the copy; r is then unchanged.
-inline bool unwind_frame(uint64_t base, const RuntimeFunction& fn, bool exact, UnwindRegs* r, const StackCopy& stack) {
+// codes cannot be followed or a read would leave the copy; r is then unchanged. `copied_info`,
+// when given, is the function's UNWIND_INFO as the caller copied it (a chained one is then
+// refused: its parent lies in the image, which the caller chose not to read).
+template <class Stack>
+bool unwind_frame(uint64_t base, const RuntimeFunction& fn, bool exact, UnwindRegs* r, const Stack& stack,
+                  const uint8_t* copied_info = nullptr) {
   UnwindRegs t = *r;
   if (exact && unwind_epilog(t.rip, base + fn.end, &t, stack)) {
     *r = t;
@@ -162,10 +179,11 @@ inline bool unwind_frame(uint64_t base, const RuntimeFunction& fn, bool exact, U
   bool in_chain = false;
   // Chains are one or two links long; the bound turns a corrupt cycle into a failure.
   for (int link = 0; link < 8; ++link) {
-    const auto* info = reinterpret_cast<const uint8_t*>(base + f->unwind);
+    const auto* info = copied_info != nullptr ? copied_info : reinterpret_cast<const uint8_t*>(base + f->unwind);
     const uint8_t version = info[0] & 7;
     const uint8_t flags = info[0] >> 3;
     if (version != 1 && version != 2) return false;
+    if (copied_info != nullptr && (flags & kUnwFlagChainInfo) != 0) return false;
     const uint8_t count = info[2];
     const uint8_t frame_reg = info[3] & 0xF;
     const uint64_t frame_off = static_cast<uint64_t>(info[3] >> 4) * 16;
@@ -181,6 +199,7 @@ inline bool unwind_frame(uint64_t base, const RuntimeFunction& fn, bool exact, U
         const uint32_t slots = unwind_code_slots(op, codes[2 * k + 1] >> 4);
         if (slots == 0) return false;
         if (op == kSetFpreg && applies(k)) frame = t.gpr[frame_reg] - frame_off;
+        if (op == kSetFpregLarge && k + 3 <= count && applies(k)) frame = t.gpr[frame_reg] - large_offset(codes, k);
         k += slots;
       }
     }
@@ -213,6 +232,10 @@ inline bool unwind_frame(uint64_t base, const RuntimeFunction& fn, bool exact, U
         case kSetFpreg:
           if (frame_reg == 0) return false;
           t.gpr[kRsp] = t.gpr[frame_reg] - frame_off;
+          break;
+        case kSetFpregLarge:
+          if (frame_reg == 0) return false;
+          t.gpr[kRsp] = t.gpr[frame_reg] - large_offset(codes, k);
           break;
         case kSaveNonvol:
         case kSaveNonvolFar:
@@ -250,7 +273,8 @@ inline bool unwind_frame(uint64_t base, const RuntimeFunction& fn, bool exact, U
 }
 
 // A function without an entry is a leaf that moved nothing: its return address is at rsp.
-inline bool unwind_leaf(UnwindRegs* r, const StackCopy& stack) {
+template <class Stack>
+bool unwind_leaf(UnwindRegs* r, const Stack& stack) {
   uint64_t ra = 0;
   if (!stack.read_u64(r->gpr[kRsp], &ra)) return false;
   r->rip = ra;
