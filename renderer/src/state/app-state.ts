@@ -13,16 +13,11 @@ import type { FunctionsTable } from '../../../structs/analysis/functions-table.j
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline } from '../../../structs/analysis/thread-timeline.js';
 import type { ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
-import type { PoolStory } from '../../../structs/analysis/pool-story.js';
-import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
+import { NO_RECORDING_VIEWS, type RecordingViewsState } from '../../../structs/analysis/recording-views.js';
+import type { Tab } from './tabs.js';
 import type { RequestTimeline } from '../../../structs/analysis/request-timeline.js';
 
-export type Tab = 'processes' | 'flame' | 'functions' | 'types' | 'exceptions' | 'source' | 'timeline' | 'diff' | 'parallel' | 'counters' | 'gc' | 'requests' | 'threadpool' | 'heap' | 'measure' | 'output' | 'export';
-
-export const TABS: readonly Tab[] = ['processes', 'flame', 'functions', 'types', 'exceptions', 'source', 'timeline', 'diff', 'parallel', 'counters', 'gc', 'requests', 'threadpool', 'heap', 'measure', 'output', 'export'];
-
-/** Tabs that show something without a selected session. */
-export const SESSIONLESS_TABS: readonly Tab[] = ['processes', 'heap'];
+export { SESSIONLESS_TABS, TABS, type Tab } from './tabs.js';
 
 export type HeapTypesColumn = 'type' | 'count' | 'bytes' | 'retainedBytes' | 'countDelta' | 'retainedDelta';
 
@@ -193,10 +188,8 @@ export interface AppState {
   functionsSort: FunctionsSort;
   /** The type table and the exceptions table, for the flame graph's window and threads. */
   eventTables: { types: TypeTable; exceptions: ExceptionTable } | null;
-  /** The thread pool's story (the Thread pool tab). */
-  pool: PoolStory | null;
-  /** HTTP requests per endpoint (the Requests tab). */
-  requests: RequestsTab | null;
+  /** The whole-recording views tabs show (the Thread pool tab's story, the Requests tab's endpoints), as last answered. */
+  recordingViews: RecordingViewsState;
   /** The request whose timeline the Requests tab shows (structs/analysis/request-timeline.ts). */
   requestTimeline: RequestTimeline | null;
   typesSort: TableSort<TypesColumn>;
@@ -252,8 +245,7 @@ export function initialState(): AppState {
     sources: new Map(),
     functionsSort: { column: 'self', descending: true },
     eventTables: null,
-    pool: null,
-    requests: null,
+    recordingViews: NO_RECORDING_VIEWS,
     requestTimeline: null,
     typesSort: { column: 'bytes', descending: true },
     exceptionsSort: { column: 'count', descending: true },

@@ -12,8 +12,7 @@ import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
 import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
-import type { PoolStory } from '../../../structs/analysis/pool-story.js';
-import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
+import type { RecordingViewData, RecordingViewId } from '../../../structs/analysis/recording-views.js';
 import type { RequestTimeline } from '../../../structs/analysis/request-timeline.js';
 
 /** What the client needs of a Worker, so tests can stand in for one. */
@@ -144,18 +143,11 @@ export class ProfileWorkerClient {
     return { types: reply.types, exceptions: reply.exceptions };
   }
 
-  /** The thread pool's story (structs/analysis/pool-story.ts). */
-  async pool(): Promise<PoolStory> {
-    const reply = await this.request((requestId) => ({ kind: 'pool', requestId }));
-    if (reply.kind !== 'pool') throw new Error(`The profile worker answered a thread-pool query with ${reply.kind}.`);
-    return reply.story;
-  }
-
-  /** HTTP requests per endpoint (structs/analysis/request-histogram.ts). */
-  async requests(): Promise<RequestsTab> {
-    const reply = await this.request((requestId) => ({ kind: 'requests', requestId }));
-    if (reply.kind !== 'requests') throw new Error(`The profile worker answered a requests query with ${reply.kind}.`);
-    return reply.tab;
+  /** A view of the whole recording (structs/analysis/recording-views.ts). */
+  async recordingView<K extends RecordingViewId>(view: K): Promise<RecordingViewData<K>> {
+    const reply = await this.request((requestId) => ({ kind: 'recording-view', requestId, view }));
+    if (reply.kind !== 'recording-view' || reply.view !== view) throw new Error(`The profile worker answered the ${view} view with ${reply.kind}.`);
+    return reply.data as RecordingViewData<K>;
   }
 
   /** Where one HTTP request's time went (structs/analysis/request-timeline.ts); null when there is no such ended request. */

@@ -8,6 +8,7 @@ import type { DiffBaseline } from './diff-baseline.js';
 import type { SessionFeed } from './session-feed.js';
 import type { SourceLines } from './source-lines.js';
 import type { StationContext } from './station-context.js';
+import { tabRecordingView } from './tabs.js';
 import { userMessage } from './user-message.js';
 import { eventTableQuery, flameAnswerKey, flameQuery, parallelQuery } from './view-queries.js';
 import type { ViewOptions } from './view-options.js';
@@ -54,8 +55,8 @@ export class ViewRefresh {
       const query = analysisQuery(flameOptions, fold, lastSummary);
       const functionsP = tab === 'functions' ? ctx.worker.functions(query) : null;
       const eventTablesP = tab === 'types' || tab === 'exceptions' ? ctx.worker.eventTables(eventTableQuery(flameOptions, lastSummary)) : null;
-      const poolP = tab === 'threadpool' ? ctx.worker.pool() : null;
-      const requestsP = tab === 'requests' ? ctx.worker.requests() : null;
+      const viewId = tabRecordingView(tab);
+      const recordingViewP = viewId === null ? null : ctx.worker.recordingView(viewId);
       const sandwichP = tab === 'functions' && selectedFunction !== null ? ctx.worker.sandwich(query, selectedFunction) : null;
       const linesP = tab === 'source' && selectedFunction !== null ? ctx.worker.functionLines(query, selectedFunction) : null;
       const timelineP = tab === 'timeline' ? ctx.worker.timeline({ buckets: view.timelineBuckets }) : null;
@@ -66,14 +67,12 @@ export class ViewRefresh {
       const [, flame, parallel, functions, sandwich, timeline, diff, baselineSummary, functionLines, eventTables] = await Promise.all([
         summaryP, flameP, parallelP, functionsP, sandwichP, timelineP, diffP, baselineP, linesP, eventTablesP,
       ]);
-      const pool = await poolP;
-      const requests = await requestsP;
+      const recordingView = await recordingViewP;
       if (generation !== feed.generation) return;
       const patch: Partial<AppState> = {};
       if (functions !== null) patch.functions = functions;
       if (eventTables !== null) patch.eventTables = eventTables;
-      if (pool !== null) patch.pool = pool;
-      if (requests !== null) patch.requests = requests;
+      if (viewId !== null && recordingView !== null) patch.recordingViews = { ...ctx.store.get().recordingViews, [viewId]: recordingView };
       if (tab === 'functions') patch.sandwich = sandwich;
       if (timeline !== null) patch.timeline = timeline;
       if (diff !== null) patch.diff = diff;

@@ -17,6 +17,7 @@
 
 import type { SessionInfo, WorkstationApi, WorkstationEvent, ExportFormat } from '../../../structs/api/contract.js';
 import type { Measurements } from '../../../structs/measure/measurements.js';
+import { NO_RECORDING_VIEWS } from '../../../structs/analysis/recording-views.js';
 import { initialState, isLive, type AppState } from './app-state.js';
 import type { CountersHistory } from './counters-history.js';
 import { DiffBaseline } from './diff-baseline.js';
@@ -156,7 +157,7 @@ export class Workstation {
     this.sources.reset();
     const diffOptions = state.diffOptions.baseline?.kind === 'window' || state.diffOptions.baseline?.kind === 'requests' ? { ...state.diffOptions, baseline: null } : state.diffOptions;
     this.store.update({
-      functions: null, eventTables: null, pool: null, requests: null, requestTimeline: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
+      functions: null, eventTables: null, recordingViews: NO_RECORDING_VIEWS, requestTimeline: null, sources: new Map(), sandwich: null, functionLines: null, sourceFile: null, timeline: null, timelineStack: null, diff: null, diffOptions,
       measureVersion: state.measureVersion + 1, measureNotice: null,
       selectedSessionId: sessionId, summary: null, flame: null, flameShape: null, parallel: null, streamBytes: 0, flameZoom: [],
       // Another recording: a search or a function picked in the last one would dim or empty this one's views.

@@ -15,7 +15,7 @@ import { useAppState, useWorkstation } from './use-app-state.js';
 
 export function RequestsView(): ReactElement {
   const ws = useWorkstation();
-  const tab = useAppState((s) => s.requests);
+  const tab = useAppState((s) => s.recordingViews.requests);
   const metric = useAppState((s) => s.flameOptions.metric);
   const timeline = useAppState((s) => s.requestTimeline);
   const [picked, setPicked] = useState<string | null>(null);

@@ -2,28 +2,8 @@
 // (the process list and the Heap tab, which opens snapshot files too, need none).
 
 import type { ReactElement } from 'react';
-import { SESSIONLESS_TABS, TABS, type Tab } from '../state/app-state.js';
+import { SESSIONLESS_TABS, TABS, tabTitle } from '../state/tabs.js';
 import { useAppState, useWorkstation } from './use-app-state.js';
-
-const TITLES: Record<Tab, string> = {
-  processes: 'Processes',
-  flame: 'Flame graph',
-  functions: 'Functions',
-  types: 'Types',
-  exceptions: 'Exceptions',
-  source: 'Source',
-  timeline: 'Threads',
-  diff: 'Diff',
-  parallel: 'Parallel stacks',
-  counters: 'Counters',
-  gc: 'GC pauses',
-  requests: 'Requests',
-  threadpool: 'Thread pool',
-  heap: 'Heap',
-  measure: 'Measure',
-  output: 'Output',
-  export: 'Export',
-};
 
 export function TabBar(): ReactElement {
   const ws = useWorkstation();
@@ -42,7 +22,7 @@ export function TabBar(): ReactElement {
           data-testid={`tab-${t}`}
           onClick={() => ws.view.setTab(t)}
         >
-          {TITLES[t]}
+          {tabTitle(t)}
         </button>
       ))}
     </nav>

@@ -37,7 +37,7 @@ function PoolTimeline({ story, durationMs }: { story: PoolStory; durationMs: num
 }
 
 export function ThreadPoolView(): ReactElement {
-  const story = useAppState((s) => s.pool);
+  const story = useAppState((s) => s.recordingViews.pool);
   const durationMs = useAppState((s) => s.summary?.durationMs ?? 0);
   const [picked, setPicked] = useState<number | null>(null);
   if (story === null) return <div className="pool-view"><p className="empty">Waiting for data…</p></div>;

@@ -13,8 +13,7 @@ import { FrameLines, knownLines } from '../../../structs/profile/frame-lines.js'
 import { functionLines } from '../../../structs/analysis/function-lines.js';
 import { hottestLines, type StackTotals } from '../../../structs/analysis/hottest-lines.js';
 import { exceptionTable, typeTable } from '../../../structs/profile/event-tables.js';
-import { poolStory } from '../../../structs/analysis/pool-story.js';
-import { requestsTab } from '../../../structs/analysis/request-histogram.js';
+import { isRecordingViewId, recordingView } from '../../../structs/analysis/recording-views.js';
 import { requestSampleMask, requestSetKey } from '../../../structs/analysis/request-picks.js';
 import { requestTimeline } from '../../../structs/analysis/request-timeline.js';
 import type { AnalysisQueryMessage, AnalysisReply, AnalysisRequest, BaselineSummary } from './analysis-protocol.js';
@@ -164,9 +163,12 @@ export class AnalysisCore {
           transfer: [],
         };
       }
-      case 'requests': return { reply: { kind: 'requests', requestId: request.requestId, tab: requestsTab(this.rec) }, transfer: [] };
+      case 'recording-view': {
+        // The view's name comes across the worker boundary: only a registered one is run.
+        if (!isRecordingViewId(request.view)) return { reply: { kind: 'error', requestId: request.requestId, message: `The profile worker has no view ${JSON.stringify(request.view)}.` }, transfer: [] };
+        return { reply: { kind: 'recording-view', requestId: request.requestId, view: request.view, data: recordingView(this.rec, request.view) }, transfer: [] };
+      }
       case 'request-timeline': return { reply: { kind: 'request-timeline', requestId: request.requestId, timeline: requestTimeline(this.rec, request.index) }, transfer: [] };
-      case 'pool': return { reply: { kind: 'pool', requestId: request.requestId, story: poolStory(this.rec) }, transfer: [] };
     }
   }
 

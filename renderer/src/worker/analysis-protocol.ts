@@ -11,8 +11,7 @@ import type { Sandwich } from '../../../structs/analysis/call-trees.js';
 import type { StackNear } from '../../../structs/analysis/profile-analysis.js';
 import type { ThreadTimeline, TimelineQuery } from '../../../structs/analysis/thread-timeline.js';
 import type { EventTableQuery, ExceptionTable, TypeTable } from '../../../structs/profile/event-tables.js';
-import type { PoolStory } from '../../../structs/analysis/pool-story.js';
-import type { RequestsTab } from '../../../structs/analysis/request-histogram.js';
+import type { RecordingViewId } from '../../../structs/analysis/recording-views.js';
 import type { RequestTimeline } from '../../../structs/analysis/request-timeline.js';
 import type { ProcessFilter } from './protocol.js';
 
@@ -60,10 +59,8 @@ export type AnalysisRequest =
   | { kind: 'function-lines'; requestId: number; query: AnalysisQueryMessage; name: string }
   /** Allocated and live bytes per type and exceptions per type (structs/profile/event-tables.ts). */
   | { kind: 'event-tables'; requestId: number; query: EventTableQuery & ProcessFilter }
-  /** The thread pool's story: its timeline, the sites blocking its threads, the diagnosis (structs/analysis/pool-story.ts). */
-  | { kind: 'pool'; requestId: number }
-  /** HTTP requests per endpoint with their latency histograms (structs/analysis/request-histogram.ts). */
-  | { kind: 'requests'; requestId: number }
+  /** A view of the whole recording registered in structs/analysis/recording-views.ts (the thread pool's story, the requests per endpoint). */
+  | { kind: 'recording-view'; requestId: number; view: RecordingViewId }
   /** Where one request's time went (structs/analysis/request-timeline.ts); `index` in requestsOf's order. */
   | { kind: 'request-timeline'; requestId: number; index: number };
 
@@ -78,6 +75,6 @@ export type AnalysisReply =
   | { kind: 'sources'; requestId: number; names: string[]; places: string[] }
   | { kind: 'function-lines'; requestId: number; lines: FunctionLines }
   | { kind: 'event-tables'; requestId: number; types: TypeTable; exceptions: ExceptionTable }
-  | { kind: 'pool'; requestId: number; story: PoolStory }
-  | { kind: 'requests'; requestId: number; tab: RequestsTab }
+  /** `data`: what RECORDING_VIEWS[view] returns. */
+  | { kind: 'recording-view'; requestId: number; view: RecordingViewId; data: unknown }
   | { kind: 'request-timeline'; requestId: number; timeline: RequestTimeline | null };

@@ -243,3 +243,20 @@ test("async stacks of a live recording: an [await] frame named before its MoveNe
   for (let o = 0; o < later.length; o += 64) core.handle({ kind: 'chunk', offset: at + o, bytes: later.slice(o, o + 64) });
   assert.equal(tree(2), '[await] Client;[await] Demo.Requests.Handler;[suspended] 10000000\n[await] Task.WhenAll;[suspended] 10000000\n');
 });
+
+test('a registered whole-recording view is answered by its name; a name not registered gets an error sentence, never a run', () => {
+  const core = new ProfileWorkerCore();
+  send(core, streamFromCollapsed('t;A 10'));
+  const requests = core.handle({ kind: 'recording-view', requestId: 3, view: 'requests' });
+  assert.ok(requests !== null && requests.reply.kind === 'recording-view');
+  assert.equal(requests.reply.view, 'requests');
+  // A recording of no server: no endpoints (the tab says so).
+  assert.deepEqual((requests.reply.data as { rows: unknown[] }).rows, []);
+  const pool = core.handle({ kind: 'recording-view', requestId: 4, view: 'pool' });
+  assert.ok(pool !== null && pool.reply.kind === 'recording-view' && pool.reply.view === 'pool');
+  const forged = { kind: 'recording-view', requestId: 5, view: 'constructor' } as unknown as Parameters<ProfileWorkerCore['handle']>[0];
+  const refused = core.handle(forged);
+  assert.ok(refused !== null && refused.reply.kind === 'error');
+  assert.equal(refused.reply.requestId, 5);
+  assert.match(refused.reply.message, /no view "constructor"/);
+});

@@ -103,8 +103,7 @@ export class ProfileWorkerCore {
       case 'lines':
       case 'function-lines':
       case 'event-tables':
-      case 'pool':
-      case 'requests':
+      case 'recording-view':
       case 'request-timeline':
         return this.answer(request.requestId, () => this.analysis.handle(request) as WorkerOutput);
       case 'baseline-reset':
