@@ -88,6 +88,16 @@ inline uint64_t large_offset(const uint8_t* codes, uint32_t k) {
 // system unwinder does: the unwind codes describe the prolog, and after part of an epilog ran
 // they no longer match the stack. `code_end` bounds the bytes read (the function's end).
 // `Stack` is anything with read_u64(address, &out) that checks its bounds (StackCopy here).
+// A function without an entry is a leaf that moved nothing: its return address is at rsp.
+template <class Stack>
+bool unwind_leaf(UnwindRegs* r, const Stack& stack) {
+  uint64_t ra = 0;
+  if (!stack.read_u64(r->gpr[kRsp], &ra)) return false;
+  r->rip = ra;
+  r->gpr[kRsp] += 8;
+  return true;
+}
+
 template <class Stack>
 bool unwind_epilog(uint64_t pc, uint64_t code_end, UnwindRegs* r, const Stack& stack) {
   const auto* code = reinterpret_cast<const uint8_t*>(pc);
@@ -152,10 +162,8 @@ bool unwind_epilog(uint64_t pc, uint64_t code_end, UnwindRegs* r, const Stack& s
                    (last == 0xFF && byte_at(i + 1, &b1) && ((b1 >> 3) & 7) == 4) ||
                    (last == 0x48 && byte_at(i + 1, &b1) && b1 == 0xFF && byte_at(i + 2, &b2) && ((b2 >> 3) & 7) == 4);
   if (!ret && !jmp) return false;
-  uint64_t ra = 0;
-  if (!stack.read_u64(t.gpr[kRsp], &ra)) return false;
-  t.rip = ra;
-  t.gpr[kRsp] += 8;
+  // What is left of the frame is the return address.
+  if (!unwind_leaf(&t, stack)) return false;
   *r = t;
   return true;
 }
@@ -264,21 +272,9 @@ bool unwind_frame(uint64_t base, const RuntimeFunction& fn, bool exact, UnwindRe
     in_chain = true;
     if (link == 7) return false;
   }
-  uint64_t ra = 0;
-  if (!stack.read_u64(t.gpr[kRsp], &ra)) return false;
-  t.rip = ra;
-  t.gpr[kRsp] += 8;
+  // What is left of the frame is the return address.
+  if (!unwind_leaf(&t, stack)) return false;
   *r = t;
-  return true;
-}
-
-// A function without an entry is a leaf that moved nothing: its return address is at rsp.
-template <class Stack>
-bool unwind_leaf(UnwindRegs* r, const Stack& stack) {
-  uint64_t ra = 0;
-  if (!stack.read_u64(r->gpr[kRsp], &ra)) return false;
-  r->rip = ra;
-  r->gpr[kRsp] += 8;
   return true;
 }
 
