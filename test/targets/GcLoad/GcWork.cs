@@ -75,6 +75,27 @@ public static class GcWork
         }
     }
 
+    /// <summary>Background gen2 collections induced and seen to finish.</summary>
+    public static long BackgroundSeen;
+
+    /// <summary>
+    /// <paramref name="count"/> background gen2 collections, one at a time: whether churn alone starts one
+    /// depends on the GC's budgets (on one machine 600 MB of churn did, on another it did not). A
+    /// non-blocking induced gen2 runs in the background while concurrent GC is on (the default); each is
+    /// waited for until the runtime's last background collection is a new one.
+    /// </summary>
+    public static void InduceBackground(int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            long before = GC.GetGCMemoryInfo(GCKind.Background).Index;
+            GC.Collect(2, GCCollectionMode.Forced, blocking: false);
+            long until = Stopwatch.GetTimestamp() + Stopwatch.Frequency * 10;
+            while (GC.GetGCMemoryInfo(GCKind.Background).Index == before && Stopwatch.GetTimestamp() < until) Thread.Sleep(1);
+            if (GC.GetGCMemoryInfo(GCKind.Background).Index != before) BackgroundSeen++;
+        }
+    }
+
     /// <summary>Allocates <paramref name="mb"/> MB as 1024-byte arrays (1024 per MB); every 16th one survives in the ring.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Allocate(int mb)

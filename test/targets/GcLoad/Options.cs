@@ -8,13 +8,15 @@ public sealed class UsageException(string message) : Exception(message);
 public sealed class Options
 {
     public const string Usage =
-        "usage: GcLoad [--gen0 N] [--gen1 N] [--gen2 N] [--allocate-mb M] [--churn-mb M] [--exceptions N]\n" +
+        "usage: GcLoad [--gen0 N] [--gen1 N] [--gen2 N] [--background N] [--allocate-mb M] [--churn-mb M] [--exceptions N]\n" +
         "              [--threads M] [--live-threads K] [--lock-contention N] [--load-assemblies]\n" +
         "              [--wait-start MS] [--wait-at-end MS] [--duration S [--repeat-every MS]] [--exit-code N]";
 
     public int Gen0 { get; private set; }
     public int Gen1 { get; private set; }
     public int Gen2 { get; private set; }
+    /// <summary>Induced background gen2 collections per round, each waited for.</summary>
+    public int Background { get; private set; }
     public int AllocateMb { get; private set; }
     /// <summary>MB allocated into a 64 MB ring of survivors that die old: gen 2 fills and empties, so the runtime
     /// runs background GCs (most with a gen 1 just before) among the blocking ones.</summary>
@@ -45,6 +47,7 @@ public sealed class Options
                 case "--gen0": o.Gen0 = Int(args, ref i, 0, 1_000_000); break;
                 case "--gen1": o.Gen1 = Int(args, ref i, 0, 1_000_000); break;
                 case "--gen2": o.Gen2 = Int(args, ref i, 0, 1_000_000); break;
+                case "--background": o.Background = Int(args, ref i, 0, 1000); break;
                 case "--allocate-mb": o.AllocateMb = Int(args, ref i, 0, 1_000_000); break;
                 case "--churn-mb": o.ChurnMb = Int(args, ref i, 0, 1_000_000); break;
                 case "--exceptions": o.Exceptions = Int(args, ref i, 0, 100_000_000); break;

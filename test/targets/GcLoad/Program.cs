@@ -108,7 +108,8 @@ public static class Program
 
     /// <summary>
     /// One round, in this order: allocation, exceptions, short threads, lock contention, assembly loads (first
-    /// round only), then the induced gen0, gen1 and gen2 collections last, so the last GC of the round is induced.
+    /// round only), then the induced gen0, gen1 and gen2 collections and the induced background ones last, so the last GC
+    /// of the round is induced.
     /// </summary>
     private static void RunRound(Options o, int round)
     {
@@ -121,5 +122,6 @@ public static class Program
         if (o.Gen0 > 0) Phases.Run("gen0", () => GcWork.Induce(0, o.Gen0));
         if (o.Gen1 > 0) Phases.Run("gen1", () => GcWork.Induce(1, o.Gen1));
         if (o.Gen2 > 0) Phases.Run("gen2", () => GcWork.Induce(2, o.Gen2));
+        if (o.Background > 0) Phases.Run("background", () => GcWork.InduceBackground(o.Background));
     }
 }

@@ -67,6 +67,7 @@ public static class Report
         ["gen0"] = GcWork.InducedCalls[0],
         ["gen1"] = GcWork.InducedCalls[1],
         ["gen2"] = GcWork.InducedCalls[2],
+        ["backgroundSeen"] = GcWork.BackgroundSeen,
     };
 
     public static JsonObject Tick(int round, TimeSpan elapsed, TimeSpan roundTime, Counters atStart)
