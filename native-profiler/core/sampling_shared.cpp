@@ -1,5 +1,7 @@
 #include "core/sampling_shared.h"
 
+#include <algorithm>
+
 #include "core/box_stack.h"
 #include "core/module_table.h"
 #include "core/platform.h"
@@ -198,8 +200,14 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
   const uint64_t began = c->mono;
   commit_capture(shared, index, began);
   const uint64_t now = platform::mono_now_ns();
-  // Only on the thread itself: its CPU clock is the one read here.
-  if (identity != 0 && now - began > kCheapWalkNs) pace_walk(shared.registry->slot(slot_index), now - began, platform::current_thread_cpu_ns(), now);
+  // Only on the thread itself: its CPU clock is the one read here. A CPU tick knows the clock at
+  // its start, so a handler that was only preempted (long on the monotonic clock, short on the
+  // thread's) pauses nothing.
+  if (identity != 0 && now - began > kCheapWalkNs) {
+    const uint64_t cpu_after = platform::current_thread_cpu_ns();
+    const uint64_t cost = cpu_now_ns != 0 && cpu_after >= cpu_now_ns ? std::min(now - began, cpu_after - cpu_now_ns) : now - began;
+    pace_walk(shared.registry->slot(slot_index), cost, cpu_after, now);
+  }
 }
 
 }  // namespace clrscope
