@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { attachProfiled } from '../../electron/services/recording/profiled-attach.js';
+import { attachProfiled, type ProfiledAttach } from '../../electron/services/recording/profiled-attach.js';
 import { delay } from '../../electron/services/recording/profiled-launch.js';
 import { SampleFlags } from '../../structs/wire/records.js';
 import { PROFILER, targetOn, type RuntimeTfm } from './support/paths.js';
@@ -81,15 +81,18 @@ for (const rt of RUNTIMES) {
       child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
       child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+      let session: ProfiledAttach | undefined;
       try {
         const deadline = Date.now() + 30000;
         while (!/^READY /m.test(out) && child.exitCode === null && Date.now() < deadline) await delay(20);
         assert.match(out, /^READY /m, `never ready: ${tail(err)}`);
-        const session = await attachProfiled({ pid: child.pid ?? 0, intervalMs: 1, wall: true, cpu: true, libraryPath: PROFILER });
+        session = await attachProfiled({ pid: child.pid ?? 0, intervalMs: 1, wall: true, cpu: true, libraryPath: PROFILER });
         await delay(2000);
         assert.ok(session.alive(), `the program died while attached:\n${tail(err)}`);
         const cpu = samplesOf(session.stream.recording).filter((s) => THREADS.includes(s.thread) && s.flags & SampleFlags.Cpu);
-        await session.detach();
+        const attached = session;
+        session = undefined;
+        await attached.detach();
         assert.ok(cpu.length > 50, `${cpu.length} CPU samples on the faulting threads while attached`);
         const end = await exited;
         assert.equal(end.signal, null, `killed by ${end.signal}:\n${tail(err)}`);
@@ -97,6 +100,8 @@ for (const rt of RUNTIMES) {
         assertAllCaught(out, each, 'attached');
       } finally {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        // A failed assertion must not leave the collector listening: the test file would never exit.
+        if (session !== undefined) await session.collector.close();
       }
     });
   });
