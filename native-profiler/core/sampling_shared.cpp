@@ -157,10 +157,12 @@ Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wir
   return c;
 }
 
-void commit_capture(SamplingShared& shared, uint32_t index, uint64_t claimed_mono) {
+uint64_t commit_capture(SamplingShared& shared, uint32_t index, uint64_t claimed_mono) {
+  const uint64_t now = platform::mono_now_ns();
   shared.captures.fetch_add(1, std::memory_order_relaxed);
-  shared.capture_ns.fetch_add(platform::mono_now_ns() - claimed_mono, std::memory_order_relaxed);
+  shared.capture_ns.fetch_add(now - claimed_mono, std::memory_order_relaxed);
   shared.ring->publish(index);
+  return now;
 }
 
 void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds, uint64_t cpu_now_ns,
@@ -198,8 +200,7 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
     c->switches = platform::current_thread_switches();
   }
   const uint64_t began = c->mono;
-  commit_capture(shared, index, began);
-  const uint64_t now = platform::mono_now_ns();
+  const uint64_t now = commit_capture(shared, index, began);
   // Only on the thread itself: its CPU clock is the one read here. A CPU tick knows the clock at
   // its start, so a handler that was only preempted (long on the monotonic clock, short on the
   // thread's) pauses nothing.

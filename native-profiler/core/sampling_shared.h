@@ -73,7 +73,8 @@ void record_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_i
 // bounds_known and thread_cpu_after, then publishes with commit_capture(…, index, c->mono).
 Capture* claim_capture(SamplingShared& shared, uint32_t slot_index, uint32_t wire_id, uint8_t kinds,
                        uint64_t cpu_now_ns, uintptr_t sp, uint32_t* index);
-void commit_capture(SamplingShared& shared, uint32_t index, uint64_t claimed_mono);
+// Returns the monotonic time it read (the capture's end), for the caller's pacing.
+uint64_t commit_capture(SamplingShared& shared, uint32_t index, uint64_t claimed_mono);
 
 // What a capture request carries to the handler, packed into one pointer-sized value
 // (siginfo's si_value on Linux): a tag so foreign signals are recognised, the kind, the slot
