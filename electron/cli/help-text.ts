@@ -77,7 +77,10 @@ ${formatHelpTable('write', 24)}
   --requests            HTTP requests an ASP.NET Core program serves (.NET 8+):
                         method, route, status, latency, trace and span ids;
                         samples get pprof labels endpoint, trace_id, span_id
-                        (report --requests prints them per endpoint)
+                        (report --requests prints them per endpoint). With
+                        --async-source heap (or --async) each request is
+                        followed through its awaits onto other threads;
+                        without, only its thread's synchronous part is its
   --no-fallback         with --pid: fail as before when the runtime refuses the
                         profiler, instead of recording through EventPipe
   --children            record every .NET process the program starts (they

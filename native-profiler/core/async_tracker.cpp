@@ -295,6 +295,8 @@ uint32_t AsyncTracker::intern(const std::string& name) {
   return 0;
 }
 
+uint32_t AsyncTracker::running_box() const { return t_async_current(); }
+
 void AsyncTracker::set_current(uint32_t box, uint32_t op_slot, bool begin) {
   uint32_t ended_slot = kOpSlots, ended_box = 0;
   if (begin) {

@@ -65,6 +65,8 @@ class AsyncTracker final : public TaskNames {
   // indexes are equal names, so the sampler compares chains without making strings.
   uint32_t name_index_of(uint32_t id) const;
   std::string name_at(uint32_t index) const;
+  // The box the calling thread runs now (0: none), as its TraceSynchronousWork events said.
+  uint32_t running_box() const;
   // The chain from `box` outwards as "name<name<...", at most `levels` deep, cycle-safe.
   std::string chain(uint32_t box, uint32_t levels = 32) const;
 

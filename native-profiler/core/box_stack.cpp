@@ -81,6 +81,7 @@ bool kept_chain(const BoxRun& run, uintptr_t box, KeptChain* out) {
   for (uint32_t i = 0; i < n; ++i) out->boxes[i] = s->kept[i];
   out->count = n;
   out->end = s->kept_end;
+  out->root = s->kept_root;
   return n > 0;
 }
 
@@ -92,6 +93,7 @@ void keep_into(BoxStack* s, uintptr_t serial, uintptr_t box, const KeptChain& ch
   for (uint32_t i = 0; i < n; ++i) s->kept[i] = chain.boxes[i];
   s->kept_count = n;
   s->kept_end = chain.end;
+  s->kept_root = chain.root;
   s->kept_box = box;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   s->kept_serial = serial;
@@ -113,9 +115,18 @@ void keep_own_chain(HeapTypeSet& types, SafeLoad load) {
   uintptr_t boxes[kHeapChainBoxes];
   const uintptr_t box = s.boxes[depth - 1];
   const HeapWalk w = walk_heap_chain(box, types, load, boxes, kHeapChainBoxes, kHeapChainHops);
-  if (w.count > 0) keep_into(&s, s.serial, box, KeptChain{boxes, w.count, static_cast<uint8_t>(w.end)});
+  if (w.count > 0) keep_into(&s, s.serial, box, KeptChain{boxes, w.count, static_cast<uint8_t>(w.end), w.end == HeapWalkEnd::kDone ? w.root : 0});
   std::atomic_signal_fence(std::memory_order_seq_cst);
   s.keeping = 0;
+}
+
+uintptr_t own_chain_root(HeapTypeSet& types, SafeLoad load) {
+  const BoxStack& s = t_probe.stack;
+  const uintptr_t depth = s.depth;
+  if (depth == 0 || depth > BoxStack::kDepth) return 0;
+  uintptr_t boxes[kHeapChainBoxes];
+  const HeapWalk w = walk_heap_chain(s.boxes[depth - 1], types, load, boxes, kHeapChainBoxes, kHeapChainHops);
+  return w.end == HeapWalkEnd::kDone ? w.root : 0;
 }
 
 }  // namespace clrscope

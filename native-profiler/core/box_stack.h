@@ -36,6 +36,7 @@ struct BoxStack {
   uintptr_t keeping;      // the thread's own callback is writing it: its handler leaves it alone
   uint32_t kept_count;
   uint8_t kept_end;
+  uintptr_t kept_root;    // HeapWalk::root of that read
   uintptr_t kept[kHeapChainBoxes];
 };
 
@@ -57,6 +58,7 @@ struct KeptChain {
   uintptr_t* boxes;  // kHeapChainBoxes of room
   uint32_t count;
   uint8_t end;
+  uintptr_t root;  // HeapWalk::root
 };
 bool kept_chain(const BoxRun& run, uintptr_t box, KeptChain* out);
 void keep_chain(const BoxRun& run, uintptr_t box, const KeptChain& chain);
@@ -64,6 +66,11 @@ void keep_chain(const BoxRun& run, uintptr_t box, const KeptChain& chain);
 // The calling thread is about to suspend the runtime (a GC it triggered): walks its own chain
 // while nothing moves yet and keeps it, for the samples the GC's own work will take.
 void keep_own_chain(HeapTypeSet& types, SafeLoad load);
+
+// The root of the chain the calling thread runs now (HeapWalk::root of a walk that reached it),
+// 0 when it runs no box or the walk stopped short. Normal context, on the thread itself; the
+// caller checks that no suspension overlapped it (objects may move only then).
+uintptr_t own_chain_root(HeapTypeSet& types, SafeLoad load);
 
 // Stops the probes for good (the recording ended; ReJIT cannot be undone, so the wrapped
 // MoveNexts keep calling them): from then on they return at once and touch nothing.

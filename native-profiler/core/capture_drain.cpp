@@ -6,8 +6,10 @@
 #include "core/heap_chains.h"
 #include "core/module_history.h"
 #include "core/platform.h"
+#include "core/request_tracker.h"
 #include "core/sample_stream.h"
 #include "core/sampling_shared.h"
+#include "core/task_names.h"
 #include "core/thread_book.h"
 #include "core/thread_scan.h"
 #include "core/wall_scheduler.h"
@@ -103,6 +105,11 @@ void CaptureDrain::take(const Capture& c) {
   d.event_message = event && c.event_text != nullptr ? stream_->messages.intern(c.event_text, c.event_text_len, c.event_text_full) : 0;
   d.async_box = event ? 0 : c.async_box;
   if (heap_ != nullptr && !event) d.async_box = heap_->intern(c.heap_chain, c.heap_count, static_cast<HeapWalkEnd>(c.heap_end));
+  d.request = 0;
+  if (requests_ != nullptr && !event) {
+    const uintptr_t root = task_roots_ != nullptr && d.async_box != 0 ? task_chain_root(*task_roots_, d.async_box) : c.heap_root;
+    if (root != 0) d.request = requests_->request_at(root, c.mono);
+  }
   d.collecting = !event && c.collecting;
   // An event carries no time of the thread's: its values stay for the thread's next sample.
   d.cpu_ns = event ? 0 : c.cpu_ns + t.carry_cpu_ns;
@@ -227,7 +234,7 @@ void CaptureDrain::add_gc_frame(Drained& d) {
 }
 
 void CaptureDrain::emit_sample(const Drained& d) {
-  const NamedCapture c{d.mono,  d.cpu_ns, d.wall_ns, d.cpu_after, d.switches, d.wire_id, d.async_box,
+  const NamedCapture c{d.mono,  d.cpu_ns, d.wall_ns, d.cpu_after, d.switches, d.wire_id, d.async_box, d.request,
                        d.kinds, d.flags,  ids_.data() + d.first, static_cast<uint16_t>(d.count)};
   for (const auto& e : *emitters_) e->sample(c);
 }

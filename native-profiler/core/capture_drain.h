@@ -14,6 +14,8 @@ namespace clrscope {
 
 class Emitter;
 class HeapChains;
+class RequestTracker;
+class TaskNames;
 class ThreadBook;
 class ThreadScan;
 class WallScheduler;
@@ -32,6 +34,10 @@ class CaptureDrain {
   bool refresh_modules();
   // Async stacks read from the heap: captures' chains become the stream's tasks (null: off).
   void set_heap_chains(HeapChains* heap) { heap_ = heap; }
+  // HTTP requests: which one each sample whose chain reached its root was taken in (null: off).
+  void set_requests(RequestTracker* requests) { requests_ = requests; }
+  // With async stacks from TPL events, a sample's request is found by its task chain's root.
+  void set_task_roots(const TaskNames* tasks) { task_roots_ = tasks; }
 
  private:
   // One capture taken out of the ring, its frames resolved.
@@ -54,6 +60,7 @@ class CaptureDrain {
     uint64_t event_type, event_value1, event_value2, event_live;
     uint32_t event_message;  // the message's STRING id (0: none)
     uint32_t async_box;
+    uint32_t request;  // RequestTracker::request_at (0: none)
     bool collecting;  // the thread was performing a garbage collection (core/gc_frame.h)
   };
 
@@ -71,6 +78,8 @@ class CaptureDrain {
   WallScheduler* wall_;
   const std::vector<std::unique_ptr<Emitter>>* emitters_;
   HeapChains* heap_ = nullptr;
+  RequestTracker* requests_ = nullptr;
+  const TaskNames* task_roots_ = nullptr;
   uint32_t elided_id_ = 0;
   uint32_t unloaded_id_ = 0;
   uint32_t gc_id_ = 0;  // the [GC] frame, defined at its first use

@@ -52,6 +52,9 @@ struct Capture {
   uint8_t heap_count;
   uint8_t heap_end;
   uintptr_t heap_chain[kHeapChainBoxes];
+  // The chain's root box's address when the walk reached it (HeapWalk::root), else 0: which
+  // HTTP request the sample was taken in (core/request_tracker.h).
+  uintptr_t heap_root;
   // Event captures only: what happened (wire::EventKind, values as PROTOCOL.md's EVENTS) and the
   // runtime's ClassID of the type that names it (0: none), named on the sampler thread.
   uint8_t event_kind;
@@ -93,6 +96,7 @@ inline void begin_capture(Capture* c, uint64_t mono, uint32_t slot, uint32_t wir
   c->collecting = false;
   c->heap_count = 0;
   c->heap_end = 0;
+  c->heap_root = 0;
   c->event_kind = 0;
   c->event_has_value2 = false;
   c->event_type = 0;

@@ -16,6 +16,7 @@ struct NamedCapture {
   uint64_t cpu_after, switches;  // the thread's CPU clock and context switches after the capture
   uint32_t wire_id;
   uint32_t async_box;  // the async box the thread ran (0: none)
+  uint32_t request;    // the HTTP request it was taken in (RequestTracker's seq; 0: none known)
   uint8_t kinds;       // CaptureKind bits
   uint8_t flags;       // the stack's wire::kSample* bits (incomplete, elided)
   const uint32_t* frames;

@@ -104,6 +104,7 @@ HeapWalk walk_heap_chain(uintptr_t box, HeapTypeSet& types, SafeLoad load, uintp
           return w;
         }
         out[w.count++] = mt;
+        w.root = object;
         break;
       case HeapKind::kTask:
       case HeapKind::kDelegate:

@@ -77,6 +77,9 @@ enum class HeapWalkEnd : uint8_t {
 struct HeapWalk {
   uint32_t count = 0;  // boxes' MethodTables written, the running box first
   HeapWalkEnd end = HeapWalkEnd::kDone;
+  // The address of the last box written: with kDone, the chain's root (an HTTP request's
+  // connection, core/request_tracker.h). Valid only until the runtime next suspends.
+  uintptr_t root = 0;
 };
 
 // One aligned word at `address`; false when it cannot be read (async-signal-safe).

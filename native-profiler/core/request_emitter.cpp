@@ -30,14 +30,18 @@ class RequestEmitter final : public Emitter {
       r.endpoint = stream_->string_id(h.endpoint);
       r.trace_id = stream_->unremembered_string(h.trace_id);
       r.span_id = stream_->unremembered_string(h.span_id);
+      r.seq = h.seq;
       stream_->writer.request(r);
     }
     sent_ += batch_.size();
   }
 
   void log_totals() const override {
-    log_line("requests sent: %llu (%llu dropped unread, %llu not tracked)", static_cast<unsigned long long>(sent_),
-             static_cast<unsigned long long>(requests_->dropped()), static_cast<unsigned long long>(requests_->untracked()));
+    log_line("requests sent: %llu (%llu dropped unread, %llu not tracked); %llu begun in an async chain, %llu samples "
+             "followed to their request through it",
+             static_cast<unsigned long long>(sent_), static_cast<unsigned long long>(requests_->dropped()),
+             static_cast<unsigned long long>(requests_->untracked()), static_cast<unsigned long long>(requests_->rooted()),
+             static_cast<unsigned long long>(requests_->matched()));
   }
 
  private:

@@ -1,15 +1,14 @@
 #include "core/request_tracker.h"
 
+#include <limits>
 #include <utility>
 
 namespace clrscope {
+namespace {
+constexpr uint64_t kOpen = std::numeric_limits<uint64_t>::max();
+}  // namespace
 
-void RequestTracker::on_event(const uint8_t* data, size_t size, uint64_t mono, uint32_t tid) {
-  RequestEvent e;
-  if (parse_request_event(data, size, &e)) on_request_event(e, mono, tid);
-}
-
-void RequestTracker::on_request_event(const RequestEvent& e, uint64_t mono, uint32_t tid) {
+void RequestTracker::on_request_event(const RequestEvent& e, uint64_t mono, uint32_t tid, uintptr_t root) {
   const uint64_t key = span_key(e.span_id);
   if (key == 0) return;
   if (e.start) {
@@ -25,6 +24,14 @@ void RequestTracker::on_request_event(const RequestEvent& e, uint64_t mono, uint
       ++untracked_;
       return;
     }
+    r.seq = next_seq_++;
+    if (next_seq_ == 0) next_seq_ = 1;
+    if (root != 0 && window_count_ < kMaxWindows) {
+      r.root = root;
+      windows_[root].push_back(Window{r.seq, mono, kOpen});
+      ++window_count_;
+      ++rooted_;
+    }
     open_[key] = std::move(r);
     return;
   }
@@ -37,11 +44,52 @@ void RequestTracker::on_request_event(const RequestEvent& e, uint64_t mono, uint
   r.end_tid = tid;
   r.status = e.status;
   r.endpoint = route_pattern(r.endpoint, e.route_values);
+  if (r.root != 0) end_window(r.root, r.seq, mono);
   if (ended_.size() >= kMaxHeld) {
     ended_.erase(ended_.begin(), ended_.begin() + kMaxHeld / 2);
     dropped_ += kMaxHeld / 2;
   }
   ended_.push_back(std::move(r));
+}
+
+void RequestTracker::end_window(uintptr_t root, uint32_t seq, uint64_t end) {
+  auto it = windows_.find(root);
+  if (it == windows_.end()) return;
+  for (auto w = it->second.rbegin(); w != it->second.rend(); ++w) {
+    if (w->seq == seq) {
+      w->end = end;
+      return;
+    }
+  }
+}
+
+uint32_t RequestTracker::request_at(uintptr_t root, uint64_t mono) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (mono > latest_match_) latest_match_ = mono;
+  auto it = windows_.find(root);
+  if (it == windows_.end()) return 0;
+  // One connection serves one request at a time: the latest window begun by then is the one.
+  for (auto w = it->second.rbegin(); w != it->second.rend(); ++w) {
+    if (w->start > mono) continue;
+    if (mono >= w->end) return 0;
+    ++matched_;
+    return w->seq;
+  }
+  return 0;
+}
+
+void RequestTracker::prune_windows(uint64_t before) {
+  for (auto it = windows_.begin(); it != windows_.end();) {
+    auto& list = it->second;
+    size_t kept = 0;
+    for (const Window& w : list) {
+      if (w.end != kOpen && w.end < before) continue;
+      list[kept++] = w;
+    }
+    window_count_ -= list.size() - kept;
+    list.resize(kept);
+    it = list.empty() ? windows_.erase(it) : std::next(it);
+  }
 }
 
 void RequestTracker::take(std::vector<HeldRequest>* out, bool in_flight) {
@@ -51,6 +99,9 @@ void RequestTracker::take(std::vector<HeldRequest>* out, bool in_flight) {
   if (in_flight) {
     for (auto& [key, r] : open_) out->push_back(r);
   }
+  // Ended windows no capture still on its way can fall in; all ended ones when the bound is near.
+  const uint64_t keep_from = latest_match_ > kKeepEndedNs ? latest_match_ - kKeepEndedNs : 0;
+  prune_windows(window_count_ >= kMaxWindows / 2 ? latest_match_ : keep_from);
 }
 
 uint64_t RequestTracker::dropped() const {
@@ -61,6 +112,16 @@ uint64_t RequestTracker::dropped() const {
 uint64_t RequestTracker::untracked() const {
   std::lock_guard<std::mutex> lock(mu_);
   return untracked_;
+}
+
+uint64_t RequestTracker::rooted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rooted_;
+}
+
+uint64_t RequestTracker::matched() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return matched_;
 }
 
 }  // namespace clrscope

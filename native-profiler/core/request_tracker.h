@@ -4,6 +4,16 @@
 // REQUEST records. Bounded: at most kMaxInFlight requests open (more are counted, not tracked) and
 // kMaxHeld ended ones unsent (the oldest half goes, counted), so a stream that stopped being read,
 // or stop events that never come, cannot make it grow.
+//
+// Which request a sample was taken in, on any thread, through its awaits: with async stacks on, a
+// request's start event comes inside the MoveNext of the box that serves the connection's
+// requests one after another (Kestrel's ProcessRequests), whose chain ends at one root box per
+// connection (per HTTP/2 stream). The tracker keeps each request's time window under that root
+// (its task id with TPL events, its address read from the heap); a sample whose own chain ends at
+// the same root, taken inside the window, is the request's. Addresses change only when a GC
+// compacts: a request whose root moved keeps the samples taken before the move, and its later
+// ones fall to the reader's rule by thread (structs/analysis/requests.ts). Long-lived
+// connections' boxes settle in gen2 after a few GCs.
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -15,6 +25,8 @@
 namespace clrscope {
 
 struct HeldRequest {
+  uint32_t seq = 0;  // from 1, in order of start (REQUEST_SAMPLES name it)
+  uintptr_t root = 0;  // its chain's root box at the start (0: none known)
   uint64_t start_mono = 0;
   uint64_t end_mono = 0;  // 0: still in flight when sent (the stream's end)
   uint32_t start_tid = 0;
@@ -27,10 +39,18 @@ class RequestTracker {
  public:
   static constexpr size_t kMaxInFlight = 16384;
   static constexpr size_t kMaxHeld = 65536;
+  // Windows kept for matching samples: open ones, and ended ones for kKeepEndedNs after the
+  // latest sample matched (captures reach the sampler within a tick or two); at most kMaxWindows.
+  static constexpr size_t kMaxWindows = 65536;
+  static constexpr uint64_t kKeepEndedNs = 2'000'000'000;
 
-  // The serving thread, as EventPipeEventDelivered hands it a bridge event. `mono` now, `tid` its OS id.
-  void on_event(const uint8_t* data, size_t size, uint64_t mono, uint32_t tid);
-  void on_request_event(const RequestEvent& e, uint64_t mono, uint32_t tid);
+  // The serving thread, as EventPipeEventDelivered hands it a bridge event (parsed). `mono` now,
+  // `tid` its OS id, `root` its async chain's root box now (own_chain_root; 0: none).
+  void on_request_event(const RequestEvent& e, uint64_t mono, uint32_t tid, uintptr_t root = 0);
+
+  // Sampler thread: the request (seq) a sample taken at `mono` whose chain ended at `root` was
+  // taken in, 0 for none.
+  uint32_t request_at(uintptr_t root, uint64_t mono);
 
   // Sampler thread: the requests that ended since the last call, in order of their end; with
   // `in_flight` (the stream's end) also those still open, with end_mono 0.
@@ -38,13 +58,29 @@ class RequestTracker {
 
   uint64_t dropped() const;
   uint64_t untracked() const;
+  // Requests begun with a root known, and samples matched to a request.
+  uint64_t rooted() const;
+  uint64_t matched() const;
 
  private:
+  struct Window {
+    uint32_t seq;
+    uint64_t start, end;  // end UINT64_MAX while open
+  };
+  void end_window(uintptr_t root, uint32_t seq, uint64_t end);
+  void prune_windows(uint64_t before);
+
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, HeldRequest> open_;
   std::vector<HeldRequest> ended_;
+  std::unordered_map<uintptr_t, std::vector<Window>> windows_;
+  size_t window_count_ = 0;
+  uint64_t latest_match_ = 0;
+  uint32_t next_seq_ = 1;
   uint64_t dropped_ = 0;
   uint64_t untracked_ = 0;
+  uint64_t rooted_ = 0;
+  uint64_t matched_ = 0;
 };
 
 }  // namespace clrscope

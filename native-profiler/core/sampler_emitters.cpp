@@ -16,6 +16,8 @@ void Sampler::register_emitters() {
                                            parts_.async_log);
   }
   r.drain.set_heap_chains(parts_.async == nullptr ? parts_.heap : nullptr);
+  r.drain.set_requests(parts_.requests);
+  r.drain.set_task_roots(parts_.async);
   r.async = chains.get();
   r.emitters.push_back(make_thread_sample_emitter(&r.stream, &r.book, r.async));
   r.emitters.push_back(make_stacked_event_emitter(&r.stream, shared_, parts_.skipped_exceptions));

@@ -65,7 +65,7 @@ void walk_async_heap(SamplingShared& shared, const ThreadSlot& slot, uintptr_t i
   if (box == 0) return;
   const bool cpu = (c->kinds & kCaptureCpu) != 0;
   if (cpu) shared.heap_cpu_boxed.fetch_add(1, std::memory_order_relaxed);
-  KeptChain chain{c->heap_chain, 0, 0};
+  KeptChain chain{c->heap_chain, 0, 0, 0};
   const uint64_t epoch = shared.suspension_epoch.load(std::memory_order_acquire);
   bool moved = shared.runtime_suspended.load(std::memory_order_acquire) != 0;
   const uint64_t start = platform::mono_now_ns();
@@ -76,6 +76,7 @@ void walk_async_heap(SamplingShared& shared, const ThreadSlot& slot, uintptr_t i
     moved = shared.suspension_epoch.load(std::memory_order_relaxed) != epoch;
     chain.count = w.count;
     chain.end = static_cast<uint8_t>(w.end);
+    chain.root = w.end == HeapWalkEnd::kDone ? w.root : 0;
   }
   if (moved) {
     shared.heap_suspended.fetch_add(1, std::memory_order_relaxed);
@@ -86,6 +87,7 @@ void walk_async_heap(SamplingShared& shared, const ThreadSlot& slot, uintptr_t i
   }
   c->heap_count = static_cast<uint8_t>(chain.count);
   c->heap_end = chain.end;
+  c->heap_root = chain.root;
   if (cpu && chain.count > 0) shared.heap_cpu_chained.fetch_add(1, std::memory_order_relaxed);
   shared.heap_walks.fetch_add(1, std::memory_order_relaxed);
   shared.heap_ends[chain.end & 3].fetch_add(1, std::memory_order_relaxed);

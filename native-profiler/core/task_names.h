@@ -15,4 +15,18 @@ class TaskNames {
   virtual std::string name_of(uint32_t id) const = 0;
 };
 
+// The outermost task of `id`'s chain as far as its awaiters are known (`id` itself when none
+// awaits it; 0 for 0): with TPL events, an HTTP request's connection (core/request_tracker.h).
+// Deeper chains than the stream keeps are cut, and a cycle ends where it closes.
+inline uint32_t task_chain_root(const TaskNames& names, uint32_t id) {
+  constexpr uint32_t kLevels = 32;
+  uint32_t root = id;
+  for (uint32_t level = 0; root != 0 && level < kLevels; ++level) {
+    const uint32_t next = names.awaiter_of(root);
+    if (next == 0 || next == id) break;
+    root = next;
+  }
+  return root;
+}
+
 }  // namespace clrscope

@@ -24,7 +24,7 @@ class ThreadSampleEmitter final : public Emitter {
     const uint32_t task = chains_ != nullptr ? c.async_box : 0;
     if (task != 0) chains_->define_task_chain(task);
     stream_->writer.sample(c.mono, c.wire_id, flags, (flags & wire::kSampleCpu) ? c.cpu_ns : 0,
-                           (flags & wire::kSampleWall) ? c.wall_ns : 0, c.frames, n, task);
+                           (flags & wire::kSampleWall) ? c.wall_ns : 0, c.frames, n, task, 0, c.request);
     ++stream_->samples_sent;
     if (task != 0 && chains_->logs_samples()) chains_->log_sample(c);
     SampledThread* known = book_->find(c.wire_id);

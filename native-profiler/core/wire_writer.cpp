@@ -83,6 +83,12 @@ void WireWriter::close_batch() {
       operation_counts_.clear();
     }
   }
+  if (batch_type_ == wire::kSamples && !request_marks_.empty()) {
+    u32(static_cast<uint32_t>(1 + request_marks_.size()));
+    u8(wire::kRequestSamples);
+    out_->insert(out_->end(), request_marks_.begin(), request_marks_.end());
+    request_marks_.clear();
+  }
   if (batch_type_ == wire::kEvents && !event_messages_.empty()) {
     // Right behind its EVENTS record, which is what its indexes count in.
     u32(static_cast<uint32_t>(1 + event_messages_.size()));
@@ -236,7 +242,8 @@ void WireWriter::reset_stacks() {
 }
 
 void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
-                        const uint32_t* frames, uint16_t frame_count, uint32_t task, uint32_t operations) {
+                        const uint32_t* frames, uint16_t frame_count, uint32_t task, uint32_t operations,
+                        uint32_t request) {
   const uint8_t stack_flags = flags & (wire::kSampleIncomplete | wire::kSampleElided);
   // A thread that has not moved (blocked, idle) repeats its stack: when the hash matches its
   // previous stack's, comparing with that one spares the table lookup. (reset_stacks() clears
@@ -278,6 +285,10 @@ void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64
       varint_to(&operation_counts_, batch_samples_);
       varint_to(&operation_counts_, operations);
     }
+  }
+  if (request != 0) {
+    varint_to(&request_marks_, batch_samples_);
+    varint_to(&request_marks_, request);
   }
   ++batch_samples_;
   prev_thread_ = thread_id;
@@ -385,6 +396,7 @@ void WireWriter::request(const RequestRecord& r) {
   u32(r.endpoint);
   u32(r.trace_id);
   u32(r.span_id);
+  u32(r.seq);
   finish(s);
 }
 

@@ -50,6 +50,7 @@ enum RecordType : uint8_t {
   kGcEvent = 0x14,
   kRequest = 0x15,
   kRuntimeEvent = 0x16,
+  kRequestSamples = 0x17,
   kEnd = 0x7F,
 };
 
@@ -143,6 +144,7 @@ struct RequestRecord {
   uint32_t endpoint;   // STRING route pattern "/cpu/{ms}"
   uint32_t trace_id;   // STRING, 32 hex digits
   uint32_t span_id;    // STRING, 16 hex digits
+  uint32_t seq;        // its number, as REQUEST_SAMPLES name it
 };
 
 struct StatsRecord {
@@ -202,8 +204,10 @@ class WireWriter {
   // async task (TASK id) the thread was running, 0 for none; marked in the TASK_SAMPLES record
   // that follows the SAMPLES record when it closes. `operations`: with a task, how many suspended
   // operations sit where the sample says (OPERATION_COUNTS, after the TASK_SAMPLES record).
+  // `request`: the HTTP request it was taken in (REQUEST's seq; REQUEST_SAMPLES, after those).
   void sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64_t cpu_ns, uint64_t wall_ns,
-              const uint32_t* frames, uint16_t frame_count, uint32_t task = 0, uint32_t operations = 0);
+              const uint32_t* frames, uint16_t frame_count, uint32_t task = 0, uint32_t operations = 0,
+              uint32_t request = 0);
   // An async task: its id, the task awaiting it (0: none known) and its name (a STRING id, 0:
   // unknown). `again`: the id was defined before in this stream with other values; the open
   // SAMPLES record is closed first, so samples already in it keep the old definition.
@@ -273,6 +277,7 @@ class WireWriter {
   // OPERATION_COUNTS: (index, count) pairs.
   ByteBuffer task_marks_;
   ByteBuffer operation_counts_;
+  ByteBuffer request_marks_;  // REQUEST_SAMPLES: (index, request seq) pairs
   // EVENT_MESSAGES of the open EVENTS record: (index in the record, message STRING) varint pairs.
   ByteBuffer event_messages_;
   uint32_t batch_samples_ = 0;

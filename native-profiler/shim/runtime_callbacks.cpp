@@ -282,7 +282,7 @@ HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, D
     // HTTP requests, on the thread serving them.
     if (engine_->requests != nullptr && is_requests_provider(engine_, provider)) {
       if (engine_->shared.active.load(std::memory_order_relaxed)) {
-        engine_->requests->on_event(data, data_size, platform::mono_now_ns(), platform::current_tid_remembered());
+        deliver_request_event(engine_, data, data_size);
       }
       return S_OK;
     }

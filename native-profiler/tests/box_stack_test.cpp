@@ -41,9 +41,9 @@ TEST(BoxStack, KeptChainServesOnlyTheSameRunOfTheSameBox) {
 
   // A kept walk of A's chain (A < X < Y) serves A's run.
   uintptr_t chain[3] = {0xA0, 0xB0, 0xC0};
-  keep_chain(run_a, a, KeptChain{chain, 3, 0});
+  keep_chain(run_a, a, KeptChain{chain, 3, 0, 0});
   Walked got;
-  KeptChain out{got.boxes, 0, 0};
+  KeptChain out{got.boxes, 0, 0, 0};
   ASSERT_TRUE(kept_chain(run_a, a, &out));
   EXPECT_EQ(out.count, 3u);
   EXPECT_EQ(got.boxes[2], 0xC0u);

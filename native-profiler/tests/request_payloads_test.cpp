@@ -4,12 +4,14 @@
 // {Key, Value} pairs, every string UTF-16 and NUL-ended.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/request_payloads.h"
 #include "core/request_tracker.h"
+#include "core/task_names.h"
 
 namespace clrscope {
 namespace {
@@ -119,6 +121,86 @@ TEST(RequestTracker, PairsByTheSpanIdAcrossThreadsAndSendsTheOpenOnesLast) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].endpoint, "/fail");
   EXPECT_EQ(out[0].end_mono, 0u);
+}
+
+TEST(RequestTracker, FollowsARequestByItsConnectionsRootOnlyWithinItsWindow) {
+  RequestTracker t;
+  RequestEvent a;
+  a.start = true;
+  a.method = "GET";
+  a.path = "/delay/40";
+  a.span_id = "00000000000000a1";
+  RequestEvent b = a;
+  b.span_id = "00000000000000b2";
+  RequestEvent c = a;
+  c.span_id = "00000000000000c3";
+  constexpr uintptr_t kConnection = 0x7f0010, kOther = 0x7f0020;
+  t.on_request_event(a, 100, 7, kConnection);
+  t.on_request_event(c, 120, 8, kOther);
+  t.on_request_event(b, 130, 9, 0);  // no chain at its start: not followed
+  EXPECT_EQ(t.request_at(kConnection, 99), 0u);   // before it began
+  EXPECT_EQ(t.request_at(kConnection, 150), 1u);  // any thread, by the root alone
+  EXPECT_EQ(t.request_at(kOther, 150), 2u);
+  EXPECT_EQ(t.request_at(0x7f0030, 150), 0u);
+  RequestEvent stop_a;
+  stop_a.span_id = a.span_id;
+  stop_a.status = 200;
+  t.on_request_event(stop_a, 200, 9, 0);
+  EXPECT_EQ(t.request_at(kConnection, 199), 1u);  // a capture drained after the end
+  EXPECT_EQ(t.request_at(kConnection, 200), 0u);
+  // The connection's next request: the same root, a later window.
+  RequestEvent d = a;
+  d.span_id = "00000000000000d4";
+  t.on_request_event(d, 300, 7, kConnection);
+  EXPECT_EQ(t.request_at(kConnection, 250), 0u);
+  EXPECT_EQ(t.request_at(kConnection, 310), 4u);
+  EXPECT_EQ(t.rooted(), 3u);
+  EXPECT_EQ(t.matched(), 4u);
+  std::vector<HeldRequest> out;
+  t.take(&out, true);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].seq, 1u);
+  EXPECT_EQ(out[0].root, kConnection);
+}
+
+class FakeTasks final : public TaskNames {
+ public:
+  std::map<uint32_t, uint32_t> awaiter;
+  uint32_t awaiter_of(uint32_t id) const override {
+    auto it = awaiter.find(id);
+    return it == awaiter.end() ? 0 : it->second;
+  }
+  std::string name_of(uint32_t) const override { return ""; }
+};
+
+TEST(TaskChainRoot, IsTheOutermostKnownAwaiterAndSurvivesACycle) {
+  FakeTasks tasks;
+  tasks.awaiter = {{5, 4}, {4, 2}, {2, 1}};  // handler < middleware < ProcessRequests < connection
+  EXPECT_EQ(task_chain_root(tasks, 5), 1u);
+  EXPECT_EQ(task_chain_root(tasks, 1), 1u);
+  EXPECT_EQ(task_chain_root(tasks, 0), 0u);
+  tasks.awaiter = {{7, 8}, {8, 9}, {9, 8}};  // a cycle that does not pass through the start
+  const uint32_t r = task_chain_root(tasks, 7);
+  EXPECT_TRUE(r == 8u || r == 9u);
+}
+
+TEST(RequestTracker, LetsGoOfEndedWindowsOnceNoCaptureCanFallInThem) {
+  RequestTracker t;
+  RequestEvent a;
+  a.start = true;
+  a.span_id = "00000000000000a1";
+  constexpr uintptr_t kConnection = 0x7f0010;
+  const uint64_t s = 1'000'000'000;
+  t.on_request_event(a, s, 7, kConnection);
+  RequestEvent stop = a;
+  stop.start = false;
+  t.on_request_event(stop, s + 10, 7, 0);
+  std::vector<HeldRequest> out;
+  t.take(&out, false);
+  EXPECT_EQ(t.request_at(kConnection, s + 5), 1u);  // still kept
+  EXPECT_EQ(t.request_at(kConnection, s + 10 + RequestTracker::kKeepEndedNs + 1), 0u);
+  t.take(&out, false);  // the window ended longer ago than any capture on its way
+  EXPECT_EQ(t.request_at(kConnection, s + 5), 0u);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ struct ReadSample {
   uint32_t stack_id = 0;  // v2: the wire stack id (ids restart after a STACK_RESET)
   uint32_t task = 0;      // v2: the async task its TASK_SAMPLES named (0: none)
   uint32_t operations = 0;  // v2: the suspended operations its OPERATION_COUNTS gave (0: none)
+  uint32_t request = 0;     // v2: the request seq its REQUEST_SAMPLES gave (0: none)
   std::vector<uint32_t> frames;  // v1: function ids; v2: frame ids
 };
 
@@ -346,6 +347,25 @@ inline ReadStream read_stream(const Bytes& bytes) {
             throw std::runtime_error("OPERATION_COUNTS gives 0 or counts a sample with no task");
           }
           out.samples[samples_before_record + index].operations = count;
+          previous = index;
+          first = false;
+        }
+        break;
+      }
+      case 0x17: {
+        if (!v2) break;
+        if (previous_type != 0x0D && previous_type != 0x11 && previous_type != 0x12) {
+          throw std::runtime_error("REQUEST_SAMPLES not right after a SAMPLES record (or its TASK_SAMPLES, OPERATION_COUNTS)");
+        }
+        const size_t in_record = out.samples.size() - samples_before_record;
+        uint64_t previous = 0;
+        bool first = true;
+        while (c.at() < end) {
+          const uint64_t index = c.varint();
+          const uint32_t seq = static_cast<uint32_t>(c.varint());
+          if (index >= in_record || (!first && index <= previous)) throw std::runtime_error("REQUEST_SAMPLES index out of order or range");
+          if (seq == 0) throw std::runtime_error("REQUEST_SAMPLES names request 0");
+          out.samples[samples_before_record + index].request = seq;
           previous = index;
           first = false;
         }

@@ -276,6 +276,33 @@ TEST(WireReader, ReadsTheOperationsFixtureWithEachSamplesCount) {
   EXPECT_EQ(s.thread_names.at(1), "[async operations]");
 }
 
+// Which request a sample was taken in (REQUEST_SAMPLES) goes right behind its SAMPLES record,
+// after the TASK_SAMPLES of the same samples, and only for the samples that have one.
+TEST(WireWriter, MarksSamplesWithTheirRequestBehindTheirTasks) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.preamble();
+  w.hello(HelloRecord{4242, wire::kHelloCpu | wire::kHelloAsync, 1000000000ull, 1700000000000000000ull, 10000000, 64,
+                      "10.0.12", "0.4.0"});
+  w.thread(1, 0, 0, 1000000100ull, "worker");
+  w.function(1, wire::kSynthetic, 0, 0, "Burn", "");
+  w.frame(1, 1, wire::kOffsetNone, 0);
+  w.string(1, "<Handler>d__0");
+  w.task(3, 0, 1, false);
+  const uint32_t burn[] = {1};
+  w.sample(1010000000ull, 1, wire::kSampleCpu, 10000000, 0, burn, 1, 3, 0, 7);
+  w.sample(1020000000ull, 1, wire::kSampleCpu, 10000000, 0, burn, 1, 0, 0, 0);
+  w.sample(1030000000ull, 1, wire::kSampleCpu, 10000000, 0, burn, 1, 0, 0, 8);
+  w.close_batch();
+  w.end(1040000000ull, wire::kEndShutdown);
+  const testing::ReadStream s = testing::read_stream(std::vector<uint8_t>(out.begin(), out.end()));
+  ASSERT_EQ(s.samples.size(), 3u);
+  EXPECT_EQ(s.samples[0].task, 3u);
+  EXPECT_EQ(s.samples[0].request, 7u);
+  EXPECT_EQ(s.samples[1].request, 0u);
+  EXPECT_EQ(s.samples[2].request, 8u);
+}
+
 // Exception messages: a message's STRING goes out ahead of the open EVENTS record, and which
 // event has which message follows that record as EVENT_MESSAGES (structs/wire/fixtures).
 void write_event_messages_fixture(WireWriter& w) {

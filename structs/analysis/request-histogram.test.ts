@@ -11,9 +11,9 @@ test('each endpoint\'s histogram holds every request that ended, in buckets grow
   const enc = fixtureEncoder();
   ['GET', '/a', '/b'].forEach((text, i) => enc.string(100 + i, text));
   // /a: 1 ms, 1.2 ms and 300 ms; /b: 0.1 ms, and one in flight.
-  for (const ms of [1, 1.2, 300]) enc.timeline(REQUESTS, { mono: T, endMono: T + ms * 1e6, startTid: 100, endTid: 100, status: 200, method: 100, endpoint: 101, traceId: 0, spanId: 0 });
-  enc.timeline(REQUESTS, { mono: T, endMono: T + 0.1e6, startTid: 200, endTid: 200, status: 200, method: 100, endpoint: 102, traceId: 0, spanId: 0 });
-  enc.timeline(REQUESTS, { mono: T, endMono: 0, startTid: 300, endTid: 0, status: 0, method: 100, endpoint: 102, traceId: 0, spanId: 0 });
+  for (const ms of [1, 1.2, 300]) enc.timeline(REQUESTS, { mono: T, endMono: T + ms * 1e6, startTid: 100, endTid: 100, status: 200, method: 100, endpoint: 101, traceId: 0, spanId: 0, seq: 0 });
+  enc.timeline(REQUESTS, { mono: T, endMono: T + 0.1e6, startTid: 200, endTid: 200, status: 200, method: 100, endpoint: 102, traceId: 0, spanId: 0, seq: 0 });
+  enc.timeline(REQUESTS, { mono: T, endMono: 0, startTid: 300, endTid: 0, status: 0, method: 100, endpoint: 102, traceId: 0, spanId: 0, seq: 0 });
   const tab = requestsTab(recordingFromStream([enc.bytes().slice()]));
   const a = tab.histograms['GET /a'];
   assert.equal(a.counts.reduce((s, n) => s + n, 0), 3);
@@ -30,7 +30,7 @@ test('each endpoint\'s histogram holds every request that ended, in buckets grow
 test('a busy server\'s 300,000 requests make a histogram without overflowing the call stack', () => {
   const enc = fixtureEncoder();
   ['GET', '/a'].forEach((text, i) => enc.string(100 + i, text));
-  for (let i = 0; i < 300_000; i++) enc.timeline(REQUESTS, { mono: T + i, endMono: T + i + 1e6 + (i % 1000) * 1e3, startTid: 100, endTid: 100, status: 200, method: 100, endpoint: 101, traceId: 0, spanId: 0 });
+  for (let i = 0; i < 300_000; i++) enc.timeline(REQUESTS, { mono: T + i, endMono: T + i + 1e6 + (i % 1000) * 1e3, startTid: 100, endTid: 100, status: 200, method: 100, endpoint: 101, traceId: 0, spanId: 0, seq: 0 });
   const h = requestsTab(recordingFromStream([enc.bytes().slice()])).histograms['GET /a'];
   assert.equal(h.counts.reduce((s, n) => s + n, 0), 300_000);
 });

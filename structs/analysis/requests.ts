@@ -2,14 +2,19 @@
 // resolved, the table per endpoint that `clrscope report --requests` prints, and which request
 // each sample was taken in, for the pprof labels and the per-endpoint CPU.
 //
-// Which samples a request holds. The profiler knows where a request began and ended (thread and
-// time) from ASP.NET Core's own events, not every thread it ran on after an await, so a sample is
-// the request's when it was taken on the thread that began the request, after it began, before
-// it ended, and before that thread began another request: the synchronous part of the request
-// (its middleware, a handler that computes or blocks, everything up to its first await that
-// suspends). A thread that began a request and then returned to the pool at an await is not
-// charged with what it does next only when it next begins a request; work it runs in between on
-// other requests' continuations would be charged to the first (README, "Requests").
+// Which samples a request holds. With async stacks on (record --requests --async, or
+// --async-source heap), the profiler follows each request through its awaits and marks every
+// sample taken in it, on whatever thread its continuations ran (REQUEST_SAMPLES, by the REQUEST's
+// seq): a marked sample is its request's, and a request with marks holds those alone. Samples
+// without a mark that names a request of the recording (async stacks off, a request whose
+// connection's box a GC moved, one begun outside any async chain, older profilers) fall back to
+// what ASP.NET Core's own events say, where a request began and ended (thread and time): such a
+// sample is the request's when it was taken on the thread that began the request, after it
+// began, before it ended, and before that thread began another request: the synchronous part of
+// the request (its middleware, a handler that computes or blocks, everything up to its first
+// await that suspends). A thread that began a request and then returned to the pool at an await
+// is not charged with what it does next only when it next begins a request; work it runs in
+// between on other requests' continuations would be charged to the first (README, "Requests").
 
 import type { Recording } from '../profile/recording.js';
 import type { RequestRecord } from '../wire/records.js';
@@ -26,6 +31,8 @@ export interface RequestInfo {
   readonly endTid: number;
   readonly traceId: string;
   readonly spanId: string;
+  /** Its number in its stream, which samples taken in it are marked with (Recording.requestSeqOf); 0 for none. */
+  readonly seq: number;
 }
 
 export interface EndpointRow {
@@ -56,6 +63,7 @@ export function requestsOf(rec: Recording): RequestInfo[] {
     endTid: r.endTid,
     traceId: text(r.traceId),
     spanId: text(r.spanId),
+    seq: r.seq,
   }));
 }
 
@@ -67,13 +75,25 @@ export function sampleRequests(rec: Recording, requests: readonly RequestInfo[])
   const { mono, threadId } = rec.sampleColumns();
   const out = new Int32Array(mono.length).fill(-1);
   if (requests.length === 0) return out;
+  const bySeq = new Map<number, number>();
+  // Requests the profiler followed: their marked samples are all they hold, so the pool's idle
+  // waits on the thread that began one are not charged to it.
+  const followed = new Set<number>();
+  if (rec.hasRequestMarks) {
+    requests.forEach((r, index) => { if (r.seq !== 0 && !bySeq.has(r.seq)) bySeq.set(r.seq, index); });
+    for (let i = 0; i < mono.length; i++) {
+      const seq = rec.requestSeqOf(i);
+      if (seq !== 0) followed.add(seq);
+    }
+  }
   // Per OS thread, its requests' windows by start: each ends at the request's end or at the
-  // thread's next request's start, whichever comes first.
+  // thread's next request's start, whichever comes first. A followed request's window claims no
+  // sample, but still ends the window before it.
   const byTid = new Map<number, { start: number; end: number; index: number }[]>();
   requests.forEach((r, index) => {
     let list = byTid.get(r.startTid);
     if (list === undefined) byTid.set(r.startTid, (list = []));
-    list.push({ start: r.startNs, end: r.endNs ?? Number.POSITIVE_INFINITY, index });
+    list.push({ start: r.startNs, end: r.endNs ?? Number.POSITIVE_INFINITY, index: followed.has(r.seq) ? -1 : index });
   });
   for (const list of byTid.values()) {
     list.sort((a, b) => a.start - b.start);
@@ -82,6 +102,13 @@ export function sampleRequests(rec: Recording, requests: readonly RequestInfo[])
   const osTidOf = new Map<number, number>();
   for (const t of rec.threads()) osTidOf.set(t.id, t.osTid);
   for (let i = 0; i < mono.length; i++) {
+    if (bySeq.size > 0) {
+      const marked = bySeq.get(rec.requestSeqOf(i));
+      if (marked !== undefined) {
+        out[i] = marked;
+        continue;
+      }
+    }
     const tid = osTidOf.get(threadId[i]);
     if (tid === undefined || tid === 0) continue;
     const list = byTid.get(tid);

@@ -162,3 +162,29 @@ test('async chains of every process survive the merge (strings renumbered) and a
   assert.deepEqual(chains(rec), expected);
   assert.deepEqual(chains(openRecording(saveRecording(rec)).recording), expected);
 });
+
+test('each process\'s request seqs get merged seqs of their own, the samples\' marks and the REQUESTs alike', async () => {
+  const { requestFixtureStream } = await import('./request-fixture-stream.test-support.js');
+  const { REQUESTS } = await import('../wire/timeline/requests.js');
+  const { requestsOf, sampleRequests } = await import('../analysis/requests.js');
+  // Two processes with the same seqs (each numbers its requests from 1) and the same times.
+  const rec = mergeProcesses([
+    { process: { pid: 5, name: 'web' }, recording: recordingFromStream([requestFixtureStream(5)]) },
+    { process: { pid: 6, name: 'web' }, recording: recordingFromStream([requestFixtureStream(6)]) },
+  ]);
+  const c = rec.sampleColumns();
+  const pidOf = (i: number): number | undefined => rec.processOf(c.threadId[i])?.pid;
+  // Equal times keep the parts' order: each tick has process 5's sample, then process 6's. A seq
+  // is numbered at its first sight, a sample's mark before its REQUEST.
+  const marks = Array.from({ length: rec.sampleCount }, (_, i) => `${pidOf(i)}:${rec.requestSeqOf(i)}`);
+  assert.deepEqual(marks, ['5:1', '6:2', '5:1', '6:2', '5:3', '6:4', '5:0', '6:0', '5:5', '6:6']);
+  // Process 5's requests 1, 2 are 1, 3; process 6's are 2, 4 (5 and 6: the requests never sent).
+  const requests = requestsOf(rec);
+  assert.deepEqual(requests.map((r) => r.seq).sort((a, b) => a - b), [1, 2, 3, 4]);
+  assert.deepEqual(rec.timeline(REQUESTS).map((r) => `${r.seq}:${rec.strings().get(r.endpoint)}`).sort(), ['1:/a', '2:/a', '3:/b', '4:/b']);
+  // Both processes' threads have os tids 11 and 12, yet each marked sample is its own process's request.
+  const tags = sampleRequests(rec, requests);
+  for (const i of [0, 1, 2, 3, 4, 5]) assert.equal(requests[tags[i]].seq, rec.requestSeqOf(i), `sample ${i}`);
+  const reopened = openRecording(saveRecording(rec)).recording;
+  assert.deepEqual(Array.from({ length: reopened.sampleCount }, (_, i) => reopened.requestSeqOf(i)), Array.from({ length: rec.sampleCount }, (_, i) => rec.requestSeqOf(i)));
+});

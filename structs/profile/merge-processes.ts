@@ -2,6 +2,8 @@
 // own threads and samples, its definitions are renumbered into the merged id spaces (a method
 // both processes ran, same module and token, is one function there), its thread names
 // gain a "[pid name] " prefix, and the recording's process table says which thread is whose.
+// Request seqs are numbered per stream, so each process's get merged seqs of their own, the
+// REQUEST records' and the samples' marks alike.
 // Processes on one machine share CLOCK_MONOTONIC, so their sample times interleave as they are.
 // The ids, keys and names are the live merge's too (merged-ids.ts).
 //
@@ -42,6 +44,8 @@ interface PartIds {
   strings: IdMap;
   /** New wire stack id of the part's stack 0. */
   stackBase: number;
+  /** The merged seq of a request seq of the part's (given on first sight: a sample's mark or the REQUEST). */
+  request(seq: number): number;
 }
 
 export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
@@ -56,9 +60,16 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
   let nextStack = 1;
   const defined = { functions: new MergedIds(), modules: new MergedIds(), frames: new MergedIds(), strings: new MergedIds() };
   const ids: PartIds[] = [];
+  let nextRequest = 1;
   for (const { process, recording: rec } of parts) {
     // Each part gets its own id spaces so that function 7 of one process is not function 7 of another.
-    const p: PartIds = { threads: new Map(), functions: new IdMap(), modules: new IdMap(), frames: new IdMap(), strings: new IdMap(), stackBase: nextStack };
+    const requests = new Map<number, number>();
+    const request = (seq: number): number => {
+      let merged = requests.get(seq);
+      if (merged === undefined) requests.set(seq, (merged = nextRequest++));
+      return merged;
+    };
+    const p: PartIds = { threads: new Map(), functions: new IdMap(), modules: new IdMap(), frames: new IdMap(), strings: new IdMap(), stackBase: nextStack, request };
     ids.push(p);
     for (const m of rec.modules()) {
       const [id, fresh] = defined.modules.intern(moduleKey(m));
@@ -108,6 +119,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
     recording: part.recording,
     thread: (id: number) => ids[k].threads.get(id) as number,
     string: (id: number) => ids[k].strings.get(id),
+    request: ids[k].request,
   })), out.sink);
   const stats = parts.map((part) => part.recording.stats).filter((s) => s !== undefined);
   if (stats.length > 0) out.sink.onStats(summedStats(stats));
@@ -158,6 +170,8 @@ function mergeSamples(parts: readonly ProcessPart[], ids: readonly PartIds[], ou
     values[1] = c.cpuNs[i];
     values[2] = c.wallNs[i];
     out.sink.onStackSample(ids[k].threads.get(c.threadId[i]) as number, c.flags[i] & sampleFlags, ids[k].stackBase + c.stackId[i], values);
+    const seq = parts[k].recording.requestSeqOf(i);
+    if (seq !== 0) out.sink.onRequestSample(1, ids[k].request(seq));
     const chain = parts[k].recording.sampleAsyncChain(i);
     if (chain === 0) continue;
     out.sink.onTaskSample(1, taskOf(k, chain));

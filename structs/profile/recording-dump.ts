@@ -22,7 +22,8 @@ export function dumpRecording(rec: Recording): string {
   for (const f of rec.frames()) lines.push(`frame ${f.id}: function ${f.functionId} offset ${f.offsetKind}:${f.offset}`);
   for (const [id, text] of rec.strings()) lines.push(`string ${id}: '${text}'`);
   rec.forEachSample((i, mono, threadId, stackId, cpuNs, wallNs, flags) => {
-    lines.push(`sample ${i}: mono ${mono} thread ${threadId} flags ${flags} cpu ${cpuNs} wall ${wallNs} frames ${Array.from(rec.stackFrames(stackId)).join(',')} (frame ids ${Array.from(rec.stackFrameIds(stackId)).join(',')})`);
+    const request = rec.requestSeqOf(i);
+    lines.push(`sample ${i}: mono ${mono} thread ${threadId} flags ${flags} cpu ${cpuNs} wall ${wallNs} frames ${Array.from(rec.stackFrames(stackId)).join(',')} (frame ids ${Array.from(rec.stackFrameIds(stackId)).join(',')})${request !== 0 ? ` request ${request}` : ''}`);
   });
   const e = rec.events();
   for (let i = 0; i < rec.eventCount; i++) {

@@ -273,6 +273,16 @@ export class RecordingSink implements WireSink {
     s.asyncChains.setOperations(index, count);
   }
 
+  onRequestSample(back: number, seq: number): void {
+    const s = this.store;
+    this.checkOpen();
+    if (s.sampleMode === false) return;
+    // Not checked against the REQUEST records: the request's comes when it ends, after its samples, or never.
+    const index = s.sampleBase + s.columns.count - back;
+    if (index < 0) throw new RecordingError(`is a REQUEST_SAMPLES record naming a sample ${back} back, before the first`);
+    s.requestMarks.set(index, seq);
+  }
+
   onStats(r: StatsRecord): void {
     const s = this.store;
     this.checkDefining('STATS');
@@ -283,7 +293,8 @@ export class RecordingSink implements WireSink {
     const s = this.store;
     this.checkDefining(kind.name);
     for (const f of kind.fields) {
-      const id = f.ref === undefined ? 0 : r[f.key];
+      // A request's seq names no record before this one (REQUEST_SAMPLES marks samples with it first).
+      const id = f.ref === undefined || f.ref === 'request' ? 0 : r[f.key];
       if (id !== 0 && !(f.ref === 'thread' ? s.threads.has(id) : s.strings.has(id))) {
         throw new RecordingError(`is a ${kind.name} naming ${f.ref} ${id}, which no ${f.ref === 'thread' ? 'THREAD' : 'STRING'} record defined`);
       }

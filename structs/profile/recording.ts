@@ -145,8 +145,11 @@ export class Recording {
     if (!(cutMono > this.store.keptFrom)) return 0;
     this.store.keptFrom = cutMono;
     const chains = this.store.asyncChains;
-    const dropped = this.store.columns.retainFrom(cutMono, chains.hasMarks ? (from, to) => chains.moveMark(from, to) : undefined);
+    const requests = this.store.requestMarks;
+    const marked = chains.hasMarks || requests.hasMarks;
+    const dropped = this.store.columns.retainFrom(cutMono, marked ? (from, to) => { chains.moveMark(from, to); requests.moveMark(from, to); } : undefined);
     chains.clearFrom(this.store.columns.count);
+    requests.clearFrom(this.store.columns.count);
     this.store.events.retainFrom(cutMono);
     this.store.timelines.retainFrom(cutMono);
     return dropped;
@@ -324,6 +327,20 @@ export class Recording {
     return this.store.asyncChains.chain(chainId);
   }
 
+  /**
+   * The seq of the request sample i was taken in (REQUEST_SAMPLES: the profiler follows a request
+   * through its awaits onto other threads), 0 for none; a seq no REQUEST of the recording has is a
+   * request the recording does not hold.
+   */
+  requestSeqOf(i: number): number {
+    return this.store.requestMarks.seqOf(i);
+  }
+
+  /** Whether any sample says which request it was taken in (profilers before REQUEST_SAMPLES sent none). */
+  get hasRequestMarks(): boolean {
+    return this.store.requestMarks.hasMarks;
+  }
+
   get eventCount(): number {
     return this.store.events.count;
   }
@@ -360,7 +377,7 @@ export class Recording {
 
   /** Approximate bytes held: typed-array capacity plus an estimate for thread and function objects. */
   byteSize(): number {
-    return this.store.columns.byteSize() + this.store.stacks.byteSize() + this.store.events.byteSize() + this.store.timelines.byteSize() + this.sink.byteSize + this.store.asyncChains.byteSize()
+    return this.store.columns.byteSize() + this.store.stacks.byteSize() + this.store.events.byteSize() + this.store.timelines.byteSize() + this.sink.byteSize + this.store.asyncChains.byteSize() + this.store.requestMarks.byteSize()
       + (this.store.threads.size + this.store.functions.size + this.store.modules.size + this.store.frames.size + this.store.strings.size) * OBJECT_OVERHEAD
       + this.store.stringBytes;
   }

@@ -1,6 +1,6 @@
 // The timeline records of several processes' recordings in one merged recording
 // (merge-processes.ts): every kind's records of every part, their thread and string ids in the
-// merged recording's numbering, in order of their end, which is where a writer sends each one and
+// merged recording's numbering (and their requests' seqs, so two processes' seqs stay apart), in order of their end, which is where a writer sends each one and
 // so where one stream of all the processes would have had it. The live merge renumbers each
 // record the same way as it arrives (structs/formats/clrscope-file/process-reencoder.ts).
 
@@ -11,17 +11,21 @@ import type { RecordingSink } from './recording-sink.js';
 
 export interface TimelinePart {
   readonly recording: Recording;
-  /** The merged recording's id of a thread or string of this part's. */
+  /** The merged recording's id of a thread or string of this part's, and seq of a request of this part's. */
   thread(id: number): number;
   string(id: number): number;
+  request(seq: number): number;
 }
 
-/** A record of `kind` with its thread and string ids in the merged numbering (the live merge writes each this way too). */
-export function renumberedTimelineRecord(kind: TimelineKind, r: TimelineRecord, ids: Pick<TimelinePart, 'thread' | 'string'>): TimelineRecord {
+/** A record of `kind` with its thread, string and request ids in the merged numbering (the live merge writes each this way too). */
+export function renumberedTimelineRecord(kind: TimelineKind, r: TimelineRecord, ids: Pick<TimelinePart, 'thread' | 'string' | 'request'>): TimelineRecord {
   const refs = kind.fields.filter((f) => f.ref !== undefined);
   if (refs.length === 0) return r;
   const renumbered: Record<string, number> = { ...r };
-  for (const f of refs) if (r[f.key] !== 0) renumbered[f.key] = f.ref === 'thread' ? ids.thread(r[f.key]) : ids.string(r[f.key]);
+  for (const f of refs) {
+    const id = r[f.key];
+    if (id !== 0) renumbered[f.key] = f.ref === 'thread' ? ids.thread(id) : f.ref === 'string' ? ids.string(id) : ids.request(id);
+  }
   return renumbered;
 }
 

@@ -66,6 +66,9 @@ class JsonSink implements WireSink {
   onOperationCount(back: number, count: number): void {
     this.records.push({ type: 'operationCount', back, count });
   }
+  onRequestSample(back: number, seq: number): void {
+    this.records.push({ type: 'requestSample', back, seq });
+  }
   onEventMessage(back: number, stringId: number): void {
     this.records.push({ type: 'eventMessage', back, stringId });
   }

@@ -228,6 +228,7 @@ export class WireDecoder {
         case RecordType.Samples: packed.samplesRecord(bytes, body, body + bodyLen, at); return;
         case RecordType.TaskSamples: packed.taskSamples(bytes, body, body + bodyLen, at, previousType); return;
         case RecordType.OperationCounts: packed.operationCounts(bytes, body, body + bodyLen, at, previousType); return;
+        case RecordType.RequestSamples: packed.requestSamples(bytes, body, body + bodyLen, at, previousType); return;
         case RecordType.Events: packed.eventsRecord(bytes, body, body + bodyLen, at); return;
         case RecordType.EventMessages: packed.eventMessages(bytes, body, body + bodyLen, at, previousType); return;
         case RecordType.Stack: packed.stack(bytes, body, body + bodyLen, at); return;

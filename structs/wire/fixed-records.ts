@@ -7,7 +7,7 @@ import type { WireSink } from './wire-sink.js';
 import { FieldReader, u64 } from './field-reader.js';
 import { OWN_COST_FIELDS, RecordType, type OwnCost } from './records.js';
 import type { SampleState } from './sample-state.js';
-import { timelineBodySize, type TimelineKind } from './timeline/timeline-kind.js';
+import { timelineFieldBytes, timelineMinBodySize, type TimelineKind } from './timeline/timeline-kind.js';
 
 const MAX_FRAMES = 0xffff;
 // Fixed-size prefixes of each body (strings counted as their 4-byte length only).
@@ -160,10 +160,16 @@ export class FixedRecordReader extends FieldReader {
 
   /** A record of a timeline kind: its fields in the order and widths its descriptor gives. */
   timeline(kind: TimelineKind, view: DataView, bytes: Uint8Array, body: number, bodyLen: number, at: number): void {
-    this.requireBody(kind.recordType, bodyLen, timelineBodySize(kind), at);
+    this.requireBody(kind.recordType, bodyLen, timelineMinBodySize(kind), at);
     const record: Record<string, number> = {};
     let p = body;
+    const end = body + bodyLen;
     for (const f of kind.fields) {
+      // An optional field an older writer's body ends before (the checked size holds the others).
+      if (p + timelineFieldBytes(f.type) > end) {
+        record[f.key] = 0;
+        continue;
+      }
       switch (f.type) {
         case 'u64': record[f.key] = u64(view, p); p += 8; break;
         case 'u32': record[f.key] = view.getUint32(p, true); p += 4; break;

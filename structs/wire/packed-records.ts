@@ -1,7 +1,7 @@
 // The packed records of wire v2 (PROTOCOL.md): SAMPLES and EVENTS, many entries a record, each
 // delta/varint coded against state carried from record to record (SampleState); STACK, whose
 // frames share their root end with the previous STACK; and the side records that annotate the
-// SAMPLES or EVENTS record right before them (TASK_SAMPLES, OPERATION_COUNTS, EVENT_MESSAGES).
+// SAMPLES or EVENTS record before them (TASK_SAMPLES, OPERATION_COUNTS, REQUEST_SAMPLES, EVENT_MESSAGES).
 // SAMPLES is the hot loop of v2 ingest.
 
 import type { CodingState, WireSink } from './wire-sink.js';
@@ -17,8 +17,8 @@ const STACK_MIN = 4;
 interface SideRecordSpec {
   type: number;
   name: string;
-  /** The record it must follow, and that record in a sentence. */
-  follows: number;
+  /** The records it may follow (the record it annotates, or that record's other side records), and those in a sentence. */
+  follows: readonly number[];
   followsText: string;
   /** What its indexes name (an entry of the record in `of`), and the words around a bad value. */
   entry: string;
@@ -27,9 +27,14 @@ interface SideRecordSpec {
   valueAfter: string;
 }
 
-const TASK_SAMPLES: SideRecordSpec = { type: RecordType.TaskSamples, name: 'TASK_SAMPLES', follows: RecordType.Samples, followsText: 'a SAMPLES record', entry: 'sample', of: 'a SAMPLES record', valueBefore: 'names task', valueAfter: '' };
-const OPERATION_COUNTS: SideRecordSpec = { type: RecordType.OperationCounts, name: 'OPERATION_COUNTS', follows: RecordType.TaskSamples, followsText: 'a TASK_SAMPLES record', entry: 'sample', of: 'a SAMPLES record', valueBefore: 'counts', valueAfter: ' operations' };
-const EVENT_MESSAGES: SideRecordSpec = { type: RecordType.EventMessages, name: 'EVENT_MESSAGES', follows: RecordType.Events, followsText: 'an EVENTS record', entry: 'event', of: 'an EVENTS record', valueBefore: 'names string', valueAfter: '' };
+const TASK_SAMPLES: SideRecordSpec = { type: RecordType.TaskSamples, name: 'TASK_SAMPLES', follows: [RecordType.Samples], followsText: 'a SAMPLES record', entry: 'sample', of: 'a SAMPLES record', valueBefore: 'names task', valueAfter: '' };
+const OPERATION_COUNTS: SideRecordSpec = { type: RecordType.OperationCounts, name: 'OPERATION_COUNTS', follows: [RecordType.TaskSamples], followsText: 'a TASK_SAMPLES record', entry: 'sample', of: 'a SAMPLES record', valueBefore: 'counts', valueAfter: ' operations' };
+// Its seqs name REQUEST records sent later (when each request ends), if ever: no definition is checked.
+const REQUEST_SAMPLES: SideRecordSpec = {
+  type: RecordType.RequestSamples, name: 'REQUEST_SAMPLES', follows: [RecordType.Samples, RecordType.TaskSamples, RecordType.OperationCounts],
+  followsText: 'a SAMPLES record (or its TASK_SAMPLES or OPERATION_COUNTS)', entry: 'sample', of: 'a SAMPLES record', valueBefore: 'names request', valueAfter: '',
+};
+const EVENT_MESSAGES: SideRecordSpec = { type: RecordType.EventMessages, name: 'EVENT_MESSAGES', follows: [RecordType.Events], followsText: 'an EVENTS record', entry: 'event', of: 'an EVENTS record', valueBefore: 'names string', valueAfter: '' };
 
 /** The signed value a zigzag-folded varint stands for (exact below 2^53). */
 function unzigzag(z: number): number {
@@ -75,13 +80,17 @@ export class PackedRecordReader extends FieldReader {
     this.lastEventsCount = this.eventsSeen - before;
   }
 
-  /** TASK_SAMPLES, OPERATION_COUNTS and EVENT_MESSAGES; `previousType` is the record right before. */
+  /** TASK_SAMPLES, OPERATION_COUNTS, REQUEST_SAMPLES and EVENT_MESSAGES; `previousType` is the record right before. */
   taskSamples(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
     this.sideRecord(TASK_SAMPLES, bytes, p, end, at, previousType, this.lastSamplesCount);
   }
 
   operationCounts(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
     this.sideRecord(OPERATION_COUNTS, bytes, p, end, at, previousType, this.lastSamplesCount);
+  }
+
+  requestSamples(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
+    this.sideRecord(REQUEST_SAMPLES, bytes, p, end, at, previousType, this.lastSamplesCount);
   }
 
   eventMessages(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
@@ -197,12 +206,12 @@ export class PackedRecordReader extends FieldReader {
 
   /**
    * A side record: (index, value) varint pairs, indexes ascending, each index naming an entry of
-   * the record right before it (`count` entries): TASK_SAMPLES, OPERATION_COUNTS, EVENT_MESSAGES.
+   * the record it annotates (`count` entries): TASK_SAMPLES, OPERATION_COUNTS, REQUEST_SAMPLES, EVENT_MESSAGES.
    */
   private sideRecord(spec: SideRecordSpec, bytes: Uint8Array, p: number, end: number, at: number, previousType: number, count: number): void {
     const type = spec.type;
     const offset = this.base + at;
-    if (previousType !== spec.follows) {
+    if (!spec.follows.includes(previousType)) {
       throw new WireFormatError(`Corrupt clrscope stream: the ${spec.name} record at byte ${offset} does not follow ${spec.followsText}.`, offset);
     }
     let previous = -1;
@@ -221,6 +230,7 @@ export class PackedRecordReader extends FieldReader {
       const back = count - index;
       if (type === RecordType.TaskSamples) this.sink.onTaskSample(back, value);
       else if (type === RecordType.OperationCounts) this.sink.onOperationCount(back, value);
+      else if (type === RecordType.RequestSamples) this.sink.onRequestSample(back, value);
       else this.sink.onEventMessage(back, value);
     }
   }

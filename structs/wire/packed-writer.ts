@@ -1,6 +1,6 @@
 // The packed records of wire v2 as a WireEncoder writes them: consecutive samples (or events)
 // share one SAMPLES (EVENTS) record, each coded against the one before (SampleState), and the
-// side records that annotate them (TASK_SAMPLES, OPERATION_COUNTS, EVENT_MESSAGES) follow it
+// side records that annotate them (TASK_SAMPLES, OPERATION_COUNTS, REQUEST_SAMPLES, EVENT_MESSAGES) follow it
 // when it closes; STACK definitions share their root end with the previous one. Any other
 // record closes the open SAMPLES or EVENTS record first (begin()).
 
@@ -21,6 +21,8 @@ export class PackedRecordWriter extends WireBytes {
   private taskMarks: number[] = [];
   // OPERATION_COUNTS of the open SAMPLES record: (index in it, operations) pairs.
   private operationCounts: number[] = [];
+  // REQUEST_SAMPLES of the open SAMPLES record: (index in it, request seq) pairs.
+  private requestMarks: number[] = [];
   // EVENT_MESSAGES of the open EVENTS record: (index in it, message) pairs.
   private eventMessages: number[] = [];
   private batchSamples = 0;
@@ -68,14 +70,16 @@ export class PackedRecordWriter extends WireBytes {
   /**
    * One v2 sample naming a defined stack. `flags`: SampleFlags.Cpu / Wall (others are ignored: they
    * belong to the stack). Numbers must be non-negative integers. `taskId`: the TASK it ran in (0:
-   * none); `operations`: with a task, the suspended operations it stands for (OPERATION_COUNTS).
+   * none); `operations`: with a task, the suspended operations it stands for (OPERATION_COUNTS);
+   * `requestSeq`: the seq of the REQUEST it was taken in (REQUEST_SAMPLES; 0: none).
    */
-  stackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number, taskId = 0, operations = 0): this {
+  stackSample(mono: number, threadId: number, flags: number, cpuNs: number, wallNs: number, stackId: number, taskId = 0, operations = 0, requestSeq = 0): this {
     this.openBatch(RecordType.Samples, 48);
     if (taskId !== 0) {
       this.taskMarks.push(this.batchSamples, taskId);
       if (operations !== 0) this.operationCounts.push(this.batchSamples, operations);
     }
+    if (requestSeq !== 0) this.requestMarks.push(this.batchSamples, requestSeq);
     this.batchSamples++;
     const st = this.state;
     const cpu = (flags & SampleFlags.Cpu) !== 0;
@@ -168,13 +172,15 @@ export class PackedRecordWriter extends WireBytes {
       this.sideRecord(RecordType.TaskSamples, this.taskMarks.splice(0));
       if (this.operationCounts.length > 0) this.sideRecord(RecordType.OperationCounts, this.operationCounts.splice(0));
     }
+    // Behind those, as the profiler sends it.
+    if (this.batchType === RecordType.Samples && this.requestMarks.length > 0) this.sideRecord(RecordType.RequestSamples, this.requestMarks.splice(0));
     if (this.batchType === RecordType.Events && this.eventMessages.length > 0) this.sideRecord(RecordType.EventMessages, this.eventMessages.splice(0));
     this.batchLen = 0;
     this.batchType = 0;
     this.batchSamples = 0;
   }
 
-  /** A record of varints (TASK_SAMPLES, OPERATION_COUNTS, EVENT_MESSAGES) right behind the record whose entries its indexes count. */
+  /** A record of varints (TASK_SAMPLES, OPERATION_COUNTS, REQUEST_SAMPLES, EVENT_MESSAGES) right behind the record whose entries its indexes count. */
   private sideRecord(type: number, values: readonly number[]): void {
     this.reserve(5 + 10 * values.length);
     const start = this.len;

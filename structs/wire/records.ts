@@ -43,6 +43,8 @@ export const RecordType = {
   Request: 0x15,
   /** One of the runtime's events that is not a GC's: the thread pool's, a thread's wait (PROTOCOL.md, RUNTIME_EVENT). */
   RuntimeEvent: 0x16,
+  /** Which samples of the SAMPLES record before it were taken in which request (REQUEST's seq); PROTOCOL.md, REQUEST_SAMPLES. */
+  RequestSamples: 0x17,
   End: 0x7f,
 } as const;
 
@@ -256,7 +258,8 @@ export interface RuntimeEventRecord {
 /**
  * One HTTP request an ASP.NET Core program served (PROTOCOL.md, REQUEST): when it began and ended
  * (target CLOCK_MONOTONIC ns; endMono 0 while in flight), on which OS threads, its status code, and
- * STRING ids of its method, endpoint (route pattern), trace id and span id.
+ * STRING ids of its method, endpoint (route pattern), trace id and span id; `seq` its number in the
+ * stream, which REQUEST_SAMPLES marks samples with (0: none, a writer before it).
  */
 export interface RequestRecord {
   mono: number;
@@ -268,6 +271,7 @@ export interface RequestRecord {
   endpoint: number;
   traceId: number;
   spanId: number;
+  seq: number;
 }
 
 export interface EndRecord {
@@ -304,6 +308,7 @@ export function recordTypeName(type: number): string {
     case RecordType.GcEvent: return 'GC_EVENT';
     case RecordType.Request: return 'REQUEST';
     case RecordType.RuntimeEvent: return 'RUNTIME_EVENT';
+    case RecordType.RequestSamples: return 'REQUEST_SAMPLES';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

@@ -64,6 +64,12 @@ export interface WireSink {
    */
   onOperationCount(back: number, count: number): void;
   /**
+   * v2: from a REQUEST_SAMPLES record, the sample `back` samples ago (as in onTaskSample) was taken
+   * in the request numbered `seq` (REQUEST's seq). That REQUEST comes later, when the request
+   * ends, or never (a request the writer did not keep), so `seq` names no record seen so far.
+   */
+  onRequestSample(back: number, seq: number): void;
+  /**
    * v2: from an EVENT_MESSAGES record, the event `back` events ago (1: the latest event handed to
    * onEvent) has the message STRING `stringId` (an exception's message). In the order of their events.
    */

@@ -42,6 +42,7 @@ export class MergedEncoder {
   private stackEpoch = 0;
   private nextTask = 1;
   readonly definedTasks = new Set<number>();
+  private nextRequest = 1;
 
   constructor(readonly options: ProcessTreeStreamOptions) {}
 
@@ -74,6 +75,11 @@ export class MergedEncoder {
     return this.nextTask++;
   }
 
+  /** A merged request seq: each process numbers its requests from 1, so they are numbered again. */
+  newRequestSeq(): number {
+    return this.nextRequest++;
+  }
+
   // The first process's own ids, while its bytes pass: what is numbered later goes above them.
   adoptThread(id: number): void {
     if (id >= this.nextThread) this.nextThread = id + 1;
@@ -90,6 +96,10 @@ export class MergedEncoder {
 
   adoptTask(id: number): void {
     if (id >= this.nextTask) this.nextTask = id + 1;
+  }
+
+  adoptRequestSeq(seq: number): void {
+    if (seq >= this.nextRequest) this.nextRequest = seq + 1;
   }
 
   get currentStackEpoch(): number {

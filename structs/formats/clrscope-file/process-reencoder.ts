@@ -1,7 +1,8 @@
 // One process's part of process-tree-stream.ts: its wire stream decoded as it arrives and each
 // record written again in the merged ids (merged-encoder.ts), or, for the first process while it
 // is alone, its own bytes passed on whole records at a time. Samples and events are held back
-// until it is known whether the records that complete them (task marks, messages) follow.
+// until it is known whether the records that complete them (task and request marks, messages)
+// follow.
 // A failing record stops this process's part there; what it sent before is kept.
 
 import { functionKey, frameKey, moduleKey, processThreadName } from '../../profile/merged-ids.js';
@@ -36,6 +37,8 @@ interface HeldSample {
   task: number;
   /** Suspended operations the sample stands for (OPERATION_COUNTS), 0 for none. */
   operations: number;
+  /** The merged seq of the request it was taken in (REQUEST_SAMPLES), 0 for none. */
+  request: number;
 }
 
 /** An event written again in the merged ids, held until it is known whether messages follow it. */
@@ -72,8 +75,10 @@ export class ProcessReencoder implements WireSink {
   private readonly strings = new Map<number, number>();
   private stacks = new Map<number, PartStack>();
   private readonly tasks = new Map<number, number>();
-  // With async stacks: the samples of the latest SAMPLES record, held until it is known whether
-  // a TASK_SAMPLES record follows it (it must come right after, maybe in the next chunk).
+  // Its request seqs -> the merged ones (every process numbers its requests from 1).
+  private readonly requests = new Map<number, number>();
+  // The samples of the latest SAMPLES record, held until it is known whether a TASK_SAMPLES or
+  // REQUEST_SAMPLES record follows it (they come right after, maybe in the next chunk).
   private held: HeldSample[] = [];
   private heldRecord = -1;
   // Likewise the events of the latest EVENTS record, until it is known whether an EVENT_MESSAGES
@@ -111,7 +116,6 @@ export class ProcessReencoder implements WireSink {
       return;
     }
     this.measureTap?.push(chunk);
-    if (!this.async) this.flushSamples();
   }
 
   /**
@@ -170,7 +174,7 @@ export class ProcessReencoder implements WireSink {
     if (held.length === 0) return;
     this.held = [];
     this.heldRecord = -1;
-    for (const s of held) this.enc.stackSample(s.mono, s.thread, s.flags, s.cpuNs, s.wallNs, this.tree.stackId(s.stack), s.task, s.operations);
+    for (const s of held) this.enc.stackSample(s.mono, s.thread, s.flags, s.cpuNs, s.wallNs, this.tree.stackId(s.stack), s.task, s.operations, s.request);
   }
 
   /** This process's threads once more, under their prefixed names, and the PROCESS record saying they are its. */
@@ -324,16 +328,36 @@ export class ProcessReencoder implements WireSink {
     this.flushEvents();
     const thread = this.thread(threadId);
     const stack = this.stack(stackId);
-    if (!this.async) {
-      this.enc.stackSample(values[0], thread, flags, values[1], values[2], this.tree.stackId(stack));
-      return;
-    }
     const record = this.decoder.recordOffset;
     if (record !== this.heldRecord) {
       this.flush();
       this.heldRecord = record;
     }
-    this.held.push({ thread, flags, stack, mono: values[0], cpuNs: values[1], wallNs: values[2], task: 0, operations: 0 });
+    this.held.push({ thread, flags, stack, mono: values[0], cpuNs: values[1], wallNs: values[2], task: 0, operations: 0, request: 0 });
+  }
+
+  onRequestSample(back: number, seq: number): void {
+    const merged = this.requestSeq(seq);
+    if (this.passThrough) return;
+    const sample = this.held[this.held.length - back];
+    if (sample === undefined) throw new Error(`names a sample ${back} back, which is not in the SAMPLES record before it`);
+    sample.request = merged;
+  }
+
+  /**
+   * The merged seq of a request of this process's, given on its first mention (its samples' marks
+   * come before its REQUEST). While its bytes pass on whole, the seq is its own.
+   */
+  private requestSeq(seq: number): number {
+    let m = this.requests.get(seq);
+    if (m === undefined) {
+      if (this.passThrough) {
+        m = seq;
+        this.tree.adoptRequestSeq(seq);
+      } else m = this.tree.newRequestSeq();
+      this.requests.set(seq, m);
+    }
+    return m;
   }
 
   onTaskSample(back: number, taskId: number): void {
@@ -413,8 +437,10 @@ export class ProcessReencoder implements WireSink {
 
   onTimeline(kind: TimelineKind, r: TimelineRecord): void {
     this.flush();
-    // Its threads and strings in the merged ids, as merge-processes.ts renumbers them after the fact.
-    if (!this.passThrough) this.enc.timeline(kind, renumberedTimelineRecord(kind, r, { thread: (id) => this.thread(id), string: (id) => mapped(this.strings, id, 'string') }));
+    // Its threads, strings and requests in the merged ids, as merge-processes.ts renumbers them after the fact.
+    const ids = { thread: (id: number) => this.thread(id), string: (id: number) => mapped(this.strings, id, 'string'), request: (seq: number) => this.requestSeq(seq) };
+    if (!this.passThrough) this.enc.timeline(kind, renumberedTimelineRecord(kind, r, ids));
+    else for (const f of kind.fields) if (f.ref === 'request' && r[f.key] !== 0) this.requestSeq(r[f.key]);
   }
 
   /** The recording's END is written by finish(): another process may still be sending. */

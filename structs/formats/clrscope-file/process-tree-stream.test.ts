@@ -269,3 +269,38 @@ test('exceptions keep their messages when written again, whatever chunk their EV
     assert.deepEqual(got, ['clrscope test', null, 'key 7', 'clrscope test', 'key 7']);
   }
 });
+
+test('request marks survive, with REQUEST_SAMPLES split from its SAMPLES record, and two processes\' seqs stay apart', async () => {
+  const { requestFixtureStream } = await import('../../profile/request-fixture-stream.test-support.js');
+  const { REQUESTS } = await import('../../wire/timeline/requests.js');
+  // Per sample, in each process's order: its process and the endpoint of the request its mark names ('none': not in the recording).
+  const marked = (r: Recording): string[] => {
+    const endpoint = new Map(r.timeline(REQUESTS).map((q) => [q.seq, r.strings().get(q.endpoint)]));
+    const c = r.sampleColumns();
+    const out = Array.from({ length: r.sampleCount }, (_, i) => {
+      const seq = r.requestSeqOf(i);
+      return `${r.processOf(c.threadId[i])?.pid ?? r.meta?.pid}:${seq === 0 ? '-' : endpoint.get(seq) ?? 'none'}`;
+    });
+    return out.sort((a, b) => Number(a.split(':')[0]) - Number(b.split(':')[0]));
+  };
+  const a = requestFixtureStream(5);
+  const b = requestFixtureStream(6);
+  const ones = (bytes: Uint8Array): Uint8Array[] => Array.from(bytes, (x) => Uint8Array.of(x));
+  const own = recordingFromStream([a]);
+  // Alone, its bytes pass as they are.
+  const alone = mergeLive([ones(a)], own.end).rec;
+  assert.equal(dumpRecording(alone), dumpRecording(own));
+  const { rec } = mergeLive([ones(a), split(b, 5)], own.end);
+  const expected = ['5:/a', '5:/a', '5:/b', '5:-', '5:none', '6:/a', '6:/a', '6:/b', '6:-', '6:none'];
+  assert.deepEqual(marked(rec), expected);
+  assert.deepEqual(marked(mergeProcesses([
+    { process: { pid: 5, name: '' }, recording: own },
+    { process: { pid: 6, name: '' }, recording: recordingFromStream([b]) },
+  ])), expected);
+  assert.equal(new Set(rec.timeline(REQUESTS).map((q) => q.seq)).size, 4);
+  // The first process's marks and first REQUEST passed as its own bytes before the second joined:
+  // its seqs stay its own, and the second's are numbered above them.
+  const late = mergeLive([[a.subarray(0, a.length - 80), a.subarray(a.length - 80)], split(b, 6)], own.end).rec;
+  assert.deepEqual(marked(late), expected);
+  assert.deepEqual(late.timeline(REQUESTS).map((q) => q.seq).sort((x, y) => x - y), [1, 2, 4, 5]);
+});

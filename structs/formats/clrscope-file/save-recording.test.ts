@@ -175,3 +175,18 @@ test('a v2 file with events, strings and a STACK_RESET saves and reopens to the 
   assert.match(dumpRecording(reopened), /event 2: kind 2 flags 0 mono 1033000000 thread 1 label 0 values 250000 0 frames none/);
   assert.deepEqual(saveRecording(reopened), saved);
 });
+
+test('samples keep the request they were taken in, and REQUESTs their seq, through save and open', async () => {
+  const { requestFixtureStream } = await import('../../profile/request-fixture-stream.test-support.js');
+  const { REQUESTS } = await import('../../wire/timeline/requests.js');
+  const rec = recordingFromStream([requestFixtureStream()]);
+  const saved = saveRecording(rec);
+  const reopened = openRecording(saved).recording;
+  assert.equal(dumpRecording(reopened), dumpRecording(rec));
+  assert.equal(reopened.hasRequestMarks, true);
+  assert.deepEqual([0, 1, 2, 3, 4].map((i) => reopened.requestSeqOf(i)), [1, 1, 2, 0, 3]);
+  assert.deepEqual(reopened.timeline(REQUESTS).map((r) => r.seq), [1, 2]);
+  assert.match(dumpRecording(reopened), /sample 4: .* request 3\n/);
+  assert.match(dumpRecording(reopened), /request: mono \d+ .* seq 2\n/);
+  assert.deepEqual(saveRecording(reopened), saved);
+});

@@ -5,7 +5,8 @@
 //
 //   preamble, HELLO, every MODULE, FUNCTION and FRAME, every STRING, every THREAD (first seen,
 //   latest name), a PROCESS per process when it holds several, every STACK (ids 1..n in the model's order), then SAMPLES in recording order
-//   with SUSPENSION, COUNTERS and EVENTS records interleaved by time, then STATS, a THREAD_END
+//   with SUSPENSION, COUNTERS and EVENTS records interleaved by time (samples keep their task and
+//   request marks, REQUESTs their seqs), then STATS, a THREAD_END
 //   (or a repeated THREAD) per thread carrying its last-seen time, the heap snapshots taken of the
 //   process (HEAP_SNAPSHOT records), and END when the recording
 //   had one. A recording that was cut is saved without END and reopens as cut.
@@ -118,7 +119,7 @@ export function* recordingFileChunks(rec: Recording, counters: readonly Counters
   for (let i = 0; i < total; i++) {
     const mono = c.mono[i];
     flushUntil(mono);
-    enc.stackSample(mono, c.threadId[i], c.flags[i] & sampleFlags, c.cpuNs[i], c.wallNs[i], c.stackId[i] + 1, chainTask[rec.sampleAsyncChain(i)], rec.sampleOperations(i));
+    enc.stackSample(mono, c.threadId[i], c.flags[i] & sampleFlags, c.cpuNs[i], c.wallNs[i], c.stackId[i] + 1, chainTask[rec.sampleAsyncChain(i)], rec.sampleOperations(i), rec.requestSeqOf(i));
     if (enc.completeLength >= chunkBytes) {
       options.progress?.(i + 1, total);
       yield enc.takeBytes();

@@ -1,5 +1,6 @@
 // HTTP requests an ASP.NET Core program served, one REQUEST record each (PROTOCOL.md, REQUEST),
-// sent when the request ended (or at the stream's end, still in flight, with endMono 0). The
+// sent when the request ended (or at the stream's end, still in flight, with endMono 0). Its seq
+// came later than the other fields (older writers' bodies end before it), so it is optional. The
 // requests' table and the samples they hold are read by structs/analysis/requests.ts.
 
 import { RecordType, type RequestRecord } from '../records.js';
@@ -18,6 +19,7 @@ export const REQUESTS: TimelineKind<RequestRecord> = Object.freeze({
     { key: 'endpoint', type: 'u32', ref: 'string' },
     { key: 'traceId', type: 'u32', ref: 'string', dumpAs: 'trace' },
     { key: 'spanId', type: 'u32', ref: 'string', dumpAs: 'span' },
+    { key: 'seq', type: 'u32', ref: 'request', optional: true },
   ] as const),
   startField: 'mono',
   end: (r: RequestRecord) => (r.endMono === 0 ? r.mono : r.endMono),

@@ -14,12 +14,19 @@ export interface TimelineField<R> {
   readonly key: keyof R & string;
   readonly type: TimelineFieldType;
   /**
-   * What the number names, when it names something: a THREAD or a STRING id. The sink checks it
-   * was defined, and a merge of several processes renumbers it. 0 names nothing.
+   * What the number names, when it names something: a THREAD or a STRING id, which the sink checks
+   * was defined, or a request's seq (REQUEST_SAMPLES marks samples with it before the REQUEST is
+   * sent, so it is no reference to a record before it and is not checked). A merge of several
+   * processes renumbers each. 0 names nothing.
    */
-  readonly ref?: 'thread' | 'string';
+  readonly ref?: 'thread' | 'string' | 'request';
   /** Its word in a recording's text dump; the key when absent. */
   readonly dumpAs?: string;
+  /**
+   * A field a later revision appended: older writers' bodies end before it, and it reads as 0
+   * there. Only trailing fields may be optional, so a body is the fields up to some optional one.
+   */
+  readonly optional?: true;
 }
 
 /** A record of any timeline kind, as generic code (the store, the merge) sees it. */
@@ -30,7 +37,10 @@ export interface TimelineKind<R extends object = TimelineRecord> {
   readonly name: string;
   /** Its RecordType (records.ts). */
   readonly recordType: number;
-  /** Its fields in wire order; a body may be longer (a later revision appends fields), never shorter. */
+  /**
+   * Its fields in wire order; a body may be longer (a later revision appends fields), and shorter
+   * only by trailing optional fields.
+   */
   readonly fields: readonly TimelineField<R>[];
   /** The field that says when it began (target mono ns): a kept window keeps what began at or after its cut. */
   readonly startField: keyof R & string;
@@ -48,11 +58,23 @@ export interface TimelineKind<R extends object = TimelineRecord> {
 
 const FIELD_BYTES: Record<TimelineFieldType, number> = { u8: 1, i8: 1, u16: 2, u32: 4, u64: 8 };
 
-/** The bytes of a body with every field of the kind (what a writer writes, the least a reader accepts). */
+/** The bytes of a body with every field of the kind (what a writer writes). */
 export function timelineBodySize<R extends object>(kind: TimelineKind<R>): number {
   let size = 0;
   for (const f of kind.fields) size += FIELD_BYTES[f.type];
   return size;
+}
+
+/** The bytes of a body without its optional fields (an older writer's, the least a reader accepts). */
+export function timelineMinBodySize<R extends object>(kind: TimelineKind<R>): number {
+  let size = 0;
+  for (const f of kind.fields) if (f.optional !== true) size += FIELD_BYTES[f.type];
+  return size;
+}
+
+/** A field's width on the wire. */
+export function timelineFieldBytes(type: TimelineFieldType): number {
+  return FIELD_BYTES[type];
 }
 
 /** A field's value in a record of the kind. */

@@ -8,7 +8,7 @@ import { GC_EVENTS } from './gc-events.js';
 import { REQUESTS } from './requests.js';
 import { RUNTIME_EVENTS } from './runtime-events.js';
 import { SUSPENSIONS } from './suspensions.js';
-import { genericTimelineKind, timelineBodySize, timelineDumpLine, type TimelineKind, type TimelineRecord } from './timeline-kind.js';
+import { genericTimelineKind, timelineBodySize, timelineDumpLine, timelineMinBodySize, type TimelineKind, type TimelineRecord } from './timeline-kind.js';
 import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
 
 const hello = { pid: 1, flags: 3, mono: 10, unixNs: 0n, intervalNs: 1000, wallThreadsPerTick: 4, runtimeVersion: '', profilerVersion: '' };
@@ -26,12 +26,13 @@ test('the registry finds SUSPENSION, GC_EVENT, REQUEST and RUNTIME_EVENT by thei
   }
 });
 
-test('a REQUEST is the 44-byte body PROTOCOL.md lays out', () => {
-  const r = { mono: 0x0102030405, endMono: 0x0102030406, startTid: 77, endTid: 78, status: 500, method: 1, endpoint: 2, traceId: 3, spanId: 4 };
+test('a REQUEST is the 48-byte body PROTOCOL.md lays out, 44 without the seq older writers did not send', () => {
+  const r = { mono: 0x0102030405, endMono: 0x0102030406, startTid: 77, endTid: 78, status: 500, method: 1, endpoint: 2, traceId: 3, spanId: 4, seq: 9 };
   const bytes = new WireEncoder().timeline(REQUESTS, r).bytes();
-  assert.equal(timelineBodySize(genericTimelineKind(REQUESTS)), 44);
+  assert.equal(timelineBodySize(genericTimelineKind(REQUESTS)), 48);
+  assert.equal(timelineMinBodySize(genericTimelineKind(REQUESTS)), 44);
   assert.deepEqual(Array.from(bytes), [
-    45, 0, 0, 0, RecordType.Request,
+    49, 0, 0, 0, RecordType.Request,
     0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 mono
     0x06, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 endMono
     77, 0, 0, 0, // u32 startTid
@@ -41,6 +42,7 @@ test('a REQUEST is the 44-byte body PROTOCOL.md lays out', () => {
     2, 0, 0, 0, // u32 endpoint
     3, 0, 0, 0, // u32 traceId
     4, 0, 0, 0, // u32 spanId
+    9, 0, 0, 0, // u32 seq
   ]);
 });
 
@@ -124,4 +126,33 @@ test('a SUSPENSION shorter than its fields is refused with the sentence every sh
 
 test('a suspension dumps as the line recording-dump.ts has always written', () => {
   assert.equal(timelineDumpLine(SUSPENSIONS, pause), `suspension: mono ${pause.mono} duration 300 suspend 100 reason 1 gen -1 flags 1`);
+});
+
+test('only trailing fields are optional: a body is every field up to some optional one', () => {
+  for (const kind of TIMELINE_KINDS) {
+    const first = kind.fields.findIndex((f) => f.optional === true);
+    if (first >= 0) assert.ok(kind.fields.slice(first).every((f) => f.optional === true), kind.name);
+  }
+});
+
+test('a REQUEST decodes with its seq, and an older writer\'s body without it decodes with seq 0', () => {
+  const r = { mono: 5000, endMono: 9000, startTid: 77, endTid: 78, status: 200, method: 0, endpoint: 0, traceId: 0, spanId: 0, seq: 12 };
+  const decoded = (bytes: Uint8Array): TimelineRecord[] => {
+    const heard: TimelineRecord[] = [];
+    const sink = new Proxy({}, {
+      get: (_t, name) => (name === 'onTimeline' ? (_kind: TimelineKind, rec: TimelineRecord) => heard.push(rec) : () => {}),
+    }) as WireSink;
+    new WireDecoder(sink).push(bytes);
+    return heard;
+  };
+  const whole = new WireEncoder().timeline(REQUESTS, r).bytes();
+  assert.deepEqual(decoded(new WireEncoder().preamble().hello(hello).timeline(REQUESTS, r).bytes()), [r]);
+  // The same record as a writer before seq sent it: 44 bytes, up to spanId.
+  const old = new WireEncoder().preamble().hello(hello).raw(RecordType.Request, Array.from(whole.subarray(5, 5 + 44))).bytes();
+  assert.deepEqual(decoded(old), [{ ...r, seq: 0 }]);
+  // A later revision's longer body: the bytes past seq are ignored.
+  const longer = new WireEncoder().preamble().hello(hello).raw(RecordType.Request, [...whole.subarray(5), 1, 2, 3]).bytes();
+  assert.deepEqual(decoded(longer), [r]);
+  const short = new WireEncoder().preamble().hello(hello).raw(RecordType.Request, new Array(43).fill(0)).bytes();
+  assert.throws(() => decoded(short), /the REQUEST record at byte \d+ has a 43-byte body, shorter than the 44 bytes its fields need/);
 });

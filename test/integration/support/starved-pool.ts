@@ -40,12 +40,12 @@ function listeningUrl(child: ChildProcess, out: { stdout: string; stderr: string
 }
 
 /**
- * `clrscope record --requests -o FILE -- COMMAND ARGS serve`, and `load(url)` once RequestWeb
+ * `clrscope record --requests [RECORDARGS] -o FILE -- COMMAND ARGS serve`, and `load(url)` once RequestWeb
  * listens; then the server is shut down and the record must end with 0. What the load returned,
  * and the record's stdout (the program's own, RESULT line included).
  */
-export async function recordedRequestWeb<T>(file: string, command: string, args: readonly string[], load: (url: string) => T): Promise<{ loaded: T; stdout: string }> {
-  const cli = spawn(process.execPath, [CLI, 'record', '--requests', '-o', file, '--', command, ...args, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function recordedRequestWeb<T>(file: string, command: string, args: readonly string[], load: (url: string) => T, recordArgs: readonly string[] = []): Promise<{ loaded: T; stdout: string }> {
+  const cli = spawn(process.execPath, [CLI, 'record', '--requests', ...recordArgs, '-o', file, '--', command, ...args, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const out = { stdout: '', stderr: '' };
   cli.stderr.on('data', (d: Buffer) => { out.stderr += d.toString(); });
   const exited = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
@@ -73,13 +73,13 @@ export async function attachStarved(dir: string): Promise<string> {
  * ASP.NET Core's listener needs a moment to see it); then the server is shut down. What the load
  * returned, and the server's stdout.
  */
-export async function attachedRequestWeb<T>(file: string, seconds: number, settleMs: number, load: (url: string) => T): Promise<{ loaded: T; stdout: string }> {
+export async function attachedRequestWeb<T>(file: string, seconds: number, settleMs: number, load: (url: string) => T, recordArgs: readonly string[] = []): Promise<{ loaded: T; stdout: string }> {
   const server = spawn('dotnet', [WEB_DLL, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const out = { stdout: '', stderr: '' };
   const serverExited = new Promise<number | null>((resolve) => server.on('close', (code) => resolve(code)));
   const url = await listeningUrl(server, out);
   const pid = server.pid ?? 0;
-  const recorded = runCli(['record', '--pid', String(pid), '--requests', '--duration', String(seconds), '-o', file], { timeoutMs: 90_000 });
+  const recorded = runCli(['record', '--pid', String(pid), '--requests', ...recordArgs, '--duration', String(seconds), '-o', file], { timeoutMs: 90_000 });
   const deadline = Date.now() + 30_000;
   while (!readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libclrscope') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, settleMs));

@@ -37,6 +37,13 @@ public static class Server
             await Task.Delay(ms);
             return "waited";
         });
+        // CPU after an await: the continuation runs on whichever pool thread the timer hands it
+        // to, seldom the one that began the request.
+        app.MapGet("/after/{ms:int}", async (int ms) =>
+        {
+            await Task.Delay(5);
+            return Work.BurnAfterAwait(ms).ToString("x16", CultureInfo.InvariantCulture);
+        });
         app.MapGet("/block/{ms:int}", (int ms) => Work.BlockOn(ms));
         // Variable cost: every request burns `ms` in Work.Burn, every tenth also 8 × ms in
         // Work.SlowPath, so the slowest tenth are slow because of that one method.
@@ -77,6 +84,10 @@ public static class Work
         } while (Stopwatch.GetTimestamp() < end);
         return x;
     }
+
+    // Burn's spin under a name of its own, for the endpoint that runs it after an await.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long BurnAfterAwait(int ms) => Burn(ms) ^ 1;
 
     static long s_varied;
 
