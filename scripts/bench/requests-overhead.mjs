@@ -5,7 +5,9 @@
 // shared machine weigh on it less than on throughput), each as the ratio with / without
 // --requests (goal <= 1.01). Cheap endpoints (GET /cpu/0 spins once and goes through routing with a route value,
 // GET /fail answers at once) make the per-request cost of tracking as large a share as it gets.
-//   node scripts/bench/requests-overhead.mjs [--runs 5] [--seconds 5] [--parallel 4] [--paths /cpu/0,/fail]
+// A third config follows each request through its awaits (--requests --async-source heap), whose
+// cost is the heap chains' probe on every resumption and a walk per sample.
+//   node scripts/bench/requests-overhead.mjs [--runs 5] [--seconds 5] [--parallel 4] [--paths /cpu/0,/fail] [--configs plain,requests,followed]
 // Needs `npm run build`, the built profiler and scripts/build-targets.sh. Prints a table for
 // RESULTS.md and, last, one JSON line.
 import { spawn, spawnSync } from 'node:child_process';
@@ -16,7 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, parallel: { type: 'string', default: '4' }, paths: { type: 'string', default: '/cpu/0,/fail' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, parallel: { type: 'string', default: '4' }, paths: { type: 'string', default: '/cpu/0,/fail' }, configs: { type: 'string', default: 'plain,requests,followed' } } });
+const CONFIGS = { plain: [], requests: ['--requests'], followed: ['--requests', '--async-source', 'heap'] };
+const chosen = values.configs.split(',');
+if (chosen.length === 0 || chosen.some((c) => !(c in CONFIGS)) || chosen[0] !== 'plain') {
+  console.error(`requests-overhead: --configs is a list of ${Object.keys(CONFIGS).join(', ')}, plain first (the baseline).`);
+  process.exit(2);
+}
 const RUNS = Number(values.runs);
 const SECONDS = Number(values.seconds);
 const PARALLEL = Number(values.parallel);
@@ -35,9 +43,10 @@ for (const p of [cli, dll, join(root, 'native-profiler', 'build', 'libclrscope.s
 const work = mkdtempSync(join(tmpdir(), 'clrscope-requests-bench-'));
 
 /** One recorded run: the client's requests per second, and the requests the recording holds. */
-async function run(requests, i) {
-  const file = join(work, `run-${i}-${requests ? 'on' : 'off'}.clrscope`);
-  const child = spawn(process.execPath, [cli, 'record', ...(requests ? ['--requests'] : []), '-o', file, '--', 'dotnet', dll, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function run(config, i) {
+  const file = join(work, `run-${i}-${config}.clrscope`);
+  const requests = config !== 'plain';
+  const child = spawn(process.execPath, [cli, 'record', ...CONFIGS[config], '-o', file, '--', 'dotnet', dll, 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const closed = new Promise((resolve) => child.on('close', resolve));
   const url = await new Promise((resolve, reject) => {
@@ -71,29 +80,28 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const off = [];
-const on = [];
+const results = Object.fromEntries(chosen.map((c) => [c, []]));
 for (let i = 0; i < RUNS; i++) {
-  // Interleaved, alternating which goes first, so the machine's drift falls on both.
-  const order = i % 2 === 0 ? [false, true] : [true, false];
-  for (const requests of order) {
-    const r = await run(requests, i);
-    (requests ? on : off).push(r);
-    console.error(`run ${i + 1}/${RUNS} ${requests ? '--requests' : 'plain     '}: ${r.rps.toFixed(0)} requests/s, ${r.cpuUsPerRequest.toFixed(1)} µs CPU a request${requests ? `, ${r.recorded} recorded of ${r.sent} sent` : ''}`);
+  // Interleaved, rotating which goes first, so the machine's drift falls on all.
+  const order = chosen.map((_, k) => chosen[(k + i) % chosen.length]);
+  for (const config of order) {
+    const r = await run(config, i);
+    results[config].push(r);
+    console.error(`run ${i + 1}/${RUNS} ${config.padEnd(8)}: ${r.rps.toFixed(0)} requests/s, ${r.cpuUsPerRequest.toFixed(1)} µs CPU a request${config !== 'plain' ? `, ${r.recorded} recorded of ${r.sent} sent` : ''}`);
   }
 }
 rmSync(work, { recursive: true, force: true });
-const offRps = median(off.map((r) => r.rps));
-const onRps = median(on.map((r) => r.rps));
-const ratio = offRps / onRps;
-const offCpu = median(off.map((r) => r.cpuUsPerRequest));
-const onCpu = median(on.map((r) => r.cpuUsPerRequest));
-const cpuRatio = onCpu / offCpu;
-const allRecorded = on.every((r) => r.recorded === r.sent);
 const range = (rs, f, digits) => `${Math.min(...rs.map(f)).toFixed(digits)}–${Math.max(...rs.map(f)).toFixed(digits)}`;
-console.log(`| config | requests/s (median of ${RUNS}) | min–max | server CPU µs a request (median) | min–max |`);
-console.log('|---|---|---|---|---|');
-console.log(`| clrscope record | ${offRps.toFixed(0)} | ${range(off, (r) => r.rps, 0)} | ${offCpu.toFixed(1)} | ${range(off, (r) => r.cpuUsPerRequest, 1)} |`);
-console.log(`| clrscope record --requests | ${onRps.toFixed(0)} | ${range(on, (r) => r.rps, 0)} | ${onCpu.toFixed(1)} | ${range(on, (r) => r.cpuUsPerRequest, 1)} |`);
-console.log(`throughput ratio without / with --requests: ${ratio.toFixed(3)}; CPU a request with / without: ${cpuRatio.toFixed(3)}; every request sent recorded: ${allRecorded}`);
-console.log(JSON.stringify({ runs: RUNS, seconds: SECONDS, parallel: PARALLEL, paths: values.paths, offRps, onRps, ratio, offCpu, onCpu, cpuRatio, allRecorded }));
+const baseRps = median(results.plain.map((r) => r.rps));
+const baseCpu = median(results.plain.map((r) => r.cpuUsPerRequest));
+console.log(`| config | requests/s (median of ${RUNS}) | min–max | throughput ratio plain / it | server CPU µs a request (median) | min–max | CPU ratio it / plain |`);
+console.log('|---|---|---|---|---|---|---|');
+const summary = {};
+for (const c of chosen) {
+  const rs = results[c];
+  const rps = median(rs.map((r) => r.rps));
+  const cpu = median(rs.map((r) => r.cpuUsPerRequest));
+  summary[c] = { rps, cpu, ratio: baseRps / rps, cpuRatio: cpu / baseCpu, allRecorded: c === 'plain' || rs.every((r) => r.recorded === r.sent) };
+  console.log(`| clrscope record ${CONFIGS[c].join(' ')} | ${rps.toFixed(0)} | ${range(rs, (r) => r.rps, 0)} | ${(baseRps / rps).toFixed(3)} | ${cpu.toFixed(1)} | ${range(rs, (r) => r.cpuUsPerRequest, 1)} | ${(cpu / baseCpu).toFixed(3)} |`);
+}
+console.log(JSON.stringify({ runs: RUNS, seconds: SECONDS, parallel: PARALLEL, paths: values.paths, summary }));
