@@ -6,6 +6,8 @@
 // operations they stand for (OPERATION_COUNTS): few samples have one, so those are kept as
 // (sample index, count) pairs in sample order, not per sample.
 
+import { PerSampleMarks } from './per-sample-marks.js';
+
 /** Deeper chains are cut here (the profiler cuts at the same depth). */
 export const MAX_CHAIN_LEVELS = 32;
 
@@ -13,8 +15,8 @@ export class AsyncChains {
   private readonly tasks = new Map<number, { awaiterId: number; nameId: number }>();
   private readonly chains: Uint32Array[] = [new Uint32Array(0)];
   private readonly chainIds = new Map<string, number>();
-  // Chain id per sample index, allocated at the first mark (recordings without async have none).
-  private perSample: Uint32Array | undefined;
+  // Chain id per sample index (recordings without async have none).
+  private readonly perSample = new PerSampleMarks();
   // Operation counts: sample indexes, ascending, and their counts.
   private countIndex = new Float64Array(0);
   private countValue = new Uint32Array(0);
@@ -66,16 +68,7 @@ export class AsyncChains {
   }
 
   setChain(index: number, chain: number): void {
-    let per = this.perSample;
-    if (per === undefined || index >= per.length) {
-      let size = per === undefined ? 1024 : per.length * 2;
-      while (size <= index) size *= 2;
-      const grown = new Uint32Array(size);
-      if (per !== undefined) grown.set(per);
-      per = grown;
-      this.perSample = grown;
-    }
-    per[index] = chain;
+    this.perSample.set(index, chain);
   }
 
   /** Sample `index` (marked with a task) stands for `count` suspended operations; indexes come in order. */
@@ -127,7 +120,7 @@ export class AsyncChains {
 
   /** Whether any sample was given a chain. */
   get hasMarks(): boolean {
-    return this.perSample !== undefined;
+    return this.perSample.hasMarks;
   }
 
   /**
@@ -136,8 +129,7 @@ export class AsyncChains {
    * moves, so the counts of samples before the first call's `to` stay where they are.
    */
   moveMark(from: number, to: number): void {
-    const per = this.perSample;
-    if (per !== undefined && to < per.length) per[to] = from < per.length ? per[from] : 0;
+    this.perSample.moveMark(from, to);
     if (this.counts === 0) return;
     if (this.movedFrom < 0) {
       this.movedFrom = to;
@@ -149,7 +141,7 @@ export class AsyncChains {
 
   /** Clears the marks of sample indexes from `count` on (dropped samples whose slots no sample took). */
   clearFrom(count: number): void {
-    this.perSample?.fill(0, Math.min(count, this.perSample.length));
+    this.perSample.clearFrom(count);
     if (this.counts === 0) return;
     // The counts of samples that stayed, then those of samples that moved, then none past `count`.
     const stayed = this.movedFrom < 0 ? count : this.movedFrom;
@@ -165,8 +157,7 @@ export class AsyncChains {
   }
 
   ofSample(index: number): number {
-    const per = this.perSample;
-    return per !== undefined && index < per.length ? per[index] : 0;
+    return this.perSample.of(index);
   }
 
   chain(chainId: number): Uint32Array {
@@ -174,6 +165,6 @@ export class AsyncChains {
   }
 
   byteSize(): number {
-    return (this.perSample?.byteLength ?? 0) + this.tasks.size * 64 + this.chains.length * 64 + this.countIndex.byteLength + this.countValue.byteLength;
+    return this.perSample.byteSize() + this.tasks.size * 64 + this.chains.length * 64 + this.countIndex.byteLength + this.countValue.byteLength;
   }
 }

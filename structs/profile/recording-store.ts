@@ -7,7 +7,7 @@ import type { EndRecord, StatsRecord } from '../wire/records.js';
 import { FunctionKind } from '../wire/records.js';
 import { AsyncChains } from './async-chains.js';
 import { EventColumns } from './event-columns.js';
-import { RequestMarks } from './request-marks.js';
+import { PerSampleMarks } from './per-sample-marks.js';
 import type { FunctionInfo } from './frame-label.js';
 import { SampleColumns } from './sample-columns.js';
 import type { StackTable } from './stack-table.js';
@@ -75,7 +75,7 @@ export class RecordingStore {
   readonly threadProcess = new Map<number, number>();
   readonly asyncChains = new AsyncChains();
   // The request each sample was taken in (REQUEST_SAMPLES), by the same sample indexes as asyncChains.
-  readonly requestMarks = new RequestMarks();
+  readonly requestMarks = new PerSampleMarks();
 
   constructor(sampleMode: boolean | 'recent', stacks: StackTable) {
     this.sampleMode = sampleMode;

@@ -333,7 +333,7 @@ export class Recording {
    * request the recording does not hold.
    */
   requestSeqOf(i: number): number {
-    return this.store.requestMarks.seqOf(i);
+    return this.store.requestMarks.of(i);
   }
 
   /** Whether any sample says which request it was taken in (profilers before REQUEST_SAMPLES sent none). */

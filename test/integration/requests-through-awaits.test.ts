@@ -16,14 +16,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { ROOT } from './support/paths.js';
-import { resultOf, runCli } from './support/run-cli.js';
+import { requestOutputs, type EndpointRow } from './support/request-outputs.js';
+import { resultOf } from './support/run-cli.js';
 import { attachedRequestWeb, recordedRequestWeb, WEB_DLL } from './support/starved-pool.js';
 
 const PATHS = ['/after/40', '/cpu/40'];
 const HEAP = ['--async-source', 'heap'];
 
-interface Row { endpoint: string; count: number; cpuMs: number }
-interface Run { rows: Map<string, Row>; pprof: string; served: Record<string, number> }
+interface Run { rows: Map<string, EndpointRow>; pprof: string; served: Record<string, number> }
 
 function load(url: string): unknown {
   const r = spawnSync('dotnet', [WEB_DLL, 'load', '--url', url, '--seconds', '6', '--parallel', '2', '--paths', PATHS.join(',')], { encoding: 'utf8', timeout: 60_000 });
@@ -32,13 +32,7 @@ function load(url: string): unknown {
 }
 
 async function outputs(dir: string, file: string, stdout: string): Promise<Run> {
-  const report = await runCli(['report', file, '--requests', '--format', 'json']);
-  assert.equal(report.code, 0, report.stderr);
-  const rows = new Map((JSON.parse(report.stdout) as { requests: Row[] }).requests.map((r) => [r.endpoint, r]));
-  const pprof = join(dir, 'web.pb.gz');
-  const convert = await runCli(['convert', file, '-o', pprof]);
-  assert.equal(convert.code, 0, convert.stderr);
-  return { rows, pprof, served: (resultOf(stdout) as { served: Record<string, number> }).served };
+  return { ...(await requestOutputs(dir, file)), served: (resultOf(stdout) as { served: Record<string, number> }).served };
 }
 
 /** Work.BurnAfterAwait's CPU seconds in the pprof file, with `args` (a -tagfocus) or without. */

@@ -15,31 +15,20 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { ROOT } from './support/paths.js';
-import { resultOf, runCli } from './support/run-cli.js';
+import { requestOutputs, type EndpointRow } from './support/request-outputs.js';
+import { resultOf } from './support/run-cli.js';
 import { attachedRequestWeb, recordedRequestWeb, WEB_DLL } from './support/starved-pool.js';
 
 const PATHS = ['/cpu/150', '/delay/250', '/block/150', '/fail'];
 const ENDPOINTS: Record<string, string> = { '/cpu/150': 'GET /cpu/{ms}', '/delay/250': 'GET /delay/{ms}', '/block/150': 'GET /block/{ms}', '/fail': 'GET /fail' };
 
 interface ClientPath { count: number; p50Ms: number; p90Ms: number; p99Ms: number; maxMs: number; meanMs: number }
-interface Row { endpoint: string; count: number; p50Ms: number; p90Ms: number; p99Ms: number; maxMs: number; cpuMs: number; errors: number }
 
 interface WebRun {
   served: Record<string, number>;
   client: { sent: number; paths: Record<string, ClientPath> };
-  rows: Map<string, Row>;
+  rows: Map<string, EndpointRow>;
   pprof: string;
-}
-
-/** The table, and the pprof file, of a recording made with --requests. */
-async function readOutputs(dir: string, file: string): Promise<Pick<WebRun, 'rows' | 'pprof'>> {
-  const report = await runCli(['report', file, '--requests', '--format', 'json']);
-  assert.equal(report.code, 0, report.stderr);
-  const rows = new Map((JSON.parse(report.stdout) as { requests: Row[] }).requests.map((r) => [r.endpoint, r]));
-  const pprof = join(dir, 'web.pb.gz');
-  const convert = await runCli(['convert', file, '-o', pprof]);
-  assert.equal(convert.code, 0, convert.stderr);
-  return { rows, pprof };
 }
 
 /**
@@ -59,14 +48,14 @@ function load(url: string): WebRun['client'] {
 async function recordUnderLoad(dir: string, command: string, args: readonly string[]): Promise<WebRun> {
   const file = join(dir, 'web.clrscope');
   const { loaded: client, stdout } = await recordedRequestWeb(file, command, args, load);
-  return { served: (resultOf(stdout) as { served: Record<string, number> }).served, client, ...(await readOutputs(dir, file)) };
+  return { served: (resultOf(stdout) as { served: Record<string, number> }).served, client, ...(await requestOutputs(dir, file)) };
 }
 
 /** RequestWeb started on its own, then `record --pid --requests` attached to it; the load only once the profiler is in. */
 async function attachUnderLoad(dir: string): Promise<WebRun> {
   const file = join(dir, 'web.clrscope');
   const { loaded: client, stdout } = await attachedRequestWeb(file, 14, 2000, load);
-  return { served: (resultOf(stdout) as { served: Record<string, number> }).served, client, ...(await readOutputs(dir, file)) };
+  return { served: (resultOf(stdout) as { served: Record<string, number> }).served, client, ...(await requestOutputs(dir, file)) };
 }
 
 const RUNTIMES: { name: string; command: string; args: string[]; attach?: boolean }[] = [

@@ -1,15 +1,14 @@
-// Which request each sample was taken in, as REQUEST_SAMPLES says (PROTOCOL.md): the request's
-// seq per sample index. A seq is kept whether or not a REQUEST with it ever arrives (it is sent
-// when the request ends, after its samples, or never when the writer dropped it), so the
-// analysis (structs/analysis/requests.ts) decides what a seq no request has means. Most
-// recordings have no marks at all, so the array is made at the first one.
+// A number per sample index that few recordings have at all: the async chain a sample ran in
+// (TASK_SAMPLES, async-chains.ts), the request it was taken in (REQUEST_SAMPLES: the request's
+// seq, kept whether or not a REQUEST with it ever arrives, which structs/analysis/requests.ts
+// decides about). The array is made at the first mark and grows on demand.
 
-export class RequestMarks {
-  // Seq per sample index (0: none), grown on demand.
+export class PerSampleMarks {
+  // The mark per sample index (0: none).
   private perSample: Uint32Array | undefined;
 
-  /** Sample `index` was taken in request `seq` (not 0). */
-  set(index: number, seq: number): void {
+  /** Sample `index` has mark `value` (not 0). */
+  set(index: number, value: number): void {
     let per = this.perSample;
     if (per === undefined || index >= per.length) {
       let size = per === undefined ? 1024 : per.length * 2;
@@ -19,11 +18,11 @@ export class RequestMarks {
       per = grown;
       this.perSample = grown;
     }
-    per[index] = seq;
+    per[index] = value;
   }
 
-  /** The seq of the request sample `index` was taken in, 0 for none. */
-  seqOf(index: number): number {
+  /** Sample `index`'s mark, 0 for none. */
+  of(index: number): number {
     const per = this.perSample;
     return per !== undefined && index < per.length ? per[index] : 0;
   }
