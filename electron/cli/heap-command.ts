@@ -27,11 +27,13 @@ const DEFAULT_TOP = 20;
 export async function runHeap(argv: readonly string[], io: HeapIo): Promise<number> {
   const { values, positionals, rest } = parseCommandArgs<{
     format?: string; paths?: string; diff?: string; top?: string; help?: boolean; pid?: string; output?: string; after?: string; timeout?: string;
+    'max-objects'?: string;
   }>(argv, {
     pid: { type: 'string', short: 'p' },
     output: { type: 'string', short: 'o' },
     after: { type: 'string' },
     timeout: { type: 'string' },
+    'max-objects': { type: 'string' },
     format: { type: 'string' },
     paths: { type: 'string' },
     diff: { type: 'string' },
@@ -57,9 +59,11 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
   const top = numberOption(values.top, 'top', 0, 1_000_000, true) ?? DEFAULT_TOP;
   const timeoutS = numberOption(values.timeout, 'timeout', 1, 86_400, false);
   const after = numberOption(values.after, 'after', 0, 86_400, false) ?? 3;
+  const maxObjects = numberOption(values['max-objects'], 'max-objects', 1, 2 ** 31 - 1, true);
 
   let snapshot: HeapSnapshot;
   let finishProgram: (() => Promise<number>) | undefined;
+  let overBudget = false;
   if (positionals.length > 0) {
     snapshot = readHeapFile(positionals[0]);
     if (values.output !== undefined) {
@@ -73,7 +77,12 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
       target = launched.pid;
       finishProgram = launched.finish;
     }
-    const taken = await takeHeapSnapshot(target, { ...(timeoutS !== undefined ? { timeoutMs: timeoutS * 1000 } : {}), onProgress: (line) => io.err(line) });
+    const taken = await takeHeapSnapshot(target, {
+      ...(timeoutS !== undefined ? { timeoutMs: timeoutS * 1000 } : {}),
+      ...(maxObjects !== undefined ? { maxObjects } : {}),
+      onProgress: (line) => io.err(line),
+    });
+    overBudget = taken.overBudget;
     snapshot = taken.snapshot;
     const s = taken.stats;
     io.err(`Heap of process ${target}: ${group(s.objects)} objects, ${group(s.references)} references, ${group(s.roots)} roots (collection ${s.gcNumber}, ${(taken.elapsedMs / 1000).toFixed(1)} s, the walk ${(taken.walkMs / 1000).toFixed(1)} s).`);
@@ -83,7 +92,14 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
     }
   }
   const code = printAnalysis(new HeapAnalysis(snapshot), values, format, top, io);
-  return finishProgram !== undefined ? await finishProgram() : code;
+  const programCode = finishProgram !== undefined ? await finishProgram() : code;
+  // What was read is shown and saved above; the exit says it is not the whole heap.
+  if (overBudget && programCode === 0) {
+    const budget = maxObjects !== undefined ? `--max-objects (${group(maxObjects)})` : 'the memory budget (half this machine\'s memory)';
+    io.err(`clrscope: The heap held more objects than ${budget}: the snapshot shown${values.output !== undefined ? ' and saved' : ''} is of the first ones only.`);
+    return 1;
+  }
+  return programCode;
 }
 
 function printAnalysis(analysis: HeapAnalysis, values: { paths?: string; diff?: string }, format: 'text' | 'json', top: number, io: HeapIo): number {

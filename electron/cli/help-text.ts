@@ -364,6 +364,10 @@ Options:
                         PerfView, Visual Studio and dotnet-gcdump report)
   --timeout SECONDS     give up on a heap walk that has not ended by then
                         (default 120)
+  --max-objects N       keep at most N objects of a heap walk (default: what
+                        half this machine's memory holds, 100 bytes an
+                        object); past it the first N and their references
+                        are shown and saved, and clrscope exits with 1
   --top N               the N types with the most retained bytes (default 20;
                         0: all)
   --paths TYPE          the shortest paths from roots (static fields, thread

@@ -113,6 +113,7 @@ export class HeapWalkReader implements ObjectSink {
   private nextEdgeIndex = 0;
   private lostNodeEvents = 0;
   private lostEdgeEvents = 0;
+  private cutAtBudget = false;
 
   private readonly rootKind: number[] = [];
   private readonly rootName: string[] = [];
@@ -127,8 +128,13 @@ export class HeapWalkReader implements ObjectSink {
    * keeps its provider on (clrscope's profiler does), so a second walk of a profiled process names
    * only types new since the first; the rest come from here.
    */
-  constructor(knownTypeNames?: ReadonlyMap<number, string>) {
+  constructor(knownTypeNames?: ReadonlyMap<number, string>, private readonly maxObjects = Number.POSITIVE_INFINITY) {
     this.typeNameById = new Map(knownTypeNames);
+  }
+
+  /** The walk described more objects than `maxObjects`: the snapshot keeps the first ones and their references. */
+  get overBudget(): boolean {
+    return this.cutAtBudget;
   }
 
   /** Every type name known after the walk, by type id: what the next walk of the same process is given. */
@@ -239,6 +245,10 @@ export class HeapWalkReader implements ObjectSink {
     const ps = this.pointerSize;
     let p = at + INDEXED_BULK_HEADER;
     for (let i = 0; i < count; i++, p += bytes) {
+      if (this.address.length >= this.maxObjects) {
+        this.cutAtBudget = true;
+        return;
+      }
       const typeId = v.getUint32(p + ps + 8, true) + v.getUint32(p + ps + 12, true) * TWO_32;
       const edges = v.getUint32(p + ps + 16, true) + v.getUint32(p + ps + 20, true) * TWO_32;
       this.address.push(this.ptr(v, p));
@@ -269,7 +279,9 @@ export class HeapWalkReader implements ObjectSink {
     if (index !== this.nextEdgeIndex) this.lostEdgeEvents += Math.max(1, index - this.nextEdgeIndex);
     this.nextEdgeIndex = index + 1;
     let p = at + INDEXED_BULK_HEADER;
-    for (let i = 0; i < count; i++, p += bytes) this.edgeTargets.push(this.ptr(v, p));
+    // Past the budget, only the references of the objects kept (they come first, in the nodes' order).
+    const room = this.cutAtBudget ? Math.max(0, this.declaredEdges - this.edgeTargets.length) : count;
+    for (let i = 0; i < count && i < room; i++, p += bytes) this.edgeTargets.push(this.ptr(v, p));
   }
 
   private addRoot(kind: RootKind, name: string, address: number): number {
@@ -378,7 +390,7 @@ export class HeapWalkReader implements ObjectSink {
     if (this.lostNodeEvents > 0 || this.lostEdgeEvents > 0) {
       throw new HeapWalkError(`the runtime dropped ${this.lostNodeEvents + this.lostEdgeEvents} heap-walk events (its session buffer filled faster than it was read), so the object graph is incomplete`);
     }
-    const complete = this.state === 'done';
+    const complete = this.state === 'done' && !this.cutAtBudget;
     const E = this.edgeTargets.length;
     if (complete && E !== this.declaredEdges) {
       throw new HeapWalkError(`the heap walk declared ${this.declaredEdges} references but described ${E}`);

@@ -225,6 +225,25 @@ describe('clrscope heap on a program it launches, and on what is not a .NET proc
     assert.match(r.stdout, /^RESULT /m);
   });
 
+  it('a heap over --max-objects: the first N objects shown and saved, one sentence, exit 1, and the program runs on', async () => {
+    const { command, args } = targetOn('LeakHeap', 'net10.0');
+    const target = spawn(command, [...args, '--items', String(N)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(target);
+    const lines: string[] = [];
+    const pid = Number((await readyLine(target, lines, new RegExp(`^READY (\\d+) items=${N}$`)))[1]);
+    const file = join(dir, 'over-budget.clrheap');
+    const r = await runCli(['heap', '--pid', String(pid), '--max-objects', '1000', '--top', '0', '--format', 'json', '-o', file], { timeoutMs: 180_000 });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /^clrscope: The heap held more objects than --max-objects \(1,000\): the snapshot shown and saved is of the first ones only\.$/m);
+    const shown = (JSON.parse(r.stdout) as { types: TypeRow[] }).types.reduce((n, t) => n + t.count, 0);
+    assert.equal(shown, 1000);
+    const saved = await cli(['heap', file, '--top', '0', '--format', 'json']);
+    assert.equal((JSON.parse(saved.stdout) as { types: TypeRow[] }).types.reduce((n, t) => n + t.count, 0), 1000);
+    const exited = new Promise<number | null>((resolve) => target.on('close', (code) => resolve(code)));
+    target.stdin?.end('exit\n');
+    assert.equal(await exited, 0, 'the program ran on and ended as it does');
+  });
+
   it('a process that is not .NET, or that does not exist, is one sentence and a non-zero exit', async () => {
     const sleeper = spawn('sleep', ['30']);
     children.push(sleeper);

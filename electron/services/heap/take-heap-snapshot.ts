@@ -11,6 +11,7 @@
 // API needs clrscope's profiler in the process (one per process, refused after an APM agent) and
 // would copy the same graph through callbacks inside the GC's pause.
 
+import { totalmem } from 'node:os';
 import { startEventPipeStream, type EventPipeStream } from '../diagnostics/eventpipe-stream.js';
 import { EventLevel, EventPipeFormat } from '../../../structs/diagnostics/protocol.js';
 import { Provider } from '../../../structs/formats/nettrace/constants.js';
@@ -35,13 +36,17 @@ export interface TakeSnapshotOptions {
   knownTypeNames?: ReadonlyMap<number, string>;
   /** The objects read so far, every tenth of a second while the walk streams in. */
   onObjects?: (objects: number) => void;
+  /** The most objects kept (default: what half this machine's memory holds at BYTES_AN_OBJECT). */
+  maxObjects?: number;
 }
 
 export interface TakenSnapshot {
   snapshot: HeapSnapshot;
   stats: HeapWalkStats;
-  /** False when the process exited or the stream broke before the walk ended: what was read is kept. */
+  /** False when the process exited or the stream broke before the walk ended, or it was over the budget: what was read is kept. */
   complete: boolean;
+  /** The walk described more objects than the budget: the first `stats.objects` are kept. */
+  overBudget: boolean;
   /** Milliseconds from asking to the snapshot's graph being built. */
   elapsedMs: number;
   /** Every type name known after this walk, for the next walk of the same process. */
@@ -51,6 +56,12 @@ export interface TakenSnapshot {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+/**
+ * What clrscope holds an object with while reading and analysing a snapshot (the reader's columns
+ * and address hash, then the dominator tree): 855 MB for 10 M objects read, 989 MB with the
+ * analysis (scripts/bench/RESULTS.md), so 100 bytes is the bound it keeps to.
+ */
+export const BYTES_AN_OBJECT = 100;
 const DEFAULT_START_TIMEOUT_MS = 15_000;
 /** After StopTracing, how long the runtime may take to flush and close the stream. */
 const DRAIN_TIMEOUT_MS = 30_000;
@@ -58,7 +69,7 @@ const DRAIN_TIMEOUT_MS = 30_000;
 /** Takes one snapshot of process `pid`; every failure is a UserError of one sentence. */
 export async function takeHeapSnapshot(pid: number, options: TakeSnapshotOptions = {}): Promise<TakenSnapshot> {
   const started = performance.now();
-  const reader = new HeapWalkReader(options.knownTypeNames);
+  const reader = new HeapWalkReader(options.knownTypeNames, options.maxObjects ?? Math.floor(totalmem() / 2 / BYTES_AN_OBJECT));
   const frames = new NettraceObjectReader(reader);
   let walkEnded!: () => void;
   const ended = new Promise<void>((resolve) => { walkEnded = resolve; });
@@ -118,10 +129,12 @@ export async function takeHeapSnapshot(pid: number, options: TakeSnapshotOptions
   }
   try {
     const result = reader.finish();
-    if (!result.complete && outcome !== 'walked') {
+    if (reader.overBudget) {
+      options.onProgress?.(`Process ${pid}'s heap holds more objects than the budget of ${result.stats.objects.toLocaleString('en-US')}: the snapshot keeps the first ${result.stats.objects.toLocaleString('en-US')} and their references.`);
+    } else if (!result.complete && outcome !== 'walked') {
       options.onProgress?.(`Process ${pid}'s stream ended during the heap walk (${outcome}); the snapshot holds the ${result.stats.objects.toLocaleString('en-US')} objects read.`);
     }
-    return { ...result, typeNames: reader.typeNames, elapsedMs: performance.now() - started, walkMs: walkMs || performance.now() - started };
+    return { ...result, overBudget: reader.overBudget, typeNames: reader.typeNames, elapsedMs: performance.now() - started, walkMs: walkMs || performance.now() - started };
   } catch (err) {
     if (err instanceof HeapWalkError || err instanceof NettraceFormatError) {
       const why = outcome === 'walked' ? '' : ` (the stream ${outcome === 'closed' ? 'closed: the process may have exited' : outcome})`;
