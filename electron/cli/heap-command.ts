@@ -64,6 +64,7 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
   let snapshot: HeapSnapshot;
   let finishProgram: (() => Promise<number>) | undefined;
   let overBudget = false;
+  let cutShort = false;  // the process exited, or its stream broke, before the walk ended
   if (positionals.length > 0) {
     snapshot = readHeapFile(positionals[0]);
     if (values.output !== undefined) {
@@ -83,6 +84,7 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
       onProgress: (line) => io.err(line),
     });
     overBudget = taken.overBudget;
+    cutShort = !taken.complete && !taken.overBudget;
     snapshot = taken.snapshot;
     const s = taken.stats;
     io.err(`Heap of process ${target}: ${group(s.objects)} objects, ${group(s.references)} references, ${group(s.roots)} roots (collection ${s.gcNumber}, ${(taken.elapsedMs / 1000).toFixed(1)} s, the walk ${(taken.walkMs / 1000).toFixed(1)} s).`);
@@ -94,9 +96,14 @@ export async function runHeap(argv: readonly string[], io: HeapIo): Promise<numb
   const code = printAnalysis(new HeapAnalysis(snapshot), values, format, top, io);
   const programCode = finishProgram !== undefined ? await finishProgram() : code;
   // What was read is shown and saved above; the exit says it is not the whole heap.
+  const kept = `the snapshot shown${values.output !== undefined ? ' and saved' : ''}`;
   if (overBudget && programCode === 0) {
     const budget = maxObjects !== undefined ? `--max-objects (${group(maxObjects)})` : 'the memory budget (half this machine\'s memory)';
-    io.err(`clrscope: The heap held more objects than ${budget}: the snapshot shown${values.output !== undefined ? ' and saved' : ''} is of the first ones only.`);
+    io.err(`clrscope: The heap held more objects than ${budget}: ${kept} is of the first ones only.`);
+    return 1;
+  }
+  if (cutShort && programCode === 0) {
+    io.err(`clrscope: The heap walk ended before the collection did (the process exited or its stream broke): ${kept} holds only the objects read.`);
     return 1;
   }
   return programCode;

@@ -1,7 +1,8 @@
 // The timeline records of several processes' recordings in one merged recording
 // (merge-processes.ts): every kind's records of every part, their thread and string ids in the
-// merged recording's numbering (and their requests' seqs, so two processes' seqs stay apart), in order of their end, which is where a writer sends each one and
-// so where one stream of all the processes would have had it. The live merge renumbers each
+// merged recording's numbering (and their requests' seqs, so two processes' seqs stay apart), in
+// order of their end, which is where a writer sends each one and so where one stream of all the
+// processes would have had it. The live merge renumbers each
 // record the same way as it arrives (structs/formats/clrscope-file/process-reencoder.ts).
 
 import type { TimelineKind, TimelineRecord } from '../wire/timeline/timeline-kind.js';

@@ -153,8 +153,11 @@ describe('exceptions by where they started while the GC moves them (.NET 10, bes
     for (const o of r.origins) {
       if (o.method !== LEAF) assert.equal(o.originNotSeen, o.exceptions, `${o.method}: ${o.exceptions - o.originNotSeen} exceptions started there`);
     }
+    // Throws the event ring had no room for carry no stack and no origin (2,559 of 5,000 once in CI,
+    // the sampler starved beside gc-churn): of the exceptions that have one, the leaf holds nearly all.
     const leaf = r.origins.find((o) => o.method === LEAF);
-    assert.ok(leaf !== undefined && leaf.exceptions >= facts.thrown / 2, `the leaf: ${leaf?.exceptions} of ${facts.thrown}`);
+    assert.ok(r.exceptions >= facts.thrown / 10, `${r.exceptions} of ${facts.thrown} exceptions with a stack`);
+    assert.ok(leaf !== undefined && leaf.exceptions >= 0.9 * r.exceptions, `the leaf: ${leaf?.exceptions} of the ${r.exceptions} exceptions with a stack (${facts.thrown} thrown)`);
     assert.ok(leaf.rethrows >= 3 * leaf.exceptions, `the leaf's ${leaf.exceptions} exceptions rethrown ${leaf.rethrows} times`);
   });
 });

@@ -244,6 +244,35 @@ describe('clrscope heap on a program it launches, and on what is not a .NET proc
     assert.equal(await exited, 0, 'the program ran on and ended as it does');
   });
 
+  it('a process killed during its heap walk: what was read is shown (or one sentence when nothing was), exit 1, no stack trace', async () => {
+    const { command, args } = targetOn('LeakHeap', 'net10.0');
+    const items = 1_500_000;
+    const target = spawn(command, [...args, '--items', String(items)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(target);
+    const pid = Number((await readyLine(target, [], new RegExp(`^READY (\\d+) items=${items}$`)))[1]);
+    let killed = false;
+    const r = await runCli(['heap', '--pid', String(pid), '--top', '0', '--format', 'json'], {
+      timeoutMs: 180_000,
+      started: (cli) => cli.stderr?.on('data', (d: Buffer) => {
+        if (!killed && /is walking the heap/.test(d.toString())) {
+          killed = true;
+          target.kill('SIGKILL');
+        }
+      }),
+    });
+    assert.ok(killed, `the walk began: ${r.stderr}`);
+    assert.ok(r.code !== 0 && r.code !== null, r.stderr);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    const last = r.stderr.trim().split('\n').at(-1) ?? '';
+    assert.match(last, /^clrscope: [^\n]+\.$/);
+    if (r.stdout.trim() !== '') {
+      const objects = (JSON.parse(r.stdout) as { types: TypeRow[] }).types.reduce((n, t) => n + t.count, 0);
+      assert.ok(objects > 0 && objects < 2 * items + 1000, `the objects read before the end (${objects})`);
+      assert.match(last, /holds only the objects read/);
+      assert.equal(r.code, 1);
+    }
+  });
+
   it('a process that is not .NET, or that does not exist, is one sentence and a non-zero exit', async () => {
     const sleeper = spawn('sleep', ['30']);
     children.push(sleeper);
