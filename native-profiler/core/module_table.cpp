@@ -2,9 +2,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <new>
 
 #include "core/page_memory.h"
-#include <new>
 
 namespace clrscope {
 namespace {
@@ -23,6 +24,9 @@ struct Block {
 };
 std::vector<Block>* g_retired = nullptr;
 std::vector<Block>* g_waiting = nullptr;
+// The lists are the sampler's, but a module's loading thread retires the ReadyToRun snapshot it
+// replaces too (add_r2r_image). Never taken in a signal handler.
+std::mutex g_retire_lock;
 
 
 size_t list_bytes(const std::vector<Block>* v) {
@@ -86,11 +90,13 @@ uint32_t latest_generation() { return g_generation; }
 
 void retire_memory(void* block, size_t bytes) {
   if (block == nullptr) return;
+  const std::lock_guard<std::mutex> hold(g_retire_lock);
   if (g_retired == nullptr) g_retired = new std::vector<Block>;
   g_retired->push_back(Block{block, bytes});
 }
 
 size_t reclaim_modules(bool handlers_idle) {
+  const std::lock_guard<std::mutex> hold(g_retire_lock);
   if (g_waiting == nullptr) g_waiting = new std::vector<Block>;
   if (handlers_idle && g_readers.load(std::memory_order_seq_cst) == 0) {
     for (const Block& b : *g_waiting) big_free(b.p, b.bytes);
@@ -108,6 +114,7 @@ void release_all_modules() {
   if (last != nullptr) retire_memory(const_cast<ModuleSnapshot*>(last), ModuleSnapshot::bytes_for(last->count));
   reclaim_modules(true);
   reclaim_modules(true);
+  const std::lock_guard<std::mutex> hold(g_retire_lock);
   delete g_retired;
   delete g_waiting;
   g_retired = g_waiting = nullptr;

@@ -69,8 +69,8 @@ class ModuleReadScope {
 };
 // Sampler thread: makes `snapshot` current and retires the previous one.
 void publish_modules(ModuleSnapshot* snapshot);
-// Sampler thread: memory handlers may still read (an old snapshot's unwind copies), from
-// big_alloc; freed by a later reclaim() that finds no handler running.
+// Memory handlers may still read (an old snapshot's unwind copies), from big_alloc; freed by a
+// later reclaim() that finds no handler running. Any thread but a signal handler.
 void retire_memory(void* block, size_t bytes);
 // Sampler thread: frees what was retired before, if `handlers_idle` says no handler has been
 // running since (see the platform's capture_handlers_idle()) and no ModuleReadScope is held.

@@ -72,8 +72,14 @@ bool refresh_modules();
 // True when libraries were loaded or unloaded since the last refresh_modules(). Sampler thread.
 bool modules_changed_since_refresh();
 // Republishes the ReadyToRun images' unwind tables (core/r2r_unwind.h) when the runtime loaded
-// or unloaded modules since the last look. True when they changed. Sampler thread only.
+// or unloaded modules since the last look. True when they changed. Sampler thread.
 bool refresh_r2r_images();
+// Publishes the table of the ReadyToRun image the runtime just mapped at `base` (its loaded
+// layout, not a flat one) from `path`, before any of its code runs: the sampler's next look
+// comes up to a rescan interval later, longer on a busy machine, and until then stacks through
+// the image's frameless methods unwound by frame pointers skip their callers. On the thread that
+// loaded the module (ModuleLoadFinished). True when a table was added.
+bool add_r2r_image(uintptr_t base, const char* path);
 // Retires every ReadyToRun table (detach), before release_modules frees what was retired.
 void release_r2r_images();
 // Bytes of unwind tables the module table holds copies of (for the log).

@@ -2,7 +2,9 @@
 // itself, not through the dynamic loader, so dl_iterate_phdr does not list them) and read
 // through process_vm_readv, which fails instead of faulting if an image goes away meanwhile.
 // Looked for again only when the runtime said a module loaded or unloaded, at most every
-// kRescanNs; each image's table is built once and kept while the image stays where it was.
+// kRescanNs; each image's table is built once and kept while the image stays where it was. A
+// module the runtime announces as loaded has its table added at once, on the loading thread.
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include "core/log.h"
@@ -39,6 +42,8 @@ struct Image {
 };
 
 struct State {
+  // The sampler's looks and the loading threads' additions.
+  std::mutex lock;
   uint64_t changes_seen = ~0ull;
   uint64_t last_scan = 0;
   std::map<uintptr_t, Image> images;  // by base
@@ -112,19 +117,27 @@ bool managed_file(const std::string& path) {
 // The table of the image mapped at maps[i], or null. Its code must lie in an executable mapping
 // of the same file: the runtime also maps each assembly flat (as the file is), which parses the
 // same but is never run.
-const R2rTable* table_at(const std::vector<Mapping>& maps, size_t i) {
-  const Mapping& m = maps[i];
-  // The runtime maps an image's sections into a reservation of its whole size, whose unused
-  // parts are anonymous: the image ends at SizeOfImage, read from its headers.
+// The table of the image whose loaded layout starts at `base`, or null: its size is SizeOfImage,
+// read from its headers (the runtime maps an image's sections into a reservation of that size,
+// whose unused parts are anonymous).
+R2rTable* table_from(uintptr_t base) {
   uint32_t lfanew = 0, image_size = 0;
-  if (!read_self(m.lo + 0x3C, &lfanew, 4) || lfanew > 4096 || !read_self(m.lo + lfanew + 24 + 56, &image_size, 4)) {
+  if (!read_self(base + 0x3C, &lfanew, 4) || lfanew > 4096 || !read_self(base + lfanew + 24 + 56, &image_size, 4)) {
     return nullptr;
   }
-  const uintptr_t end = m.lo + image_size;
-  ChunkedImage image(m.lo, end);
+  ChunkedImage image(base, base + image_size);
   R2rTable* t = nullptr;
-  const R2rRead got = read_r2r_table([&image](uint32_t rva, void* out, size_t n) { return image.read(rva, out, n); }, m.lo, &t);
-  if (got != R2rRead::kOk) return nullptr;
+  const R2rRead got = read_r2r_table([&image](uint32_t rva, void* out, size_t n) { return image.read(rva, out, n); }, base, &t);
+  return got == R2rRead::kOk ? t : nullptr;
+}
+
+// The table of the image mapped at maps[i], or null. Its code must lie in an executable mapping
+// of the same file: the runtime also maps each assembly flat (as the file is), which parses the
+// same but is never run.
+const R2rTable* table_at(const std::vector<Mapping>& maps, size_t i) {
+  const Mapping& m = maps[i];
+  R2rTable* t = table_from(m.lo);
+  if (t == nullptr) return nullptr;
   for (const Mapping& x : maps) {
     if (x.exec && x.inode == m.inode && x.lo <= t->code_lo && t->code_lo < x.hi) return t;
   }
@@ -132,10 +145,31 @@ const R2rTable* table_at(const std::vector<Mapping>& maps, size_t i) {
   return nullptr;
 }
 
+// Publishes the images' tables as one snapshot; false if it could not be allocated. Under st.lock.
+bool publish_tables(const State& st, size_t* published = nullptr) {
+  std::vector<const R2rTable*> tables;
+  for (const auto& [base, img] : st.images) {
+    if (img.table != nullptr) tables.push_back(img.table);
+  }
+  std::sort(tables.begin(), tables.end(), [](const R2rTable* a, const R2rTable* b) { return a->code_lo < b->code_lo; });
+  // Overlapping ranges would make the lookup wrong for both: keep the first.
+  std::vector<const R2rTable*> disjoint;
+  for (const R2rTable* t : tables) {
+    if (disjoint.empty() || disjoint.back()->code_hi <= t->code_lo) disjoint.push_back(t);
+  }
+  R2rSnapshot* s = R2rSnapshot::allocate(static_cast<uint32_t>(disjoint.size()));
+  if (s == nullptr) return false;
+  std::copy(disjoint.begin(), disjoint.end(), s->tables);
+  publish_r2r(s);
+  if (published != nullptr) *published = disjoint.size();
+  return true;
+}
+
 }  // namespace
 
 bool refresh_r2r_images() {
   State& st = state();
+  const std::lock_guard<std::mutex> hold(st.lock);
   const uint64_t changes = managed_module_changes();
   const uint64_t now = mono_now_ns();
   if (changes == st.changes_seen || (st.last_scan != 0 && now - st.last_scan < kRescanNs)) return false;
@@ -169,30 +203,38 @@ bool refresh_r2r_images() {
   }
   st.images = std::move(next);
   if (!changed && gone.empty()) return false;
-  std::vector<const R2rTable*> tables;
-  for (const auto& [base, img] : st.images) {
-    if (img.table != nullptr) tables.push_back(img.table);
-  }
-  std::sort(tables.begin(), tables.end(), [](const R2rTable* a, const R2rTable* b) { return a->code_lo < b->code_lo; });
-  // Overlapping ranges would make the lookup wrong for both: keep the first.
-  std::vector<const R2rTable*> disjoint;
-  for (const R2rTable* t : tables) {
-    if (disjoint.empty() || disjoint.back()->code_hi <= t->code_lo) disjoint.push_back(t);
-  }
-  R2rSnapshot* s = R2rSnapshot::allocate(static_cast<uint32_t>(disjoint.size()));
-  if (s == nullptr) return false;
-  std::copy(disjoint.begin(), disjoint.end(), s->tables);
-  publish_r2r(s);
+  size_t published = 0;
+  if (!publish_tables(st, &published)) return false;
   for (const R2rTable* t : gone) {
     st.table_bytes -= t->block_bytes;
     retire_memory(const_cast<R2rTable*>(t), t->block_bytes);
   }
-  log_line("precompiled code: %zu ReadyToRun images, %zu KiB of unwind tables", disjoint.size(), st.table_bytes / 1024);
+  log_line("precompiled code: %zu ReadyToRun images, %zu KiB of unwind tables", published, st.table_bytes / 1024);
   return true;
+}
+
+bool add_r2r_image(uintptr_t base, const char* path) {
+  struct stat file{};
+  if (base == 0 || path == nullptr || ::stat(path, &file) != 0) return false;
+  State& st = state();
+  const std::lock_guard<std::mutex> hold(st.lock);
+  if (st.images.count(base) != 0) return false;
+  // Kept under the file's inode, as the sampler's look would: that look then keeps it.
+  const R2rTable* t = table_from(base);
+  st.images.emplace(base, Image{static_cast<unsigned long long>(file.st_ino), t});
+  if (t == nullptr) return false;
+  st.table_bytes += t->block_bytes;
+  if (publish_tables(st)) return true;
+  // Not published: forgotten, so the sampler's next look tries again.
+  st.table_bytes -= t->block_bytes;
+  st.images.erase(base);
+  big_free(const_cast<R2rTable*>(t), t->block_bytes);
+  return false;
 }
 
 void release_r2r_images() {
   State& st = state();
+  const std::lock_guard<std::mutex> hold(st.lock);
   publish_r2r(nullptr);
   for (const auto& [base, img] : st.images) {
     if (img.table != nullptr) retire_memory(const_cast<R2rTable*>(img.table), img.table->block_bytes);

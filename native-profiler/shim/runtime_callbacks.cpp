@@ -13,6 +13,7 @@
 #include "core/r2r_unwind.h"
 #include "core/wire_writer.h"
 #include "core/runtime_event_payloads.h"
+#include "core/utf16.h"
 #include "shim/async_session.h"
 #include "shim/counters_session.h"
 #include "shim/requests_session.h"
@@ -30,6 +31,25 @@ thread_local uint64_t t_jit_started = 0;
 // The owner of the lock this thread waits for, as its ContentionStart named it (the stream's
 // thread id; 0: unknown), for the ContentionStop that ends the wait on the same thread.
 thread_local uint32_t t_lock_owner = 0;
+
+// A loaded module's precompiled code is unwound with its own tables (core/r2r_unwind.h) from
+// its first call on: published here, on the loading thread, before any of it runs.
+void publish_precompiled_unwind(ICorProfilerInfo12* info, ModuleID module) {
+  constexpr ULONG kChars = 1024;
+  LPCBYTE base = nullptr;
+  WCHAR path[kChars];
+  ULONG len = 0;
+  AssemblyID assembly = 0;
+  DWORD flags = 0;
+  if (FAILED(info->GetModuleInfo2(module, &base, kChars, &len, path, &assembly, &flags)) || base == nullptr || len == 0 ||
+      len >= kChars) {
+    return;
+  }
+  // A flat layout is the file as it is, never run; dynamic and resource modules have no code.
+  if ((flags & (COR_PRF_MODULE_FLAT_LAYOUT | COR_PRF_MODULE_DYNAMIC | COR_PRF_MODULE_RESOURCE)) != 0) return;
+  const std::string file = utf16_to_utf8(reinterpret_cast<const char16_t*>(path), len);
+  platform::add_r2r_image(reinterpret_cast<uintptr_t>(base), file.c_str());
+}
 
 // ContentionStart v2 names the owner by OS thread id for a Monitor (runtime_event_payloads.h);
 // it is kept only when it is a thread the registry knows.
@@ -339,6 +359,7 @@ HRESULT ProfilerCallback::ModuleLoadFinished(ModuleID module, HRESULT status) {
     // Its precompiled code, if any, is unwound with its own tables (core/r2r_unwind.h).
     note_managed_module_change();
     if (engine_ != nullptr && SUCCEEDED(status)) {
+      publish_precompiled_unwind(engine_->info, module);
       engine_->counters.add(engine_->counters.modules_loaded);
       if (engine_->measure != nullptr) engine_->measure->on_module_loaded(module);
     }

@@ -25,6 +25,7 @@ bool modules_changed_since_refresh() { return false; }
 // The ReadyToRun tables serve the Linux handler; Windows looks functions up through the system
 // (RtlLookupFunctionEntry, thread_capture_windows.cpp).
 bool refresh_r2r_images() { return false; }
+bool add_r2r_image(uintptr_t, const char*) { return false; }
 void release_r2r_images() {}
 
 void release_free_memory() {}

@@ -46,6 +46,13 @@ public static class RethrowWork
         catch (OrderNotFoundException)
         {
             s.Logged++;
+            // Between the exception's throws: the collection moves it (a gen0 survivor is copied),
+            // so the rethrow below must still be known as the same exception.
+            if (s.CollectEvery > 0 && (id + 1) % s.CollectEvery == 0)
+            {
+                GC.Collect(0, GCCollectionMode.Forced, blocking: true, compacting: true);
+                s.Collections++;
+            }
             throw;
         }
     }
@@ -72,9 +79,11 @@ public static class OrderStore
 
 public sealed class OrderNotFoundException(int id) : Exception($"order {id} not found");
 
-public sealed class RethrowState(int count)
+public sealed class RethrowState(int count, int collectEvery)
 {
     public int Count { get; } = count;
+    public int CollectEvery { get; } = collectEvery;
+    public int Collections;
     public int Caught;
     public int Logged;
 }
@@ -87,7 +96,7 @@ internal sealed class AsyncRethrowScenario(Options o) : Scenario(o)
 
     protected override void OnStart()
     {
-        _state = new RethrowState(Options.Exceptions);
+        _state = new RethrowState(Options.Exceptions, Options.CollectEvery);
         StartThread("service", RethrowWork.Serve, _state);
     }
 
@@ -96,6 +105,7 @@ internal sealed class AsyncRethrowScenario(Options o) : Scenario(o)
         ["thrown"] = OrderStore.Thrown,
         ["caught"] = _state.Caught,
         ["logged"] = _state.Logged,
+        ["collections"] = _state.Collections,
         ["rethrowsEach"] = RethrowWork.RethrowsPerException,
         ["type"] = typeof(OrderNotFoundException).FullName,
     };

@@ -14,13 +14,15 @@ internal sealed class Options
     public static readonly string[] MoreScenarios = ["hop", "osr", "gc-churn", "lcg", "hot-line", "throw-mix", "lock-wait", "alloc-ratio", "lock-churn", "live-heap", "hardware-faults", "pool-load", "dispatch", "async-rethrow"];
 
     public const string Usage =
-        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--depth N] [--heavy-factor F] [--allocate-mb N] [--self-check] [--throw-on-stdin]\n" +
+        "usage: Scenarios <scenario>... [--seconds N] [--exit-code N] [--exceptions N] [--collect-every N] [--depth N] [--heavy-factor F] [--allocate-mb N] [--self-check] [--throw-on-stdin]\n" +
         "  scenarios: cpu-ratio sleep lock recursion async exceptions threads pinvoke all, and hop osr gc-churn lcg hot-line throw-mix lock-wait alloc-ratio lock-churn live-heap hardware-faults pool-load dispatch async-rethrow";
 
     public List<string> Scenarios { get; } = [];
     public double Seconds { get; private set; } = 3;
     public int ExitCode { get; private set; }
     public int Exceptions { get; private set; } = 1000;
+    // async-rethrow: a gen0 collection inside every Nth request, while its exception is in flight.
+    public int CollectEvery { get; private set; }
     public int Depth { get; private set; } = 10_000;
     public int HeavyFactor { get; private set; } = 3;
     public int AllocateMb { get; private set; } = 400;
@@ -47,6 +49,9 @@ internal sealed class Options
                     break;
                 case "--exceptions":
                     o.Exceptions = ParseInt(a, Next(args, ref i), min: 0, max: 10_000_000);
+                    break;
+                case "--collect-every":
+                    o.CollectEvery = ParseInt(a, Next(args, ref i), min: 1, max: 10_000_000);
                     break;
                 case "--depth":
                     o.Depth = ParseInt(a, Next(args, ref i), min: 1, max: 1_000_000);
