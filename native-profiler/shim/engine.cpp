@@ -249,6 +249,9 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
     // A blocked pool thread's waits as the runtime reports them (report --blocking), .NET 9 on.
     if (e->requests != nullptr && e->event_session != 0 && version.major >= 9) e->wait_session = start_wait_events(info);
   }
+  // After an attach the modules loaded before it were never announced: their precompiled code's
+  // unwind tables are read now rather than at the sampler's first tick.
+  if (attached) platform::refresh_r2r_images();
   if (!e->sampler->start()) {
     log_line("could not start the sampler thread");
     e->shared.active.store(false);
