@@ -359,16 +359,21 @@ void WireWriter::suspension(const SuspensionRecord& r) {
   finish(s);
 }
 
+// GC_EVENT and RUNTIME_EVENT end alike: an event's four values, what each means said per event.
+void WireWriter::four_values(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+  u64(a);
+  u64(b);
+  u64(c);
+  u64(d);
+}
+
 void WireWriter::gc_event(const GcEventRecord& r) {
   const size_t s = begin(wire::kGcEvent);
   u64(r.mono);
   u32(r.tid);
   u8(r.event);
   u8(r.version);
-  u64(r.a);
-  u64(r.b);
-  u64(r.c);
-  u64(r.d);
+  four_values(r.a, r.b, r.c, r.d);
   finish(s);
 }
 
@@ -378,10 +383,7 @@ void WireWriter::runtime_event(const RuntimeEventRecord& r) {
   u32(r.tid);
   u16(r.event);
   u8(r.version);
-  u64(r.a);
-  u64(r.b);
-  u64(r.c);
-  u64(r.d);
+  four_values(r.a, r.b, r.c, r.d);
   finish(s);
 }
 

@@ -253,6 +253,7 @@ class WireWriter {
   void u16(uint16_t v);
   void u32(uint32_t v);
   void u64(uint64_t v);
+  void four_values(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
   void varint(uint64_t v) { varint_to(out_, v); }
   static void varint_to(ByteBuffer* to, uint64_t v);
   static uint8_t* put_varint(uint8_t* p, uint64_t v) {

@@ -9,6 +9,7 @@
 #include "core/own_threads.h"
 #include "core/platform.h"
 #include "core/utf16.h"
+#include "shim/metadata_names.h"
 
 namespace clrscope {
 
@@ -17,6 +18,8 @@ using namespace clr;
 namespace {
 
 constexpr ULONG kChars = 512;
+// A state machine sits inside its async method's type, which may be nested itself.
+constexpr int kNestedHops = 8;
 // How long the worker waits for CoreLib to be loaded (at a launch it comes right after the
 // profiler's start; after an attach it is there already).
 constexpr int kWaitForCoreLibMs = 30000;
@@ -254,7 +257,7 @@ void AsyncHeap::on_rejit_finished(FunctionID function, mdMethodDef method, HRESU
     IUnknown* unk = nullptr;
     if (SUCCEEDED(info_->GetModuleMetaData(sm_module, ofRead, IID_IMetaDataImport, &unk)) && unk != nullptr) {
       import = static_cast<IMetaDataImport*>(unk);
-      name = type_name(import, sm_td, true);
+      name = nested_type_name(import, sm_td, kNestedHops);
       import->Release();
     }
   }
@@ -277,25 +280,6 @@ IMetaDataImport* AsyncHeap::import_of(ModuleID module) {
   }
   if (import != nullptr) imports_.emplace(module, import);
   return import;
-}
-
-std::string AsyncHeap::type_name(IMetaDataImport* import, mdTypeDef type, bool full) {
-  std::string name;
-  for (int hops = 0; hops < 8 && !IsNilToken(type); ++hops) {
-    WCHAR buf[kChars];
-    ULONG len = 0;
-    DWORD flags = 0;
-    mdToken extends = 0;
-    if (FAILED(import->GetTypeDefProps(type, buf, kChars, &len, &flags, &extends))) break;
-    const std::u16string part = u16(buf, len);
-    const std::string text = utf16_to_utf8(part.data(), part.size());
-    name = name.empty() ? text : text + "+" + name;
-    if (!full || !IsTdNested(flags)) break;
-    mdTypeDef outer = mdTokenNil;
-    if (FAILED(import->GetNestedClassProps(type, &outer))) break;
-    type = outer;
-  }
-  return name;
 }
 
 bool AsyncHeap::field_offset(ClassID level, IMetaDataImport* import, const char16_t* field, uint16_t* out) {
@@ -369,7 +353,7 @@ bool AsyncHeap::classify(uintptr_t class_id, HeapType* type, std::string* name) 
     if (module == corelib) {
       IMetaDataImport* import = import_of(module);
       if (import == nullptr) return false;
-      const std::string level = type_name(import, td, true);
+      const std::string level = nested_type_name(import, td, kNestedHops);
       const std::u16string level16(level.begin(), level.end());  // CoreLib's names here are ASCII
       if (level16 == kBoxFull || level16 == kPooledBoxFull) {
         box = true;
@@ -377,7 +361,7 @@ bool AsyncHeap::classify(uintptr_t class_id, HeapType* type, std::string* name) 
         mdTypeDef sm_td = 0;
         if (count > 0 && count <= 4 && SUCCEEDED(info_->GetClassIDInfo(args[count - 1], &sm_module, &sm_td))) {
           IMetaDataImport* sm_import = import_of(sm_module);
-          if (sm_import != nullptr) *name = type_name(sm_import, sm_td, false);
+          if (sm_import != nullptr) *name = nested_type_name(sm_import, sm_td, 1);
         }
       } else if (level16 == kPooledBase) {
         // Only a box awaits (the base alone is the builder's sentinel of a synchronous result).

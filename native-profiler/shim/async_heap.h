@@ -54,7 +54,6 @@ class AsyncHeap {
   void run();
   bool prepare();
   clr::IMetaDataImport* import_of(clr::ModuleID module);
-  std::string type_name(clr::IMetaDataImport* import, clr::mdTypeDef type, bool full);
   // The box's MoveNext (with `params` parameters) and its callers in the box; false when absent.
   bool box_methods(clr::IMetaDataImport* import, const char16_t* outer, const char16_t* box, uint32_t params,
                    clr::mdMethodDef* move_next, std::vector<clr::mdMethodDef>* callers);

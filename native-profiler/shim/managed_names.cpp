@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/utf16.h"
+#include "shim/metadata_names.h"
 
 namespace clrscope {
 namespace {
@@ -52,21 +53,7 @@ const ManagedNames::ModuleInfo& ManagedNames::module(ModuleID id) {
 }
 
 std::string ManagedNames::type_def_name(const ModuleInfo& m, mdTypeDef type) {
-  if (m.metadata == nullptr) return "?";
-  std::string name;
-  // Nested types carry only their own name; walk out through the enclosing types.
-  for (int hops = 0; hops < 8 && type != mdTokenNil; ++hops) {
-    WCHAR buf[512];
-    ULONG len = 0;
-    DWORD flags = 0;
-    mdToken extends = 0;
-    if (FAILED(m.metadata->GetTypeDefProps(type, buf, 512, &len, &flags, &extends))) break;
-    std::string part = strip_arity(utf16_to_utf8(reinterpret_cast<const char16_t*>(buf), len));
-    name = name.empty() ? part : part + "+" + name;
-    mdTypeDef outer = mdTokenNil;
-    if (FAILED(m.metadata->GetNestedClassProps(type, &outer))) break;
-    type = outer;
-  }
+  const std::string name = nested_type_name(m.metadata, type, 8, strip_arity);
   return name.empty() ? "?" : name;
 }
 

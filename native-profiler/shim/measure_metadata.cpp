@@ -7,6 +7,7 @@
 #include "core/measure_probes.h"
 #include "core/method_pattern.h"
 #include "core/utf16.h"
+#include "shim/metadata_names.h"
 
 namespace clrscope {
 
@@ -70,23 +71,7 @@ ModuleMeta::~ModuleMeta() {
   if (import_ != nullptr) import_->Release();
 }
 
-std::string ModuleMeta::type_name(mdTypeDef type) {
-  std::string name;
-  for (int hops = 0; hops < 16 && !IsNilToken(type); ++hops) {
-    WCHAR buf[kNameChars];
-    ULONG len = 0;
-    DWORD flags = 0;
-    mdToken extends = 0;
-    if (FAILED(import_->GetTypeDefProps(type, buf, kNameChars, &len, &flags, &extends))) break;
-    const std::string part = utf8(buf, len);
-    name = name.empty() ? part : part + "+" + name;
-    if (!IsTdNested(flags)) break;
-    mdTypeDef outer = mdTokenNil;
-    if (FAILED(import_->GetNestedClassProps(type, &outer))) break;
-    type = outer;
-  }
-  return name;
-}
+std::string ModuleMeta::type_name(mdTypeDef type) { return nested_type_name(import_, type, 16); }
 
 const std::vector<std::pair<mdTypeDef, std::string>>& ModuleMeta::types() {
   if (types_read_ || import_ == nullptr) return types_;
@@ -125,16 +110,22 @@ std::string ModuleMeta::method_name(mdMethodDef method) {
   return utf8(buf, len);
 }
 
-std::string ModuleMeta::display_name(mdMethodDef method) {
-  mdTypeDef owner = 0;
+bool ModuleMeta::method_props(mdMethodDef method, MethodProps* out) {
   DWORD attrs = 0, impl = 0;
-  PCCOR_SIGNATURE sig = nullptr;
-  ULONG sig_len = 0, rva = 0, len = 0;
+  ULONG rva = 0, len = 0;
   WCHAR buf[kNameChars];
-  if (import_ == nullptr || FAILED(import_->GetMethodProps(method, &owner, buf, kNameChars, &len, &attrs, &sig, &sig_len, &rva, &impl))) {
-    return "?";
+  if (import_ == nullptr || FAILED(import_->GetMethodProps(method, &out->owner, buf, kNameChars, &len, &attrs, &out->sig,
+                                                          &out->sig_len, &rva, &impl))) {
+    return false;
   }
-  return without_arity(type_name(owner)) + "." + utf8(buf, len);
+  out->name = utf8(buf, len);
+  return true;
+}
+
+std::string ModuleMeta::display_name(mdMethodDef method) {
+  MethodProps m;
+  if (!method_props(method, &m)) return "?";
+  return without_arity(type_name(m.owner)) + "." + m.name;
 }
 
 bool ModuleMeta::is_async(mdMethodDef method) {
@@ -146,16 +137,10 @@ bool ModuleMeta::is_async(mdMethodDef method) {
 }
 
 bool ModuleMeta::is_generic(mdMethodDef method) {
-  mdTypeDef owner = 0;
-  DWORD attrs = 0, impl = 0;
-  PCCOR_SIGNATURE sig = nullptr;
-  ULONG sig_len = 0, rva = 0, len = 0;
-  WCHAR buf[kNameChars];
-  if (import_ == nullptr || FAILED(import_->GetMethodProps(method, &owner, buf, kNameChars, &len, &attrs, &sig, &sig_len, &rva, &impl))) {
-    return false;
-  }
-  const bool method_generic = sig_len > 0 && (sig[0] & IMAGE_CEE_CS_CALLCONV_GENERIC) != 0;
-  return method_generic || type_name(owner).find('`') != std::string::npos;
+  MethodProps m;
+  if (!method_props(method, &m)) return false;
+  const bool method_generic = m.sig_len > 0 && (m.sig[0] & IMAGE_CEE_CS_CALLCONV_GENERIC) != 0;
+  return method_generic || type_name(m.owner).find('`') != std::string::npos;
 }
 
 // The resolution scope for references to the core library's types: wherever this module's

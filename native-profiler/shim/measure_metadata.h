@@ -59,6 +59,13 @@ class ModuleMeta {
   void apply();
 
  private:
+  struct MethodProps {
+    clr::mdTypeDef owner = 0;
+    std::string name;
+    clr::PCCOR_SIGNATURE sig = nullptr;
+    clr::ULONG sig_len = 0;
+  };
+  bool method_props(clr::mdMethodDef method, MethodProps* out);
   std::string type_name(clr::mdTypeDef type);
   bool probe_calls(ProbeMode mode, il::ProbeCall* enter, il::ProbeCall* leave, il::ProbeCall* raise, std::string* reason);
   clr::mdToken core_scope();

@@ -7,7 +7,8 @@
 // program in a rotated order, so drift of the machine hits all alike.
 //
 //   node scripts/bench/real-programs-cost.mjs [--rounds 5] [--programs pwsh,ilspycmd,csharpier,aspnet,efcore]
-//       [--configs bare,defaults,all,async-events,async-heap,dotnet-trace] [--attach] [--json FILE]
+//       [--configs bare,defaults,all,async-events,async-heap,dotnet-trace,loaded,no-events,no-perf-map,no-wall,sparse]
+//       [--attach] [--json FILE]
 //
 // --attach records with `record --pid` after the program started instead of launching it under
 // record, as dotnet-trace is.
@@ -46,7 +47,16 @@ const CONFIGS = {
   'async-events': { mode: 'launch', recordOptions: ['--async', '--async-source', 'events'] },
   'async-heap': { mode: 'launch', recordOptions: ['--async', '--async-source', 'heap'] },
   'dotnet-trace': { mode: 'trace' },
+  // Where the cost at the defaults goes: the same recording with one part left out each, and the
+  // profiler loaded with nothing to do (no socket: it stays inactive, but the runtime keeps it).
+  loaded: { mode: 'bare', env: 'loaded' },
+  'no-events': { mode: 'launch', recordOptions: [], env: { CLRSCOPE_RUNTIME_EVENTS: '0' } },
+  'no-perf-map': { mode: 'launch', recordOptions: [], env: { CLRSCOPE_PERF_MAP: '0' } },
+  'no-wall': { mode: 'launch', recordOptions: ['--no-wall'] },
+  'sparse': { mode: 'launch', recordOptions: ['--interval', '1000'] },
 };
+const { PROFILER_CLSID, profilerLibraryPath } = await import(dist('electron/services/profiler/profiler-env.js'));
+const loadedEnv = { CORECLR_ENABLE_PROFILING: '1', CORECLR_PROFILER: PROFILER_CLSID, CORECLR_PROFILER_PATH: profilerLibraryPath() };
 
 const { values } = parseArgs({
   options: {
@@ -106,7 +116,8 @@ for (let round = 1; round <= rounds; round++) {
       const name = configs[(round - 1 + k) % configs.length];
       const c = CONFIGS[name];
       const mode = values.attach && c.mode === 'launch' ? 'attach' : c.mode;
-      const r = await runOnce(program, mode, { round, workDir, recordOptions: c.recordOptions, dotnetTrace: trace.path });
+      const env = c.env === 'loaded' ? loadedEnv : c.env;
+      const r = await runOnce(program, mode, { round, workDir, recordOptions: c.recordOptions, dotnetTrace: trace.path, env });
       const failed = failureOf(r) ?? (r.problems.length > 0 ? r.problems.join('; ') : undefined);
       if (failed !== undefined) {
         failures.push(`round ${round} ${program.name} ${name}: ${failed}`);

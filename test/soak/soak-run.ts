@@ -86,6 +86,8 @@ export interface RunOptions {
   recordOptions?: readonly string[];
   /** dotnet-trace's path, for the trace mode. */
   dotnetTrace?: string;
+  /** More environment for the program (bare) or for record and so the program (launch), for the cost bench's variants. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The environment of a program started without clrscope: ours less every profiler variable. */
@@ -280,11 +282,11 @@ export async function runOnce(spec: ProgramSpec, mode: Mode, options: RunOptions
   let driveStart = performance.now();
   let driveMs: number | undefined;
   if (mode === 'bare') {
-    program = startTimed(programTime, inv.command, inv.args, inv.cwd, programEnv(spec, inv, ctx, {}));
+    program = startTimed(programTime, inv.command, inv.args, inv.cwd, programEnv(spec, inv, ctx, { ...options.env }));
   } else if (mode === 'launch') {
     const args = [CLI, 'record', ...recordOptions, ...(spec.children ? ['--children'] : []), '-o', recording, '--',
       GNU_TIME, '-f', TIME_FORMAT, '-o', programTime, inv.command, ...inv.args];
-    recorder = startTimed(clrscopeTime, process.execPath, args, inv.cwd, programEnv(spec, inv, ctx, { CLRSCOPE_LOG: logPath }));
+    recorder = startTimed(clrscopeTime, process.execPath, args, inv.cwd, programEnv(spec, inv, ctx, { CLRSCOPE_LOG: logPath, ...options.env }));
     program = recorder;
   } else {
     program = startTimed(programTime, inv.command, inv.args, inv.cwd, programEnv(spec, inv, ctx, { CLRSCOPE_LOG: logPath }));

@@ -7,7 +7,7 @@
 
 import { RecordType, type GcEventRecord } from '../records.js';
 import { genericTimelineKind, type TimelineKind } from './timeline-kind.js';
-import { RUNTIME_EVENTS, isPoolEvent } from './runtime-events.js';
+import { RUNTIME_EVENTS, fourValueEventFields, isPoolEvent } from './runtime-events.js';
 
 const RUNTIME_KIND = genericTimelineKind(RUNTIME_EVENTS);
 
@@ -37,16 +37,7 @@ export const GcEventId = {
 export const GC_EVENTS: TimelineKind<GcEventRecord> = Object.freeze({
   name: 'GC_EVENT',
   recordType: RecordType.GcEvent,
-  fields: Object.freeze([
-    { key: 'mono', type: 'u64' },
-    { key: 'tid', type: 'u32' },
-    { key: 'event', type: 'u8' },
-    { key: 'version', type: 'u8' },
-    { key: 'a', type: 'u64' },
-    { key: 'b', type: 'u64' },
-    { key: 'c', type: 'u64' },
-    { key: 'd', type: 'u64' },
-  ] as const),
+  fields: fourValueEventFields<GcEventRecord>('u8'),
   startField: 'mono',
   end: (e: GcEventRecord) => e.mono,
   dumpName: 'gc-event',

@@ -6,7 +6,24 @@
 // decoder moves those here (gc-events.ts, belongsTo).
 
 import { RecordType, type RuntimeEventRecord } from '../records.js';
-import type { TimelineKind } from './timeline-kind.js';
+import type { TimelineField, TimelineKind } from './timeline-kind.js';
+
+/** An event as GC_EVENT and RUNTIME_EVENT carry one: the two differ only in the event id's width. */
+interface FourValueEvent { mono: number; tid: number; event: number; version: number; a: number; b: number; c: number; d: number }
+
+/** The fields of GC_EVENT (an event id of a byte) and RUNTIME_EVENT (two bytes), in wire order. */
+export function fourValueEventFields<R extends FourValueEvent>(eventType: 'u8' | 'u16'): readonly TimelineField<R>[] {
+  return Object.freeze([
+    { key: 'mono', type: 'u64' },
+    { key: 'tid', type: 'u32' },
+    { key: 'event', type: eventType },
+    { key: 'version', type: 'u8' },
+    { key: 'a', type: 'u64' },
+    { key: 'b', type: 'u64' },
+    { key: 'c', type: 'u64' },
+    { key: 'd', type: 'u64' },
+  ]);
+}
 
 /** Event ids of provider Microsoft-Windows-DotNETRuntime that RUNTIME_EVENT carries. */
 export const RuntimeEventId = {
@@ -38,16 +55,7 @@ export function isPoolEvent(event: number): boolean {
 export const RUNTIME_EVENTS: TimelineKind<RuntimeEventRecord> = Object.freeze({
   name: 'RUNTIME_EVENT',
   recordType: RecordType.RuntimeEvent,
-  fields: Object.freeze([
-    { key: 'mono', type: 'u64' },
-    { key: 'tid', type: 'u32' },
-    { key: 'event', type: 'u16' },
-    { key: 'version', type: 'u8' },
-    { key: 'a', type: 'u64' },
-    { key: 'b', type: 'u64' },
-    { key: 'c', type: 'u64' },
-    { key: 'd', type: 'u64' },
-  ] as const),
+  fields: fourValueEventFields<RuntimeEventRecord>('u16'),
   startField: 'mono',
   end: (e: RuntimeEventRecord) => e.mono,
   dumpName: 'runtime-event',
