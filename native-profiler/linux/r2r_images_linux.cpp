@@ -114,9 +114,6 @@ bool managed_file(const std::string& path) {
   return ext == ".dll" || ext == ".exe";
 }
 
-// The table of the image mapped at maps[i], or null. Its code must lie in an executable mapping
-// of the same file: the runtime also maps each assembly flat (as the file is), which parses the
-// same but is never run.
 // The table of the image whose loaded layout starts at `base`, or null: its size is SizeOfImage,
 // read from its headers (the runtime maps an image's sections into a reservation of that size,
 // whose unused parts are anonymous).
