@@ -62,19 +62,21 @@ export interface ContainerInfo {
 export type AsyncStacksSource = 'events' | 'heap';
 export const ASYNC_STACKS_SOURCES: readonly AsyncStacksSource[] = ['events', 'heap'];
 
-export interface LaunchRequest {
-  /** The program to run (looked up on PATH), e.g. "dotnet". */
-  command: string;
-  args: string[];
-  /** Working directory; the workstation's own when absent. */
-  cwd?: string;
+/** What a launch and an attach record, alike. */
+export interface RecordingChoices {
   /** Sampling period, 1..1000 ms (default 10). */
   intervalMs?: number;
   /** Wall-time samples too (default true). */
   wall?: boolean;
-  /** Async call stacks (default false: costs the program time at high await rates; README, "Async stacks"). */
+  /**
+   * Async call stacks (default false: costs the program time at high await rates; README, "Async
+   * stacks"). After an attach, only operations started since get their chain from events.
+   */
   async?: boolean;
-  /** Where they come from when `async` is on (default 'events'): ASYNC_STACKS_SOURCES. */
+  /**
+   * Where they come from when `async` is on (default 'events'): ASYNC_STACKS_SOURCES. With 'heap'
+   * an attached profiler cannot detach (its library stays loaded, quiet).
+   */
   asyncSource?: AsyncStacksSource;
   /** Event samples with stacks (README, "Allocations, locks and exceptions"): exceptions and lock waits (default true), allocations (default false: the Types view's data). */
   exceptions?: boolean;
@@ -82,6 +84,14 @@ export interface LaunchRequest {
   alloc?: boolean;
   /** Keep only the last N minutes in the views (SessionInfo.keepMinutes); absent: the whole recording. */
   keepMinutes?: number;
+}
+
+export interface LaunchRequest extends RecordingChoices {
+  /** The program to run (looked up on PATH), e.g. "dotnet". */
+  command: string;
+  args: string[];
+  /** Working directory; the workstation's own when absent. */
+  cwd?: string;
   /**
    * Record every .NET process the program starts too, each as its own process in the one
    * recording (`record --children`). Default false here; the Launch form sends true unless unticked.
@@ -89,19 +99,8 @@ export interface LaunchRequest {
   children?: boolean;
 }
 
-export interface AttachRequest {
+export interface AttachRequest extends RecordingChoices {
   pid: number;
-  intervalMs?: number;
-  wall?: boolean;
-  /** As LaunchRequest's; only operations started after the attach get their chain (from events). */
-  async?: boolean;
-  /** As LaunchRequest's; with 'heap' the profiler cannot detach (its library stays loaded, quiet). */
-  asyncSource?: AsyncStacksSource;
-  /** As LaunchRequest's. */
-  exceptions?: boolean;
-  locks?: boolean;
-  alloc?: boolean;
-  keepMinutes?: number;
 }
 
 /** The longest window a session's views may keep (a day). */

@@ -242,18 +242,10 @@ export interface GcEventRecord {
  * One of the runtime's events that is not a GC's (PROTOCOL.md, RUNTIME_EVENT): the thread pool's
  * workers and adjustments, a thread's WaitHandleWait; which one, when, on which OS thread, and up
  * to four figures of its payload (RUNTIME_EVENTS in structs/wire/timeline/runtime-events.ts says
- * which). Its id needs 16 bits (WaitHandleWaitStart is 301), which GC_EVENT's `event` has not.
+ * which), as GcEventRecord's fields. Its id needs 16 bits on the wire (WaitHandleWaitStart is
+ * 301), which GC_EVENT's `event` has not.
  */
-export interface RuntimeEventRecord {
-  mono: number;
-  tid: number;
-  event: number;
-  version: number;
-  a: number;
-  b: number;
-  c: number;
-  d: number;
-}
+export type RuntimeEventRecord = GcEventRecord;
 
 /**
  * One HTTP request an ASP.NET Core program served (PROTOCOL.md, REQUEST): when it began and ended

@@ -37,7 +37,7 @@ export const GcEventId = {
 export const GC_EVENTS: TimelineKind<GcEventRecord> = Object.freeze({
   name: 'GC_EVENT',
   recordType: RecordType.GcEvent,
-  fields: fourValueEventFields<GcEventRecord>('u8'),
+  fields: fourValueEventFields('u8'),
   startField: 'mono',
   end: (e: GcEventRecord) => e.mono,
   dumpName: 'gc-event',

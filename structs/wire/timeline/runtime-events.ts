@@ -5,14 +5,11 @@
 // reads only GC events; recordings made before it carried the pool's under GC_EVENT, and the
 // decoder moves those here (gc-events.ts, belongsTo).
 
-import { RecordType, type RuntimeEventRecord } from '../records.js';
+import { RecordType, type GcEventRecord, type RuntimeEventRecord } from '../records.js';
 import type { TimelineField, TimelineKind } from './timeline-kind.js';
 
-/** An event as GC_EVENT and RUNTIME_EVENT carry one: the two differ only in the event id's width. */
-interface FourValueEvent { mono: number; tid: number; event: number; version: number; a: number; b: number; c: number; d: number }
-
 /** The fields of GC_EVENT (an event id of a byte) and RUNTIME_EVENT (two bytes), in wire order. */
-export function fourValueEventFields<R extends FourValueEvent>(eventType: 'u8' | 'u16'): readonly TimelineField<R>[] {
+export function fourValueEventFields(eventType: 'u8' | 'u16'): readonly TimelineField<GcEventRecord>[] {
   return Object.freeze([
     { key: 'mono', type: 'u64' },
     { key: 'tid', type: 'u32' },
@@ -55,7 +52,7 @@ export function isPoolEvent(event: number): boolean {
 export const RUNTIME_EVENTS: TimelineKind<RuntimeEventRecord> = Object.freeze({
   name: 'RUNTIME_EVENT',
   recordType: RecordType.RuntimeEvent,
-  fields: fourValueEventFields<RuntimeEventRecord>('u16'),
+  fields: fourValueEventFields('u16'),
   startField: 'mono',
   end: (e: RuntimeEventRecord) => e.mono,
   dumpName: 'runtime-event',
