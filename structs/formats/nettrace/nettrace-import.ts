@@ -16,17 +16,11 @@ import { StackInterner } from './stack-interner.js';
 import { SuspensionBuilder } from './suspension-builder.js';
 import { gcEventFigures, isGcTableEvent } from './gc-event-payloads.js';
 import type { GcEventRecord } from '../../wire/records.js';
+import type { TraceObjectFields } from './object-writer.js';
 import { Symbolizer } from './symbolizer.js';
 
-export interface TraceHeader {
-  syncTimeUnixMs: number;
-  syncTimeQpc: number;
-  qpcFrequency: number;
-  pointerSize: number;
-  processId: number;
-  numberOfProcessors: number;
-  expectedCpuSamplingRate: number;
-}
+/** The Trace object's fields, as the writer's TraceObjectFields say them. */
+export type TraceHeader = TraceObjectFields;
 
 export interface RecordingInfo {
   startMonoNs: number;

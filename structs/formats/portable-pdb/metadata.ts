@@ -100,6 +100,17 @@ export interface StreamHeader {
   size: number;
 }
 
+/** The next stream header of a metadata root: where its stream lies, and its name. */
+export function readStreamHeader(r: ByteReader): StreamHeader & { name: string } {
+  const offset = r.u32();
+  const size = r.u32();
+  const nameStart = r.pos;
+  const name = r.cString(32);
+  // Names are padded to a multiple of four bytes.
+  r.pos = nameStart + ((r.pos - nameStart + 3) & ~3);
+  return { name, offset, size };
+}
+
 /** One metadata blob: its streams, heaps and tables. `bytes` is the whole blob (BSJB first). */
 export class Metadata {
   readonly bytes: Uint8Array;
@@ -132,12 +143,7 @@ export class Metadata {
     r.skip(2); // flags
     const count = r.u16();
     for (let i = 0; i < count; i++) {
-      const offset = r.u32();
-      const size = r.u32();
-      const nameStart = r.pos;
-      const name = r.cString(32);
-      // Names are padded to a multiple of four bytes.
-      r.pos = nameStart + ((r.pos - nameStart + 3) & ~3);
+      const { name, offset, size } = readStreamHeader(r);
       if (offset + size > bytes.length) throw new PdbFormatError(`The ${what}'s stream ${name} lies outside it.`);
       this.streams.set(name, { offset, size });
     }

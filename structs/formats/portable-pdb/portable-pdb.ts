@@ -5,7 +5,7 @@
 // pick the row. Sequence points are decoded per method when first asked for.
 
 import { ByteReader } from './byte-reader.js';
-import { Metadata, Table } from './metadata.js';
+import { Metadata, Table, readStreamHeader } from './metadata.js';
 import { PdbFormatError } from './pdb-format-error.js';
 
 /** Line of a hidden sequence point: IL the compiler made that no source line owns. */
@@ -188,11 +188,7 @@ function peekStream(bytes: Uint8Array, wanted: string): { offset: number; size: 
   r.skip(versionLength + 2);
   const count = r.u16();
   for (let i = 0; i < count; i++) {
-    const offset = r.u32();
-    const size = r.u32();
-    const nameStart = r.pos;
-    const name = r.cString(32);
-    r.pos = nameStart + ((r.pos - nameStart + 3) & ~3);
+    const { name, offset, size } = readStreamHeader(r);
     if (name === wanted) return { offset, size };
   }
   return null;
