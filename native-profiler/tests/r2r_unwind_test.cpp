@@ -16,6 +16,7 @@
 #include "core/frame_walker.h"
 #include "core/module_table.h"
 #include "core/page_memory.h"
+#include "core/platform.h"
 #include "core/r2r_image.h"
 #include "core/r2r_unwind.h"
 
@@ -268,6 +269,32 @@ TEST_F(R2rCoreLib, AFramePointerFunctionRestoresItsCallersFramePointer) {
 }
 
 // What a precompiled frame costs the handler against a frame-pointer hop (figures in the log).
+// A module the runtime announces as loaded (ModuleLoadFinished) is unwound with its own codes at
+// once: its table is in the published snapshot before the sampler's next look at the maps, which
+// on a busy machine came after the first stacks through it; the same image announced again adds
+// nothing.
+TEST_F(R2rCoreLib, AnAnnouncedImageIsPublishedAtOnce) {
+  const std::string path = find_corelib();
+  const win::RuntimeFunction& f = table_->functions()[table_->count / 2];
+  const uintptr_t pc = image_.base() + f.begin;
+  const R2rSnapshot* before = current_r2r();
+  ASSERT_TRUE(before == nullptr || before->find(pc) == nullptr);
+  ASSERT_TRUE(platform::add_r2r_image(image_.base(), path.c_str()));
+  const R2rSnapshot* now = current_r2r();
+  ASSERT_NE(now, nullptr);
+  const R2rTable* published = now->find(pc);
+  ASSERT_NE(published, nullptr);
+  EXPECT_EQ(published->count, table_->count);
+  EXPECT_EQ(published->code_lo, table_->code_lo);
+  EXPECT_FALSE(platform::add_r2r_image(image_.base(), path.c_str()));
+  // Not a file: nothing to key the image by, so nothing is added.
+  EXPECT_FALSE(platform::add_r2r_image(image_.base() + 4096, "/nonexistent/clrscope/None.dll"));
+  platform::release_r2r_images();
+  EXPECT_EQ(current_r2r(), nullptr);
+  reclaim_modules(true);
+  reclaim_modules(true);
+}
+
 TEST_F(R2rCoreLib, StepCost) {
   const win::RuntimeFunction* wait = frameless_push_rax();
   ASSERT_NE(wait, nullptr);
