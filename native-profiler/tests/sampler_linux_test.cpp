@@ -78,12 +78,21 @@ Harness& harness() {
   return *h;
 }
 
-TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
-  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+// Every test samples this process through the process-wide parts, the capture signal installed.
+class SamplerLinux : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk); }
+  // The parts active, CPU timers every `cpu_period_ns` on the threads the registry knows (0: none).
+  void sample_process(uint64_t cpu_period_ns = 1000000) {
+    shared.active.store(true);
+    registry.configure_cpu_timers(cpu_period_ns != 0, cpu_period_ns);
+  }
   SamplingShared& shared = harness().shared;
   ThreadRegistry& registry = harness().registry;
-  shared.active.store(true);
-  registry.configure_cpu_timers(true, 1000000);
+};
+
+TEST_F(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
+  sample_process();
 
   auto* transport = new MemoryTransport;
   NativeOnlyResolver resolver;
@@ -95,7 +104,7 @@ TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> spinner_cpu{0};
   std::atomic<uint64_t> sleeper_cpu{0};
-  auto enter = [&registry](uint64_t id, const char* name) {
+  auto enter = [this](uint64_t id, const char* name) {
     registry.on_created(id);
     registry.on_assigned_os_thread(id, platform::current_tid());
     registry.on_name_changed(id, name);
@@ -215,12 +224,8 @@ TEST(SamplerLinux, CapturesCpuOnTheSpinnerAndWallOnTheSleeper) {
 namespace clrscope {
 namespace {
 
-TEST(SamplerLinux, AbandonsWallRequestsAThreadCannotAnswerAndCapsThreadsPerTick) {
-  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
-  SamplingShared& shared = harness().shared;
-  ThreadRegistry& registry = harness().registry;
-  shared.active.store(true);
-  registry.configure_cpu_timers(false, 0);
+TEST_F(SamplerLinux, AbandonsWallRequestsAThreadCannotAnswerAndCapsThreadsPerTick) {
+  sample_process(0);
   const uint64_t watchdog_before = shared.dropped_watchdog.load();
 
   auto* transport = new MemoryTransport;
@@ -302,12 +307,8 @@ TEST(SamplerLinux, AbandonsWallRequestsAThreadCannotAnswerAndCapsThreadsPerTick)
 // timers and wall requests: the registry's slots are reused under the sampler and the signal
 // handler. Under ThreadSanitizer (native-profiler/build-tsan) this is the test that exercises
 // the slot fields the runtime's threads, the sampler and the handler share.
-TEST(SamplerLinux, ThreadsComingAndGoingWhileSampledAreAllAnnouncedAndEnded) {
-  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
-  SamplingShared& shared = harness().shared;
-  ThreadRegistry& registry = harness().registry;
-  shared.active.store(true);
-  registry.configure_cpu_timers(true, 1000000);
+TEST_F(SamplerLinux, ThreadsComingAndGoingWhileSampledAreAllAnnouncedAndEnded) {
+  sample_process();
 
   auto* transport = new MemoryTransport;
   NativeOnlyResolver resolver;
@@ -320,10 +321,10 @@ TEST(SamplerLinux, ThreadsComingAndGoingWhileSampledAreAllAnnouncedAndEnded) {
   constexpr int kLives = 40;
   std::vector<std::thread> workers;
   for (int w = 0; w < kWorkers; ++w) {
-    workers.emplace_back([&registry, w] {
+    workers.emplace_back([this, w] {
       for (int life = 0; life < kLives; ++life) {
         // One runtime thread per life, as a thread pool that retires and creates threads would.
-        std::thread t([&registry, w, life] {
+        std::thread t([this, w, life] {
           const uint64_t id = 1000 + static_cast<uint64_t>(w * kLives + life);
           registry.on_created(id);
           registry.on_assigned_os_thread(id, platform::current_tid());
@@ -376,12 +377,8 @@ std::vector<uint8_t> wait_begin(uint32_t awaited, uint32_t awaiter) {
 // chain raises (names, await edges, then its box's execution), spins inside the box and then
 // outside it; the stream names the box's task on the samples taken inside, and TASK records
 // carry the chain to its root.
-TEST(SamplerLinux, SamplesTakenInAnAsyncBoxNameItsTaskAndTheChainIsDefined) {
-  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
-  SamplingShared& shared = harness().shared;
-  ThreadRegistry& registry = harness().registry;
-  shared.active.store(true);
-  registry.configure_cpu_timers(true, 1000000);
+TEST_F(SamplerLinux, SamplesTakenInAnAsyncBoxNameItsTaskAndTheChainIsDefined) {
+  sample_process();
 
   auto* transport = new MemoryTransport;
   NativeOnlyResolver resolver;
@@ -408,7 +405,7 @@ TEST(SamplerLinux, SamplesTakenInAnAsyncBoxNameItsTaskAndTheChainIsDefined) {
     // Each side spins for 150 ms of CPU and until 15 captures were taken, whichever is later (at
     // most 3 s of CPU): the kernel checks CPU timers only on a tick that finds the thread running,
     // so beside other busy threads a 1 ms timer can fire a few times in 150 ms of CPU.
-    auto spin_side = [&shared] {
+    auto spin_side = [this] {
       const uint64_t start = platform::current_thread_cpu_ns();
       const uint64_t captures = shared.captures.load();
       for (;;) {
@@ -492,12 +489,8 @@ size_t frame_index(const testing::ReadStream& s, const testing::ReadSample& smp,
 // GarbageCollectionFinished on it), then spins on outside it; a thread the runtime never
 // reported, named as server GC names its heaps' threads, spins throughout; another unreported
 // thread with an ordinary name spins too.
-TEST(SamplerLinux, SamplesOfACollectingThreadAndOfACollectorThreadCarryTheGcFrame) {
-  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
-  SamplingShared& shared = harness().shared;
-  ThreadRegistry& registry = harness().registry;
-  shared.active.store(true);
-  registry.configure_cpu_timers(true, 1000000);
+TEST_F(SamplerLinux, SamplesOfACollectingThreadAndOfACollectorThreadCarryTheGcFrame) {
+  sample_process();
 
   auto* transport = new MemoryTransport;
   OuterIsManagedResolver resolver;
@@ -738,8 +731,7 @@ AltStackRun run_on_alt_stack(void (*probe_handler)(int, siginfo_t*, void*), int 
 // thread's stack too, so nothing at all may touch the alternate stack.
 void on_probe_signal(int, siginfo_t*, void*) {}
 
-TEST(SamplerLinux, CapturesLeaveTheAlternateStackUntouched) {
-  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+TEST_F(SamplerLinux, CapturesLeaveTheAlternateStackUntouched) {
   const AltStackRun run = run_on_alt_stack(on_probe_signal, 0, 20000, 600000000);
   ASSERT_NE(run.thread_id, 0u);
   // What a capture takes of the thread's own stack (with the spinning code's few frames, the
@@ -761,8 +753,7 @@ void on_long_probe_signal(int, siginfo_t*, void*) {
   }
 }
 
-TEST(SamplerLinux, ACaptureReachingAThreadInsideAnotherHandlerOnItsAlternateStackIsCountedWithItsRoom) {
-  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
+TEST_F(SamplerLinux, ACaptureReachingAThreadInsideAnotherHandlerOnItsAlternateStackIsCountedWithItsRoom) {
   const platform::NestedCaptures before = platform::nested_captures();
   const AltStackRun run = run_on_alt_stack(on_long_probe_signal, SA_ONSTACK, 300000, 500000000);
   const platform::NestedCaptures after = platform::nested_captures();
@@ -787,12 +778,8 @@ namespace {
 
 // A thread that blocks the capture signal its whole life takes no capture; its CPU still comes
 // in, from its clock, under a frame that says why, and its stack from before it blocked.
-TEST(SamplerLinux, TheCpuOfAThreadThatBlocksTheSignalComesInUnderAFrameSayingSo) {
-  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
-  SamplingShared& shared = harness().shared;
-  ThreadRegistry& registry = harness().registry;
-  shared.active.store(true);
-  registry.configure_cpu_timers(true, 1000000);
+TEST_F(SamplerLinux, TheCpuOfAThreadThatBlocksTheSignalComesInUnderAFrameSayingSo) {
+  sample_process();
   auto* transport = new MemoryTransport;
   NativeOnlyResolver resolver;
   SamplerConfig config;
@@ -860,18 +847,14 @@ namespace {
 // thread did little else (a .NET program of 1.5 s took 166 s at --interval 1). Paced
 // (core/walk_pacing.h), the handler takes about a tenth of the thread's time, and the ticks it
 // skipped lose no CPU: the samples still add up to the thread's CPU.
-TEST(SamplerLinux, AThreadWithAStackTooDeepToWalkEveryTickIsWalkedLessOftenAndLosesNoCpu) {
+TEST_F(SamplerLinux, AThreadWithAStackTooDeepToWalkEveryTickIsWalkedLessOftenAndLosesNoCpu) {
 #if defined(__SANITIZE_THREAD__)
   // ThreadSanitizer's own record of each thread's calls overflows far short of 100,000 frames,
   // and it delivers signals inside its runtime, whose frames end the walk after a few.
   GTEST_SKIP() << "not under ThreadSanitizer";
 #endif
   constexpr uint32_t kDepth = 100000;
-  ASSERT_EQ(platform::install_capture(), platform::CaptureInstall::kOk);
-  SamplingShared& shared = harness().shared;
-  ThreadRegistry& registry = harness().registry;
-  shared.active.store(true);
-  registry.configure_cpu_timers(true, 1000000);
+  sample_process();
   auto* transport = new MemoryTransport;
   NativeOnlyResolver resolver;
   SamplerConfig config;
