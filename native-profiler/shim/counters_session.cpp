@@ -2,6 +2,7 @@
 
 #include "core/event_counters.h"
 #include "shim/engine.h"
+#include "shim/provider_name.h"
 
 namespace clrscope {
 
@@ -22,13 +23,7 @@ bool is_counters_provider(Engine* e, EVENTPIPE_PROVIDER provider) {
   for (const auto& other : e->other_providers) {
     if (provider == other.load(std::memory_order_relaxed)) return false;
   }
-  WCHAR name[64] = {};
-  ULONG length = 0;
-  if (FAILED(e->info->EventPipeGetProviderInfo(provider, 64, &length, name))) return false;
-  constexpr size_t kLength = sizeof event_counters::kProvider / sizeof event_counters::kProvider[0];  // with its NUL
-  bool same = length == kLength || length == kLength - 1;
-  for (size_t i = 0; same && i + 1 < kLength; ++i) same = static_cast<char16_t>(name[i]) == event_counters::kProvider[i];
-  if (same) {
+  if (provider_named(e->info, provider, event_counters::kProvider)) {
     e->counters_provider.store(provider, std::memory_order_relaxed);
     return true;
   }

@@ -6,6 +6,7 @@
 #include "core/request_payloads.h"
 #include "core/request_tracker.h"
 #include "shim/engine.h"
+#include "shim/provider_name.h"
 
 namespace clrscope {
 
@@ -27,13 +28,7 @@ bool is_requests_provider(Engine* e, EVENTPIPE_PROVIDER provider) {
   for (const auto& other : e->not_requests) {
     if (provider == other.load(std::memory_order_relaxed)) return false;
   }
-  WCHAR name[64] = {};
-  ULONG length = 0;
-  if (FAILED(e->info->EventPipeGetProviderInfo(provider, 64, &length, name))) return false;
-  constexpr size_t kLength = sizeof request_events::kProvider / sizeof request_events::kProvider[0];  // with its NUL
-  bool same = length == kLength || length == kLength - 1;
-  for (size_t i = 0; same && i + 1 < kLength; ++i) same = static_cast<char16_t>(name[i]) == request_events::kProvider[i];
-  if (same) {
+  if (provider_named(e->info, provider, request_events::kProvider)) {
     e->requests_provider.store(provider, std::memory_order_relaxed);
     return true;
   }

@@ -20,6 +20,7 @@
 #include "shim/engine.h"
 #include "shim/guarded.h"
 #include "shim/profiler_callback.h"
+#include "shim/provider_name.h"
 
 namespace clrscope {
 
@@ -71,13 +72,8 @@ bool is_runtime_provider(Engine* engine, EVENTPIPE_PROVIDER provider) {
   if (provider == 0) return false;
   const EVENTPIPE_PROVIDER known = g_runtime_provider.load(std::memory_order_relaxed);
   if (known != 0) return provider == known;
-  static const char16_t kRuntime[] = u"Microsoft-Windows-DotNETRuntime";
-  constexpr size_t kLength = sizeof kRuntime / sizeof kRuntime[0];  // with its NUL
-  WCHAR name[64] = {};
-  ULONG length = 0;
-  if (FAILED(engine->info->EventPipeGetProviderInfo(provider, 64, &length, name))) return false;
-  bool same = length == kLength || length == kLength - 1;
-  for (size_t i = 0; same && i + 1 < kLength; ++i) same = static_cast<char16_t>(name[i]) == kRuntime[i];
+  static constexpr char16_t kRuntime[] = u"Microsoft-Windows-DotNETRuntime";
+  const bool same = provider_named(engine->info, provider, kRuntime);
   if (same) g_runtime_provider.store(provider, std::memory_order_relaxed);
   return same;
 }
