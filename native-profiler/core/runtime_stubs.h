@@ -19,8 +19,9 @@ class RuntimeStubNames {
   RuntimeStubNames& operator=(const RuntimeStubNames&) = delete;
 
   // Where this process's perf map is (empty: nowhere), and whether clrscope asked the runtime
-  // for it, in which case the file is removed as soon as it is open (the runtime and clrscope
-  // keep writing and reading it; nothing is left behind).
+  // for it, in which case the file is opened and removed at once, with the runtime's perfinfo
+  // file beside it (the runtime and clrscope keep writing and reading the map; nothing is left
+  // behind). Called before the sampler starts.
   void configure(const std::string& path, bool owned);
   // The label for pc, which no module and no method covers: the map's name, "[runtime stub]"
   // for other anonymous executable memory; false when pc is in neither.
@@ -30,6 +31,7 @@ class RuntimeStubNames {
   size_t map_lines() const { return map_.size(); }
 
  private:
+  void open_map();
   void read_map();
   bool anonymous_executable(uintptr_t pc);
 

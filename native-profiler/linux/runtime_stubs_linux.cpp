@@ -1,4 +1,5 @@
 // The runtime's perf map read as it grows, and /proc/self/maps for anonymous executable memory.
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -40,17 +41,28 @@ RuntimeStubNames::~RuntimeStubNames() {
 void RuntimeStubNames::configure(const std::string& path, bool owned) {
   path_ = path;
   owned_ = owned;
+  if (!owned_ || path_.empty()) return;
+  // Opened (and so removed) now rather than at the first stub a sample lands in: a recording
+  // that never meets one would otherwise leave the map behind in a shared folder.
+  open_map();
+  // The runtime writes the images it loaded beside the map; nothing here reads that file.
+  const size_t slash = path_.rfind('/');
+  const std::string info = path_.substr(0, slash + 1) + "perfinfo-" + std::to_string(platform::process_id()) + ".map";
+  if (unlink(info.c_str()) != 0 && errno != ENOENT) log_line("perf info %s: could not remove it", info.c_str());
+}
+
+void RuntimeStubNames::open_map() {
+  if (handle_ >= 0 || path_.empty()) return;
+  const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // the runtime has not written it yet
+  handle_ = fd;
+  // Open is enough: the runtime keeps writing to its descriptor of the same file.
+  if (owned_ && unlink(path_.c_str()) != 0) log_line("perf map %s: could not remove it once read", path_.c_str());
 }
 
 void RuntimeStubNames::read_map() {
-  if (path_.empty()) return;
-  if (handle_ < 0) {
-    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;  // the runtime has not written it yet
-    handle_ = fd;
-    // Open is enough: the runtime keeps writing to its descriptor of the same file.
-    if (owned_ && unlink(path_.c_str()) != 0) log_line("perf map %s: could not remove it once read", path_.c_str());
-  }
+  open_map();
+  if (handle_ < 0) return;
   char buf[16384];
   for (;;) {
     const ssize_t n = read(static_cast<int>(handle_), buf, sizeof buf);

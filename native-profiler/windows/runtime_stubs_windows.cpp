@@ -12,6 +12,8 @@ void RuntimeStubNames::configure(const std::string& path, bool owned) {
   owned_ = owned;
 }
 
+void RuntimeStubNames::open_map() {}
+
 void RuntimeStubNames::read_map() {}
 
 bool RuntimeStubNames::map_name(uintptr_t, std::string*) { return false; }

@@ -6,13 +6,14 @@
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readRecordingFile } from '../../electron/services/export/recording-file.js';
+import { attachPerfMap, releasePerfMap } from '../../electron/services/profiler/perf-map.js';
 import type { Report } from '../../structs/analysis/report-model.js';
-import { targetDll } from './support/paths.js';
+import { targetDll, targetOn, type RuntimeTfm } from './support/paths.js';
 import { resultOf, runCli } from './support/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clrscope-names-'));
@@ -22,6 +23,15 @@ const LONG_NAME = 'interface-dispatch-worker-with-a-long-name';
 
 function perfMapDirs(): string[] {
   return readdirSync(tmpdir()).filter((n) => n.startsWith('clrscope-perfmap-'));
+}
+
+/** Whether `path` is there and was written at or after `since` (ms; the file system keeps less than a ms). */
+function writtenSince(path: string, since: number): boolean {
+  try {
+    return statSync(path).mtimeMs >= since - 1;
+  } catch {
+    return false;
+  }
 }
 
 async function report(file: string, ...args: string[]): Promise<Report> {
@@ -61,8 +71,10 @@ describe('a launched program', () => {
   let run: Awaited<ReturnType<typeof runCli>>;
   let pid = 0;
   let dirsBefore = new Set<string>();
+  let startedAt = 0;
   before(async () => {
     dirsBefore = new Set(perfMapDirs());
+    startedAt = Date.now();
     run = await runCli(['record', '-o', file, '--', 'dotnet', targetDll('Scenarios'), 'dispatch', '--seconds', '4']);
     assert.equal(run.code, 0, run.stderr);
     pid = resultOf(run.stdout).pid as number;
@@ -74,8 +86,9 @@ describe('a launched program', () => {
     assert.ok(unknown < 0.01, `[unknown] takes ${(unknown * 100).toFixed(1)}% of self CPU`);
     const resolve = selfShare(none, (n) => n === '[runtime stub] VSD_ResolveStub');
     assert.ok(resolve > 0.02, `VSD_ResolveStub takes ${(resolve * 100).toFixed(1)}% of self CPU: ${(none.functions ?? []).slice(0, 8).map((f) => f.name).join(', ')}`);
-    // The map was clrscope's: its file and directory are gone.
-    assert.ok(!existsSync(`/tmp/perf-${pid}.map`));
+    // The map was clrscope's, in a directory of its own, now gone. A /tmp/perf-PID.map older
+    // than the run is another process's that had the same pid before.
+    assert.ok(!writtenSince(`/tmp/perf-${pid}.map`, startedAt), 'the runtime wrote its map to /tmp');
     assert.deepEqual(perfMapDirs().filter((d) => !dirsBefore.has(d)), [], 'the perf map directory was removed');
   });
 
@@ -111,8 +124,9 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-async function startTarget(args: string[]): Promise<Started> {
-  const child = spawn('dotnet', [targetDll('Scenarios'), ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+async function startTarget(args: string[], tfm: RuntimeTfm = 'net10.0'): Promise<Started> {
+  const start = targetOn('Scenarios', tfm);
+  const child = spawn(start.command, [...start.args, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -153,6 +167,7 @@ describe('an attached program', () => {
     assert.ok(unknown < 0.01, `[unknown] takes ${(unknown * 100).toFixed(1)}% of self CPU`);
     assert.ok(selfShare(none, (n) => n.startsWith('[runtime stub]')) > 0.02, (none.functions ?? []).slice(0, 8).map((f) => f.name).join(', '));
     assert.ok(!existsSync(`/tmp/perf-${pid}.map`), 'the perf map clrscope asked for was removed');
+    assert.ok(!existsSync(`/tmp/perfinfo-${pid}.map`), 'the perfinfo file the runtime wrote beside it was removed');
     assert.equal(mapsAfterDetach, 0, 'the runtime still writes the perf map after the detach');
   });
 
@@ -161,5 +176,27 @@ describe('an attached program', () => {
     assert.ok(names.includes('.NET Long Running Task'), names.join(', '));
     // Named before the attach, the program's thread is known by the OS's 15 bytes only: marked as cut.
     assert.ok(names.includes('interface-dispa…'), names.join(', '));
+  });
+});
+
+describe('an attach that never reaches its profiler', () => {
+  it('leaves no perf map or perfinfo file in /tmp once its collector closes', async () => {
+    // .NET 8 writes a perfinfo file beside the map when EnablePerfMap turns it on; 10 does not.
+    const target = await startTarget(['dispatch', '--seconds', '10'], 'net8.0');
+    const { pid } = target;
+    try {
+      // The map is turned on first; then the attach fails (or the process dies) before any
+      // profiler has opened and removed it: the collector's close is all that is left.
+      assert.equal(await attachPerfMap(pid), 'perf_map=1\n');
+      const deadline = Date.now() + 5000;
+      while (!existsSync(`/tmp/perfinfo-${pid}.map`) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+      assert.ok(existsSync(`/tmp/perf-${pid}.map`) && existsSync(`/tmp/perfinfo-${pid}.map`), 'the runtime wrote its map');
+      await releasePerfMap(pid);
+      assert.ok(!existsSync(`/tmp/perf-${pid}.map`), 'the perf map was removed');
+      assert.ok(!existsSync(`/tmp/perfinfo-${pid}.map`), 'the perfinfo file was removed');
+    } finally {
+      target.child.kill('SIGKILL');
+      await target.exited;
+    }
   });
 });

@@ -4,9 +4,10 @@
 // (.NET 8+). Either way the profiler reads the map as it grows and removes the file once open
 // (CLRSCOPE_PERF_MAP, client data perf_map=1; native-profiler/core/runtime_stubs.h).
 
-import { readFileSync, rmSync } from 'node:fs';
+import { lstatSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { ownedTempDirSync } from '../files/owned-temp-dir.js';
 import { disablePerfMap, enablePerfMap } from '../diagnostics/client.js';
+import { hostPathOf, namespacesOf } from '../diagnostics/namespaces.js';
 
 /** PerfMapType 3: the perf map alone (1 adds jitdump, a much larger file nobody here reads). */
 const PERF_MAP_ONLY = 3;
@@ -57,17 +58,56 @@ function processEnvironment(pid: number): Record<string, string> | undefined {
   }
 }
 
+/** The files a runtime writes once EnablePerfMap turned its map on, as this clrscope reaches them. */
+interface AttachMapFiles {
+  paths: string[];
+  /** The process's user: a file at those paths owned by anyone else is not the runtime's. */
+  uid: number;
+}
+
 // Processes whose perf map an attach of this clrscope turned on, until its collector closes.
-const enabledForAttach = new Set<number>();
+const enabledForAttach = new Map<number, AttachMapFiles>();
+
+/** Where the runtime of `pid` writes its map and perfinfo file: its own DOTNET_PerfMapJitDumpPath, else /tmp (perfmap.cpp). */
+function attachMapFiles(pid: number, env: Readonly<Record<string, string | undefined>>): AttachMapFiles | undefined {
+  try {
+    const ns = namespacesOf(pid);
+    const dir = env.DOTNET_PerfMapJitDumpPath || env.COMPlus_PerfMapJitDumpPath || '/tmp';
+    const uid = lstatSync(`/proc/${pid}`).uid;
+    return { paths: ['perf', 'perfinfo'].map((name) => hostPathOf(ns, `${dir}/${name}-${ns.nsPid}.map`)), uid };
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * After an attach's collector closed (the profiler detached or is detaching): the runtime stops
- * writing the map, which would otherwise cost the program an unbuffered write for every method
- * it compiles for as long as it runs. Best effort: the process may have exited.
+ * Removes what the runtime wrote that its profiler did not: the map when the profiler never
+ * opened it (the attach failed, or the process died first), and the perfinfo file. Only a plain
+ * file of the process's user: a link or another user's file at that path is left alone.
+ */
+function removeLeftFiles(files: AttachMapFiles): void {
+  for (const path of files.paths) {
+    try {
+      const st = lstatSync(path);
+      if (st.isFile() && st.uid === files.uid) unlinkSync(path);
+    } catch {
+      // Gone already (the profiler removed it), or never written.
+    }
+  }
+}
+
+/**
+ * After an attach's collector closed (the profiler detached or is detaching, or the attach
+ * failed): the runtime stops writing the map, which would otherwise cost the program an
+ * unbuffered write for every method it compiles for as long as it runs, and nothing it wrote
+ * stays behind. Best effort: the process may have exited.
  */
 export async function releasePerfMap(pid: number): Promise<void> {
-  if (!enabledForAttach.delete(pid)) return;
+  const files = enabledForAttach.get(pid);
+  if (files === undefined) return;
+  enabledForAttach.delete(pid);
   await disablePerfMap(pid, { timeoutMs: 5000 }).catch(() => undefined);
+  removeLeftFiles(files);
 }
 
 /**
@@ -84,8 +124,13 @@ export async function attachPerfMap(pid: number): Promise<string> {
     // A map left on (a clrscope killed before its detach) writes to the file its profiler
     // removed: off and on again starts a new file.
     await disablePerfMap(pid, { timeoutMs: 5000 }).catch(() => undefined);
+    const files = attachMapFiles(pid, env);
+    // Without knowing where the files go, they could not be cleared away: no map.
+    if (files === undefined) return '';
+    // Known before the request: one that times out may still have turned the map on, and the
+    // collector's close releases it either way.
+    enabledForAttach.set(pid, files);
     await enablePerfMap(pid, PERF_MAP_ONLY, { timeoutMs: 5000 });
-    enabledForAttach.add(pid);
     return 'perf_map=1\n';
   } catch {
     return '';
