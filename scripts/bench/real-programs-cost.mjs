@@ -7,7 +7,7 @@
 // program in a rotated order, so drift of the machine hits all alike.
 //
 //   node scripts/bench/real-programs-cost.mjs [--rounds 5] [--programs pwsh,ilspycmd,csharpier,aspnet,efcore]
-//       [--configs bare,defaults,all,async-events,async-heap,dotnet-trace,loaded,no-events,no-perf-map,no-wall,sparse]
+//       [--configs bare,defaults,all,async-events,async-heap,dotnet-trace,loaded,no-events,no-perf-map,no-wall,sparse,eventpipe]
 //       [--attach] [--json FILE]
 //
 // --attach records with `record --pid` after the program started instead of launching it under
@@ -54,8 +54,19 @@ const CONFIGS = {
   'no-perf-map': { mode: 'launch', recordOptions: [], env: { CLRSCOPE_PERF_MAP: '0' } },
   'no-wall': { mode: 'launch', recordOptions: ['--no-wall'] },
   'sparse': { mode: 'launch', recordOptions: ['--interval', '1000'] },
+  // What any EventPipe tool's session of the runtime's provider costs the program by itself (the
+  // GC keyword alone, from the runtime's own environment switch, no profiler): .NET's managed
+  // NativeRuntimeEventSource shares the provider's name, and its enabling builds every event's
+  // descriptor by reflection before Main (dotnet/runtime issue 90405).
+  eventpipe: { mode: 'bare', env: 'eventpipe' },
 };
 const { PROFILER_CLSID, profilerLibraryPath } = await import(dist('electron/services/profiler/profiler-env.js'));
+/** A session the runtime opens itself at startup, written to a file in a folder of this run's. */
+let eventPipeDir;
+function eventPipeEnv() {
+  eventPipeDir ??= mkdtempSync(join(tmpdir(), 'clrscope-cost-eventpipe-'));
+  return { DOTNET_EnableEventPipe: '1', DOTNET_EventPipeConfig: 'Microsoft-Windows-DotNETRuntime:0x1:4', DOTNET_EventPipeRundown: '0', DOTNET_EventPipeOutputPath: join(eventPipeDir, 'trace-{pid}.nettrace') };
+}
 const loadedEnv = { CORECLR_ENABLE_PROFILING: '1', CORECLR_PROFILER: PROFILER_CLSID, CORECLR_PROFILER_PATH: profilerLibraryPath() };
 
 const { values } = parseArgs({
@@ -116,7 +127,7 @@ for (let round = 1; round <= rounds; round++) {
       const name = configs[(round - 1 + k) % configs.length];
       const c = CONFIGS[name];
       const mode = values.attach && c.mode === 'launch' ? 'attach' : c.mode;
-      const env = c.env === 'loaded' ? loadedEnv : c.env;
+      const env = c.env === 'loaded' ? loadedEnv : c.env === 'eventpipe' ? eventPipeEnv() : c.env;
       const r = await runOnce(program, mode, { round, workDir, recordOptions: c.recordOptions, dotnetTrace: trace.path, env });
       const failed = failureOf(r) ?? (r.problems.length > 0 ? r.problems.join('; ') : undefined);
       if (failed !== undefined) {
@@ -131,6 +142,7 @@ for (let round = 1; round <= rounds; round++) {
   }
 }
 rmSync(workDir, { recursive: true, force: true });
+if (eventPipeDir !== undefined) rmSync(eventPipeDir, { recursive: true, force: true });
 
 /** Median ratio of `pick` to bare's, and the lowest and highest ratio of runs paired by round. */
 function ratio(list, bare, pick) {
