@@ -101,7 +101,17 @@ export interface LaunchRequest extends RecordingChoices {
 
 export interface AttachRequest extends RecordingChoices {
   pid: number;
+  /**
+   * Async call stacks from the runtime's events when the process awaits little: fewer than
+   * ASYNC_AUTO_MAX_WORK_ITEMS_PER_SEC thread-pool work items completed a second, over one second
+   * measured before the attach; off otherwise. The session's message says which and why. Not
+   * said together with `async`.
+   */
+  asyncAuto?: boolean;
 }
+
+/** Attach's "auto" async call stacks stay off at this many thread-pool work items a second and above (about ×1.016 of CPU at the feature's measured cost per await). */
+export const ASYNC_AUTO_MAX_WORK_ITEMS_PER_SEC = 2000;
 
 /** The longest window a session's views may keep (a day). */
 export const MAX_KEEP_MINUTES = 1440;

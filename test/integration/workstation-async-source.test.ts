@@ -49,8 +49,8 @@ describe('workstation: async stacks from the heap, chosen in Attach', () => {
     const pid = target.pid!;
     await page.getByTestId('tab-processes').click();
     const select = page.getByTestId('attach-async');
-    assert.equal(await select.inputValue(), 'off', 'async stacks are off by default');
-    assert.deepEqual(await select.locator('option').evaluateAll((os) => os.map((o) => o.getAttribute('value'))), ['off', 'events', 'heap']);
+    assert.equal(await select.inputValue(), 'auto', "Attach's async stacks are left to the process's await rate by default");
+    assert.deepEqual(await select.locator('option').evaluateAll((os) => os.map((o) => o.getAttribute('value'))), ['auto', 'off', 'events', 'heap']);
     await select.selectOption('heap');
     await attachFromPicker(page, pid);
     // The profiler took the switch: its log says the probe was asked for, and walks are kept.

@@ -63,6 +63,13 @@ test('bad pids are refused with one sentence', () => {
   assert.deepEqual(validateCall('attach', [{ pid: 4242, intervalMs: 5, wall: false }], known), { op: 'attach', args: [{ pid: 4242, intervalMs: 5, wall: false }] });
 });
 
+test("attach requests: async stacks left to the process's await rate (asyncAuto), or chosen, not both", () => {
+  rejects('attach', [{ pid: 1, asyncAuto: 'yes' }], 'The automatic async call stacks switch (asyncAuto) must be true or false, not "yes".');
+  rejects('attach', [{ pid: 1, asyncAuto: true, async: false }], "Async call stacks are either chosen (async) or left to the process's await rate (asyncAuto), not both.");
+  rejects('launch', [{ command: 'dotnet', args: [], asyncAuto: true }], 'The launch request has an unknown field "asyncAuto".');
+  assert.deepEqual(validateCall('attach', [{ pid: 7, asyncAuto: true }], known), { op: 'attach', args: [{ pid: 7, asyncAuto: true }] });
+});
+
 test('launch and attach requests: the allocations, locks and exceptions switches are true or false', () => {
   rejects('attach', [{ pid: 1, alloc: 1 }], 'The allocations switch (alloc) must be true or false, not 1.');
   rejects('attach', [{ pid: 1, locks: 'on' }], 'The lock waits switch (locks) must be true or false, not "on".');

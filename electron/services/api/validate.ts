@@ -156,11 +156,15 @@ export function validateLaunchRequest(value: unknown): LaunchRequest {
 
 export function validateAttachRequest(value: unknown): AttachRequest {
   const obj = plainObject(value, 'attach request');
-  onlyFields(obj, ['pid', 'intervalMs', 'wall', 'async', 'asyncSource', 'exceptions', 'locks', 'alloc', 'keepMinutes'], 'attach request');
+  onlyFields(obj, ['pid', 'intervalMs', 'wall', 'async', 'asyncSource', 'asyncAuto', 'exceptions', 'locks', 'alloc', 'keepMinutes'], 'attach request');
   const request: AttachRequest = { pid: validatePid(obj.pid) };
   if (obj.intervalMs !== undefined) request.intervalMs = validateIntervalMs(obj.intervalMs);
   if (obj.wall !== undefined) request.wall = bool(obj.wall, 'The wall-time switch (wall)');
   Object.assign(request, asyncSwitches(obj), eventSwitches(obj));
+  if (obj.asyncAuto !== undefined) {
+    request.asyncAuto = bool(obj.asyncAuto, 'The automatic async call stacks switch (asyncAuto)');
+    if (request.asyncAuto && request.async !== undefined) fail('Async call stacks are either chosen (async) or left to the process\'s await rate (asyncAuto), not both.');
+  }
   if (obj.keepMinutes !== undefined) request.keepMinutes = validateKeepMinutes(obj.keepMinutes);
   return request;
 }

@@ -18,9 +18,10 @@ import { commandLineOf } from '../../../structs/text/command-line.js';
 import { connectTimeoutMs } from '../recording/profiled-launch.js';
 import { attachSession, launchSession, type LaunchStart } from '../recording/start-session.js';
 import { lingeringSentence, ProcessBook } from '../recording/process-tree.js';
-import { eventEnvironment, profilerLibraryPath, type EventSwitches } from '../profiler/profiler-env.js';
+import { eventEnvironment, profilerLibraryPath } from '../profiler/profiler-env.js';
 import { UserError } from '../errors/user-error.js';
 import { describeAttachTarget } from './attach-target.js';
+import { asyncAutoChoice, requestedEvents, workItemRate } from './recording-switches.js';
 import { pageHistory } from '../counters/counters-series.js';
 import { EventHub, type Drained, type HubClient } from './event-hub.js';
 import { defaultExportName, defaultExportsDir, ensureExportsDir, exportPathMismatch, writeExport } from './export-recording.js';
@@ -91,12 +92,6 @@ export interface StreamStorage {
   path: string | undefined;
   length: number;
   bytesInMemory: number;
-}
-
-/** The event samples a launch or attach asks for; absent switches take the profiler's defaults (exceptions and locks on, allocations off). */
-function requestedEvents(request: LaunchRequest | AttachRequest): EventSwitches {
-  const source = request.async === true && request.asyncSource !== undefined ? { asyncSource: request.asyncSource } : {};
-  return { exceptions: request.exceptions ?? true, locks: request.locks ?? true, alloc: request.alloc ?? false, async: request.async === true, ...source };
 }
 
 class WorkstationCore {
@@ -279,16 +274,19 @@ class WorkstationCore {
     const libraryPath = this.libraryPath();
     const intervalMs = request.intervalMs ?? DEFAULT_INTERVAL_MS;
     const label = await describeAttachTarget(request.pid);
-    const { session } = await attachSession({
+    const auto = request.asyncAuto === true ? asyncAutoChoice(await workItemRate(request.pid)) : undefined;
+    const started = await attachSession({
       ...this.sessionStart(label, intervalMs, request.wall ?? true, libraryPath, request.keepMinutes),
       pid: request.pid,
-      events: requestedEvents(request),
+      events: requestedEvents(auto?.async === true ? { ...request, async: true, asyncSource: 'events' } : request),
       // The Counters view, as for a launch.
       runtimeCounters: true,
       onSessionDropped: (dropped) => this.sessions.delete(dropped.id),
     });
-    if (this.shuttingDown) void session.close();
-    return this.info(session.snapshot);
+    // The choice is said on the profiler's session; an EventPipe session instead has no async stacks.
+    if (auto !== undefined && started.kind === 'profiler') started.session.note(auto.note);
+    if (this.shuttingDown) void started.session.close();
+    return this.info(started.session.snapshot);
   }
 
   async stop(id: string): Promise<SessionInfo> {

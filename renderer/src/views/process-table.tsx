@@ -17,7 +17,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
   const loading = useAppState((s) => s.processesLoading);
   const starting = useAppState((s) => s.starting);
   const [filter, setFilter] = useState('');
-  const [asyncStacks, setAsyncStacks] = useState<AsyncStacksChoice>('off');
+  const [asyncStacks, setAsyncStacks] = useState<AsyncStacksChoice>('auto');
   const [events, setEvents] = useEventChoice();
   useEffect(() => { void ws.sessions.refreshProcesses(); }, [ws]);
   const shown = useMemo(() => {
@@ -32,7 +32,7 @@ export function ProcessTable({ intervalMs, keepMinutes }: { intervalMs: number; 
           type="search" className="grow" placeholder="Filter by pid, name or command line" value={filter}
           onChange={(e) => setFilter(e.target.value)} data-testid="process-filter" autoFocus
         />
-        <AsyncStacksSelect value={asyncStacks} onChange={setAsyncStacks} testId="attach-async" />
+        <AsyncStacksSelect value={asyncStacks} onChange={setAsyncStacks} testId="attach-async" auto />
         <EventSwitches choice={events} onChange={setEvents} prefix="attach" />
         <button type="button" onClick={() => void ws.sessions.refreshProcesses()} disabled={loading} data-testid="process-refresh">
           {loading ? 'Refreshing…' : 'Refresh'}
