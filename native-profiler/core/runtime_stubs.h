@@ -4,9 +4,11 @@
 // perf map does (GC-AND-STUBS-STUDY.md section (c)), and what it does not name is still known
 // to be the runtime's when it lies in anonymous executable memory. Sampler thread only.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/own_descriptor.h"
 #include "core/perf_map.h"
 
 namespace clrscope {
@@ -37,7 +39,11 @@ class RuntimeStubNames {
 
   std::string path_;
   bool owned_ = false;
-  intptr_t handle_ = -1;
+  // Checked before every read, as every descriptor clrscope keeps in the program
+  // (core/own_descriptor.h): a program that closes it and opens a socket at its number must not
+  // have that socket read. Lost once, the map is not opened again.
+  std::unique_ptr<OwnDescriptor> map_fd_;
+  bool map_lost_ = false;
   PerfMap map_;
   struct Range {
     uintptr_t lo, hi;

@@ -35,7 +35,7 @@ std::string runtime_perf_map_path(bool enabled) {
 }
 
 RuntimeStubNames::~RuntimeStubNames() {
-  if (handle_ >= 0) close(static_cast<int>(handle_));
+  if (map_fd_ != nullptr) map_fd_->close();
 }
 
 void RuntimeStubNames::configure(const std::string& path, bool owned) {
@@ -52,20 +52,25 @@ void RuntimeStubNames::configure(const std::string& path, bool owned) {
 }
 
 void RuntimeStubNames::open_map() {
-  if (handle_ >= 0 || path_.empty()) return;
+  if (map_fd_ != nullptr || map_lost_ || path_.empty()) return;
   const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;  // the runtime has not written it yet
-  handle_ = fd;
+  map_fd_ = std::make_unique<OwnDescriptor>(fd);
   // Open is enough: the runtime keeps writing to its descriptor of the same file.
   if (owned_ && unlink(path_.c_str()) != 0) log_line("perf map %s: could not remove it once read", path_.c_str());
 }
 
 void RuntimeStubNames::read_map() {
   open_map();
-  if (handle_ < 0) return;
+  if (map_fd_ == nullptr || map_lost_) return;
   char buf[16384];
   for (;;) {
-    const ssize_t n = read(static_cast<int>(handle_), buf, sizeof buf);
+    if (!map_fd_->owned()) {
+      map_lost_ = true;
+      log_line("perf map: the program closed its descriptor (%d); stubs from now on stay unnamed", map_fd_->fd());
+      return;
+    }
+    const ssize_t n = read(map_fd_->fd(), buf, sizeof buf);
     if (n <= 0) break;
     map_.feed(buf, static_cast<size_t>(n));
   }

@@ -1,5 +1,7 @@
 #include "core/runtime_stubs.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -65,6 +67,49 @@ TEST_F(OwnedPerfMap, LeavesTheProgramsOwnMapWhereItIs) {
   EXPECT_TRUE(names.map_name(0x1004, &line));
   EXPECT_TRUE(exists(map_));
   EXPECT_TRUE(exists(info_));
+}
+
+// The descriptor in this process whose link names `path` (deleted or not); -1 when none.
+int descriptor_of(const std::string& path) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int found = -1;
+  while (dirent* e = readdir(dir)) {
+    char link[4096];
+    const std::string at = std::string("/proc/self/fd/") + e->d_name;
+    const ssize_t n = readlink(at.c_str(), link, sizeof link - 1);
+    if (n <= 0) continue;
+    link[n] = '\0';
+    if (std::string(link).rfind(path, 0) == 0) found = std::atoi(e->d_name);
+  }
+  closedir(dir);
+  return found;
+}
+
+// A daemon closes every descriptor it did not open and opens its own, which take the freed
+// numbers: the map's number may come to name the program's pipe or socket, whose bytes are not
+// clrscope's to read.
+TEST_F(OwnedPerfMap, NeverReadsADescriptorTheProgramReusedForItsOwnPipe) {
+  append(map_, "0x1000 10 stub ReportStubBlock<VSD_ResolveStub>\n");
+  RuntimeStubNames names;
+  names.configure(map_, true);
+  const int fd = descriptor_of(map_);
+  ASSERT_GE(fd, 0);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const char program_bytes[] = "0x2000 10 stub ReportStubBlock<VSD_DispatchStub>\n";
+  ASSERT_EQ(write(pipe_fds[1], program_bytes, sizeof program_bytes - 1), static_cast<ssize_t>(sizeof program_bytes - 1));
+  // The program's pipe now sits at the map's number.
+  ASSERT_EQ(dup2(pipe_fds[0], fd), fd);
+  close(pipe_fds[0]);
+  std::string line;
+  EXPECT_FALSE(names.map_name(0x2004, &line));
+  // The bytes are all still there for the program.
+  fcntl(fd, F_SETFL, O_NONBLOCK);
+  char buf[256];
+  EXPECT_EQ(read(fd, buf, sizeof buf), static_cast<ssize_t>(sizeof program_bytes - 1));
+  close(fd);
+  close(pipe_fds[1]);
 }
 
 }  // namespace
