@@ -1,18 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UserError } from '../services/errors/user-error.js';
-import { planRecord } from './record-command.js';
+import { refusal } from './record-refusal.test-support.js';
 
-/** The one sentence a bad record command line gets. */
-function refusal(argv: string[]): string {
-  try {
-    planRecord(argv);
-  } catch (err) {
-    assert.ok(err instanceof UserError, `a UserError, not ${String(err)}`);
-    return err.message;
-  }
-  assert.fail(`accepted ${argv.join(' ')}`);
-}
 
 test('a missing value names what is missing, whatever follows it', () => {
   assert.equal(refusal(['--pid']), '--pid needs a process id after it (see clrscope record --help).');

@@ -28,6 +28,7 @@ const VALUE_NAMES: Record<string, string> = {
   paths: 'a type name',
   diff: 'a file name',
   top: 'a number',
+  'requests-rate': 'all or a number of requests a second',
 };
 
 /**

@@ -80,7 +80,14 @@ ${formatHelpTable('write', 24)}
                         (report --requests prints them per endpoint). With
                         --async-source heap (or --async) each request is
                         followed through its awaits onto other threads;
-                        without, only its thread's synchronous part is its
+                        without, only its synchronous part on the thread
+                        that began it is counted as its
+  --requests-rate all|N with --requests: past N requests a second (default
+                        about 83 per CPU the process may use) the profiler
+                        listens for requests part of each second, as each
+                        one it hears costs the server about 60 us of CPU,
+                        and report --requests says its counts are a sample;
+                        all hears every request, whatever it costs
   --no-fallback         with --pid: fail as before when the runtime refuses the
                         profiler, instead of recording through EventPipe
   --children            record every .NET process the program starts (they
@@ -275,7 +282,9 @@ Options:
                         paths they were rethrown along
   --requests            one row per HTTP endpoint instead (recordings made
                         with record --requests): count, p50/p90/p99/max
-                        latency, CPU, errors (status >= 500)
+                        latency, CPU, errors (status >= 500), and, when the
+                        profiler listened only part of the time (record
+                        --requests-rate), how much: the counts are a sample
   --blocking            the call sites that block thread-pool threads
                         instead (Task.Wait, .Result, Monitor.Wait, Thread.Sleep,
                         synchronous I/O, ...), ranked by the pool-thread wall

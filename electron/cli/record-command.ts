@@ -23,6 +23,7 @@ import { mergeProcesses, type ProcessPart } from '../../structs/profile/merge-pr
 import { UserError } from '../services/errors/user-error.js';
 import { numberOption, parseCommandArgs } from './cli-args.js';
 import { RECORD_HELP } from './help-text.js';
+import { requestsRateOption } from './requests-rate-option.js';
 import { openSpool, type RunSpool } from './run-spool.js';
 import { checkWritable, outputFormatOf } from './output-format.js';
 import { formatSummary } from './run-summary.js';
@@ -46,6 +47,7 @@ interface RecordValues {
   async?: boolean;
   'async-source'?: string;
   requests?: boolean;
+  'requests-rate'?: string;
   'no-fallback'?: boolean;
   children?: boolean;
   help?: boolean;
@@ -85,6 +87,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
     async: { type: 'boolean' },
     'async-source': { type: 'string' },
     requests: { type: 'boolean' },
+    'requests-rate': { type: 'string' },
     'no-fallback': { type: 'boolean' },
     children: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -114,6 +117,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
   if (sourceText !== undefined && asyncSource === undefined) {
     throw new UserError(`--async-source takes ${ASYNC_SOURCES.join(' or ')}, not '${sourceText}'.`);
   }
+  const requestsRate = requestsRateOption(values['requests-rate'], values.requests === true);
   if (values.pauses !== undefined && !values.pauses.toLowerCase().endsWith('.json')) {
     throw new UserError(`--pauses writes JSON: give it a .json file name, not ${values.pauses}.`);
   }
@@ -133,6 +137,7 @@ export function planRecord(argv: readonly string[]): RecordPlan | 'help' {
       async: values.async === true || asyncSource !== undefined,
       ...(asyncSource === undefined ? {} : { asyncSource }),
       requests: values.requests === true,
+      ...(requestsRate === undefined ? {} : { requestsRate }),
     },
     fallback: values['no-fallback'] !== true,
     children: values.children === true,

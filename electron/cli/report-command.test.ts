@@ -149,3 +149,39 @@ test('the [GC] frame\'s total, from collector threads and threads collecting, as
   assert.equal(await runReport([gc], io), 0);
   assert.match(io.lines.join('\n'), /^Garbage collection \(\[GC\] frames\): 40\.0% of cpu time, 40\.0 ms in 2 samples$/m);
 });
+
+test('--requests: a sampled recording says so after the table and in json\'s "tracking"; one that recorded every request does not', async () => {
+  const { requestFixtureStream } = await import('../../structs/profile/request-fixture-stream.test-support.js');
+  const file = (name: string, stream: Uint8Array): string => {
+    const path = join(dir, name);
+    writeFileSync(path, stream);
+    return path;
+  };
+  // Two windows of 10 ms a second apart (relative to the stream's start), 166 requests/s budget.
+  const sampled = file('sampled.clrscope', requestFixtureStream(5, [
+    { startMono: 0, endMono: 10_000_000, begun: 300, cut: 1, maxPerS: 166 },
+    { startMono: 1_000_000_000, endMono: 1_010_000_000, begun: 112, cut: 2, maxPerS: 166 },
+  ]));
+  const text = capture();
+  assert.equal(await runReport([sampled, '--requests'], text), 0);
+  const out = text.lines.join('\n');
+  assert.match(out, /^endpoint +count/m);
+  assert.match(out, /\n\nSampled: the profiler listened for requests 2\.0% of the time \(budget 166 requests\/s; record --requests-rate all records every request\); the counts are of the 412 requests begun while it listened, 3 of which were still running when it stopped and are not counted\.\n$/);
+  const js = capture();
+  assert.equal(await runReport([sampled, '--requests', '--format', 'json'], js), 0);
+  const parsed = JSON.parse(js.lines.join('\n')) as { requests: { endpoint: string }[]; tracking: unknown };
+  assert.deepEqual(parsed.requests.map((r) => r.endpoint), ['GET /a', 'GET /b']);
+  assert.deepEqual(parsed.tracking, { fraction: 0.019802, trackedMs: 20, spanMs: 1010, windows: 2, begun: 412, cut: 3, maxPerS: 166, sampled: true });
+
+  const whole = file('whole.clrscope', requestFixtureStream(5, [{ startMono: 0, endMono: 700, begun: 2, cut: 0, maxPerS: 0 }]));
+  const wholeText = capture();
+  await runReport([whole, '--requests'], wholeText);
+  assert.doesNotMatch(wholeText.lines.join('\n'), /Sampled/);
+  const wholeJs = capture();
+  await runReport([whole, '--requests', '--format', 'json'], wholeJs);
+  assert.equal((JSON.parse(wholeJs.lines.join('\n')) as { tracking: { sampled: boolean } }).tracking.sampled, false);
+  // A recording without windows: no "tracking" key at all.
+  const none = capture();
+  await runReport([file('none.clrscope', requestFixtureStream(5)), '--requests', '--format', 'json'], none);
+  assert.deepEqual(Object.keys(JSON.parse(none.lines.join('\n')) as object), ['requests']);
+});

@@ -30,6 +30,7 @@ import { reportCsv } from './report-csv.js';
 import { gcsReport, gcsText } from './report-gcs.js';
 import { exceptionsReport, exceptionsText } from './report-exceptions.js';
 import { requestTable, requestTableText } from '../../structs/analysis/requests.js';
+import { requestTracking, requestTrackingJson, requestTrackingSentence } from '../../structs/analysis/request-tracking.js';
 import { reportText } from './report-text.js';
 import { blockingReport, blockingText } from './report-blocking.js';
 
@@ -311,7 +312,13 @@ export async function runReport(argv: readonly string[], io: ReportIo): Promise<
     }
     if (plan.requests) {
       const rows = requestTable(rec);
-      io.out(plan.format === 'json' ? JSON.stringify({ requests: rows }) : requestTableText(rows));
+      const tracking = requestTracking(rec);
+      if (plan.format === 'json') io.out(JSON.stringify({ requests: rows, ...(tracking === null ? {} : { tracking: requestTrackingJson(tracking) }) }));
+      else {
+        // The table's counts are a sample when the profiler listened part of the time: said after it.
+        const sentence = requestTrackingSentence(tracking);
+        io.out(requestTableText(rows) + (sentence === null ? '' : `\n${sentence}\n`));
+      }
       return 0;
     }
     if (plan.gcs) io.out(plan.format === 'json' ? JSON.stringify(gcsReport(rec)) : gcsText(rec, plan.file).join('\n'));

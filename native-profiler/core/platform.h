@@ -58,6 +58,8 @@ WalkResult walk_own_stack(uintptr_t stack_hi, const ModuleSnapshot* modules, uin
 bool is_own_code(uintptr_t pc);
 // Names the calling thread for debuggers and tools (at most 15 characters on Linux).
 void name_current_thread(const char* name);
+// The CPUs this process may run on (its affinity), at least 1.
+uint32_t usable_cpus();
 // Sleep until the given monotonic deadline.
 void sleep_until_mono_ns(uint64_t deadline);
 // Name of a shared library file from its path ("/usr/lib/libc.so.6" -> "libc.so.6").

@@ -23,6 +23,16 @@ bool parse_switch(const std::string& s, bool fallback) {
   return fallback;
 }
 
+// "all", or a rate of 1..1,000,000 requests a second; anything else keeps the default (logged).
+uint32_t parse_requests_rate(const std::string& s) {
+  if (s.empty()) return ProfilerConfig::kRequestsBudgetDefault;
+  if (s == "all") return 0;
+  uint64_t v = 0;
+  if (parse_u64(s, &v) && v >= 1 && v <= 1000000) return static_cast<uint32_t>(v);
+  log_line("requests rate %s is neither \"all\" nor 1..1000000; using the default budget", s.c_str());
+  return ProfilerConfig::kRequestsBudgetDefault;
+}
+
 }  // namespace
 
 ProfilerConfig parse_profiler_config(const std::string& socket, const std::string& interval_us,
@@ -47,7 +57,7 @@ ProfilerConfig parse_profiler_config(const std::string& socket, const std::strin
 
 ProfilerConfig parse_client_data(const char* data, size_t size) {
   std::string socket, interval, cpu, wall, threads, secret, exceptions, locks, alloc, exception_stacks, async, messages, perf_map,
-      runtime_counters, requests;
+      runtime_counters, requests, requests_rate;
   const std::string text(data == nullptr ? "" : std::string(data, size));
   size_t start = 0;
   while (start < text.size()) {
@@ -74,6 +84,7 @@ ProfilerConfig parse_client_data(const char* data, size_t size) {
     else if (key == "perf_map") perf_map = value;
     else if (key == "runtime_counters") runtime_counters = value;
     else if (key == "requests") requests = value;
+    else if (key == "requests_rate") requests_rate = value;
   }
   ProfilerConfig c = parse_profiler_config(socket, interval, cpu, wall, threads, secret);
   apply_event_switches(&c, exceptions, locks, alloc, exception_stacks);
@@ -83,6 +94,7 @@ ProfilerConfig parse_client_data(const char* data, size_t size) {
   c.perf_map = parse_switch(perf_map, false);
   c.runtime_counters = parse_switch(runtime_counters, false);
   c.requests = parse_switch(requests, false);
+  c.requests_rate = parse_requests_rate(requests_rate);
   return c;
 }
 
@@ -99,6 +111,7 @@ ProfilerConfig read_profiler_config() {
   c.perf_map = parse_switch(platform::env("CLRSCOPE_PERF_MAP"), false);
   c.runtime_counters = parse_switch(platform::env("CLRSCOPE_RUNTIME_COUNTERS"), false);
   c.requests = parse_switch(platform::env("CLRSCOPE_REQUESTS"), false);
+  c.requests_rate = parse_requests_rate(platform::env("CLRSCOPE_REQUESTS_RATE"));
   return c;
 }
 

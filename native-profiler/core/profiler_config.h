@@ -33,6 +33,11 @@ struct ProfilerConfig {
   // default: the DiagnosticSource bridge it turns on makes every program's DiagnosticListeners
   // report to it, which a program that serves no requests should not pay for.
   bool requests = false;
+  // The rate budget of requests the bridge may see a second (core/request_duty.h):
+  // CLRSCOPE_REQUESTS_RATE=N or "all", client data "requests_rate=". kRequestsBudgetDefault: the
+  // default for the CPUs the process may run on; 0 ("all"): every request, whatever it costs.
+  static constexpr uint32_t kRequestsBudgetDefault = 0xFFFFFFFFu;
+  uint32_t requests_rate = kRequestsBudgetDefault;
   // clrscope asked the runtime for its perf map (core/runtime_stubs.h): in the launch
   // environment (CLRSCOPE_PERF_MAP=1, beside DOTNET_PerfMapEnabled) or with the diagnostics
   // command before an attach (client data "perf_map=1"). The profiler reads it and removes it.

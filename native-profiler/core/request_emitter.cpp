@@ -34,6 +34,13 @@ class RequestEmitter final : public Emitter {
       stream_->writer.request(r);
     }
     sent_ += batch_.size();
+    windows_.clear();
+    requests_->take_windows(&windows_, at.last, at.now);
+    for (const ListenWindow& w : windows_) {
+      stream_->writer.request_window(w.start, w.end, w.begun, w.cut, w.max_per_s);
+      ++windows_sent_;
+      cut_ += w.cut;
+    }
   }
 
   void log_totals() const override {
@@ -42,13 +49,18 @@ class RequestEmitter final : public Emitter {
              static_cast<unsigned long long>(sent_), static_cast<unsigned long long>(requests_->dropped()),
              static_cast<unsigned long long>(requests_->untracked()), static_cast<unsigned long long>(requests_->rooted()),
              static_cast<unsigned long long>(requests_->matched()));
+    log_line("requests: %llu listening windows sent, %llu requests cut by a window's end", static_cast<unsigned long long>(windows_sent_),
+             static_cast<unsigned long long>(cut_));
   }
 
  private:
   SampleStream* stream_;
   RequestTracker* requests_;
   std::vector<HeldRequest> batch_;
+  std::vector<ListenWindow> windows_;
   uint64_t sent_ = 0;
+  uint64_t windows_sent_ = 0;
+  uint64_t cut_ = 0;
 };
 
 }  // namespace

@@ -20,8 +20,13 @@ void RequestTracker::on_request_event(const RequestEvent& e, uint64_t mono, uint
     r.trace_id = e.trace_id;
     r.span_id = e.span_id;
     std::lock_guard<std::mutex> lock(mu_);
+    // Begun after its window (the session is draining), or between windows.
+    if (listening_ == Listening::kClosed || listening_ == Listening::kOff) return;
+    ++window_.begun;
+    ++begun_total_;
     if (open_.size() >= kMaxInFlight) {
       ++untracked_;
+      ++window_.cut;
       return;
     }
     r.seq = next_seq_++;
@@ -102,6 +107,56 @@ void RequestTracker::take(std::vector<HeldRequest>* out, bool in_flight) {
   // Ended windows no capture still on its way can fall in; all ended ones when the bound is near.
   const uint64_t keep_from = latest_match_ > kKeepEndedNs ? latest_match_ - kKeepEndedNs : 0;
   prune_windows(window_count_ >= kMaxWindows / 2 ? latest_match_ : keep_from);
+}
+
+void RequestTracker::listen_from(uint64_t mono, uint32_t max_per_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  listening_ = Listening::kOpen;
+  window_ = ListenWindow{};
+  window_.start = mono;
+  window_.max_per_s = max_per_s;
+}
+
+void RequestTracker::stop_listening(uint64_t mono) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (listening_ != Listening::kOpen) return;
+  listening_ = Listening::kClosed;
+  window_.end = mono;
+}
+
+void RequestTracker::cut_open(uint64_t mono) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (listening_ != Listening::kClosed) return;
+  for (auto& [key, r] : open_) {
+    if (r.root != 0) end_window(r.root, r.seq, mono);
+  }
+  window_.cut += static_cast<uint32_t>(open_.size());
+  open_.clear();
+  windows_done_.push_back(window_);
+  window_ = ListenWindow{};
+  listening_ = Listening::kOff;
+}
+
+size_t RequestTracker::in_flight() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return open_.size();
+}
+
+uint64_t RequestTracker::begun_total() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return begun_total_;
+}
+
+void RequestTracker::take_windows(std::vector<ListenWindow>* out, bool last, uint64_t now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const ListenWindow& w : windows_done_) out->push_back(w);
+  windows_done_.clear();
+  if (!last || listening_ == Listening::kUntold || listening_ == Listening::kOff) return;
+  // The stream ends: the window open now (or closed and draining, whose open requests are sent in
+  // flight) ends with it.
+  ListenWindow w = window_;
+  if (listening_ == Listening::kOpen) w.end = now;
+  out->push_back(w);
 }
 
 uint64_t RequestTracker::dropped() const {

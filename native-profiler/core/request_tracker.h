@@ -35,6 +35,14 @@ struct HeldRequest {
   std::string method, endpoint, trace_id, span_id;
 };
 
+// A span of time the bridge listened: every request begun in [start, end) was tracked; `cut` of
+// the `begun` ones lost their end when it stopped listening (or found the in-flight bound full).
+struct ListenWindow {
+  uint64_t start = 0, end = 0;
+  uint32_t begun = 0, cut = 0;
+  uint32_t max_per_s = 0;  // the budget then (0: none)
+};
+
 class RequestTracker {
  public:
   static constexpr size_t kMaxInFlight = 16384;
@@ -55,6 +63,20 @@ class RequestTracker {
   // Sampler thread: the requests that ended since the last call, in order of their end; with
   // `in_flight` (the stream's end) also those still open, with end_mono 0.
   void take(std::vector<HeldRequest>* out, bool in_flight);
+
+  // The thread that turns the bridge on and off (shim/requests_bridge.h). A tracker never told
+  // tracks every start and sends no window.
+  void listen_from(uint64_t mono, uint32_t max_per_s);
+  void stop_listening(uint64_t mono);
+  // After the session stopped: the window's requests still open are cut, and the window is held.
+  void cut_open(uint64_t mono);
+  size_t in_flight() const;
+  // Starts tracked since the tracker began.
+  uint64_t begun_total() const;
+
+  // Sampler thread: the windows that closed since the last call; with `last` (the stream's end)
+  // the open one too, ended at `now`.
+  void take_windows(std::vector<ListenWindow>* out, bool last, uint64_t now);
 
   uint64_t dropped() const;
   uint64_t untracked() const;
@@ -77,6 +99,11 @@ class RequestTracker {
   size_t window_count_ = 0;
   uint64_t latest_match_ = 0;
   uint32_t next_seq_ = 1;
+  enum class Listening { kUntold, kOpen, kClosed, kOff };
+  Listening listening_ = Listening::kUntold;
+  ListenWindow window_;
+  std::vector<ListenWindow> windows_done_;
+  uint64_t begun_total_ = 0;
   uint64_t dropped_ = 0;
   uint64_t untracked_ = 0;
   uint64_t rooted_ = 0;

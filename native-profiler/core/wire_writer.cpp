@@ -402,6 +402,16 @@ void WireWriter::request(const RequestRecord& r) {
   finish(s);
 }
 
+void WireWriter::request_window(uint64_t start, uint64_t end, uint32_t begun, uint32_t cut, uint32_t max_per_s) {
+  const size_t s = begin(wire::kRequestWindow);
+  u64(start);
+  u64(end);
+  u32(begun);
+  u32(cut);
+  u32(max_per_s);
+  finish(s);
+}
+
 void WireWriter::end(uint64_t mono, uint8_t reason, int32_t descriptor, uint8_t how) {
   const size_t s = begin(wire::kEnd);
   u64(mono);

@@ -51,6 +51,7 @@ enum RecordType : uint8_t {
   kRequest = 0x15,
   kRuntimeEvent = 0x16,
   kRequestSamples = 0x17,
+  kRequestWindow = 0x18,
   kEnd = 0x7F,
 };
 
@@ -219,6 +220,8 @@ class WireWriter {
   void gc_event(const GcEventRecord& e);
   void runtime_event(const RuntimeEventRecord& e);
   void request(const RequestRecord& r);
+  // A span of time the bridge listened for requests (core/request_duty.h).
+  void request_window(uint64_t start, uint64_t end, uint32_t begun, uint32_t cut, uint32_t max_per_s);
   // With a `descriptor` (>= 0), the lost connection's number and how it was lost (1 closed,
   // 2 replaced) are appended.
   void end(uint64_t mono, uint8_t reason, int32_t descriptor = -1, uint8_t how = 0);

@@ -1,5 +1,6 @@
 // The threads of this process as Linux lists them, and what the scheduler says about one.
 #include <dirent.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <malloc.h>
 #include <fcntl.h>
@@ -115,6 +116,14 @@ void* page_alloc(size_t bytes) {
 
 void page_free(void* p, size_t bytes) {
   if (p != nullptr) munmap(p, bytes);
+}
+
+uint32_t usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  const int n = CPU_COUNT(&set);
+  return n > 0 ? static_cast<uint32_t>(n) : 1;
 }
 
 }  // namespace clrscope::platform

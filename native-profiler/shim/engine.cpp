@@ -62,7 +62,6 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, boo
   EVENTPIPE_SESSION session = 0;
   ULONG count = 1;
   if (async) configs[count++] = tpl_provider_config();
-  if (requests) configs[count++] = requests_provider_config();
   // System.Runtime's counters (core/event_counters.h); a runtime that refuses them still gets
   // the rest of the session. Only when the counters are watched (ProfilerConfig::runtime_counters):
   // turning them on starts the runtime's counter thread (".NET Counter Poller") and its
@@ -248,6 +247,13 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
                                             e->requests != nullptr);
     // A blocked pool thread's waits as the runtime reports them (report --blocking), .NET 9 on.
     if (e->requests != nullptr && e->event_session != 0 && version.major >= 9) e->wait_session = start_wait_events(info);
+    if (e->requests != nullptr && e->event_session != 0) {
+      const uint32_t budget = config.requests_rate == ProfilerConfig::kRequestsBudgetDefault
+                                  ? default_request_budget(platform::usable_cpus())
+                                  : config.requests_rate;
+      e->requests_bridge = new RequestBridge(info, e->requests, budget);
+      e->requests_bridge->start();
+    }
   }
   // After an attach the modules loaded before it were never announced: their precompiled code's
   // unwind tables are read now rather than at the sampler's first tick.
@@ -328,6 +334,8 @@ void log_async_heap(Engine* e) {
 }  // namespace
 
 void stop_engine_at_shutdown(Engine* e) {
+  // First, so the stream's last window is the one the thread left.
+  if (e->requests_bridge != nullptr) e->requests_bridge->stop(false);
   // The sampler publishes the counters' final values as it ends; readers that mapped the block
   // keep reading them after the name is gone.
   if (e->sampler->stop(wire::kEndShutdown, 3000)) e->counters_block.close(true);
@@ -368,6 +376,7 @@ void begin_detach(Engine* e) {
     log_line("a thread is stopped inside clrscope's signal handler; the detach waits until it leaves");
     while (!platform::capture_handlers_idle()) platform::sleep_until_mono_ns(platform::mono_now_ns() + 100000000ull);
   }
+  if (e->requests_bridge != nullptr) e->requests_bridge->stop(true);
   if (e->event_session != 0) e->info->EventPipeStopSession(e->event_session);
   e->event_session = 0;
   if (e->wait_session != 0) e->info->EventPipeStopSession(e->wait_session);
@@ -413,6 +422,8 @@ void finish_detach(Engine* e) {
   e->sampler = nullptr;
   delete e->measure;
   e->measure = nullptr;
+  delete e->requests_bridge;
+  e->requests_bridge = nullptr;
   delete e->resolver;
   e->resolver = nullptr;
   delete e->live;

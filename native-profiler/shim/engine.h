@@ -26,6 +26,7 @@
 #include "shim/exception_messages.h"
 #include "shim/async_heap.h"
 #include "shim/measure_controller.h"
+#include "shim/requests_bridge.h"
 
 namespace clrscope {
 
@@ -41,6 +42,8 @@ struct Engine {
   RuntimeEventTracker runtime_events;
   // HTTP requests (core/request_tracker.h), with config.requests; null otherwise.
   RequestTracker* requests = nullptr;
+  // The bridge's own session and the thread that turns it off and on past the rate budget.
+  RequestBridge* requests_bridge = nullptr;
   std::atomic<uintptr_t> requests_provider{0};
   std::atomic<uintptr_t> not_requests[3]{};
   SamplingShared shared;

@@ -3,6 +3,8 @@
 #include <new>
 
 #include "core/log.h"
+#include "core/own_threads.h"
+#include "core/platform.h"
 #include "core/profiler_config.h"
 #include "core/utf16.h"
 #include "shim/engine.h"
@@ -95,7 +97,9 @@ HRESULT ProfilerCallback::Shutdown() {
 
 HRESULT ProfilerCallback::ThreadCreated(ThreadID thread) {
   return guarded("ThreadCreated", [&]() -> HRESULT {
-    if (engine_ != nullptr) engine_->registry.on_created(thread);
+    // The profiler's own thread that starts and stops the requests bridge becomes a managed thread
+    // at its first session command (shim/requests_bridge.h); it is the profiler, not the program.
+    if (engine_ != nullptr && !is_own_thread(platform::current_tid())) engine_->registry.on_created(thread);
     return S_OK;
   });
 }
@@ -109,7 +113,7 @@ HRESULT ProfilerCallback::ThreadDestroyed(ThreadID thread) {
 
 HRESULT ProfilerCallback::ThreadAssignedToOSThread(ThreadID thread, DWORD os_thread) {
   return guarded("ThreadAssignedToOSThread", [&]() -> HRESULT {
-    if (engine_ != nullptr) engine_->registry.on_assigned_os_thread(thread, os_thread);
+    if (engine_ != nullptr && !is_own_thread(os_thread)) engine_->registry.on_assigned_os_thread(thread, os_thread);
     return S_OK;
   });
 }

@@ -105,6 +105,14 @@ bool thread_cpu_ns(uint32_t tid, uint64_t* out) {
   return ok;
 }
 
+uint32_t usable_cpus() {
+  DWORD_PTR process = 0, system = 0;
+  if (!GetProcessAffinityMask(GetCurrentProcess(), &process, &system) || process == 0) return 1;
+  uint32_t n = 0;
+  for (; process != 0; process &= process - 1) ++n;
+  return n;  // of the process's group; enough for a budget
+}
+
 void name_current_thread(const char* name) {
   // SetThreadDescription exists from Windows 10 1607; look it up rather than require it.
   using SetDescription = HRESULT(WINAPI*)(HANDLE, PCWSTR);

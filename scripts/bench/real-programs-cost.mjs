@@ -7,7 +7,7 @@
 // program in a rotated order, so drift of the machine hits all alike.
 //
 //   node scripts/bench/real-programs-cost.mjs [--rounds 5] [--programs pwsh,ilspycmd,csharpier,aspnet,efcore]
-//       [--configs bare,defaults,all,async-events,async-heap,dotnet-trace,loaded,no-events,no-perf-map,no-wall,sparse,eventpipe]
+//       [--configs bare,defaults,all,async-events,async-heap,dotnet-trace,requests,requests-all,loaded,no-events,no-perf-map,no-wall,sparse,eventpipe]
 //       [--attach] [--json FILE]
 //
 // --attach records with `record --pid` after the program started instead of launching it under
@@ -47,6 +47,10 @@ const CONFIGS = {
   'async-events': { mode: 'launch', recordOptions: ['--async', '--async-source', 'events'] },
   'async-heap': { mode: 'launch', recordOptions: ['--async', '--async-source', 'heap'] },
   'dotnet-trace': { mode: 'trace' },
+  // HTTP requests (issue 27) on the ASP.NET Core service: at the default budget, where the bridge
+  // listens part of the time past it, and every request (--requests-rate all).
+  requests: { mode: 'launch', recordOptions: ['--requests'] },
+  'requests-all': { mode: 'launch', recordOptions: ['--requests', '--requests-rate', 'all'] },
   // Where the cost at the defaults goes: the same recording with one part left out each, and the
   // profiler loaded with nothing to do (no socket: it stays inactive, but the runtime keeps it).
   loaded: { mode: 'bare', env: 'loaded' },

@@ -25,6 +25,15 @@ test('each endpoint\'s histogram holds every request that ended, in buckets grow
   assert.ok(a.bounds[a.counts.length - 1] <= 300 && 300 < a.bounds[a.counts.length]);
   assert.deepEqual(tab.histograms['GET /b'], { bounds: [0, 0.25 * Math.SQRT2], counts: [1] });
   assert.deepEqual(tab.rows.map((r) => [r.endpoint, r.count, r.inFlight]), [['GET /a', 3, 0], ['GET /b', 1, 1]]);
+  assert.equal(tab.tracking, null, 'no REQUEST_WINDOW: every request recorded');
+});
+
+test('the tab carries the tracking its sentence is made from when the profiler listened part of the time', () => {
+  const enc = fixtureEncoder();
+  enc.requestWindow({ startMono: T, endMono: T + 1e6, begun: 5, cut: 0, maxPerS: 83 });
+  enc.requestWindow({ startMono: T + 1e9, endMono: T + 1.001e9, begun: 4, cut: 1, maxPerS: 83 });
+  const tab = requestsTab(recordingFromStream([enc.bytes().slice()]));
+  assert.deepEqual(tab.tracking && [tab.tracking.windows, tab.tracking.begun, tab.tracking.cut, tab.tracking.sampled], [2, 9, 1, true]);
 });
 
 test('a busy server\'s 300,000 requests make a histogram without overflowing the call stack', () => {

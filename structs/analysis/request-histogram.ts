@@ -4,6 +4,7 @@
 
 import type { Recording } from '../profile/recording.js';
 import { requestItems, type RequestItem } from './request-picks.js';
+import { requestTracking, type RequestTracking } from './request-tracking.js';
 import { requestTable, requestsOf, type EndpointRow } from './requests.js';
 
 export interface LatencyHistogram {
@@ -17,6 +18,8 @@ export interface RequestsTab {
   histograms: Record<string, LatencyHistogram>;
   /** Per endpoint, its ended requests, slowest first (request-picks.ts). */
   requests: Record<string, RequestItem[]>;
+  /** How much of the time the profiler listened (request-tracking.ts); null: it recorded every request. */
+  tracking: RequestTracking | null;
 }
 
 const FIRST_BOUND_MS = 0.25;
@@ -52,5 +55,5 @@ export function requestsTab(rec: Recording): RequestsTab {
   }
   const histograms: Record<string, LatencyHistogram> = {};
   for (const [endpoint, ms] of byEndpoint) histograms[endpoint] = histogram(ms);
-  return { rows: requestTable(rec), histograms, requests: requestItems(rec, requests) };
+  return { rows: requestTable(rec), histograms, requests: requestItems(rec, requests), tracking: requestTracking(rec) };
 }

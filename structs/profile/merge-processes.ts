@@ -120,6 +120,7 @@ export function mergeProcesses(parts: readonly ProcessPart[]): Recording {
     thread: (id: number) => ids[k].threads.get(id) as number,
     string: (id: number) => ids[k].strings.get(id),
     request: ids[k].request,
+    pid: part.process.pid,
   })), out.sink);
   const stats = parts.map((part) => part.recording.stats).filter((s) => s !== undefined);
   if (stats.length > 0) out.sink.onStats(summedStats(stats));

@@ -293,8 +293,9 @@ export class RecordingSink implements WireSink {
     const s = this.store;
     this.checkDefining(kind.name);
     for (const f of kind.fields) {
-      // A request's seq names no record before this one (REQUEST_SAMPLES marks samples with it first).
-      const id = f.ref === undefined || f.ref === 'request' ? 0 : r[f.key];
+      // A request's seq names no record before this one (REQUEST_SAMPLES marks samples with it first),
+      // and a pid no record at all (a merge's PROCESS records may come after it).
+      const id = f.ref === 'thread' || f.ref === 'string' ? r[f.key] : 0;
       if (id !== 0 && !(f.ref === 'thread' ? s.threads.has(id) : s.strings.has(id))) {
         throw new RecordingError(`is a ${kind.name} naming ${f.ref} ${id}, which no ${f.ref === 'thread' ? 'THREAD' : 'STRING'} record defined`);
       }

@@ -65,7 +65,7 @@ test('merging puts every part\'s records in order of their end and renumbers thr
   const a = recordingWith([pause(100, 50), pause(300, 10)]);
   const b = recordingWith([pause(120, 5)]);
   const same = (id: number): number => id;
-  const merged = mergedTimeline(genericTimelineKind(SUSPENSIONS), [{ recording: a, thread: same, string: same, request: same }, { recording: b, thread: same, string: same, request: same }]);
+  const merged = mergedTimeline(genericTimelineKind(SUSPENSIONS), [{ recording: a, thread: same, string: same, request: same, pid: 1 }, { recording: b, thread: same, string: same, request: same, pid: 2 }]);
   assert.deepEqual(merged.map((s) => s.mono), [120, 100, 300]);
 
   const kind = genericTimelineKind(REQUESTS);
@@ -74,7 +74,7 @@ test('merging puts every part\'s records in order of their end and renumbers thr
   c.sink.onString({ stringId: 1, text: '/a' });
   c.sink.onTimeline(kind, { mono: 5, durationNs: 5, threadId: 1, pathId: 1 });
   c.sink.onTimeline(kind, { mono: 6, durationNs: 1, threadId: 0, pathId: 0 });
-  const renumbered = mergedTimeline(kind, [{ recording: c, thread: (id) => id + 100, string: (id) => id + 200, request: (id) => id }]);
+  const renumbered = mergedTimeline(kind, [{ recording: c, thread: (id) => id + 100, string: (id) => id + 200, request: (id) => id, pid: 1 }]);
   assert.deepEqual(renumbered, [{ mono: 6, durationNs: 1, threadId: 0, pathId: 0 }, { mono: 5, durationNs: 5, threadId: 101, pathId: 201 }]);
   assert.equal(RecordType.Suspension, SUSPENSIONS.recordType);
 });

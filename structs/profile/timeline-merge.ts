@@ -1,6 +1,7 @@
 // The timeline records of several processes' recordings in one merged recording
 // (merge-processes.ts): every kind's records of every part, their thread and string ids in the
-// merged recording's numbering (and their requests' seqs, so two processes' seqs stay apart), in
+// merged recording's numbering (and their requests' seqs, so two processes' seqs stay apart; and
+// the part's pid in a record that has no thread to say whose it is), in
 // order of their end, which is where a writer sends each one and so where one stream of all the
 // processes would have had it. The live merge renumbers each
 // record the same way as it arrives (structs/formats/clrscope-file/process-reencoder.ts).
@@ -16,16 +17,19 @@ export interface TimelinePart {
   thread(id: number): number;
   string(id: number): number;
   request(seq: number): number;
+  /** The part's process, which a record with no thread to say whose it is gets (its process field). */
+  readonly pid: number;
 }
 
-/** A record of `kind` with its thread, string and request ids in the merged numbering (the live merge writes each this way too). */
-export function renumberedTimelineRecord(kind: TimelineKind, r: TimelineRecord, ids: Pick<TimelinePart, 'thread' | 'string' | 'request'>): TimelineRecord {
+/** A record of `kind` with its thread, string and request ids in the merged numbering, and its process named (the live merge writes each this way too). */
+export function renumberedTimelineRecord(kind: TimelineKind, r: TimelineRecord, ids: Pick<TimelinePart, 'thread' | 'string' | 'request' | 'pid'>): TimelineRecord {
   const refs = kind.fields.filter((f) => f.ref !== undefined);
   if (refs.length === 0) return r;
   const renumbered: Record<string, number> = { ...r };
   for (const f of refs) {
     const id = r[f.key];
-    if (id !== 0) renumbered[f.key] = f.ref === 'thread' ? ids.thread(id) : f.ref === 'string' ? ids.string(id) : ids.request(id);
+    if (f.ref === 'process') renumbered[f.key] = id !== 0 ? id : ids.pid;
+    else if (id !== 0) renumbered[f.key] = f.ref === 'thread' ? ids.thread(id) : f.ref === 'string' ? ids.string(id) : ids.request(id);
   }
   return renumbered;
 }

@@ -19,7 +19,7 @@ import type {
 import { PackedRecordWriter } from './packed-writer.js';
 import {
   FunctionKind, MAX_STACK_ID, ModuleKind, OffsetKind, OWN_COST_FIELDS, PREAMBLE_SIZE, RecordType, STACK_FLAGS, WIRE_MAGIC, WIRE_VERSION, WIRE_VERSION_1,
-  type TaskRecord,
+  type RequestWindowRecord, type TaskRecord,
 } from './records.js';
 import { SUSPENSIONS } from './timeline/suspensions.js';
 import { timelineBodySize, type TimelineKind } from './timeline/timeline-kind.js';
@@ -245,6 +245,20 @@ export class WireEncoder extends PackedRecordWriter {
 
   suspension(r: SuspensionInput): this {
     return this.timeline(SUSPENSIONS, r);
+  }
+
+  /**
+   * A REQUEST_WINDOW as the profiler sends it: 28 bytes, without the pid clrscope's merges append
+   * (PROTOCOL.md, REQUEST_WINDOW); timeline() writes the merged form.
+   */
+  requestWindow(w: Omit<TimelineInput<RequestWindowRecord>, 'pid'>): this {
+    let p = this.begin(RecordType.RequestWindow, 28);
+    p = this.u64(p, w.startMono);
+    p = this.u64(p, w.endMono);
+    p = this.u32(p, Number(w.begun));
+    p = this.u32(p, Number(w.cut));
+    this.u32(p, Number(w.maxPerS));
+    return this;
   }
 
   end(r: EndInput): this {

@@ -45,6 +45,8 @@ export const RecordType = {
   RuntimeEvent: 0x16,
   /** Which samples of the SAMPLES record before it were taken in which request (REQUEST's seq); PROTOCOL.md, REQUEST_SAMPLES. */
   RequestSamples: 0x17,
+  /** A time the profiler listened for requests, and what it saw in it (PROTOCOL.md, REQUEST_WINDOW). */
+  RequestWindow: 0x18,
   End: 0x7f,
 } as const;
 
@@ -266,6 +268,22 @@ export interface RequestRecord {
   seq: number;
 }
 
+/**
+ * A time the profiler's DiagnosticSource bridge listened for requests (PROTOCOL.md,
+ * REQUEST_WINDOW): from startMono to endMono (target CLOCK_MONOTONIC ns), the requests begun in
+ * it (`cut` of them outlived it and are not in the stream) and the rate budget then in effect
+ * (requests a second, 0: none). `pid` is no profiler's: a merge of several processes writes the
+ * window's process there (0: the recording's own process, as every profiler's window reads).
+ */
+export interface RequestWindowRecord {
+  startMono: number;
+  endMono: number;
+  begun: number;
+  cut: number;
+  maxPerS: number;
+  pid: number;
+}
+
 export interface EndRecord {
   mono: number;
   reason: number;
@@ -301,6 +319,7 @@ export function recordTypeName(type: number): string {
     case RecordType.Request: return 'REQUEST';
     case RecordType.RuntimeEvent: return 'RUNTIME_EVENT';
     case RecordType.RequestSamples: return 'REQUEST_SAMPLES';
+    case RecordType.RequestWindow: return 'REQUEST_WINDOW';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

@@ -7,7 +7,9 @@
 // Thread pool tab must show what `report --blocking` prints (the diagnosis, the ranked sites with
 // their wait, share and threads), the pool's workers over time with its shortages, and a clicked
 // site's stacks, the heaviest as the report gives it. A recording of a program that is no server
-// says in one sentence that it has neither.
+// says in one sentence that it has neither. A recording past the requests' rate budget (4
+// connections of cheap requests: the profiler listened part of the time) says so above the table
+// in the sentence `report --requests` prints after it; the starved recording, heard whole, does not.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -22,7 +24,7 @@ import { readRecordingFile } from '../../electron/services/export/recording-file
 import { openWorkstationInChromium, type WorkstationInChromium } from './support/workstation-in-chromium.js';
 import { PROFILER, ROOT } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
-import { WEB_DLL, recordStarved } from './support/starved-pool.js';
+import { WEB_DLL, recordStarved, recordedRequestWeb } from './support/starved-pool.js';
 import { appState, checkedScreenshot, flameNodes, hookReady, missingForPage, until } from './support/workstation-page.js';
 import type { EndpointRow } from '../../structs/analysis/requests.js';
 
@@ -56,6 +58,7 @@ describe('the Requests and Thread pool tabs', { skip: skip ? `missing: ${missing
   let dir: string;
   let starved: string;
   let plain: string;
+  let sampled: string;
   let report: BlockingReport;
   let requests: EndpointRow[];
   let ui: WorkstationInChromium;
@@ -73,6 +76,11 @@ describe('the Requests and Thread pool tabs', { skip: skip ? `missing: ${missing
     const table = await runCli(['report', starved, '--requests', '--format', 'json']);
     assert.equal(table.code, 0, table.stderr);
     requests = (JSON.parse(table.stdout) as { requests: EndpointRow[] }).requests;
+    sampled = join(dir, 'sampled.clrscope');
+    await recordedRequestWeb(sampled, 'dotnet', [WEB_DLL], (url) => {
+      const load = spawnSync('dotnet', [WEB_DLL, 'load', '--url', url, '--seconds', '4', '--parallel', '4', '--paths', '/cpu/0,/fail'], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(load.status, 0, load.stderr);
+    });
     plain = join(dir, 'plain.clrscope');
     const r = await runCli(['record', '-o', plain, '--', 'dotnet', join(ROOT, 'test', 'targets', 'Demo', 'bin', 'out', 'Demo.dll'), '--seconds', '2'], { timeoutMs: 60_000 });
     assert.equal(r.code, 0, r.stderr);
@@ -148,6 +156,21 @@ describe('the Requests and Thread pool tabs', { skip: skip ? `missing: ${missing
     const frames = await page.getByTestId('pool-stack').first().locator('li').allInnerTexts();
     assert.deepEqual(frames, report.blocking[0].stack);
     await checkedScreenshot(page, 'threadpool-tab', { dir: ARTIFACTS });
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('Requests: a recording past the rate budget says it is a sample, in report --requests\'s words', { timeout: 120000 }, async () => {
+    const text = await runCli(['report', sampled, '--requests']);
+    assert.equal(text.code, 0, text.stderr);
+    const sentence = text.stdout.split('\n').find((l) => l.startsWith('Sampled: '));
+    assert.ok(sentence !== undefined, `report --requests says it sampled:\n${text.stdout}`);
+    await openFile(page, sampled);
+    await page.getByTestId('tab-requests').click();
+    assert.equal(await until('the sampled note', () => page.getByTestId('requests-sampled').innerText().catch(() => ''), (t) => t !== '', 30000), sentence);
+    await openFile(page, starved);
+    await page.getByTestId('tab-requests').click();
+    await until('the requests table', () => page.getByTestId('requests-row').count(), (n) => n > 0, 30000);
+    assert.equal(await page.getByTestId('requests-sampled').count(), 0, 'every request of the starved recording was heard');
     assert.deepEqual(pageErrors, []);
   });
 

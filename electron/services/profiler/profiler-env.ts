@@ -56,7 +56,16 @@ export interface EventSwitches {
   asyncSource?: AsyncSource;
   /** HTTP requests (README, "Requests"): off unless asked for. */
   requests?: boolean;
+  /** With requests: the rate budget (requests a second), or all of them; absent, the profiler's default budget. */
+  requestsRate?: RequestsRate;
 }
+
+/**
+ * How many requests a second the profiler's DiagnosticSource bridge may hear before it listens
+ * only part of each second (ASP.NET Core pays for every request heard; PROTOCOL.md,
+ * REQUEST_WINDOW): a whole number from 1 to 1,000,000, or `all`, always listening.
+ */
+export type RequestsRate = number | 'all';
 
 /**
  * Where async call stacks come from (native-profiler/ASYNC-STACKS-STUDY.md): `heap` reads each
@@ -86,14 +95,24 @@ function asyncValue(s: EventSwitches): string {
   return (s.asyncSource ?? DEFAULT_ASYNC_SOURCE) === 'heap' ? 'heap' : '1';
 }
 
+/** The rate budget's text for the profiler, undefined when it keeps its default (no requests, or none given). */
+function requestsRateValue(s: EventSwitches): string | undefined {
+  return s.requests === true && s.requestsRate !== undefined ? String(s.requestsRate) : undefined;
+}
+
 /** The variables that carry EventSwitches to a profiler loaded at startup (core/profiler_config.h). */
 export function eventEnvironment(s: EventSwitches): Record<string, string> {
-  return { CLRSCOPE_EXCEPTIONS: s.exceptions ? '1' : '0', CLRSCOPE_LOCKS: s.locks ? '1' : '0', CLRSCOPE_ALLOC: s.alloc ? '1' : '0', ...(s.async === true ? { CLRSCOPE_ASYNC: asyncValue(s) } : {}), ...(s.requests === true ? { CLRSCOPE_REQUESTS: '1' } : {}) };
+  const rate = requestsRateValue(s);
+  return {
+    CLRSCOPE_EXCEPTIONS: s.exceptions ? '1' : '0', CLRSCOPE_LOCKS: s.locks ? '1' : '0', CLRSCOPE_ALLOC: s.alloc ? '1' : '0', ...(s.async === true ? { CLRSCOPE_ASYNC: asyncValue(s) } : {}),
+    ...(s.requests === true ? { CLRSCOPE_REQUESTS: '1' } : {}), ...(rate === undefined ? {} : { CLRSCOPE_REQUESTS_RATE: rate }),
+  };
 }
 
 /** The same as attach client data lines (parse_client_data). */
 export function eventClientData(s: EventSwitches): string {
-  return `exceptions=${s.exceptions ? 1 : 0}\nlocks=${s.locks ? 1 : 0}\nalloc=${s.alloc ? 1 : 0}\n${s.async === true ? `async=${asyncValue(s)}\n` : ''}${s.requests === true ? 'requests=1\n' : ''}`;
+  const rate = requestsRateValue(s);
+  return `exceptions=${s.exceptions ? 1 : 0}\nlocks=${s.locks ? 1 : 0}\nalloc=${s.alloc ? 1 : 0}\n${s.async === true ? `async=${asyncValue(s)}\n` : ''}${s.requests === true ? 'requests=1\n' : ''}${rate === undefined ? '' : `requests_rate=${rate}\n`}`;
 }
 
 /** The environment variables that make a starting .NET runtime load the profiler and stream to us. */

@@ -6,6 +6,7 @@
 
 import { useState, type ReactElement } from 'react';
 import { inLatencyRange } from '../../../structs/analysis/request-picks.js';
+import { requestTrackingSentence } from '../../../structs/analysis/request-tracking.js';
 import { isEventMetric } from '../../../structs/profile/event-metrics.js';
 import type { RequestPick } from '../state/app-state.js';
 import { RequestHistogram, ms } from './request-histogram.js';
@@ -45,8 +46,11 @@ export function RequestsView(): ReactElement {
     if (picked.length > 0) flameOfRequests({ ids: picked.map((r) => r.index), label: `${shown}: ${ms(fromMs)}–${ms(toMs)} ms (${picked.length})` });
   };
   const shownTimeline = timeline !== null && timeline.endpoint === shown ? timeline : null;
+  // The counts are a sample when the profiler listened part of the time: said before them, as report --requests says it after.
+  const sampledNote = requestTrackingSentence(tab.tracking);
   return (
     <div className="pool-view gc-view" data-testid="requests-view">
+      {sampledNote !== null && <p data-testid="requests-sampled">{sampledNote}</p>}
       <table className="grid compact" data-testid="requests-table">
         <thead>
           <tr>

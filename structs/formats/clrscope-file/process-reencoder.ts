@@ -437,8 +437,8 @@ export class ProcessReencoder implements WireSink {
 
   onTimeline(kind: TimelineKind, r: TimelineRecord): void {
     this.flush();
-    // Its threads, strings and requests in the merged ids, as merge-processes.ts renumbers them after the fact.
-    const ids = { thread: (id: number) => this.thread(id), string: (id: number) => mapped(this.strings, id, 'string'), request: (seq: number) => this.requestSeq(seq) };
+    // Its threads, strings and requests in the merged ids, and its pid, as merge-processes.ts renumbers them after the fact.
+    const ids = { thread: (id: number) => this.thread(id), string: (id: number) => mapped(this.strings, id, 'string'), request: (seq: number) => this.requestSeq(seq), pid: this.pid ?? 0 };
     if (!this.passThrough) this.enc.timeline(kind, renumberedTimelineRecord(kind, r, ids));
     else for (const f of kind.fields) if (f.ref === 'request' && r[f.key] !== 0) this.requestSeq(r[f.key]);
   }

@@ -304,3 +304,24 @@ test('request marks survive, with REQUEST_SAMPLES split from its SAMPLES record,
   assert.deepEqual(marked(late), expected);
   assert.deepEqual(late.timeline(REQUESTS).map((q) => q.seq).sort((x, y) => x - y), [1, 2, 4, 5]);
 });
+
+test('request windows name their process, as merge-processes names them, whether the first process\'s passed as its own bytes or not', async () => {
+  const { requestFixtureStream } = await import('../../profile/request-fixture-stream.test-support.js');
+  const { REQUEST_WINDOWS } = await import('../../wire/timeline/request-windows.js');
+  const { requestTracking } = await import('../../analysis/request-tracking.js');
+  const a = requestFixtureStream(5, [{ startMono: 0, endMono: 10, begun: 3, cut: 1, maxPerS: 83 }, { startMono: 100, endMono: 110, begun: 2, cut: 0, maxPerS: 83 }]);
+  const b = requestFixtureStream(6, [{ startMono: 0, endMono: 700, begun: 2, cut: 0, maxPerS: 0 }]);
+  const own = recordingFromStream([a]);
+  const expected = mergeProcesses([
+    { process: { pid: 5, name: '' }, recording: own },
+    { process: { pid: 6, name: '' }, recording: recordingFromStream([b]) },
+  ]);
+  const pids = (r: Recording): number[] => r.timeline(REQUEST_WINDOWS).map((w) => (w.pid === 0 ? r.meta?.pid ?? 0 : w.pid)).sort();
+  const { rec } = mergeLive([split(a, 7), split(b, 8)], own.end);
+  assert.deepEqual(pids(rec), [5, 5, 6]);
+  assert.deepEqual(requestTracking(rec), requestTracking(expected));
+  // The first process's whole stream passed as its own bytes before the second joined: its windows say pid 0, its own.
+  const late = mergeLive([[a], split(b, 9)], own.end).rec;
+  assert.deepEqual(late.timeline(REQUEST_WINDOWS).map((w) => w.pid).sort(), [0, 0, 6]);
+  assert.deepEqual(requestTracking(late), requestTracking(expected));
+});

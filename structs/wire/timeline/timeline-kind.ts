@@ -17,9 +17,11 @@ export interface TimelineField<R> {
    * What the number names, when it names something: a THREAD or a STRING id, which the sink checks
    * was defined, or a request's seq (REQUEST_SAMPLES marks samples with it before the REQUEST is
    * sent, so it is no reference to a record before it and is not checked). A merge of several
-   * processes renumbers each. 0 names nothing.
+   * processes renumbers each. 0 names nothing. A process (its pid) is written by such a merge
+   * alone, for a record that has no thread to say whose it is: 0 there is the stream's own process,
+   * which the merge replaces with the pid of the process it came from.
    */
-  readonly ref?: 'thread' | 'string' | 'request';
+  readonly ref?: 'thread' | 'string' | 'request' | 'process';
   /** Its word in a recording's text dump; the key when absent. */
   readonly dumpAs?: string;
   /**

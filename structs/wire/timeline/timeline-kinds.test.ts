@@ -6,6 +6,7 @@ import { RecordType, SuspensionFlags, type SuspensionRecord } from '../records.j
 import type { WireSink } from '../wire-sink.js';
 import { GC_EVENTS } from './gc-events.js';
 import { REQUESTS } from './requests.js';
+import { REQUEST_WINDOWS } from './request-windows.js';
 import { RUNTIME_EVENTS } from './runtime-events.js';
 import { SUSPENSIONS } from './suspensions.js';
 import { genericTimelineKind, timelineBodySize, timelineDumpLine, timelineMinBodySize, type TimelineKind, type TimelineRecord } from './timeline-kind.js';
@@ -14,13 +15,14 @@ import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
 const hello = { pid: 1, flags: 3, mono: 10, unixNs: 0n, intervalNs: 1000, wallThreadsPerTick: 4, runtimeVersion: '', profilerVersion: '' };
 const pause: SuspensionRecord = { mono: 0x0102030405, durationNs: 300, suspendNs: 100, reason: 1, generation: -1, flags: SuspensionFlags.Induced };
 
-test('the registry finds SUSPENSION, GC_EVENT, REQUEST and RUNTIME_EVENT by their record types and nothing else', () => {
-  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS), genericTimelineKind(RUNTIME_EVENTS)]);
+test('the registry finds SUSPENSION, GC_EVENT, REQUEST, RUNTIME_EVENT and REQUEST_WINDOW by their record types and nothing else', () => {
+  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS), genericTimelineKind(RUNTIME_EVENTS), genericTimelineKind(REQUEST_WINDOWS)]);
   assert.equal(timelineKindOf(RecordType.Suspension), SUSPENSIONS);
   assert.equal(timelineKindOf(RecordType.GcEvent), GC_EVENTS);
   assert.equal(timelineKindOf(RecordType.Request), REQUESTS);
   assert.equal(timelineKindOf(RecordType.RuntimeEvent), RUNTIME_EVENTS);
-  const kinds: number[] = [RecordType.Suspension, RecordType.GcEvent, RecordType.Request, RecordType.RuntimeEvent];
+  assert.equal(timelineKindOf(RecordType.RequestWindow), REQUEST_WINDOWS);
+  const kinds: number[] = [RecordType.Suspension, RecordType.GcEvent, RecordType.Request, RecordType.RuntimeEvent, RecordType.RequestWindow];
   for (let type = 0; type < 256; type++) {
     if (!kinds.includes(type)) assert.equal(timelineKindOf(type), undefined, `type ${type}`);
   }
@@ -155,4 +157,37 @@ test('a REQUEST decodes with its seq, and an older writer\'s body without it dec
   assert.deepEqual(decoded(longer), [r]);
   const short = new WireEncoder().preamble().hello(hello).raw(RecordType.Request, new Array(43).fill(0)).bytes();
   assert.throws(() => decoded(short), /the REQUEST record at byte \d+ has a 43-byte body, shorter than the 44 bytes its fields need/);
+});
+
+test('a REQUEST_WINDOW is the profiler\'s 28-byte body PROTOCOL.md lays out; a merge appends the pid, 32', () => {
+  const w = { startMono: 0x0102030405, endMono: 0x0102030406, begun: 412, cut: 3, maxPerS: 166 };
+  const profilers = new WireEncoder().requestWindow(w).bytes();
+  assert.equal(timelineMinBodySize(genericTimelineKind(REQUEST_WINDOWS)), 28);
+  assert.equal(timelineBodySize(genericTimelineKind(REQUEST_WINDOWS)), 32);
+  const body = [
+    0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 startMono
+    0x06, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 endMono
+    0x9c, 1, 0, 0, // u32 begun 412
+    3, 0, 0, 0, // u32 cut
+    166, 0, 0, 0, // u32 maxPerS
+  ];
+  assert.deepEqual(Array.from(profilers), [29, 0, 0, 0, RecordType.RequestWindow, ...body]);
+  assert.deepEqual(Array.from(new WireEncoder().timeline(REQUEST_WINDOWS, { ...w, pid: 777 }).bytes()), [33, 0, 0, 0, RecordType.RequestWindow, ...body, 0x09, 0x03, 0, 0]);
+});
+
+test('a profiler\'s REQUEST_WINDOW decodes with pid 0 (its own process), a merged one with its pid; a shorter body is refused', () => {
+  const w = { startMono: 5000, endMono: 9000, begun: 7, cut: 1, maxPerS: 83 };
+  const decoded = (bytes: Uint8Array): [string, TimelineRecord][] => {
+    const heard: [string, TimelineRecord][] = [];
+    const sink = new Proxy({}, {
+      get: (_t, name) => (name === 'onTimeline' ? (kind: TimelineKind, rec: TimelineRecord) => heard.push([kind.name, rec]) : () => {}),
+    }) as WireSink;
+    new WireDecoder(sink).push(bytes);
+    return heard;
+  };
+  assert.deepEqual(decoded(new WireEncoder().preamble().hello(hello).requestWindow(w).bytes()), [['REQUEST_WINDOW', { ...w, pid: 0 }]]);
+  assert.deepEqual(decoded(new WireEncoder().preamble().hello(hello).timeline(REQUEST_WINDOWS, { ...w, pid: 6 }).bytes()), [['REQUEST_WINDOW', { ...w, pid: 6 }]]);
+  const short = new WireEncoder().preamble().hello(hello).raw(RecordType.RequestWindow, new Array(27).fill(0)).bytes();
+  assert.throws(() => decoded(short), /the REQUEST_WINDOW record at byte \d+ has a 27-byte body, shorter than the 28 bytes its fields need/);
+  assert.equal(timelineDumpLine(REQUEST_WINDOWS, { ...w, pid: 0 }), 'request-window: start 5000 end 9000 begun 7 cut 1 max-per-s 83 pid 0');
 });
