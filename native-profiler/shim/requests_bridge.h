@@ -24,9 +24,9 @@ class RequestBridge {
   ~RequestBridge();
 
   // Starts listening now, on the caller's thread (Initialize, or the attach's): at a launch no
-  // managed code has run yet, so the bridge's EventSource is enabled as it is created. With a
-  // budget, the thread that measures the rate starts too. False when the runtime refused the
-  // session (logged).
+  // managed code has run yet, so the bridge's EventSource is enabled as it is created. Then the
+  // thread starts: it measures the rate against a budget, and at a detach it is the one that
+  // stops the session. False when the runtime refused the session (logged).
   bool start();
 
   // Stops the thread. At a detach the thread stops the session and the caller waits for it for

@@ -1,5 +1,6 @@
 #pragma once
-// The DiagnosticSource bridge in the profiler's EventPipe session: HTTP requests (core/request_payloads.h).
+// The DiagnosticSource bridge's provider configuration and its events: HTTP requests
+// (core/request_payloads.h). Its session is shim/requests_bridge.h's.
 #include <cstddef>
 #include <cstdint>
 
