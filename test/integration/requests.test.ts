@@ -3,20 +3,25 @@
 // delay, a sync-over-async block, a 500) while its own load generator, another process, sends
 // requests and measures their latencies. The recording's count per endpoint must equal the
 // server's own count and the client's, its latencies must be within 10% of the client's, and
-// `go tool pprof -tagfocus endpoint=...` must find Work.Burn's CPU under its endpoint's label.
+// `go tool pprof -tagfocus endpoint=...` must find Work.Burn's CPU under its endpoint's label, and
+// the speedscope export each endpoint's CPU in a profile of its own.
 // On .NET 10 (the shared runtime) and .NET 8 (a self-contained build) launched under clrscope,
 // and on .NET 10 attached to (record --pid) before the load begins.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fromSpeedscope } from '../../structs/formats/speedscope/from-speedscope.js';
+import { endpointProfileName, ENDPOINT_PROFILE_PREFIX, parseProfileName } from '../../structs/formats/speedscope/profile-name.js';
+import { speedscopeSchemaProblems } from '../../structs/formats/speedscope/schema-check.js';
+import type { SpeedscopeFile } from '../../structs/formats/speedscope/speedscope-file.js';
 import { goAvailable, goPprof, parseTop } from './support/go-pprof.js';
 import { ROOT } from './support/paths.js';
 import { requestOutputs, type EndpointRow } from './support/request-outputs.js';
-import { resultOf } from './support/run-cli.js';
+import { resultOf, runCli } from './support/run-cli.js';
 import { attachedRequestWeb, recordedRequestWeb, WEB_DLL } from './support/starved-pool.js';
 
 const PATHS = ['/cpu/150', '/delay/250', '/block/150', '/fail'];
@@ -111,6 +116,33 @@ for (const runtime of RUNTIMES) {
       assert.match(tags, /trace_id: Total/);
       assert.match(tags, /span_id: Total/);
       assert.match(tags, /\b[0-9a-f]{32}\b/, 'trace ids as the Activity writes them');
+    });
+
+    it('gives each endpoint a speedscope profile per metric, its CPU the report\'s, which clrscope reads back without counting it twice', async (t) => {
+      const json = join(dir, 'web.speedscope.json');
+      const conv = await runCli(['convert', join(dir, 'web.clrscope'), '-o', json]);
+      assert.equal(conv.code, 0, conv.stderr);
+      const bytes = readFileSync(json);
+      const file = JSON.parse(bytes.toString('utf8')) as SpeedscopeFile;
+      assert.deepEqual(speedscopeSchemaProblems(file), []);
+      const totalMs = (name: string): number | undefined => {
+        const p = file.profiles.find((q) => q.name === name);
+        return p === undefined || p.type !== 'sampled' ? undefined : p.weights.reduce((s, w) => s + w, 0) / 1e6;
+      };
+      t.diagnostic(`endpoint profiles: ${file.profiles.filter((p) => p.name.startsWith(ENDPOINT_PROFILE_PREFIX)).map((p) => `${p.name} ${(p.endValue / 1e6).toFixed(1)} ms`).join('; ')}`);
+      for (const row of run.rows.values()) {
+        const cpu = totalMs(endpointProfileName(row.endpoint, 'cpu')) ?? 0;
+        t.diagnostic(`${row.endpoint}: CPU ${cpu.toFixed(3)} ms in speedscope, ${row.cpuMs} ms in report --requests`);
+        assert.ok(Math.abs(cpu - row.cpuMs) <= Math.max(0.01 * row.cpuMs, 0.001), `${row.endpoint}: ${cpu} ms of CPU in speedscope, ${row.cpuMs} ms in report --requests`);
+      }
+      assert.ok((totalMs(endpointProfileName(ENDPOINTS['/cpu/150'], 'cpu')) ?? 0) > 200, 'GET /cpu/{ms} has its CPU');
+      assert.ok((totalMs(endpointProfileName(ENDPOINTS['/delay/250'], 'wall')) ?? 0) > 0, 'GET /delay/{ms} has wall time');
+      // Read back: the per-thread profiles alone, the endpoint (and async) profiles not again.
+      const threadsCpu = file.profiles.filter((p) => !p.name.startsWith(ENDPOINT_PROFILE_PREFIX) && parseProfileName(p.name)?.metric === 'cpu').reduce((s, p) => s + p.endValue, 0);
+      const back = fromSpeedscope(bytes);
+      let backCpu = 0;
+      for (let i = 0; i < back.sampleCount; i++) backCpu += back.sampleCpuNs(i);
+      assert.equal(backCpu, threadsCpu);
     });
   });
 }

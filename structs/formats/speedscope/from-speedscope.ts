@@ -21,10 +21,13 @@ import {
 } from '../../profile/read-budget.js';
 import { JSON_ARRAY, JSON_OBJECT, JsonCursor, JsonSyntaxError, JsonTooDeepError, jsonKeys } from './json-cursor.js';
 import { parseExporter } from './exporter-name.js';
-import { ASYNC_PROFILE_PREFIX, EVENT_PROFILE_PREFIX, parseProfileName, type TimeMetric } from './profile-name.js';
+import { ASYNC_PROFILE_PREFIX, ENDPOINT_PROFILE_PREFIX, EVENT_PROFILE_PREFIX, parseProfileName, type TimeMetric } from './profile-name.js';
 import { SPEEDSCOPE_UNITS, nanosecondsPer, type SpeedscopeUnit } from './speedscope-file.js';
 import { SpeedscopeFormatError } from './speedscope-format-error.js';
 import { EventColumns } from './event-columns.js';
+
+/** clrscope's profiles of every thread summed per stack, which repeat or are not the per-thread samples. */
+const SUMMED_PREFIXES = [EVENT_PROFILE_PREFIX, ASYNC_PROFILE_PREFIX, ENDPOINT_PROFILE_PREFIX];
 
 /** HELLO.profilerVersion of a profile another tool wrote; clrscope's own keep their `exporter`, less its estimated-CPU mark. */
 export const SPEEDSCOPE_IMPORT_SOURCE = 'speedscope import';
@@ -151,7 +154,7 @@ function read(c: JsonCursor): Recording {
 
   let starts = Number.POSITIVE_INFINITY;
   let flags = exporter.approximateCpu ? HelloFlags.ApproximateCpu : 0;
-  const skipped = (p: ProfileHead): boolean => ours && typeof p.name === 'string' && (p.name.startsWith(EVENT_PROFILE_PREFIX) || p.name.startsWith(ASYNC_PROFILE_PREFIX));
+  const skipped = (p: ProfileHead): boolean => ours && typeof p.name === 'string' && SUMMED_PREFIXES.some((prefix) => (p.name as string).startsWith(prefix));
   heads.forEach((p, i) => {
     if (p.type !== 'sampled' && p.type !== 'evented') fail(`profile ${i} has type ${shown(p.type)}, not "sampled" or "evented"`);
     if (!SPEEDSCOPE_UNITS.includes(p.unit as SpeedscopeUnit)) fail(`profile ${i} has unit ${shown(p.unit)}, not one of ${SPEEDSCOPE_UNITS.join(', ')}`);
@@ -206,7 +209,8 @@ function read(c: JsonCursor): Recording {
   const built: FrameBudget = { samples: 0, frames: 0 };
   heads.forEach((p, i) => {
     // clrscope's event profiles (`events · alloc-space`) are sums with no time or thread: not samples;
-    // its async profiles (`async stacks · cpu`) are the same samples again, seen through their tasks.
+    // its async profiles (`async stacks · cpu`) are the same samples again, seen through their tasks,
+    // and its endpoint profiles (`endpoint · GET /cpu/{ms} · cpu`) some of them again.
     if (skipped(p)) return;
     const name = typeof p.name === 'string' ? p.name : `profile ${i}`;
     const identity = ours ? parseProfileName(name) : undefined;

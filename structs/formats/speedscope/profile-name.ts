@@ -17,6 +17,13 @@ export const EVENT_PROFILE_PREFIX = 'events · ';
 /** clrscope's async call stacks are profiles of their own, `async stacks · cpu|wall` (all threads, summed per logical stack). */
 export const ASYNC_PROFILE_PREFIX = 'async stacks · ';
 
+/** clrscope's HTTP endpoints are profiles of their own, `endpoint · GET /cpu/{ms} · cpu|wall` (all threads, summed per stack, only the samples the endpoint's requests hold). */
+export const ENDPOINT_PROFILE_PREFIX = 'endpoint · ';
+
+export function endpointProfileName(endpoint: string, metric: TimeMetric): string {
+  return `${ENDPOINT_PROFILE_PREFIX}${endpoint} · ${metric}`;
+}
+
 const PATTERN = /^(.*) \(tid (\d+)\) · (cpu|wall)$/s;
 
 export function profileName(thread: string, osTid: number, metric: TimeMetric): string {

@@ -5,7 +5,12 @@
 // as one sample with their summed weight: speedscope draws such a run as one box anyway, and it
 // keeps files of long steady recordings small. A recording with async call stacks gets one more
 // profile per metric, `async stacks · cpu|wall` (all threads, summed per logical stack: the
-// methods awaiting a continuation above it as `[await]` frames; structs/analysis/async-source.ts). The text is produced in pieces so a recording
+// methods awaiting a continuation above it as `[await]` frames; structs/analysis/async-source.ts).
+// A recording with HTTP requests gets one more per endpoint and metric, `endpoint · GET /cpu/{ms}
+// · cpu|wall` (all threads, summed per stack, logical ones with async stacks): speedscope has no
+// labels, so the samples pprof labels with an endpoint (structs/analysis/requests.ts's rule,
+// summed by structs/formats/speedscope/endpoint-sums.ts) are a profile of their own, whose CPU
+// total is the endpoint's in `report --requests`. The text is produced in pieces so a recording
 // of any size is written without one giant string.
 
 import { logicalStacks } from '../../analysis/output-stacks.js';
@@ -16,7 +21,8 @@ import { eventSumValue, sumEventsByStackThreadLabel, UNSTACKED_FRAME } from '../
 import type { FrameLines } from '../../profile/frame-lines.js';
 import type { Recording } from '../../profile/recording.js';
 import { CLRSCOPE_EXPORTER, exporterName } from './exporter-name.js';
-import { ASYNC_PROFILE_PREFIX, EVENT_PROFILE_PREFIX, profileName, type TimeMetric } from './profile-name.js';
+import { endpointStackSums } from './endpoint-sums.js';
+import { ASYNC_PROFILE_PREFIX, endpointProfileName, EVENT_PROFILE_PREFIX, profileName, type TimeMetric } from './profile-name.js';
 import { SPEEDSCOPE_SCHEMA_URL, type SpeedscopeFile } from './speedscope-file.js';
 
 export type SpeedscopeMetric = TimeMetric | 'both';
@@ -122,38 +128,48 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
     return text;
   };
 
-  // One profile per event type (allocated bytes, lock wait, exceptions, ...), every thread in it.
-  const eventProfiles: string[] = [];
+  // The stacks the summed profiles name: logical with async stacks (structs/analysis/output-stacks.ts).
+  const logicalText: (string | undefined)[] = [];
+  const logicalJson = (stackId: number): string => {
+    if (logical === undefined) return stackJson(stackId);
+    let text = logicalText[stackId];
+    if (text === undefined) {
+      const f = logical.stackFrames(stackId);
+      const w = logical.stackFrameIds(stackId);
+      const parts: number[] = [];
+      for (let i = f.length - 1; i >= 0; i--) parts.push(f[i] >= 0xe0000000 && f[i] !== 0xffffffff ? frameOfFunction.get(f[i]) ?? 0 : frameAt(w[i], f[i]));
+      text = `[${parts.join(',')}]`;
+      logicalText[stackId] = text;
+    }
+    return text;
+  };
+
+  // The profiles of every thread summed per stack: async stacks, endpoints, event types.
+  const summedProfiles: string[] = [];
+  const pushSummed = (name: string, sums: { forEach(each: (v: number, stackId: number) => void): void }): void => {
+    const samples: string[] = [];
+    const weights: number[] = [];
+    sums.forEach((v, stackId) => {
+      if (v <= 0) return;
+      samples.push(logicalJson(stackId));
+      weights.push(v);
+    });
+    if (samples.length === 0) return;
+    const total = weights.reduce((a, b) => a + b, 0);
+    summedProfiles.push(`{"type":"sampled","name":${JSON.stringify(name)},"unit":"nanoseconds","startValue":0,"endValue":${total},"samples":[${samples.join(',')}],"weights":[${weights.join(',')}]}`);
+  };
   if (logical !== undefined) {
-    const logicalText: (string | undefined)[] = [];
-    const logicalJson = (stackId: number): string => {
-      let text = logicalText[stackId];
-      if (text === undefined) {
-        const f = logical.stackFrames(stackId);
-        const w = logical.stackFrameIds(stackId);
-        const parts: number[] = [];
-        for (let i = f.length - 1; i >= 0; i--) parts.push(f[i] >= 0xe0000000 && f[i] !== 0xffffffff ? frameOfFunction.get(f[i]) ?? 0 : frameAt(w[i], f[i]));
-        text = `[${parts.join(',')}]`;
-        logicalText[stackId] = text;
-      }
-      return text;
-    };
     const lc = logical.sampleColumns();
     for (const metric of metrics) {
       const values = metric === 'cpu' ? lc.cpuNs : lc.wallNs;
       const sums = new Float64Array(logical.stackCount);
       for (let i = 0; i < values.length; i++) sums[lc.stackId[i]] += values[i];
-      const samples: string[] = [];
-      const weights: number[] = [];
-      sums.forEach((v, stackId) => {
-        if (v <= 0) return;
-        samples.push(logicalJson(stackId));
-        weights.push(v);
-      });
-      if (samples.length === 0) continue;
-      const total = weights.reduce((a, b) => a + b, 0);
-      eventProfiles.push(`{"type":"sampled","name":${JSON.stringify(`${ASYNC_PROFILE_PREFIX}${metric}`)},"unit":"nanoseconds","startValue":0,"endValue":${total},"samples":[${samples.join(',')}],"weights":[${weights.join(',')}]}`);
+      pushSummed(`${ASYNC_PROFILE_PREFIX}${metric}`, sums);
     }
+  }
+  // The same stacks as the async profiles, so an endpoint's await chains are there too, as in pprof's labelled samples.
+  for (const e of endpointStackSums(rec, (logical ?? rec).sampleColumns())) {
+    for (const metric of metrics) pushSummed(endpointProfileName(e.endpoint, metric), e[metric]);
   }
   if ((options.metric === undefined || options.metric === 'both') && rec.eventCount > 0) {
     const sums = sumEventsByStackThreadLabel(rec);
@@ -175,7 +191,7 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
       if (samples.length === 0) continue;
       const total = weights.reduce((a, b) => a + b, 0);
       const unit = info.unit === 'count' ? 'none' : info.unit;
-      eventProfiles.push(`{"type":"sampled","name":${JSON.stringify(`${EVENT_PROFILE_PREFIX}${info.metric}`)},"unit":"${unit}","startValue":0,"endValue":${total},"samples":[${samples.join(',')}],"weights":[${weights.join(',')}]}`);
+      summedProfiles.push(`{"type":"sampled","name":${JSON.stringify(`${EVENT_PROFILE_PREFIX}${info.metric}`)},"unit":"${unit}","startValue":0,"endValue":${total},"samples":[${samples.join(',')}],"weights":[${weights.join(',')}]}`);
     }
   }
 
@@ -233,8 +249,8 @@ export function* speedscopeJsonChunks(rec: Recording, options: SpeedscopeOptions
     done += starts[thread + 1] - starts[thread];
     options.progress?.(done, work);
   }
-  for (const json of eventProfiles) {
-    piece += `${plans.length > 0 || json !== eventProfiles[0] ? ',' : ''}${json}`;
+  for (const json of summedProfiles) {
+    piece += `${plans.length > 0 || json !== summedProfiles[0] ? ',' : ''}${json}`;
     if (piece.length >= PIECE_CHARS) {
       yield piece;
       piece = '';
