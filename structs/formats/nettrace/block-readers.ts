@@ -15,6 +15,8 @@ export interface EventHeader {
   stackId: number;
   timestamp: number;
   payloadSize: number;
+  /** The ActivityId's 16 bytes (all zero for none), overwritten in place by the next event's. */
+  activityId: Uint8Array;
 }
 
 /** Calls `onEvent` for each event; `r.pos` is at the payload, which ends at `payloadEnd`. */
@@ -28,7 +30,7 @@ export function forEachEvent(contents: Uint8Array, offset: number, what: string,
   r.skip(headerSize - 4);
   const compressed = (flags & BlockFlags.HeaderCompression) !== 0;
   // Compressed headers are deltas against the previous event; the first against all zeros.
-  const h: EventHeader = { metadataId: 0, sequenceNumber: 0, captureThreadId: 0, captureProcNumber: 0, threadId: 0, stackId: 0, timestamp: 0, payloadSize: 0 };
+  const h: EventHeader = { metadataId: 0, sequenceNumber: 0, captureThreadId: 0, captureProcNumber: 0, threadId: 0, stackId: 0, timestamp: 0, payloadSize: 0, activityId: new Uint8Array(16) };
   while (r.remaining > 0) {
     let next: number;
     if (compressed) {
@@ -44,7 +46,11 @@ export function forEachEvent(contents: Uint8Array, offset: number, what: string,
       if (f & HeaderFlags.ThreadId) h.threadId = r.varU64();
       if (f & HeaderFlags.StackId) h.stackId = r.varU32();
       h.timestamp += r.varI64();
-      if (f & HeaderFlags.ActivityId) r.skip(16);
+      if (f & HeaderFlags.ActivityId) {
+        r.need(16);
+        h.activityId.set(contents.subarray(r.pos, r.pos + 16));
+        r.skip(16);
+      }
       if (f & HeaderFlags.RelatedActivityId) r.skip(16);
       if (f & HeaderFlags.DataLength) h.payloadSize = r.varU32();
       next = r.pos + h.payloadSize;
@@ -58,6 +64,8 @@ export function forEachEvent(contents: Uint8Array, offset: number, what: string,
       h.captureProcNumber = r.u32();
       h.stackId = r.u32();
       h.timestamp = r.i64();
+      r.need(16);
+      h.activityId.set(contents.subarray(r.pos, r.pos + 16));
       r.skip(32);
       h.payloadSize = r.i32();
       // EventSize covers the header, the payload and the padding to 4 bytes after it.

@@ -50,7 +50,22 @@ export const Provider = {
   SampleProfiler: 'Microsoft-DotNETCore-SampleProfiler',
   /** clrscope's own events: thread names and recording facts no runtime event carries. */
   Clrscope: 'Clrscope-Recording',
+  /**
+   * ASP.NET Core's HostingEventSource (dotnet/aspnetcore, HostingEventSource.cs). Format 4/5
+   * metadata names a provider without its Guid: readers hash the name as EventSource does, to
+   * 9ded64a4-414c-5251-dcf7-1e4e20c15e70.
+   */
+  Hosting: 'Microsoft.AspNetCore.Hosting',
 } as const;
+
+/** Event ids of Microsoft.AspNetCore.Hosting: RequestStart(method, path) and RequestStop(). */
+export const HostingEvent = { RequestStart: 3, RequestStop: 4 } as const;
+
+/** EventOpcode values of an EventSource's start/stop pair. */
+export const Opcode = { Start: 1, Stop: 2 } as const;
+
+/** The tag of a format 5 metadata record's optional opcode (after the V1 field list). */
+export const METADATA_TAG_OPCODE = 1;
 
 /** Event ids of Microsoft-Windows-DotNETRuntime. */
 export const RuntimeEvent = {

@@ -20,6 +20,15 @@ export interface EventHeaderInput {
   timestamp: number;
   /** Every later event in the file has a timestamp at least this one's. */
   sorted: boolean;
+  /** The event's ActivityId (16 bytes, .NET's Guid layout); undefined for the empty Guid. */
+  activityId?: Uint8Array;
+}
+
+const EMPTY_GUID: Uint8Array = new Uint8Array(16);
+
+function sameGuid(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = 0; i < 16; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export class EventBlockBuilder {
@@ -33,6 +42,9 @@ export class EventBlockBuilder {
   private lastStackId = 0;
   private lastTimestamp = 0;
   private lastDataLength = 0;
+  // Compressed headers carry the ActivityId over from the previous event, as the runtime's do
+  // (ep-block.c), so an event after a request's must write the empty Guid back.
+  private lastActivityId: Uint8Array = EMPTY_GUID;
   private minTimestamp = Number.POSITIVE_INFINITY;
   private maxTimestamp = Number.NEGATIVE_INFINITY;
   private events = 0;
@@ -77,6 +89,11 @@ export class EventBlockBuilder {
       flags |= HeaderFlags.StackId;
     }
     w.varU64(h.timestamp - this.lastTimestamp);
+    const activityId = h.activityId ?? EMPTY_GUID;
+    if (!sameGuid(activityId, this.lastActivityId)) {
+      w.append(activityId);
+      flags |= HeaderFlags.ActivityId;
+    }
     if (payload.length !== this.lastDataLength) {
       w.varU32(payload.length);
       flags |= HeaderFlags.DataLength;
@@ -96,6 +113,7 @@ export class EventBlockBuilder {
     this.lastStackId = h.stackId;
     this.lastTimestamp = h.timestamp;
     this.lastDataLength = payload.length;
+    this.lastActivityId = activityId;
     if (h.timestamp < this.minTimestamp) this.minTimestamp = h.timestamp;
     if (h.timestamp > this.maxTimestamp) this.maxTimestamp = h.timestamp;
     this.events++;
@@ -126,6 +144,7 @@ export class EventBlockBuilder {
     this.lastStackId = 0;
     this.lastTimestamp = 0;
     this.lastDataLength = 0;
+    this.lastActivityId = EMPTY_GUID;
     this.minTimestamp = Number.POSITIVE_INFINITY;
     this.maxTimestamp = Number.NEGATIVE_INFINITY;
     this.events = 0;

@@ -5,7 +5,7 @@
 // dotnet-trace recording).
 
 import { ByteWriter } from './byte-writer.js';
-import { ClrscopeEvent, Keyword, Level, Provider, RundownEvent, RuntimeEvent, TypeCode } from './constants.js';
+import { ClrscopeEvent, HostingEvent, Keyword, Level, METADATA_TAG_OPCODE, Opcode, Provider, RundownEvent, RuntimeEvent, TypeCode } from './constants.js';
 
 export interface FieldDefinition {
   typeCode: number;
@@ -21,6 +21,11 @@ export interface EventDefinition {
   version: number;
   level: number;
   fields: readonly FieldDefinition[];
+  /**
+   * An EventSource event's opcode, written as the runtime's EventPipeMetadataGenerator writes a
+   * non-Info one: a tag after the field list. Runtime events have none (readers know theirs).
+   */
+  opcode?: number;
 }
 
 function runtime(eventId: number, keywords: number | bigint, version: number, level: number = Level.Informational): EventDefinition {
@@ -78,12 +83,27 @@ export const ClrscopeRecordingInfoEvent: EventDefinition = {
   ],
 };
 
-/** A MetadataBlock record's payload (format 4 layout: V1 field list, no tags). */
+// ASP.NET Core's request events, as HostingEventSource declares them: Informational, no keywords,
+// version 0; the Start/Stop suffixes give them EventSource's Start and Stop opcodes (and one task,
+// "Request", which format 4/5 metadata has no place for: readers pair a start with its stop by
+// provider and ActivityId).
+export const HostingRequestStartEvent: EventDefinition = {
+  provider: Provider.Hosting, eventId: HostingEvent.RequestStart, name: 'RequestStart', keywords: 0n, version: 0, level: Level.Informational,
+  fields: [{ typeCode: TypeCode.String, name: 'method' }, { typeCode: TypeCode.String, name: 'path' }],
+  opcode: Opcode.Start,
+};
+export const HostingRequestStopEvent: EventDefinition = {
+  provider: Provider.Hosting, eventId: HostingEvent.RequestStop, name: 'RequestStop', keywords: 0n, version: 0, level: Level.Informational,
+  fields: [], opcode: Opcode.Stop,
+};
+
+/** A MetadataBlock record's payload (format 4 layout: V1 field list; an opcode tag when the event has one). */
 export function encodeMetadataPayload(metadataId: number, def: EventDefinition): Uint8Array {
   const w = new ByteWriter(128);
   w.i32(metadataId).utf16z(def.provider).i32(def.eventId).utf16z(def.name);
   w.u64(def.keywords).i32(def.version).i32(def.level);
   w.i32(def.fields.length);
   for (const f of def.fields) w.i32(f.typeCode).utf16z(f.name);
+  if (def.opcode !== undefined && def.opcode !== 0) w.i32(1).u8(METADATA_TAG_OPCODE).u8(def.opcode);
   return w.take();
 }

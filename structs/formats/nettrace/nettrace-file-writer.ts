@@ -71,8 +71,11 @@ export class NettraceFileWriter {
     return id;
   }
 
-  /** Appends one event; `timestamp` must not be below the previous event's. */
-  writeEvent(def: EventDefinition, threadId: number, stackId: number, timestamp: number, payload: Uint8Array): void {
+  /**
+   * Appends one event; `timestamp` must not be below the previous event's. `activityId` (16
+   * bytes) is the ActivityId an EventSource's start/stop pair shares; none for the empty Guid.
+   */
+  writeEvent(def: EventDefinition, threadId: number, stackId: number, timestamp: number, payload: Uint8Array, activityId?: Uint8Array): void {
     if (timestamp < this.lastTimestamp) throw new RangeError(`Events must be written in time order: ${timestamp} follows ${this.lastTimestamp}.`);
     this.lastTimestamp = timestamp;
     const metadataId = this.metadataId(def, threadId, timestamp);
@@ -82,6 +85,7 @@ export class NettraceFileWriter {
     header.threadId = threadId;
     header.stackId = stackId;
     header.timestamp = timestamp;
+    header.activityId = activityId;
     if (!this.events.tryAdd(header, payload)) {
       this.flushBlocks();
       this.events.tryAdd(header, payload);

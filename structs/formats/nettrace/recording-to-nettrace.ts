@@ -14,6 +14,8 @@
 // - each suspension as the runtime's GC suspend/restart events (and GCStart/GCEnd for a GC);
 // - each event sample (allocation, lock wait, exception) as the runtime's GCAllocationTick,
 //   ContentionStart/Stop or ExceptionThrown event with its stack (event-sample-events.ts);
+// - each HTTP request as ASP.NET Core's RequestStart/RequestStop pair sharing an ActivityId, a
+//   start/stop activity to PerfView and TraceEvent (request-events.ts);
 // - clrscope's own ThreadInfo and RecordingInfo events for thread names and HELLO's facts.
 
 import { logicalStacks } from '../../analysis/output-stacks.js';
@@ -31,6 +33,7 @@ import { NettraceFileWriter, type NettraceFileWriterOptions } from './nettrace-f
 import {
   clrscopeRecordingInfoPayload, clrscopeThreadInfoPayload, methodVerbosePayload, modulePayload, threadSamplePayload,
 } from './runtime-payloads.js';
+import { RequestEvents } from './request-events.js';
 import { syncPoint } from './sync-time.js';
 
 /**
@@ -101,7 +104,8 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
   const firstSample = total > 0 ? cols.mono[order === undefined ? 0 : order[0]] : Number.POSITIVE_INFINITY;
   const firstGc = gcEvents.length > 0 ? gcEvents[0].timestamp : Number.POSITIVE_INFINITY;
   const eventSamples = new EventSampleEvents(rec);
-  const fallbackStart = Math.min(firstSample, firstGc, eventSamples.firstTime);
+  const requests = new RequestEvents(rec);
+  const fallbackStart = Math.min(firstSample, firstGc, eventSamples.firstTime, requests.firstTime);
   const startMono = meta?.startMono ?? (Number.isFinite(fallbackStart) ? fallbackStart : 0);
   const sync = syncPoint(startMono, meta?.startUnixNs ?? 0n);
   const writer = new NettraceFileWriter({
@@ -144,19 +148,24 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
       return frames.length > 0 ? layout.address(frames[0]) ?? 0 : 0;
     },
   };
+  const requestTarget = { writer, fallbackTid: runtimeThread };
   let g = 0;
-  /** Writes the GC events and event samples up to `until` (inclusive), merged by time. */
+  /** Writes the GC events, event samples and requests up to `until` (inclusive), merged by time. */
   const writeRuntimeEventsUntil = (until: number): void => {
     for (;;) {
       const gcTime = g < gcEvents.length ? gcEvents[g].timestamp : Number.POSITIVE_INFINITY;
       const eventTime = eventSamples.nextTime;
-      if (gcTime <= eventTime && gcTime <= until) {
+      const requestTime = requests.nextTime;
+      if (gcTime <= eventTime && gcTime <= requestTime && gcTime <= until) {
         writer.writeEvent(gcEvents[g].def, gcEvents[g].tid || runtimeThread, 0, gcTime, gcEvents[g].payload);
         now = Math.max(now, gcTime);
         g++;
-      } else if (eventTime <= until) {
+      } else if (eventTime <= requestTime && eventTime <= until) {
         eventSamples.writeNext(eventTarget);
         now = Math.max(now, eventTime);
+      } else if (requestTime <= until) {
+        requests.writeNext(requestTarget);
+        now = Math.max(now, requestTime);
       } else {
         return;
       }
@@ -185,7 +194,7 @@ export function* nettraceChunks(rec: Recording, options: NettraceWriteOptions = 
   }
   // Runtime events after the last sample, one time step at a time so the output keeps streaming.
   for (;;) {
-    const next = Math.min(g < gcEvents.length ? gcEvents[g].timestamp : Number.POSITIVE_INFINITY, eventSamples.nextTime);
+    const next = Math.min(g < gcEvents.length ? gcEvents[g].timestamp : Number.POSITIVE_INFINITY, eventSamples.nextTime, requests.nextTime);
     if (next === Number.POSITIVE_INFINITY) break;
     writeRuntimeEventsUntil(next);
     writer.maybeSequencePoint();

@@ -61,3 +61,32 @@ export function traceCheck(file: string): TraceCheck {
   assert.equal(r.status, 0, `TraceCheck ${file} failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as TraceCheck;
 }
+
+/** TraceCheck --requests: ASP.NET Core's request events and the start/stop activities TraceEvent makes of them (RequestTally.cs). */
+export interface TraceCheckRequests {
+  hosting: {
+    providerGuid: string;
+    /** TraceEvent's hash of the name Microsoft.AspNetCore.Hosting, as EventSource makes its Guid. */
+    expectedProviderGuid: string;
+    starts: number;
+    stops: number;
+    startsWithActivityPath: number;
+    /** "id:opcode" → events, e.g. "3:Start". */
+    opcodes: Record<string, number>;
+    /** method + " " + path → RequestStart events. */
+    startsByEndpoint: Record<string, number>;
+    /** Each start with the stop of its ActivityId (none while in flight), times from TraceEvent's clock. */
+    pairs: { activity: string; endpoint: string; startTid: number; startMs: number; stopTid?: number; durationNs?: number }[];
+  };
+  /** StartStopActivityComputer's activities of the Hosting provider. */
+  activities: { name: string; taskName: string; path: string; nested: boolean; durationMs?: number }[];
+  /** PerfView's Thread Time (with StartStop Activities): CPU under each "Activity …" frame, and outside any. */
+  threadTime: { byActivity: Record<string, { cpuSamples: number; cpuMs: number }>; outsideCpuSamples: number; outsideCpuMs: number };
+}
+
+export function traceCheckRequests(file: string): TraceCheckRequests {
+  assert.ok(existsSync(TRACE_CHECK), `${TRACE_CHECK} is missing: run bash scripts/build-targets.sh`);
+  const r = spawnSync('dotnet', [TRACE_CHECK, file, '--requests'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  assert.equal(r.status, 0, `TraceCheck --requests ${file} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as TraceCheckRequests;
+}

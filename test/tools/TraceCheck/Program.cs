@@ -1,5 +1,7 @@
-// TraceCheck FILE.nettrace|FILE.etlx [--top N] [--gcs]
+// TraceCheck FILE.nettrace|FILE.etlx [--top N] [--gcs] [--requests]
 // --gcs: instead, TraceEvent's GC table (GcTable.cs).
+// --requests: instead, ASP.NET Core's request events and the start/stop activities TraceEvent
+// makes of them (RequestTally.cs).
 // Opens the file with TraceEvent's TraceLog (a .nettrace is converted to a temporary .etlx first,
 // the way PerfView does) and prints one JSON object: sample counts from TraceEvent's stack source,
 // per-method inclusive/exclusive counts, threads, the GC events TraceEvent parsed and the
@@ -18,10 +20,12 @@ public static class Program
         string? path = null;
         int top = 20;
         bool gcs = false;
+        bool requests = false;
         for (int i = 0; i < args.Length; i++)
         {
             if (args[i] == "--top" && i + 1 < args.Length && int.TryParse(args[i + 1], out int n)) { top = n; i++; }
             else if (args[i] == "--gcs") gcs = true;
+            else if (args[i] == "--requests") requests = true;
             else if (path == null) path = args[i];
             else return Usage($"unexpected argument '{args[i]}'");
         }
@@ -46,6 +50,18 @@ public static class Program
                 GcTable.Write(log, gcJson);
                 gcJson.Flush();
                 gcOut.WriteByte((byte)'\n');
+                return 0;
+            }
+            if (requests)
+            {
+                var tally = RequestTally.Collect(log);
+                using var requestOut = Console.OpenStandardOutput();
+                using var requestJson = new Utf8JsonWriter(requestOut, new JsonWriterOptions { Indented = false });
+                requestJson.WriteStartObject();
+                tally.Write(requestJson);
+                requestJson.WriteEndObject();
+                requestJson.Flush();
+                requestOut.WriteByte((byte)'\n');
                 return 0;
             }
             var samples = SampleTally.Collect(log);
@@ -92,7 +108,7 @@ public static class Program
 
     private static int Usage(string why)
     {
-        Console.Error.WriteLine($"TraceCheck: {why}; usage: TraceCheck FILE.nettrace|FILE.etlx [--top N] [--gcs]");
+        Console.Error.WriteLine($"TraceCheck: {why}; usage: TraceCheck FILE.nettrace|FILE.etlx [--top N] [--gcs] [--requests]");
         return 2;
     }
 
