@@ -1,7 +1,8 @@
 // `clrscope report FILE --blocking`: the sites that block thread-pool threads, ranked, and the
 // pool's starvation with its diagnosis (structs/analysis/pool-story.ts). JSON is stable:
 // {"blocking":[{"site","waitingOn","waitMs","from","sampledMs","waits","waitSources","share","threads","stack"}...],
-// "starvation":{...,"blockedMs","sampledBlockedMs","runtimeWaits":{...}}}; `from` says whether a
+// "starvation":{...,"maxQueueLength","completedItems","blockedMs","sampledBlockedMs","runtimeWaits":{...}}}
+// (the two queue figures null without POOL_GAUGE records); `from` says whether a
 // site's waitMs is the runtime's own waits (WaitHandleWait, .NET 9+) or the wall samples' estimate.
 
 import type { Recording } from '../../structs/profile/recording.js';
@@ -31,6 +32,9 @@ export function blockingText(rec: Recording): string {
   const lines = [s.diagnosis, ''];
   if (s.poolEvents) {
     lines.push(`Pool: at most ${s.maxThreads} workers, ${s.threadsStarted} started while recording.`);
+    if (s.maxQueueLength !== null && s.completedItems !== null) {
+      lines.push(`Queue: up to ${s.maxQueueLength} work items waiting (System.Runtime's counters, once a second); ${s.completedItems} work items completed.`);
+    }
     for (const x of s.shortages) {
       lines.push(`  short of threads ${(x.startMs / 1000).toFixed(2)}–${(x.endMs / 1000).toFixed(2)} s: ${x.injections} threads injected (${x.blocking} for blocked workers, ${x.injections - x.blocking} by the starvation gate)`);
     }

@@ -12,6 +12,7 @@ class CountersBlock;
 class GcEventTracker;
 class RuntimeEventTracker;
 class RequestTracker;
+struct RuntimeGauges;
 class LiveHeap;
 class SuspensionTracker;
 class ThreadBook;
@@ -33,6 +34,8 @@ std::unique_ptr<Emitter> make_gc_event_emitter(SampleStream* stream, GcEventTrac
 std::unique_ptr<Emitter> make_runtime_event_emitter(SampleStream* stream, RuntimeEventTracker* events);
 // HTTP requests served (request_emitter.cpp).
 std::unique_ptr<Emitter> make_request_emitter(SampleStream* stream, RequestTracker* requests);
+// The thread pool's counters once a second (pool_gauge_emitter.cpp).
+std::unique_ptr<Emitter> make_pool_gauge_emitter(SampleStream* stream, const RuntimeGauges* gauges);
 // The sampled objects still alive after each GC (live_set_emitter.cpp).
 std::unique_ptr<Emitter> make_live_set_emitter(SampleStream* stream, LiveHeap* live);
 // The counters block in shared memory, refreshed each tick (counters_emitter.cpp).

@@ -172,6 +172,7 @@ void apply_event_counter(const EventCounterReading& r, RuntimeGauges* g) {
   } else if (is(r.name, "threadpool-completed-items-count") && r.sum) {
     g->completed_items.fetch_add(whole, std::memory_order_relaxed);
     set(F::kPoolCompletedRate, per_second);
+    g->pool_intervals.fetch_add(1, std::memory_order_release);
   }
 }
 

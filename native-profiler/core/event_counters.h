@@ -59,6 +59,9 @@ struct RuntimeGauges {
   std::atomic<uint64_t> allocated_bytes{0};
   std::atomic<uint64_t> completed_items{0};
   std::atomic<uint32_t> present{0};
+  // Intervals of the thread pool's completed items applied: a reader that sends the pool's
+  // figures once per interval sends them when this moves.
+  std::atomic<uint64_t> pool_intervals{0};
 
   bool has(Field f) const { return (present.load(std::memory_order_acquire) & (1u << f)) != 0; }
 };

@@ -25,6 +25,7 @@ class LiveHeap;
 class GcEventTracker;
 class RuntimeEventTracker;
 class RequestTracker;
+struct RuntimeGauges;
 class SuspensionTracker;
 class TickHook;
 class Transport;
@@ -45,6 +46,8 @@ class Sampler {
   void attach_gc_events(GcEventTracker* tracker) { parts_.gc_events = tracker; }
   void attach_runtime_events(RuntimeEventTracker* tracker) { parts_.runtime_events = tracker; }
   void attach_requests(RequestTracker* tracker) { parts_.requests = tracker; }
+  // System.Runtime's figures, of which the thread pool's go on the stream (optional; set before start()).
+  void attach_pool_gauges(const RuntimeGauges* gauges) { parts_.pool_gauges = gauges; }
   // The counters block to refresh every tick (optional; set before start()).
   void attach_counters(CountersBlock* block) { parts_.counters = block; }
   // Counts of events over their stack budget, sent by type without stacks (optional; set
@@ -93,6 +96,7 @@ class Sampler {
     GcEventTracker* gc_events = nullptr;
     RuntimeEventTracker* runtime_events = nullptr;
     RequestTracker* requests = nullptr;
+    const RuntimeGauges* pool_gauges = nullptr;
     CountersBlock* counters = nullptr;
     TypeCounts* skipped_exceptions = nullptr;
     LiveHeap* live = nullptr;

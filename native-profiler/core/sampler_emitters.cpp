@@ -27,6 +27,7 @@ void Sampler::register_emitters() {
     r.emitters.push_back(make_runtime_event_emitter(&r.stream, parts_.runtime_events));
   }
   if (parts_.requests != nullptr) r.emitters.push_back(make_request_emitter(&r.stream, parts_.requests));
+  if (parts_.pool_gauges != nullptr) r.emitters.push_back(make_pool_gauge_emitter(&r.stream, parts_.pool_gauges));
   if (chains) r.emitters.push_back(std::move(chains));
   if (parts_.live != nullptr) r.emitters.push_back(make_live_set_emitter(&r.stream, parts_.live));
   if (parts_.counters != nullptr) r.emitters.push_back(make_counters_emitter(parts_.counters));

@@ -412,6 +412,15 @@ void WireWriter::request_window(uint64_t start, uint64_t end, uint32_t begun, ui
   finish(s);
 }
 
+void WireWriter::pool_gauge(uint64_t mono, uint32_t threads, uint32_t queue_length, uint64_t completed) {
+  const size_t s = begin(wire::kPoolGauge);
+  u64(mono);
+  u32(threads);
+  u32(queue_length);
+  u64(completed);
+  finish(s);
+}
+
 void WireWriter::end(uint64_t mono, uint8_t reason, int32_t descriptor, uint8_t how) {
   const size_t s = begin(wire::kEnd);
   u64(mono);

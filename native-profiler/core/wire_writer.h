@@ -52,6 +52,7 @@ enum RecordType : uint8_t {
   kRuntimeEvent = 0x16,
   kRequestSamples = 0x17,
   kRequestWindow = 0x18,
+  kPoolGauge = 0x19,
   kEnd = 0x7F,
 };
 
@@ -222,6 +223,8 @@ class WireWriter {
   void request(const RequestRecord& r);
   // A span of time the bridge listened for requests (core/request_duty.h).
   void request_window(uint64_t start, uint64_t end, uint32_t begun, uint32_t cut, uint32_t max_per_s);
+  // The thread pool's counters at `mono` (core/pool_gauge_emitter.cpp).
+  void pool_gauge(uint64_t mono, uint32_t threads, uint32_t queue_length, uint64_t completed);
   // With a `descriptor` (>= 0), the lost connection's number and how it was lost (1 closed,
   // 2 replaced) are appended.
   void end(uint64_t mono, uint8_t reason, int32_t descriptor = -1, uint8_t how = 0);

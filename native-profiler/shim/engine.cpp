@@ -63,10 +63,12 @@ EVENTPIPE_SESSION start_runtime_events(ICorProfilerInfo12* info, bool alloc, boo
   ULONG count = 1;
   if (async) configs[count++] = tpl_provider_config();
   // System.Runtime's counters (core/event_counters.h); a runtime that refuses them still gets
-  // the rest of the session. Only when the counters are watched (ProfilerConfig::runtime_counters):
+  // the rest of the session. Only when the counters are watched (ProfilerConfig::runtime_counters)
+  // or requests recorded (the pool's queue and completed items, which no cheap event gives):
   // turning them on starts the runtime's counter thread (".NET Counter Poller") and its
   // EventSource set-up, whose CPU, allocations and lock waits would otherwise show in every
   // recording's own figures.
+  counters = counters || requests;
   if (counters) configs[count] = counters_provider_config();
   HRESULT hr = info->EventPipeStartSession(counters ? count + 1 : count, configs, 0, &session);
   if (FAILED(hr) && counters) {
@@ -242,6 +244,7 @@ Engine* start_engine(IUnknown* unknown, const ProfilerConfig& config, bool attac
       e->requests = new RequestTracker();
       e->sampler->attach_requests(e->requests);
       e->sampler->attach_runtime_events(&e->runtime_events);
+      e->sampler->attach_pool_gauges(&e->counters.gauges);
     }
     e->event_session = start_runtime_events(info, e->alloc, e->alloc_sampled, e->async != nullptr, config.runtime_counters,
                                             e->requests != nullptr);

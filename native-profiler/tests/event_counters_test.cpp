@@ -109,9 +109,12 @@ TEST(EventCounters, AppliesRatesTotalsAndMegabytes) {
   apply_event_counter(reading("alloc-rate", true, 1000000, 1), &g);
   EXPECT_DOUBLE_EQ(g.value[RuntimeGauges::kAllocRate].load(), 1000000);
   EXPECT_EQ(g.allocated_bytes.load(), 3000000u);
+  EXPECT_EQ(g.pool_intervals.load(), 0u);
   apply_event_counter(reading("threadpool-completed-items-count", true, 500, 0.5), &g);
   EXPECT_DOUBLE_EQ(g.value[RuntimeGauges::kPoolCompletedRate].load(), 1000);
   EXPECT_EQ(g.completed_items.load(), 500u);
+  // One interval of the pool's figures has arrived: the stream's POOL_GAUGE moves with it alone.
+  EXPECT_EQ(g.pool_intervals.load(), 1u);
   apply_event_counter(reading("gc-committed", false, 12.345678, 1), &g);
   EXPECT_NEAR(g.value[RuntimeGauges::kGcCommitted].load(), 12345678, 0.5);
   apply_event_counter(reading("working-set", false, 50, 1), &g);
@@ -121,6 +124,7 @@ TEST(EventCounters, AppliesRatesTotalsAndMegabytes) {
   EXPECT_FALSE(g.has(RuntimeGauges::kPoolThreads));
   apply_event_counter(reading("threadpool-thread-count", false, 9, 1), &g);
   EXPECT_TRUE(g.has(RuntimeGauges::kPoolThreads));
+  EXPECT_EQ(g.pool_intervals.load(), 1u);
 }
 
 TEST(EventCounters, HandleCountKeepsItsSign) {

@@ -524,5 +524,15 @@ TEST(WireWriter, AppendsTheLostDescriptorToEnd) {
   EXPECT_EQ(plain.size(), 14u);
 }
 
+// POOL_GAUGE byte for byte (the same bytes as structs/wire/timeline/timeline-kinds.test.ts).
+TEST(WireWriter, EncodesThePoolGauge) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  w.pool_gauge(0x0102030405ull, 12, 300, 70000);
+  const std::vector<uint8_t> expected = {25,   0, 0, 0, 0x19, 0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, 12, 0, 0, 0,
+                                         0x2c, 1, 0, 0, 0x70, 0x11, 0x01, 0,    0,    0,    0, 0};
+  EXPECT_EQ(std::vector<uint8_t>(out.begin(), out.end()), expected);
+}
+
 }  // namespace
 }  // namespace clrscope

@@ -5,6 +5,7 @@ import { openRecording } from '../formats/clrscope-file/open-recording.js';
 import { FIXTURE_START_MONO, fixtureEncoder } from '../profile/fixture-stream.test-support.js';
 import { recordingFromStream } from '../profile/recording-from-stream.js';
 import { GC_EVENTS } from '../wire/timeline/gc-events.js';
+import { POOL_GAUGES } from '../wire/timeline/pool-gauges.js';
 import { RUNTIME_EVENTS } from '../wire/timeline/runtime-events.js';
 import { buildGcStats } from './gc-stats.js';
 import { poolStory } from './pool-story.js';
@@ -46,6 +47,28 @@ for (const kind of [RUNTIME_EVENTS, GC_EVENTS]) {
   assert.equal(buildGcStats(rec.timeline(GC_EVENTS)).rows.length, 0);
   });
 }
+
+test('the queue and the completed items come from the gauges, once a second, of the first process alone; without gauges they are null', () => {
+  const enc = fixtureEncoder();
+  enc.timeline(RUNTIME_EVENTS, adjustment(T + 1000 * MS, 4, 6));
+  enc.timeline(RUNTIME_EVENTS, adjustment(T + 1800 * MS, 5, 6));
+  enc.poolGauge({ mono: T + 1000 * MS, threads: 4, queueLength: 0, completed: 1000 });
+  enc.poolGauge({ mono: T + 2000 * MS, threads: 5, queueLength: 37, completed: 1500 });
+  enc.poolGauge({ mono: T + 2500 * MS, threads: 6, queueLength: 12, completed: 1600 });
+  // Another process of a merged recording: not this pool's story.
+  enc.timeline(POOL_GAUGES, { mono: T + 2200 * MS, threads: 40, queueLength: 900, completed: 99_999, pid: 4242 });
+  const story = poolStory(recordingFromStream([enc.bytes().slice()]));
+  assert.deepEqual(story.gauges.map((g) => [g.tMs, g.threads, g.queueLength, g.completedPerS]), [[1000, 4, 0, null], [2000, 5, 37, 500], [2500, 6, 12, 200]]);
+  assert.equal(story.starvation.maxQueueLength, 37);
+  assert.equal(story.starvation.completedItems, 600);
+  assert.equal(story.starvation.diagnosis, 'The thread pool was short of threads for 0.8 s, with up to 37 work items queued: no pool thread was seen blocked (CPU-bound work items?).');
+  const none = fixtureEncoder();
+  none.timeline(RUNTIME_EVENTS, adjustment(T + 1000 * MS, 4, 6));
+  const bare = poolStory(recordingFromStream([none.bytes().slice()]));
+  assert.deepEqual(bare.gauges, []);
+  assert.equal(bare.starvation.maxQueueLength, null);
+  assert.equal(bare.starvation.completedItems, null);
+});
 
 test('a recording without the pool\'s events says so in one sentence', () => {
   const s = poolStory(recordingFromStream([fixtureEncoder().bytes().slice()])).starvation;

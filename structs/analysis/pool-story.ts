@@ -9,11 +9,14 @@
 // blocking in a wait the runtime knows (reason CooperativeBlocking: Task.Wait, .Result, Monitor.Wait
 // on .NET 7+). Such injections come a few every second while the shortage lasts, so a shortage is
 // a run of them no more than a second apart, from the first to the last of the run; a lone one
-// counts for nothing. The figure is the runtime's own judgement, not a guess from queue lengths,
-// which no event gives without the per-work-item events' cost.
+// counts for nothing. The figure is the runtime's own judgement, not a guess from queue lengths.
+// The queue's length and the completed work items come from System.Runtime's counters, polled once a
+// second (POOL_GAUGE records, the same --requests): no event gives them without the per-work-item
+// events' cost, and a once-a-second level says how much work waited, not when a shortage began.
 
-import type { RuntimeEventRecord } from '../wire/records.js';
+import type { PoolGaugeRecord, RuntimeEventRecord } from '../wire/records.js';
 import type { Recording } from '../profile/recording.js';
+import { POOL_GAUGES } from '../wire/timeline/pool-gauges.js';
 import { RUNTIME_EVENTS, RuntimeEventId, isPoolEvent } from '../wire/timeline/runtime-events.js';
 import { poolBlocking, shortMethod, type BlockingSite, type PoolBlocking } from './pool-blocking.js';
 import { hasWaitEvents, runtimeWaits } from './pool-waits.js';
@@ -38,6 +41,17 @@ export interface PoolPoint {
   throughput?: number;
 }
 
+/** The pool's counters at a moment (POOL_GAUGE, once a second with --requests). */
+export interface PoolGaugePoint {
+  /** ms from the recording's start. */
+  tMs: number;
+  threads: number;
+  /** Work items waiting in the pool's queues when the counters polled them. */
+  queueLength: number;
+  /** Work items completed per second since the previous point (null at the first). */
+  completedPerS: number | null;
+}
+
 export interface Shortage {
   startMs: number;
   endMs: number;
@@ -53,6 +67,10 @@ export interface Starvation {
   /** Time the pool was short of threads, summed over the shortages (ms). */
   shortMs: number;
   shortages: Shortage[];
+  /** The most work items waiting at once, as the counters polled the queue (null: not recorded). */
+  maxQueueLength: number | null;
+  /** Work items completed from the first gauge to the last (null: not recorded). */
+  completedItems: number | null;
   /** The most workers the pool had at once. */
   maxThreads: number;
   /** Workers the pool started during the recording. */
@@ -65,6 +83,8 @@ export interface Starvation {
 
 export interface PoolStory {
   points: PoolPoint[];
+  /** The queue and completed items over time; empty without POOL_GAUGE records. */
+  gauges: PoolGaugePoint[];
   starvation: Starvation;
   blocking: PoolBlocking;
 }
@@ -84,6 +104,30 @@ function storyPoints(events: readonly RuntimeEventRecord[], startMono: number): 
     }
   }
   return points;
+}
+
+/**
+ * One process's gauges in time order (the first one's, in a recording of several: the pool story
+ * is of one pool).
+ */
+function firstProcessGauges(rec: Recording): PoolGaugeRecord[] {
+  const all = rec.timeline(POOL_GAUGES);
+  const pid = all[0]?.pid ?? 0;
+  return all.filter((g) => g.pid === pid).sort((a, b) => a.mono - b.mono);
+}
+
+/** The gauges as points, with the completed items per second between each and the one before it. */
+function gaugePoints(gauges: readonly PoolGaugeRecord[], startMono: number): PoolGaugePoint[] {
+  return gauges.map((g, i) => {
+    const before = i > 0 ? gauges[i - 1] : undefined;
+    const dt = before === undefined ? 0 : (g.mono - before.mono) / 1e9;
+    return {
+      tMs: Math.round((g.mono - startMono) / 1e3) / 1e3,
+      threads: g.threads,
+      queueLength: g.queueLength,
+      completedPerS: before === undefined || dt <= 0 ? null : Math.round(Math.max(0, g.completed - before.completed) / dt),
+    };
+  });
 }
 
 function shortagesOf(events: readonly RuntimeEventRecord[], startMono: number): Shortage[] {
@@ -120,7 +164,8 @@ function diagnosisOf(s: Omit<Starvation, 'diagnosis'>, top: BlockingSite | undef
   }
   const where = top === undefined ? 'no pool thread was seen blocked (CPU-bound work items?)'
     : `${Math.round(100 * top.share)}% of blocked pool-thread time was in ${shortMethod(top.site)} waiting on ${top.waitingOn}`;
-  return `The thread pool was short of threads for ${(s.shortMs / 1000).toFixed(1)} s: ${where}.`;
+  const queued = s.maxQueueLength === null ? '' : `, with up to ${s.maxQueueLength} work item${s.maxQueueLength === 1 ? '' : 's'} queued`;
+  return `The thread pool was short of threads for ${(s.shortMs / 1000).toFixed(1)} s${queued}: ${where}.`;
 }
 
 /** Where the blocked time comes from, said once for the report and the tab. */
@@ -153,6 +198,8 @@ export function poolStory(rec: Recording): PoolStory {
   const runtime = rec.timeline(RUNTIME_EVENTS);
   const events = runtime.filter((e) => isPoolEvent(e.event)).sort((a, b) => a.mono - b.mono);
   const points = storyPoints(events, startMono);
+  const gaugeRecords = firstProcessGauges(rec);
+  const gauges = gaugePoints(gaugeRecords, startMono);
   const shortages = shortagesOf(events, startMono);
   const blocking = poolBlocking(rec, runtimeWaits(runtime, recordingEnd(rec)), hasWaitEvents(runtime));
   blocking.runtimeWaits.note = waitsNote(blocking, rec.meta?.runtimeVersion ?? '');
@@ -163,10 +210,12 @@ export function poolStory(rec: Recording): PoolStory {
     starved: shortages.length > 0,
     shortMs: Math.round(shortages.reduce((s, x) => s + x.endMs - x.startMs, 0) * 1000) / 1000,
     shortages,
+    maxQueueLength: gauges.length === 0 ? null : gauges.reduce((m, g) => (g.queueLength > m ? g.queueLength : m), 0),
+    completedItems: gaugeRecords.length === 0 ? null : Math.max(0, gaugeRecords[gaugeRecords.length - 1].completed - gaugeRecords[0].completed),
     maxThreads: workerCounts.reduce((m, n) => (n > m ? n : m), 0),
     threadsStarted: points.filter((p) => p.kind === 'start').length,
     topSite: top?.site ?? null,
     topShare: top?.share ?? 0,
   };
-  return { points, blocking, starvation: { ...base, diagnosis: diagnosisOf(base, top) } };
+  return { points, gauges, blocking, starvation: { ...base, diagnosis: diagnosisOf(base, top) } };
 }

@@ -19,7 +19,7 @@ import type {
 import { PackedRecordWriter } from './packed-writer.js';
 import {
   FunctionKind, MAX_STACK_ID, ModuleKind, OffsetKind, OWN_COST_FIELDS, PREAMBLE_SIZE, RecordType, STACK_FLAGS, WIRE_MAGIC, WIRE_VERSION, WIRE_VERSION_1,
-  type RequestWindowRecord, type TaskRecord,
+  type PoolGaugeRecord, type RequestWindowRecord, type TaskRecord,
 } from './records.js';
 import { SUSPENSIONS } from './timeline/suspensions.js';
 import { timelineBodySize, type TimelineKind } from './timeline/timeline-kind.js';
@@ -258,6 +258,16 @@ export class WireEncoder extends PackedRecordWriter {
     p = this.u32(p, Number(w.begun));
     p = this.u32(p, Number(w.cut));
     this.u32(p, Number(w.maxPerS));
+    return this;
+  }
+
+  /** A POOL_GAUGE as the profiler sends it: 24 bytes, without the pid a merge appends (as requestWindow). */
+  poolGauge(g: Omit<TimelineInput<PoolGaugeRecord>, 'pid'>): this {
+    let p = this.begin(RecordType.PoolGauge, 24);
+    p = this.u64(p, g.mono);
+    p = this.u32(p, Number(g.threads));
+    p = this.u32(p, Number(g.queueLength));
+    this.u64(p, g.completed);
     return this;
   }
 

@@ -47,6 +47,8 @@ export const RecordType = {
   RequestSamples: 0x17,
   /** A time the profiler listened for requests, and what it saw in it (PROTOCOL.md, REQUEST_WINDOW). */
   RequestWindow: 0x18,
+  /** The thread pool's threads, queue and completed work items at a time (PROTOCOL.md, POOL_GAUGE). */
+  PoolGauge: 0x19,
   End: 0x7f,
 } as const;
 
@@ -275,6 +277,20 @@ export interface RequestRecord {
  * (requests a second, 0: none). `pid` is no profiler's: a merge of several processes writes the
  * window's process there (0: the recording's own process, as every profiler's window reads).
  */
+/**
+ * The thread pool's figures as System.Runtime's counters polled them (PROTOCOL.md, POOL_GAUGE):
+ * at `mono` (target CLOCK_MONOTONIC ns) it had `threads` threads and `queueLength` work items
+ * waiting, and had completed `completed` since the profiler's session began (a total: two
+ * records' difference is what was completed between them). `pid` as REQUEST_WINDOW's.
+ */
+export interface PoolGaugeRecord {
+  mono: number;
+  threads: number;
+  queueLength: number;
+  completed: number;
+  pid: number;
+}
+
 export interface RequestWindowRecord {
   startMono: number;
   endMono: number;
@@ -320,6 +336,7 @@ export function recordTypeName(type: number): string {
     case RecordType.RuntimeEvent: return 'RUNTIME_EVENT';
     case RecordType.RequestSamples: return 'REQUEST_SAMPLES';
     case RecordType.RequestWindow: return 'REQUEST_WINDOW';
+    case RecordType.PoolGauge: return 'POOL_GAUGE';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

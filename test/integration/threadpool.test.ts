@@ -17,10 +17,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ROOT } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
-import { WEB_DLL, attachStarved, recordStarved } from './support/starved-pool.js';
+import { WEB_DLL, attachStarved, recordStarved, type Starved } from './support/starved-pool.js';
 import type { BlockingReport as Report } from '../../electron/cli/report-blocking.js';
 import { openRecording } from '../../structs/formats/clrscope-file/open-recording.js';
 import type { Recording } from '../../structs/profile/recording.js';
+import { poolStory } from '../../structs/analysis/pool-story.js';
 import { GC_EVENTS } from '../../structs/wire/timeline/gc-events.js';
 import { RUNTIME_EVENTS, RuntimeEventId, isPoolEvent } from '../../structs/wire/timeline/runtime-events.js';
 
@@ -38,8 +39,10 @@ for (const runtime of RUNTIMES) {
     let report: Report;
     let text: string;
     let rec: Recording;
+    let run: Starved;
     before(async () => {
-      const file = runtime.attach === true ? await attachStarved(dir) : await recordStarved(dir, runtime.command, runtime.args);
+      run = runtime.attach === true ? await attachStarved(dir) : await recordStarved(dir, runtime.command, runtime.args);
+      const file = run.file;
       rec = openRecording(readFileSync(file)).recording;
       const json = await runCli(['report', file, '--blocking', '--format', 'json']);
       assert.equal(json.code, 0, json.stderr);
@@ -59,7 +62,7 @@ for (const runtime of RUNTIMES) {
       // most of the 6 s of load.
       assert.ok(s.shortMs >= 2000 && s.shortMs <= 7000, `short of threads for ${s.shortMs} ms`);
       assert.ok(s.maxThreads >= 10, `the pool grew to ${s.maxThreads} workers`);
-      assert.match(s.diagnosis, /^The thread pool was short of threads for \d+\.\d s: \d+% of blocked pool-thread time was in \S*Work\.BlockOn waiting on Task\.Wait\.$/);
+      assert.match(s.diagnosis, /^The thread pool was short of threads for \d+\.\d s, with up to \d+ work items queued: \d+% of blocked pool-thread time was in \S*Work\.BlockOn waiting on Task\.Wait\.$/);
       assert.ok(text.startsWith(s.diagnosis), 'the text report opens with the diagnosis');
     });
 
@@ -85,6 +88,24 @@ for (const runtime of RUNTIMES) {
       assert.ok(waits.some((b) => b.site.endsWith('Work.BlockOn')), 'Work.BlockOn is named as a site');
       // The blocked time is real pool-thread time: 16 connections × 300 ms waits over ~6 s.
       assert.ok(report.starvation.blockedMs > 20_000, `blocked ${report.starvation.blockedMs} ms`);
+    });
+
+    it('records the pool\'s queue and completed work items once a second, within the program\'s own count', (t) => {
+      const s = report.starvation;
+      const story = poolStory(rec);
+      t.diagnostic(`${story.gauges.length} gauges, up to ${s.maxQueueLength} queued, ${s.completedItems} completed; the load sent ${run.sent}, the program's pool completed ${run.completedWorkItems} in its life`);
+      // One a second of the recording (6 s of load, 6-12 of them here), each about a second after
+      // the last (the runtime's poller is a timer thread, late on a loaded machine, never early).
+      assert.ok(story.gauges.length >= 5, `${story.gauges.length} gauges`);
+      const gaps = story.gauges.slice(1).map((g, i) => g.tMs - story.gauges[i].tMs).sort((a, b) => a - b);
+      const median = gaps[gaps.length >> 1];
+      assert.ok(median >= 900 && median <= 1200 && gaps[0] >= 500, `gaps ${gaps.join(', ')} ms`);
+      // 16 connections blocking 300 ms each on a pool that grows one thread at a time: work waits.
+      assert.ok(s.maxQueueLength !== null && s.maxQueueLength >= 1, `up to ${s.maxQueueLength} queued`);
+      // Each request is at least one work item (its socket's completion); none the program did not count itself.
+      assert.ok(s.completedItems !== null && s.completedItems >= run.sent, `${s.completedItems} completed for ${run.sent} requests`);
+      assert.ok(s.completedItems <= run.completedWorkItems, `${s.completedItems} completed, the program counted ${run.completedWorkItems}`);
+      assert.ok(text.includes(`Queue: up to ${s.maxQueueLength} work items waiting`), 'the text report says it');
     });
 
     it('carries the pool\'s events as RUNTIME_EVENT records, none as GC_EVENT', (t) => {

@@ -5,11 +5,12 @@
 // latency histogram holding every request, and its "Flame graph" must show only the samples the
 // endpoint's requests hold (their CPU is the report's CPU of the endpoint, Work.Burn in it). The
 // Thread pool tab must show what `report --blocking` prints (the diagnosis, the ranked sites with
-// their wait, share and threads), the pool's workers over time with its shortages, and a clicked
-// site's stacks, the heaviest as the report gives it. A recording of a program that is no server
-// says in one sentence that it has neither. A recording past the requests' rate budget (4
-// connections of cheap requests: the profiler listened part of the time) says so above the table
-// in the sentence `report --requests` prints after it; the starved recording, heard whole, does not.
+// their wait, share and threads), the pool's workers over time with its shortages, its queue as
+// report --blocking gives it, and a clicked site's stacks, the heaviest as the report gives it. A
+// recording of a program that is no server says in one sentence that it has neither. A recording
+// past the requests' rate budget (4 connections of cheap requests: the profiler listened part of
+// the time) says so above the table in the sentence `report --requests` prints after it; the
+// starved recording, heard whole, does not.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -69,7 +70,7 @@ describe('the Requests and Thread pool tabs', { skip: skip ? `missing: ${missing
   before(async () => {
     if (missing.length > 0) assert.fail(`CI is set and the thread-pool tab test lacks: ${missing.join('; ')}`);
     dir = mkdtempSync(join(tmpdir(), 'clrscope-pool-tab-'));
-    starved = await recordStarved(dir, 'dotnet', [WEB_DLL]);
+    starved = (await recordStarved(dir, 'dotnet', [WEB_DLL])).file;
     const json = await runCli(['report', starved, '--blocking', '--format', 'json']);
     assert.equal(json.code, 0, json.stderr);
     report = JSON.parse(json.stdout) as BlockingReport;
@@ -138,6 +139,9 @@ describe('the Requests and Thread pool tabs', { skip: skip ? `missing: ${missing
     assert.equal(diagnosis, report.starvation.diagnosis);
     assert.match(diagnosis, /^The thread pool was short of threads for/);
     assert.equal(await page.getByTestId('pool-shortage').count(), report.starvation.shortages.length);
+    // The queue's chart says the report's figure: up to N work items waiting.
+    const queue = await page.getByTestId('pool-queue').getAttribute('aria-label');
+    assert.ok(queue !== null && queue.includes(`up to ${report.starvation.maxQueueLength} work items waiting`), `${queue}`);
     assert.ok(report.starvation.shortages.length >= 1);
     const rows = page.getByTestId('pool-site-row');
     assert.equal(await rows.count(), report.blocking.length);

@@ -1,19 +1,28 @@
 // The thread pool's story (structs/analysis/pool-story.ts), as `clrscope report --blocking` tells
 // it: the diagnosis sentence, the pool's workers over time with the spans it was short of threads,
-// and the call sites that held pool threads in a wait, ranked; a clicked site shows its stacks.
+// its queue and completed work items once a second when the recording has them (POOL_GAUGE), and
+// the call sites that held pool threads in a wait, ranked; a clicked site shows its stacks.
 
 import { useState, type ReactElement } from 'react';
-import type { PoolPoint, PoolStory } from '../../../structs/analysis/pool-story.js';
+import type { PoolGaugePoint, PoolPoint, PoolStory } from '../../../structs/analysis/pool-story.js';
 import { formatPercent } from './format.js';
 import { useAppState } from './use-app-state.js';
 
 const WIDTH = 900;
 const HEIGHT = 120;
 
+/** The time axis' end, shared by the workers' and the queue's charts so they line up. */
+function storyEndMs(story: PoolStory, durationMs: number): number {
+  let end = Math.max(durationMs, 1);
+  for (const p of story.points) if (p.tMs > end) end = p.tMs;
+  for (const g of story.gauges) if (g.tMs > end) end = g.tMs;
+  return end;
+}
+
 /** Workers over time as a step line, the shortages shaded behind it. */
 function PoolTimeline({ story, durationMs }: { story: PoolStory; durationMs: number }): ReactElement {
   const workers: PoolPoint[] = story.points.filter((p) => p.kind !== 'adjustment');
-  const end = story.points.reduce((m, p) => (p.tMs > m ? p.tMs : m), Math.max(durationMs, 1));
+  const end = storyEndMs(story, durationMs);
   const top = Math.max(story.starvation.maxThreads, 1);
   const x = (ms: number): number => (ms / end) * WIDTH;
   const y = (n: number): number => HEIGHT - 4 - (n / top) * (HEIGHT - 12);
@@ -23,16 +32,49 @@ function PoolTimeline({ story, durationMs }: { story: PoolStory; durationMs: num
   });
   if (workers.length > 0) path += `H${WIDTH}`;
   return (
-    <svg className="pool-timeline" data-testid="pool-timeline" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" height={HEIGHT} preserveAspectRatio="none" role="img"
-      aria-label={`Thread-pool workers over ${(end / 1000).toFixed(1)} s, at most ${story.starvation.maxThreads}`}>
-      {story.starvation.shortages.map((s) => (
-        <rect key={s.startMs} data-testid="pool-shortage" x={x(s.startMs)} y={0} width={Math.max(1, x(s.endMs) - x(s.startMs))} height={HEIGHT} fill="rgba(220, 80, 60, 0.18)">
-          <title>{`Short of threads ${(s.startMs / 1000).toFixed(2)}–${(s.endMs / 1000).toFixed(2)} s: ${s.injections} injected`}</title>
-        </rect>
-      ))}
-      <path d={path} fill="none" stroke="currentColor" strokeWidth={1.5} vectorEffect="non-scaling-stroke" />
-      <text x={4} y={12} fontSize={11} fontFamily="system-ui, sans-serif" fill="currentColor">{`${story.starvation.maxThreads} workers`}</text>
-    </svg>
+    <>
+      <p className="hint pool-caption">{`Workers: at most ${story.starvation.maxThreads}`}</p>
+      <svg className="pool-timeline" data-testid="pool-timeline" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" height={HEIGHT} preserveAspectRatio="none" role="img"
+        aria-label={`Thread-pool workers over ${(end / 1000).toFixed(1)} s, at most ${story.starvation.maxThreads}`}>
+        {story.starvation.shortages.map((s) => (
+          <rect key={s.startMs} data-testid="pool-shortage" x={x(s.startMs)} y={0} width={Math.max(1, x(s.endMs) - x(s.startMs))} height={HEIGHT} fill="rgba(220, 80, 60, 0.18)">
+            <title>{`Short of threads ${(s.startMs / 1000).toFixed(2)}–${(s.endMs / 1000).toFixed(2)} s: ${s.injections} injected`}</title>
+          </rect>
+        ))}
+        <path d={path} fill="none" stroke="currentColor" strokeWidth={1.5} vectorEffect="non-scaling-stroke" />
+      </svg>
+    </>
+  );
+}
+
+/** A step line of `value` over the gauges, scaled to its own top. */
+function gaugePath(gauges: readonly PoolGaugePoint[], value: (g: PoolGaugePoint) => number | null, x: (ms: number) => number, top: number): string {
+  const y = (n: number): number => HEIGHT - 4 - (n / Math.max(top, 1)) * (HEIGHT - 20);
+  let path = '';
+  for (const g of gauges) {
+    const v = value(g);
+    if (v === null) continue;
+    path += path === '' ? `M${x(g.tMs)},${y(v)}` : `H${x(g.tMs)}V${y(v)}`;
+  }
+  return path === '' ? path : `${path}H${WIDTH}`;
+}
+
+/** The queue's length (solid) and the work items completed a second (dashed), each on its own scale, on the workers' time axis. */
+function PoolQueue({ story, durationMs }: { story: PoolStory; durationMs: number }): ReactElement {
+  const g = story.gauges;
+  const end = storyEndMs(story, durationMs);
+  const x = (ms: number): number => (ms / end) * WIDTH;
+  const maxQueue = story.starvation.maxQueueLength ?? 0;
+  const maxDone = g.reduce((m, p) => (p.completedPerS !== null && p.completedPerS > m ? p.completedPerS : m), 0);
+  return (
+    <>
+      <p className="hint pool-caption">{`Queue, once a second: up to ${maxQueue} work items waiting (solid); up to ${maxDone} completed a second (dashed)`}</p>
+      <svg className="pool-timeline" data-testid="pool-queue" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" height={HEIGHT} preserveAspectRatio="none" role="img"
+        aria-label={`Thread-pool queue once a second: up to ${maxQueue} work items waiting, up to ${maxDone} completed a second`}>
+        <path d={gaugePath(g, (p) => p.queueLength, x, maxQueue)} fill="none" stroke="currentColor" strokeWidth={1.5} vectorEffect="non-scaling-stroke" />
+        <path d={gaugePath(g, (p) => p.completedPerS, x, maxDone)} fill="none" stroke="currentColor" strokeOpacity={0.55} strokeDasharray="4 3" strokeWidth={1.2} vectorEffect="non-scaling-stroke" />
+      </svg>
+    </>
   );
 }
 
@@ -48,7 +90,7 @@ export function ThreadPoolView(): ReactElement {
     <div className="pool-view gc-view" data-testid="pool-view">
       <p className={s.starved ? 'strong' : ''} data-testid="pool-diagnosis">{s.diagnosis}</p>
       {s.poolEvents
-        ? <PoolTimeline story={story} durationMs={durationMs} />
+        ? <><PoolTimeline story={story} durationMs={durationMs} />{story.gauges.length > 0 && <PoolQueue story={story} durationMs={durationMs} />}</>
         : <p className="empty" data-testid="pool-no-events">No thread-pool events in this recording: record with --requests (.NET 8 or later) for the pool's workers and shortages.</p>}
       {b.sites.length > 0 && <p className="hint" data-testid="pool-waits-note">{b.runtimeWaits.note}</p>}
       {b.sites.length === 0

@@ -5,6 +5,7 @@ import { WireEncoder } from '../encoder.js';
 import { RecordType, SuspensionFlags, type SuspensionRecord } from '../records.js';
 import type { WireSink } from '../wire-sink.js';
 import { GC_EVENTS } from './gc-events.js';
+import { POOL_GAUGES } from './pool-gauges.js';
 import { REQUESTS } from './requests.js';
 import { REQUEST_WINDOWS } from './request-windows.js';
 import { RUNTIME_EVENTS } from './runtime-events.js';
@@ -15,14 +16,15 @@ import { TIMELINE_KINDS, timelineKindOf } from './timeline-kinds.js';
 const hello = { pid: 1, flags: 3, mono: 10, unixNs: 0n, intervalNs: 1000, wallThreadsPerTick: 4, runtimeVersion: '', profilerVersion: '' };
 const pause: SuspensionRecord = { mono: 0x0102030405, durationNs: 300, suspendNs: 100, reason: 1, generation: -1, flags: SuspensionFlags.Induced };
 
-test('the registry finds SUSPENSION, GC_EVENT, REQUEST, RUNTIME_EVENT and REQUEST_WINDOW by their record types and nothing else', () => {
-  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS), genericTimelineKind(RUNTIME_EVENTS), genericTimelineKind(REQUEST_WINDOWS)]);
+test('the registry finds SUSPENSION, GC_EVENT, REQUEST, RUNTIME_EVENT, REQUEST_WINDOW and POOL_GAUGE by their record types and nothing else', () => {
+  assert.deepEqual(TIMELINE_KINDS, [genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS), genericTimelineKind(RUNTIME_EVENTS), genericTimelineKind(REQUEST_WINDOWS), genericTimelineKind(POOL_GAUGES)]);
   assert.equal(timelineKindOf(RecordType.Suspension), SUSPENSIONS);
   assert.equal(timelineKindOf(RecordType.GcEvent), GC_EVENTS);
   assert.equal(timelineKindOf(RecordType.Request), REQUESTS);
   assert.equal(timelineKindOf(RecordType.RuntimeEvent), RUNTIME_EVENTS);
   assert.equal(timelineKindOf(RecordType.RequestWindow), REQUEST_WINDOWS);
-  const kinds: number[] = [RecordType.Suspension, RecordType.GcEvent, RecordType.Request, RecordType.RuntimeEvent, RecordType.RequestWindow];
+  assert.equal(timelineKindOf(RecordType.PoolGauge), POOL_GAUGES);
+  const kinds: number[] = [RecordType.Suspension, RecordType.GcEvent, RecordType.Request, RecordType.RuntimeEvent, RecordType.RequestWindow, RecordType.PoolGauge];
   for (let type = 0; type < 256; type++) {
     if (!kinds.includes(type)) assert.equal(timelineKindOf(type), undefined, `type ${type}`);
   }
@@ -190,4 +192,20 @@ test('a profiler\'s REQUEST_WINDOW decodes with pid 0 (its own process), a merge
   const short = new WireEncoder().preamble().hello(hello).raw(RecordType.RequestWindow, new Array(27).fill(0)).bytes();
   assert.throws(() => decoded(short), /the REQUEST_WINDOW record at byte \d+ has a 27-byte body, shorter than the 28 bytes its fields need/);
   assert.equal(timelineDumpLine(REQUEST_WINDOWS, { ...w, pid: 0 }), 'request-window: start 5000 end 9000 begun 7 cut 1 max-per-s 83 pid 0');
+});
+
+test('a POOL_GAUGE is the profiler\'s 24-byte body (the same bytes as wire_writer_test.cpp); it decodes with pid 0, a merged one with its pid', () => {
+  const g = { mono: 0x0102030405, threads: 12, queueLength: 300, completed: 70000 };
+  const body = [
+    0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, // u64 mono
+    12, 0, 0, 0, // u32 threads
+    0x2c, 1, 0, 0, // u32 queueLength 300
+    0x70, 0x11, 0x01, 0, 0, 0, 0, 0, // u64 completed 70000
+  ];
+  assert.deepEqual(Array.from(new WireEncoder().poolGauge(g).bytes()), [25, 0, 0, 0, RecordType.PoolGauge, ...body]);
+  const heard: TimelineRecord[] = [];
+  const sink = new Proxy({}, { get: (_t, name) => (name === 'onTimeline' ? (_k: TimelineKind, r: TimelineRecord) => heard.push(r) : () => {}) }) as WireSink;
+  new WireDecoder(sink).push(new WireEncoder().preamble().hello(hello).poolGauge(g).timeline(POOL_GAUGES, { ...g, pid: 9 }).bytes());
+  assert.deepEqual(heard, [{ ...g, pid: 0 }, { ...g, pid: 9 }]);
+  assert.equal(timelineDumpLine(POOL_GAUGES, { ...g, pid: 0 }), 'pool-gauge: mono 4328719365 threads 12 queue 300 completed 70000 pid 0');
 });

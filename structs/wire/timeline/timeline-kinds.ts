@@ -4,12 +4,13 @@
 
 import { GC_EVENTS } from './gc-events.js';
 import { REQUESTS } from './requests.js';
+import { POOL_GAUGES } from './pool-gauges.js';
 import { REQUEST_WINDOWS } from './request-windows.js';
 import { RUNTIME_EVENTS } from './runtime-events.js';
 import { SUSPENSIONS } from './suspensions.js';
 import { genericTimelineKind, type TimelineKind } from './timeline-kind.js';
 
-export const TIMELINE_KINDS: readonly TimelineKind[] = Object.freeze([genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS), genericTimelineKind(RUNTIME_EVENTS), genericTimelineKind(REQUEST_WINDOWS)]);
+export const TIMELINE_KINDS: readonly TimelineKind[] = Object.freeze([genericTimelineKind(SUSPENSIONS), genericTimelineKind(GC_EVENTS), genericTimelineKind(REQUESTS), genericTimelineKind(RUNTIME_EVENTS), genericTimelineKind(REQUEST_WINDOWS), genericTimelineKind(POOL_GAUGES)]);
 
 // By record type, so the decoder's lookup is an index, not a search.
 const BY_TYPE: (TimelineKind | undefined)[] = [];

@@ -10,18 +10,37 @@ import { join } from 'node:path';
 import { CLI, ROOT } from './paths.js';
 import { runCli } from './run-cli.js';
 
-function starve(url: string): void {
+/** The load; the requests it sent. */
+function starve(url: string): number {
   const load = spawnSync('dotnet', [WEB_DLL, 'load', '--url', url, '--seconds', '6', '--parallel', '16', '--paths', '/block/300,/cpu/5'], { encoding: 'utf8', timeout: 90_000 });
   assert.equal(load.status, 0, load.stderr);
+  return (resultOf(load.stdout) as { sent: number }).sent;
+}
+
+function resultOf(stdout: string): unknown {
+  const m = /^RESULT (.*)$/m.exec(stdout);
+  assert.ok(m !== null, `no RESULT line in ${stdout}`);
+  return JSON.parse(m[1]);
 }
 
 export const WEB_DLL = join(ROOT, 'test', 'targets', 'RequestWeb', 'bin', 'out', 'RequestWeb.dll');
 
-/** Records `command args serve` into DIR/pool.clrscope under the load; the file's path. */
-export async function recordStarved(dir: string, command: string, args: readonly string[]): Promise<string> {
+/** A starved recording: its file, the requests the load sent, and the work items the program's pool completed in its life (its own count). */
+export interface Starved {
+  file: string;
+  sent: number;
+  completedWorkItems: number;
+}
+
+function starved(file: string, run: { loaded: number; stdout: string }): Starved {
+  const result = resultOf(run.stdout) as { completedWorkItems: number };
+  return { file, sent: run.loaded, completedWorkItems: result.completedWorkItems };
+}
+
+/** Records `command args serve` into DIR/pool.clrscope under the load. */
+export async function recordStarved(dir: string, command: string, args: readonly string[]): Promise<Starved> {
   const file = join(dir, 'pool.clrscope');
-  await recordedRequestWeb(file, command, args, starve);
-  return file;
+  return starved(file, await recordedRequestWeb(file, command, args, starve));
 }
 
 /** The URL a RequestWeb started by `child` (directly or under clrscope) listens on, from its LISTENING line; its stdout so far is kept in `out`. */
@@ -60,10 +79,9 @@ export async function recordedRequestWeb<T>(file: string, command: string, args:
  * RequestWeb started on its own on .NET 10, then `record --pid --requests` attached to it, the load
  * only once the profiler is in (as requests.test.ts attaches); the file's path.
  */
-export async function attachStarved(dir: string): Promise<string> {
+export async function attachStarved(dir: string): Promise<Starved> {
   const file = join(dir, 'pool-attached.clrscope');
-  await attachedRequestWeb(file, 12, 1000, starve);
-  return file;
+  return starved(file, await attachedRequestWeb(file, 12, 1000, starve));
 }
 
 /**

@@ -6,8 +6,9 @@ namespace Clrscope.Targets.RequestWeb;
 /// RequestWeb serve
 ///   An ASP.NET Core minimal API with endpoints of known cost (Endpoints below). Listens on a free
 ///   loopback port, prints "LISTENING url", serves until POST /shutdown, then prints
-///   RESULT {"served":{"GET /cpu/{ms}":N,...},"errors":N,"cpuMs":C} (its own count per route pattern,
-///   the process's CPU time) and exits 0.
+///   RESULT {"served":{"GET /cpu/{ms}":N,...},"errors":N,"cpuMs":C,"completedWorkItems":W} (its own
+///   count per route pattern, the process's CPU time, the thread pool's completed work items) and
+///   exits 0.
 /// RequestWeb load --url URL [--seconds S] [--parallel P] [--paths /cpu/10,/delay/40,...]
 ///   The load generator: P loops request the paths round-robin for S seconds and print
 ///   RESULT {"sent":N,"paths":{"/cpu/10":{"count","p50Ms","p90Ms","p99Ms","maxMs","meanMs"},...}},

@@ -65,6 +65,7 @@ public static class Server
             ["served"] = served,
             ["errors"] = Interlocked.Read(ref s_errors),
             ["cpuMs"] = Process.GetCurrentProcess().TotalProcessorTime.TotalMilliseconds,
+            ["completedWorkItems"] = ThreadPool.CompletedWorkItemCount,
         }.ToJsonString());
         return 0;
     }
