@@ -31,11 +31,20 @@ const WAITS: readonly { re: RegExp; what: string }[] = [
   { re: /\.WaitHandle\.(WaitOne|WaitAny|WaitAll|WaitOneNoCheck|WaitMultiple|SignalAndWait)/, what: 'a WaitHandle' },
   { re: /\.(SemaphoreSlim|ManualResetEventSlim|CountdownEvent|Barrier)\.Wait$/, what: '$1.Wait' },
   { re: /\.Thread\.Sleep$/, what: 'Thread.Sleep' },
+  // The synchronous calls only: ReadAsync, SendAsync and their helpers (SendAsyncForNetworkStream,
+  // ReadAsyncInternal, ...) issue a non-blocking call and return; a wall sample inside one is its
+  // thread running or waiting for a CPU, not for the I/O (Kestrel's SocketSender.SendAsync once
+  // ranked first in an MVC app's report as "synchronous I/O").
   {
-    re: /\.Sockets\.Socket\.(Receive|Send|Accept|Connect)\w*$|\.IO\.(FileStream|RandomAccess|Stream|StreamReader|StreamWriter|Net\.Sockets\.NetworkStream)\.(Read|Write|ReadToEnd|ReadLine|Flush)\w*$|\.NetworkStream\.(Read|Write)$/,
+    re: /\.Sockets\.Socket\.(Receive|Send|Accept|Connect)(?!\w*Async)\w*$|\.IO\.(FileStream|RandomAccess|Stream|StreamReader|StreamWriter|Net\.Sockets\.NetworkStream)\.(Read|Write|ReadToEnd|ReadLine|Flush)(?!\w*Async)\w*$|\.NetworkStream\.(Read|Write)$/,
     what: 'synchronous I/O',
   },
 ];
+
+/** A frame of code the runtime generates (IL stubs, instantiating stubs), named by its signature alone. */
+function isStub(name: string): boolean {
+  return name.startsWith('[stub]');
+}
 
 /** Whether a frame named `name` is one of the waits above (request-timeline.ts reads wall samples by them too). */
 export function isBlockingWait(name: string): boolean {
@@ -116,9 +125,15 @@ export function poolBlocking(rec: SampleSource, waits: readonly RuntimeWait[] = 
         let site = '';
         for (let j = i + 1; j < ids.length && site === ''; j++) {
           const caller = rec.functionInfo(ids[j]);
-          if (caller !== undefined && isOwnCode(caller)) site = caller.name;
+          if (caller !== undefined && isOwnCode(caller) && !isStub(caller.name)) site = caller.name;
         }
-        if (site === '') site = i + 1 < ids.length ? nameOf(ids[i + 1]) : fn.name;
+        // Else the framework's caller; never a runtime stub, which says only its signature (an MVC
+        // app's console-logger lock once ranked as "[stub] IL_STUB_InstantiatingStub: LogLevel,...").
+        for (let j = i + 1; j < ids.length && site === ''; j++) {
+          const n = nameOf(ids[j]);
+          if (n !== '' && !isStub(n)) site = n;
+        }
+        if (site === '') site = fn.name;
         const what = w.what.startsWith('$1') ? `${m[1]}${w.what.slice(2)}` : w.what;
         const frames: string[] = [];
         for (let j = ids.length - 1; j >= i; j--) {
