@@ -106,9 +106,10 @@ void CaptureDrain::take(const Capture& c) {
   d.async_box = event ? 0 : c.async_box;
   if (heap_ != nullptr && !event) d.async_box = heap_->intern(c.heap_chain, c.heap_count, static_cast<HeapWalkEnd>(c.heap_end));
   d.request = 0;
+  d.root = 0;
   if (requests_ != nullptr && !event) {
-    const uintptr_t root = task_roots_ != nullptr && d.async_box != 0 ? task_chain_root(*task_roots_, d.async_box) : c.heap_root;
-    if (root != 0) d.request = requests_->request_at(root, c.mono);
+    d.root = task_roots_ != nullptr && d.async_box != 0 ? task_chain_root(*task_roots_, d.async_box) : c.heap_root;
+    if (d.root != 0) d.request = requests_->request_at(d.root, c.mono);
   }
   d.collecting = !event && c.collecting;
   // An event carries no time of the thread's: its values stay for the thread's next sample.
@@ -234,8 +235,8 @@ void CaptureDrain::add_gc_frame(Drained& d) {
 }
 
 void CaptureDrain::emit_sample(const Drained& d) {
-  const NamedCapture c{d.mono,  d.cpu_ns, d.wall_ns, d.cpu_after, d.switches, d.wire_id, d.async_box, d.request,
-                       d.kinds, d.flags,  ids_.data() + d.first, static_cast<uint16_t>(d.count)};
+  const NamedCapture c{d.mono,   d.cpu_ns, d.wall_ns, d.cpu_after, d.switches, d.wire_id, d.async_box, d.request,
+                       d.root,   d.kinds,  d.flags,   ids_.data() + d.first, static_cast<uint16_t>(d.count)};
   for (const auto& e : *emitters_) e->sample(c);
 }
 

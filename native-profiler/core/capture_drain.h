@@ -61,6 +61,7 @@ class CaptureDrain {
     uint32_t event_message;  // the message's STRING id (0: none)
     uint32_t async_box;
     uint32_t request;  // RequestTracker::request_at (0: none)
+    uintptr_t root;    // the chain's root it was looked up by (0: none)
     bool collecting;  // the thread was performing a garbage collection (core/gc_frame.h)
   };
 

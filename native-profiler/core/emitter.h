@@ -17,6 +17,7 @@ struct NamedCapture {
   uint32_t wire_id;
   uint32_t async_box;  // the async box the thread ran (0: none)
   uint32_t request;    // the HTTP request it was taken in (RequestTracker's seq; 0: none known)
+  uintptr_t root;      // the root of its async chain (0: none known), which a request may claim later
   uint8_t kinds;       // CaptureKind bits
   uint8_t flags;       // the stack's wire::kSample* bits (incomplete, elided)
   const uint32_t* frames;

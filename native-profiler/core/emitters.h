@@ -22,7 +22,8 @@ struct SamplingShared;
 
 // CPU and wall samples of the program's threads (thread_sample_emitter.cpp); `chains` (may be
 // null) names each sample's async task.
-std::unique_ptr<Emitter> make_thread_sample_emitter(SampleStream* stream, ThreadBook* book, AsyncChains* chains);
+std::unique_ptr<Emitter> make_thread_sample_emitter(SampleStream* stream, ThreadBook* book, AsyncChains* chains,
+                                                    RequestTracker* requests);
 // Exceptions, lock waits and allocations with their stacks, and the exceptions counted past
 // their stack budget (`skipped`, may be null) (stacked_event_emitter.cpp).
 std::unique_ptr<Emitter> make_stacked_event_emitter(SampleStream* stream, SamplingShared* shared, TypeCounts* skipped);

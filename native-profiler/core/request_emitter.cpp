@@ -31,6 +31,7 @@ class RequestEmitter final : public Emitter {
       r.trace_id = stream_->unremembered_string(h.trace_id);
       r.span_id = stream_->unremembered_string(h.span_id);
       r.seq = h.seq;
+      if (!h.backfill.empty()) stream_->writer.request_backfill(h.seq, h.backfill.data(), h.backfill.size());
       stream_->writer.request(r);
     }
     sent_ += batch_.size();
@@ -49,6 +50,8 @@ class RequestEmitter final : public Emitter {
              static_cast<unsigned long long>(sent_), static_cast<unsigned long long>(requests_->dropped()),
              static_cast<unsigned long long>(requests_->untracked()), static_cast<unsigned long long>(requests_->rooted()),
              static_cast<unsigned long long>(requests_->matched()));
+    log_line("requests: %llu begun outside any async chain and followed from their end, taking back %llu samples",
+             static_cast<unsigned long long>(requests_->backfilled()), static_cast<unsigned long long>(requests_->backfilled_samples()));
     log_line("requests: %llu listening windows sent, %llu requests cut by a window's end", static_cast<unsigned long long>(windows_sent_),
              static_cast<unsigned long long>(cut_));
   }

@@ -36,6 +36,8 @@ void RequestTracker::on_request_event(const RequestEvent& e, uint64_t mono, uint
       windows_[root].push_back(Window{r.seq, mono, kOpen});
       ++window_count_;
       ++rooted_;
+    } else {
+      unrooted_open_.fetch_add(1, std::memory_order_relaxed);
     }
     open_[key] = std::move(r);
     return;
@@ -49,7 +51,12 @@ void RequestTracker::on_request_event(const RequestEvent& e, uint64_t mono, uint
   r.end_tid = tid;
   r.status = e.status;
   r.endpoint = route_pattern(r.endpoint, e.route_values);
-  if (r.root != 0) end_window(r.root, r.seq, mono);
+  if (r.root != 0) {
+    end_window(r.root, r.seq, mono);
+  } else {
+    unrooted_open_.fetch_sub(1, std::memory_order_relaxed);
+    if (root != 0) backfill(&r, root, mono);
+  }
   if (ended_.size() >= kMaxHeld) {
     ended_.erase(ended_.begin(), ended_.begin() + kMaxHeld / 2);
     dropped_ += kMaxHeld / 2;
@@ -66,6 +73,52 @@ void RequestTracker::end_window(uintptr_t root, uint32_t seq, uint64_t end) {
       return;
     }
   }
+}
+
+void RequestTracker::backfill(HeldRequest* r, uintptr_t root, uint64_t end) {
+  auto it = remembered_.find(root);
+  if (it != remembered_.end()) {
+    for (const Remembered& m : it->second) {
+      if (m.mono >= r->start_mono && m.mono < end) r->backfill.push_back(m.ordinal);
+    }
+    // The rest were taken before it began: no request of this root's can own them any more.
+    remembered_count_ -= it->second.size();
+    remembered_.erase(it);
+  }
+  backfilled_samples_ += r->backfill.size();
+  ++backfilled_;
+  // Captures taken in it and not drained yet are marked as they come.
+  if (window_count_ < kMaxWindows) {
+    r->root = root;
+    windows_[root].push_back(Window{r->seq, r->start_mono, end});
+    ++window_count_;
+  }
+}
+
+void RequestTracker::remember(uintptr_t root, uint64_t mono, uint64_t ordinal) {
+  if (!unrooted_open()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (remembered_count_ >= kMaxRemembered || mono > remembered_swept_ + kRememberNs / 30) {
+    // Once a second or so: let go of what is too old for any open request to still claim.
+    remembered_swept_ = mono;
+    const uint64_t keep_from = mono > kRememberNs ? mono - kRememberNs : 0;
+    for (auto r = remembered_.begin(); r != remembered_.end();) {
+      auto& list = r->second;
+      size_t kept = 0;
+      for (const Remembered& m : list) {
+        if (m.mono >= keep_from) list[kept++] = m;
+      }
+      remembered_count_ -= list.size() - kept;
+      list.resize(kept);
+      r = list.empty() ? remembered_.erase(r) : std::next(r);
+    }
+    if (remembered_count_ >= kMaxRemembered) {
+      remembered_.clear();
+      remembered_count_ = 0;
+    }
+  }
+  remembered_[root].push_back(Remembered{mono, ordinal});
+  ++remembered_count_;
 }
 
 uint32_t RequestTracker::request_at(uintptr_t root, uint64_t mono) {
@@ -132,6 +185,9 @@ void RequestTracker::cut_open(uint64_t mono) {
   }
   window_.cut += static_cast<uint32_t>(open_.size());
   open_.clear();
+  unrooted_open_.store(0, std::memory_order_relaxed);
+  remembered_.clear();
+  remembered_count_ = 0;
   windows_done_.push_back(window_);
   window_ = ListenWindow{};
   listening_ = Listening::kOff;
@@ -172,6 +228,16 @@ uint64_t RequestTracker::untracked() const {
 uint64_t RequestTracker::rooted() const {
   std::lock_guard<std::mutex> lock(mu_);
   return rooted_;
+}
+
+uint64_t RequestTracker::backfilled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return backfilled_;
+}
+
+uint64_t RequestTracker::backfilled_samples() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return backfilled_samples_;
 }
 
 uint64_t RequestTracker::matched() const {

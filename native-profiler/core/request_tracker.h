@@ -14,6 +14,14 @@
 // compacts: a request whose root moved keeps the samples taken before the move, and its later
 // ones fall to the reader's rule by thread (structs/analysis/requests.ts). Long-lived
 // connections' boxes settle in gen2 after a few GCs.
+//
+// A connection's first request, and every HTTP/2 stream's, begins before anything of its chain
+// has awaited: no box exists yet, so its start has no root. Its stop does (the box was made at its
+// first await). So while such requests are open the sampler remembers the samples it sent unmarked
+// whose chain ended at some root; when one of them ends under a root, the samples remembered under
+// that root within its time are its own, sent as REQUEST_BACKFILL, and the captures still on their
+// way match a window opened for it then.
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -33,6 +41,9 @@ struct HeldRequest {
   uint32_t end_tid = 0;
   uint32_t status = 0;
   std::string method, endpoint, trace_id, span_id;
+  // Begun without a root, ended under one: the stream ordinals (WireWriter::samples_written after
+  // each) of the samples sent before then that it owns, ascending.
+  std::vector<uint64_t> backfill;
 };
 
 // A span of time the bridge listened: every request begun in [start, end) was tracked; `cut` of
@@ -51,10 +62,20 @@ class RequestTracker {
   // latest sample matched (captures reach the sampler within a tick or two); at most kMaxWindows.
   static constexpr size_t kMaxWindows = 65536;
   static constexpr uint64_t kKeepEndedNs = 2'000'000'000;
+  // Samples remembered for requests begun without a root: at most this many, none older than
+  // kRememberNs (a longer request keeps only its last kRememberNs of them).
+  static constexpr size_t kMaxRemembered = 1u << 16;
+  static constexpr uint64_t kRememberNs = 30'000'000'000;
 
   // The serving thread, as EventPipeEventDelivered hands it a bridge event (parsed). `mono` now,
   // `tid` its OS id, `root` its async chain's root box now (own_chain_root; 0: none).
   void on_request_event(const RequestEvent& e, uint64_t mono, uint32_t tid, uintptr_t root = 0);
+  // Whether a request begun without a root is open: only then does a stop's root matter.
+  bool unrooted_open() const { return unrooted_open_.load(std::memory_order_relaxed) != 0; }
+
+  // Sampler thread, after it sent a sample no request was known for, whose chain ended at `root`:
+  // `ordinal` is its WireWriter::samples_written(). Kept only while unrooted_open().
+  void remember(uintptr_t root, uint64_t mono, uint64_t ordinal);
 
   // Sampler thread: the request (seq) a sample taken at `mono` whose chain ended at `root` was
   // taken in, 0 for none.
@@ -83,14 +104,21 @@ class RequestTracker {
   // Requests begun with a root known, and samples matched to a request.
   uint64_t rooted() const;
   uint64_t matched() const;
+  // Requests begun without a root that ended under one, and the samples they took back.
+  uint64_t backfilled() const;
+  uint64_t backfilled_samples() const;
 
  private:
   struct Window {
     uint32_t seq;
     uint64_t start, end;  // end UINT64_MAX while open
   };
+  struct Remembered {
+    uint64_t mono, ordinal;
+  };
   void end_window(uintptr_t root, uint32_t seq, uint64_t end);
   void prune_windows(uint64_t before);
+  void backfill(HeldRequest* r, uintptr_t root, uint64_t end);
 
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, HeldRequest> open_;
@@ -108,6 +136,12 @@ class RequestTracker {
   uint64_t untracked_ = 0;
   uint64_t rooted_ = 0;
   uint64_t matched_ = 0;
+  std::atomic<uint32_t> unrooted_open_{0};
+  std::unordered_map<uintptr_t, std::vector<Remembered>> remembered_;  // by root, in order sent
+  size_t remembered_count_ = 0;
+  uint64_t remembered_swept_ = 0;
+  uint64_t backfilled_ = 0;
+  uint64_t backfilled_samples_ = 0;
 };
 
 }  // namespace clrscope

@@ -19,7 +19,7 @@ void Sampler::register_emitters() {
   r.drain.set_requests(parts_.requests);
   r.drain.set_task_roots(parts_.async);
   r.async = chains.get();
-  r.emitters.push_back(make_thread_sample_emitter(&r.stream, &r.book, r.async));
+  r.emitters.push_back(make_thread_sample_emitter(&r.stream, &r.book, r.async, parts_.requests));
   r.emitters.push_back(make_stacked_event_emitter(&r.stream, shared_, parts_.skipped_exceptions));
   if (parts_.suspensions != nullptr) r.emitters.push_back(make_suspension_emitter(&r.stream, parts_.suspensions));
   if (parts_.gc_events != nullptr) r.emitters.push_back(make_gc_event_emitter(&r.stream, parts_.gc_events));

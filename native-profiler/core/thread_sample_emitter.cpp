@@ -4,6 +4,7 @@
 #include "core/async_chains.h"
 #include "core/capture_ring.h"
 #include "core/emitters.h"
+#include "core/request_tracker.h"
 #include "core/sample_stream.h"
 #include "core/thread_book.h"
 
@@ -12,8 +13,8 @@ namespace {
 
 class ThreadSampleEmitter final : public Emitter {
  public:
-  ThreadSampleEmitter(SampleStream* stream, ThreadBook* book, AsyncChains* chains)
-      : stream_(stream), book_(book), chains_(chains) {}
+  ThreadSampleEmitter(SampleStream* stream, ThreadBook* book, AsyncChains* chains, RequestTracker* requests)
+      : stream_(stream), book_(book), chains_(chains), requests_(requests) {}
 
   void sample(const NamedCapture& c) override {
     uint8_t flags = c.flags;
@@ -26,6 +27,8 @@ class ThreadSampleEmitter final : public Emitter {
     stream_->writer.sample(c.mono, c.wire_id, flags, (flags & wire::kSampleCpu) ? c.cpu_ns : 0,
                            (flags & wire::kSampleWall) ? c.wall_ns : 0, c.frames, n, task, 0, c.request);
     ++stream_->samples_sent;
+    // A request begun before its chain had a root may claim it when it ends (core/request_tracker.h).
+    if (requests_ != nullptr && c.request == 0 && c.root != 0) requests_->remember(c.root, c.mono, stream_->writer.samples_written());
     if (task != 0 && chains_->logs_samples()) chains_->log_sample(c);
     SampledThread* known = book_->find(c.wire_id);
     if (known == nullptr) return;
@@ -50,12 +53,14 @@ class ThreadSampleEmitter final : public Emitter {
   SampleStream* stream_;
   ThreadBook* book_;
   AsyncChains* chains_;
+  RequestTracker* requests_;
 };
 
 }  // namespace
 
-std::unique_ptr<Emitter> make_thread_sample_emitter(SampleStream* stream, ThreadBook* book, AsyncChains* chains) {
-  return std::make_unique<ThreadSampleEmitter>(stream, book, chains);
+std::unique_ptr<Emitter> make_thread_sample_emitter(SampleStream* stream, ThreadBook* book, AsyncChains* chains,
+                                                    RequestTracker* requests) {
+  return std::make_unique<ThreadSampleEmitter>(stream, book, chains, requests);
 }
 
 }  // namespace clrscope

@@ -291,6 +291,7 @@ void WireWriter::sample(uint64_t mono, uint32_t thread_id, uint8_t flags, uint64
     varint_to(&request_marks_, request);
   }
   ++batch_samples_;
+  ++samples_written_;
   prev_thread_ = thread_id;
   prev_mono_ = mono;
   t.stack = stack;
@@ -400,6 +401,21 @@ void WireWriter::request(const RequestRecord& r) {
   u32(r.span_id);
   u32(r.seq);
   finish(s);
+}
+
+void WireWriter::request_backfill(uint32_t seq, const uint64_t* ordinals, size_t count) {
+  // Records of at most this many, so that none grows past what a reader takes in one piece.
+  constexpr size_t kPerRecord = 8192;
+  for (size_t from = 0; from < count; from += kPerRecord) {
+    const size_t to = count - from < kPerRecord ? count : from + kPerRecord;
+    const size_t s = begin(wire::kRequestBackfill);
+    u32(seq);
+    for (size_t i = from; i < to; ++i) {
+      if (ordinals[i] == 0 || ordinals[i] > samples_written_) continue;  // not this stream's
+      varint(samples_written_ - ordinals[i] + 1);
+    }
+    finish(s);
+  }
 }
 
 void WireWriter::request_window(uint64_t start, uint64_t end, uint32_t begun, uint32_t cut, uint32_t max_per_s) {

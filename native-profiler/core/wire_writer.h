@@ -53,6 +53,7 @@ enum RecordType : uint8_t {
   kRequestSamples = 0x17,
   kRequestWindow = 0x18,
   kPoolGauge = 0x19,
+  kRequestBackfill = 0x1A,
   kEnd = 0x7F,
 };
 
@@ -221,6 +222,11 @@ class WireWriter {
   void gc_event(const GcEventRecord& e);
   void runtime_event(const RuntimeEventRecord& e);
   void request(const RequestRecord& r);
+  // Samples sent earlier that request `seq` owns, by their samples_written() ordinals (ascending,
+  // all in this stream): REQUEST_BACKFILL records, each naming them by how far back they are.
+  void request_backfill(uint32_t seq, const uint64_t* ordinals, size_t count);
+  // Samples written so far (the latest one's ordinal, from 1).
+  uint64_t samples_written() const { return samples_written_; }
   // A span of time the bridge listened for requests (core/request_duty.h).
   void request_window(uint64_t start, uint64_t end, uint32_t begun, uint32_t cut, uint32_t max_per_s);
   // The thread pool's counters at `mono` (core/pool_gauge_emitter.cpp).
@@ -288,6 +294,7 @@ class WireWriter {
   // EVENT_MESSAGES of the open EVENTS record: (index in the record, message STRING) varint pairs.
   ByteBuffer event_messages_;
   uint32_t batch_samples_ = 0;
+  uint64_t samples_written_ = 0;
   uint64_t prev_mono_ = 0;
   uint32_t prev_thread_ = 0;
   // Per-thread state: writers number threads densely from 1, so ids below kDirectThreads index

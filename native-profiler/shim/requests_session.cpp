@@ -60,7 +60,8 @@ uintptr_t chain_root_now(Engine* e) {
 void deliver_request_event(Engine* e, const uint8_t* data, size_t size) {
   RequestEvent event;
   if (!parse_request_event(data, size, &event)) return;
-  const uintptr_t root = event.start ? chain_root_now(e) : 0;
+  // A stop's root matters only to a request begun without one (core/request_tracker.h).
+  const uintptr_t root = event.start || e->requests->unrooted_open() ? chain_root_now(e) : 0;
   e->requests->on_request_event(event, platform::mono_now_ns(), platform::current_tid_remembered(), root);
 }
 

@@ -163,6 +163,50 @@ TEST(RequestTracker, FollowsARequestByItsConnectionsRootOnlyWithinItsWindow) {
   EXPECT_EQ(out[0].root, kConnection);
 }
 
+// A connection's first request begins before its chain has a root; it ends under one. The samples
+// sent under that root while it ran are its own, those before it began and under other roots not.
+TEST(RequestTracker, ClaimsTheSamplesOfItsRootAtTheEndOfARequestBegunWithoutOne) {
+  RequestTracker t;
+  RequestEvent first;
+  first.start = true;
+  first.method = "GET";
+  first.path = "/after/40";
+  first.span_id = "00000000000000f1";
+  constexpr uintptr_t kConnection = 0x7f0010, kReceiveLoop = 0x7f0020;
+  t.remember(kConnection, 90, 1);  // nothing begun without a root is open: not kept
+  t.on_request_event(first, 100, 7, 0);
+  EXPECT_TRUE(t.unrooted_open());
+  EXPECT_EQ(t.request_at(kConnection, 120), 0u);
+  t.remember(kConnection, 95, 2);  // taken before it began
+  t.remember(kConnection, 120, 3);
+  t.remember(kReceiveLoop, 125, 4);
+  t.remember(kConnection, 130, 5);
+  RequestEvent stop = first;
+  stop.start = false;
+  stop.status = 200;
+  t.on_request_event(stop, 200, 9, kConnection);
+  EXPECT_FALSE(t.unrooted_open());
+  EXPECT_EQ(t.request_at(kConnection, 190), 1u);  // a capture still on its way
+  EXPECT_EQ(t.request_at(kConnection, 210), 0u);
+  std::vector<HeldRequest> out;
+  t.take(&out, false);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].backfill, (std::vector<uint64_t>{3, 5}));
+  EXPECT_EQ(t.backfilled(), 1u);
+  EXPECT_EQ(t.backfilled_samples(), 2u);
+  // One that ends outside any chain (it never awaited) claims nothing.
+  RequestEvent sync = first;
+  sync.span_id = "00000000000000f2";
+  t.on_request_event(sync, 300, 7, 0);
+  t.remember(kReceiveLoop, 310, 6);
+  sync.start = false;
+  t.on_request_event(sync, 320, 7, 0);
+  out.clear();
+  t.take(&out, false);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(out[0].backfill.empty());
+}
+
 class FakeTasks final : public TaskNames {
  public:
   std::map<uint32_t, uint32_t> awaiter;

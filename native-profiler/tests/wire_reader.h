@@ -371,6 +371,21 @@ inline ReadStream read_stream(const Bytes& bytes) {
         }
         break;
       }
+      case 0x1A: {
+        if (!v2) break;
+        const uint32_t seq = c.get<uint32_t>();
+        if (seq == 0) throw std::runtime_error("REQUEST_BACKFILL names request 0");
+        uint64_t previous = 0;
+        while (c.at() < end) {
+          const uint64_t back = c.varint();
+          if (back == 0 || back > out.samples.size() || (previous != 0 && back >= previous)) {
+            throw std::runtime_error("REQUEST_BACKFILL names a sample out of order or range");
+          }
+          out.samples[out.samples.size() - back].request = seq;
+          previous = back;
+        }
+        break;
+      }
       case 0x13: {
         if (!v2) break;
         if (previous_type != 0x0F) throw std::runtime_error("EVENT_MESSAGES not right after an EVENTS record");

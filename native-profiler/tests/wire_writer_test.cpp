@@ -1,5 +1,6 @@
 #include "core/wire_writer.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -276,17 +277,22 @@ TEST(WireReader, ReadsTheOperationsFixtureWithEachSamplesCount) {
   EXPECT_EQ(s.thread_names.at(1), "[async operations]");
 }
 
-// Which request a sample was taken in (REQUEST_SAMPLES) goes right behind its SAMPLES record,
-// after the TASK_SAMPLES of the same samples, and only for the samples that have one.
-TEST(WireWriter, MarksSamplesWithTheirRequestBehindTheirTasks) {
-  ByteBuffer out;
-  WireWriter w(&out);
+// A stream with async stacks on, one thread and frame 1 ("Burn"), for the request marks' tests.
+void begin_burn_stream(WireWriter& w) {
   w.preamble();
   w.hello(HelloRecord{4242, wire::kHelloCpu | wire::kHelloAsync, 1000000000ull, 1700000000000000000ull, 10000000, 64,
                       "10.0.12", "0.4.0"});
   w.thread(1, 0, 0, 1000000100ull, "worker");
   w.function(1, wire::kSynthetic, 0, 0, "Burn", "");
   w.frame(1, 1, wire::kOffsetNone, 0);
+}
+
+// Which request a sample was taken in (REQUEST_SAMPLES) goes right behind its SAMPLES record,
+// after the TASK_SAMPLES of the same samples, and only for the samples that have one.
+TEST(WireWriter, MarksSamplesWithTheirRequestBehindTheirTasks) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  begin_burn_stream(w);
   w.string(1, "<Handler>d__0");
   w.task(3, 0, 1, false);
   const uint32_t burn[] = {1};
@@ -301,6 +307,33 @@ TEST(WireWriter, MarksSamplesWithTheirRequestBehindTheirTasks) {
   EXPECT_EQ(s.samples[0].request, 7u);
   EXPECT_EQ(s.samples[1].request, 0u);
   EXPECT_EQ(s.samples[2].request, 8u);
+}
+
+// A request begun outside any async chain names, when it ends, samples sent before in any SAMPLES
+// record (REQUEST_BACKFILL), counting back from the latest.
+TEST(WireWriter, BackfillsARequestsEarlierSamplesByHowFarBackTheyAre) {
+  ByteBuffer out;
+  WireWriter w(&out);
+  begin_burn_stream(w);
+  const uint32_t burn[] = {1};
+  for (uint64_t i = 0; i < 4; ++i) w.sample(1010000000ull + i, 1, wire::kSampleCpu, 10000000, 0, burn, 1);
+  EXPECT_EQ(w.samples_written(), 4u);
+  const uint64_t owned[] = {2, 4};
+  w.request_backfill(5, owned, 2);  // closes the open SAMPLES record first
+  w.sample(1020000000ull, 1, wire::kSampleCpu, 10000000, 0, burn, 1, 0, 0, 6);
+  w.close_batch();
+  w.end(1040000000ull, wire::kEndShutdown);
+  const std::vector<uint8_t> bytes(out.begin(), out.end());
+  // The record's bytes, as request-backfill.test.ts has the TypeScript writer make them.
+  const uint8_t record[] = {7, 0, 0, 0, wire::kRequestBackfill, 5, 0, 0, 0, 3, 1};
+  EXPECT_NE(std::search(bytes.begin(), bytes.end(), std::begin(record), std::end(record)), bytes.end());
+  const testing::ReadStream s = testing::read_stream(bytes);
+  ASSERT_EQ(s.samples.size(), 5u);
+  EXPECT_EQ(s.samples[0].request, 0u);
+  EXPECT_EQ(s.samples[1].request, 5u);
+  EXPECT_EQ(s.samples[2].request, 0u);
+  EXPECT_EQ(s.samples[3].request, 5u);
+  EXPECT_EQ(s.samples[4].request, 6u);
 }
 
 // Exception messages: a message's STRING goes out ahead of the open EVENTS record, and which

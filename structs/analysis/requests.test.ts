@@ -57,7 +57,7 @@ test('the table per endpoint: counts, nearest-rank latencies, CPU of the samples
   assert.match(text, /GET \/fail\s+1\s+0\.00\s+0\.00\s+0\.00\s+0\.00\s+0\.0\s+0\.00\s+1\s+1/);
 });
 
-test('a sample marked with a request the recording has is that request\'s, on whatever thread; a followed request holds only its marked samples; any other sample falls back to its thread\'s window', () => {
+test('a sample marked with a request the recording has is that request\'s, on whatever thread; a followed request holds its marked samples and its synchronous part; any other sample falls back to its thread\'s window', () => {
   const rec = recording(true);
   assert.equal(rec.hasRequestMarks, true);
   assert.deepEqual([0, 7, 8, 9, 10].map((i) => rec.requestSeqOf(i)), [0, 0, 2, 99, 3]);
@@ -65,9 +65,11 @@ test('a sample marked with a request the recording has is that request\'s, on wh
   assert.deepEqual(requests.map((r) => r.seq), [1, 2, 3, 4]);
   // Sample 8 (tid 100, outside its thread's request) is request 1's by its mark; sample 9 names a
   // request not recorded, so tid 300's request in flight holds it; sample 10's mark beats that
-  // window. Requests 1 and 2 (seqs 2 and 3) were followed: samples 2 and 4, unmarked in their
-  // windows on the thread that began them, are not theirs.
-  assert.deepEqual(Array.from(sampleRequests(rec, requests)), [0, 0, -1, 3, -1, -1, -1, -1, 1, 3, 2]);
+  // window. Requests 1 and 2 (seqs 2 and 3) were followed. Before their first marked samples, on
+  // the thread that began them, sample 2 used no CPU (the pool's idle wait after the request's
+  // first await): not request 1's; sample 4 ran on no async chain and used CPU (request 2's part
+  // before anything awaited, as for a connection's first request): request 2's.
+  assert.deepEqual(Array.from(sampleRequests(rec, requests)), [0, 0, -1, 3, 2, -1, -1, -1, 1, 3, 2]);
   const rows = requestTable(rec);
   assert.deepEqual(rows.map((r) => [r.endpoint, r.cpuMs]), [['GET /cpu/{ms}', 3], ['GET /fail', 2.5]]);
   assert.equal(recording().hasRequestMarks, false);

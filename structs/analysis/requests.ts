@@ -5,7 +5,12 @@
 // Which samples a request holds. With async stacks on (record --requests --async, or
 // --async-source heap), the profiler follows each request through its awaits and marks every
 // sample taken in it, on whatever thread its continuations ran (REQUEST_SAMPLES, by the REQUEST's
-// seq): a marked sample is its request's, and a request with marks holds those alone. Samples
+// seq): a marked sample is its request's, and a request with marks holds those, and of the
+// samples the thread that began it took before its first marked sample, those that ran on no
+// async chain and used CPU: a request begun outside any chain, whose marks the profiler sent when
+// it ended (REQUEST_BACKFILL), ran its synchronous part there (a part that blocked, using no
+// CPU, is not told from the pool's idle waits, and is not its); one begun in a chain has its
+// synchronous part marked, and that thread back in the pool runs others' chains or idles. Samples
 // without a mark that names a request of the recording (async stacks off, a request whose
 // connection's box a GC moved, one begun outside any async chain, older profilers) fall back to
 // what ASP.NET Core's own events say, where a request began and ended (thread and time): such a
@@ -72,32 +77,36 @@ export function requestsOf(rec: Recording): RequestInfo[] {
  * (the rule at the top of this file). Linear in samples plus requests log requests.
  */
 export function sampleRequests(rec: Recording, requests: readonly RequestInfo[]): Int32Array {
-  const { mono, threadId } = rec.sampleColumns();
+  const { mono, threadId, cpuNs } = rec.sampleColumns();
   const out = new Int32Array(mono.length).fill(-1);
   if (requests.length === 0) return out;
   const bySeq = new Map<number, number>();
-  // Requests the profiler followed: their marked samples are all they hold, so the pool's idle
-  // waits on the thread that began one are not charged to it.
-  const followed = new Set<number>();
+  // Requests the profiler followed, and their first marked sample's time: before it, on the thread
+  // that began it, is its part that ran on no chain; after it, that thread's idle waits in the
+  // pool are not charged to it.
+  const followed = new Map<number, number>();
   if (rec.hasRequestMarks) {
     requests.forEach((r, index) => { if (r.seq !== 0 && !bySeq.has(r.seq)) bySeq.set(r.seq, index); });
     for (let i = 0; i < mono.length; i++) {
       const seq = rec.requestSeqOf(i);
-      if (seq !== 0) followed.add(seq);
+      if (seq !== 0 && !(mono[i] >= (followed.get(seq) ?? Number.POSITIVE_INFINITY))) followed.set(seq, mono[i]);
     }
   }
   // Per OS thread, its requests' windows by start: each ends at the request's end or at the
-  // thread's next request's start, whichever comes first. A followed request's window claims no
-  // sample, but still ends the window before it.
-  const byTid = new Map<number, { start: number; end: number; index: number }[]>();
+  // thread's next request's start, whichever comes first; a followed request's at its first marked
+  // sample, when that comes sooner, and it claims only samples on no chain that used CPU.
+  const byTid = new Map<number, { start: number; end: number; index: number; until: number; followed: boolean }[]>();
   requests.forEach((r, index) => {
     let list = byTid.get(r.startTid);
     if (list === undefined) byTid.set(r.startTid, (list = []));
-    list.push({ start: r.startNs, end: r.endNs ?? Number.POSITIVE_INFINITY, index: followed.has(r.seq) ? -1 : index });
+    const end = r.endNs ?? Number.POSITIVE_INFINITY;
+    const first = followed.get(r.seq);
+    list.push({ start: r.startNs, end, index, until: Math.min(end, first ?? Number.POSITIVE_INFINITY), followed: first !== undefined });
   });
   for (const list of byTid.values()) {
     list.sort((a, b) => a.start - b.start);
     for (let i = 0; i + 1 < list.length; i++) list[i].end = Math.min(list[i].end, list[i + 1].start);
+    for (const w of list) w.end = Math.min(w.end, w.until);
   }
   const osTidOf = new Map<number, number>();
   for (const t of rec.threads()) osTidOf.set(t.id, t.osTid);
@@ -126,7 +135,9 @@ export function sampleRequests(rec: Recording, requests: readonly RequestInfo[])
         hi = mid - 1;
       }
     }
-    if (found >= 0 && mono[i] < list[found].end) out[i] = list[found].index;
+    if (found < 0 || !(mono[i] < list[found].end)) continue;
+    if (list[found].followed && (cpuNs[i] === 0 || rec.sampleAsyncChain(i) !== 0)) continue;
+    out[i] = list[found].index;
   }
   return out;
 }

@@ -283,6 +283,15 @@ export class RecordingSink implements WireSink {
     s.requestMarks.set(index, seq);
   }
 
+  onRequestBackfill(back: number, seq: number): void {
+    const s = this.store;
+    this.checkOpen();
+    if (s.sampleMode === false) return;
+    // Seconds back: a sample released ('recent') or dropped (dropBefore) since is not held to mark.
+    if (back > s.columns.count) return;
+    s.requestMarks.set(s.sampleBase + s.columns.count - back, seq);
+  }
+
   onStats(r: StatsRecord): void {
     const s = this.store;
     this.checkDefining('STATS');

@@ -12,7 +12,7 @@ const ALLOWED_PER_SAMPLE = 2;
 const acc = new Float64Array(1);
 // The only sink class this process ever sees, so the decoder's call sites stay monomorphic.
 const sink: WireSink = {
-  onHello() {}, onThread() {}, onThreadEnd() {}, onFunction() {}, onTask() {}, onTaskSample() {}, onOperationCount() {}, onRequestSample() {}, onEventMessage() {}, onStats() {}, onTimeline() {}, onEnd() {}, onUnknown() {},
+  onHello() {}, onThread() {}, onThreadEnd() {}, onFunction() {}, onTask() {}, onTaskSample() {}, onOperationCount() {}, onRequestSample() {}, onRequestBackfill() {}, onEventMessage() {}, onStats() {}, onTimeline() {}, onEnd() {}, onUnknown() {},
   onModule() {}, onFrame() {}, onStack() {}, onStackReset() {}, onString() {}, onEvent() {},
   onSample(mono, threadId, flags, cpuNs, wallNs, frames) { acc[0] += mono + threadId + flags + cpuNs + wallNs + frames[frames.length - 1]; },
   onStackSample(threadId, flags, stackId, values) { acc[0] += values[0] + threadId + flags + values[1] + values[2] + stackId; },

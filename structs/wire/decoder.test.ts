@@ -69,6 +69,9 @@ class JsonSink implements WireSink {
   onRequestSample(back: number, seq: number): void {
     this.records.push({ type: 'requestSample', back, seq });
   }
+  onRequestBackfill(back: number, seq: number): void {
+    this.records.push({ type: 'requestBackfill', back, seq });
+  }
   onEventMessage(back: number, stringId: number): void {
     this.records.push({ type: 'eventMessage', back, stringId });
   }

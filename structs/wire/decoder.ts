@@ -229,6 +229,7 @@ export class WireDecoder {
         case RecordType.TaskSamples: packed.taskSamples(bytes, body, body + bodyLen, at, previousType); return;
         case RecordType.OperationCounts: packed.operationCounts(bytes, body, body + bodyLen, at, previousType); return;
         case RecordType.RequestSamples: packed.requestSamples(bytes, body, body + bodyLen, at, previousType); return;
+        case RecordType.RequestBackfill: packed.requestBackfill(bytes, body, body + bodyLen, at); return;
         case RecordType.Events: packed.eventsRecord(bytes, body, body + bodyLen, at); return;
         case RecordType.EventMessages: packed.eventMessages(bytes, body, body + bodyLen, at, previousType); return;
         case RecordType.Stack: packed.stack(bytes, body, body + bodyLen, at); return;

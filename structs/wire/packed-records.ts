@@ -93,6 +93,29 @@ export class PackedRecordReader extends FieldReader {
     this.sideRecord(REQUEST_SAMPLES, bytes, p, end, at, previousType, this.lastSamplesCount);
   }
 
+  /**
+   * REQUEST_BACKFILL: `u32 seq`, then varints, each a sample that many back in the stream (1: the
+   * latest), strictly decreasing: samples sent before their request was known to own them.
+   */
+  requestBackfill(bytes: Uint8Array, p: number, end: number, at: number): void {
+    const offset = this.base + at;
+    if (end - p < 4) throw new WireFormatError(`Corrupt clrscope stream: the REQUEST_BACKFILL record at byte ${offset} is ${end - p} bytes long, shorter than its 4-byte seq.`, offset);
+    const seq = (bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16)) + bytes[p + 3] * 0x1000000;
+    if (seq === 0) throw new WireFormatError(`Corrupt clrscope stream: the REQUEST_BACKFILL record at byte ${offset} names request 0.`, offset);
+    p += 4;
+    let previous = Number.POSITIVE_INFINITY;
+    while (p < end) {
+      let back = this.varint(bytes, p, end, RecordType.RequestBackfill, at);
+      p = this.next;
+      if (back < 0) back = this.wide[0];
+      if (back === 0 || back >= previous || back > this.samplesSeen) {
+        throw new WireFormatError(`Corrupt clrscope stream: the REQUEST_BACKFILL record at byte ${offset} names a sample ${back} back of the ${this.samplesSeen} sent${back >= previous ? ', out of order' : ''}.`, offset);
+      }
+      previous = back;
+      this.sink.onRequestBackfill(back, seq);
+    }
+  }
+
   eventMessages(bytes: Uint8Array, p: number, end: number, at: number, previousType: number): void {
     this.sideRecord(EVENT_MESSAGES, bytes, p, end, at, previousType, this.lastEventsCount);
   }

@@ -180,6 +180,20 @@ export class PackedRecordWriter extends WireBytes {
     this.batchSamples = 0;
   }
 
+  /**
+   * REQUEST_BACKFILL: the samples `backs` back in the stream (1: the latest written, strictly
+   * decreasing) were taken in request `seq`. Closes the SAMPLES record being filled first.
+   */
+  requestBackfill(seq: number, backs: readonly number[]): this {
+    const at = this.begin(RecordType.RequestBackfill, 4 + 10 * backs.length);
+    this.view.setUint32(at, seq, true);
+    let p = at + 4;
+    for (const b of backs) p = this.varint(p, b);
+    this.view.setUint32(at - 5, p - at + 1, true);
+    this.len = p;
+    return this;
+  }
+
   /** A record of varints (TASK_SAMPLES, OPERATION_COUNTS, REQUEST_SAMPLES, EVENT_MESSAGES) right behind the record whose entries its indexes count. */
   private sideRecord(type: number, values: readonly number[]): void {
     this.reserve(5 + 10 * values.length);

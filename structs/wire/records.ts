@@ -49,6 +49,8 @@ export const RecordType = {
   RequestWindow: 0x18,
   /** The thread pool's threads, queue and completed work items at a time (PROTOCOL.md, POOL_GAUGE). */
   PoolGauge: 0x19,
+  /** Samples sent earlier that a request ended owning: a connection's first request, begun before its async chain had a root (PROTOCOL.md, REQUEST_BACKFILL). */
+  RequestBackfill: 0x1a,
   End: 0x7f,
 } as const;
 
@@ -337,6 +339,7 @@ export function recordTypeName(type: number): string {
     case RecordType.RequestSamples: return 'REQUEST_SAMPLES';
     case RecordType.RequestWindow: return 'REQUEST_WINDOW';
     case RecordType.PoolGauge: return 'POOL_GAUGE';
+    case RecordType.RequestBackfill: return 'REQUEST_BACKFILL';
     case RecordType.End: return 'END';
     default: return `0x${type.toString(16).padStart(2, '0')}`;
   }

@@ -70,6 +70,13 @@ export interface WireSink {
    */
   onRequestSample(back: number, seq: number): void;
   /**
+   * v2: from a REQUEST_BACKFILL record, the sample `back` samples ago in the whole stream (1: the
+   * latest sample handed to onStackSample, whatever record it came in) was taken in the request
+   * numbered `seq`, found only when it ended. In the order of their samples; `seq` names no record
+   * seen so far, as in onRequestSample.
+   */
+  onRequestBackfill(back: number, seq: number): void;
+  /**
    * v2: from an EVENT_MESSAGES record, the event `back` events ago (1: the latest event handed to
    * onEvent) has the message STRING `stringId` (an exception's message). In the order of their events.
    */

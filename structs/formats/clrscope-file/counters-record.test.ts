@@ -31,7 +31,7 @@ test('a wire reader that does not know COUNTERS skips it by its length (the prof
     onHello: () => {}, onThread: () => {}, onThreadEnd: () => {}, onFunction: () => {}, onSample: () => {},
     onModule: () => {}, onFrame: () => {}, onStack: () => {}, onStackReset: () => {}, onString: () => {},
     onStackSample: () => {}, onEvent: () => {},
-    onTask: () => {}, onTaskSample: () => {}, onOperationCount: () => {}, onRequestSample: () => {}, onEventMessage: () => {}, onStats: () => {}, onTimeline: () => {}, onEnd: () => {},
+    onTask: () => {}, onTaskSample: () => {}, onOperationCount: () => {}, onRequestSample: () => {}, onRequestBackfill: () => {}, onEventMessage: () => {}, onStats: () => {}, onTimeline: () => {}, onEnd: () => {},
     onUnknown: (type, length) => unknown.push([type, length]),
   };
   const decoder = new WireDecoder(sink);

@@ -43,6 +43,8 @@ export class MergedEncoder {
   private nextTask = 1;
   readonly definedTasks = new Set<number>();
   private nextRequest = 1;
+  /** Samples in the merged stream so far, every process's (REQUEST_BACKFILL counts back in them). */
+  samplesWritten = 0;
 
   constructor(readonly options: ProcessTreeStreamOptions) {}
 

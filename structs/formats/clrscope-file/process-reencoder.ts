@@ -19,6 +19,10 @@ import type { MergedEncoder, PartStack } from './merged-encoder.js';
 import { joined } from '../../wire/joined-bytes.js';
 import { RecordTap } from './record-tap.js';
 
+// How many of a process's latest samples a REQUEST_BACKFILL can name in a merge: its profiler
+// names samples up to 30 s old (core/request_tracker.h), a few thousand at the sampling rate.
+const BACKFILL_SPAN = 1 << 16;
+
 interface PartThread {
   merged: number;
   osTid: number;
@@ -37,6 +41,8 @@ interface HeldSample {
   task: number;
   /** Suspended operations the sample stands for (OPERATION_COUNTS), 0 for none. */
   operations: number;
+  /** Its number among this process's samples (from 1), for REQUEST_BACKFILL. */
+  ordinal: number;
   /** The merged seq of the request it was taken in (REQUEST_SAMPLES), 0 for none. */
   request: number;
 }
@@ -77,6 +83,13 @@ export class ProcessReencoder implements WireSink {
   private readonly tasks = new Map<number, number>();
   // Its request seqs -> the merged ones (every process numbers its requests from 1).
   private readonly requests = new Map<number, number>();
+  // Its samples so far, and where the latest BACKFILL_SPAN of them went in the merged stream (by
+  // their number here modulo the span; 0: not written): REQUEST_BACKFILL names samples by how far
+  // back they are, which differs in the merged stream once other processes' samples come between.
+  private samples = 0;
+  private readonly mergedOrdinals = new Float64Array(BACKFILL_SPAN);
+  // REQUEST_BACKFILL entries read and not written yet: (merged seq, merged ordinal) pairs.
+  private backfill: number[] = [];
   // The samples of the latest SAMPLES record, held until it is known whether a TASK_SAMPLES or
   // REQUEST_SAMPLES record follows it (they come right after, maybe in the next chunk).
   private held: HeldSample[] = [];
@@ -157,6 +170,23 @@ export class ProcessReencoder implements WireSink {
   flush(): void {
     this.flushSamples();
     this.flushEvents();
+    this.flushBackfill();
+  }
+
+  private flushBackfill(): void {
+    const b = this.backfill;
+    if (b.length === 0) return;
+    this.backfill = [];
+    // Consecutive entries of one request make one record, their samples in stream order.
+    for (let i = 0; i < b.length;) {
+      const seq = b[i];
+      const backs: number[] = [];
+      for (; i < b.length && b[i] === seq; i += 2) {
+        const back = this.tree.samplesWritten - b[i + 1] + 1;
+        if (backs.length === 0 || back < backs[backs.length - 1]) backs.push(back);
+      }
+      this.enc.requestBackfill(seq, backs);
+    }
   }
 
   private flushEvents(): void {
@@ -174,7 +204,10 @@ export class ProcessReencoder implements WireSink {
     if (held.length === 0) return;
     this.held = [];
     this.heldRecord = -1;
-    for (const s of held) this.enc.stackSample(s.mono, s.thread, s.flags, s.cpuNs, s.wallNs, this.tree.stackId(s.stack), s.task, s.operations, s.request);
+    for (const s of held) {
+      this.enc.stackSample(s.mono, s.thread, s.flags, s.cpuNs, s.wallNs, this.tree.stackId(s.stack), s.task, s.operations, s.request);
+      this.mergedOrdinals[s.ordinal % BACKFILL_SPAN] = ++this.tree.samplesWritten;
+    }
   }
 
   /** This process's threads once more, under their prefixed names, and the PROCESS record saying they are its. */
@@ -324,7 +357,12 @@ export class ProcessReencoder implements WireSink {
   }
 
   onStackSample(threadId: number, flags: number, stackId: number, values: Float64Array): void {
-    if (this.passThrough) return;
+    const ordinal = ++this.samples;
+    if (this.passThrough) {
+      // Its own bytes are the merged stream's: the same place there.
+      this.mergedOrdinals[ordinal % BACKFILL_SPAN] = ++this.tree.samplesWritten;
+      return;
+    }
     this.flushEvents();
     const thread = this.thread(threadId);
     const stack = this.stack(stackId);
@@ -333,7 +371,7 @@ export class ProcessReencoder implements WireSink {
       this.flush();
       this.heldRecord = record;
     }
-    this.held.push({ thread, flags, stack, mono: values[0], cpuNs: values[1], wallNs: values[2], task: 0, operations: 0, request: 0 });
+    this.held.push({ thread, flags, stack, mono: values[0], cpuNs: values[1], wallNs: values[2], task: 0, operations: 0, ordinal, request: 0 });
   }
 
   onRequestSample(back: number, seq: number): void {
@@ -342,6 +380,16 @@ export class ProcessReencoder implements WireSink {
     const sample = this.held[this.held.length - back];
     if (sample === undefined) throw new Error(`names a sample ${back} back, which is not in the SAMPLES record before it`);
     sample.request = merged;
+  }
+
+  onRequestBackfill(back: number, seq: number): void {
+    const merged = this.requestSeq(seq);
+    if (this.passThrough) return;
+    const ordinal = this.samples - back + 1;
+    if (back > BACKFILL_SPAN) return;  // older than any merge keeps track of
+    this.flushSamples();  // so that the sample has its place in the merged stream
+    const at = this.mergedOrdinals[ordinal % BACKFILL_SPAN];
+    if (at !== 0) this.backfill.push(merged, at);
   }
 
   /**

@@ -15,6 +15,7 @@ import { EventFlags, FunctionKind } from '../../wire/records.js';
 import { RecordingFileReader } from './open-recording.js';
 import { dumpRecording } from '../../profile/recording-dump.js';
 import { ProcessTreeStream } from './process-tree-stream.js';
+import { REQUESTS } from '../../wire/timeline/requests.js';
 
 const PARENT = 4321;
 const CHILD = 777;
@@ -270,19 +271,19 @@ test('exceptions keep their messages when written again, whatever chunk their EV
   }
 });
 
+/** Per sample, in each process's order: its process and the endpoint of the request its mark names ('none': not in the recording). */
+function marked(r: Recording): string[] {
+  const endpoint = new Map(r.timeline(REQUESTS).map((q) => [q.seq, r.strings().get(q.endpoint)]));
+  const c = r.sampleColumns();
+  const out = Array.from({ length: r.sampleCount }, (_, i) => {
+    const seq = r.requestSeqOf(i);
+    return `${r.processOf(c.threadId[i])?.pid ?? r.meta?.pid}:${seq === 0 ? '-' : endpoint.get(seq) ?? 'none'}`;
+  });
+  return out.sort((a, b) => Number(a.split(':')[0]) - Number(b.split(':')[0]));
+}
+
 test('request marks survive, with REQUEST_SAMPLES split from its SAMPLES record, and two processes\' seqs stay apart', async () => {
   const { requestFixtureStream } = await import('../../profile/request-fixture-stream.test-support.js');
-  const { REQUESTS } = await import('../../wire/timeline/requests.js');
-  // Per sample, in each process's order: its process and the endpoint of the request its mark names ('none': not in the recording).
-  const marked = (r: Recording): string[] => {
-    const endpoint = new Map(r.timeline(REQUESTS).map((q) => [q.seq, r.strings().get(q.endpoint)]));
-    const c = r.sampleColumns();
-    const out = Array.from({ length: r.sampleCount }, (_, i) => {
-      const seq = r.requestSeqOf(i);
-      return `${r.processOf(c.threadId[i])?.pid ?? r.meta?.pid}:${seq === 0 ? '-' : endpoint.get(seq) ?? 'none'}`;
-    });
-    return out.sort((a, b) => Number(a.split(':')[0]) - Number(b.split(':')[0]));
-  };
   const a = requestFixtureStream(5);
   const b = requestFixtureStream(6);
   const ones = (bytes: Uint8Array): Uint8Array[] => Array.from(bytes, (x) => Uint8Array.of(x));
@@ -303,6 +304,21 @@ test('request marks survive, with REQUEST_SAMPLES split from its SAMPLES record,
   const late = mergeLive([[a.subarray(0, a.length - 80), a.subarray(a.length - 80)], split(b, 6)], own.end).rec;
   assert.deepEqual(marked(late), expected);
   assert.deepEqual(late.timeline(REQUESTS).map((q) => q.seq).sort((x, y) => x - y), [1, 2, 4, 5]);
+});
+
+test('a request\'s backfilled samples are its own in the merge too, counted back among every process\'s samples', async () => {
+  const { requestFixtureStream } = await import('../../profile/request-fixture-stream.test-support.js');
+  const a = requestFixtureStream(5, [], true);
+  const b = requestFixtureStream(6, [], true);
+  const own = recordingFromStream([a]);
+  const expected = ['5:/a', '5:/a', '5:/b', '5:/b', '5:none', '6:/a', '6:/a', '6:/b', '6:/b', '6:none'];
+  assert.deepEqual(marked(mergeLive([split(a, 3), split(b, 4)], own.end).rec), expected);
+  // The first process's bytes passed on whole before the second joined.
+  assert.deepEqual(marked(mergeLive([[a], split(b, 5)], own.end).rec), expected);
+  assert.deepEqual(marked(mergeProcesses([
+    { process: { pid: 5, name: '' }, recording: own },
+    { process: { pid: 6, name: '' }, recording: recordingFromStream([b]) },
+  ])), expected);
 });
 
 test('request windows name their process, as merge-processes names them, whether the first process\'s passed as its own bytes or not', async () => {
