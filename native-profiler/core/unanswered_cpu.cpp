@@ -128,6 +128,11 @@ void UnansweredCpu::emit(uint32_t wire_id, uint64_t now, uint64_t cpu_ns, bool b
     // A stack at the frame limit keeps its outermost frames: they say where the thread runs.
     stack_.insert(stack_.end(), last.end() - static_cast<ptrdiff_t>(keep), last.end());
     flags |= t->last_flags;
+  } else if (t != nullptr && t->gc_thread) {
+    // A collector thread's CPU is the collection's, captured or not (its captured stacks have the
+    // frame at the root too: core/gc_frame.h).
+    if (gc_frame_ == 0) gc_frame_ = stream_->symbols.synthetic("[GC]");
+    stack_.push_back(gc_frame_);
   }
   const uint16_t n = static_cast<uint16_t>(stack_.size());
   if (!stream_->room_for(WireWriter::sample_size(n))) return;

@@ -32,6 +32,7 @@ class UnansweredCpu : private SamplerRoom {
   uint64_t samples_ = 0;
   uint32_t blocked_frame_ = 0;     // "[CPU without a stack: signal blocked]", once used
   uint32_t uncaptured_frame_ = 0;  // "[CPU without a stack: not captured]", once used
+  uint32_t gc_frame_ = 0;          // "[GC]", once a collector thread's CPU came without any stack
   std::vector<uint32_t> stack_;
   // Threads found not answering, checked every tick from then on (slot index, wire id), so that
   // a thread that ends blocked leaves at most a tick or two of CPU out.

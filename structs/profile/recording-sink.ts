@@ -287,7 +287,7 @@ export class RecordingSink implements WireSink {
     const s = this.store;
     this.checkOpen();
     if (s.sampleMode === false) return;
-    // Seconds back: a sample released ('recent') or dropped (dropBefore) since is not held to mark.
+    // Up to 30 s back (the profiler's bound): a sample released ('recent') or dropped (dropBefore) since is no longer held to mark.
     if (back > s.columns.count) return;
     s.requestMarks.set(s.sampleBase + s.columns.count - back, seq);
   }

@@ -4,7 +4,7 @@
 // the call sites that held pool threads in a wait, ranked; a clicked site shows its stacks.
 
 import { useState, type ReactElement } from 'react';
-import type { PoolGaugePoint, PoolPoint, PoolStory } from '../../../structs/analysis/pool-story.js';
+import type { PoolPoint, PoolStory } from '../../../structs/analysis/pool-story.js';
 import { formatPercent } from './format.js';
 import { useAppState } from './use-app-state.js';
 
@@ -23,14 +23,8 @@ function storyEndMs(story: PoolStory, durationMs: number): number {
 function PoolTimeline({ story, durationMs }: { story: PoolStory; durationMs: number }): ReactElement {
   const workers: PoolPoint[] = story.points.filter((p) => p.kind !== 'adjustment');
   const end = storyEndMs(story, durationMs);
-  const top = Math.max(story.starvation.maxThreads, 1);
   const x = (ms: number): number => (ms / end) * WIDTH;
-  const y = (n: number): number => HEIGHT - 4 - (n / top) * (HEIGHT - 12);
-  let path = '';
-  workers.forEach((p, i) => {
-    path += i === 0 ? `M${x(p.tMs)},${y(p.threads)}` : `H${x(p.tMs)}V${y(p.threads)}`;
-  });
-  if (workers.length > 0) path += `H${WIDTH}`;
+  const path = stepPath(workers, (p) => p.threads, x, story.starvation.maxThreads, HEIGHT - 12);
   return (
     <>
       <p className="hint pool-caption">{`Workers: at most ${story.starvation.maxThreads}`}</p>
@@ -47,14 +41,14 @@ function PoolTimeline({ story, durationMs }: { story: PoolStory; durationMs: num
   );
 }
 
-/** A step line of `value` over the gauges, scaled to its own top. */
-function gaugePath(gauges: readonly PoolGaugePoint[], value: (g: PoolGaugePoint) => number | null, x: (ms: number) => number, top: number): string {
-  const y = (n: number): number => HEIGHT - 4 - (n / Math.max(top, 1)) * (HEIGHT - 20);
+/** A step line of `value` over `points` (those without a value skipped), `top` reaching `span` above the foot, held to the right edge. */
+function stepPath<P extends { tMs: number }>(points: readonly P[], value: (p: P) => number | null, x: (ms: number) => number, top: number, span: number): string {
+  const y = (n: number): number => HEIGHT - 4 - (n / Math.max(top, 1)) * span;
   let path = '';
-  for (const g of gauges) {
-    const v = value(g);
+  for (const p of points) {
+    const v = value(p);
     if (v === null) continue;
-    path += path === '' ? `M${x(g.tMs)},${y(v)}` : `H${x(g.tMs)}V${y(v)}`;
+    path += path === '' ? `M${x(p.tMs)},${y(v)}` : `H${x(p.tMs)}V${y(v)}`;
   }
   return path === '' ? path : `${path}H${WIDTH}`;
 }
@@ -71,8 +65,8 @@ function PoolQueue({ story, durationMs }: { story: PoolStory; durationMs: number
       <p className="hint pool-caption">{`Queue, once a second: up to ${maxQueue} work items waiting (solid); up to ${maxDone} completed a second (dashed)`}</p>
       <svg className="pool-timeline" data-testid="pool-queue" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" height={HEIGHT} preserveAspectRatio="none" role="img"
         aria-label={`Thread-pool queue once a second: up to ${maxQueue} work items waiting, up to ${maxDone} completed a second`}>
-        <path d={gaugePath(g, (p) => p.queueLength, x, maxQueue)} fill="none" stroke="currentColor" strokeWidth={1.5} vectorEffect="non-scaling-stroke" />
-        <path d={gaugePath(g, (p) => p.completedPerS, x, maxDone)} fill="none" stroke="currentColor" strokeOpacity={0.55} strokeDasharray="4 3" strokeWidth={1.2} vectorEffect="non-scaling-stroke" />
+        <path d={stepPath(g, (p) => p.queueLength, x, maxQueue, HEIGHT - 20)} fill="none" stroke="currentColor" strokeWidth={1.5} vectorEffect="non-scaling-stroke" />
+        <path d={stepPath(g, (p) => p.completedPerS, x, maxDone, HEIGHT - 20)} fill="none" stroke="currentColor" strokeOpacity={0.55} strokeDasharray="4 3" strokeWidth={1.2} vectorEffect="non-scaling-stroke" />
       </svg>
     </>
   );
