@@ -89,24 +89,24 @@ export function sampleRequests(rec: Recording, requests: readonly RequestInfo[])
     requests.forEach((r, index) => { if (r.seq !== 0 && !bySeq.has(r.seq)) bySeq.set(r.seq, index); });
     for (let i = 0; i < mono.length; i++) {
       const seq = rec.requestSeqOf(i);
-      if (seq !== 0 && !(mono[i] >= (followed.get(seq) ?? Number.POSITIVE_INFINITY))) followed.set(seq, mono[i]);
+      if (seq === 0) continue;
+      const first = followed.get(seq);
+      if (first === undefined || mono[i] < first) followed.set(seq, mono[i]);
     }
   }
   // Per OS thread, its requests' windows by start: each ends at the request's end or at the
   // thread's next request's start, whichever comes first; a followed request's at its first marked
   // sample, when that comes sooner, and it claims only samples on no chain that used CPU.
-  const byTid = new Map<number, { start: number; end: number; index: number; until: number; followed: boolean }[]>();
+  const byTid = new Map<number, { start: number; end: number; index: number; followed: boolean }[]>();
   requests.forEach((r, index) => {
     let list = byTid.get(r.startTid);
     if (list === undefined) byTid.set(r.startTid, (list = []));
-    const end = r.endNs ?? Number.POSITIVE_INFINITY;
     const first = followed.get(r.seq);
-    list.push({ start: r.startNs, end, index, until: Math.min(end, first ?? Number.POSITIVE_INFINITY), followed: first !== undefined });
+    list.push({ start: r.startNs, end: Math.min(r.endNs ?? Number.POSITIVE_INFINITY, first ?? Number.POSITIVE_INFINITY), index, followed: first !== undefined });
   });
   for (const list of byTid.values()) {
     list.sort((a, b) => a.start - b.start);
     for (let i = 0; i + 1 < list.length; i++) list[i].end = Math.min(list[i].end, list[i + 1].start);
-    for (const w of list) w.end = Math.min(w.end, w.until);
   }
   const osTidOf = new Map<number, number>();
   for (const t of rec.threads()) osTidOf.set(t.id, t.osTid);
